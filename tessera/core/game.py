@@ -1,0 +1,469 @@
+"""The game protocol: declarations, parameters, ``Game`` and ``State``.
+
+Every game module declares itself once, as data (:class:`GameInfo` with its
+:class:`Param` list), subclasses :class:`Game` and :class:`State`, and registers
+the game class with :func:`tessera.core.registry.register`.
+
+Integer actions are the primary representation inside a game (agents and
+adapters use them for speed); move strings are their notation.  For sequential
+games :meth:`State.action_to_string` must not depend on the position, so that
+``history()`` can be written from the stored actions.
+
+Subclasses implement the hooks named with a leading underscore:
+
+* ``_legal_actions()`` – the legal actions of the player to move;
+* ``_illegal_reason(action)`` – ``None`` if legal, else a sentence saying why not;
+* ``_apply(action)`` – apply a legal action (no checks);
+* ``action_to_string`` / ``string_to_action`` – the notation;
+* ``current_player``, ``is_terminal``, ``returns``, ``to_dict``, ``_copy_from``,
+  ``render``, ``__str__``.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeVar
+
+SIMULTANEOUS = -2
+"""``current_player()`` at a node where every player moves at once."""
+
+TERMINAL = -4
+"""``current_player()`` once the game is over."""
+
+Action = int
+"""An integer action, ``0 <= a < game.num_distinct_actions()``."""
+
+Move = str
+"""A move in the game's notation (RULES.md), normalised: lower case, no outer spaces."""
+
+
+class IllegalMove(ValueError):
+    """A move that is malformed or breaks a rule; the message says which."""
+
+
+ParamValue = int | float | str | bool
+
+
+@dataclass(frozen=True)
+class Param:
+    """One game parameter, declared as data."""
+
+    name: str
+    """Keyword used by ``load_game``."""
+    default: ParamValue | None
+    """Default value; ``None`` means the game derives it from other parameters."""
+    kind: type
+    """``int``, ``float``, ``str`` or ``bool``."""
+    doc: str = ""
+    """One line for ``tessera rules`` and the web form."""
+    min: float | None = None
+    """Smallest accepted value (numbers)."""
+    max: float | None = None
+    """Largest accepted value (numbers)."""
+    choices: tuple[ParamValue, ...] | None = None
+    """The accepted values, when they are a short list."""
+    step: float | None = None
+    """Values must be multiples of this (e.g. 0.5 for komi)."""
+
+    def accepted(self) -> str:
+        """Human description of the accepted values."""
+        if self.choices is not None:
+            return "one of " + ", ".join(repr(c) for c in self.choices)
+        parts = [self.kind.__name__]
+        if self.min is not None and self.max is not None:
+            parts.append(f"from {_num(self.min)} to {_num(self.max)}")
+        elif self.min is not None:
+            parts.append(f">= {_num(self.min)}")
+        elif self.max is not None:
+            parts.append(f"<= {_num(self.max)}")
+        if self.step is not None:
+            parts.append(f"in steps of {_num(self.step)}")
+        return " ".join(parts)
+
+    def coerce(self, game: str, value: Any) -> ParamValue:
+        """Convert ``value`` (possibly a string from the one-string form) and check it."""
+        where = f"{game}: parameter {self.name}={value!r}"
+        v: ParamValue
+        try:
+            if self.kind is bool:
+                if isinstance(value, bool):
+                    v = value
+                elif isinstance(value, str) and value.strip().lower() in ("true", "1", "yes", "on"):
+                    v = True
+                elif isinstance(value, str) and value.strip().lower() in ("false", "0", "no", "off"):
+                    v = False
+                elif isinstance(value, int) and value in (0, 1):
+                    v = bool(value)
+                else:
+                    raise ValueError
+            elif self.kind is int:
+                if isinstance(value, bool):
+                    raise ValueError
+                if isinstance(value, float):
+                    if not value.is_integer():
+                        raise ValueError
+                    v = int(value)
+                elif isinstance(value, int):
+                    v = value
+                elif isinstance(value, str):
+                    v = int(value.strip())
+                else:
+                    raise ValueError
+            elif self.kind is float:
+                if isinstance(value, bool):
+                    raise ValueError
+                if isinstance(value, int | float):
+                    v = float(value)
+                elif isinstance(value, str):
+                    v = float(value.strip())
+                else:
+                    raise ValueError
+                if v != v or v in (float("inf"), float("-inf")):
+                    raise ValueError
+            else:
+                if not isinstance(value, str):
+                    raise ValueError
+                v = value.strip().lower()
+        except ValueError:
+            raise ValueError(f"{where} is not valid: expected {self.accepted()}") from None
+        if self.choices is not None and v not in self.choices:
+            raise ValueError(f"{where} is not accepted: expected {self.accepted()}")
+        if isinstance(v, int | float) and not isinstance(v, bool):
+            if (self.min is not None and v < self.min) or (self.max is not None and v > self.max):
+                raise ValueError(f"{where} is out of range: expected {self.accepted()}")
+            if self.step is not None and (v / self.step) != int(v / self.step):
+                raise ValueError(f"{where} is not accepted: expected {self.accepted()}")
+        return v
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """A game's declaration: everything about it that is data."""
+
+    name: str
+    """Registered name, lower case ASCII (``"ikabegama"``)."""
+    title: str
+    """Display name (``"Ikabegamá"``)."""
+    params: tuple[Param, ...]
+    """Declared parameters in display order."""
+    num_players: int = 2
+    """Number of players."""
+    player_names: tuple[str, ...] = ("Player 0", "Player 1")
+    """Display names of the seats, by player index."""
+    board_kind: str = "hex"
+    """``hex``, ``hexplane`` or ``square`` (the default board)."""
+    dynamics: str = "sequential"
+    """``sequential`` or ``simultaneous``."""
+    deal: bool = False
+    """True when the initial state is dealt at random from a seed."""
+    version: int = 1
+    """Bumped whenever the behaviour of the rules changes."""
+    summary: str = ""
+    """The rules for players, printed by ``tessera rules``."""
+    designer: str = ""
+    """Who designed the game."""
+    examples: tuple[str, ...] = ()
+    """One-string forms of notable variants; the conformance suite plays each."""
+
+    def param(self, name: str) -> Param:
+        """The declared parameter called ``name``."""
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+
+class Game(ABC):
+    """A game with fixed parameters; makes states."""
+
+    info: ClassVar[GameInfo]
+
+    def __init__(self, **params: Any) -> None:
+        declared = {p.name: p for p in self.info.params}
+        unknown = sorted(set(params) - set(declared))
+        if unknown:
+            raise ValueError(
+                f"{self.info.name}: unknown parameter {unknown[0]!r}; accepted parameters: "
+                + (", ".join(declared) or "none")
+            )
+        values: dict[str, Any] = {}
+        for name, p in declared.items():
+            if name in params and params[name] is not None:
+                values[name] = p.coerce(self.info.name, params[name])
+            else:
+                values[name] = p.default
+        self._params: dict[str, Any] = self._check_params(values)
+
+    def _check_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Fill derived defaults and check constraints between parameters (override)."""
+        return params
+
+    # -- declaration -----------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        """The registered name."""
+        return self.info.name
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """Every parameter with defaults filled in (a copy)."""
+        return dict(self._params)
+
+    @property
+    def num_players(self) -> int:
+        """Number of players."""
+        return self.info.num_players
+
+    def __str__(self) -> str:
+        """The one-string form accepted by ``load_game`` (only non-default parameters)."""
+        defaults = type(self)(**{}).params if self._params else {}
+        parts = []
+        for p in self.info.params:
+            v = self._params[p.name]
+            if defaults.get(p.name) != v:
+                parts.append(f"{p.name}={_format_value(v)}")
+        return self.info.name + (f"({','.join(parts)})" if parts else "")
+
+    def __repr__(self) -> str:
+        return f"load_game({str(self)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Game) and self.name == other.name and self._params == other._params
+
+    def __hash__(self) -> int:
+        return hash((self.name, tuple(sorted(self._params.items()))))
+
+    # -- states ------------------------------------------------------------------------
+    @abstractmethod
+    def new_initial_state(self, seed: int | None = None) -> State:
+        """A fresh state; a dealt game deals from ``seed`` (same seed, same deal)."""
+
+    @abstractmethod
+    def state_from_dict(self, d: Mapping[str, Any]) -> State:
+        """A state from a position dictionary (RULES.md); ``ValueError`` if inconsistent."""
+
+    @abstractmethod
+    def num_distinct_actions(self) -> int:
+        """Size of the integer action space."""
+
+    @abstractmethod
+    def max_game_length(self) -> int:
+        """An upper bound on the number of moves (steps) in a game."""
+
+
+def _format_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float) and v.is_integer():
+        return str(v)
+    return str(v)
+
+
+S = TypeVar("S", bound="State")
+
+
+class State(ABC):
+    """A position plus the moves that led to it.
+
+    The base class implements the public API (RULES.md / API.md) on top of a
+    few hooks; see the module docstring.
+    """
+
+    game: Game
+    _history: list[tuple[int, Action]]
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self._history = []
+
+    # -- hooks -------------------------------------------------------------------------
+    @abstractmethod
+    def current_player(self) -> int:
+        """The player to move, ``SIMULTANEOUS`` or ``TERMINAL``."""
+
+    @abstractmethod
+    def _legal_actions(self) -> list[Action]:
+        """Legal actions of the player to move (state not terminal)."""
+
+    def _illegal_reason(self, action: Action) -> str | None:
+        """``None`` when ``action`` is legal now, else why not.  Override for speed."""
+        if action in self._legal_actions():
+            return None
+        return f"{self.action_to_string(action)} is not a legal move here"
+
+    @abstractmethod
+    def _apply(self, action: Action) -> None:
+        """Apply a legal action of the player to move."""
+
+    @abstractmethod
+    def action_to_string(self, action: Action) -> Move:
+        """The move string of ``action``."""
+
+    @abstractmethod
+    def string_to_action(self, move: Move) -> Action:
+        """Parse a move; ``IllegalMove`` says what is malformed."""
+
+    @abstractmethod
+    def is_terminal(self) -> bool:
+        """True once the game is over."""
+
+    @abstractmethod
+    def returns(self) -> list[float]:
+        """+1 win, -1 loss, 0 draw per player; all 0.0 while not terminal."""
+
+    @abstractmethod
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able position dictionary (RULES.md)."""
+
+    @abstractmethod
+    def _copy_from(self, other: Any) -> None:
+        """Copy ``other``'s position into this fresh object (for ``clone``)."""
+
+    @abstractmethod
+    def render(self, player: int | None = None) -> dict[str, Any]:
+        """The render description (docs/render.md) as seen by ``player`` (None: spectator)."""
+
+    # -- public API --------------------------------------------------------------------
+    def legal_actions(self, player: int | None = None) -> list[Action]:
+        """Legal integer actions of ``player`` (default: the player to move)."""
+        cp = self.current_player()
+        if cp == TERMINAL or (player is not None and player != cp):
+            return []
+        return self._legal_actions()
+
+    def legal_moves(self, player: int | None = None) -> list[Move]:
+        """Sorted move strings legal now for ``player`` (default: the player to move)."""
+        return sorted(self.action_to_string(a) for a in self.legal_actions(player))
+
+    def is_legal(self, move: Move, player: int | None = None) -> bool:
+        """Whether ``move`` is legal now for ``player``; never changes the state."""
+        try:
+            self._check_move(move, player)
+        except IllegalMove:
+            return False
+        return True
+
+    def why_illegal(self, move: Move, player: int | None = None) -> str | None:
+        """``None`` when ``move`` is legal, else the reason ``play`` would give."""
+        try:
+            self._check_move(move, player)
+        except IllegalMove as e:
+            return str(e)
+        return None
+
+    def _check_move(self, move: Move, player: int | None) -> Action:
+        if not isinstance(move, str):
+            raise IllegalMove(f"a move must be a string, not {type(move).__name__}")
+        cp = self.current_player()
+        if cp == TERMINAL:
+            raise IllegalMove("the game is over")
+        if cp == SIMULTANEOUS:
+            raise IllegalMove("all players move at once here: use play_joint")
+        if player is not None and player != cp:
+            raise IllegalMove(f"it is player {cp}'s turn, not player {player}'s")
+        action = self.string_to_action(move)
+        reason = self._illegal_reason(action)
+        if reason is not None:
+            raise IllegalMove(reason)
+        return action
+
+    def play(self, move: Move) -> None:
+        """Apply one move of the player to move; ``IllegalMove`` leaves the state as it was."""
+        action = self._check_move(move, None)
+        player = self.current_player()
+        self._apply(action)
+        self._history.append((player, action))
+
+    def apply_action(self, action: Action) -> None:
+        """Apply an integer action of the player to move (checked like ``play``)."""
+        cp = self.current_player()
+        if cp == TERMINAL:
+            raise IllegalMove("the game is over")
+        if cp == SIMULTANEOUS:
+            raise IllegalMove("all players move at once here: use apply_actions")
+        if not isinstance(action, int) or not 0 <= action < self.game.num_distinct_actions():
+            raise IllegalMove(f"action {action!r} is not an action of {self.game.name}")
+        reason = self._illegal_reason(action)
+        if reason is not None:
+            raise IllegalMove(reason)
+        self._apply(action)
+        self._history.append((cp, action))
+
+    def play_joint(self, moves: Sequence[Move]) -> None:
+        """At a simultaneous node: one move per player, all or nothing."""
+        raise IllegalMove(f"{self.game.name} has no simultaneous moves: use play")
+
+    def apply_actions(self, actions: Sequence[Action]) -> None:
+        """At a simultaneous node: one action per player, all or nothing."""
+        raise IllegalMove(f"{self.game.name} has no simultaneous moves: use apply_action")
+
+    def winner(self) -> int | None:
+        """The winning player, or ``None`` for a draw or a game not over."""
+        if not self.is_terminal():
+            return None
+        r = self.returns()
+        best = max(r)
+        if best <= 0 or r.count(best) != 1:
+            return None
+        return r.index(best)
+
+    def scores(self) -> list[float] | None:
+        """Per-player scores where the game has them, else ``None``."""
+        return None
+
+    def history(self) -> list[tuple[int, Move]]:
+        """``(player, move)`` pairs played since the initial state."""
+        return [(p, self.action_to_string(a)) for p, a in self._history]
+
+    def move_number(self) -> int:
+        """How many moves (steps) have been played; the server's stale-move check."""
+        return len(self._history)
+
+    def clone(self: S) -> S:
+        """An independent deep copy."""
+        new = object.__new__(type(self))
+        new.game = self.game
+        new._history = list(self._history)
+        new._copy_from(self)
+        return new
+
+    def random_action(self, rng: random.Random, player: int | None = None) -> Action:
+        """A uniformly random legal action (games may override with a faster sampler)."""
+        return rng.choice(self.legal_actions(player))
+
+    def random_move(self, rng: random.Random, player: int | None = None) -> Move:
+        """A random legal move string of ``player``.
+
+        At a simultaneous node a game whose orders are not enumerated overrides
+        this to build a random legal order (Nelaxtam); tests and bots use it.
+        """
+        return self.action_to_string(self.random_action(rng, player))
+
+    def evaluate(self, player: int) -> float:
+        """Heuristic value in [-1, 1] for ``player`` (games override; used by agents)."""
+        if self.is_terminal():
+            return self.returns()[player]
+        return 0.0
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.game} move {self.move_number()}>"
+
+
+__all__ = [
+    "SIMULTANEOUS",
+    "TERMINAL",
+    "Action",
+    "Game",
+    "GameInfo",
+    "IllegalMove",
+    "Move",
+    "Param",
+    "State",
+]

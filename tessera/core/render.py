@@ -1,0 +1,191 @@
+"""Render descriptions: one JSON-able picture of a state that any board renderer draws.
+
+The format is documented in ``docs/render.md``.  Games build it with the
+helpers here; the web client (one SVG renderer) and the terminal
+(:func:`text_diagram`) both draw from it, so neither knows any game.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from tessera.core.game import SIMULTANEOUS, TERMINAL, State
+from tessera.core.geometry import Grid
+
+RenderDict = dict[str, Any]
+
+PLAYER_COLORS = {
+    "black": "#1d1d1f",
+    "white": "#f4f1ea",
+    "red": "#c8372d",
+    "blue": "#2d5fc8",
+    "light": "#f0d890",
+    "dark": "#4a2f6b",
+}
+
+
+def cell_entry(label: str, x: float, y: float, **extra: Any) -> dict[str, Any]:
+    """One board cell: its id/label and drawing centre (``fill``, ``title`` … optional)."""
+    d: dict[str, Any] = {"id": label, "x": round(x, 4), "y": round(y, 4)}
+    d.update({k: v for k, v in extra.items() if v is not None})
+    return d
+
+
+def grid_cells(grid: Grid, fills: dict[int, str] | None = None) -> list[dict[str, Any]]:
+    """Cell entries of every cell of a finite grid (optionally with fill colours)."""
+    fills = fills or {}
+    out = []
+    for c in grid.cells:
+        x, y = grid.center(c)
+        out.append(cell_entry(grid.label(c), x, y, fill=fills.get(c)))
+    return out
+
+
+def piece(
+    cell: str,
+    owner: int | None,
+    *,
+    text: str = "",
+    color: str | None = None,
+    symbol: str | None = None,
+    shape: str = "disc",
+    title: str | None = None,
+) -> dict[str, Any]:
+    """A piece on a cell: owner (or None), text on it, colour, one-char terminal symbol."""
+    d: dict[str, Any] = {"cell": cell, "owner": owner, "text": text, "shape": shape}
+    if color is not None:
+        d["color"] = color
+    if symbol is not None:
+        d["symbol"] = symbol
+    if title is not None:
+        d["title"] = title
+    return d
+
+
+def status_line(state: State, names: Sequence[str]) -> str:
+    """``"Black to move"`` / ``"Both players to move"`` / ``"White wins"`` / ``"Draw"``."""
+    cp = state.current_player()
+    if cp == TERMINAL:
+        w = state.winner()
+        return "Draw" if w is None else f"{names[w]} wins"
+    if cp == SIMULTANEOUS:
+        return "Both players to move"
+    return f"{names[cp]} to move"
+
+
+def describe(
+    state: State,
+    *,
+    board: dict[str, Any],
+    pieces: list[dict[str, Any]],
+    players: list[dict[str, Any]],
+    highlights: Iterable[dict[str, Any]] = (),
+    panel: Iterable[dict[str, Any]] = (),
+    actions: list[dict[str, Any]] | None = None,
+    last_move: Sequence[str] = (),
+    status: str | None = None,
+    viewer: int | None = None,
+    **extra: Any,
+) -> RenderDict:
+    """Assemble a render description with the fields every game shares."""
+    cp = state.current_player()
+    names = [p["name"] for p in players]
+    result = None
+    if cp == TERMINAL:
+        w = state.winner()
+        result = {"winner": w, "returns": state.returns(), "text": status_line(state, names)}
+    if actions is None:
+        actions = []
+        if viewer is None or viewer == cp:
+            actions = [{"move": m, "path": []} for m in state.legal_moves()] if cp >= 0 else []
+    d: RenderDict = {
+        "format": 1,
+        "game": state.game.name,
+        "title": state.game.info.title,
+        "params": state.game.params,
+        "board": board,
+        "pieces": pieces,
+        "highlights": list(highlights),
+        "players": players,
+        "to_move": cp,
+        "viewer": viewer,
+        "move_number": state.move_number(),
+        "status": status if status is not None else status_line(state, names),
+        "result": result,
+        "scores": state.scores(),
+        "panel": list(panel),
+        "actions": actions,
+        "last_move": list(last_move),
+    }
+    d.update(extra)
+    return d
+
+
+# -- terminal --------------------------------------------------------------------------
+
+
+def text_diagram(desc: RenderDict, *, cell_width: int = 3) -> str:
+    """Draw a render description as text: rows of cells with coordinates.
+
+    Hex boards are drawn in offset rows (half a cell per half hex), square
+    boards as a grid with files below and ranks to the left.
+    """
+    board = desc["board"]
+    cells = board["cells"]
+    if not cells:
+        return "(empty board)"
+    by_cell = {p["cell"]: p for p in desc.get("pieces", [])}
+    marks = {h["cell"] for h in desc.get("highlights", []) if h.get("kind") == "last"}
+    hexes = board["kind"] in ("hex", "hexplane")
+    unit_x = math.sqrt(3) / 2 if hexes else 1.0
+    unit_y = 1.5 if hexes else 1.0
+    grid: dict[tuple[int, int], dict[str, Any]] = {}
+    for c in cells:
+        grid[(round(c["y"] / unit_y), round(c["x"] / unit_x))] = c
+    rows = sorted({r for r, _ in grid})
+    cols = [col for _, col in grid]
+    cmin, cmax = min(cols), max(cols)
+    step = 1 if hexes else 2  # hex columns are half cells
+    half = (cell_width + 1) // 2
+    row_labels = {r: _row_label(board, [grid[k] for k in grid if k[0] == r]) for r in rows}
+    lw = max(len(v) for v in row_labels.values())
+    lines = []
+    for r in rows:
+        line = [" "] * ((cmax - cmin) // step * half + cell_width + 2)
+        for (rr, col), c in grid.items():
+            if rr != r:
+                continue
+            p = by_cell.get(c["id"])
+            text = _piece_text(p) if p else c.get("symbol", ".")
+            if c["id"] in marks:
+                text = text + "*" if len(text) < cell_width else text
+            pos = (col - cmin) // step * half
+            for i, ch in enumerate(text.center(cell_width)[:cell_width]):
+                line[pos + i] = ch
+        lines.append(row_labels[r].rjust(lw) + " " + "".join(line).rstrip())
+    if not hexes:
+        files = sorted({(c["x"], c["id"].rstrip("0123456789")) for c in cells})
+        foot = [" "] * ((cmax - cmin) // step * half + cell_width + 2)
+        for x, f in files:
+            pos = (round(x) - cmin) // step * half
+            for i, ch in enumerate(f.center(cell_width)):
+                foot[pos + i] = ch
+        lines.append(" " * lw + " " + "".join(foot).rstrip())
+    head = f"{desc['title']} — {desc['status']} (move {desc['move_number']})"
+    tail = [f"{row['label']}: {', '.join(str(v) for v in row['values'])}" for row in desc.get("panel", [])]
+    return "\n".join([head, *lines, *tail])
+
+
+def _row_label(board: dict[str, Any], row_cells: list[dict[str, Any]]) -> str:
+    if board["kind"] == "hexplane":
+        return "r=" + row_cells[0]["id"].split(",")[1]
+    left = min(row_cells, key=lambda c: c["x"])
+    lab = left["id"]
+    return lab.lstrip("abcdefghijklmnopqrstuvwxyz") if board["kind"] == "square" else lab.rstrip("0123456789")
+
+
+def _piece_text(p: dict[str, Any]) -> str:
+    sym = p.get("symbol") or ("?" if p.get("owner") is None else "ABCD"[p["owner"]])
+    return f"{sym}{p.get('text', '')}"

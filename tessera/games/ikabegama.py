@@ -1,0 +1,472 @@
+"""Ikabegamá — swarm into the other player's nest (seed ``002``; RULES.md, Ikabegamá).
+
+Board
+    An unbounded plane of hexes, each empty or holding one token.  Hexes are
+    written in axial coordinates ``q,r`` (``3,-1``); the neighbours of ``(q,r)``
+    are ``(q±1,r)``, ``(q,r±1)``, ``(q+1,r−1)`` and ``(q−1,r+1)``.  The Light nest
+    is ``0,0``; the Dark nest is ``distance,0`` (parameter ``distance``, default
+    6, 2–30) unless ``dark_nest`` names another hex (e.g. ``"4,3"``).  Variant
+    ``board="hexhex:N"`` limits play to a regular hexagon of side N centred on
+    the hex midway between the nests.
+Players
+    Player 0 is Light and moves first; player 1 is Dark.  The game starts with a
+    Light token on the Light nest and a Dark token on the Dark nest.
+Moves
+    *Growth* ``2,-1``: a new token on an empty hex adjacent to a friendly token.
+    *Jump* ``0,0>2,-1``: a friendly token moves to an empty hex at distance
+    exactly 2 (the twelve-hex ring); its source becomes empty.
+    After either, every enemy token adjacent to the destination flips to the
+    mover's colour.
+End
+    As soon as a Light token occupies the Dark nest Light wins, and vice versa
+    (a flip onto a nest counts).  A player with no legal move passes (``pass``
+    is then his only move).  **Ruling:** if both players pass in a row, the
+    player with more tokens wins, equal is a draw.  Safeguard ``max_plies``
+    (default 400) ends the game in a draw after that many plies.
+
+Engine notes
+    Hexes are ints in a :class:`~tessera.core.hexplane.PlaneWindow` whose bound
+    is the nests' reach plus ``max_plies + 2``: from the initial position no
+    token can leave it before the safeguard ends the game (a token travels at
+    most two hexes per own ply).  A position loaded with ``state_from_dict`` must
+    lie inside that window; moves that would leave it are not generated.
+    Integer action ``hex * 13 + k``: ``k = 0`` a growth onto ``hex``, ``k = 1…12`` a
+    jump onto ``hex`` from ``hex − ring2[k−1]``; the last action is ``pass``.
+
+Evaluation (for agents)
+    ``tanh`` of a weighted sum of the token difference and of how much closer
+    the player's nearest token is to the enemy nest than the enemy's nearest
+    token is to his own nest (that race decides most games).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from tessera.core.game import TERMINAL, Action, Game, GameInfo, IllegalMove, Param, State
+from tessera.core.geometry import hexagon
+from tessera.core.hexplane import PlaneWindow, format_axial, hex_distance, hex_round, parse_axial
+from tessera.core.registry import register
+from tessera.core.render import PLAYER_COLORS, cell_entry, describe, piece, text_diagram
+
+LIGHT, DARK = 0, 1
+NAMES = ("Light", "Dark")
+COLORS = (PLAYER_COLORS["light"], PLAYER_COLORS["dark"])
+
+INFO = GameInfo(
+    name="ikabegama",
+    title="Ikabegamá",
+    params=(
+        Param("distance", 6, int, "Dark nest at distance,0", min=2, max=30),
+        Param("dark_nest", "", str, "Dark nest as 'q,r' (overrides distance)"),
+        Param("board", "plane", str, "'plane' (unbounded) or 'hexhex:N' (hexagon of side N)"),
+        Param("max_plies", 400, int, "safeguard: draw after this many plies", min=1, max=2000),
+    ),
+    player_names=NAMES,
+    board_kind="hexplane",
+    version=1,
+    summary=__doc__ or "",
+    designer="a 2011 blog post ('a game to explore')",
+)
+
+
+@register
+class IkabegamaGame(Game):
+    """Ikabegamá with fixed nests, board and safeguard."""
+
+    info = INFO
+
+    def _check_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        if params["dark_nest"]:
+            try:
+                q, r = parse_axial(params["dark_nest"])
+            except ValueError as e:
+                raise ValueError(f"ikabegama: parameter dark_nest: {e}") from None
+            if (q, r) == (0, 0):
+                raise ValueError("ikabegama: parameter dark_nest='0,0' is the Light nest; choose another hex")
+            if hex_distance(0, 0, q, r) > 60:
+                raise ValueError(f"ikabegama: parameter dark_nest={params['dark_nest']!r} is too far: at most 60 from 0,0")
+            params["dark_nest"] = format_axial(q, r)
+        self.light_nest = (0, 0)
+        self.dark_nest = parse_axial(params["dark_nest"]) if params["dark_nest"] else (params["distance"], 0)
+        board = params["board"]
+        self.hexhex: int | None = None
+        if board != "plane":
+            kind, _, n = board.partition(":")
+            if kind != "hexhex" or not n.isdigit() or not 2 <= int(n) <= 30:
+                raise ValueError(
+                    f"ikabegama: parameter board={board!r} is not accepted: expected 'plane' or 'hexhex:N' with N from 2 to 30"
+                )
+            self.hexhex = int(n)
+        reach = max(abs(self.dark_nest[0]), abs(self.dark_nest[1]))
+        if self.hexhex is None:
+            bound = reach + params["max_plies"] + 2
+        else:
+            bound = reach + self.hexhex + 2
+        self.window = PlaneWindow(bound)
+        w = self.window
+        self.allowed: frozenset[int] | None = None
+        if self.hexhex is not None:
+            mq, mr = hex_round(self.dark_nest[0] / 2, self.dark_nest[1] / 2)
+            self.center = (mq, mr)
+            n = self.hexhex
+            cells = [
+                (mq + dq, mr + dr)
+                for dq in range(-n + 1, n)
+                for dr in range(-n + 1, n)
+                if abs(dq + dr) <= n - 1
+            ]
+            self.allowed = frozenset(w.id(q, r) for q, r in cells)
+            for nest in (self.light_nest, self.dark_nest):
+                if w.id(*nest) not in self.allowed:
+                    raise ValueError(
+                        f"ikabegama: board={board!r} is too small to hold the nest {format_axial(*nest)}"
+                    )
+        self.nest_ids = (w.id(*self.light_nest), w.id(*self.dark_nest))
+        self.pass_action = w.size * 13
+        return params
+
+    def new_initial_state(self, seed: int | None = None) -> IkabegamaState:
+        """Light token on the Light nest, Dark token on the Dark nest."""
+        return IkabegamaState(self, {self.nest_ids[0]: LIGHT, self.nest_ids[1]: DARK})
+
+    def state_from_dict(self, d: Mapping[str, Any]) -> IkabegamaState:
+        """A state from ``{"to_move", "light_nest", "dark_nest", "tokens", "ply"?, "passes"?}``."""
+        if not isinstance(d, Mapping):
+            raise ValueError("an ikabegama position must be a dict")
+        unknown = set(d) - {"to_move", "light_nest", "dark_nest", "tokens", "ply", "passes"}
+        if unknown:
+            raise ValueError(f"ikabegama position: unknown key {sorted(unknown)[0]!r}")
+        for key, want in (("light_nest", self.light_nest), ("dark_nest", self.dark_nest)):
+            if key in d:
+                try:
+                    got = parse_axial(str(d[key]))
+                except ValueError as e:
+                    raise ValueError(f"ikabegama position: {key}: {e}") from None
+                if got != want:
+                    raise ValueError(
+                        f"ikabegama position: {key} is {format_axial(*got)} but this game's is {format_axial(*want)}"
+                    )
+        to_move = d.get("to_move", 0)
+        if to_move not in (0, 1) or isinstance(to_move, bool):
+            raise ValueError(f"ikabegama position: to_move must be 0 or 1, not {to_move!r}")
+        tokens_in = d.get("tokens")
+        if not isinstance(tokens_in, Mapping):
+            raise ValueError("ikabegama position: 'tokens' must map 'q,r' to 0 or 1")
+        tokens: dict[int, int] = {}
+        for key, owner in tokens_in.items():
+            try:
+                hid = self.window.id_of(str(key))
+            except ValueError as e:
+                raise ValueError(f"ikabegama position: token {key!r}: {e}") from None
+            if self.allowed is not None and hid not in self.allowed:
+                raise ValueError(f"ikabegama position: token {key!r} is off the {self.params['board']} board")
+            if owner not in (0, 1) or isinstance(owner, bool):
+                raise ValueError(f"ikabegama position: token {key!r} has owner {owner!r}; expected 0 or 1")
+            if hid in tokens:
+                raise ValueError(f"ikabegama position: hex {key!r} is given twice")
+            tokens[hid] = owner
+        ply = d.get("ply", 0)
+        passes = d.get("passes", 0)
+        if not isinstance(ply, int) or isinstance(ply, bool) or not 0 <= ply <= self.params["max_plies"]:
+            raise ValueError(f"ikabegama position: ply must be 0…{self.params['max_plies']}, not {ply!r}")
+        if passes not in (0, 1, 2):
+            raise ValueError(f"ikabegama position: passes must be 0, 1 or 2, not {passes!r}")
+        light_home, dark_home = self.nest_ids
+        if tokens.get(dark_home) == LIGHT and tokens.get(light_home) == DARK:
+            raise ValueError("ikabegama position: both nests are taken by the enemy; only one player can have won")
+        st = IkabegamaState(self, tokens, to_move=to_move, ply=ply, passes=passes)
+        return st
+
+    def num_distinct_actions(self) -> int:
+        """13 per hex of the window (growth + 12 jump directions), plus ``pass``."""
+        return self.pass_action + 1
+
+    def max_game_length(self) -> int:
+        """The ``max_plies`` safeguard."""
+        return int(self.params["max_plies"])
+
+
+class IkabegamaState(State):
+    """Tokens by hex id, the player to move, the ply count and consecutive passes."""
+
+    game: IkabegamaGame
+
+    def __init__(
+        self,
+        game: IkabegamaGame,
+        tokens: dict[int, int],
+        *,
+        to_move: int = LIGHT,
+        ply: int = 0,
+        passes: int = 0,
+    ) -> None:
+        super().__init__(game)
+        self.tokens = dict(tokens)
+        self.counts = [0, 0]
+        for o in tokens.values():
+            self.counts[o] += 1
+        self.to_move = to_move
+        self.ply = ply
+        self.passes = passes
+        self._winner: int | None = None
+        self._over = False
+        self._settle()
+
+    def _settle(self) -> None:
+        """Decide whether the game is over (nests, both passes, safeguard)."""
+        light_home, dark_home = self.game.nest_ids
+        if self.tokens.get(dark_home) == LIGHT:
+            self._over, self._winner = True, LIGHT
+        elif self.tokens.get(light_home) == DARK:
+            self._over, self._winner = True, DARK
+        elif self.passes >= 2:
+            self._over = True
+            a, b = self.counts
+            self._winner = LIGHT if a > b else DARK if b > a else None
+        elif self.ply >= self.game.params["max_plies"]:
+            self._over, self._winner = True, None
+
+    def _copy_from(self, other: IkabegamaState) -> None:
+        self.tokens = dict(other.tokens)
+        self.counts = list(other.counts)
+        self.to_move = other.to_move
+        self.ply = other.ply
+        self.passes = other.passes
+        self._winner = other._winner
+        self._over = other._over
+
+    # -- protocol ----------------------------------------------------------------------
+    def current_player(self) -> int:
+        return TERMINAL if self._over else self.to_move
+
+    def is_terminal(self) -> bool:
+        return self._over
+
+    def returns(self) -> list[float]:
+        if not self._over or self._winner is None:
+            return [0.0, 0.0]
+        return [1.0, -1.0] if self._winner == LIGHT else [-1.0, 1.0]
+
+    def _on_board(self, hid: int) -> bool:
+        allowed = self.game.allowed
+        if allowed is not None:
+            return hid in allowed
+        return self.game.window.inside(hid)
+
+    def _moves(self, player: int) -> list[Action]:
+        tokens = self.tokens
+        on_board = self._on_board
+        w = self.game.window
+        growth: set[int] = set()
+        out: list[Action] = []
+        ring2 = w.ring2_offsets
+        nbrs = w.neighbor_offsets
+        for t, o in tokens.items():
+            if o != player:
+                continue
+            for off in nbrs:
+                n = t + off
+                if n not in tokens and n not in growth and on_board(n):
+                    growth.add(n)
+            for k, off in enumerate(ring2, 1):
+                n = t + off
+                if n not in tokens and on_board(n):
+                    out.append(n * 13 + k)
+        out.extend(n * 13 for n in growth)
+        return out
+
+    def _legal_actions(self) -> list[Action]:
+        moves = self._moves(self.to_move)
+        if not moves:
+            return [self.game.pass_action]
+        moves.sort()
+        return moves
+
+    def _illegal_reason(self, action: Action) -> str | None:
+        g = self.game
+        if action == g.pass_action:
+            if self._moves(self.to_move):
+                return "pass is only allowed when no growth or jump is possible"
+            return None
+        dest, k = divmod(action, 13)
+        move = self.action_to_string(action)
+        if not self._on_board(dest):
+            return f"{move}: hex {g.window.label(dest)} is off the board"
+        if dest in self.tokens:
+            return f"{move}: hex {g.window.label(dest)} is not empty"
+        player = self.to_move
+        if k == 0:
+            if not any(self.tokens.get(dest + off) == player for off in g.window.neighbor_offsets):
+                return f"{move}: a growth must be adjacent to one of {NAMES[player]}'s tokens"
+            return None
+        src = dest - g.window.ring2_offsets[k - 1]
+        if self.tokens.get(src) != player:
+            return f"{move}: hex {g.window.label(src)} does not hold a {NAMES[player]} token"
+        return None
+
+    def _apply(self, action: Action) -> None:
+        g = self.game
+        player = self.to_move
+        if action == g.pass_action:
+            self.passes += 1
+        else:
+            self.passes = 0
+            dest, k = divmod(action, 13)
+            tokens = self.tokens
+            if k:
+                del tokens[dest - g.window.ring2_offsets[k - 1]]
+            else:
+                self.counts[player] += 1
+            tokens[dest] = player
+            enemy = 1 - player
+            for off in g.window.neighbor_offsets:
+                n = dest + off
+                if tokens.get(n) == enemy:
+                    tokens[n] = player
+                    self.counts[player] += 1
+                    self.counts[enemy] -= 1
+        self.ply += 1
+        self.to_move = 1 - player
+        self._settle()
+
+    # -- notation ----------------------------------------------------------------------
+    def action_to_string(self, action: Action) -> str:
+        g = self.game
+        if action == g.pass_action:
+            return "pass"
+        dest, k = divmod(action, 13)
+        if k == 0:
+            return g.window.label(dest)
+        return f"{g.window.label(dest - g.window.ring2_offsets[k - 1])}>{g.window.label(dest)}"
+
+    def string_to_action(self, move: str) -> Action:
+        g = self.game
+        text = move.strip().lower()
+        if text == "pass":
+            return g.pass_action
+        try:
+            if ">" in text:
+                src_s, _, dst_s = text.partition(">")
+                sq, sr = parse_axial(src_s)
+                dq, dr = parse_axial(dst_s)
+                delta = (dq - sq, dr - sr)
+                from tessera.core.hexplane import HEX_RING2
+
+                if delta not in HEX_RING2:
+                    raise IllegalMove(
+                        f"{text}: a jump goes to a hex at distance exactly 2, "
+                        f"this one is at distance {hex_distance(sq, sr, dq, dr)}"
+                    )
+                g.window.id(sq, sr)
+                return g.window.id(dq, dr) * 13 + HEX_RING2.index(delta) + 1
+            q, r = parse_axial(text)
+            return g.window.id(q, r) * 13
+        except IllegalMove:
+            raise
+        except ValueError as e:
+            raise IllegalMove(f"{move!r} is not a move: {e}; moves are 'q,r' (growth), 'q,r>q,r' (jump) or 'pass'") from None
+
+    # -- positions ---------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        w = self.game.window
+        return {
+            "to_move": self.to_move,
+            "light_nest": format_axial(*self.game.light_nest),
+            "dark_nest": format_axial(*self.game.dark_nest),
+            "tokens": {w.label(h): o for h, o in sorted(self.tokens.items())},
+            "ply": self.ply,
+            "passes": self.passes,
+        }
+
+    # -- agents ------------------------------------------------------------------------
+    def evaluate(self, player: int) -> float:
+        """``tanh(0.15·token lead + 0.35·nest-race lead)`` for ``player``; exact when over."""
+        if self._over:
+            return self.returns()[player]
+        w = self.game.window
+        nests = [w.axial(h) for h in self.game.nest_ids]
+        best = [99.0, 99.0]
+        for h, o in self.tokens.items():
+            q, r = w.axial(h)
+            tq, tr = nests[1 - o]
+            d = hex_distance(q, r, tq, tr)
+            if d < best[o]:
+                best[o] = d
+        race = best[1 - player] - best[player]
+        lead = self.counts[player] - self.counts[1 - player]
+        return math.tanh(0.15 * lead + 0.35 * race)
+
+    # -- drawing -----------------------------------------------------------------------
+    def _view_cells(self) -> list[int]:
+        g = self.game
+        w = g.window
+        if g.allowed is not None:
+            return sorted(g.allowed)
+        seen: set[int] = set()
+        for h in list(self.tokens) + list(g.nest_ids):
+            q0, r0 = w.axial(h)
+            for dq in range(-3, 4):
+                for dr in range(-3, 4):
+                    if abs(dq + dr) <= 3 and w.contains(q0 + dq, r0 + dr):
+                        seen.add(w.id(q0 + dq, r0 + dr))
+        return sorted(seen)
+
+    def render(self, player: int | None = None) -> dict[str, Any]:
+        g = self.game
+        w = g.window
+        from tessera.core.geometry import hex_center
+
+        cells = []
+        for h in self._view_cells():
+            q, r = w.axial(h)
+            x, y = hex_center(q, r)
+            cells.append(cell_entry(w.label(h), x, y))
+        pieces = [
+            piece(w.label(h), o, color=COLORS[o], symbol="LD"[o], title=f"{NAMES[o]} token")
+            for h, o in sorted(self.tokens.items())
+        ]
+        highlights: list[dict[str, Any]] = [
+            {"cell": w.label(h), "kind": "nest", "owner": i, "color": COLORS[i], "title": f"{NAMES[i]} nest"}
+            for i, h in enumerate(g.nest_ids)
+        ]
+        last: list[str] = []
+        if self._history:
+            _, a = self._history[-1]
+            s = self.action_to_string(a)
+            last = [] if s == "pass" else s.split(">")
+            highlights += [{"cell": c, "kind": "last"} for c in last]
+        actions: list[dict[str, Any]] = []
+        cp = self.current_player()
+        if cp >= 0 and (player is None or player == cp):
+            for a in self._legal_actions():
+                s = self.action_to_string(a)
+                if s == "pass":
+                    actions.append({"move": "pass", "path": [], "label": "Pass"})
+                else:
+                    actions.append({"move": s, "path": s.split(">")})
+        board: dict[str, Any] = {
+            "kind": "hexplane" if g.allowed is None else "hex",
+            "cells": cells,
+            "unbounded": g.allowed is None,
+            "coords": "axial",
+        }
+        return describe(
+            self,
+            board=board,
+            pieces=pieces,
+            players=[{"name": NAMES[i], "color": COLORS[i]} for i in (0, 1)],
+            highlights=highlights,
+            panel=[
+                {"label": "Tokens", "values": list(self.counts)},
+                {"label": "Ply", "values": [f"{self.ply} / {g.params['max_plies']}"]},
+            ],
+            actions=actions,
+            last_move=last,
+            viewer=player,
+        )
+
+    def __str__(self) -> str:
+        return text_diagram(self.render())
