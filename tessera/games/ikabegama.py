@@ -46,8 +46,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from tessera.core.game import TERMINAL, Action, Game, GameInfo, IllegalMove, Param, State
-from tessera.core.geometry import hexagon
-from tessera.core.hexplane import PlaneWindow, format_axial, hex_distance, hex_round, parse_axial
+from tessera.core.hexplane import (
+    HEX_RING2,
+    PlaneWindow,
+    format_axial,
+    hex_center,
+    hex_distance,
+    hex_round,
+    parse_axial,
+)
 from tessera.core.registry import register
 from tessera.core.render import PLAYER_COLORS, cell_entry, describe, piece, text_diagram
 
@@ -87,7 +94,9 @@ class IkabegamaGame(Game):
             if (q, r) == (0, 0):
                 raise ValueError("ikabegama: parameter dark_nest='0,0' is the Light nest; choose another hex")
             if hex_distance(0, 0, q, r) > 60:
-                raise ValueError(f"ikabegama: parameter dark_nest={params['dark_nest']!r} is too far: at most 60 from 0,0")
+                raise ValueError(
+                    f"ikabegama: parameter dark_nest={params['dark_nest']!r} is too far: at most 60 from 0,0"
+                )
             params["dark_nest"] = format_axial(q, r)
         self.light_nest = (0, 0)
         self.dark_nest = parse_axial(params["dark_nest"]) if params["dark_nest"] else (params["distance"], 0)
@@ -97,7 +106,8 @@ class IkabegamaGame(Game):
             kind, _, n = board.partition(":")
             if kind != "hexhex" or not n.isdigit() or not 2 <= int(n) <= 30:
                 raise ValueError(
-                    f"ikabegama: parameter board={board!r} is not accepted: expected 'plane' or 'hexhex:N' with N from 2 to 30"
+                    f"ikabegama: parameter board={board!r} is not accepted: "
+                    "expected 'plane' or 'hexhex:N' with N from 2 to 30"
                 )
             self.hexhex = int(n)
         reach = max(abs(self.dark_nest[0]), abs(self.dark_nest[1]))
@@ -112,18 +122,11 @@ class IkabegamaGame(Game):
             mq, mr = hex_round(self.dark_nest[0] / 2, self.dark_nest[1] / 2)
             self.center = (mq, mr)
             n = self.hexhex
-            cells = [
-                (mq + dq, mr + dr)
-                for dq in range(-n + 1, n)
-                for dr in range(-n + 1, n)
-                if abs(dq + dr) <= n - 1
-            ]
+            cells = [(mq + dq, mr + dr) for dq in range(-n + 1, n) for dr in range(-n + 1, n) if abs(dq + dr) <= n - 1]
             self.allowed = frozenset(w.id(q, r) for q, r in cells)
             for nest in (self.light_nest, self.dark_nest):
                 if w.id(*nest) not in self.allowed:
-                    raise ValueError(
-                        f"ikabegama: board={board!r} is too small to hold the nest {format_axial(*nest)}"
-                    )
+                    raise ValueError(f"ikabegama: board={board!r} is too small to hold the nest {format_axial(*nest)}")
         self.nest_ids = (w.id(*self.light_nest), w.id(*self.dark_nest))
         self.pass_action = w.size * 13
         return params
@@ -353,8 +356,6 @@ class IkabegamaState(State):
                 sq, sr = parse_axial(src_s)
                 dq, dr = parse_axial(dst_s)
                 delta = (dq - sq, dr - sr)
-                from tessera.core.hexplane import HEX_RING2
-
                 if delta not in HEX_RING2:
                     raise IllegalMove(
                         f"{text}: a jump goes to a hex at distance exactly 2, "
@@ -367,7 +368,9 @@ class IkabegamaState(State):
         except IllegalMove:
             raise
         except ValueError as e:
-            raise IllegalMove(f"{move!r} is not a move: {e}; moves are 'q,r' (growth), 'q,r>q,r' (jump) or 'pass'") from None
+            raise IllegalMove(
+                f"{move!r} is not a move: {e}; moves are 'q,r' (growth), 'q,r>q,r' (jump) or 'pass'"
+            ) from None
 
     # -- positions ---------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -417,13 +420,12 @@ class IkabegamaState(State):
     def render(self, player: int | None = None) -> dict[str, Any]:
         g = self.game
         w = g.window
-        from tessera.core.geometry import hex_center
-
         cells = []
+        nest_symbol = {g.nest_ids[0]: "l", g.nest_ids[1]: "d"}
         for h in self._view_cells():
             q, r = w.axial(h)
             x, y = hex_center(q, r)
-            cells.append(cell_entry(w.label(h), x, y))
+            cells.append(cell_entry(w.label(h), x, y, symbol=nest_symbol.get(h)))
         pieces = [
             piece(w.label(h), o, color=COLORS[o], symbol="LD"[o], title=f"{NAMES[o]} token")
             for h, o in sorted(self.tokens.items())

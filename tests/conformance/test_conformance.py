@@ -19,9 +19,7 @@ from tessera import SIMULTANEOUS, TERMINAL, IllegalMove, State
 from tessera.core.registry import game_class
 
 GAMES = tessera.list_games()
-VARIANTS = [
-    spec for name in GAMES for spec in (name, *game_class(name).info.examples)
-]
+VARIANTS = [spec for name in GAMES for spec in (name, *game_class(name).info.examples)]
 SEEDS = range(3)
 MOVES_CHECKED = 40  # per position, a random sample of the legal moves
 

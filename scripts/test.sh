@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Install everything the tests need, then run the whole suite (lint, types, tests).
+# This is the README's second set-up command; .ci/run calls exactly this.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# System packages: Chromium for the browser tests, PostgreSQL for the database tests.
+need=()
+[ -x /usr/bin/chromium ] || need+=(chromium)
+[ -x /usr/lib/postgresql/15/bin/initdb ] || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
+if [ ${#need[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  echo "== apt-get install ${need[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+echo "== pip install -e .[test,server]"
+python3 -m pip install -q --disable-pip-version-check -e ".[test,server]" 2>&1 | grep -v -e "^WARNING: Location" -e "Running pip as the 'root' user" || true
+
+echo "== ruff"
+python3 -m ruff check tessera tests benchmarks
+echo "== mypy"
+python3 -m mypy
+echo "== pytest"
+# pytest exits 5 when it collects no test: with set -e that fails this script too.
+python3 -m pytest -q -p no:cacheprovider "$@"
