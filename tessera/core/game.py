@@ -129,6 +129,7 @@ class Param:
                 v = value.strip().lower()
         except ValueError:
             raise ValueError(f"{where} is not valid: expected {self.accepted()}") from None
+        where = f"{game}: parameter {self.name}={v!r}"
         if self.choices is not None and v not in self.choices:
             raise ValueError(f"{where} is not accepted: expected {self.accepted()}")
         if isinstance(v, int | float) and not isinstance(v, bool):

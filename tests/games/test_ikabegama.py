@@ -1,0 +1,213 @@
+"""Ikabegamá rule tests, named after the rules of seed 002 and RULES.md (Ikabegamá)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import tessera
+from tessera import TERMINAL, IllegalMove
+
+
+def position(tokens: dict[str, int], to_move: int = 0, **params: object) -> tessera.State:
+    game = tessera.load_game("ikabegama", **params)
+    return game.state_from_dict({"to_move": to_move, "tokens": tokens})
+
+
+def test_initial_position_has_one_token_on_each_nest() -> None:
+    """'The game starts with only two tokens on the board -- a Light token in the Light nest
+    and a Dark token in the Dark nest.'"""
+    d = tessera.load_game("ikabegama").new_initial_state().to_dict()
+    assert d["tokens"] == {"0,0": 0, "6,0": 1}
+    assert d["light_nest"] == "0,0" and d["dark_nest"] == "6,0" and d["to_move"] == 0
+
+
+def test_first_position_has_6_growths_and_12_jumps() -> None:
+    """Growth onto any of the 6 adjacent hexes, or a jump to any of the twelve hexes two away."""
+    s = tessera.load_game("ikabegama").new_initial_state()
+    moves = s.legal_moves()
+    assert len(moves) == 18
+    assert sum(">" in m for m in moves) == 12
+
+
+def test_growth_needs_an_adjacent_friendly_token() -> None:
+    """'Light fills in some empty tile ... provided at least one of the 6 adjacent tiles is
+    already occupied by a Light token.'"""
+    s = tessera.load_game("ikabegama").new_initial_state()
+    with pytest.raises(IllegalMove, match="adjacent"):
+        s.play("2,0")
+    s.play("1,0")
+    assert s.to_dict()["tokens"]["1,0"] == 0
+
+
+def test_jump_goes_exactly_two_away_and_empties_the_source() -> None:
+    """'a jump -- Light moves some Light token ... two tiles away ... provided the destination is
+    empty'; 'Except for the source and destination, it doesn't matter whether any other tiles are
+    empty or not.'"""
+    s = position({"0,0": 0, "1,0": 1, "9,0": 1})
+    s.play("0,0>2,0")  # jumps over the Dark token at 1,0
+    tokens = s.to_dict()["tokens"]
+    assert "0,0" not in tokens and tokens["2,0"] == 0
+    with pytest.raises(IllegalMove, match="distance exactly 2"):
+        s.play("9,0>12,0")
+
+
+def test_destination_must_be_empty() -> None:
+    """A growth or a jump lands on an empty hex only."""
+    s = position({"0,0": 0, "1,0": 0, "2,0": 1}, distance=9)
+    before = s.to_dict()
+    with pytest.raises(IllegalMove, match="not empty"):
+        s.play("0,0>2,0")
+    with pytest.raises(IllegalMove, match="not empty"):
+        s.play("1,0")
+    assert s.to_dict() == before
+
+
+def test_adjacent_enemy_tokens_flip_after_a_move() -> None:
+    """'any Dark token adjacent to the newly occupied tile is turned into a Light token'."""
+    s = position({"0,0": 0, "2,-1": 1, "1,1": 1, "3,0": 1}, distance=9)
+    s.play("1,0")
+    tokens = s.to_dict()["tokens"]
+    assert tokens["2,-1"] == 0 and tokens["1,1"] == 0  # both adjacent to 1,0
+    assert tokens["3,0"] == 1  # two away: unchanged
+
+
+def test_a_flip_onto_the_nest_wins() -> None:
+    """'It doesn't matter whether the nest is newly occupied from growing, jumping or automatic
+    flipping.'"""
+    s = position({"0,0": 0, "1,0": 0, "3,0": 1}, distance=3)
+    s.play("2,0")  # flips the Dark token on the Dark nest 3,0
+    assert s.is_terminal() and s.winner() == 0 and s.returns() == [1.0, -1.0]
+    assert s.current_player() == TERMINAL
+
+
+def test_dark_wins_by_entering_the_light_nest() -> None:
+    """'some Dark token occupies Light's nest, in which case Dark has won the game'."""
+    s = position({"2,0": 1, "5,0": 0, "6,0": 1}, to_move=1)
+    s.play("2,0>0,0")
+    assert s.winner() == 1
+
+
+def test_a_player_without_moves_must_pass() -> None:
+    """'If they can't because they don't have any token left on the board ... they pass'."""
+    s = position({"0,0": 0, "1,0": 0}, to_move=1)
+    assert s.legal_moves() == ["pass"]
+    s.play("pass")
+    assert s.current_player() == 0
+    with pytest.raises(IllegalMove, match="only allowed when no"):
+        s.play("pass")
+
+
+def test_both_players_passing_ends_the_game_by_token_count() -> None:
+    """Ruling: if both players pass in a row, the player with more tokens wins, equal is a draw."""
+    g = tessera.load_game("ikabegama", board="hexhex:2", distance=2)
+    # hexhex:2 centred on 1,0: seven hexes; Dark fills what Light cannot reach
+    cells = ["1,0", "0,0", "2,0", "1,-1", "2,-1", "0,1", "1,1"]
+    s = g.state_from_dict({"to_move": 0, "tokens": {c: 0 for c in cells[:2]} | {c: 1 for c in cells[2:]}})
+    assert s.legal_moves() == ["pass"]
+    s.play("pass")
+    assert s.legal_moves() == ["pass"]
+    s.play("pass")
+    assert s.is_terminal() and s.winner() == 1  # 5 Dark tokens against 2
+
+
+def test_max_plies_safeguard_ends_in_a_draw() -> None:
+    """Safeguard max_plies (default 400) ends the game in a draw."""
+    g = tessera.load_game("ikabegama", max_plies=3)
+    s = g.new_initial_state()
+    for m in ("0,0>-2,0", "6,0>8,0", "-2,0>-4,0"):
+        s.play(m)
+    assert s.is_terminal() and s.winner() is None and s.returns() == [0.0, 0.0]
+
+
+def test_dark_nest_parameter_overrides_distance() -> None:
+    """Parameter dark_nest (e.g. "4,3") overrides distance."""
+    g = tessera.load_game("ikabegama(dark_nest=4,3)")
+    assert g.new_initial_state().to_dict()["tokens"] == {"0,0": 0, "4,3": 1}
+    assert str(g) == "ikabegama(dark_nest=4,3)"
+    with pytest.raises(ValueError, match="dark_nest"):
+        tessera.load_game("ikabegama", dark_nest="0,0")
+    with pytest.raises(ValueError, match="dark_nest"):
+        tessera.load_game("ikabegama", dark_nest="four")
+
+
+def test_hexhex_board_limits_play_to_a_hexagon_around_the_midpoint() -> None:
+    """board="hexhex:N" limits play to a regular hexagon of side N centred on the midpoint hex."""
+    g = tessera.load_game("ikabegama", board="hexhex:4", distance=6)
+    s = g.new_initial_state()
+    cells = {c["id"] for c in s.render()["board"]["cells"]}
+    assert len(cells) == 37 and "3,0" in cells and "0,0" in cells and "-1,0" not in cells
+    # from 0,0 only hexes inside the hexagon are offered
+    assert "-1,0" not in s.legal_moves() and "0,0>-2,0" not in s.legal_moves()
+    with pytest.raises(IllegalMove, match="off the board"):
+        s.play("-1,0")
+    with pytest.raises(ValueError, match="too small"):
+        tessera.load_game("ikabegama", board="hexhex:3", distance=6)
+    with pytest.raises(ValueError, match="hexhex"):
+        tessera.load_game("ikabegama", board="square:4")
+
+
+@pytest.mark.parametrize(
+    ("tokens", "to_move", "expected"),
+    [
+        ({"0,0": 0, "6,0": 1}, 0, 18),
+        # a domino: 8 hexes around it; 12 jumps per token (a jump is per source)
+        ({"0,0": 0, "1,0": 0, "6,0": 1}, 0, 8 + 24),
+        # two of the six neighbours taken by Dark; the ring of twelve is empty
+        ({"0,0": 0, "1,0": 1, "0,1": 1, "6,0": 1}, 0, 4 + 12),
+        # a line of three: 10 hexes around it; the end tokens each see the other end at distance 2
+        ({"0,0": 0, "6,0": 1, "5,0": 1, "7,0": 1}, 1, 10 + 11 + 12 + 11),
+    ],
+)
+def test_golden_legal_move_counts(tokens: dict[str, int], to_move: int, expected: int) -> None:
+    """Perft-style counts from fixed positions (hand-checked)."""
+    s = position(tokens, to_move)
+    moves = s.legal_moves()
+    assert len(moves) == expected, moves
+
+
+def test_position_dict_rejects_inconsistent_input() -> None:
+    """state_from_dict: inconsistent input raises ValueError naming the problem."""
+    g = tessera.load_game("ikabegama")
+    with pytest.raises(ValueError, match="tokens"):
+        g.state_from_dict({"to_move": 0})
+    with pytest.raises(ValueError, match="owner"):
+        g.state_from_dict({"to_move": 0, "tokens": {"0,0": 2}})
+    with pytest.raises(ValueError, match="dark_nest"):
+        g.state_from_dict({"to_move": 0, "dark_nest": "5,0", "tokens": {}})
+    with pytest.raises(ValueError, match="to_move"):
+        g.state_from_dict({"to_move": 3, "tokens": {}})
+    with pytest.raises(ValueError, match="both nests"):
+        g.state_from_dict({"to_move": 0, "tokens": {"0,0": 1, "6,0": 0}})
+    with pytest.raises(ValueError, match="not a hex"):
+        g.state_from_dict({"to_move": 0, "tokens": {"a1": 0}})
+
+
+def test_malformed_moves_say_what_a_move_looks_like() -> None:
+    s = tessera.load_game("ikabegama").new_initial_state()
+    for bad in ("", "1", "1,0,0", "0,0>", ">1,0", "x"):
+        with pytest.raises(IllegalMove, match="not a move|distance"):
+            s.play(bad)
+    assert s.move_number() == 0
+
+
+def test_moves_are_normalised() -> None:
+    """Notation: moves are lower case without spaces; equal moves are equal strings."""
+    s = tessera.load_game("ikabegama").new_initial_state()
+    s.play(" 0, 0 > 2, -1 ")
+    assert s.history() == [(0, "0,0>2,-1")]
+    s.play("PASS" if s.legal_moves() == ["pass"] else "6,0>8,0")
+    assert s.history()[-1] == (1, "6,0>8,0")
+
+
+def test_evaluation_prefers_the_nest_race_leader() -> None:
+    """Evaluation (agents): closer to the enemy nest and more tokens is better."""
+    ahead = position({"0,0": 0, "4,0": 0, "6,0": 1, "9,0": 1})
+    assert ahead.evaluate(0) > 0 > ahead.evaluate(1)
+    s = tessera.load_game("ikabegama").new_initial_state()
+    rng = random.Random(0)
+    while not s.is_terminal():
+        s.apply_action(s.random_action(rng))
+        assert -1.0 <= s.evaluate(0) <= 1.0
+    assert s.evaluate(0) == s.returns()[0]
