@@ -1,0 +1,1035 @@
+r"""Nymbat — number and combat on a hexagon of side 8 (seed ``000``; RULES.md, Nymbat).
+
+Board
+    A regular hexagon of side 8: 169 pointy-top hexes in 15 rows ``a`` (top) to
+    ``o`` (bottom), hexes numbered from the left (``a1`` … ``a8``, ``h1`` … ``h15``).
+    Player 0 (Red) has home row ``o`` and setup area ``m``, ``n``, ``o``; player 1
+    (Blue) has home row ``a`` and setup area ``a``, ``b``, ``c`` (27 hexes each).
+    A hex's *distance* to the opponent's home row is the number of rows between
+    them (0 on that row).
+Pieces
+    A piece belongs to a player and carries a whole number 1–6; one piece per hex.
+    Each player has a reserve number (parameter ``reserve``, default 60) and a
+    cumulative delay count.
+A turn is one of
+    *Bring in reserves*: one or more steps ``n5=3`` (put a 3 on the empty setup hex
+    ``n5``), then ``end``.  The numbers placed this turn may total at most the
+    reserve and, on the player's first turn, at most ``first_limit`` (default 30).
+    Each player's first turn must be this.  The reserve is reduced as each piece
+    is placed (the seed subtracts the total at the end of the turn: the same).
+    *Move a group*: the first step ``h5-g7`` picks the group: the contiguous group,
+    as at the start of the turn, holding ``h5``.  Its *speed* is the lowest number
+    in that group at the start of the turn (moving or losing that piece does not
+    change it).  Then each piece of that group may move once, one piece at a
+    time (``a-b`` steps), to a hex reachable in at most ``speed`` steps through
+    empty or own-occupied hexes (any own piece, in the group or not); it may not
+    end on an own piece and never passes through an opponent's piece, but its
+    last step may enter an opponent's piece (an attack), which ends its move.
+    ``end`` finishes the turn.
+    *Pass*: ``pass``.
+    A turn ends by itself as soon as ``end`` would be its only legal step (all
+    allowance used or the setup area full; no group piece left that can move
+    and no breakthrough removal left).
+Attack and breakthrough
+    The attacked piece is removed.  The attacker is removed too if its number is
+    at most the defender's number plus the numbers of the defender's friendly
+    pieces adjacent to the defender (counted before the removal): a 2 supported
+    by two 3s defends with 8.  If removing the defender split its contiguous
+    group into two or more groups, the attacker may then remove, one step
+    ``xg6`` each, any opponent pieces adjacent to the defender's hex whose
+    numbers total at most the attacker's number (even if the attacker died).
+    These removals never cause another breakthrough; any other step closes it.
+Retreat and delay (when the turn ends)
+    A turn in which the player removed an opponent's piece is neither.  A group
+    move is a *retreat* if the group's closest piece (pieces of the group as at
+    the start of the turn, still on the board) ends farther from the opponent's
+    home row than the group's closest piece was at the start; *advancing* if
+    closer; otherwise a *delay*.  A pass is a delay; bringing in reserves is
+    neither.  A retreat costs 1; every ``delay_period``-th delay (default 7,
+    cumulative) costs 1.  The cost is paid from the reserve; at reserve 0 the
+    player instead removes one of his own pieces with the step ``lose h5`` (then
+    the only legal step), if he has any.
+Forced pass
+    ``pass`` is always a legal turn (except on a first turn that can bring in);
+    a player with no piece on the board and reserve 0 can only pass.
+Win
+    At the start of a player's turn, if he has a piece on the opponent's home row
+    and the opponent has none there, he wins.  If the board is empty and both
+    reserves are 0 (checked whenever a turn ends), the player who took the last
+    turn wins.  Safeguard ``max_turns`` (default 600 turns): a draw.
+
+Rulings made here (where seed and RULES.md are silent)
+    * ``pass`` is refused on a first turn unless no piece can be brought in; a
+      first turn that had to pass still counts as the first turn.
+    * A piece must actually move: ``h5-h5`` is not a step.
+    * "The player who moved last" is the player whose turn ended last (a turn
+      ended by a ``lose`` step included); a loaded position with an empty board,
+      zero reserves and nobody having moved is a draw.
+    * A turn that is both a retreat and a 7th delay cannot happen (a retreat is
+      never a delay), so a turn costs at most 1.
+
+Position dict
+    ``{"to_move":0,"pieces":{"h5":[0,3]},"reserves":[60,60],"delays":[0,0],
+    "first_turn_done":[false,false]}`` at the start of a turn, plus ``"turn"``
+    (completed turns, for ``max_turns``) when non-zero and ``"last_mover"`` once
+    someone has finished a turn.  During a turn ``"in_turn"`` holds the turn so
+    far: ``{"phase":"bring","placed":7}``, ``{"phase":"penalty"}`` or
+    ``{"phase":"move","speed":2,"unmoved":["h5"],"group":["g7","h5"],
+    "start_distance":7,"captured":false,"breakthrough":{"hex":"g6","budget":3}}``
+    (``unmoved``: the group's pieces that may still move; ``group``: where the
+    pieces of the start-of-turn group now stand; ``breakthrough`` only while a
+    removal is possible).
+
+Engine notes
+    Cells are :func:`tessera.core.geometry.hexagon` ids; each player's pieces are
+    a bit set, numbers a per-cell list.  Reachability is a bit-set flood of
+    ``speed`` rings through ``~opponent`` hexes, computed once per piece and
+    position (cached until the next step).  Integer actions use the compact cell
+    index ``i`` (0–168, label order): ``from·169 + to`` a move step (0–28560),
+    ``28561 + i·6 + (k−1)`` a placement of ``k``, ``29575 + i`` a breakthrough
+    removal ``x…``, ``29744 + i`` a ``lose`` step, ``29913`` ``end``, ``29914``
+    ``pass`` (29915 actions).  ``random_action`` samples a step kind first (so
+    random games move, place and end turns at sensible rates), then a uniform
+    legal step of that kind.
+
+Evaluation (for agents)
+    ``tanh(0.04·material lead + 0.15·race lead + 0.6·home threat)``: material is
+    the reserve plus the numbers on the board; the race lead is how much closer
+    the player's most advanced piece is to the opponent's home row than the
+    opponent's is to his (14 for a side without pieces); the home threat is +1
+    (−1) when the player (opponent) stands on the other's home row unopposed.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from tessera.core.game import TERMINAL, Action, Game, GameInfo, IllegalMove, Param, State
+from tessera.core.geometry import bits, hexagon
+from tessera.core.registry import register
+from tessera.core.render import PLAYER_COLORS, cell_entry, describe, piece, text_diagram
+
+RED, BLUE = 0, 1
+NAMES = ("Red", "Blue")
+COLORS = (PLAYER_COLORS["red"], PLAYER_COLORS["blue"])
+
+GRID = hexagon(8)
+"""The board: a hexagon of side 8, rows ``a``–``o``."""
+CELLS: tuple[int, ...] = GRID.cells
+"""Cell ids in label order; the compact index of ``CELLS[i]`` is ``i``."""
+N = len(CELLS)
+INDEX = [-1] * GRID.size
+for _i, _c in enumerate(CELLS):
+    INDEX[_c] = _i
+LABEL = [GRID.label(c) for c in CELLS]
+FULL = GRID.full
+NBR = GRID.neighbor_mask
+_S = GRID.stride
+_SHIFTS = (1, _S - 1, _S)
+LAST_ROW = len(GRID.rows) - 1  # 14
+
+HOME = (GRID.row_mask(LAST_ROW), GRID.row_mask(0))
+"""Home row of each player: Red ``o`` (bottom), Blue ``a`` (top)."""
+SETUP = (
+    GRID.row_mask(LAST_ROW) | GRID.row_mask(LAST_ROW - 1) | GRID.row_mask(LAST_ROW - 2),
+    GRID.row_mask(0) | GRID.row_mask(1) | GRID.row_mask(2),
+)
+"""Setup area of each player: his home row and the two rows next to it."""
+DIST: tuple[list[int], list[int]] = (
+    [GRID.row(c) if GRID.coords[c] is not None else 0 for c in range(GRID.size)],
+    [LAST_ROW - GRID.row(c) if GRID.coords[c] is not None else 0 for c in range(GRID.size)],
+)
+"""Rows between a hex and the opponent's home row, per player."""
+
+MOVE_BASE = 0
+PLACE_BASE = N * N
+REMOVE_BASE = PLACE_BASE + 6 * N
+LOSE_BASE = REMOVE_BASE + N
+END = LOSE_BASE + N
+PASS = END + 1
+NUM_ACTIONS = PASS + 1
+
+START, BRING, MOVE, PENALTY = 0, 1, 2, 3
+PHASE_NAMES = ("start", "bring", "move", "penalty")
+
+_CELL = r"([a-o](?:1[0-5]|[1-9]))"
+_MOVE_RE = re.compile(rf"{_CELL}-{_CELL}")
+_PLACE_RE = re.compile(rf"{_CELL}=(\d+)")
+_REMOVE_RE = re.compile(rf"x{_CELL}")
+_LOSE_RE = re.compile(rf"lose {_CELL}")
+_SYNTAX = "steps are 'n5=3' (bring in), 'h5-g7' (move), 'xg6' (breakthrough), 'lose h5', 'end' or 'pass'"
+
+
+def _grow(m: int) -> int:
+    """``m`` plus its neighbours (the padding columns keep shifts from wrapping)."""
+    g = m
+    for s in _SHIFTS:
+        g |= (m << s) | (m >> s)
+    return g & FULL
+
+
+def _flood(seed: int, allowed: int) -> int:
+    cur = seed & allowed
+    while True:
+        g = _grow(cur) & allowed
+        if g == cur:
+            return cur
+        cur = g
+
+
+def _bit_list(m: int) -> list[int]:
+    return list(bits(m))
+
+
+INFO = GameInfo(
+    name="nymbat",
+    title="Nymbat",
+    params=(
+        Param("reserve", 60, int, "starting reserve number of each player", min=1, max=999),
+        Param("first_limit", 30, int, "most a player may bring in on his first turn", min=1, max=999),
+        Param("delay_period", 7, int, "every this many delays (cumulative) costs 1", min=1, max=1000),
+        Param("max_turns", 600, int, "safeguard: draw after this many turns", min=1, max=100000),
+    ),
+    player_names=NAMES,
+    board_kind="hex",
+    version=1,
+    summary=__doc__ or "",
+    designer="the Nymbat rules page (seed 000)",
+    examples=(
+        "nymbat(reserve=12,first_limit=8)",
+        "nymbat(reserve=20,first_limit=10,delay_period=3,max_turns=200)",
+    ),
+)
+
+
+@register
+class NymbatGame(Game):
+    """Nymbat with fixed reserve, first-turn limit, delay period and safeguard."""
+
+    info = INFO
+
+    def _check_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        self.reserve = int(params["reserve"])
+        self.first_limit = int(params["first_limit"])
+        self.delay_period = int(params["delay_period"])
+        self.max_turns = int(params["max_turns"])
+        return params
+
+    def new_initial_state(self, seed: int | None = None) -> NymbatState:
+        """An empty board, both reserves full, Red to bring in first."""
+        return NymbatState(self)
+
+    def state_from_dict(self, d: Mapping[str, Any]) -> NymbatState:
+        """A state from the position dict described in the module docstring."""
+        return _from_dict(self, d)
+
+    def num_distinct_actions(self) -> int:
+        """Moves ``169·169``, placements ``169·6``, removals, losses (169 each), end, pass."""
+        return NUM_ACTIONS
+
+    def max_game_length(self) -> int:
+        """``max_turns`` turns of at most ``2·169 + 2`` steps each."""
+        return self.max_turns * (2 * N + 2)
+
+
+class NymbatState(State):
+    """Pieces as bit sets and numbers, reserves, delays, and the turn in progress."""
+
+    game: NymbatGame
+
+    def __init__(self, game: NymbatGame) -> None:
+        super().__init__(game)
+        self.num = [0] * GRID.size
+        self.own = [0, 0]
+        self.reserves = [game.reserve, game.reserve]
+        self.delays = [0, 0]
+        self.first_done = [False, False]
+        self.to_move = RED
+        self.turn = 0
+        self.last_mover: int | None = None
+        self._reset_turn()
+        self._over = False
+        self._winner: int | None = None
+        self._reach: dict[int, int] = {}
+
+    def _reset_turn(self) -> None:
+        self.phase = START
+        self.placed = 0
+        self.speed = 0
+        self.unmoved = 0
+        self.tracked = 0
+        self.start_dist = 0
+        self.captured = False
+        self.brk_cell = -1
+        self.brk_budget = 0
+
+    def _copy_from(self, other: NymbatState) -> None:
+        self.num = list(other.num)
+        self.own = list(other.own)
+        self.reserves = list(other.reserves)
+        self.delays = list(other.delays)
+        self.first_done = list(other.first_done)
+        self.to_move = other.to_move
+        self.turn = other.turn
+        self.last_mover = other.last_mover
+        self.phase = other.phase
+        self.placed = other.placed
+        self.speed = other.speed
+        self.unmoved = other.unmoved
+        self.tracked = other.tracked
+        self.start_dist = other.start_dist
+        self.captured = other.captured
+        self.brk_cell = other.brk_cell
+        self.brk_budget = other.brk_budget
+        self._over = other._over
+        self._winner = other._winner
+        self._reach = dict(other._reach)
+
+    # -- end of game -------------------------------------------------------------------
+    def _settle(self) -> None:
+        """At the start of a turn: the home-row win, the empty-board win, the safeguard."""
+        p = self.to_move
+        o = 1 - p
+        if self.own[p] & HOME[o] and not self.own[o] & HOME[o]:
+            self._over, self._winner = True, p
+        elif not (self.own[0] | self.own[1]) and self.reserves[0] == 0 and self.reserves[1] == 0:
+            self._over, self._winner = True, self.last_mover
+        elif self.turn >= self.game.max_turns:
+            self._over, self._winner = True, None
+
+    def current_player(self) -> int:
+        return TERMINAL if self._over else self.to_move
+
+    def is_terminal(self) -> bool:
+        return self._over
+
+    def returns(self) -> list[float]:
+        if not self._over or self._winner is None:
+            return [0.0, 0.0]
+        return [1.0, -1.0] if self._winner == RED else [-1.0, 1.0]
+
+    # -- helpers -----------------------------------------------------------------------
+    def _allowance(self) -> int:
+        """The largest number that may be placed now (0: none)."""
+        p = self.to_move
+        a = self.reserves[p]
+        if not self.first_done[p]:
+            a = min(a, self.game.first_limit - self.placed)
+        return max(0, min(a, 6))
+
+    def _place_cells(self) -> int:
+        p = self.to_move
+        return SETUP[p] & ~(self.own[0] | self.own[1])
+
+    def _can_place(self) -> bool:
+        return self._allowance() > 0 and self._place_cells() != 0
+
+    def _group_speed(self, group: int) -> int:
+        num = self.num
+        return min(num[c] for c in bits(group))
+
+    def _dests(self, src: int, speed: int) -> int:
+        """Hexes the piece on ``src`` may end on with ``speed`` (cached per position)."""
+        got = self._reach.get(src)
+        if got is not None:
+            return got
+        p = self.to_move
+        own = self.own[p]
+        opp = self.own[1 - p]
+        passable = FULL & ~opp
+        r = 1 << src
+        prev = r
+        for _ in range(speed):
+            prev = r
+            r = _grow(r) & passable
+            if r == prev:
+                break
+        dest = (r & ~own & ~opp) | (_grow(prev) & opp)
+        self._reach[src] = dest
+        return dest
+
+    def _start_speeds(self) -> dict[int, int]:
+        """At the start of a turn: each own piece's group speed."""
+        out: dict[int, int] = {}
+        m = self.own[self.to_move]
+        while m:
+            comp = _flood(m & -m, m)
+            s = self._group_speed(comp)
+            for c in bits(comp):
+                out[c] = s
+            m &= ~comp
+        return out
+
+    def _removable(self) -> int:
+        """Opponent pieces a breakthrough may still remove."""
+        if self.brk_cell < 0:
+            return 0
+        opp = self.own[1 - self.to_move]
+        out = 0
+        budget = self.brk_budget
+        num = self.num
+        for c in bits(NBR[self.brk_cell] & opp):
+            if num[c] <= budget:
+                out |= 1 << c
+        return out
+
+    def _has_step(self) -> bool:
+        """Whether a step other than ``end`` is legal (BRING and MOVE phases)."""
+        if self.phase == BRING:
+            return self._can_place()
+        if self._removable():
+            return True
+        speed = self.speed
+        return any(self._dests(c, speed) for c in bits(self.unmoved))
+
+    # -- moves -------------------------------------------------------------------------
+    def _placements(self) -> list[Action]:
+        k = self._allowance()
+        if k <= 0:
+            return []
+        out: list[Action] = []
+        for c in bits(self._place_cells()):
+            base = PLACE_BASE + INDEX[c] * 6
+            out.extend(range(base, base + k))
+        return out
+
+    def _legal_actions(self) -> list[Action]:
+        phase = self.phase
+        if phase == PENALTY:
+            return [LOSE_BASE + INDEX[c] for c in bits(self.own[self.to_move])]
+        if phase == BRING:
+            return [*self._placements(), END]
+        out: list[Action] = []
+        if phase == START:
+            out = self._placements()
+            if not self.first_done[self.to_move]:
+                return out or [PASS]
+            for src, s in self._start_speeds().items():
+                base = INDEX[src] * N
+                out.extend(base + INDEX[d] for d in bits(self._dests(src, s)))
+            out.append(PASS)
+            return out
+        out = [REMOVE_BASE + INDEX[c] for c in bits(self._removable())]
+        speed = self.speed
+        for src in bits(self.unmoved):
+            base = INDEX[src] * N
+            out.extend(base + INDEX[d] for d in bits(self._dests(src, speed)))
+        out.append(END)
+        return out
+
+    def _illegal_reason(self, action: Action) -> str | None:
+        if not 0 <= action < NUM_ACTIONS:
+            return f"action {action} is not a Nymbat action"
+        p = self.to_move
+        phase = self.phase
+        move = self.action_to_string(action)
+        if phase == PENALTY and not LOSE_BASE <= action < END:
+            return (
+                f"{move}: {NAMES[p]} must first pay a penalty at reserve 0 by removing one of his own pieces "
+                "('lose <hex>')"
+            )
+        if action < PLACE_BASE:
+            return self._move_reason(move, CELLS[action // N], CELLS[action % N])
+        if action < REMOVE_BASE:
+            i, k = divmod(action - PLACE_BASE, 6)
+            return self._place_reason(move, CELLS[i], k + 1)
+        if action < LOSE_BASE:
+            c = CELLS[action - REMOVE_BASE]
+            if self.brk_cell < 0:
+                return (
+                    f"{move}: removals 'x<hex>' are only allowed right after an attack that splits a group "
+                    "(breakthrough)"
+                )
+            if not NBR[self.brk_cell] >> c & 1 or not self.own[1 - p] >> c & 1:
+                return (
+                    f"{move}: a breakthrough removes only opponent pieces adjacent to the attacked hex "
+                    f"{GRID.label(self.brk_cell)}"
+                )
+            if self.num[c] > self.brk_budget:
+                return (
+                    f"{move}: the pieces removed by breakthrough may total at most the attacker's number; "
+                    f"{self.brk_budget} left, this piece is a {self.num[c]}"
+                )
+            return None
+        if action < END:
+            c = CELLS[action - LOSE_BASE]
+            if phase != PENALTY:
+                return f"{move}: 'lose' is only played to pay a retreat or delay penalty at reserve 0"
+            if not self.own[p] >> c & 1:
+                return f"{move}: {GRID.label(c)} holds no {NAMES[p]} piece"
+            return None
+        if action == END:
+            if phase == START:
+                return "end: a turn must first bring in a piece or move a piece (or pass)"
+            return None
+        if phase != START:
+            return "pass: a pass is a whole turn; it cannot follow other steps"
+        if not self.first_done[p] and self._placements():
+            return f"pass: on his first turn {NAMES[p]} must bring in reserves"
+        return None
+
+    def _place_reason(self, move: str, c: int, k: int) -> str | None:
+        p = self.to_move
+        if self.phase == MOVE:
+            return f"{move}: a turn that moves a group cannot also bring in reserves"
+        if not SETUP[p] >> c & 1:
+            rows = "m, n, o" if p == RED else "a, b, c"
+            return f"{move}: pieces are brought in only in {NAMES[p]}'s setup area (rows {rows})"
+        if (self.own[0] | self.own[1]) >> c & 1:
+            return f"{move}: hex {GRID.label(c)} is not empty"
+        if k > self.reserves[p]:
+            return f"{move}: the numbers brought in may not exceed the reserve ({self.reserves[p]} left)"
+        if not self.first_done[p] and self.placed + k > self.game.first_limit:
+            return (
+                f"{move}: on the first turn the numbers brought in may total at most {self.game.first_limit} "
+                f"({self.placed} placed so far)"
+            )
+        return None
+
+    def _move_reason(self, move: str, src: int, dst: int) -> str | None:
+        p = self.to_move
+        phase = self.phase
+        if phase == BRING:
+            return f"{move}: a turn that brings in reserves cannot also move a group"
+        if phase == START and not self.first_done[p]:
+            return f"{move}: on his first turn {NAMES[p]} must bring in reserves"
+        if not self.own[p] >> src & 1:
+            return f"{move}: {GRID.label(src)} holds no {NAMES[p]} piece"
+        if phase == START:
+            speed = self._group_speed(_flood(1 << src, self.own[p]))
+        else:
+            if not self.unmoved >> src & 1:
+                if self.tracked >> src & 1:
+                    return f"{move}: each piece moves at most once per turn; the piece on {GRID.label(src)} has moved"
+                return f"{move}: only pieces of the group chosen at the first step may move this turn"
+            speed = self.speed
+        if src == dst:
+            return f"{move}: a piece that moves must leave its hex"
+        if self.own[p] >> dst & 1:
+            return f"{move}: a piece may not end its move on another own piece"
+        if not self._dests(src, speed) >> dst & 1:
+            return (
+                f"{move}: {GRID.label(dst)} is not reachable within the group's speed {speed} "
+                "(paths go through empty or own hexes, never through an opponent's piece)"
+            )
+        return None
+
+    def _apply(self, action: Action) -> None:
+        self._reach = {}
+        p = self.to_move
+        if action < PLACE_BASE:
+            self._apply_move(CELLS[action // N], CELLS[action % N])
+        elif action < REMOVE_BASE:
+            i, k = divmod(action - PLACE_BASE, 6)
+            c = CELLS[i]
+            self.own[p] |= 1 << c
+            self.num[c] = k + 1
+            self.reserves[p] -= k + 1
+            self.placed += k + 1
+            self.phase = BRING
+            self._reach = {}
+            if not self._has_step():
+                self._finish_turn("bring")
+        elif action < LOSE_BASE:
+            c = CELLS[action - REMOVE_BASE]
+            self.brk_budget -= self.num[c]
+            self.own[1 - p] &= ~(1 << c)
+            self.num[c] = 0
+            if not self._removable():
+                self.brk_cell = -1
+            self._reach = {}
+            if not self._has_step():
+                self._finish_turn("move")
+        elif action < END:
+            c = CELLS[action - LOSE_BASE]
+            self.own[p] &= ~(1 << c)
+            self.num[c] = 0
+            self._next_turn()
+        elif action == END:
+            self._finish_turn("bring" if self.phase == BRING else "move")
+        else:
+            self._finish_turn("pass")
+
+    def _apply_move(self, src: int, dst: int) -> None:
+        p = self.to_move
+        o = 1 - p
+        own = self.own
+        num = self.num
+        if self.phase == START:
+            group = _flood(1 << src, own[p])
+            self.speed = self._group_speed(group)
+            self.unmoved = group
+            self.tracked = group
+            dist = DIST[p]
+            self.start_dist = min(dist[c] for c in bits(group))
+            self.captured = False
+            self.phase = MOVE
+        self.brk_cell = -1
+        n = num[src]
+        sbit, dbit = 1 << src, 1 << dst
+        self.unmoved &= ~sbit
+        self.tracked &= ~sbit
+        own[p] &= ~sbit
+        num[src] = 0
+        if own[o] & dbit:
+            defence = num[dst] + sum(num[c] for c in bits(NBR[dst] & own[o]))
+            rest = _flood(dbit, own[o]) & ~dbit
+            own[o] &= ~dbit
+            num[dst] = 0
+            self.captured = True
+            if n > defence:
+                own[p] |= dbit
+                num[dst] = n
+                self.tracked |= dbit
+            if rest and _flood(rest & -rest, rest) != rest:
+                self.brk_cell = dst
+                self.brk_budget = n
+                if not self._removable():
+                    self.brk_cell = -1
+        else:
+            own[p] |= dbit
+            num[dst] = n
+            self.tracked |= dbit
+        self._reach = {}
+        if not self._has_step():
+            self._finish_turn("move")
+
+    def _finish_turn(self, kind: str) -> None:
+        """Retreat/delay accounting and the penalty, then the next turn (or the ``lose`` step)."""
+        p = self.to_move
+        cost = 0
+        delay = kind == "pass"
+        if kind == "move" and not self.captured and self.tracked:
+            dist = DIST[p]
+            end_dist = min(dist[c] for c in bits(self.tracked))
+            if end_dist > self.start_dist:
+                cost = 1
+            elif end_dist == self.start_dist:
+                delay = True
+        if delay:
+            self.delays[p] += 1
+            if self.delays[p] % self.game.delay_period == 0:
+                cost = 1
+        self._reset_turn()
+        self._reach = {}
+        if cost:
+            if self.reserves[p] > 0:
+                self.reserves[p] -= 1
+            elif self.own[p]:
+                self.phase = PENALTY
+                return
+        self._next_turn()
+
+    def _next_turn(self) -> None:
+        p = self.to_move
+        self._reset_turn()
+        self._reach = {}
+        self.first_done[p] = True
+        self.last_mover = p
+        self.to_move = 1 - p
+        self.turn += 1
+        self._settle()
+
+    # -- random play -------------------------------------------------------------------
+    def random_action(self, rng: random.Random, player: int | None = None) -> Action:
+        """A random legal step: first a kind of step, then a uniform step of that kind.
+
+        At the start of a turn: bring in (30%, always on a first turn), move a
+        group (67%) or pass (3%), among the kinds possible; while bringing in,
+        ``end`` with probability 1/4; while moving, a breakthrough removal (70%
+        when one is possible), else ``end`` with probability 1/6, else a random
+        movable piece to a random reachable hex.
+        """
+        if self._over or (player is not None and player != self.to_move):
+            return super().random_action(rng, player)
+        phase = self.phase
+        p = self.to_move
+        if phase == PENALTY:
+            return LOSE_BASE + INDEX[rng.choice(_bit_list(self.own[p]))]
+        if phase == BRING:
+            if rng.random() < 0.25:
+                return END
+            return self._random_placement(rng)
+        if phase == START:
+            can_place = self._can_place()
+            if not self.first_done[p]:
+                return self._random_placement(rng) if can_place else PASS
+            r = rng.random()
+            if can_place and r < 0.3:
+                return self._random_placement(rng)
+            if r < 0.97:
+                speeds = self._start_speeds()
+                srcs = list(speeds)
+                rng.shuffle(srcs)
+                for src in srcs:
+                    d = self._dests(src, speeds[src])
+                    if d:
+                        return INDEX[src] * N + INDEX[rng.choice(_bit_list(d))]
+            if can_place:
+                return self._random_placement(rng)
+            return PASS
+        rem = self._removable()
+        if rem and rng.random() < 0.7:
+            return REMOVE_BASE + INDEX[rng.choice(_bit_list(rem))]
+        if rng.random() < 1 / 6:
+            return END
+        srcs = _bit_list(self.unmoved)
+        rng.shuffle(srcs)
+        for src in srcs:
+            d = self._dests(src, self.speed)
+            if d:
+                return INDEX[src] * N + INDEX[rng.choice(_bit_list(d))]
+        if rem:
+            return REMOVE_BASE + INDEX[rng.choice(_bit_list(rem))]
+        return END
+
+    def _random_placement(self, rng: random.Random) -> Action:
+        c = rng.choice(_bit_list(self._place_cells()))
+        return PLACE_BASE + INDEX[c] * 6 + rng.randrange(self._allowance())
+
+    # -- notation ----------------------------------------------------------------------
+    def action_to_string(self, action: Action) -> str:
+        if not 0 <= action < NUM_ACTIONS:
+            raise IllegalMove(f"action {action!r} is not a Nymbat action")
+        if action < PLACE_BASE:
+            return f"{LABEL[action // N]}-{LABEL[action % N]}"
+        if action < REMOVE_BASE:
+            i, k = divmod(action - PLACE_BASE, 6)
+            return f"{LABEL[i]}={k + 1}"
+        if action < LOSE_BASE:
+            return "x" + LABEL[action - REMOVE_BASE]
+        if action < END:
+            return "lose " + LABEL[action - LOSE_BASE]
+        return "end" if action == END else "pass"
+
+    def string_to_action(self, move: str) -> Action:
+        text = move.strip().lower()
+        if text == "end":
+            return END
+        if text == "pass":
+            return PASS
+        if m := _MOVE_RE.fullmatch(text):
+            return _index(m.group(1), move) * N + _index(m.group(2), move)
+        if m := _PLACE_RE.fullmatch(text):
+            k = int(m.group(2))
+            if not 1 <= k <= 6:
+                raise IllegalMove(f"{move!r}: a piece's number is a whole number from 1 to 6, not {k}")
+            return PLACE_BASE + _index(m.group(1), move) * 6 + k - 1
+        if m := _REMOVE_RE.fullmatch(text):
+            return REMOVE_BASE + _index(m.group(1), move)
+        if m := _LOSE_RE.fullmatch(text):
+            return LOSE_BASE + _index(m.group(1), move)
+        raise IllegalMove(f"{move!r} is not a Nymbat step: {_SYNTAX}")
+
+    # -- positions ---------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        num = self.num
+        pieces = {}
+        for c in CELLS:
+            if num[c]:
+                pieces[GRID.label(c)] = [0 if self.own[0] >> c & 1 else 1, num[c]]
+        d: dict[str, Any] = {
+            "to_move": self.to_move,
+            "pieces": pieces,
+            "reserves": list(self.reserves),
+            "delays": list(self.delays),
+            "first_turn_done": list(self.first_done),
+        }
+        if self.turn:
+            d["turn"] = self.turn
+        if self.last_mover is not None:
+            d["last_mover"] = self.last_mover
+        if self.phase == BRING:
+            d["in_turn"] = {"phase": "bring", "placed": self.placed}
+        elif self.phase == PENALTY:
+            d["in_turn"] = {"phase": "penalty"}
+        elif self.phase == MOVE:
+            t: dict[str, Any] = {
+                "phase": "move",
+                "speed": self.speed,
+                "unmoved": [GRID.label(c) for c in bits(self.unmoved)],
+                "group": [GRID.label(c) for c in bits(self.tracked)],
+                "start_distance": self.start_dist,
+                "captured": self.captured,
+            }
+            if self.brk_cell >= 0:
+                t["breakthrough"] = {"hex": GRID.label(self.brk_cell), "budget": self.brk_budget}
+            d["in_turn"] = t
+        return d
+
+    # -- agents ------------------------------------------------------------------------
+    def _material(self, player: int) -> int:
+        num = self.num
+        return self.reserves[player] + sum(num[c] for c in bits(self.own[player]))
+
+    def _best_dist(self, player: int) -> int:
+        dist = DIST[player]
+        return min((dist[c] for c in bits(self.own[player])), default=LAST_ROW)
+
+    def evaluate(self, player: int) -> float:
+        """Material, race and home-row threat (module docstring); exact when over."""
+        if self._over:
+            return self.returns()[player]
+        o = 1 - player
+        material = self._material(player) - self._material(o)
+        race = self._best_dist(o) - self._best_dist(player)
+        threat = 0
+        if self.own[player] & HOME[o] and not self.own[o] & HOME[o]:
+            threat += 1
+        if self.own[o] & HOME[player] and not self.own[player] & HOME[player]:
+            threat -= 1
+        return math.tanh(0.04 * material + 0.15 * race + 0.6 * threat)
+
+    # -- drawing -----------------------------------------------------------------------
+    def render(self, player: int | None = None) -> dict[str, Any]:
+        fills: dict[int, str] = {}
+        titles: dict[int, str] = {}
+        for pl, (home_fill, setup_fill) in enumerate((("#e9b3ad", "#f6dcd8"), ("#b3c6ec", "#dce5f7"))):
+            for c in bits(SETUP[pl]):
+                home = bool(HOME[pl] >> c & 1)
+                fills[c] = home_fill if home else setup_fill
+                titles[c] = f"{NAMES[pl]} {'home row' if home else 'setup area'}"
+        cells = []
+        for c in CELLS:
+            x, y = GRID.center(c)
+            cells.append(cell_entry(GRID.label(c), x, y, fill=fills.get(c), title=titles.get(c)))
+        pieces = []
+        for c in CELLS:
+            if self.num[c]:
+                o = 0 if self.own[0] >> c & 1 else 1
+                pieces.append(
+                    piece(
+                        GRID.label(c),
+                        o,
+                        text=str(self.num[c]),
+                        color=COLORS[o],
+                        symbol="RB"[o],
+                        title=f"{NAMES[o]} {self.num[c]}",
+                    )
+                )
+        highlights: list[dict[str, Any]] = []
+        for pl in (0, 1):
+            for c in bits(HOME[pl]):
+                highlights.append({"cell": GRID.label(c), "kind": "home", "owner": pl, "color": COLORS[pl]})
+        if self.phase == MOVE:
+            for c in bits(self.unmoved):
+                highlights.append({"cell": GRID.label(c), "kind": "target", "title": "may still move"})
+            if self.brk_cell >= 0:
+                highlights.append(
+                    {
+                        "cell": GRID.label(self.brk_cell),
+                        "kind": "warning",
+                        "title": f"breakthrough: remove adjacent pieces totalling at most {self.brk_budget}",
+                    }
+                )
+        last: list[str] = []
+        if self._history:
+            s = self.action_to_string(self._history[-1][1])
+            if "-" in s:
+                last = s.split("-")
+            elif "=" in s:
+                last = [s.split("=")[0]]
+            elif s.startswith("x"):
+                last = [s[1:]]
+            elif s.startswith("lose "):
+                last = [s[5:]]
+            highlights += [{"cell": c, "kind": "last"} for c in last]
+        actions: list[dict[str, Any]] = []
+        cp = self.current_player()
+        if cp >= 0 and (player is None or player == cp):
+            legal = self._legal_actions()
+            choices = list(range(1, self._allowance() + 1))
+            placed_cells: set[int] = set()
+            for a in sorted(legal):
+                s = self.action_to_string(a)
+                if a == END:
+                    actions.append({"move": "end", "path": [], "label": "End turn"})
+                elif a == PASS:
+                    actions.append({"move": "pass", "path": [], "label": "Pass"})
+                elif a < PLACE_BASE:
+                    actions.append({"move": s, "path": s.split("-")})
+                elif a < REMOVE_BASE:
+                    i = (a - PLACE_BASE) // 6
+                    if i not in placed_cells:
+                        placed_cells.add(i)
+                        actions.append({"template": f"{LABEL[i]}={{n}}", "path": [LABEL[i]], "choices": choices})
+                elif a < LOSE_BASE:
+                    actions.append({"move": s, "path": [s[1:]]})
+                else:
+                    actions.append({"move": s, "path": [s[5:]]})
+        period = self.game.delay_period
+        turn_text = {
+            START: "start of turn",
+            BRING: f"bringing in ({self.placed} placed)",
+            MOVE: f"moving a group at speed {self.speed}"
+            + (f"; breakthrough: {self.brk_budget} may be removed" if self.brk_cell >= 0 else ""),
+            PENALTY: "penalty at reserve 0: remove one of your pieces",
+        }[self.phase]
+        panel: list[dict[str, Any]] = [
+            {"label": "Reserve", "values": list(self.reserves)},
+            {"label": f"Delays (every {period}th costs 1)", "values": list(self.delays)},
+            {"label": "On board", "values": [self._material(i) - self.reserves[i] for i in (0, 1)]},
+            {"label": "Turn", "values": [f"{self.turn} / {self.game.max_turns}"]},
+            {"label": "This turn", "values": [turn_text]},
+        ]
+        return describe(
+            self,
+            board={"kind": "hex", "cells": cells, "unbounded": False, "coords": "rows"},
+            pieces=pieces,
+            players=[{"name": NAMES[i], "color": COLORS[i]} for i in (0, 1)],
+            highlights=highlights,
+            panel=panel,
+            actions=actions,
+            last_move=last,
+            viewer=player,
+        )
+
+    def __str__(self) -> str:
+        return text_diagram(self.render())
+
+
+def _index(label: str, move: str) -> int:
+    if not GRID.has_label(label):
+        raise IllegalMove(f"{move!r}: {label!r} is not a hex of the board (rows a–o, side 8)")
+    return INDEX[GRID.cell(label)]
+
+
+# -- position dicts ----------------------------------------------------------------------
+
+
+def _from_dict(game: NymbatGame, d: Mapping[str, Any]) -> NymbatState:
+    where = "nymbat position"
+    if not isinstance(d, Mapping):
+        raise ValueError(f"a {where} must be a dict")
+    known = {"to_move", "pieces", "reserves", "delays", "first_turn_done", "turn", "last_mover", "in_turn"}
+    unknown = sorted(set(d) - known)
+    if unknown:
+        raise ValueError(f"{where}: unknown key {unknown[0]!r}; accepted keys: {', '.join(sorted(known))}")
+    for key in ("to_move", "pieces", "reserves"):
+        if key not in d:
+            raise ValueError(f"{where}: missing key {key!r}")
+    st = NymbatState(game)
+    st.to_move = _player(d["to_move"], f"{where}: to_move")
+    pieces = d["pieces"]
+    if not isinstance(pieces, Mapping):
+        raise ValueError(f"{where}: 'pieces' must map a hex to [owner, number]")
+    for key, val in pieces.items():
+        if not isinstance(key, str) or not GRID.has_label(key):
+            raise ValueError(f"{where}: piece hex {key!r} is not a hex of the board (rows a–o, side 8)")
+        if not isinstance(val, list | tuple) or len(val) != 2:
+            raise ValueError(f"{where}: piece {key}: expected [owner, number], got {val!r}")
+        owner = _player(val[0], f"{where}: piece {key} owner")
+        n = val[1]
+        if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 6:
+            raise ValueError(f"{where}: piece {key}: the number must be 1–6, not {n!r}")
+        c = GRID.cell(key)
+        st.own[owner] |= 1 << c
+        st.num[c] = n
+    st.reserves = _pair(d["reserves"], f"{where}: reserves", 0, 10**6)
+    st.delays = _pair(d.get("delays", [0, 0]), f"{where}: delays", 0, 10**9)
+    fd = d.get("first_turn_done", [False, False])
+    if not isinstance(fd, list | tuple) or len(fd) != 2 or not all(isinstance(x, bool) for x in fd):
+        raise ValueError(f"{where}: first_turn_done must be two booleans, not {fd!r}")
+    st.first_done = list(fd)
+    turn = d.get("turn", 0)
+    if not isinstance(turn, int) or isinstance(turn, bool) or not 0 <= turn <= game.max_turns:
+        raise ValueError(f"{where}: turn must be a whole number 0–{game.max_turns}, not {turn!r}")
+    st.turn = turn
+    lm = d.get("last_mover")
+    st.last_mover = None if lm is None else _player(lm, f"{where}: last_mover")
+    it = d.get("in_turn")
+    if it is None:
+        st._settle()
+        return st
+    if not isinstance(it, Mapping) or it.get("phase") not in ("bring", "move", "penalty"):
+        raise ValueError(f"{where}: in_turn must be a dict whose phase is 'bring', 'move' or 'penalty'")
+    p = st.to_move
+    phase = it["phase"]
+    allowed = {"bring": {"phase", "placed"}, "penalty": {"phase"}}.get(
+        phase, {"phase", "speed", "unmoved", "group", "start_distance", "captured", "breakthrough"}
+    )
+    extra = sorted(set(it) - allowed)
+    if extra:
+        raise ValueError(f"{where}: in_turn key {extra[0]!r} does not belong to phase {phase!r}")
+    if phase == "penalty":
+        if st.reserves[p] != 0 or not st.own[p]:
+            raise ValueError(f"{where}: a penalty step needs reserve 0 and a piece of {NAMES[p]} on the board")
+        st.phase = PENALTY
+        return st
+    if phase == "bring":
+        placed = it.get("placed")
+        if not isinstance(placed, int) or isinstance(placed, bool) or placed < 1:
+            raise ValueError(f"{where}: in_turn placed must be a whole number >= 1, not {placed!r}")
+        if not st.first_done[p] and placed > game.first_limit:
+            raise ValueError(f"{where}: {placed} placed on a first turn exceeds first_limit={game.first_limit}")
+        st.phase = BRING
+        st.placed = placed
+        if not st._has_step():
+            raise ValueError(f"{where}: nothing more can be brought in, so the turn would already have ended")
+        return st
+    if not st.first_done[p]:
+        raise ValueError(f"{where}: {NAMES[p]} cannot move a group on his first turn")
+    speed = it.get("speed")
+    if not isinstance(speed, int) or isinstance(speed, bool) or not 1 <= speed <= 6:
+        raise ValueError(f"{where}: in_turn speed must be 1–6, not {speed!r}")
+    unmoved = _cells(it.get("unmoved"), f"{where}: in_turn unmoved")
+    tracked = _cells(it.get("group"), f"{where}: in_turn group")
+    if unmoved & ~st.own[p] or tracked & ~st.own[p]:
+        raise ValueError(f"{where}: in_turn unmoved/group must be hexes holding {NAMES[p]} pieces")
+    if unmoved & ~tracked:
+        raise ValueError(f"{where}: in_turn unmoved pieces must also be listed in group")
+    sd = it.get("start_distance")
+    if not isinstance(sd, int) or isinstance(sd, bool) or not 0 <= sd <= LAST_ROW:
+        raise ValueError(f"{where}: in_turn start_distance must be 0–{LAST_ROW}, not {sd!r}")
+    cap = it.get("captured")
+    if not isinstance(cap, bool):
+        raise ValueError(f"{where}: in_turn captured must be true or false, not {cap!r}")
+    st.phase = MOVE
+    st.speed, st.unmoved, st.tracked, st.start_dist, st.captured = speed, unmoved, tracked, sd, cap
+    brk = it.get("breakthrough")
+    if brk is not None:
+        if not isinstance(brk, Mapping) or set(brk) != {"hex", "budget"}:
+            raise ValueError(f"{where}: in_turn breakthrough must be {{'hex': ..., 'budget': ...}}")
+        h = brk["hex"]
+        if not isinstance(h, str) or not GRID.has_label(h):
+            raise ValueError(f"{where}: breakthrough hex {h!r} is not a hex of the board")
+        b = brk["budget"]
+        if not isinstance(b, int) or isinstance(b, bool) or not 1 <= b <= 6:
+            raise ValueError(f"{where}: breakthrough budget must be 1–6, not {b!r}")
+        st.brk_cell, st.brk_budget = GRID.cell(h), b
+        if not st._removable():
+            raise ValueError(f"{where}: the breakthrough at {h} has nothing left to remove")
+    if not st._has_step():
+        raise ValueError(f"{where}: no group piece can move any more, so the turn would already have ended")
+    return st
+
+
+def _player(v: Any, where: str) -> int:
+    if v not in (0, 1) or isinstance(v, bool):
+        raise ValueError(f"{where} must be 0 (Red) or 1 (Blue), not {v!r}")
+    return int(v)
+
+
+def _pair(v: Any, where: str, lo: int, hi: int) -> list[int]:
+    if (
+        not isinstance(v, list | tuple)
+        or len(v) != 2
+        or not all(isinstance(x, int) and not isinstance(x, bool) and lo <= x <= hi for x in v)
+    ):
+        raise ValueError(f"{where} must be two whole numbers from {lo} to {hi}, not {v!r}")
+    return [int(x) for x in v]
+
+
+def _cells(v: Any, where: str) -> int:
+    if not isinstance(v, list | tuple):
+        raise ValueError(f"{where} must be a list of hexes, not {v!r}")
+    m = 0
+    for h in v:
+        if not isinstance(h, str) or not GRID.has_label(h):
+            raise ValueError(f"{where}: {h!r} is not a hex of the board")
+        m |= 1 << GRID.cell(h)
+    return m
