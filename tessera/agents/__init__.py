@@ -1,0 +1,40 @@
+"""AI players: one interface, ``Agent.choose(state, *, seconds, iterations, rng, player)``.
+
+>>> import tessera
+>>> from tessera.agents import make_agent
+>>> state = tessera.load_game("ikabegama(distance=3)").new_initial_state()
+>>> agent = make_agent("mcts(seed=1)")
+>>> a = agent.choose(state, iterations=50)
+>>> a in state.legal_actions()
+True
+
+Agents: ``random``, ``greedy`` (one-step lookahead with the game's
+``evaluate``), ``mcts`` (UCT with rollout cut-off, progressive widening, tree
+reuse; decoupled UCT at simultaneous nodes), ``smmcts``, ``alphabeta``
+(negamax, iterative deepening) and the strength levels ``level1``–``level5``
+(:func:`level`).  See docs/agents.md.
+"""
+
+from tessera.agents.alphabeta import AlphaBetaAgent
+from tessera.agents.base import DEFAULT_SECONDS, Agent, Budget
+from tessera.agents.mcts import MCTSAgent
+from tessera.agents.simple import GreedyAgent, RandomAgent
+from tessera.agents.sm_mcts import SMMCTSAgent
+from tessera.agents.spec import LEVEL_SECONDS, Level, LevelAgent, level, make_agent, parse_spec
+
+__all__ = [
+    "DEFAULT_SECONDS",
+    "LEVEL_SECONDS",
+    "Agent",
+    "AlphaBetaAgent",
+    "Budget",
+    "GreedyAgent",
+    "Level",
+    "LevelAgent",
+    "MCTSAgent",
+    "RandomAgent",
+    "SMMCTSAgent",
+    "level",
+    "make_agent",
+    "parse_spec",
+]

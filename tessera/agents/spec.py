@@ -1,0 +1,258 @@
+"""Agent specs: ``make_agent("mcts(c=1.4,rollout_cutoff=20)")`` and the strength levels 1–5.
+
+A spec is a name with optional keyword options in parentheses:
+
+==============  ==============================================================
+``random``      uniformly random legal moves
+``greedy``      one-step lookahead with ``evaluate`` (``noise=p``: random move with probability p)
+``mcts``        UCT (``c``, ``rollout_cutoff``, ``widen``, ``wide``, ``pw_k``, ``pw_alpha``,
+                ``reuse``); at simultaneous nodes it runs ``smmcts`` with its ``c`` and cut-off
+``smmcts``      decoupled simultaneous-move UCT (``c``, ``rollout_cutoff``)
+``alphabeta``   negamax alpha-beta with iterative deepening (``max_depth``, ``width``)
+``level1``…     the web app's strength levels (``level(3)`` too), tuned per game
+==============  ==============================================================
+
+Every agent also takes ``seed=K`` (its own random generator).  Values are
+integers, floats, ``true``/``false`` or bare words.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from tessera.agents.alphabeta import AlphaBetaAgent
+from tessera.agents.base import Agent, Budget
+from tessera.agents.mcts import MCTSAgent
+from tessera.agents.simple import GreedyAgent, RandomAgent
+from tessera.agents.sm_mcts import SMMCTSAgent
+from tessera.core.game import Action, State
+
+_SPEC = re.compile(r"^\s*([a-z_][a-z0-9_]*)\s*(?:\((.*)\))?\s*$", re.IGNORECASE)
+
+AGENT_OPTIONS: dict[str, tuple[str, ...]] = {
+    "random": ("seed",),
+    "greedy": ("noise", "seed"),
+    "mcts": ("c", "rollout_cutoff", "widen", "wide", "pw_k", "pw_alpha", "reuse", "seed"),
+    "smmcts": ("c", "rollout_cutoff", "seed"),
+    "alphabeta": ("max_depth", "width", "seed"),
+    "level": ("n", "game", "seed"),
+}
+"""The options each agent name accepts."""
+
+
+def _value(text: str) -> Any:
+    t = text.strip()
+    low = t.lower()
+    if low in ("true", "yes", "on"):
+        return True
+    if low in ("false", "no", "off"):
+        return False
+    try:
+        return int(t)
+    except ValueError:
+        pass
+    try:
+        return float(t)
+    except ValueError:
+        return t.strip("'\"")
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"mcts(c=1.4)"`` → ``("mcts", {"c": 1.4})``; ``"level3"`` → ``("level", {"n": 3})``."""
+    if not isinstance(spec, str):
+        raise ValueError(f"an agent spec must be a string, not {type(spec).__name__}")
+    m = _SPEC.match(spec)
+    if not m:
+        raise ValueError(f"malformed agent spec {spec!r}: expected 'name' or 'name(key=value,...)'")
+    name = m.group(1).lower()
+    opts: dict[str, Any] = {}
+    inner = m.group(2)
+    if inner is not None and inner.strip():
+        pieces = [p for p in inner.split(",")]
+        for piece in pieces:
+            if name == "level" and "=" not in piece and "n" not in opts:
+                opts["n"] = _value(piece)
+                continue
+            key, eq, val = piece.partition("=")
+            key = key.strip().lower()
+            if not eq or not key:
+                raise ValueError(f"malformed agent spec {spec!r}: {piece.strip()!r} is not 'key=value'")
+            if key in opts:
+                raise ValueError(f"malformed agent spec {spec!r}: option {key!r} given twice")
+            opts[key] = _value(val)
+    lv = re.fullmatch(r"level([0-9]+)", name)
+    if lv:
+        name = "level"
+        if "n" in opts:
+            raise ValueError(f"agent spec {spec!r} gives the level twice")
+        opts["n"] = int(lv.group(1))
+    if name in ("sm_mcts", "sm-mcts"):
+        name = "smmcts"
+    if name == "ab":
+        name = "alphabeta"
+    if name not in AGENT_OPTIONS:
+        raise ValueError(
+            f"unknown agent {name!r} in {spec!r}; known agents: {', '.join(AGENT_OPTIONS)}, level1..level5"
+        )
+    bad = sorted(set(opts) - set(AGENT_OPTIONS[name]))
+    if bad:
+        raise ValueError(
+            f"agent {name!r} has no option {bad[0]!r}; accepted options: {', '.join(AGENT_OPTIONS[name]) or 'none'}"
+        )
+    return name, opts
+
+
+def make_agent(spec: str | Agent, *, game: str | None = None) -> Agent:
+    """An agent from its spec string (see the module docstring); an ``Agent`` is returned as is.
+
+    ``game`` (a game name) picks the per-game tuning of the ``level`` agents
+    up front; without it a level agent picks it from the first state it sees.
+    """
+    if isinstance(spec, Agent):
+        return spec
+    name, opts = parse_spec(spec)
+    canonical = _canonical(name, opts)
+    try:
+        if name == "random":
+            agent: Agent = RandomAgent(**opts)
+        elif name == "greedy":
+            agent = GreedyAgent(**opts)
+        elif name == "mcts":
+            agent = MCTSAgent(**opts, name=canonical)
+        elif name == "smmcts":
+            agent = SMMCTSAgent(**opts, name=canonical)
+        elif name == "alphabeta":
+            agent = AlphaBetaAgent(**opts, name=canonical)
+        else:
+            if "game" not in opts and game is not None:
+                opts["game"] = game
+            agent = LevelAgent(**opts)
+    except TypeError as e:
+        raise ValueError(f"agent spec {spec!r}: {e}") from None
+    if name != "level":
+        agent.name = canonical
+    return agent
+
+
+def _canonical(name: str, opts: dict[str, Any]) -> str:
+    if name == "level":
+        rest = {k: v for k, v in opts.items() if k != "n"}
+        base = f"level{opts.get('n')}"
+        return base + (f"({','.join(f'{k}={_fmt(v)}' for k, v in rest.items())})" if rest else "")
+    if not opts:
+        return name
+    return f"{name}({','.join(f'{k}={_fmt(v)}' for k, v in opts.items())})"
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return f"{v:g}"
+    return str(v)
+
+
+# -- strength levels ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Level:
+    """One strength level for one game: which agent, with how much time per move."""
+
+    spec: str
+    """Agent spec for :func:`make_agent`."""
+    seconds: float | None
+    """Default thinking time per move (``None``: the agent needs no budget)."""
+
+
+LEVEL_SECONDS = {1: None, 2: None, 3: 0.3, 4: 1.0, 5: 3.0}
+"""Default time per move of each level."""
+
+_SEARCH_SPEC: dict[str, str] = {
+    # Per-game tuning of the search levels (3–5); see docs/agents.md for the matches behind it.
+    "ikabegama": "mcts(c=0.7,rollout_cutoff=6)",
+    "nume": "mcts(c=0.7,rollout_cutoff=0)",
+    "nibble": "mcts(c=0.7,rollout_cutoff=10)",
+    "nymbat": "mcts(c=0.7,rollout_cutoff=8)",
+    "nelaxtam": "mcts(c=0.7,rollout_cutoff=6)",
+}
+_DEFAULT_SEARCH = "mcts(c=0.7,rollout_cutoff=10)"
+
+_LEVEL5_SPEC: dict[str, str] = {}
+"""Games where level 5 uses another algorithm than levels 3–4."""
+
+
+def level(n: int, game: str | None = None) -> Level:
+    """The agent spec and default seconds per move of strength level ``n`` (1–5) in ``game``.
+
+    1: greedy that plays a random move half of the time; 2: greedy;
+    3: the game's search agent at 0.3 s; 4: the same at 1 s; 5: the game's best
+    agent at about 3 s.
+    """
+    if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 5:
+        raise ValueError(f"strength level must be an integer from 1 to 5, not {n!r}")
+    if n == 1:
+        return Level("greedy(noise=0.5)", None)
+    if n == 2:
+        return Level("greedy", None)
+    spec = _SEARCH_SPEC.get(game or "", _DEFAULT_SEARCH)
+    if n == 5:
+        spec = _LEVEL5_SPEC.get(game or "", spec)
+    return Level(spec, LEVEL_SECONDS[n])
+
+
+class LevelAgent(Agent):
+    """Strength level ``n`` (1–5): the per-game agent of :func:`level` with its default time.
+
+    An explicit ``seconds``/``iterations`` passed to ``choose`` overrides the
+    level's default time.
+    """
+
+    def __init__(self, n: int, game: str | None = None, seed: int | None = None) -> None:
+        super().__init__(seed)
+        level(n)  # validates n
+        self.n = n
+        self.game = game
+        self.seed = seed
+        self.name = f"level{n}" if game is None else f"level{n}(game={game})"
+        self._inner: dict[str, Agent] = {}
+        if game is not None:
+            self._agent_for(game)
+
+    def _agent_for(self, game: str) -> Agent:
+        if game not in self._inner:
+            lv = level(self.n, game)
+            agent = make_agent(lv.spec)
+            agent.default_seconds = lv.seconds
+            agent.rng = self.rng
+            self._inner[game] = agent
+        return self._inner[game]
+
+    @property
+    def default_seconds(self) -> float | None:  # type: ignore[override]
+        return LEVEL_SECONDS[self.n]
+
+    @default_seconds.setter
+    def default_seconds(self, value: float | None) -> None:
+        pass
+
+    def _choose(self, state: State, budget: Budget, rng: Any) -> Action:
+        inner = self._agent_for(state.game.name)
+        out = inner._choose(state, budget, rng)
+        self.stats = inner.stats
+        return out
+
+    def _choose_order(self, state: State, player: int, budget: Budget, rng: Any) -> str:
+        inner = self._agent_for(state.game.name)
+        out = inner._choose_order(state, player, budget, rng)
+        self.stats = inner.stats
+        return out
+
+    def reset(self) -> None:
+        for a in self._inner.values():
+            a.reset()
+
+
+__all__ = ["AGENT_OPTIONS", "LEVEL_SECONDS", "Level", "LevelAgent", "level", "make_agent", "parse_spec"]
