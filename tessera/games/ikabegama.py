@@ -26,10 +26,13 @@ End
 
 Engine notes
     Hexes are ints in a :class:`~tessera.core.hexplane.PlaneWindow` whose bound
-    is the nests' reach plus ``max_plies + 2``: from the initial position no
-    token can leave it before the safeguard ends the game (a token travels at
-    most two hexes per own ply).  A position loaded with ``state_from_dict`` must
-    lie inside that window; moves that would leave it are not generated.
+    is ``max(nests' reach, 30) + max_plies + 4``.  A player's tokens spread by at
+    most two hexes per own move, so from the initial position no token can get
+    near the window's edge before the safeguard ends the game, and move
+    generation needs no bounds check.  A position loaded with
+    ``state_from_dict`` must keep that promise: each token's ``max(|q|, |r|)``
+    plus the plies left plus 3 must not exceed the bound (a clear
+    ``ValueError`` says so otherwise).
     Integer action ``hex * 13 + k``: ``k = 0`` a growth onto ``hex``, ``k = 1…12`` a
     jump onto ``hex`` from ``hex − ring2[k−1]``; the last action is ``pass``.
 
@@ -112,7 +115,7 @@ class IkabegamaGame(Game):
             self.hexhex = int(n)
         reach = max(abs(self.dark_nest[0]), abs(self.dark_nest[1]))
         if self.hexhex is None:
-            bound = reach + params["max_plies"] + 2
+            bound = max(reach, 30) + params["max_plies"] + 4  # 30: room for hand-made positions
         else:
             bound = reach + self.hexhex + 2
         self.window = PlaneWindow(bound)
@@ -177,6 +180,15 @@ class IkabegamaGame(Game):
             raise ValueError(f"ikabegama position: ply must be 0…{self.params['max_plies']}, not {ply!r}")
         if passes not in (0, 1, 2):
             raise ValueError(f"ikabegama position: passes must be 0, 1 or 2, not {passes!r}")
+        if self.allowed is None:
+            left = self.params["max_plies"] - ply
+            for hid in tokens:
+                q, r = self.window.axial(hid)
+                if max(abs(q), abs(r)) + left + 3 > self.window.bound:
+                    raise ValueError(
+                        f"ikabegama position: token {self.window.label(hid)} is too far out: with {left} plies "
+                        f"left its tokens could leave the playing window |q|,|r| <= {self.window.bound}"
+                    )
         light_home, dark_home = self.nest_ids
         if tokens.get(dark_home) == LIGHT and tokens.get(light_home) == DARK:
             raise ValueError("ikabegama position: both nests are taken by the enemy; only one player can have won")
@@ -261,23 +273,37 @@ class IkabegamaState(State):
 
     def _moves(self, player: int) -> list[Action]:
         tokens = self.tokens
-        on_board = self._on_board
         w = self.game.window
+        allowed = self.game.allowed
         growth: set[int] = set()
         out: list[Action] = []
         ring2 = w.ring2_offsets
         nbrs = w.neighbor_offsets
-        for t, o in tokens.items():
-            if o != player:
-                continue
-            for off in nbrs:
-                n = t + off
-                if n not in tokens and n not in growth and on_board(n):
-                    growth.add(n)
-            for k, off in enumerate(ring2, 1):
-                n = t + off
-                if n not in tokens and on_board(n):
-                    out.append(n * 13 + k)
+        own = [t for t, o in tokens.items() if o == player]
+        if allowed is None:  # the plane: the window is never left (see _check_reach)
+            for t in own:
+                for off in nbrs:
+                    n = t + off
+                    if n not in tokens:
+                        growth.add(n)
+                k = 1
+                for off in ring2:
+                    n = t + off
+                    if n not in tokens:
+                        out.append(n * 13 + k)
+                    k += 1
+        else:
+            for t in own:
+                for off in nbrs:
+                    n = t + off
+                    if n not in tokens and n in allowed:
+                        growth.add(n)
+                k = 1
+                for off in ring2:
+                    n = t + off
+                    if n not in tokens and n in allowed:
+                        out.append(n * 13 + k)
+                    k += 1
         out.extend(n * 13 for n in growth)
         return out
 
@@ -296,7 +322,7 @@ class IkabegamaState(State):
             return None
         dest, k = divmod(action, 13)
         move = self.action_to_string(action)
-        if not self._on_board(dest):
+        if not self._on_board(dest) or (k and not self._on_board(dest - g.window.ring2_offsets[k - 1])):
             return f"{move}: hex {g.window.label(dest)} is off the board"
         if dest in self.tokens:
             return f"{move}: hex {g.window.label(dest)} is not empty"

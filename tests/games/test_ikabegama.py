@@ -211,3 +211,11 @@ def test_evaluation_prefers_the_nest_race_leader() -> None:
         s.apply_action(s.random_action(rng))
         assert -1.0 <= s.evaluate(0) <= 1.0
     assert s.evaluate(0) == s.returns()[0]
+
+
+def test_positions_must_stay_inside_the_playing_window() -> None:
+    """Engine note: a loaded position whose tokens could leave the window before max_plies is refused."""
+    g = tessera.load_game("ikabegama", max_plies=50)
+    assert g.state_from_dict({"to_move": 0, "tokens": {"-30,0": 0, "6,0": 1}}).legal_moves()
+    with pytest.raises(ValueError, match="too far out"):
+        g.state_from_dict({"to_move": 0, "tokens": {"-80,0": 0, "6,0": 1}})
