@@ -1,0 +1,964 @@
+"""Nume — a territory game of numbered groups (seed ``001``; RULES.md, Nume).
+
+Board
+    A hexagon of hexes whose sides alternate between ``size`` and ``size + 2``
+    hexes (parameter ``size``, default 5, range 2–12): ``3·size·(size+1)`` cells in
+    ``2·size + 1`` rows; row ``a`` has ``size + 2`` hexes, rows grow by one down to
+    the ``size``-th row (``2·size + 1`` hexes), then shrink by one to the bottom row
+    of ``size`` hexes (:func:`tessera.core.geometry.alternating_hexagon`).  Variant
+    ``variant="square"``: the ``size × size`` points of a square grid (default
+    size 9, range 3–19) with orthogonal adjacency only; chess labels (``a1``
+    bottom-left).
+Players
+    Player 0 is Black and places first; player 1 is White (but see komi
+    bidding: there a person may end up with either colour).
+Groups, size and price
+    A group is a stone with every like-coloured stone reachable from it through
+    adjacent like-coloured stones; its size is its number of stones.  Its price
+    is the largest ``|number − size|`` over its numbered stones (a group made by
+    merging has several numbered stones).
+Moves
+    On his turn a player places a stone of his colour on an empty cell.  A stone
+    that touches a friendly stone joins (and may merge) groups and carries no
+    number: ``d3``.  A stone that touches no friendly stone starts a new group
+    and carries a written whole number ``0 ≤ k ≤ cells``: ``d3=5``.  **Ruling**
+    (RULES.md): writing a number on a joining stone is illegal, and so is
+    omitting it on a stone that starts a group.
+End and score
+    The game ends when the board is full.  A player's score is the sum of the
+    prices of his groups, plus the komi when his colour receives it; the
+    **lower** score wins.  With a whole-number komi the scores can be equal: a
+    draw.  :meth:`NumeState.scores` gives both scores **by player index** (the
+    person in seat 0 first, whatever his colour); during komi bidding there is
+    no score yet (``None``).
+Komi
+    Parameters ``komi`` (default 0.5, any multiple of 0.5 from 0) and ``komi_to``
+    (``"black"`` default, or ``"white"``).  With ``komi_bidding=True`` (the
+    seed's "first player chooses komi and recipient, second player chooses
+    sides") the game starts with two extra steps: player 0 plays
+    ``komi 3.5 white`` (any ``n + 0.5`` from 0.5 to ``cells + 0.5``, and the
+    colour that receives it), then player 1 plays ``black`` or ``white``,
+    choosing his own colour.  Black then places first.  Player indices stay
+    attached to the people: ``returns()``, ``scores()`` and ``current_player()``
+    follow the seats, not the colours.  With komi bidding the ``komi`` and
+    ``komi_to`` parameters are not used and must be left at their defaults.
+Position dict
+    ``{"size": 5, "variant": "hex", "to_move": 0, "stones": {"d3": ["b", 5],
+    "d4": ["b", null]}, "komi": 0.5, "komi_to": "black", "colors": ["black",
+    "white"]}``; ``colors`` is the colour of each player index.  During komi
+    bidding ``komi``/``komi_to`` (before the bid) and ``colors`` (before the
+    choice) are ``null`` and there are no stones.  ``to_move`` is ``-4`` once the
+    board is full.  :meth:`NumeGame.state_from_dict` accepts exactly the positions
+    that can arise: every group has a numbered stone, no two numbered stones
+    of one colour touch (a numbered stone touched no friend when placed, and a
+    stone placed next to it later carries no number), Black has as many stones
+    as White or one more.
+
+Engine notes
+    Cells are numbered ``0 … cells−1`` in label order.  A cell's group id is the
+    cell of the group's founding stone; each group keeps its size, smallest and
+    largest written number (the price is ``max(max − size, size − min)``) and
+    its members as a circular linked list (``next`` per cell), so a merge
+    relabels the smaller group only, and every table is a flat list (a clone is
+    a few list copies).  The prices of each colour are summed incrementally, so
+    a ply costs a handful of list operations.  Empty cells are kept in a list
+    with positions (swap-remove), which makes :meth:`NumeState.random_action`
+    O(1): it draws an empty cell uniformly, then — if the stone would start a
+    new group — a number uniformly from ``0 … cells``.  (So the distribution is
+    uniform over cells, not over the ``cell × number`` moves.)
+
+    Integer actions, with ``N`` cells and ``K = N + 2``:
+
+    * ``cell·K``: the joining stone ``d3`` (no number);
+    * ``cell·K + 1 + k``: the new group ``d3=k``, ``0 ≤ k ≤ N``;
+    * ``N·K + 2·n + r``: the bid ``komi (n+0.5) black|white`` (``r`` 0 black, 1 white),
+      ``0 ≤ n ≤ N``;
+    * ``N·K + 2·(N+1) + c``: the colour choice ``black`` (``c = 0``) or ``white``.
+
+Evaluation (for agents)
+    Each group's final price is estimated as the mean of its current price and
+    its best reachable price if it could grow by up to its liberties (the empty
+    cells next to it) towards the middle of its numbers.  The value for a
+    player is ``tanh((opponent's estimate − own estimate) / max(2, √empty))``
+    with komi included (a lower score is better); exact ±1/0 when the game is
+    over, and 0 during komi bidding.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from tessera.core.game import TERMINAL, Action, Game, GameInfo, IllegalMove, Param, State
+from tessera.core.geometry import Grid, alternating_hexagon, square
+from tessera.core.registry import register
+from tessera.core.render import PLAYER_COLORS, describe, grid_cells, piece, text_diagram
+
+BLACK, WHITE = 0, 1
+"""Colours (not players: with komi bidding a player may take either)."""
+COLOUR_NAMES = ("Black", "White")
+COLOUR_WORDS = ("black", "white")
+COLOUR_LETTERS = ("b", "w")
+COLOURS = (PLAYER_COLORS["black"], PLAYER_COLORS["white"])
+NO_COLOUR = ("#8a8a8a", "#c9c9c9")
+"""Player colours shown before the colours are chosen (komi bidding)."""
+
+BID, CHOOSE, PLAY = 0, 1, 2
+"""Phases: player 0 bids komi, player 1 chooses a colour, then stones are placed."""
+
+HEX_SIZES = (2, 12)
+SQUARE_SIZES = (3, 19)
+
+INFO = GameInfo(
+    name="nume",
+    title="Nume",
+    params=(
+        Param(
+            "size",
+            None,
+            int,
+            "board size: hex sides size/size+2 (2–12, default 5); square size×size (3–19, default 9)",
+            min=2,
+            max=19,
+        ),
+        Param(
+            "variant",
+            "hex",
+            str,
+            "'hex' (alternating hexagon) or 'square' (orthogonal grid)",
+            choices=("hex", "square"),
+        ),
+        Param(
+            "komi",
+            0.5,
+            float,
+            "points added to the komi receiver's score (whole komi: ties are draws)",
+            min=0,
+            step=0.5,
+        ),
+        Param("komi_to", "black", str, "colour that receives the komi", choices=("black", "white")),
+        Param("komi_bidding", False, bool, "player 0 bids komi and recipient, player 1 then chooses his colour"),
+    ),
+    player_names=("Black", "White"),
+    board_kind="hex",
+    version=1,
+    summary=__doc__ or "",
+    designer="Luis Bolaños Mures (2020)",
+    examples=("nume(size=2)", "nume(variant=square,size=5)", "nume(size=3,komi_bidding=true)"),
+)
+
+
+def _fmt_komi(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() else str(float(v))
+
+
+@register
+class NumeGame(Game):
+    """Nume on one board with fixed komi rules; holds the board tables states share."""
+
+    info = INFO
+
+    grid: Grid
+    """The board (alternating hexagon or square)."""
+    cells: int
+    """Number of cells ``N``."""
+
+    def _check_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        variant = params["variant"]
+        lo, hi = HEX_SIZES if variant == "hex" else SQUARE_SIZES
+        if params["size"] is None:
+            params["size"] = self._default_size(variant)
+        size = params["size"]
+        if not lo <= size <= hi:
+            raise ValueError(
+                f"nume: parameter size={size} is out of range for variant={variant!r}: expected int from {lo} to {hi}"
+            )
+        if params["komi_bidding"] and (params["komi"] != 0.5 or params["komi_to"] != "black"):
+            raise ValueError(
+                "nume: with komi_bidding=true the komi is bid in the game; "
+                f"leave komi (got {_fmt_komi(params['komi'])}) and komi_to (got {params['komi_to']!r}) "
+                "at their defaults"
+            )
+        params["komi"] = float(params["komi"])
+        self._setup_board(variant, size)
+        return params
+
+    def _setup_board(self, variant: str, size: int) -> None:
+        grid = alternating_hexagon(size) if variant == "hex" else square(size)
+        self.grid = grid
+        ids = list(grid.cells)
+        index = {c: i for i, c in enumerate(ids)}
+        n = len(ids)
+        self.cells = n
+        self.K = n + 2
+        """Actions per cell: the joining stone plus ``n + 1`` numbers."""
+        self.place_actions = n * self.K
+        """First komi-bid action (placements are below it)."""
+        self.choose_base = self.place_actions + 2 * (n + 1)
+        """First colour-choice action."""
+        self.ids = ids
+        """Grid cell id of each cell index."""
+        self.index = index
+        """Cell index of each grid cell id."""
+        self.labels = [grid.label(c) for c in ids]
+        """Label of each cell index."""
+        self.label_index = {lab: i for i, lab in enumerate(self.labels)}
+        self.nbrs: list[tuple[int, ...]] = [tuple(index[m] for m in grid.neighbors[c]) for c in ids]
+        """Neighbour cell indices of each cell index."""
+        self.nmask: list[int] = [sum(1 << j for j in nb) for nb in self.nbrs]
+        """Bit set (over cell indices) of each cell's neighbours."""
+        self.numstr = [str(k) for k in range(n + 1)]
+
+    def __str__(self) -> str:
+        """The one-string form, leaving out parameters at their (derived) defaults.
+
+        The size default depends on the variant, so ``nume(variant=square,size=5)``
+        keeps its size and ``nume(variant=square)`` means size 9.
+        """
+        parts = []
+        for p in self.info.params:
+            v = self._params[p.name]
+            default = self._default_size(self._params["variant"]) if p.name == "size" else p.default
+            if v != default:
+                text = (
+                    ("true" if v else "false") if isinstance(v, bool) else _fmt_komi(v) if p.name == "komi" else str(v)
+                )
+                parts.append(f"{p.name}={text}")
+        return self.info.name + (f"({','.join(parts)})" if parts else "")
+
+    @staticmethod
+    def _default_size(variant: str) -> int:
+        return 5 if variant == "hex" else 9
+
+    def new_initial_state(self, seed: int | None = None) -> NumeState:
+        """An empty board; with komi bidding, player 0 bids first."""
+        return NumeState(self)
+
+    def num_distinct_actions(self) -> int:
+        """``N·(N+2)`` placements, ``2·(N+1)`` komi bids, 2 colour choices."""
+        return self.choose_base + 2
+
+    def max_game_length(self) -> int:
+        """One stone per cell, plus the two bidding steps."""
+        return self.cells + (2 if self.params["komi_bidding"] else 0)
+
+    # -- positions -----------------------------------------------------------------------
+    def state_from_dict(self, d: Mapping[str, Any]) -> NumeState:
+        """A state from the RULES.md position dict; ``ValueError`` names any inconsistency."""
+        if not isinstance(d, Mapping):
+            raise ValueError("a nume position must be a dict")
+        known = {"size", "variant", "to_move", "stones", "komi", "komi_to", "colors"}
+        unknown = sorted(set(d) - known)
+        if unknown:
+            raise ValueError(f"nume position: unknown key {unknown[0]!r}; expected keys {sorted(known)}")
+        p = self.params
+        n = self.cells
+        for key in ("size", "variant"):
+            if key in d and d[key] != p[key]:
+                raise ValueError(f"nume position: {key} is {d[key]!r} but this game's {key} is {p[key]!r}")
+        bidding = p["komi_bidding"]
+        colors_in = d.get("colors", None if bidding else ["black", "white"])
+        komi_in = d.get("komi", None if bidding else p["komi"])
+        komi_to_in = d.get("komi_to", None if bidding else p["komi_to"])
+        # colours
+        colors: list[int] | None
+        if colors_in is None:
+            if not bidding:
+                raise ValueError("nume position: colors may only be null in a game with komi_bidding=true")
+            colors = None
+        else:
+            if not isinstance(colors_in, list | tuple) or sorted(map(str, colors_in)) != ["black", "white"]:
+                raise ValueError(
+                    f"nume position: colors must be ['black', 'white'] or ['white', 'black'], not {colors_in!r}"
+                )
+            colors = [COLOUR_WORDS.index(str(c)) for c in colors_in]
+            if not bidding and colors != [BLACK, WHITE]:
+                raise ValueError(
+                    "nume position: without komi bidding player 0 is Black: colors must be ['black', 'white']"
+                )
+        # komi
+        komi: float | None
+        komi_to: int | None
+        if komi_in is None or komi_to_in is None:
+            if komi_in is not None or komi_to_in is not None:
+                raise ValueError("nume position: komi and komi_to must both be given or both be null")
+            if not bidding:
+                raise ValueError("nume position: komi may only be null in a game with komi_bidding=true")
+            if colors is not None:
+                raise ValueError(
+                    "nume position: the colours are chosen after the komi bid, so komi cannot be null here"
+                )
+            komi, komi_to = None, None
+        else:
+            if isinstance(komi_in, bool) or not isinstance(komi_in, int | float):
+                raise ValueError(f"nume position: komi must be a number, not {komi_in!r}")
+            if komi_to_in not in COLOUR_WORDS:
+                raise ValueError(f"nume position: komi_to must be 'black' or 'white', not {komi_to_in!r}")
+            komi, komi_to = float(komi_in), COLOUR_WORDS.index(komi_to_in)
+            if bidding:
+                if not (komi - 0.5).is_integer() or not 0.5 <= komi <= n + 0.5:
+                    raise ValueError(f"nume position: a bid komi is n+0.5 from 0.5 to {n}.5, not {_fmt_komi(komi_in)}")
+            elif komi != p["komi"] or komi_to_in != p["komi_to"]:
+                raise ValueError(
+                    f"nume position: komi {_fmt_komi(komi)} to {komi_to_in} differs from this game's "
+                    f"komi={_fmt_komi(p['komi'])}, komi_to={p['komi_to']!r}"
+                )
+        # stones
+        stones_in = d.get("stones", {})
+        if not isinstance(stones_in, Mapping):
+            raise ValueError("nume position: 'stones' must map a cell to [colour, number or null]")
+        stones: list[tuple[int, int, int]] = []
+        seen: set[int] = set()
+        for key, val in stones_in.items():
+            lab = str(key)
+            c = self.label_index.get(lab)
+            if c is None:
+                raise ValueError(f"nume position: stone {lab!r} is not a cell of the {self.grid.shape} board")
+            if c in seen:
+                raise ValueError(f"nume position: cell {lab!r} is given twice")
+            seen.add(c)
+            if not isinstance(val, list | tuple) or len(val) != 2 or val[0] not in COLOUR_LETTERS:
+                raise ValueError(f"nume position: stone {lab!r} must be ['b' or 'w', number or null], not {val!r}")
+            num = val[1]
+            if num is None:
+                k = -1
+            elif isinstance(num, int) and not isinstance(num, bool) and 0 <= num <= n:
+                k = num
+            else:
+                raise ValueError(f"nume position: stone {lab!r} has number {num!r}; expected null or 0…{n}")
+            stones.append((c, COLOUR_LETTERS.index(val[0]), k))
+        if stones and colors is None:
+            raise ValueError("nume position: stones are placed only after komi bidding, but colors is null")
+        state = NumeState(self)
+        if komi is None:
+            phase = BID
+        elif colors is None:
+            phase = CHOOSE
+        else:
+            phase = PLAY
+        # numbered stones must found distinct groups; others join them
+        board = [-1] * n
+        numbers = [-1] * n
+        for c, col, k in stones:
+            board[c] = col
+            numbers[c] = k
+        for c, col, k in stones:
+            if k >= 0:
+                for m in self.nbrs[c]:
+                    if board[m] == col and numbers[m] >= 0:
+                        raise ValueError(
+                            f"nume position: numbered {COLOUR_WORDS[col]} stones {self.labels[c]} and "
+                            f"{self.labels[m]} touch; a stone placed next to a friendly stone carries no number"
+                        )
+        counts = [board.count(BLACK), board.count(WHITE)]
+        if not 0 <= counts[BLACK] - counts[WHITE] <= 1:
+            raise ValueError(
+                f"nume position: Black has {counts[BLACK]} stones and White {counts[WHITE]}; "
+                "Black moves first, so Black has as many stones as White or one more"
+            )
+        state._setup(phase, komi, komi_to, colors)
+        # place numbered stones first, then the others breadth-first from them
+        for c, col, k in stones:
+            if k >= 0:
+                state._col = col
+                state._place(c, k + 1)
+        pending = {c for c, _, k in stones if k < 0}
+        while pending:
+            ready = [c for c in sorted(pending) if any(board[m] == board[c] and m not in pending for m in self.nbrs[c])]
+            if not ready:
+                c = min(pending)
+                raise ValueError(
+                    f"nume position: the {COLOUR_WORDS[board[c]]} group at {self.labels[c]} has no numbered stone; "
+                    "every group starts with a numbered stone"
+                )
+            for c in ready:
+                state._col = board[c]
+                state._place(c, 0)
+                pending.discard(c)
+        if phase == PLAY:
+            state._col = BLACK if counts[BLACK] == counts[WHITE] else WHITE
+            assert colors is not None
+            state._to_move = colors.index(state._col)
+            state._over = not state._empty
+        expected = state.current_player()
+        to_move = d.get("to_move", expected)
+        if to_move != expected or isinstance(to_move, bool):
+            raise ValueError(f"nume position: to_move is {to_move!r} but this position has {expected} to move")
+        return state
+
+
+class NumeState(State):
+    """The board, the groups with their prices, the komi and who holds which colour."""
+
+    game: NumeGame
+
+    def __init__(self, game: NumeGame) -> None:
+        super().__init__(game)
+        n = game.cells
+        self._stone = [-1] * n
+        """Colour on each cell, ``-1`` when empty."""
+        self._num = [-1] * n
+        """Written number on each cell, ``-1`` when none."""
+        self._gid = [-1] * n
+        """Group id (cell of its founding stone) of each stone."""
+        self._next = list(range(n))
+        """Next member of the same group (circular list)."""
+        self._gsize = [0] * n
+        self._gmin = [0] * n
+        self._gmax = [0] * n
+        self._gprice = [0] * n
+        """Size, smallest and largest number, and price of each group (by group id)."""
+        self._price = [0, 0]
+        """Sum of the prices of each colour's groups."""
+        self._masks = [0, 0]
+        """Bit set of each colour's stones (over cell indices)."""
+        self._empty = list(range(n))
+        """The empty cells, in no particular order."""
+        self._epos = list(range(n))
+        """Position of each empty cell in ``_empty``."""
+        p = game.params
+        if p["komi_bidding"]:
+            self._setup(BID, None, None, None)
+        else:
+            self._setup(PLAY, p["komi"], COLOUR_WORDS.index(p["komi_to"]), [BLACK, WHITE])
+
+    def _setup(self, phase: int, komi: float | None, komi_to: int | None, colors: list[int] | None) -> None:
+        self._phase = phase
+        self._komi = komi
+        self._komi_to = komi_to
+        self._colors = colors
+        """Colour of each player index (None until chosen)."""
+        self._col = BLACK
+        """Colour to place next."""
+        self._to_move = 0 if phase == BID else 1 if phase == CHOOSE else colors.index(BLACK)  # type: ignore[union-attr]
+        self._over = False
+
+    def _copy_from(self, other: NumeState) -> None:
+        self._stone = other._stone[:]
+        self._num = other._num[:]
+        self._gid = other._gid[:]
+        self._next = other._next[:]
+        self._gsize = other._gsize[:]
+        self._gmin = other._gmin[:]
+        self._gmax = other._gmax[:]
+        self._gprice = other._gprice[:]
+        self._price = other._price[:]
+        self._masks = other._masks[:]
+        self._empty = other._empty[:]
+        self._epos = other._epos[:]
+        self._phase = other._phase
+        self._komi = other._komi
+        self._komi_to = other._komi_to
+        self._colors = None if other._colors is None else other._colors[:]
+        self._col = other._col
+        self._to_move = other._to_move
+        self._over = other._over
+
+    # -- protocol ------------------------------------------------------------------------
+    def current_player(self) -> int:
+        return TERMINAL if self._over else self._to_move
+
+    def is_terminal(self) -> bool:
+        return self._over
+
+    def colors(self) -> list[str] | None:
+        """Colour (``"black"``/``"white"``) of each player index, or None before the choice."""
+        return None if self._colors is None else [COLOUR_WORDS[c] for c in self._colors]
+
+    def colour_scores(self) -> list[float]:
+        """Black's and White's scores (prices plus komi), by colour."""
+        out = [float(self._price[BLACK]), float(self._price[WHITE])]
+        if self._komi is not None and self._komi_to is not None:
+            out[self._komi_to] += self._komi
+        return out
+
+    def scores(self) -> list[float] | None:
+        """Each **player's** score (prices of his groups plus komi if he receives it), by player index.
+
+        ``None`` while komi bidding is in progress (no one has a colour yet).
+        """
+        if self._colors is None:
+            return None
+        cs = self.colour_scores()
+        return [cs[self._colors[0]], cs[self._colors[1]]]
+
+    def returns(self) -> list[float]:
+        if not self._over:
+            return [0.0, 0.0]
+        s = self.scores()
+        assert s is not None
+        if s[0] < s[1]:
+            return [1.0, -1.0]
+        if s[1] < s[0]:
+            return [-1.0, 1.0]
+        return [0.0, 0.0]
+
+    # -- moves ---------------------------------------------------------------------------
+    def _legal_actions(self) -> list[Action]:
+        g = self.game
+        n = g.cells
+        if self._phase == PLAY:
+            K = g.K
+            stone = self._stone
+            mine = self._masks[self._col]
+            nmask = g.nmask
+            out: list[int] = []
+            for c in range(n):
+                if stone[c] < 0:
+                    b = c * K
+                    if mine & nmask[c]:
+                        out.append(b)
+                    else:
+                        out.extend(range(b + 1, b + K))
+            return out
+        if self._phase == BID:
+            return list(range(g.place_actions, g.choose_base))
+        return [g.choose_base, g.choose_base + 1]
+
+    def _placement_reason(self, c: int, k: int) -> str | None:
+        """Why placing on cell ``c`` with number code ``k`` (0: none, else number+1) is illegal."""
+        g = self.game
+        if self._stone[c] >= 0:
+            return f"{g.labels[c]} is not empty: it holds a {COLOUR_NAMES[self._stone[c]]} stone"
+        col = self._col
+        friends = self._masks[col] & g.nmask[c]
+        if friends and k:
+            touch = next(g.labels[m] for m in g.nbrs[c] if self._stone[m] == col)
+            return (
+                f"{g.labels[c]}={k - 1}: a stone that joins a {COLOUR_NAMES[col]} group (it touches {touch}) "
+                f"carries no number; play {g.labels[c]}"
+            )
+        if not friends and not k:
+            return (
+                f"{g.labels[c]}: a stone that starts a new group must carry a number from 0 to {g.cells}; "
+                f"play e.g. {g.labels[c]}=1"
+            )
+        return None
+
+    def _illegal_reason(self, action: Action) -> str | None:
+        g = self.game
+        phase = self._phase
+        if action < g.place_actions:
+            if phase != PLAY:
+                return self._phase_hint()
+            c, k = divmod(action, g.K)
+            return self._placement_reason(c, k)
+        if not g.params["komi_bidding"]:
+            return f"{self.action_to_string(action)}: this game has no komi bidding (komi_bidding=false)"
+        if action < g.choose_base:
+            if phase != BID:
+                return f"{self.action_to_string(action)}: the komi has already been bid"
+            return None
+        if phase != CHOOSE:
+            if phase == BID:
+                return self._phase_hint()
+            return f"{self.action_to_string(action)}: the colours have already been chosen"
+        return None
+
+    def _phase_hint(self) -> str:
+        n = self.game.cells
+        if self._phase == BID:
+            return (
+                f"komi bidding comes first: player 0 plays 'komi <value> <black|white>' "
+                f"with a value n+0.5 from 0.5 to {n}.5, e.g. 'komi 3.5 white'"
+            )
+        return "player 1 now chooses his colour: 'black' or 'white'"
+
+    def _place(self, c: int, k: int) -> None:
+        """Put a stone of the colour to move on empty cell ``c`` (number code ``k``); no checks."""
+        g = self.game
+        col = self._col
+        stone = self._stone
+        gid = self._gid
+        gsize = self._gsize
+        gprice = self._gprice
+        price = self._price
+        if k:  # a new group, founded by c
+            v = k - 1
+            self._num[c] = v
+            gid[c] = c
+            gsize[c] = 1
+            self._gmin[c] = v
+            self._gmax[c] = v
+            p = v - 1 if v else 1
+            gprice[c] = p
+            price[col] += p
+        else:  # joins (and maybe merges) the friendly groups around c
+            g0 = -1
+            others: list[int] | None = None
+            for m in g.nbrs[c]:
+                if stone[m] == col:
+                    x = gid[m]
+                    if g0 < 0:
+                        g0 = x
+                    elif x != g0:
+                        if others is None:
+                            others = [x]
+                        elif x not in others:
+                            others.append(x)
+            nxt = self._next
+            gmin = self._gmin
+            gmax = self._gmax
+            if others is not None:
+                for o in others:
+                    if gsize[o] > gsize[g0]:
+                        g0, o = o, g0
+                    x = o
+                    while True:
+                        gid[x] = g0
+                        x = nxt[x]
+                        if x == o:
+                            break
+                    nxt[o], nxt[g0] = nxt[g0], nxt[o]
+                    gsize[g0] += gsize[o]
+                    if gmin[o] < gmin[g0]:
+                        gmin[g0] = gmin[o]
+                    if gmax[o] > gmax[g0]:
+                        gmax[g0] = gmax[o]
+                    price[col] -= gprice[o]
+            gid[c] = g0
+            nxt[c] = nxt[g0]
+            nxt[g0] = c
+            s = gsize[g0] + 1
+            gsize[g0] = s
+            hi = gmax[g0] - s
+            lo = s - gmin[g0]
+            p = hi if hi > lo else lo
+            price[col] += p - gprice[g0]
+            gprice[g0] = p
+        stone[c] = col
+        self._masks[col] |= 1 << c
+        empty = self._empty
+        last = empty.pop()
+        if last != c:
+            i = self._epos[c]
+            empty[i] = last
+            self._epos[last] = i
+        if not empty:
+            self._over = True
+        self._col = 1 - col
+        self._to_move = 1 - self._to_move
+
+    def _apply(self, action: Action) -> None:
+        g = self.game
+        if action < g.place_actions:
+            c, k = divmod(action, g.K)
+            self._place(c, k)
+        elif action < g.choose_base:
+            n, r = divmod(action - g.place_actions, 2)
+            self._komi = n + 0.5
+            self._komi_to = r
+            self._phase = CHOOSE
+            self._to_move = 1
+        else:
+            mine = action - g.choose_base
+            self._colors = [1 - mine, mine]
+            self._phase = PLAY
+            self._col = BLACK
+            self._to_move = self._colors.index(BLACK)
+
+    def apply_action(self, action: Action) -> None:
+        """Apply an integer action of the player to move, checked (fast path for placements)."""
+        if self._phase == PLAY and type(action) is int and 0 <= action < self.game.place_actions and not self._over:
+            c, k = divmod(action, self.game.K)
+            reason = self._placement_reason(c, k)
+            if reason is not None:
+                raise IllegalMove(reason)
+            player = self._to_move
+            self._place(c, k)
+            self._history.append((player, action))
+            return
+        super().apply_action(action)
+
+    def random_action(self, rng: random.Random, player: int | None = None) -> Action:
+        """A random legal action in O(1).
+
+        Placements: a uniformly random empty cell, then — if the stone starts a new
+        group — a uniformly random number ``0 … cells`` (uniform over cells, not over
+        the ``cell × number`` moves).  Komi bids and colour choices: uniform.
+        """
+        if self._phase == PLAY and not self._over and (player is None or player == self._to_move):
+            g = self.game
+            empty = self._empty
+            c = empty[int(rng.random() * len(empty))]
+            if self._masks[self._col] & g.nmask[c]:
+                return c * g.K
+            return c * g.K + 1 + int(rng.random() * (g.cells + 1))
+        actions = self.legal_actions(player)
+        if not actions:
+            raise IllegalMove(f"player {player} has no legal move now")
+        return rng.choice(actions)
+
+    def legal_moves(self, player: int | None = None) -> list[str]:
+        """Sorted legal move strings (built from tables: ~8000 moves at size 5)."""
+        cp = self.current_player()
+        if cp == TERMINAL or (player is not None and player != cp):
+            return []
+        if self._phase != PLAY:
+            return sorted(self.action_to_string(a) for a in self._legal_actions())
+        g = self.game
+        labels = g.labels
+        stone = self._stone
+        mine = self._masks[self._col]
+        nmask = g.nmask
+        out: list[str] = []
+        for c in range(g.cells):
+            if stone[c] < 0:
+                lab = labels[c]
+                if mine & nmask[c]:
+                    out.append(lab)
+                else:
+                    pre = lab + "="
+                    out.extend([pre + s for s in g.numstr])
+        out.sort()
+        return out
+
+    # -- notation ------------------------------------------------------------------------
+    def action_to_string(self, action: Action) -> str:
+        g = self.game
+        if not isinstance(action, int) or not 0 <= action < g.num_distinct_actions():
+            raise IllegalMove(f"action {action!r} is not an action of nume (0…{g.num_distinct_actions() - 1})")
+        if action < g.place_actions:
+            c, k = divmod(action, g.K)
+            return g.labels[c] if k == 0 else f"{g.labels[c]}={k - 1}"
+        if action < g.choose_base:
+            n, r = divmod(action - g.place_actions, 2)
+            return f"komi {n}.5 {COLOUR_WORDS[r]}"
+        return COLOUR_WORDS[action - g.choose_base]
+
+    def string_to_action(self, move: str) -> Action:
+        g = self.game
+        n = g.cells
+        text = move.strip().lower()
+        if text in COLOUR_WORDS:
+            return g.choose_base + COLOUR_WORDS.index(text)
+        if text.startswith("komi"):
+            parts = text.split()
+            if len(parts) != 3 or parts[0] != "komi" or parts[2] not in COLOUR_WORDS:
+                raise IllegalMove(
+                    f"{move!r} is not a komi bid: write 'komi <value> <black|white>', e.g. 'komi 3.5 white'"
+                )
+            try:
+                v = float(parts[1])
+            except ValueError:
+                raise IllegalMove(f"{move!r}: the komi {parts[1]!r} is not a number") from None
+            if not math.isfinite(v) or not (v - 0.5).is_integer() or not 0.5 <= v <= n + 0.5:
+                raise IllegalMove(f"{move!r}: the komi must be n+0.5 from 0.5 to {n}.5 (no ties), not {parts[1]}")
+            return g.place_actions + 2 * int(v - 0.5) + COLOUR_WORDS.index(parts[2])
+        lab, eq, num = text.partition("=")
+        lab = lab.strip()
+        c = g.label_index.get(lab)
+        if c is None:
+            raise IllegalMove(
+                f"{move!r} is not a move: {lab!r} is not a cell of the {g.grid.shape} board; "
+                "moves are 'd3' (joining stone), 'd3=5' (new group with its number), 'komi 3.5 white', 'black', 'white'"
+            )
+        if not eq:
+            return c * g.K
+        num = num.strip()
+        if not num.isascii() or not num.isdigit() or int(num) > n:
+            raise IllegalMove(f"{move!r}: the number written on a stone must be a whole number from 0 to {n}")
+        return c * g.K + 1 + int(num)
+
+    # -- positions -----------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        g = self.game
+        stones = {}
+        for c in range(g.cells):
+            col = self._stone[c]
+            if col >= 0:
+                k = self._num[c]
+                stones[g.labels[c]] = [COLOUR_LETTERS[col], k if k >= 0 else None]
+        return {
+            "size": g.params["size"],
+            "variant": g.params["variant"],
+            "to_move": self.current_player(),
+            "stones": stones,
+            "komi": self._komi,
+            "komi_to": None if self._komi_to is None else COLOUR_WORDS[self._komi_to],
+            "colors": self.colors(),
+        }
+
+    # -- groups --------------------------------------------------------------------------
+    def groups(self) -> list[dict[str, Any]]:
+        """Every group: colour, cells (labels), size, written numbers and price."""
+        g = self.game
+        out = []
+        for c in range(g.cells):
+            if self._stone[c] >= 0 and self._gid[c] == c:
+                members = self._members(c)
+                out.append(
+                    {
+                        "color": COLOUR_WORDS[self._stone[c]],
+                        "cells": [g.labels[m] for m in members],
+                        "size": self._gsize[c],
+                        "numbers": sorted(self._num[m] for m in members if self._num[m] >= 0),
+                        "price": self._gprice[c],
+                    }
+                )
+        return out
+
+    def _members(self, root: int) -> list[int]:
+        out = [root]
+        x = self._next[root]
+        while x != root:
+            out.append(x)
+            x = self._next[x]
+        return sorted(out)
+
+    def price_of(self, label: str) -> int:
+        """The price of the group holding the stone on ``label``."""
+        c = self.game.label_index.get(label.strip().lower())
+        if c is None or self._stone[c] < 0:
+            raise ValueError(f"there is no stone on {label!r}")
+        return self._gprice[self._gid[c]]
+
+    # -- agents --------------------------------------------------------------------------
+    def evaluate(self, player: int) -> float:
+        """Estimated final-score lead of ``player`` squashed to [-1, 1] (see module docstring)."""
+        if self._over:
+            return self.returns()[player]
+        if self._colors is None:
+            return 0.0
+        g = self.game
+        empty_mask = 0
+        for c in self._empty:
+            empty_mask |= 1 << c
+        est = [0.0, 0.0]
+        nmask = g.nmask
+        for c in range(g.cells):
+            col = self._stone[c]
+            if col < 0 or self._gid[c] != c:
+                continue
+            libs = 0
+            for m in self._members(c):
+                libs |= nmask[m]
+            room = (libs & empty_mask).bit_count()
+            s, lo, hi = self._gsize[c], self._gmin[c], self._gmax[c]
+            target = min(max(float(s), (lo + hi) / 2), float(s + room))
+            best = max(hi - target, target - lo)
+            est[col] += 0.5 * (self._gprice[c] + best)
+        if self._komi is not None and self._komi_to is not None:
+            est[self._komi_to] += self._komi
+        mine = self._colors[player]
+        scale = max(2.0, math.sqrt(len(self._empty)))
+        return math.tanh((est[1 - mine] - est[mine]) / scale)
+
+    # -- drawing -------------------------------------------------------------------------
+    def _player_names(self) -> list[str]:
+        if self._colors is None:
+            return ["Player 0", "Player 1"]
+        return [COLOUR_NAMES[c] for c in self._colors]
+
+    def render(self, player: int | None = None) -> dict[str, Any]:
+        g = self.game
+        n = g.cells
+        hexes = g.params["variant"] == "hex"
+        board = {
+            "kind": "hex" if hexes else "square",
+            "cells": grid_cells(g.grid),
+            "unbounded": False,
+            "coords": "rows" if hexes else "chess",
+        }
+        owner = {c: i for i, c in enumerate(self._colors)} if self._colors is not None else {}
+        titles: dict[int, str] = {}
+        for c in range(n):
+            if self._stone[c] >= 0 and self._gid[c] == c:
+                members = self._members(c)
+                nums = sorted(self._num[m] for m in members if self._num[m] >= 0)
+                t = (
+                    f"{COLOUR_NAMES[self._stone[c]]} group of {self._gsize[c]}, "
+                    f"number{'s' if len(nums) > 1 else ''} {', '.join(map(str, nums))}, price {self._gprice[c]}"
+                )
+                for m in members:
+                    titles[m] = t
+        pieces = []
+        for c in range(n):
+            col = self._stone[c]
+            if col >= 0:
+                k = self._num[c]
+                pieces.append(
+                    piece(
+                        g.labels[c],
+                        owner.get(col),
+                        text="" if k < 0 else str(k),
+                        color=COLOURS[col],
+                        symbol="BW"[col],
+                        title=titles[c],
+                    )
+                )
+        last: list[str] = []
+        highlights: list[dict[str, Any]] = []
+        if self._history:
+            a = self._history[-1][1]
+            if a < g.place_actions:
+                last = [g.labels[a // g.K]]
+                highlights.append({"cell": last[0], "kind": "last"})
+        cp = self.current_player()
+        actions: list[dict[str, Any]] = []
+        if cp >= 0 and (player is None or player == cp):
+            if self._phase == PLAY:
+                mine = self._masks[self._col]
+                for c in range(n):
+                    if self._stone[c] < 0:
+                        lab = g.labels[c]
+                        if mine & g.nmask[c]:
+                            actions.append({"move": lab, "path": [lab]})
+                        else:
+                            actions.append({"template": lab + "={n}", "path": [lab], "number": [0, n]})
+            elif self._phase == BID:
+                values = [i + 0.5 for i in range(n + 1)]
+                for r in (BLACK, WHITE):
+                    actions.append(
+                        {
+                            "template": "komi {n} " + COLOUR_WORDS[r],
+                            "path": [],
+                            "label": f"Komi to {COLOUR_NAMES[r]}",
+                            "choices": values,
+                            "group": "komi",
+                        }
+                    )
+            else:
+                for r in (BLACK, WHITE):
+                    actions.append(
+                        {"move": COLOUR_WORDS[r], "path": [], "label": f"Play {COLOUR_NAMES[r]}", "group": "colour"}
+                    )
+        names = self._player_names()
+        if self._colors is None:
+            players = [{"name": names[i], "color": NO_COLOUR[i]} for i in (0, 1)]
+        else:
+            players = [{"name": names[i], "color": COLOURS[self._colors[i]]} for i in (0, 1)]
+        status = None
+        if self._phase == BID:
+            status = "Player 0 to bid the komi and its receiver"
+        elif self._phase == CHOOSE:
+            status = "Player 1 to choose a colour"
+        panel: list[dict[str, Any]] = []
+        if self._komi is not None and self._komi_to is not None:
+            panel.append({"label": "Komi", "values": [f"{_fmt_komi(self._komi)} to {COLOUR_NAMES[self._komi_to]}"]})
+        if self._colors is not None:
+            panel.append({"label": "Prices", "values": [self._price[c] for c in self._colors]})
+            ngroups = [0, 0]
+            for c in range(n):
+                if self._stone[c] >= 0 and self._gid[c] == c:
+                    ngroups[self._stone[c]] += 1
+            panel.append({"label": "Groups", "values": [ngroups[c] for c in self._colors]})
+        panel.append({"label": "Empty cells", "values": [len(self._empty)]})
+        return describe(
+            self,
+            board=board,
+            pieces=pieces,
+            players=players,
+            highlights=highlights,
+            panel=panel,
+            actions=actions,
+            last_move=last,
+            status=status,
+            viewer=player,
+        )
+
+    def __str__(self) -> str:
+        width = 3 if self.game.cells < 100 else 4
+        return text_diagram(self.render(), cell_width=width)
