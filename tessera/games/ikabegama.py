@@ -45,6 +45,7 @@ Evaluation (for agents)
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Mapping
 from typing import Any
 
@@ -313,6 +314,38 @@ class IkabegamaState(State):
             return [self.game.pass_action]
         moves.sort()
         return moves
+
+    def random_action(self, rng: random.Random, player: int | None = None) -> Action:
+        """A uniformly random legal action, by rejection sampling (no move list).
+
+        Draw an own token and one of its 18 offsets; a jump is taken when its
+        destination is empty, a growth with probability 1 / (own tokens adjacent
+        to it), so each distinct move is equally likely.  Crowded positions fall
+        back to the full list.
+        """
+        if player is not None and player != self.current_player():
+            raise IllegalMove(f"it is not player {player}'s turn")
+        tokens = self.tokens
+        me = self.to_move
+        own = [t for t, o in tokens.items() if o == me]
+        if own and self.game.allowed is None:
+            w = self.game.window
+            nbrs, ring2 = w.neighbor_offsets, w.ring2_offsets
+            for _ in range(24):
+                t = own[rng.randrange(len(own))]
+                k = rng.randrange(18)
+                if k < 12:
+                    n = t + ring2[k]
+                    if n not in tokens:
+                        return n * 13 + k + 1
+                    continue
+                n = t + nbrs[k - 12]
+                if n in tokens:
+                    continue
+                mine = sum(1 for off in nbrs if tokens.get(n + off) == me)
+                if mine == 1 or rng.randrange(mine) == 0:
+                    return n * 13
+        return rng.choice(self._legal_actions())
 
     def _illegal_reason(self, action: Action) -> str | None:
         g = self.game

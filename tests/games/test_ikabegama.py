@@ -187,7 +187,7 @@ def test_position_dict_rejects_inconsistent_input() -> None:
 def test_malformed_moves_say_what_a_move_looks_like() -> None:
     s = tessera.load_game("ikabegama").new_initial_state()
     for bad in ("", "1", "1,0,0", "0,0>", ">1,0", "x"):
-        with pytest.raises(IllegalMove, match="not a move|distance"):
+        with pytest.raises(IllegalMove, match=r"not a move|distance"):
             s.play(bad)
     assert s.move_number() == 0
 
@@ -219,3 +219,19 @@ def test_positions_must_stay_inside_the_playing_window() -> None:
     assert g.state_from_dict({"to_move": 0, "tokens": {"-30,0": 0, "6,0": 1}}).legal_moves()
     with pytest.raises(ValueError, match="too far out"):
         g.state_from_dict({"to_move": 0, "tokens": {"-80,0": 0, "6,0": 1}})
+
+
+def test_random_action_is_uniform_over_legal_moves() -> None:
+    """The rollout sampler draws every legal move about equally often (chi-square bound)."""
+    s = position({"0,0": 0, "1,0": 0, "0,1": 0, "3,0": 1, "6,0": 1})
+    legal = s.legal_actions()
+    rng = random.Random(1)
+    n = 200 * len(legal)
+    counts = dict.fromkeys(legal, 0)
+    for _ in range(n):
+        a = s.random_action(rng)
+        assert a in counts
+        counts[a] += 1
+    expected = n / len(legal)
+    chi2 = sum((c - expected) ** 2 / expected for c in counts.values())
+    assert chi2 < 2 * len(legal)  # df = len(legal) - 1; a biased sampler lands far above
