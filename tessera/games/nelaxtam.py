@@ -1,0 +1,1081 @@
+"""Nelaxtam — invade the virgin island and destroy the other side's territory (seed ``003``; RULES.md, Nelaxtam).
+
+Board
+    ``size × size`` squares (parameter ``size``, even, 8–20, default 12).  Every
+    square starts with a territory piece of its own colour: ``a1`` and every
+    square whose file + rank (counted from 0) is even is White (``o``), the
+    others are Black (``x``).  Territory pieces of one colour touch only
+    diagonally, so a *group* of territory is a diagonally connected set of
+    pieces of one colour.
+Players
+    Player 0 is Black (``x``), player 1 is White (``o``).  Each has ``troops``
+    numbered troops (default 5, 1–10); ``by_sea`` of them (default 3) come by
+    sea, the others by air.
+Turns are simultaneous
+    ``current_player()`` is always ``SIMULTANEOUS`` until the game is over; both
+    secret orders are given at once with ``play_joint([black_order, white_order])``
+    (or sealed one at a time with :meth:`NelaxtamState.submit`).
+
+    *Invasion* (turn 1): ``1@a3 2@b12 3@l6 4@f6 5@h8`` places every troop, in
+    increasing number, on distinct squares of the player's own territory; at
+    least ``by_sea`` troops (those that come by sea) must stand on edge squares.
+
+    *Battle turns*: an order lists every living troop in increasing number, one
+    token each: ``3=`` do nothing; ``3>d5`` move to a diagonally adjacent
+    friendly territory piece; ``3xd6`` destroy an orthogonally adjacent opponent
+    territory piece.  Variant ``quiet``: one troop acts per turn, so an order is
+    a single token (the others do nothing).
+Resolution
+    First all moves, then all destructions, of both players at once.
+    **Ruling:** an order is illegal if two of its troops would end on the same
+    square (swaps and chains are fine).  A troop on a destroyed square dies
+    after its own action took effect (so a troop that moves off a square
+    survives its destruction, one that moves onto it dies, and a destroying
+    troop's destruction still happens).  Then every group of territory with no
+    troop of its owner on it is removed; a player with no troops left loses all
+    his territory.
+End
+    **Ruling:** the game ends when no troop of either side can ever destroy
+    again, i.e. no territory piece of one side is orthogonally adjacent to a
+    piece of the other (every remaining group holds a troop, so this is exactly
+    "no square of any troop's group touches opponent territory").  Score = the
+    territory pieces a player controls; more wins, equal draws.  Safeguard
+    ``max_idle_turns`` (default 30): after that many consecutive battle turns
+    without a destruction the game ends as a draw (RULES.md, common
+    conventions: every safeguard ends the game as a draw), scores still shown.
+
+Variants
+    ``variant="normal"`` (default) and ``variant="wild"`` are the same game:
+    the seed calls the game it describes (every troop acts every turn) the
+    "wild variant", and its designer finds 10×10 the smallest interesting board,
+    so ``wild`` refuses sizes below 10 while ``normal`` plays it from 8.
+    ``variant="quiet"`` lets one troop act per turn (playable from 8×8).
+
+Referee's rulings where the seed and RULES.md are silent (documented here)
+    * Tokens must be listed in increasing troop number; a token out of order,
+      a troop given twice, a dead troop, or (outside ``quiet``) a living troop
+      without a token makes the order illegal.  Orders are normalised: lower
+      case, single spaces.
+    * Two troops of one player may destroy the same square (the second
+      destruction does nothing more); only ending on the same square is illegal.
+    * In ``quiet`` every ``k=`` (nobody acts) is the same order and is
+      normalised to the lowest living troop's hold, e.g. ``1=``; only that one
+      is listed.  A quiet move onto a square where another friendly troop stands
+      is illegal (that troop does not move).
+    * The invasion turn does not count towards ``max_idle_turns``.
+    * A sealed order (:meth:`NelaxtamState.submit`) cannot be replaced by a
+      different one; :meth:`NelaxtamState.withdraw` unseals it before the turn
+      resolves.  Submitting the same order again is a no-op.
+    * ``move_number()`` counts resolved turns; sealing an order does not change
+      it (both players submit against the same move number).
+
+Position dict
+    ``{"size": 12, "phase": "invasion"|"battle"|"over", "turn": 3, "idle": 0,
+    "board": ["xoxo…", …], "troops": [{"1": "b3"}, {"2": "c3"}],
+    "pending": ["1= 2>c4", null]}``: ``board`` from rank ``size`` down to rank 1
+    (``x``, ``o``, ``.`` for a removed square), ``troops`` the living troops of
+    Black then White, ``turn`` the number of the turn to play (the invasion is
+    turn 1), ``idle`` consecutive battle turns without a destruction, and
+    ``pending`` (present only while an order is sealed) the sealed orders,
+    ``"?"`` for one that is sealed but hidden in a player's :meth:`~NelaxtamState.view`.
+
+Engine notes
+    Squares are cells of :func:`tessera.core.geometry.square`; each side's
+    territory is one bit set, troops are per-player lists of cells (``-1`` dead
+    or not yet placed).  Uncontrolled groups are removed with
+    :func:`~tessera.core.geometry.diagonal_flood` from the troops' cells.
+
+Integer actions (factored per troop)
+    Full orders are too many to number (~10⁹ invasions), so an integer action
+    is one *token*: with ``S = size²`` squares (square index ``s = rank·size +
+    file``, both from 0) and ``B = 1 + 3·S``, troop ``k`` (1-based) has the
+    actions ``(k−1)·B + local`` where ``local`` is ``0`` hold (``k=``),
+    ``1 + s`` move to ``s`` (``k>s``), ``1 + S + s`` destroy ``s`` (``kxs``),
+    ``1 + 2·S + s`` place on ``s`` (``k@s``).  ``game.num_distinct_actions() =
+    troops · B``.  The notation is context free: ``action_to_string(a)`` is the
+    token and ``string_to_action(token)`` its inverse, the same for both players.
+
+    * ``legal_actions(player)`` at a simultaneous node: the sorted legal tokens
+      of ``player`` over all his troops (in ``quiet`` battle turns these are
+      exactly the full orders); ``troop_actions(player)`` gives them per troop,
+      ``{troop: [actions]}``, the integer twin of ``troop_options``.
+    * A full order is one action per troop, in troop order; the only
+      constraints between troops are distinct end squares (battle) and distinct
+      squares plus the ``by_sea`` edge count (invasion).
+      ``order_reason(actions, player)`` checks one fast (``None`` when legal).
+    * ``apply_actions([black, white])`` plays a joint order, each entry a list
+      of actions (a full order) or a bare int (a one-token order);
+      ``actions_to_order(actions)`` / ``order_to_actions(order)`` convert.
+      ``random_actions(rng, player)`` draws a random legal full order.
+
+Secret orders and views
+    ``submit(order, player)`` checks and seals one player's order; when both
+    are sealed the turn resolves.  ``pending(player)`` is that player's sealed
+    order.  ``view(player)`` is a copy of the state in which the opponent's
+    sealed order is replaced by ``"?"`` (sealed, content unknown), and
+    ``render(player)`` shows only the viewer's own pending order (the
+    ``order`` section of docs/render.md).  Spectators (``render()``) see no
+    pending order, only whether each side has sealed one.
+
+Evaluation (for agents)
+    ``0.7 · (T_me − T_opp)/(T_me + T_opp) + 0.3 · (N_me − N_opp)/(N_me + N_opp)``
+    with ``T`` the territory pieces and ``N`` the living troops (0 in the
+    invasion), clipped to [-0.99, 0.99]; the exact result once the game is over.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from tessera.core.game import SIMULTANEOUS, TERMINAL, Action, Game, GameInfo, IllegalMove, Move, Param, State
+from tessera.core.geometry import Grid, bits, diagonal_flood, diagonal_neighbors, square
+from tessera.core.registry import register
+from tessera.core.render import PLAYER_COLORS, cell_entry, describe, piece, text_diagram
+
+BLACK, WHITE = 0, 1
+NAMES = ("Black", "White")
+COLORS = (PLAYER_COLORS["black"], PLAYER_COLORS["white"])
+TERRITORY_FILL = ("#6e6a64", "#e4dccb")
+"""Cell fill of Black and White territory."""
+SEA_FILL = "#9cc3dd"
+"""Cell fill of a removed square."""
+HIDDEN = "?"
+"""A sealed order whose content this view may not see."""
+
+INVASION, BATTLE, OVER = "invasion", "battle", "over"
+
+HOLD, MOVE, DESTROY, PLACE = 0, 1, 2, 3
+"""Token kinds."""
+
+_TOKEN_RE = re.compile(r"(\d+)([=>x@])(.*)")
+
+INFO = GameInfo(
+    name="nelaxtam",
+    title="Nelaxtam",
+    params=(
+        Param("size", 12, int, "board side (even)", min=8, max=20, step=2),
+        Param(
+            "variant",
+            "normal",
+            str,
+            "normal/wild: every troop acts each turn (wild needs size >= 10); quiet: one troop per turn",
+            choices=("normal", "wild", "quiet"),
+        ),
+        Param("troops", 5, int, "troops per player", min=1, max=10),
+        Param("by_sea", 3, int, "troops that come by sea and land on edge squares", min=0, max=10),
+        Param(
+            "max_idle_turns", 30, int, "safeguard: draw after this many turns without a destruction", min=1, max=1000
+        ),
+    ),
+    player_names=NAMES,
+    board_kind="square",
+    dynamics="simultaneous",
+    version=1,
+    summary=__doc__ or "",
+    designer="Jorge Gomez Arrausi (2003)",
+    examples=("nelaxtam(size=8)", "nelaxtam(size=10,variant=wild)", "nelaxtam(size=8,variant=quiet)"),
+)
+
+
+@register
+class NelaxtamGame(Game):
+    """Nelaxtam with a fixed board size, variant, troop counts and safeguard."""
+
+    info = INFO
+
+    def _check_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        size = params["size"]
+        if params["variant"] == "wild" and size < 10:
+            raise ValueError(
+                f"nelaxtam: parameter size={size} is too small for variant='wild': expected 10 to 20 "
+                "(the designer's minimum for the wild game; use variant='normal' on smaller boards)"
+            )
+        if params["by_sea"] > params["troops"]:
+            raise ValueError(
+                f"nelaxtam: parameter by_sea={params['by_sea']} is more than troops={params['troops']}: "
+                f"expected 0 to {params['troops']}"
+            )
+        self._build(size, params["troops"])
+        return params
+
+    def _build(self, size: int, troops: int) -> None:
+        """Precompute the board tables and the token tables."""
+        grid = square(size)
+        self.grid: Grid = grid
+        self.size = size
+        self.num_squares = size * size
+        self.ntroops = troops
+        self.block = 1 + 3 * self.num_squares
+        """Actions per troop (``B``)."""
+        stride = grid.stride
+        self.cell_of_sq: list[int] = [y * stride + x for y in range(size) for x in range(size)]
+        self.sq_of_cell: list[int] = [-1] * grid.size
+        for s, c in enumerate(self.cell_of_sq):
+            self.sq_of_cell[c] = s
+        self.color: list[int] = [-1] * grid.size
+        """Owner colour of each cell: ``BLACK`` or ``WHITE`` (−1 off board)."""
+        masks = [0, 0]
+        for c in grid.cells:
+            x, y = grid.coords[c]  # type: ignore[misc]
+            col = WHITE if (x + y) % 2 == 0 else BLACK
+            self.color[c] = col
+            masks[col] |= 1 << c
+        self.color_mask: tuple[int, int] = (masks[0], masks[1])
+        self.edge: int = grid.edge
+        self.diag: list[tuple[int, ...]] = [()] * grid.size
+        for c in grid.cells:
+            self.diag[c] = diagonal_neighbors(grid, c)
+        self.ortho: list[tuple[int, ...]] = grid.neighbors
+        self.labels: list[str] = [grid.label(c) for c in range(grid.size)]
+        self.tokens: list[str] = []
+        """Token string of every action."""
+        for t in range(troops):
+            k = t + 1
+            self.tokens.append(f"{k}=")
+            for op in (">", "x", "@"):
+                self.tokens.extend(f"{k}{op}{self.labels[c]}" for c in self.cell_of_sq)
+        self.token_index: dict[str, int] = {tok: a for a, tok in enumerate(self.tokens)}
+
+    # -- helpers used by states --------------------------------------------------------
+    def action(self, troop_index: int, kind: int, cell: int = -1) -> Action:
+        """The action of troop ``troop_index`` (0-based): ``kind`` HOLD/MOVE/DESTROY/PLACE onto ``cell``."""
+        if kind == HOLD:
+            return troop_index * self.block
+        return troop_index * self.block + 1 + (kind - 1) * self.num_squares + self.sq_of_cell[cell]
+
+    def decode(self, action: Action) -> tuple[int, int, int]:
+        """``(troop_index, kind, cell)`` of an action (``cell`` −1 for a hold)."""
+        t, local = divmod(action, self.block)
+        if local == 0:
+            return t, HOLD, -1
+        kind, s = divmod(local - 1, self.num_squares)
+        return t, kind + 1, self.cell_of_sq[s]
+
+    # -- protocol ----------------------------------------------------------------------
+    def new_initial_state(self, seed: int | None = None) -> NelaxtamState:
+        """The virgin island: every square holds territory of its colour; troops still at sea."""
+        return NelaxtamState(self)
+
+    def state_from_dict(self, d: Mapping[str, Any]) -> NelaxtamState:
+        """A state from the position dictionary described in the module docstring (strict)."""
+        return _state_from_dict(self, d)
+
+    def num_distinct_actions(self) -> int:
+        """``troops · (1 + 3·size²)``: one token per troop (hold, move/destroy/place onto a square)."""
+        return self.ntroops * self.block
+
+    def max_game_length(self) -> int:
+        """Invasion + at most ``size²`` destroying turns, with fewer than ``max_idle_turns`` idle turns around each."""
+        idle = int(self._params["max_idle_turns"])
+        return 1 + self.num_squares * idle + idle
+
+
+class NelaxtamState(State):
+    """Both territories as bit sets, troop cells, the phase, turn, idle count and sealed orders."""
+
+    game: NelaxtamGame
+
+    def __init__(self, game: NelaxtamGame) -> None:
+        super().__init__(game)
+        self.terr: list[int] = [game.color_mask[0], game.color_mask[1]]
+        self.pos: list[list[int]] = [[-1] * game.ntroops, [-1] * game.ntroops]
+        self.phase = INVASION
+        self.turn = 1
+        self.idle = 0
+        self._pending: list[str | None] = [None, None]
+        self._orders: list[str] = []
+        self._last_cells: list[int] = []
+        self._winner: int | None = None
+
+    def _copy_from(self, other: NelaxtamState) -> None:
+        self.terr = list(other.terr)
+        self.pos = [list(other.pos[0]), list(other.pos[1])]
+        self.phase = other.phase
+        self.turn = other.turn
+        self.idle = other.idle
+        self._pending = list(other._pending)
+        self._orders = list(other._orders)
+        self._last_cells = list(other._last_cells)
+        self._winner = other._winner
+
+    # -- protocol ----------------------------------------------------------------------
+    def current_player(self) -> int:
+        return TERMINAL if self.phase == OVER else SIMULTANEOUS
+
+    def is_terminal(self) -> bool:
+        return self.phase == OVER
+
+    def returns(self) -> list[float]:
+        if self.phase != OVER or self._winner is None:
+            return [0.0, 0.0]
+        return [1.0, -1.0] if self._winner == BLACK else [-1.0, 1.0]
+
+    def scores(self) -> list[float]:
+        """Territory pieces each side controls (every remaining group holds a troop)."""
+        return [self.terr[0].bit_count(), self.terr[1].bit_count()]
+
+    def history(self) -> list[tuple[int, Move]]:
+        """``(SIMULTANEOUS, "black order | white order")`` per resolved turn."""
+        return [(SIMULTANEOUS, o) for o in self._orders]
+
+    def move_number(self) -> int:
+        """Resolved turns (sealing an order does not count)."""
+        return len(self._orders)
+
+    def living(self, player: int) -> list[int]:
+        """Numbers (1-based) of ``player``'s troops on the board."""
+        return [t + 1 for t, c in enumerate(self.pos[player]) if c >= 0]
+
+    def troop_cells(self, player: int) -> dict[int, str]:
+        """``{troop: square}`` of ``player``'s living troops."""
+        lab = self.game.labels
+        return {t + 1: lab[c] for t, c in enumerate(self.pos[player]) if c >= 0}
+
+    def _quiet_battle(self) -> bool:
+        return self.phase == BATTLE and self.game._params["variant"] == "quiet"
+
+    # -- the sequential hooks (Nelaxtam has no sequential node) ------------------------
+    def _legal_actions(self) -> list[Action]:
+        return []
+
+    def _illegal_reason(self, action: Action) -> str | None:
+        return "every Nelaxtam turn is simultaneous: use play_joint, submit or apply_actions"
+
+    def _apply(self, action: Action) -> None:
+        raise IllegalMove("every Nelaxtam turn is simultaneous: use play_joint, submit or apply_actions")
+
+    # -- notation ----------------------------------------------------------------------
+    def action_to_string(self, action: Action) -> str:
+        """The token of ``action`` (context free: ``3=``, ``3>d5``, ``3xd6``, ``3@a3``)."""
+        g = self.game
+        if not isinstance(action, int) or isinstance(action, bool) or not 0 <= action < len(g.tokens):
+            raise IllegalMove(f"action {action!r} is not an action of {g}")
+        return g.tokens[action]
+
+    def string_to_action(self, move: str) -> Action:
+        """The action of one token; ``IllegalMove`` says what is malformed."""
+        if not isinstance(move, str):
+            raise IllegalMove(f"a token must be a string, not {type(move).__name__}")
+        return self._parse_token(move.strip().lower())
+
+    def _parse_token(self, tok: str) -> Action:
+        g = self.game
+        a = g.token_index.get(tok)
+        if a is not None:
+            return a
+        m = _TOKEN_RE.fullmatch(tok)
+        if m is None:
+            raise IllegalMove(
+                f"{tok!r} is not an order token: write 3= (hold), 3>d5 (move), 3xd6 (destroy) or 3@a3 (place)"
+            )
+        num, op, rest = int(m.group(1)), m.group(2), m.group(3)
+        if not 1 <= num <= g.ntroops:
+            raise IllegalMove(f"{tok!r}: there is no troop {num}; troops are numbered 1 to {g.ntroops}")
+        if op == "=":
+            if rest:
+                raise IllegalMove(f"{tok!r}: a hold is written {num}= with nothing after it")
+            return g.action(num - 1, HOLD)
+        if not g.grid.has_label(rest):
+            raise IllegalMove(f"{tok!r}: {rest!r} is not a square of the {g.size}×{g.size} board")
+        kind = {">": MOVE, "x": DESTROY, "@": PLACE}[op]
+        return g.action(num - 1, kind, g.grid.cell(rest))
+
+    def parse_order(self, order: str) -> list[Action]:
+        """The tokens of an order as actions, in the order written (syntax only)."""
+        if not isinstance(order, str):
+            raise IllegalMove(f"an order must be a string, not {type(order).__name__}")
+        words = order.lower().split()
+        if not words:
+            raise IllegalMove("the order is empty: " + self._order_help())
+        return [self._parse_token(w) for w in words]
+
+    def _order_help(self) -> str:
+        if self.phase == INVASION:
+            return "the invasion places every troop, e.g. '1@a3 2@b12 …'"
+        if self.game._params["variant"] == "quiet":
+            return "a quiet order is one token, e.g. '3>d5', '3xd6' or '1=' (nobody acts)"
+        return "an order gives every living troop one token in increasing number, e.g. '1= 2>c4 3xd6'"
+
+    def actions_to_order(self, actions: Sequence[Action]) -> str:
+        """The order string of a list of actions (one token each, as written)."""
+        return " ".join(self.action_to_string(a) for a in actions)
+
+    def order_to_actions(self, order: str) -> list[Action]:
+        """The actions of an order string (syntax only; see :meth:`order_reason`)."""
+        return self.parse_order(order)
+
+    # -- legality ----------------------------------------------------------------------
+    def order_reason(self, actions: Sequence[Action], player: int) -> str | None:
+        """``None`` when ``actions`` (one per token, as written) are a legal full order of ``player``."""
+        g = self.game
+        if self.phase == OVER:
+            return "the game is over"
+        if player not in (0, 1):
+            return f"there is no player {player!r}; players are 0 (Black) and 1 (White)"
+        if self.phase == INVASION:
+            return self._invasion_reason(actions, player)
+        quiet = g._params["variant"] == "quiet"
+        if quiet and len(actions) != 1:
+            return f"the quiet variant allows one token per turn (one troop acts), not {len(actions)}"
+        pos = self.pos[player]
+        own = self.terr[player]
+        opp = self.terr[1 - player]
+        color = g.color
+        prev = -1
+        ends: dict[int, int] = {}
+        for a in actions:
+            t, kind, cell = g.decode(a)
+            k = t + 1
+            if t == prev:
+                return f"troop {k} is given two tokens"
+            if t < prev:
+                return f"tokens must be listed in increasing troop number: troop {k} comes after troop {prev + 1}"
+            prev = t
+            here = pos[t]
+            if here < 0:
+                return f"troop {k} is no longer on the board"
+            lab = g.labels
+            if kind == PLACE:
+                return f"{k}@{lab[cell]}: troops are placed only in the invasion (turn 1)"
+            end = here
+            if kind == MOVE:
+                if cell not in g.diag[here]:
+                    if cell in g.ortho[here]:
+                        return f"troop {k} on {lab[here]} cannot move to {lab[cell]}: moves are diagonal"
+                    return f"troop {k} on {lab[here]} cannot move to {lab[cell]}: it is not adjacent"
+                if not own >> cell & 1:
+                    return f"troop {k} cannot move to {lab[cell]}: that square's territory has been removed"
+                end = cell
+            elif kind == DESTROY:
+                if color[cell] == player:
+                    return f"troop {k} cannot destroy {lab[cell]}: it is {NAMES[player]}'s own territory square"
+                if cell not in g.ortho[here]:
+                    return f"troop {k} on {lab[here]} cannot destroy {lab[cell]}: it is not orthogonally adjacent"
+                if not opp >> cell & 1:
+                    return f"troop {k} cannot destroy {lab[cell]}: it has already been removed"
+            other = ends.get(end)
+            if other is not None:
+                return f"troops {other} and {k} would both end on {lab[end]}"
+            ends[end] = k
+        if quiet:
+            t, kind, cell = g.decode(actions[0])
+            if kind == MOVE:
+                for u, c in enumerate(pos):
+                    if c == cell and u != t:
+                        return (
+                            f"troops {u + 1} and {t + 1} would both end on {g.labels[cell]} "
+                            f"(troop {u + 1} does not act)"
+                        )
+            return None
+        given = {g.decode(a)[0] for a in actions}
+        for t, c in enumerate(pos):
+            if c >= 0 and t not in given:
+                return f"troop {t + 1} has no token: every living troop must be given one ({t + 1}= to hold)"
+        return None
+
+    def _invasion_reason(self, actions: Sequence[Action], player: int) -> str | None:
+        g = self.game
+        lab = g.labels
+        prev = -1
+        used: dict[int, int] = {}
+        on_edge = 0
+        for a in actions:
+            t, kind, cell = g.decode(a)
+            k = t + 1
+            if kind != PLACE:
+                return f"{g.tokens[a]}: the invasion places every troop with a token like {k}@a3"
+            if t == prev:
+                return f"troop {k} is placed twice"
+            if t < prev:
+                return f"tokens must be listed in increasing troop number: troop {k} comes after troop {prev + 1}"
+            if t > prev + 1:
+                return f"troop {prev + 2} is missing: the invasion places every troop"
+            prev = t
+            if g.color[cell] != player:
+                return f"troop {k} cannot land on {lab[cell]}: it is {NAMES[1 - player]} territory"
+            if cell in used:
+                return f"troops {used[cell]} and {k} are both placed on {lab[cell]}"
+            used[cell] = k
+            on_edge += g.edge >> cell & 1
+        if prev + 1 < g.ntroops:
+            return f"troop {prev + 2} is missing: the invasion places every troop (1 to {g.ntroops})"
+        need = g._params["by_sea"]
+        if on_edge < need:
+            return (
+                f"only {on_edge} troop{'s' if on_edge != 1 else ''} stand on edge squares, but {need} come by sea "
+                "and must land on the edge of the island"
+            )
+        return None
+
+    def _check_order(self, order: str, player: int | None) -> tuple[str, list[Action]]:
+        """The normalised order and its actions, or ``IllegalMove`` saying why not."""
+        if self.phase == OVER:
+            raise IllegalMove("the game is over")
+        if player is None:
+            raise IllegalMove("every Nelaxtam turn is simultaneous: say whose order this is (player 0 or 1)")
+        if player not in (0, 1) or isinstance(player, bool):
+            raise IllegalMove(f"there is no player {player!r}; players are 0 (Black) and 1 (White)")
+        actions = self.parse_order(order)
+        reason = self.order_reason(actions, player)
+        if reason is not None:
+            raise IllegalMove(reason)
+        if self._quiet_battle() and self.game.decode(actions[0])[1] == HOLD:
+            actions = [self.game.action(self.living(player)[0] - 1, HOLD)]
+        return self.actions_to_order(actions), actions
+
+    def is_legal(self, move: Move, player: int | None = None) -> bool:
+        """Whether ``move`` is a legal full order of ``player`` now (``False`` without a player)."""
+        try:
+            self._check_order(move, player)
+        except IllegalMove:
+            return False
+        return True
+
+    def why_illegal(self, move: Move, player: int | None = None) -> str | None:
+        """``None`` when ``move`` is a legal order of ``player``, else the reason."""
+        try:
+            self._check_order(move, player)
+        except IllegalMove as e:
+            return str(e)
+        return None
+
+    def normalize(self, order: str, player: int) -> str:
+        """The canonical form of a legal order (``IllegalMove`` if it is not legal)."""
+        return self._check_order(order, player)[0]
+
+    # -- options -----------------------------------------------------------------------
+    def troop_actions(self, player: int) -> dict[int, list[Action]]:
+        """``{troop: [actions]}``: each living (or, in the invasion, each) troop's legal tokens.
+
+        Outside ``quiet`` the moves include squares where another friendly troop
+        stands (legal if that troop moves away); in ``quiet`` they do not, and
+        only the lowest troop carries the hold (the order where nobody acts).
+        """
+        if self.phase == OVER or player not in (0, 1):
+            return {}
+        g = self.game
+        out: dict[int, list[Action]] = {}
+        if self.phase == INVASION:
+            squares = sorted(g.sq_of_cell[c] for c in bits(g.color_mask[player]))
+            for t in range(g.ntroops):
+                base = t * g.block + 1 + 2 * g.num_squares
+                out[t + 1] = [base + s for s in squares]
+            return out
+        quiet = g._params["variant"] == "quiet"
+        own, opp = self.terr[player], self.terr[1 - player]
+        pos = self.pos[player]
+        occupied = {c for c in pos if c >= 0}
+        first = True
+        for t, here in enumerate(pos):
+            if here < 0:
+                continue
+            acts = []
+            if not quiet or first:
+                acts.append(g.action(t, HOLD))
+            first = False
+            for c in g.diag[here]:
+                if own >> c & 1 and not (quiet and c in occupied):
+                    acts.append(g.action(t, MOVE, c))
+            for c in g.ortho[here]:
+                if opp >> c & 1:
+                    acts.append(g.action(t, DESTROY, c))
+            acts.sort()
+            out[t + 1] = acts
+        return out
+
+    def troop_options(self, player: int) -> dict[int, list[str]]:
+        """``{troop: [tokens]}``: the string form of :meth:`troop_actions`."""
+        tok = self.game.tokens
+        return {k: [tok[a] for a in acts] for k, acts in self.troop_actions(player).items()}
+
+    def legal_actions(self, player: int | None = None) -> list[Action]:
+        """The legal tokens of ``player`` as sorted actions (empty without a player or once over)."""
+        if player is None or self.phase == OVER:
+            return []
+        return sorted(a for acts in self.troop_actions(player).values() for a in acts)
+
+    def legal_moves(self, player: int | None = None) -> list[Move]:
+        """Full orders of ``player``: listed only in battle turns of ``quiet`` (else ``[]``)."""
+        if player is None or not self._quiet_battle():
+            return []
+        return sorted(self.game.tokens[a] for a in self.legal_actions(player))
+
+    # -- random orders -----------------------------------------------------------------
+    def random_actions(self, rng: random.Random, player: int) -> list[Action]:
+        """A random legal full order of ``player`` as actions in troop order."""
+        if self.phase == OVER:
+            raise IllegalMove("the game is over")
+        g = self.game
+        if self.phase == INVASION:
+            own = g.color_mask[player]
+            edge = sorted(bits(own & g.edge))
+            need = g._params["by_sea"]
+            chosen = rng.sample(edge, need)
+            taken = set(chosen)
+            rest = [c for c in bits(own) if c not in taken]
+            chosen += rng.sample(rest, g.ntroops - need)
+            rng.shuffle(chosen)
+            return [g.action(t, PLACE, c) for t, c in enumerate(chosen)]
+        if self._quiet_battle():
+            return [rng.choice(self.legal_actions(player))]
+        own, opp = self.terr[player], self.terr[1 - player]
+        pos = self.pos[player]
+        order = [t for t, c in enumerate(pos) if c >= 0]
+        rng.shuffle(order)
+        pending = set(order)
+        claimed: set[int] = set()
+        occupied = {pos[t] for t in order}
+        chosen_by: dict[int, Action] = {}
+        for t in order:
+            here = pos[t]
+            pending.discard(t)
+            opts: list[tuple[Action, int]] = []
+            if here not in claimed:
+                opts.append((g.action(t, HOLD), here))
+                opts.extend((g.action(t, DESTROY, c), here) for c in g.ortho[here] if opp >> c & 1)
+            for c in g.diag[here]:
+                if own >> c & 1 and c not in claimed:
+                    if c in occupied and any(pos[u] == c for u in pending):
+                        continue
+                    opts.append((g.action(t, MOVE, c), c))
+            a, end = rng.choice(opts)
+            claimed.add(end)
+            chosen_by[t] = a
+        return [chosen_by[t] for t in sorted(chosen_by)]
+
+    def random_move(self, rng: random.Random, player: int | None = None) -> Move:
+        """A random legal full order of ``player`` (normalised)."""
+        if player is None:
+            raise IllegalMove("every Nelaxtam turn is simultaneous: say whose order to draw (player 0 or 1)")
+        return self.actions_to_order(self.random_actions(rng, player))
+
+    # -- playing -----------------------------------------------------------------------
+    def play(self, move: Move) -> None:
+        """Nelaxtam has no sequential moves: always refused (use ``play_joint`` or ``submit``)."""
+        if not isinstance(move, str):
+            raise IllegalMove(f"a move must be a string, not {type(move).__name__}")
+        if self.phase == OVER:
+            raise IllegalMove("the game is over")
+        raise IllegalMove("all players move at once here: use play_joint([black_order, white_order]) or submit")
+
+    def _check_joint(self, moves: Sequence[Move]) -> tuple[list[str], list[list[Action]]]:
+        if self.phase == OVER:
+            raise IllegalMove("the game is over")
+        if isinstance(moves, str) or not isinstance(moves, Sequence) or len(moves) != 2:
+            raise IllegalMove("play_joint takes a list of two orders: [black_order, white_order]")
+        orders: list[str] = []
+        acts: list[list[Action]] = []
+        errors = []
+        for p in (0, 1):
+            try:
+                o, a = self._check_order(moves[p], p)
+            except IllegalMove as e:
+                errors.append(f"{NAMES[p]}'s order (player {p}) is illegal: {e}")
+                continue
+            orders.append(o)
+            acts.append(a)
+        if errors:
+            raise IllegalMove("; ".join(errors))
+        return orders, acts
+
+    def play_joint(self, moves: Sequence[Move]) -> None:
+        """Resolve one turn from both orders (Black's, White's); all or nothing.
+
+        Any sealed orders are discarded: the orders given here are the turn.
+        """
+        orders, acts = self._check_joint(moves)
+        self._resolve(acts)
+        self._orders.append(" | ".join(orders))
+
+    def apply_actions(self, actions: Sequence[Any]) -> None:
+        """Play a joint order given as integers: per player a list of actions (or one int)."""
+        if isinstance(actions, str) or not isinstance(actions, Sequence) or len(actions) != 2:
+            raise IllegalMove("apply_actions takes two entries: [black_actions, white_actions]")
+        orders = []
+        for p, entry in enumerate(actions):
+            seq = [entry] if isinstance(entry, int) else entry
+            if isinstance(seq, str) or not isinstance(seq, Sequence):
+                raise IllegalMove(f"player {p}: expected a list of actions or one action, not {entry!r}")
+            try:
+                orders.append(self.actions_to_order(seq))
+            except IllegalMove as e:
+                raise IllegalMove(f"{NAMES[p]}'s order (player {p}) is illegal: {e}") from None
+        self.play_joint(orders)
+
+    def submit(self, order: Move, player: int) -> bool:
+        """Seal ``player``'s order (checked now); when both are sealed the turn resolves.
+
+        Returns ``True`` when this submission resolved the turn.  Submitting the
+        same order again is a no-op; a different one is refused until
+        :meth:`withdraw`.  On a :meth:`view` (the opponent's order hidden) the
+        turn cannot resolve: submit on the authoritative state.
+        """
+        norm, _ = self._check_order(order, player)
+        mine = self._pending[player]
+        if mine is not None:
+            if mine == norm:
+                return False
+            raise IllegalMove(f"{NAMES[player]}'s order is already sealed; withdraw it before sealing another")
+        other = self._pending[1 - player]
+        if other == HIDDEN:
+            raise IllegalMove(
+                "this is a player's view: the opponent's sealed order is hidden; submit on the game state"
+            )
+        self._pending[player] = norm
+        if other is None:
+            return False
+        pend = list(self._pending)
+        self.play_joint([str(pend[0]), str(pend[1])])
+        return True
+
+    def withdraw(self, player: int) -> None:
+        """Unseal ``player``'s order before the turn resolves."""
+        if player not in (0, 1):
+            raise IllegalMove(f"there is no player {player!r}")
+        if self._pending[player] is None:
+            raise IllegalMove(f"{NAMES[player]} has no sealed order")
+        self._pending[player] = None
+
+    def pending(self, player: int) -> str | None:
+        """``player``'s sealed order (``"?"`` when it is hidden in this view), or ``None``."""
+        return self._pending[player]
+
+    def view(self, player: int | None) -> NelaxtamState:
+        """A copy as ``player`` may see it: the opponent's sealed order replaced by ``"?"``.
+
+        ``None`` is a spectator: both sealed orders hidden.
+        """
+        v = self.clone()
+        for p in (0, 1):
+            if p != player and v._pending[p] is not None:
+                v._pending[p] = HIDDEN
+        return v
+
+    def _resolve(self, acts: list[list[Action]]) -> None:
+        """Apply two legal orders: moves, then destructions, deaths, removals, end."""
+        g = self.game
+        self._pending = [None, None]
+        last: list[int] = []
+        if self.phase == INVASION:
+            for p in (0, 1):
+                for a in acts[p]:
+                    t, _, cell = g.decode(a)
+                    self.pos[p][t] = cell
+                    last.append(cell)
+            self.phase = BATTLE
+            self.turn += 1
+            self._settle_groups()
+            self._last_cells = last
+            self._check_end()
+            return
+        destroyed = [0, 0]
+        for p in (0, 1):
+            pos = self.pos[p]
+            for a in acts[p]:
+                t, kind, cell = g.decode(a)
+                if kind == MOVE:
+                    pos[t] = cell
+                    last.append(cell)
+                elif kind == DESTROY:
+                    destroyed[p] |= 1 << cell
+        for p in (0, 1):
+            self.terr[1 - p] &= ~destroyed[p]
+        for q in (0, 1):
+            hit = destroyed[1 - q]
+            if hit:
+                pos = self.pos[q]
+                for t, c in enumerate(pos):
+                    if c >= 0 and hit >> c & 1:
+                        pos[t] = -1
+        self._settle_groups()
+        self.turn += 1
+        if destroyed[0] | destroyed[1]:
+            self.idle = 0
+            last.extend(bits(destroyed[0] | destroyed[1]))
+        else:
+            self.idle += 1
+        self._last_cells = last
+        self._check_end()
+
+    def _settle_groups(self) -> None:
+        """Remove every group without a troop of its owner (all territory of a player without troops)."""
+        g = self.game
+        for q in (0, 1):
+            troops = 0
+            for c in self.pos[q]:
+                if c >= 0:
+                    troops |= 1 << c
+            self.terr[q] = diagonal_flood(g.grid, troops, self.terr[q]) if troops else 0
+
+    def can_destroy(self) -> bool:
+        """Whether some troop could still ever destroy: opposing territory pieces touch orthogonally."""
+        return bool(self.game.grid.grow(self.terr[0]) & self.terr[1])
+
+    def _check_end(self) -> None:
+        if not self.can_destroy():
+            self.phase = OVER
+            a, b = self.scores()
+            self._winner = BLACK if a > b else WHITE if b > a else None
+        elif self.idle >= self.game._params["max_idle_turns"]:
+            self.phase = OVER
+            self._winner = None
+
+    # -- positions ---------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        g = self.game
+        rows = []
+        for y in range(g.size - 1, -1, -1):
+            row = []
+            for x in range(g.size):
+                c = g.cell_of_sq[y * g.size + x]
+                row.append("x" if self.terr[0] >> c & 1 else "o" if self.terr[1] >> c & 1 else ".")
+            rows.append("".join(row))
+        d: dict[str, Any] = {
+            "size": g.size,
+            "phase": self.phase,
+            "turn": self.turn,
+            "idle": self.idle,
+            "board": rows,
+            "troops": [{str(k): v for k, v in self.troop_cells(p).items()} for p in (0, 1)],
+        }
+        if self._pending[0] is not None or self._pending[1] is not None:
+            d["pending"] = list(self._pending)
+        return d
+
+    # -- agents ------------------------------------------------------------------------
+    def evaluate(self, player: int) -> float:
+        """Territory share (0.7) and troop share (0.3) lead of ``player``; exact when over."""
+        if self.phase == OVER:
+            return self.returns()[player]
+        if self.phase == INVASION:
+            return 0.0
+        t_me, t_op = self.terr[player].bit_count(), self.terr[1 - player].bit_count()
+        n_me, n_op = len(self.living(player)), len(self.living(1 - player))
+        v = 0.0
+        if t_me + t_op:
+            v += 0.7 * (t_me - t_op) / (t_me + t_op)
+        if n_me + n_op:
+            v += 0.3 * (n_me - n_op) / (n_me + n_op)
+        return max(-0.99, min(0.99, v))
+
+    # -- drawing -----------------------------------------------------------------------
+    def render(self, player: int | None = None) -> dict[str, Any]:
+        """The render description for ``player`` (``None``: a spectator); never the opponent's order."""
+        g = self.game
+        lab = g.labels
+        cells = []
+        for c in g.grid.cells:
+            x, y = g.grid.center(c)
+            if self.terr[0] >> c & 1:
+                fill, sym, title = TERRITORY_FILL[0], "x", "Black territory"
+            elif self.terr[1] >> c & 1:
+                fill, sym, title = TERRITORY_FILL[1], "o", "White territory"
+            else:
+                fill, sym, title = SEA_FILL, ".", "removed"
+            cells.append(cell_entry(lab[c], x, y, fill=fill, symbol=sym, title=title))
+        pieces = []
+        for p in (0, 1):
+            for t, c in enumerate(self.pos[p]):
+                if c >= 0:
+                    pieces.append(
+                        piece(
+                            lab[c],
+                            p,
+                            text=str(t + 1),
+                            color=COLORS[p],
+                            symbol="XO"[p],
+                            title=f"{NAMES[p]} troop {t + 1}",
+                        )
+                    )
+        last = [lab[c] for c in self._last_cells]
+        highlights = [{"cell": c, "kind": "last"} for c in last]
+        sealed = ["yes" if self._pending[p] is not None else "no" for p in (0, 1)]
+        panel: list[dict[str, Any]] = [
+            {"label": "Territory", "values": [self.terr[0].bit_count(), self.terr[1].bit_count()]},
+            {"label": "Troops", "values": [len(self.living(0)), len(self.living(1))]},
+            {"label": "Turn", "values": [f"{self.turn} ({self.phase})"]},
+            {"label": "Turns without destruction", "values": [f"{self.idle} / {g._params['max_idle_turns']}"]},
+        ]
+        if self.phase != OVER:
+            panel.append({"label": "Order sealed", "values": sealed})
+        order = None
+        if player in (0, 1) and self.phase != OVER:
+            order = self._order_section(player)
+        return describe(
+            self,
+            board={"kind": "square", "cells": cells, "unbounded": False, "coords": "chess"},
+            pieces=pieces,
+            players=[{"name": NAMES[i], "color": COLORS[i]} for i in (0, 1)],
+            highlights=highlights,
+            panel=panel,
+            actions=[],
+            last_move=last,
+            viewer=player,
+            order=order,
+        )
+
+    def _order_section(self, player: int) -> dict[str, Any]:
+        g = self.game
+        lab = g.labels
+        units = []
+        invasion = self.phase == INVASION
+        for k, acts in self.troop_actions(player).items():
+            cell = self.pos[player][k - 1]
+            choices = []
+            for a in acts:
+                _, kind, target = g.decode(a)
+                tok = g.tokens[a]
+                if kind == HOLD:
+                    label = "nobody acts" if self._quiet_battle() else "hold"
+                    choices.append({"token": tok, "path": [], "label": label})
+                else:
+                    verb = {MOVE: "move to", DESTROY: "destroy", PLACE: "land on"}[kind]
+                    choices.append({"token": tok, "path": [lab[target]], "label": f"{verb} {lab[target]}"})
+            unit: dict[str, Any] = {
+                "id": str(k),
+                "cell": None if invasion or cell < 0 else lab[cell],
+                "label": f"Troop {k}",
+                "choices": choices,
+            }
+            if not invasion and not self._quiet_battle():
+                unit["default"] = f"{k}="
+            units.append(unit)
+        mine = self._pending[player]
+        return {
+            "player": player,
+            "submitted": mine is not None,
+            "pending": mine,
+            "opponent_submitted": self._pending[1 - player] is not None,
+            "separator": " ",
+            "single": self._quiet_battle(),
+            "units": units,
+        }
+
+    def __str__(self) -> str:
+        return text_diagram(self.render())
+
+
+def _state_from_dict(game: NelaxtamGame, d: Mapping[str, Any]) -> NelaxtamState:
+    """Build and check a state from a position dictionary."""
+    if not isinstance(d, Mapping):
+        raise ValueError("a nelaxtam position must be a dict")
+    where = "nelaxtam position"
+    unknown = set(d) - {"size", "phase", "turn", "idle", "board", "troops", "pending"}
+    if unknown:
+        raise ValueError(f"{where}: unknown key {sorted(unknown)[0]!r}")
+    size = d.get("size", game.size)
+    if size != game.size:
+        raise ValueError(f"{where}: size is {size!r} but this game's board is {game.size}")
+    phase = d.get("phase", BATTLE)
+    if phase not in (INVASION, BATTLE, OVER):
+        raise ValueError(f"{where}: phase must be 'invasion', 'battle' or 'over', not {phase!r}")
+    turn = d.get("turn", 1 if phase == INVASION else 2)
+    if not isinstance(turn, int) or isinstance(turn, bool) or turn < 1:
+        raise ValueError(f"{where}: turn must be a whole number >= 1, not {turn!r}")
+    idle = d.get("idle", 0)
+    limit = game._params["max_idle_turns"]
+    if not isinstance(idle, int) or isinstance(idle, bool) or not 0 <= idle <= limit:
+        raise ValueError(f"{where}: idle must be 0…{limit}, not {idle!r}")
+    board = d.get("board")
+    if not isinstance(board, list) or len(board) != game.size or not all(isinstance(r, str) for r in board):
+        raise ValueError(f"{where}: board must be a list of {game.size} strings (rank {game.size} first)")
+    terr = [0, 0]
+    for i, row in enumerate(board):
+        y = game.size - 1 - i
+        if len(row) != game.size:
+            raise ValueError(f"{where}: board row for rank {y + 1} has {len(row)} squares, expected {game.size}")
+        for x, ch in enumerate(row):
+            c = game.cell_of_sq[y * game.size + x]
+            if ch == ".":
+                continue
+            if ch not in "xo":
+                raise ValueError(f"{where}: square {game.labels[c]} is {ch!r}; expected 'x', 'o' or '.'")
+            owner = BLACK if ch == "x" else WHITE
+            if game.color[c] != owner:
+                raise ValueError(
+                    f"{where}: square {game.labels[c]} is a {NAMES[game.color[c]]} square and cannot hold "
+                    f"{NAMES[owner]} territory"
+                )
+            terr[owner] |= 1 << c
+    troops_in = d.get("troops", [{}, {}])
+    if not isinstance(troops_in, list) or len(troops_in) != 2 or not all(isinstance(t, Mapping) for t in troops_in):
+        raise ValueError(f"{where}: troops must be a list of two dicts {{troop: square}} (Black's, White's)")
+    st = NelaxtamState(game)
+    st.terr = terr
+    st.phase = phase
+    st.turn = turn
+    st.idle = idle
+    seen: dict[int, str] = {}
+    for p in (0, 1):
+        for key, sq in troops_in[p].items():
+            try:
+                k = int(str(key))
+            except ValueError:
+                raise ValueError(f"{where}: {NAMES[p]} troop {key!r} is not a troop number") from None
+            if not 1 <= k <= game.ntroops or str(k) != str(key):
+                raise ValueError(f"{where}: {NAMES[p]} troop {key!r}: troops are numbered 1 to {game.ntroops}")
+            if not isinstance(sq, str) or not game.grid.has_label(sq.strip().lower()):
+                raise ValueError(f"{where}: {NAMES[p]} troop {k} stands on {sq!r}, which is not a square")
+            c = game.grid.cell(sq)
+            if not terr[p] >> c & 1:
+                raise ValueError(
+                    f"{where}: {NAMES[p]} troop {k} stands on {game.labels[c]}, which is not {NAMES[p]} territory"
+                )
+            if c in seen:
+                raise ValueError(f"{where}: two troops stand on {game.labels[c]} ({seen[c]} and {NAMES[p]} {k})")
+            seen[c] = f"{NAMES[p]} {k}"
+            st.pos[p][k - 1] = c
+    if phase == INVASION:
+        if turn != 1 or idle != 0:
+            raise ValueError(f"{where}: the invasion is turn 1 with idle 0")
+        if seen:
+            raise ValueError(f"{where}: no troop stands on the island before the invasion")
+        if terr[0] != game.color_mask[0] or terr[1] != game.color_mask[1]:
+            raise ValueError(f"{where}: before the invasion every square holds its territory piece")
+    else:
+        if turn < 2:
+            raise ValueError(f"{where}: battle turns are numbered from 2 (the invasion is turn 1)")
+        for p in (0, 1):
+            troops = sum(1 << c for c in st.pos[p] if c >= 0)
+            controlled = diagonal_flood(game.grid, troops, terr[p]) if troops else 0
+            loose = terr[p] & ~controlled
+            if loose:
+                low = game.labels[(loose & -loose).bit_length() - 1]
+                raise ValueError(
+                    f"{where}: {NAMES[p]} territory at {low} is not controlled by a {NAMES[p]} troop; "
+                    "uncontrolled groups are removed at the end of every turn"
+                )
+        ended = not st.can_destroy() or idle >= limit
+        if ended != (phase == OVER):
+            raise ValueError(
+                f"{where}: phase {phase!r} does not match the position: "
+                + (
+                    "the game is over (nobody can destroy again, or the idle safeguard is reached)"
+                    if ended
+                    else "the game is not over"
+                )
+            )
+        if ended:
+            st._check_end()
+    pending_in = d.get("pending")
+    if pending_in is not None:
+        if phase == OVER:
+            raise ValueError(f"{where}: a finished game has no pending orders")
+        if not isinstance(pending_in, list) or len(pending_in) != 2:
+            raise ValueError(f"{where}: pending must be a list of two entries (an order, '?' or null)")
+        for p, o in enumerate(pending_in):
+            if o is None or o == HIDDEN:
+                st._pending[p] = o
+            elif isinstance(o, str):
+                try:
+                    st._pending[p] = st._check_order(o, p)[0]
+                except IllegalMove as e:
+                    raise ValueError(f"{where}: {NAMES[p]}'s pending order {o!r} is illegal: {e}") from None
+            else:
+                raise ValueError(f"{where}: pending order {o!r} must be a string, '?' or null")
+        if st._pending[0] is not None and st._pending[1] is not None and HIDDEN not in st._pending:
+            raise ValueError(f"{where}: both orders are sealed, so the turn should have been resolved")
+    return st
