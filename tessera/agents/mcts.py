@@ -65,7 +65,7 @@ class MCTSAgent(Agent):
         self,
         c: float = 1.0,
         rollout_cutoff: int = 20,
-        widen: str = "auto",
+        widen: str | bool = "auto",
         wide: int = 400,
         pw_k: float = 2.0,
         pw_alpha: float = 0.5,
@@ -76,6 +76,8 @@ class MCTSAgent(Agent):
         super().__init__(seed)
         if c < 0:
             raise ValueError(f"mcts: c must be >= 0, not {c!r}")
+        if isinstance(widen, bool):
+            widen = "on" if widen else "off"
         if widen not in ("auto", "on", "off"):
             raise ValueError(f"mcts: widen must be 'auto', 'on' or 'off', not {widen!r}")
         if pw_k <= 0 or not 0 <= pw_alpha <= 1:
