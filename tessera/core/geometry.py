@@ -146,6 +146,9 @@ class Grid:
     def __len__(self) -> int:
         return len(self.cells)
 
+    def __repr__(self) -> str:
+        return f"<Grid {self.shape}: {len(self.cells)} cells>"
+
     def __contains__(self, cell: object) -> bool:
         return isinstance(cell, int) and 0 <= cell < self.size and bool(self.full >> cell & 1)
 

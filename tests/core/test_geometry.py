@@ -93,7 +93,7 @@ def test_square_board_uses_chess_labels() -> None:
         g.cell("j1")
 
 
-@pytest.mark.parametrize("grid", [hexagon(4), alternating_hexagon(3), square(7), square(5, 3)], ids=str)
+@pytest.mark.parametrize("grid", [hexagon(4), alternating_hexagon(3), square(7), square(5, 3)], ids=repr)
 def test_shift_growth_equals_neighbour_lists(grid) -> None:  # type: ignore[no-untyped-def]
     """Bit-set growth by shifts never wraps around a row: it equals the neighbour lists."""
     for c in grid.cells:
