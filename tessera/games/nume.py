@@ -49,10 +49,12 @@ Position dict
     bidding ``komi``/``komi_to`` (before the bid) and ``colors`` (before the
     choice) are ``null`` and there are no stones.  ``to_move`` is ``-4`` once the
     board is full.  :meth:`NumeGame.state_from_dict` accepts exactly the positions
-    that can arise: every group has a numbered stone, no two numbered stones
-    of one colour touch (a numbered stone touched no friend when placed, and a
-    stone placed next to it later carries no number), Black has as many stones
-    as White or one more.
+    whose groups can arise: every group has a numbered stone, and no two
+    numbered stones of one colour touch (a numbered stone touched no friend
+    when placed, and a stone placed next to it later carries no number).  The
+    stone counts are free (a set-up position, like the RULES.md example with
+    two Black stones and Black to move): ``to_move`` says who places next, and
+    when it is missing Black moves if he has no more stones than White.
 
 Engine notes
     Cells are numbered ``0 … cells−1`` in label order.  A cell's group id is the
@@ -353,11 +355,6 @@ class NumeGame(Game):
                             f"{self.labels[m]} touch; a stone placed next to a friendly stone carries no number"
                         )
         counts = [board.count(BLACK), board.count(WHITE)]
-        if not 0 <= counts[BLACK] - counts[WHITE] <= 1:
-            raise ValueError(
-                f"nume position: Black has {counts[BLACK]} stones and White {counts[WHITE]}; "
-                "Black moves first, so Black has as many stones as White or one more"
-            )
         state._setup(phase, komi, komi_to, colors)
         # place numbered stones first, then the others breadth-first from them
         for c, col, k in stones:
@@ -377,15 +374,27 @@ class NumeGame(Game):
                 state._col = board[c]
                 state._place(c, 0)
                 pending.discard(c)
+        to_move = d.get("to_move")
+        if to_move is not None and (isinstance(to_move, bool) or to_move not in (0, 1, TERMINAL)):
+            raise ValueError(f"nume position: to_move must be 0, 1 or {TERMINAL} (board full), not {to_move!r}")
         if phase == PLAY:
-            state._col = BLACK if counts[BLACK] == counts[WHITE] else WHITE
             assert colors is not None
-            state._to_move = colors.index(state._col)
-            state._over = not state._empty
-        expected = state.current_player()
-        to_move = d.get("to_move", expected)
-        if to_move != expected or isinstance(to_move, bool):
-            raise ValueError(f"nume position: to_move is {to_move!r} but this position has {expected} to move")
+            if not state._empty:
+                if to_move not in (None, TERMINAL):
+                    raise ValueError(f"nume position: the board is full, so to_move must be {TERMINAL}, not {to_move}")
+                state._over = True
+            elif to_move is None:
+                # Black moves first: Black to move when he has no more stones than White
+                state._col = BLACK if counts[BLACK] <= counts[WHITE] else WHITE
+                state._to_move = colors.index(state._col)
+            elif to_move == TERMINAL:
+                raise ValueError(f"nume position: to_move is {TERMINAL} (game over) but the board has empty cells")
+            else:
+                state._to_move = to_move
+                state._col = colors[to_move]
+        elif to_move is not None and to_move != state._to_move:
+            step = "bid the komi" if phase == BID else "choose a colour"
+            raise ValueError(f"nume position: player {state._to_move} is to {step} here, but to_move is {to_move}")
         return state
 
 
