@@ -32,8 +32,12 @@ class GreedyAgent(Agent):
     random order of the moves) is played.
     """
 
-    def __init__(self, noise: float = 0.0, seed: int | None = None) -> None:
+    def __init__(self, noise: float = 0.0, orders: int = 48, replies: int = 4, seed: int | None = None) -> None:
         super().__init__(seed)
+        if orders < 1 or replies < 1:
+            raise ValueError(f"greedy: orders and replies must be >= 1, got orders={orders!r}, replies={replies!r}")
+        self.orders = orders
+        self.replies = replies
         if not 0.0 <= noise <= 1.0:
             raise ValueError(f"greedy: noise must be from 0 to 1, not {noise!r}")
         self.noise = noise
@@ -63,6 +67,37 @@ class GreedyAgent(Agent):
             elif v == best_v:
                 best.append(a)
             if budget.out_of_time() and best:
+                break
+        self.stats = {"iterations": done, "value": best_v}
+        return best[0] if len(best) == 1 else rng.choice(best)
+
+    def _choose_order(self, state: State, player: int, budget: Budget, rng: random.Random) -> str:
+        view = getattr(state, "view", None)
+        root = view(player) if callable(view) else state.clone()
+        if self.noise and rng.random() < self.noise:
+            self.stats = {"iterations": 1, "noise": True}
+            return root.random_move(rng, player)
+        n = root.game.num_players
+        replies = [[root.random_move(rng, q) for q in range(n)] for _ in range(self.replies)]
+        candidates = {root.random_move(rng, player) for _ in range(self.orders)}
+        best: list[str] = []
+        best_v = -2.0
+        done = 0
+        for order in sorted(candidates):
+            total = 0.0
+            for reply in replies:
+                child = root.clone()
+                joint = list(reply)
+                joint[player] = order
+                child.play_joint(joint)
+                total += terminal_or_eval(child, player)
+                done += 1
+            v = total / len(replies)
+            if v > best_v:
+                best_v, best = v, [order]
+            elif v == best_v:
+                best.append(order)
+            if budget.out_of_time():
                 break
         self.stats = {"iterations": done, "value": best_v}
         return best[0] if len(best) == 1 else rng.choice(best)

@@ -1,19 +1,32 @@
 """Decoupled UCT for simultaneous-move games (Nelaxtam).
 
 At a simultaneous node every player keeps *his own* statistics over *his own*
-orders and picks one by UCB1 without looking at the other's choice
-(decoupled UCT, Lanctot et al. 2013); the pair of orders leads to the child.
-Only the searching player's own order is ever returned, and the search never
-reads the opponent's pending order: it works from the position alone.
+choices and picks by UCB1 without looking at the other's choice (decoupled
+UCT, Lanctot et al. 2013); the pair of orders leads to the child.  Only the
+searching player's own order is returned, and the search never reads the
+opponent's pending order: it starts from ``state.view(player)`` when the game
+has views (Nelaxtam hides the other side's sealed order there), and from the
+position alone in any case.
 
-Orders are move strings (what ``play_joint`` takes).  There are far too many
-of them to list (Nelaxtam's invasion has ~10⁹), so candidate orders are drawn
-with the game's ``random_move(rng, player)`` under progressive widening: a
-player may have ``ceil(pw_k · n^pw_alpha)`` distinct orders at a node visited
-``n`` times.  Rollouts play random joint orders for at most
-``rollout_cutoff`` turns and then score with ``evaluate``.  A sequential node
-met in the tree (none in Nelaxtam) is handled the same way with one mover.
-The decision is the searching player's most visited order at the root.
+**Factored mode** (games with ``random_actions(rng, player)``,
+``order_reason(actions, player)`` and ``apply_actions``: Nelaxtam).  An order
+is one integer action per troop (the game's factored form).  Each player has
+one bandit *per troop slot* at each node; a slot's arms grow by progressive
+widening (``ceil(pw_k · n^pw_alpha)`` arms after ``n`` visits), new arms being
+that troop's part of a random legal order from ``random_actions``.  The
+per-troop picks are combined into an order; if the combination breaks a rule
+between troops (two troops ending on one square, too few by sea) the random
+legal order is used instead.  Every slot's arm is credited with the player's
+reward.  The decision combines each slot's most visited arm (or, if that is
+not a legal order, the most visited full order).
+
+**String mode** (any other game): orders are move strings drawn with
+``random_move(rng, player)`` under the same progressive widening, one bandit
+over whole orders per player.
+
+Rollouts play random joint orders for at most ``rollout_cutoff`` turns, then
+score with ``evaluate`` (two-player zero-sum: scored once for player 0).  The
+tree is not reused between turns.
 """
 
 from __future__ import annotations
@@ -21,23 +34,30 @@ from __future__ import annotations
 import math
 import random
 import time
+from typing import Any
 
 from tessera.agents.base import DEFAULT_SECONDS, Agent, Budget
 from tessera.core.game import SIMULTANEOUS, Action, State
 
 
-class SMNode:
-    """A node with per-player order statistics and children by joint order."""
+def _factored(state: State) -> bool:
+    return all(hasattr(state, m) for m in ("random_actions", "order_reason", "apply_actions", "actions_to_order"))
 
-    __slots__ = ("children", "n", "stats")
+
+class SMNode:
+    """A node: per-player bandits and children by joint choice."""
+
+    __slots__ = ("children", "n", "orders", "stats")
 
     def __init__(self, players: int) -> None:
         self.n = 0
         """Visits."""
-        self.stats: list[dict[str, list[float]]] = [{} for _ in range(players)]
-        """Per player: order → [visits, total reward of that player]."""
-        self.children: dict[tuple[str, ...], SMNode] = {}
-        """Children by the tuple of orders (``""`` for a player who does not move)."""
+        self.stats: list[Any] = [None] * players
+        """Per player: string mode ``{order: [visits, reward]}``; factored mode one such dict per troop slot."""
+        self.orders: list[dict[tuple[Action, ...], int]] = [{} for _ in range(players)]
+        """Factored mode: visits of each full order actually played, per player."""
+        self.children: dict[Any, SMNode] = {}
+        """Children by the tuple of both players' choices."""
 
 
 def _movers(state: State) -> list[int]:
@@ -53,8 +73,17 @@ def _play(state: State, orders: tuple[str, ...]) -> None:
         state.play(orders[cp])
 
 
+def _ucb(arms: dict[Any, list[float]], ln: float, c: float) -> Any:
+    best, best_u = None, -math.inf
+    for key, (n, w) in arms.items():
+        u = math.inf if n == 0 else w / n + c * math.sqrt(ln / n)
+        if u > best_u:
+            best, best_u = key, u
+    return best
+
+
 class SMMCTSAgent(Agent):
-    """Decoupled UCT over sampled orders (see module docstring)."""
+    """Decoupled UCT, factored per troop where the game allows (see module docstring)."""
 
     default_seconds = DEFAULT_SECONDS
 
@@ -78,14 +107,96 @@ class SMMCTSAgent(Agent):
 
     def _choose(self, state: State, budget: Budget, rng: random.Random) -> Action:
         cp = state.current_player()
-        order = self._search(state, cp, budget, rng)
+        order = self._search_strings(state, cp, budget, rng)
         return state.string_to_action(order)
 
     def _choose_order(self, state: State, player: int, budget: Budget, rng: random.Random) -> str:
-        return self._search(state, player, budget, rng)
+        view = getattr(state, "view", None)
+        root = view(player) if callable(view) else state.clone()
+        if _factored(root):
+            return self._search_factored(root, player, budget, rng)
+        return self._search_strings(root, player, budget, rng)
 
+    # -- factored mode ---------------------------------------------------------------------
+    def _select_factored(self, node: SMNode, state: Any, p: int, rng: random.Random) -> list[Action]:
+        rand = state.random_actions(rng, p)
+        slots = node.stats[p]
+        if slots is None or len(slots) != len(rand):
+            slots = node.stats[p] = [{} for _ in rand]
+        limit = math.ceil(self.pw_k * (node.n + 1) ** self.pw_alpha)
+        ln = math.log(node.n) if node.n > 1 else 0.0
+        chosen = []
+        for arms, r in zip(slots, rand, strict=True):
+            if len(arms) < limit and r not in arms:
+                arms[r] = [0.0, 0.0]
+                chosen.append(r)
+            else:
+                chosen.append(_ucb(arms, ln, self.c))
+        if chosen != rand and state.order_reason(chosen, p) is not None:
+            chosen = rand
+            for arms, r in zip(slots, rand, strict=True):
+                arms.setdefault(r, [0.0, 0.0])
+        return chosen
+
+    def _search_factored(self, root_state: Any, me: int, budget: Budget, rng: random.Random) -> str:
+        nplayers = root_state.game.num_players
+        root = SMNode(nplayers)
+        cutoff = self.rollout_cutoff
+        done = 0
+        while done == 0 or not budget.exhausted(done):
+            state = root_state.clone()
+            node = root
+            path: list[tuple[SMNode, list[list[Action]]]] = []
+            expanded = False
+            while not state.is_terminal() and not expanded:
+                joint = [self._select_factored(node, state, p, rng) for p in range(nplayers)]
+                state.apply_actions(joint)
+                path.append((node, joint))
+                key = tuple(tuple(o) for o in joint)
+                child = node.children.get(key)
+                if child is None:
+                    child = node.children[key] = SMNode(nplayers)
+                    expanded = True
+                node = child
+            steps = 0
+            while not state.is_terminal() and (cutoff < 0 or steps < cutoff):
+                state.apply_actions([state.random_actions(rng, p) for p in range(nplayers)])
+                steps += 1
+            values = _values(state, nplayers)
+            for nd, joint in path:
+                nd.n += 1
+                for p, order in enumerate(joint):
+                    v = values[p]
+                    for arms, a in zip(nd.stats[p], order, strict=True):
+                        s = arms[a]
+                        s[0] += 1
+                        s[1] += v
+                    played = tuple(order)
+                    nd.orders[p][played] = nd.orders[p].get(played, 0) + 1
+            node.n += 1
+            done += 1
+        slots = root.stats[me]
+        best = [max(arms.items(), key=lambda kv: (kv[1][0], kv[1][1]))[0] for arms in slots]
+        how = "per troop"
+        if root_state.order_reason(best, me) is not None:
+            best = list(max(root.orders[me].items(), key=lambda kv: kv[1])[0])
+            how = "whole order"
+        arms_visits = [arms[a][0] for arms, a in zip(slots, best, strict=True) if a in arms]
+        value = sum(arms[a][1] / max(arms[a][0], 1) for arms, a in zip(slots, best, strict=True) if a in arms)
+        self.stats = {
+            "iterations": done,
+            "seconds": time.perf_counter() - budget.start,
+            "decision": how,
+            "arms": [len(a) for a in slots],
+            "value": value / max(len(arms_visits), 1),
+        }
+        return str(root_state.actions_to_order(best))
+
+    # -- string mode -----------------------------------------------------------------------
     def _select(self, node: SMNode, state: State, p: int, rng: random.Random) -> str:
-        stats = node.stats[p]
+        if node.stats[p] is None:
+            node.stats[p] = {}
+        stats: dict[str, list[float]] = node.stats[p]
         limit = math.ceil(self.pw_k * (node.n + 1) ** self.pw_alpha)
         if len(stats) < limit:
             for _ in range(3):
@@ -94,14 +205,9 @@ class SMMCTSAgent(Agent):
                     stats[o] = [0.0, 0.0]
                     return o
         ln = math.log(node.n) if node.n > 1 else 0.0
-        best, best_u = "", -math.inf
-        for o, (n, w) in stats.items():
-            u = math.inf if n == 0 else w / n + self.c * math.sqrt(ln / n)
-            if u > best_u:
-                best, best_u = o, u
-        return best
+        return str(_ucb(stats, ln, self.c))
 
-    def _search(self, root_state: State, me: int, budget: Budget, rng: random.Random) -> str:
+    def _search_strings(self, root_state: State, me: int, budget: Budget, rng: random.Random) -> str:
         nplayers = root_state.game.num_players
         root = SMNode(nplayers)
         cutoff = self.rollout_cutoff
@@ -127,17 +233,12 @@ class SMMCTSAgent(Agent):
                 node = child
             steps = 0
             while not state.is_terminal() and (cutoff < 0 or steps < cutoff):
-                movers = _movers(state)
-                if len(movers) > 1:
+                if len(_movers(state)) > 1:
                     state.play_joint([state.random_move(rng, p) for p in range(nplayers)])
                 else:
                     state.play(state.random_move(rng))
                 steps += 1
-            if state.is_terminal():
-                values = state.returns()
-            else:
-                v0 = state.evaluate(0)
-                values = [v0, -v0] if nplayers == 2 else [state.evaluate(p) for p in range(nplayers)]
+            values = _values(state, nplayers)
             for nd, joint in path:
                 nd.n += 1
                 for p, o in enumerate(joint):
@@ -147,7 +248,7 @@ class SMMCTSAgent(Agent):
                         s[1] += values[p]
             node.n += 1
             done += 1
-        mine = root.stats[me]
+        mine: dict[str, list[float]] = root.stats[me] or {}
         best = max(mine.items(), key=lambda kv: (kv[1][0], kv[1][1] / kv[1][0] if kv[1][0] else -math.inf))
         visits, total = best[1]
         self.stats = {
@@ -157,6 +258,15 @@ class SMMCTSAgent(Agent):
             "value": total / visits if visits else 0.0,
         }
         return best[0]
+
+
+def _values(state: State, nplayers: int) -> list[float]:
+    if state.is_terminal():
+        return list(state.returns())
+    if nplayers == 2:
+        v0 = state.evaluate(0)
+        return [v0, -v0]
+    return [state.evaluate(p) for p in range(nplayers)]
 
 
 __all__ = ["SMMCTSAgent", "SMNode"]

@@ -33,7 +33,7 @@ _SPEC = re.compile(r"^\s*([a-z_][a-z0-9_]*)\s*(?:\((.*)\))?\s*$", re.IGNORECASE)
 
 AGENT_OPTIONS: dict[str, tuple[str, ...]] = {
     "random": ("seed",),
-    "greedy": ("noise", "seed"),
+    "greedy": ("noise", "orders", "replies", "seed"),
     "mcts": ("c", "rollout_cutoff", "widen", "wide", "pw_k", "pw_alpha", "reuse", "seed"),
     "smmcts": ("c", "rollout_cutoff", "seed"),
     "alphabeta": ("max_depth", "width", "seed"),

@@ -1,0 +1,93 @@
+"""Matches: seats alternate, counts add up, Wilson intervals, the ``match`` command's table and JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import pytest
+
+from tessera.arena import play_match, wilson_interval
+from tessera.arena.cli import main, register
+
+TINY = "ikabegama(distance=2)"
+
+
+def test_wilson_interval_matches_known_values() -> None:
+    """The 95% Wilson score interval: 95/100 gives 0.888–0.978; 0/10 and 10/10 stay inside [0, 1]."""
+    lo, hi = wilson_interval(95, 100)
+    assert round(lo, 3) == 0.888 and round(hi, 3) == 0.978
+    lo, hi = wilson_interval(0, 10)
+    assert lo == 0.0 and 0.27 < hi < 0.28
+    lo, hi = wilson_interval(10, 10)
+    assert hi == pytest.approx(1.0) and 0.72 < lo < 0.73
+    assert wilson_interval(5, 0) == (0.0, 1.0)
+
+
+def test_match_alternates_seats_and_counts_add_up() -> None:
+    """Seats alternated: agent A is player 0 in even games and player 1 in odd ones."""
+    res = play_match(TINY, "greedy", "random", games=6, seed=3)
+    assert [r.seat_a for r in res.records] == [0, 1, 0, 1, 0, 1]
+    assert res.wins + res.draws + res.losses == res.games == 6
+    assert sum(row["games"] for row in res.by_seat()) == 6
+    for r in res.records:
+        assert r.error is None
+        mine = r.returns[r.seat_a]
+        assert r.score_a == {1.0: 1.0, 0.0: 0.5, -1.0: 0.0}[mine]
+    lo, hi = res.score_ci
+    assert lo <= res.score <= hi
+
+
+def test_match_with_iteration_budgets_is_reproducible() -> None:
+    """Seeded matches with iteration budgets give the same games."""
+    a = play_match(TINY, "mcts", "greedy", games=2, iterations=20, seed=5, keep_moves=True)
+    b = play_match(TINY, "mcts", "greedy", games=2, iterations=20, seed=5, keep_moves=True)
+    assert [r.moves for r in a.records] == [r.moves for r in b.records]
+    assert all(r.moves for r in a.records)
+
+
+def test_match_rejects_bad_input() -> None:
+    """Bad input gets a clear error naming what was wrong."""
+    with pytest.raises(ValueError, match="unknown game"):
+        play_match("chess", "random", "random", games=1)
+    with pytest.raises(ValueError, match="unknown agent"):
+        play_match(TINY, "stockfish", "random", games=1)
+    with pytest.raises(ValueError, match="games"):
+        play_match(TINY, "random", "random", games=0)
+
+
+def test_match_command_prints_the_table(capsys: pytest.CaptureFixture[str]) -> None:
+    """`tessera match GAME A B --games N --seconds S` prints a win/draw/loss table with the 95% CI."""
+    code = main(["match", TINY, "greedy", "random", "--games", "4", "--seconds", "0.05", "--seed", "1"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "wins" in out and "draws" in out and "losses" in out and "95% CI" in out
+    assert "A as player 0" in out and "A as player 1" in out
+    total = next(line for line in out.splitlines() if line.startswith("total")).split()
+    assert int(total[1]) == 4 and int(total[2]) + int(total[3]) + int(total[4]) == 4
+
+
+def test_match_command_json_and_jobs(capsys: pytest.CaptureFixture[str]) -> None:
+    """--json prints the result as JSON; --jobs plays games in parallel with the same totals."""
+    code = main(["match", TINY, "mcts", "random", "--games", "4", "--iterations", "10", "--json", "--jobs", "2"])
+    assert code == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["games"] == 4 and d["wins"] + d["draws"] + d["losses"] == 4
+    assert d["agent_a"] == "mcts" and d["agent_b"] == "random" and d["iterations"] == 10
+    assert len(d["score_ci95"]) == 2 and 0 <= d["score_ci95"][0] <= d["score"] <= d["score_ci95"][1] <= 1
+
+
+def test_match_command_reports_bad_agents(capsys: pytest.CaptureFixture[str]) -> None:
+    """A bad agent spec gives exit code 2 and a message naming it."""
+    code = main(["match", TINY, "nonsense", "random", "--games", "1", "--no-progress"])
+    assert code == 2
+    assert "nonsense" in capsys.readouterr().err
+
+
+def test_register_sets_func_on_a_subparsers_object() -> None:
+    """The lead's CLI calls register(subparsers); the command's func returns an exit code."""
+    parser = argparse.ArgumentParser(prog="tessera")
+    sub = parser.add_subparsers(dest="command")
+    register(sub)
+    args = parser.parse_args(["match", TINY, "random", "random", "--games", "2", "--no-progress", "--json"])
+    assert callable(args.func) and args.games == 2 and args.json
