@@ -131,9 +131,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tessera.core.game import SIMULTANEOUS, TERMINAL, Action, Game, GameInfo, IllegalMove, Move, Param, State
-from tessera.core.geometry import Grid, bits, diagonal_flood, diagonal_neighbors, square
+from tessera.core.geometry import ROW_LETTERS, Grid, bits, diagonal_flood, diagonal_neighbors, square
 from tessera.core.registry import register
-from tessera.core.render import PLAYER_COLORS, cell_entry, describe, piece, text_diagram
+from tessera.core.render import PLAYER_COLORS, cell_entry, describe, piece
 
 BLACK, WHITE = 0, 1
 NAMES = ("Black", "White")
@@ -491,8 +491,6 @@ class NelaxtamState(State):
                 return f"troop {k} is placed twice"
             if t < prev:
                 return f"tokens must be listed in increasing troop number: troop {k} comes after troop {prev + 1}"
-            if t > prev + 1:
-                return f"troop {prev + 2} is missing: the invasion places every troop"
             prev = t
             if g.color[cell] != player:
                 return f"troop {k} cannot land on {lab[cell]}: it is {NAMES[1 - player]} territory"
@@ -500,8 +498,10 @@ class NelaxtamState(State):
                 return f"troops {used[cell]} and {k} are both placed on {lab[cell]}"
             used[cell] = k
             on_edge += g.edge >> cell & 1
-        if prev + 1 < g.ntroops:
-            return f"troop {prev + 2} is missing: the invasion places every troop (1 to {g.ntroops})"
+        if len(used) < g.ntroops:
+            given = {g.decode(a)[0] for a in actions}
+            missing = min(t for t in range(g.ntroops) if t not in given)
+            return f"troop {missing + 1} is missing: the invasion places every troop (1 to {g.ntroops})"
         need = g._params["by_sea"]
         if on_edge < need:
             return (
@@ -955,7 +955,22 @@ class NelaxtamState(State):
         }
 
     def __str__(self) -> str:
-        return text_diagram(self.render())
+        """A text diagram: ``x``/``o`` territory, ``.`` removed, ``X3``/``O3`` troops; rank ``size`` on top."""
+        g = self.game
+        desc = self.render()
+        occupant = {c: f"{'XO'[p]}{t + 1}" for p in (0, 1) for t, c in enumerate(self.pos[p]) if c >= 0}
+        lines = [f"{desc['title']} — {desc['status']} (turn {self.turn}, move {self.move_number()})"]
+        w = len(str(g.size))
+        for y in range(g.size - 1, -1, -1):
+            row = []
+            for x in range(g.size):
+                c = g.cell_of_sq[y * g.size + x]
+                text = occupant.get(c) or ("x" if self.terr[0] >> c & 1 else "o" if self.terr[1] >> c & 1 else ".")
+                row.append(text.center(3))
+            lines.append(f"{y + 1:>{w}} " + "".join(row).rstrip())
+        lines.append(" " * (w + 1) + "".join(ROW_LETTERS[x].center(3) for x in range(g.size)).rstrip())
+        lines += [f"{r['label']}: {', '.join(str(v) for v in r['values'])}" for r in desc["panel"]]
+        return "\n".join(lines)
 
 
 def _state_from_dict(game: NelaxtamGame, d: Mapping[str, Any]) -> NelaxtamState:
