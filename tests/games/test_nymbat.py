@@ -623,3 +623,63 @@ def test_random_games_keep_the_step_lists_small() -> None:
         biggest = max(biggest, len(st.legal_actions()))
         st.apply_action(st.random_action(rng))
     assert 0 < biggest < 2000
+
+
+def _naive_destinations(pieces_: dict[str, list[int]], src: str, speed: int, player: int) -> set[str]:
+    """Breadth-first search written from the rule text, over labels."""
+    seen = {src: 0}
+    frontier = [src]
+    out: set[str] = set()
+    while frontier:
+        nxt = []
+        for h in frontier:
+            d = seen[h]
+            if d == speed:
+                continue
+            for c in GRID.neighbors[GRID.cell(h)]:
+                n = GRID.label(c)
+                owner = pieces_[n][0] if n in pieces_ else None
+                if owner == 1 - player:
+                    out.add(n)  # an attack: the last step of the path
+                elif n not in seen:
+                    seen[n] = d + 1
+                    nxt.append(n)
+        frontier = nxt
+    out |= {h for h in seen if h not in pieces_}
+    return out
+
+
+def test_reachability_matches_a_breadth_first_search_of_the_rule() -> None:
+    """'Each piece may move any number of hexes up to the lowest number in the group ... own pieces do not
+    block movement, but they may not end movement together in the same hex'; never through an opponent."""
+    rng = random.Random(9)
+    checked = 0
+    for seed in range(6):
+        st = GAME.new_initial_state()
+        rng.seed(seed)
+        while not st.is_terminal() and checked < 400:
+            d = st.to_dict()
+            p = d["to_move"]
+            it = d.get("in_turn")
+            if d["first_turn_done"][p] and (it is None or it["phase"] == "move"):
+                if it is None:
+                    own = {h for h, v in d["pieces"].items() if v[0] == p}
+                    srcs = {}
+                    for h in own:  # group speed: flood over own pieces
+                        group, todo = {h}, [h]
+                        while todo:
+                            x = todo.pop()
+                            for c in GRID.neighbors[GRID.cell(x)]:
+                                n = GRID.label(c)
+                                if n in own and n not in group:
+                                    group.add(n)
+                                    todo.append(n)
+                        srcs[h] = min(d["pieces"][g][1] for g in group)
+                else:
+                    srcs = {h: it["speed"] for h in it["unmoved"]}
+                want = {f"{s}-{t}" for s, sp in srcs.items() for t in _naive_destinations(d["pieces"], s, sp, p)}
+                got = {m for m in st.legal_moves() if "-" in m}
+                assert got == want, d
+                checked += 1
+            st.apply_action(st.random_action(rng))
+    assert checked >= 100
