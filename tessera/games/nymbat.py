@@ -27,9 +27,13 @@ A turn is one of
     last step may enter an opponent's piece (an attack), which ends its move.
     ``end`` finishes the turn.
     *Pass*: ``pass``.
-    A turn ends by itself as soon as ``end`` would be its only legal step (all
-    allowance used or the setup area full; no group piece left that can move
-    and no breakthrough removal left).
+    What ``end`` means: never legal as a first step (a turn is a bring-in, a
+    group move or a pass) nor during a penalty; while bringing in it stops
+    placing; while moving it leaves the remaining group pieces where they are
+    and forgoes any breakthrough removals still open.  A turn ends by itself as
+    soon as ``end`` would be its only legal step (all allowance used or the
+    setup area full; no group piece left that can move and no breakthrough
+    removal left); retreat/delay accounting and any penalty follow either way.
 Attack and breakthrough
     The attacked piece is removed.  The attacker is removed too if its number is
     at most the defender's number plus the numbers of the defender's friendly
