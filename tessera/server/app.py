@@ -1,0 +1,355 @@
+"""The FastAPI application: JSON API (docs/http-api.md), WebSocket, and the static web client.
+
+``create_app(database_url)`` wires storage → match service → hub and AI worker.
+Endpoints are plain functions run in the thread pool (storage is synchronous);
+the event loop only carries WebSockets.  Every refusal is a 4xx with
+``{"detail": "<the reason>"}``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import Body, FastAPI, Header, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, Field
+from starlette.concurrency import run_in_threadpool
+
+import tessera
+from tessera.core.registry import game_class
+from tessera.server.ai import AGENTS_AVAILABLE
+from tessera.server.hub import Connection, Hub
+from tessera.server.service import MatchService, ServiceError
+from tessera.server.storage import Storage
+from tessera.server.worker import AIWorker
+
+log = logging.getLogger("tessera.server")
+
+WEB = Path(__file__).resolve().parent.parent / "web"
+RULES = Path(__file__).resolve().parent.parent / "rules"
+
+
+class ClockIn(BaseModel):
+    """Optional clock: seconds per game and increment per turn."""
+
+    initial: float = Field(gt=0, le=86400, description="seconds per player for the whole game")
+    increment: float = Field(0, ge=0, le=3600, description="seconds added after each turn")
+
+
+class CreateIn(BaseModel):
+    """``POST /api/games``."""
+
+    game: str = Field(description="game name or one-string form, e.g. 'nume(size=3)'")
+    params: dict[str, Any] = Field(default_factory=dict)
+    mode: str = "hotseat"
+    seat: int = 0
+    ai_level: int = 2
+    clock: ClockIn | None = None
+    seed: int | None = None
+    names: list[str] | None = None
+    public: bool = True
+
+
+class MoveIn(BaseModel):
+    """``POST /api/games/{id}/moves``."""
+
+    token: str | None = None
+    move: str
+    expected: int | None = None
+
+
+class TokenIn(BaseModel):
+    """A request that only needs the seat token."""
+
+    token: str | None = None
+
+
+def _token(body_token: str | None, header: str | None) -> str | None:
+    return body_token or header
+
+
+def catalog() -> list[dict[str, Any]]:
+    """Every game with its declared parameters (the create form is built from this)."""
+    out = []
+    for name in tessera.list_games():
+        try:
+            info = game_class(name).info
+        except Exception as e:  # a game being written may not import yet
+            log.warning("game %s does not load: %s", name, e)
+            continue
+        out.append(
+            {
+                "name": name,
+                "title": info.title,
+                "players": info.num_players,
+                "player_names": list(info.player_names),
+                "dynamics": info.dynamics,
+                "board_kind": info.board_kind,
+                "designer": info.designer,
+                "examples": list(info.examples),
+                "params": [
+                    {
+                        "name": p.name,
+                        "default": p.default,
+                        "kind": p.kind.__name__,
+                        "doc": p.doc,
+                        "min": p.min,
+                        "max": p.max,
+                        "choices": list(p.choices) if p.choices is not None else None,
+                        "step": p.step,
+                    }
+                    for p in info.params
+                ],
+            }
+        )
+    return out
+
+
+def rules_text(name: str) -> dict[str, str]:
+    """The players' rules page of a game (tessera/rules/<name>.md, else the module docstring)."""
+    try:
+        info = game_class(name).info
+    except ValueError as e:
+        raise ServiceError(404, str(e)) from None
+    path = RULES / f"{name}.md"
+    text = path.read_text(encoding="utf-8") if path.exists() else f"# {info.title}\n\n```\n{info.summary}\n```\n"
+    return {"game": name, "title": info.title, "markdown": text}
+
+
+def create_app(
+    database_url: str | None = None,
+    *,
+    ai_mode: str = "process",
+    ai_seconds: float | None = None,
+) -> FastAPI:
+    """The web application on the database at ``database_url`` (default: see storage.default_database_url)."""
+    storage = Storage(database_url)
+    service = MatchService(storage)
+    hub = Hub(service)
+    worker = AIWorker(service, mode=ai_mode, seconds=ai_seconds)
+    timers: dict[str, asyncio.TimerHandle] = {}
+
+    def arm_clock(game_id: str) -> None:
+        loop = hub.loop
+        if loop is None or loop.is_closed():
+            return
+
+        async def check() -> None:
+            wait = await run_in_threadpool(service.check_clock, game_id)
+            old = timers.pop(game_id, None)
+            if old is not None:
+                old.cancel()
+            if wait is not None:
+                timers[game_id] = loop.call_later(max(0.05, wait + 0.02), lambda: asyncio.ensure_future(check()))
+
+        loop.call_soon_threadsafe(lambda: asyncio.ensure_future(check()))
+
+    def on_change(game_id: str) -> None:
+        hub.notify(game_id)
+        worker.schedule(game_id)
+        arm_clock(game_id)
+
+    service.on_change = on_change
+    service.presence = hub.presence
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        hub.loop = asyncio.get_running_loop()
+        yield
+        for t in timers.values():
+            t.cancel()
+        worker.close()
+        storage.dispose()
+
+    app = FastAPI(title="tessera", version=tessera.__version__, lifespan=lifespan)
+    app.state.service = service
+    app.state.hub = hub
+    app.state.worker = worker
+    app.state.storage = storage
+
+    @app.exception_handler(ServiceError)
+    async def service_error(request: Request, exc: ServiceError) -> JSONResponse:
+        return JSONResponse({"detail": exc.detail}, status_code=exc.status)
+
+    # -- catalogue -----------------------------------------------------------------------
+    @app.get("/api/catalog")
+    def get_catalog() -> dict[str, Any]:
+        """The games, their parameters, and whether real AI agents are installed."""
+        return {"games": catalog(), "ai_agents": AGENTS_AVAILABLE, "version": tessera.__version__}
+
+    @app.get("/api/rules/{name}")
+    def get_rules(name: str) -> dict[str, str]:
+        """A game's rules for players, as Markdown."""
+        return rules_text(name)
+
+    # -- games ---------------------------------------------------------------------------
+    @app.post("/api/games", status_code=201)
+    def create_game(body: CreateIn) -> dict[str, Any]:
+        """Create a game; the answer holds the creator's seat tokens and invite links."""
+        created = service.create(
+            body.game,
+            body.params,
+            mode=body.mode,
+            seat=body.seat,
+            ai_level=body.ai_level,
+            clock=(body.clock.initial, body.clock.increment) if body.clock else None,
+            seed=body.seed,
+            names=body.names,
+            public=body.public,
+        )
+        return _created(created)
+
+    def _created(created: Any) -> dict[str, Any]:
+        gid = created.game_id
+        return {
+            "id": gid,
+            "url": f"/g/{gid}",
+            "tokens": {str(k): v for k, v in created.tokens.items()},
+            "links": {str(k): f"/g/{gid}#seat={k}&t={v}" for k, v in created.tokens.items()},
+            "invites": {str(k): f"/g/{gid}#seat={k}&t={v}" for k, v in created.invites.items()},
+            "watch": f"/g/{gid}",
+        }
+
+    @app.get("/api/games")
+    def list_games(status: Annotated[str, Query(pattern="^(open|active|finished|all)$")] = "open") -> dict[str, Any]:
+        """The lobby: open online games (``status=open``), or public games by status."""
+        return {"games": service.list_games(None if status == "all" else status)}
+
+    @app.get("/api/games/{game_id}")
+    def get_game(
+        game_id: str,
+        token: str | None = None,
+        x_seat_token: Annotated[str | None, Header()] = None,
+    ) -> dict[str, Any]:
+        """The game as the token's seat sees it (no token: a spectator)."""
+        return service.view(game_id, _token(token, x_seat_token))
+
+    @app.post("/api/games/{game_id}/join")
+    def join_game(game_id: str) -> dict[str, Any]:
+        """Take the free seat of an open online game."""
+        seat, token = service.join(game_id)
+        return {"id": game_id, "seat": seat, "token": token, "link": f"/g/{game_id}#seat={seat}&t={token}"}
+
+    @app.post("/api/games/{game_id}/moves")
+    def post_move(
+        game_id: str, body: MoveIn, x_seat_token: Annotated[str | None, Header()] = None
+    ) -> dict[str, Any]:
+        """Play a move (a Nelaxtam order is sealed until both are in)."""
+        return service.play(game_id, _token(body.token, x_seat_token), body.move, body.expected)
+
+    @app.post("/api/games/{game_id}/resign")
+    def resign(
+        game_id: str, body: Annotated[TokenIn | None, Body()] = None, x_seat_token: Annotated[str | None, Header()] = None
+    ) -> dict[str, Any]:
+        """Give up the game."""
+        return service.resign(game_id, _token(body.token if body else None, x_seat_token))
+
+    @app.post("/api/games/{game_id}/undo")
+    def undo(
+        game_id: str, body: Annotated[TokenIn | None, Body()] = None, x_seat_token: Annotated[str | None, Header()] = None
+    ) -> dict[str, Any]:
+        """Take back your last move (online: ask the opponent)."""
+        return service.undo(game_id, _token(body.token if body else None, x_seat_token))
+
+    @app.post("/api/games/{game_id}/undo/accept")
+    def undo_accept(
+        game_id: str, body: Annotated[TokenIn | None, Body()] = None, x_seat_token: Annotated[str | None, Header()] = None
+    ) -> dict[str, Any]:
+        """Accept the opponent's request to take back a move."""
+        return service.answer_undo(game_id, _token(body.token if body else None, x_seat_token), True)
+
+    @app.post("/api/games/{game_id}/undo/decline")
+    def undo_decline(
+        game_id: str, body: Annotated[TokenIn | None, Body()] = None, x_seat_token: Annotated[str | None, Header()] = None
+    ) -> dict[str, Any]:
+        """Refuse the opponent's request to take back a move."""
+        return service.answer_undo(game_id, _token(body.token if body else None, x_seat_token), False)
+
+    @app.get("/api/games/{game_id}/positions/{n}")
+    def position(game_id: str, n: int) -> dict[str, Any]:
+        """The board after the first ``n`` moves, as a spectator sees it (replay)."""
+        return service.position(game_id, n)
+
+    @app.get("/api/games/{game_id}/record")
+    def record(game_id: str) -> dict[str, Any]:
+        """The JSON game record (docs/records.md)."""
+        return service.record(game_id)
+
+    @app.get("/api/games/{game_id}/record.txt")
+    def record_text(game_id: str) -> PlainTextResponse:
+        """The plain-text move list (docs/records.md)."""
+        return PlainTextResponse(service.text(game_id))
+
+    @app.post("/api/records", status_code=201)
+    async def import_record(request: Request) -> dict[str, Any]:
+        """Import a JSON record (application/json) or a text record (text/plain) as a new hot-seat game."""
+        raw = await request.body()
+        ctype = request.headers.get("content-type", "")
+        data: Any
+        if "json" in ctype:
+            import json
+
+            try:
+                data = json.loads(raw or b"null")
+            except ValueError as e:
+                raise ServiceError(422, f"the record is not valid JSON: {e}") from None
+        else:
+            try:
+                data = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise ServiceError(422, "a text record must be UTF-8") from None
+        created = await run_in_threadpool(service.import_record, data)
+        return _created(created)
+
+    # -- WebSocket -----------------------------------------------------------------------
+    @app.websocket("/api/games/{game_id}/ws")
+    async def ws_game(websocket: WebSocket, game_id: str, token: str | None = None) -> None:
+        """Live views of a game: a ``state`` message now and after every change."""
+        await websocket.accept()
+        try:
+            view = await run_in_threadpool(service.view, game_id, token)
+        except ServiceError as e:
+            await websocket.send_json({"type": "error", "detail": e.detail})
+            await websocket.close(code=4000 + e.status)
+            return
+        conn = Connection(websocket, game_id, view["you"], token)
+        hub.add(conn)
+        on_change(game_id)  # presence changed: everyone gets fresh views (this one included)
+        try:
+            while True:
+                msg = await websocket.receive_json()
+                if isinstance(msg, dict) and msg.get("type") == "ping":
+                    await hub._send(conn, {"type": "pong"})
+                elif isinstance(msg, dict) and msg.get("type") == "refresh":
+                    await hub.send_view(conn)
+        except (WebSocketDisconnect, RuntimeError, ValueError):
+            pass
+        finally:
+            hub.remove(conn)
+            hub.notify(game_id)
+
+    # -- web client ----------------------------------------------------------------------
+    @app.get("/", include_in_schema=False)
+    def index() -> FileResponse:
+        return FileResponse(WEB / "index.html")
+
+    @app.get("/g/{game_id}", include_in_schema=False)
+    def game_page(game_id: str) -> FileResponse:
+        return FileResponse(WEB / "game.html")
+
+    @app.get("/rules/{name}", include_in_schema=False)
+    def rules_page(name: str) -> FileResponse:
+        return FileResponse(WEB / "rules.html")
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> Response:
+        return Response(status_code=204)
+
+    app.mount("/static", StaticFiles(directory=WEB), name="static")
+    return app

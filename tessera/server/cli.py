@@ -1,0 +1,67 @@
+"""``tessera serve``: run the web app (registered into the main CLI by ``register``)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``serve`` command to the ``tessera`` CLI."""
+    p = subparsers.add_parser(
+        "serve",
+        help="run the web app: play in a browser (hot-seat, against the AI, online)",
+        description=(
+            "Serve the web app. The database is TESSERA_DATABASE_URL or --db (SQLite or PostgreSQL, "
+            "e.g. postgresql+psycopg://user:pw@host/db); by default an SQLite file "
+            "$XDG_DATA_HOME/tessera/tessera.db (~/.local/share/tessera/tessera.db)."
+        ),
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    p.add_argument("--db", default=None, help="database URL (overrides TESSERA_DATABASE_URL)")
+    p.add_argument(
+        "--ai-seconds", type=float, default=None, help="cap on the AI's thinking time per move (default: per level)"
+    )
+    p.add_argument("--ai-threads", action="store_true", help="think in a thread instead of a worker process")
+    p.set_defaults(func=serve)
+
+
+def serve(args: argparse.Namespace) -> int:
+    """Run uvicorn until interrupted."""
+    import socket
+
+    import uvicorn
+
+    from tessera.server.app import create_app
+    from tessera.server.storage import default_database_url
+
+    url = args.db or os.environ.get("TESSERA_DATABASE_URL") or default_database_url()
+    try:
+        app = create_app(url, ai_mode="thread" if args.ai_threads else "process", ai_seconds=args.ai_seconds)
+    except Exception as e:
+        print(f"tessera serve: cannot open the database {url!r}: {e}", file=sys.stderr)
+        return 2
+    port = args.port
+    sock = None
+    if port == 0:
+        sock = socket.socket()
+        sock.bind((args.host, 0))
+        port = sock.getsockname()[1]
+        sock.close()
+    shown = "localhost" if args.host in ("127.0.0.1", "::1") else args.host
+    print(f"tessera: serving on http://{shown}:{port}/  (database: {_safe(url)})", flush=True)
+    uvicorn.run(app, host=args.host, port=port, log_level="warning")
+    return 0
+
+
+def _safe(url: str) -> str:
+    """The URL without its password."""
+    if "@" in url and "://" in url:
+        scheme, rest = url.split("://", 1)
+        cred, host = rest.rsplit("@", 1)
+        user = cred.split(":", 1)[0]
+        return f"{scheme}://{user}:***@{host}"
+    return url

@@ -1,0 +1,379 @@
+"""Storage of games behind one interface (SQLAlchemy 2: SQLite by default, PostgreSQL by URL).
+
+A game is stored as its parameters, seed and move list (the truth); the
+position is always rebuilt by replaying the moves.  Tables (created by the
+Alembic migrations in ``tessera/server/migrations``):
+
+``games``
+    one row per game: game name, one-string spec, parameters (JSON), seed,
+    mode, status, result (JSON), clock (JSON), a pending undo request and a
+    ``version`` counter that every writer bumps first, so that writers of one
+    game are serialised (a row lock in PostgreSQL, the write lock in SQLite).
+``seats``
+    one row per seat: its unguessable token (unique), name, kind (``human`` or
+    ``ai``), AI level and whether a person has claimed it.
+``moves``
+    one row per accepted move, primary key ``(game_id, move_index)``: two
+    racing submissions for the same move index cannot both be stored.
+``sealed_orders``
+    Nelaxtam orders given but not yet resolved, primary key
+    ``(game_id, move_index, player)``; never sent to anyone but their author.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import IntegrityError
+
+metadata = sa.MetaData()
+
+games_table = sa.Table(
+    "games",
+    metadata,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("game", sa.String(32), nullable=False),
+    sa.Column("spec", sa.Text, nullable=False),
+    sa.Column("params", sa.Text, nullable=False),
+    sa.Column("seed", sa.BigInteger, nullable=False),
+    sa.Column("mode", sa.String(16), nullable=False),
+    sa.Column("status", sa.String(16), nullable=False),
+    sa.Column("public", sa.Boolean, nullable=False, default=False),
+    sa.Column("result", sa.Text, nullable=True),
+    sa.Column("clock", sa.Text, nullable=True),
+    sa.Column("undo_request", sa.Integer, nullable=True),
+    sa.Column("version", sa.Integer, nullable=False, default=0),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("updated_at", sa.Float, nullable=False),
+)
+
+seats_table = sa.Table(
+    "seats",
+    metadata,
+    sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("seat", sa.Integer, primary_key=True),
+    sa.Column("token", sa.String(64), nullable=False, unique=True),
+    sa.Column("name", sa.String(80), nullable=False),
+    sa.Column("kind", sa.String(8), nullable=False),
+    sa.Column("level", sa.Integer, nullable=True),
+    sa.Column("claimed", sa.Boolean, nullable=False, default=False),
+)
+
+moves_table = sa.Table(
+    "moves",
+    metadata,
+    sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("move_index", sa.Integer, primary_key=True),
+    sa.Column("player", sa.Integer, nullable=False),
+    sa.Column("move", sa.Text, nullable=False),
+    sa.Column("created_at", sa.Float, nullable=False),
+)
+
+sealed_table = sa.Table(
+    "sealed_orders",
+    metadata,
+    sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("move_index", sa.Integer, primary_key=True),
+    sa.Column("player", sa.Integer, primary_key=True),
+    sa.Column("order", sa.Text, nullable=False),
+    sa.Column("created_at", sa.Float, nullable=False),
+)
+
+
+class Conflict(Exception):
+    """A write lost a race (the move index or sealed order already exists)."""
+
+
+@dataclass
+class SeatRow:
+    """One seat of a stored game."""
+
+    seat: int
+    token: str
+    name: str
+    kind: str
+    level: int | None
+    claimed: bool
+
+
+@dataclass
+class GameRow:
+    """One stored game (without its moves)."""
+
+    id: str
+    game: str
+    spec: str
+    params: dict[str, Any]
+    seed: int
+    mode: str
+    status: str
+    public: bool
+    result: dict[str, Any] | None
+    clock: dict[str, Any] | None
+    undo_request: int | None
+    version: int
+    created_at: float
+    updated_at: float
+    seats: list[SeatRow] = field(default_factory=list)
+
+
+@dataclass
+class MoveRow:
+    """One stored move; ``player`` is -2 (SIMULTANEOUS) for a joint move."""
+
+    index: int
+    player: int
+    move: str
+
+
+def default_database_url() -> str:
+    """``TESSERA_DATABASE_URL`` if set, else an SQLite file in the user's data directory.
+
+    The data directory is ``$XDG_DATA_HOME/tessera`` (``~/.local/share/tessera``);
+    if it cannot be created, ``./tessera.db`` is used.
+    """
+    env = os.environ.get("TESSERA_DATABASE_URL")
+    if env:
+        return env
+    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "tessera"
+    try:
+        base.mkdir(parents=True, exist_ok=True)
+        return f"sqlite:///{base / 'tessera.db'}"
+    except OSError:
+        return "sqlite:///tessera.db"
+
+
+def make_engine(url: str) -> Engine:
+    """An engine for ``url``; SQLite gets a busy timeout and foreign keys on."""
+    if url.startswith("postgresql://"):
+        url = "postgresql+psycopg://" + url[len("postgresql://") :]
+    if url.startswith("sqlite"):
+        engine = sa.create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+
+        @sa.event.listens_for(engine, "connect")
+        def _pragmas(dbapi_conn: Any, _record: Any) -> None:
+            # pysqlite's own transaction handling is disabled; SQLAlchemy emits BEGIN (its documented recipe)
+            dbapi_conn.isolation_level = None
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA foreign_keys=ON")
+            if ":memory:" not in url and url not in ("sqlite://", "sqlite:///"):
+                cur.execute("PRAGMA journal_mode=WAL")
+            cur.close()
+
+        @sa.event.listens_for(engine, "begin")
+        def _begin(conn: Any) -> None:
+            conn.exec_driver_sql("BEGIN")
+
+        return engine
+    return sa.create_engine(url, pool_pre_ping=True)
+
+
+def run_migrations(engine: Engine) -> None:
+    """Bring the database schema up to date (``alembic upgrade head``)."""
+    from alembic import command
+    from alembic.config import Config
+
+    here = Path(__file__).parent
+    cfg = Config(str(here / "alembic.ini"))
+    cfg.set_main_option("script_location", str(here / "migrations"))
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "head")
+
+
+def _dump(v: Any) -> str | None:
+    return None if v is None else json.dumps(v, separators=(",", ":"))
+
+
+def _load(v: str | None) -> Any:
+    return None if v is None else json.loads(v)
+
+
+class Transaction:
+    """Reads and writes of one database transaction."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+
+    # -- games ---------------------------------------------------------------------------
+    def insert_game(self, row: GameRow) -> None:
+        """Store a new game and its seats."""
+        self.conn.execute(
+            games_table.insert().values(
+                id=row.id,
+                game=row.game,
+                spec=row.spec,
+                params=_dump(row.params),
+                seed=row.seed,
+                mode=row.mode,
+                status=row.status,
+                public=row.public,
+                result=_dump(row.result),
+                clock=_dump(row.clock),
+                undo_request=row.undo_request,
+                version=0,
+                created_at=row.created_at,
+                updated_at=row.updated_at,
+            )
+        )
+        for s in row.seats:
+            self.conn.execute(
+                seats_table.insert().values(
+                    game_id=row.id,
+                    seat=s.seat,
+                    token=s.token,
+                    name=s.name,
+                    kind=s.kind,
+                    level=s.level,
+                    claimed=s.claimed,
+                )
+            )
+
+    def lock_game(self, game_id: str) -> GameRow | None:
+        """Bump the game's version (serialising writers of this game) and read it."""
+        res = self.conn.execute(
+            games_table.update().where(games_table.c.id == game_id).values(version=games_table.c.version + 1)
+        )
+        if res.rowcount == 0:
+            return None
+        return self.get_game(game_id)
+
+    def get_game(self, game_id: str) -> GameRow | None:
+        """The game with its seats, or None."""
+        r = self.conn.execute(sa.select(games_table).where(games_table.c.id == game_id)).mappings().first()
+        if r is None:
+            return None
+        seats = [
+            SeatRow(s["seat"], s["token"], s["name"], s["kind"], s["level"], bool(s["claimed"]))
+            for s in self.conn.execute(
+                sa.select(seats_table).where(seats_table.c.game_id == game_id).order_by(seats_table.c.seat)
+            ).mappings()
+        ]
+        return GameRow(
+            id=r["id"],
+            game=r["game"],
+            spec=r["spec"],
+            params=_load(r["params"]),
+            seed=int(r["seed"]),
+            mode=r["mode"],
+            status=r["status"],
+            public=bool(r["public"]),
+            result=_load(r["result"]),
+            clock=_load(r["clock"]),
+            undo_request=r["undo_request"],
+            version=r["version"],
+            created_at=r["created_at"],
+            updated_at=r["updated_at"],
+            seats=seats,
+        )
+
+    def update_game(self, game_id: str, **values: Any) -> None:
+        """Update columns of a game (``result`` and ``clock`` are given as JSON-able values)."""
+        for key in ("result", "clock", "params"):
+            if key in values:
+                values[key] = _dump(values[key])
+        values["updated_at"] = time.time()
+        self.conn.execute(games_table.update().where(games_table.c.id == game_id).values(**values))
+
+    def claim_seat(self, game_id: str, seat: int) -> None:
+        """Mark a seat as taken by a person."""
+        self.conn.execute(
+            seats_table.update()
+            .where(seats_table.c.game_id == game_id, seats_table.c.seat == seat)
+            .values(claimed=True)
+        )
+
+    def list_games(self, *, status: str | None = None, public_only: bool = True, limit: int = 50) -> list[GameRow]:
+        """Recent games, newest first."""
+        q = sa.select(games_table.c.id).order_by(games_table.c.updated_at.desc()).limit(limit)
+        if status is not None:
+            q = q.where(games_table.c.status == status)
+        if public_only:
+            q = q.where(games_table.c.public.is_(True))
+        out = []
+        for (gid,) in self.conn.execute(q):
+            g = self.get_game(gid)
+            if g is not None:
+                out.append(g)
+        return out
+
+    # -- moves ---------------------------------------------------------------------------
+    def moves(self, game_id: str) -> list[MoveRow]:
+        """Every stored move in order."""
+        rows = self.conn.execute(
+            sa.select(moves_table.c.move_index, moves_table.c.player, moves_table.c.move)
+            .where(moves_table.c.game_id == game_id)
+            .order_by(moves_table.c.move_index)
+        )
+        return [MoveRow(i, p, m) for i, p, m in rows]
+
+    def insert_move(self, game_id: str, index: int, player: int, move: str) -> None:
+        """Store one move; ``Conflict`` if that move index is taken (the transaction is then void)."""
+        try:
+            self.conn.execute(
+                moves_table.insert().values(
+                    game_id=game_id, move_index=index, player=player, move=move, created_at=time.time()
+                )
+            )
+        except IntegrityError as e:
+            raise Conflict(f"move {index} of game {game_id} is already stored") from e
+
+    def delete_moves_from(self, game_id: str, index: int) -> None:
+        """Take back every move from ``index`` on."""
+        self.conn.execute(
+            moves_table.delete().where(moves_table.c.game_id == game_id, moves_table.c.move_index >= index)
+        )
+
+    # -- sealed orders -------------------------------------------------------------------
+    def sealed(self, game_id: str, index: int) -> dict[int, str]:
+        """The sealed orders for move ``index``, by player."""
+        rows = self.conn.execute(
+            sa.select(sealed_table.c.player, sealed_table.c.order).where(
+                sealed_table.c.game_id == game_id, sealed_table.c.move_index == index
+            )
+        )
+        return {p: o for p, o in rows}
+
+    def insert_sealed(self, game_id: str, index: int, player: int, order: str) -> None:
+        """Seal a player's order; ``Conflict`` if he already gave one for this move."""
+        try:
+            self.conn.execute(
+                sealed_table.insert().values(
+                    game_id=game_id, move_index=index, player=player, order=order, created_at=time.time()
+                )
+            )
+        except IntegrityError as e:
+            raise Conflict(f"player {player} has already sealed an order for move {index}") from e
+
+    def delete_sealed(self, game_id: str) -> None:
+        """Forget every sealed order of a game (after resolution or undo)."""
+        self.conn.execute(sealed_table.delete().where(sealed_table.c.game_id == game_id))
+
+
+class Storage:
+    """The database: run migrations once, then hand out transactions."""
+
+    def __init__(self, url: str | None = None, *, migrate: bool = True) -> None:
+        self.url = url or default_database_url()
+        self.engine = make_engine(self.url)
+        if migrate:
+            run_migrations(self.engine)
+
+    @contextmanager
+    def transaction(self) -> Iterator[Transaction]:
+        """One transaction: committed when the block ends, rolled back on an exception."""
+        with self.engine.begin() as conn:
+            yield Transaction(conn)
+
+    def dispose(self) -> None:
+        """Close every pooled connection."""
+        self.engine.dispose()

@@ -1,0 +1,59 @@
+// Small helpers over the JSON API (docs/http-api.md).
+
+export class ApiError extends Error {
+  constructor(status, detail) {
+    super(detail);
+    this.status = status;
+    this.detail = detail;
+  }
+}
+
+export async function api(method, path, body = undefined, token = undefined) {
+  const headers = {};
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (token) headers["X-Seat-Token"] = token;
+  const res = await fetch(path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  let data = null;
+  const text = await res.text();
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = text;
+  }
+  if (!res.ok) {
+    const detail = data && typeof data === "object" && "detail" in data ? data.detail : `HTTP ${res.status}`;
+    throw new ApiError(res.status, typeof detail === "string" ? detail : JSON.stringify(detail));
+  }
+  return data;
+}
+
+// Seat tokens of a game kept in this browser: {seat: token}, plus invite links.
+export function loadSeats(gameId) {
+  try {
+    return JSON.parse(localStorage.getItem(`tessera:game:${gameId}`) || "{}");
+  } catch {
+    return {};
+  }
+}
+
+export function saveSeats(gameId, data) {
+  const old = loadSeats(gameId);
+  const merged = {
+    tokens: { ...(old.tokens || {}), ...(data.tokens || {}) },
+    invites: { ...(old.invites || {}), ...(data.invites || {}) },
+  };
+  try {
+    localStorage.setItem(`tessera:game:${gameId}`, JSON.stringify(merged));
+  } catch {
+    /* private mode: the link in the address bar still works */
+  }
+  return merged;
+}
+
+export function escapeHtml(s) {
+  return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+}

@@ -1,0 +1,256 @@
+// One SVG renderer for every board, drawn from a render description (docs/render.md).
+// It knows no game: hex (pointy-top, circumradius 1) and square (unit) cells at x/y,
+// pieces, highlights, the last move, coordinates, clickable targets; pan/zoom for the
+// unbounded plane.
+
+const SVG = "http://www.w3.org/2000/svg";
+const SQ3 = Math.sqrt(3);
+
+function el(name, attrs = {}, parent = null) {
+  const node = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v !== undefined && v !== null) node.setAttribute(k, String(v));
+  }
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+function hexPoints(x, y, r) {
+  const pts = [];
+  for (let i = 0; i < 6; i++) {
+    const a = (Math.PI / 180) * (60 * i - 90);
+    pts.push(`${(x + r * Math.cos(a)).toFixed(3)},${(y + r * Math.sin(a)).toFixed(3)}`);
+  }
+  return pts.join(" ");
+}
+
+// Perceived lightness of a #rrggbb colour, 0..1.
+export function lightness(color) {
+  const m = /^#?([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(color || "");
+  if (!m) return 0.5;
+  const [r, g, b] = [m[1], m[2], m[3]].map((h) => parseInt(h, 16) / 255);
+  return 0.299 * r + 0.587 * g + 0.114 * b;
+}
+
+const HIGHLIGHT_COLORS = {
+  last: "#ff8c00",
+  nest: "#7a5c00",
+  home: "#2d5fc8",
+  setup: "#3c8f3c",
+  target: "#1e90ff",
+  warning: "#d11a2a",
+};
+
+export class BoardView {
+  // container: element to hold the SVG; onCell(cellId) is called on clicks.
+  constructor(container, { onCell } = {}) {
+    this.container = container;
+    this.onCell = onCell || (() => {});
+    this.svg = el("svg", { class: "board", role: "img" });
+    this.svg.setAttribute("xmlns", SVG);
+    container.appendChild(this.svg);
+    this.view = null; // current viewBox [x, y, w, h]
+    this.showCoords = true;
+    this._drag = null;
+    this._installPanZoom();
+  }
+
+  // desc: render description; ui: {clickable: Set, selected: Set, marks: Map cell->text}
+  draw(desc, ui = {}) {
+    this.desc = desc;
+    const board = desc.board;
+    const hex = board.kind !== "square";
+    const clickable = ui.clickable || new Set();
+    const selected = ui.selected || new Set();
+    const marks = ui.marks || new Map();
+    const svg = this.svg;
+    while (svg.firstChild) svg.removeChild(svg.firstChild);
+    svg.dataset.kind = board.kind;
+    svg.dataset.game = desc.game;
+    const cells = board.cells;
+    // bounds
+    let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+    for (const c of cells) {
+      minX = Math.min(minX, c.x); maxX = Math.max(maxX, c.x);
+      minY = Math.min(minY, c.y); maxY = Math.max(maxY, c.y);
+    }
+    const pad = hex ? 1.3 : 0.9;
+    const fit = [minX - pad, minY - pad, maxX - minX + 2 * pad, maxY - minY + 2 * pad];
+    if (!board.unbounded || this.view === null || !this._userMoved) this.view = fit.slice();
+    this.fitBox = fit;
+    this._applyView();
+
+    const byCell = new Map(cells.map((c) => [c.id, c]));
+    const gCells = el("g", { class: "cells" }, svg);
+    const gHigh = el("g", { class: "highlights" }, svg);
+    const gCoords = el("g", { class: "coords" }, svg);
+    const gPieces = el("g", { class: "pieces" }, svg);
+    const gTargets = el("g", { class: "targets" }, svg);
+    const r = hex ? 0.97 : 0.5;
+    const defaultFill = hex ? "#e9e2cf" : "#efe8d6";
+
+    for (const c of cells) {
+      const attrs = {
+        class: "cell" + (clickable.has(c.id) ? " clickable" : "") + (selected.has(c.id) ? " selected" : ""),
+        fill: c.fill || defaultFill,
+        "data-cell": c.id,
+      };
+      const shape = hex
+        ? el("polygon", { ...attrs, points: hexPoints(c.x, c.y, r) }, gCells)
+        : el("rect", { ...attrs, x: c.x - 0.5, y: c.y - 0.5, width: 1, height: 1 }, gCells);
+      if (c.title) el("title", {}, shape).textContent = `${c.id}: ${c.title}`;
+      else el("title", {}, shape).textContent = c.id;
+    }
+
+    for (const h of desc.highlights || []) {
+      const c = byCell.get(h.cell);
+      if (!c) continue;
+      const color = h.color || HIGHLIGHT_COLORS[h.kind] || "#888";
+      if (h.kind === "last") continue; // drawn with the last move below
+      const w = h.kind === "nest" || h.kind === "warning" ? 0.16 : 0.1;
+      const attrs = { class: `hl hl-${h.kind}`, fill: "none", stroke: color, "stroke-width": w, "data-cell": h.cell };
+      const rr = hex ? 0.8 : 0.4;
+      const node = hex
+        ? el("polygon", { ...attrs, points: hexPoints(c.x, c.y, rr) }, gHigh)
+        : el("rect", { ...attrs, x: c.x - rr, y: c.y - rr, width: 2 * rr, height: 2 * rr }, gHigh);
+      if (h.title) el("title", {}, node).textContent = h.title;
+    }
+
+    if (this.showCoords) {
+      const fs = hex ? 0.3 : 0.2;
+      for (const c of cells) {
+        el("text", {
+          class: "coord",
+          x: hex ? c.x : c.x - 0.46,
+          y: hex ? c.y - 0.52 : c.y - 0.3,
+          "font-size": fs,
+          "text-anchor": hex ? "middle" : "start",
+        }, gCoords).textContent = c.id;
+      }
+    }
+
+    const last = new Set(desc.last_move || []);
+    for (const p of desc.pieces || []) {
+      const c = byCell.get(p.cell);
+      if (!c) continue;
+      const color = p.color || (p.owner === 0 ? "#1d1d1f" : p.owner === 1 ? "#f4f1ea" : "#999");
+      const dark = lightness(color) < 0.55;
+      const g = el("g", { class: "piece", "data-cell": p.cell, "data-owner": p.owner ?? "" }, gPieces);
+      const shapeName = p.shape || "disc";
+      const stroke = dark ? "#000" : "#555";
+      if (shapeName === "block") {
+        const s = hex ? 1.3 : 0.92;
+        if (hex) el("polygon", { points: hexPoints(c.x, c.y, 0.88), fill: color, stroke, "stroke-width": 0.04 }, g);
+        else el("rect", { x: c.x - s / 2, y: c.y - s / 2, width: s, height: s, rx: 0.08, fill: color, stroke, "stroke-width": 0.03 }, g);
+      } else if (shapeName === "square") {
+        const s = hex ? 1.0 : 0.66;
+        el("rect", { x: c.x - s / 2, y: c.y - s / 2, width: s, height: s, rx: 0.06, fill: color, stroke, "stroke-width": 0.05 }, g);
+      } else {
+        el("circle", { cx: c.x, cy: c.y, r: hex ? 0.62 : 0.36, fill: color, stroke, "stroke-width": 0.05 }, g);
+      }
+      if (p.text) {
+        const fs = String(p.text).length > 2 ? 0.42 : 0.55;
+        el("text", {
+          class: "piece-text",
+          x: c.x, y: c.y + fs * 0.36,
+          "font-size": hex ? fs : fs * 0.75,
+          "text-anchor": "middle",
+          fill: dark ? "#fff" : "#111",
+        }, g).textContent = p.text;
+      }
+      el("title", {}, g).textContent = `${p.cell}${p.title ? ": " + p.title : ""}`;
+    }
+
+    for (const id of last) {
+      const c = byCell.get(id);
+      if (!c) continue;
+      el("circle", { class: "last-move", cx: c.x, cy: c.y, r: hex ? 0.78 : 0.44, fill: "none",
+        stroke: HIGHLIGHT_COLORS.last, "stroke-width": 0.09, "stroke-dasharray": "0.25 0.12", "data-cell": id }, gHigh);
+    }
+
+    for (const id of clickable) {
+      const c = byCell.get(id);
+      if (!c) continue;
+      el("circle", { class: "target-dot", cx: c.x, cy: c.y, r: hex ? 0.2 : 0.14, "data-cell": id }, gTargets);
+    }
+    for (const id of selected) {
+      const c = byCell.get(id);
+      if (!c) continue;
+      el("circle", { class: "selected-ring", cx: c.x, cy: c.y, r: hex ? 0.7 : 0.42, fill: "none", "data-cell": id }, gTargets);
+    }
+    for (const [id, text] of marks) {
+      const c = byCell.get(id);
+      if (!c) continue;
+      const g = el("g", { class: "order-mark", "data-cell": id }, gTargets);
+      el("circle", { cx: c.x + (hex ? 0.45 : 0.28), cy: c.y + (hex ? 0.45 : 0.28), r: hex ? 0.3 : 0.2 }, g);
+      el("text", { x: c.x + (hex ? 0.45 : 0.28), y: c.y + (hex ? 0.56 : 0.35), "font-size": hex ? 0.34 : 0.24,
+        "text-anchor": "middle" }, g).textContent = text;
+    }
+  }
+
+  fitAll() {
+    if (this.fitBox) {
+      this.view = this.fitBox.slice();
+      this._userMoved = false;
+      this._applyView();
+    }
+  }
+
+  zoom(factor, cx = null, cy = null) {
+    if (!this.view) return;
+    const [x, y, w, h] = this.view;
+    const px = cx === null ? x + w / 2 : cx;
+    const py = cy === null ? y + h / 2 : cy;
+    const nw = Math.min(Math.max(w * factor, 3), 400);
+    const nh = (h * nw) / w;
+    this.view = [px - ((px - x) * nw) / w, py - ((py - y) * nh) / h, nw, nh];
+    this._userMoved = true;
+    this._applyView();
+  }
+
+  _applyView() {
+    if (this.view) this.svg.setAttribute("viewBox", this.view.map((v) => v.toFixed(3)).join(" "));
+  }
+
+  _toBoard(evt) {
+    const pt = this.svg.createSVGPoint();
+    pt.x = evt.clientX; pt.y = evt.clientY;
+    const m = this.svg.getScreenCTM();
+    if (!m) return { x: 0, y: 0 };
+    const p = pt.matrixTransform(m.inverse());
+    return { x: p.x, y: p.y };
+  }
+
+  _installPanZoom() {
+    const svg = this.svg;
+    svg.addEventListener("wheel", (e) => {
+      if (!this.desc || !this.desc.board.unbounded) return;
+      e.preventDefault();
+      const p = this._toBoard(e);
+      this.zoom(e.deltaY > 0 ? 1.15 : 1 / 1.15, p.x, p.y);
+    }, { passive: false });
+    svg.addEventListener("pointerdown", (e) => {
+      this._drag = { x: e.clientX, y: e.clientY, moved: false, view: this.view ? this.view.slice() : null };
+    });
+    svg.addEventListener("pointermove", (e) => {
+      const d = this._drag;
+      if (!d || !d.view || !this.desc || !this.desc.board.unbounded) return;
+      const dx = e.clientX - d.x, dy = e.clientY - d.y;
+      if (!d.moved && Math.hypot(dx, dy) < 6) return;
+      d.moved = true;
+      const rect = svg.getBoundingClientRect();
+      const scale = Math.max(d.view[2] / rect.width, d.view[3] / rect.height);
+      this.view = [d.view[0] - dx * scale, d.view[1] - dy * scale, d.view[2], d.view[3]];
+      this._userMoved = true;
+      this._applyView();
+    });
+    svg.addEventListener("pointerup", (e) => {
+      const d = this._drag;
+      this._drag = null;
+      if (d && d.moved) return;
+      const target = e.target.closest ? e.target.closest("[data-cell]") : null;
+      if (target) this.onCell(target.getAttribute("data-cell"));
+      else this.onCell(null);
+    });
+  }
+}

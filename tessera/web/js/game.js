@@ -1,0 +1,734 @@
+// The game page: live board (WebSocket), clicking plays, side panel, replay of finished games.
+import { api, ApiError, escapeHtml, loadSeats, saveSeats } from "./api.js";
+import { BoardView } from "./board.js";
+import { markdown } from "./markdown.js";
+
+const SIMULTANEOUS = -2;
+const TERMINAL = -4;
+const gameId = decodeURIComponent(location.pathname.split("/")[2] || "");
+const $ = (id) => document.getElementById(id);
+
+// -- seat tokens from the link (#seat=1&t=TOKEN or #t0=..&t1=..) and this browser's storage --
+function tokensFromHash() {
+  const params = new URLSearchParams(location.hash.replace(/^#/, ""));
+  const tokens = {};
+  if (params.get("t") && params.get("seat") !== null) tokens[params.get("seat")] = params.get("t");
+  for (const [k, v] of params) {
+    const m = /^t(\d+)$/.exec(k);
+    if (m) tokens[m[1]] = v;
+  }
+  return tokens;
+}
+const stored = saveSeats(gameId, { tokens: tokensFromHash() });
+const tokens = stored.tokens; // {seat: token}
+const mySeats = Object.keys(tokens).map(Number).sort();
+
+const ui = {
+  view: null, // the last view from the server
+  shown: null, // the render description on the board
+  sel: [], // cells clicked so far
+  choice: null, // actions waiting for a number/choice
+  order: null, // order builder {moveNumber, tokens: {unit: token}, current}
+  replay: null, // null: live; else the move number shown
+  busy: false,
+  clockAt: 0,
+  resignArmed: false,
+  error: "",
+};
+
+const board = new BoardView($("board"), { onCell: (c) => onCell(c) });
+
+// -- connection --------------------------------------------------------------------------
+let ws = null;
+let retry = 0;
+function wsToken() {
+  return mySeats.length ? tokens[mySeats[0]] : null;
+}
+function connect() {
+  const proto = location.protocol === "https:" ? "wss" : "ws";
+  const t = wsToken();
+  const url = `${proto}://${location.host}/api/games/${encodeURIComponent(gameId)}/ws` + (t ? `?token=${encodeURIComponent(t)}` : "");
+  ws = new WebSocket(url);
+  setConn("connecting");
+  ws.onopen = () => {
+    retry = 0;
+    setConn("online");
+  };
+  ws.onmessage = (e) => {
+    const msg = JSON.parse(e.data);
+    if (msg.type === "state") receive(msg.view);
+    else if (msg.type === "error") showError(msg.detail);
+  };
+  ws.onclose = () => {
+    setConn("offline");
+    retry = Math.min(retry + 1, 6);
+    setTimeout(connect, 300 * 2 ** retry);
+  };
+}
+function setConn(s) {
+  const node = $("conn");
+  node.textContent = s === "online" ? "live" : s === "connecting" ? "connecting…" : "reconnecting…";
+  node.className = "conn conn-" + s;
+  document.body.dataset.conn = s;
+}
+setInterval(() => {
+  if (ws && ws.readyState === 1) ws.send(JSON.stringify({ type: "ping" }));
+}, 25000);
+
+// In hot-seat this browser holds every seat: show the view of the seat that must act.
+function wantedSeat(view) {
+  if (mySeats.length < 2 || view.status !== "active") return view.you;
+  if (view.to_move >= 0) return view.to_move;
+  if (view.to_move === SIMULTANEOUS && view.sealed) {
+    const p = mySeats.find((s) => !view.sealed[s]);
+    return p === undefined ? view.you : p;
+  }
+  return view.you;
+}
+
+async function receive(view) {
+  const want = wantedSeat(view);
+  if (want !== view.you && want !== null && tokens[want] !== undefined) {
+    try {
+      view = await api("GET", `/api/games/${gameId}`, undefined, tokens[want]);
+    } catch (e) {
+      showError(e.detail || String(e));
+    }
+  }
+  const old = ui.view;
+  if (!old || old.move_number !== view.move_number || old.you !== view.you || old.status !== view.status) {
+    ui.sel = [];
+    ui.choice = null;
+  }
+  ui.view = view;
+  ui.clockAt = performance.now();
+  if (ui.replay !== null && view.status !== "finished") ui.replay = null;
+  if (ui.replay === null) ui.shown = view.render;
+  document.title = `${view.title} — tessera`;
+  renderAll();
+}
+
+function myToken() {
+  const v = ui.view;
+  if (v && v.you !== null && tokens[v.you] !== undefined) return tokens[v.you];
+  return wsToken();
+}
+
+// -- playing -----------------------------------------------------------------------------
+async function submit(move) {
+  const v = ui.view;
+  if (!v || ui.busy) return;
+  ui.busy = true;
+  showError("");
+  try {
+    const view = await api("POST", `/api/games/${gameId}/moves`, { token: myToken(), move, expected: v.move_number });
+    ui.sel = [];
+    ui.choice = null;
+    await receive(view);
+  } catch (e) {
+    showError(e instanceof ApiError ? e.detail : String(e));
+    ui.sel = [];
+    ui.choice = null;
+    renderAll();
+  } finally {
+    ui.busy = false;
+  }
+}
+
+function actions() {
+  if (ui.replay !== null || !ui.view || ui.view.status !== "active") return [];
+  return ui.shown.actions || [];
+}
+
+function startsWith(path, prefix) {
+  if (path.length < prefix.length) return false;
+  return prefix.every((c, i) => path[i] === c);
+}
+
+function orderUnits() {
+  const o = ui.shown && ui.shown.order;
+  if (!o || ui.replay !== null || !ui.view || ui.view.status !== "active" || o.submitted) return null;
+  return o;
+}
+
+function onCell(cell) {
+  if (orderUnits()) return onOrderCell(cell);
+  const acts = actions().filter((a) => a.path && a.path.length);
+  if (!acts.length) return;
+  if (cell === null) {
+    ui.sel = [];
+    ui.choice = null;
+    return renderAll();
+  }
+  let sel = [...ui.sel, cell];
+  let matching = acts.filter((a) => startsWith(a.path, sel));
+  if (!matching.length) {
+    sel = [cell];
+    matching = acts.filter((a) => startsWith(a.path, sel));
+  }
+  if (!matching.length) {
+    ui.sel = [];
+    ui.choice = null;
+    return renderAll();
+  }
+  const exact = matching.filter((a) => a.path.length === sel.length);
+  const longer = matching.filter((a) => a.path.length > sel.length);
+  ui.sel = sel;
+  ui.choice = null;
+  if (exact.length === 1 && !longer.length && exact[0].move !== undefined) {
+    return submit(exact[0].move);
+  }
+  if (exact.length) ui.choice = exact;
+  renderAll();
+}
+
+function nextCells() {
+  const out = new Set();
+  if (ui.choice && !actions().some((a) => a.path.length > ui.sel.length && startsWith(a.path, ui.sel))) return out;
+  for (const a of actions()) {
+    if (a.path && a.path.length > ui.sel.length && startsWith(a.path, ui.sel)) out.add(a.path[ui.sel.length]);
+  }
+  return out;
+}
+
+// -- Nelaxtam order builder --------------------------------------------------------------
+function builder() {
+  const o = orderUnits();
+  if (!o) return null;
+  const key = `${ui.view.move_number}|${ui.view.you}`;
+  if (!ui.order || ui.order.key !== key) {
+    const chosen = {};
+    if (!o.single) for (const u of o.units) if (u.default) chosen[u.id] = u.default;
+    const first = o.units.find((u) => !chosen[u.id]) || o.units[0];
+    ui.order = { key, tokens: chosen, current: first ? first.id : null };
+  }
+  return ui.order;
+}
+
+function tokenCell(unit, token) {
+  const c = unit.choices.find((ch) => ch.token === token);
+  return c && c.path && c.path.length ? c.path[c.path.length - 1] : null;
+}
+
+function takenCells(o, b, exceptUnit) {
+  const taken = new Set();
+  for (const u of o.units) {
+    if (u.id === exceptUnit) continue;
+    const t = b.tokens[u.id];
+    if (t && /[@>]/.test(t)) taken.add(tokenCell(u, t));
+  }
+  return taken;
+}
+
+function chooseToken(unitId, token) {
+  const o = orderUnits();
+  const b = builder();
+  if (!o || !b) return;
+  if (o.single) b.tokens = {};
+  b.tokens[unitId] = token;
+  const next = o.units.find((u) => !b.tokens[u.id]);
+  b.current = o.single ? unitId : next ? next.id : null;
+  renderAll();
+}
+
+function onOrderCell(cell) {
+  const o = orderUnits();
+  const b = builder();
+  if (!o || !b || cell === null) return;
+  const cur = o.units.find((u) => u.id === b.current);
+  if (cur) {
+    const taken = takenCells(o, b, cur.id);
+    const ch = cur.choices.find((c) => c.path && c.path.length && c.path[0] === cell && !taken.has(cell));
+    if (ch) return chooseToken(cur.id, ch.token);
+  }
+  const unit = o.units.find((u) => u.cell === cell);
+  if (unit) {
+    b.current = unit.id;
+    renderAll();
+  }
+}
+
+function orderClickable(o, b) {
+  const out = new Set();
+  const cur = o.units.find((u) => u.id === b.current);
+  if (cur) {
+    const taken = takenCells(o, b, cur.id);
+    for (const c of cur.choices) if (c.path && c.path.length && !taken.has(c.path[0])) out.add(c.path[0]);
+  }
+  for (const u of o.units) if (u.cell) out.add(u.cell);
+  return out;
+}
+
+function orderText(o, b) {
+  if (o.single) {
+    const vals = Object.values(b.tokens);
+    return vals.length === 1 ? vals[0] : null;
+  }
+  if (o.units.some((u) => !b.tokens[u.id])) return null;
+  return o.units.map((u) => b.tokens[u.id]).join(o.separator || " ");
+}
+
+// -- drawing -----------------------------------------------------------------------------
+function renderAll() {
+  const v = ui.view;
+  if (!v) return;
+  const desc = ui.shown;
+  const o = orderUnits();
+  const b = builder();
+  let clickable = new Set();
+  const marks = new Map();
+  const selected = new Set(ui.sel);
+  if (o && b) {
+    clickable = orderClickable(o, b);
+    const cur = o.units.find((u) => u.id === b.current);
+    if (cur && cur.cell) selected.add(cur.cell);
+    for (const u of o.units) {
+      const t = b.tokens[u.id];
+      const c = t ? tokenCell(u, t) : null;
+      if (c) marks.set(c, u.id);
+    }
+  } else if (ui.replay === null) {
+    clickable = nextCells();
+  }
+  if (o && o.pending) {
+    /* sealed: nothing to click */
+  }
+  board.draw(desc, { clickable, selected, marks });
+  $("title").textContent = v.title;
+  $("spec").textContent = v.spec + (v.mode === "ai" ? " · against the AI" : v.mode === "hotseat" ? " · hot-seat" : " · online");
+  renderStatus(v, desc);
+  renderSeats(v, desc);
+  renderPrompt(v, desc, o, b);
+  renderControls(v);
+  renderPanelTable(desc);
+  renderMoves(v);
+  renderReplay(v);
+  renderInvite(v);
+  renderBanner(v, desc);
+}
+
+function playerName(desc, p) {
+  return (desc.players && desc.players[p] && desc.players[p].name) || `Player ${p}`;
+}
+
+function renderStatus(v, desc) {
+  let text = desc.status || "";
+  if (ui.replay !== null) text = `Replay: move ${ui.replay} of ${v.moves.length}`;
+  else if (v.status === "active" && v.you !== null) {
+    if (v.to_move === v.you) text = `${desc.status} — your turn`;
+    else if (v.to_move === SIMULTANEOUS) {
+      const o = desc.order;
+      text = o && o.submitted ? "Your order is sealed; waiting for the other order" : "Give your orders";
+    } else if (v.to_move >= 0) {
+      const s = v.seats[v.to_move];
+      text = `${desc.status}` + (s && s.kind === "ai" ? " — the AI is thinking…" : " — waiting for your opponent");
+    }
+  }
+  $("status").textContent = text;
+  $("status").dataset.turn = v.status === "active" && (v.to_move === v.you || (v.to_move === SIMULTANEOUS && desc.order && !desc.order.submitted)) ? "yours" : "";
+}
+
+function fmtClock(s) {
+  s = Math.max(0, s);
+  const m = Math.floor(s / 60);
+  const sec = Math.floor(s % 60);
+  return `${m}:${String(sec).padStart(2, "0")}` + (s < 10 ? `.${Math.floor((s * 10) % 10)}` : "");
+}
+
+function clockLeft(v, p) {
+  if (!v.clock) return null;
+  let left = v.clock.remaining[p];
+  if (v.status === "active" && v.clock.running.includes(p)) left -= (performance.now() - ui.clockAt) / 1000;
+  return left;
+}
+
+function renderSeats(v, desc) {
+  const rows = v.seats.map((s) => {
+    const p = s.seat;
+    const color = (desc.players[p] && desc.players[p].color) || "#888";
+    const who = s.kind === "ai" ? `AI level ${s.level}` : s.claimed ? "" : "seat free";
+    const you = mySeats.includes(p) ? (mySeats.length > 1 ? " (here)" : " (you)") : "";
+    const conn = s.kind === "ai" ? "ai" : s.connected ? "on" : "off";
+    const score = desc.scores ? `<span class="score" title="score">${desc.scores[p]}</span>` : "";
+    const clock = v.clock ? `<span class="clock${v.clock.running.includes(p) ? " running" : ""}" data-seat="${p}">${fmtClock(clockLeft(v, p))}</span>` : "";
+    const sealed = v.sealed ? `<span class="sealed">${v.sealed[p] ? "order sealed" : "thinking"}</span>` : "";
+    const turn = v.status === "active" && (v.to_move === p || v.to_move === SIMULTANEOUS) ? " to-move" : "";
+    return `<div class="seat${turn}" data-seat="${p}">
+      <span class="swatch" style="background:${escapeHtml(color)}"></span>
+      <span class="name">${escapeHtml(s.name === playerName(desc, p) ? s.name : playerName(desc, p) + ": " + s.name)}${you}</span>
+      <span class="who">${escapeHtml(who)}</span>
+      <span class="dot dot-${conn}" title="${conn === "on" ? "connected" : conn === "off" ? "not connected" : "computer"}"></span>
+      ${sealed}${score}${clock}
+    </div>`;
+  });
+  $("seats").innerHTML = rows.join("");
+}
+
+function button(label, onclick, cls = "") {
+  const b = document.createElement("button");
+  b.textContent = label;
+  if (cls) b.className = cls;
+  b.addEventListener("click", onclick);
+  return b;
+}
+
+function renderPrompt(v, desc, o, b) {
+  const box = $("prompt");
+  box.innerHTML = "";
+  if (ui.replay !== null || v.status !== "active") return;
+  if (desc.order && desc.order.submitted) {
+    const p = document.createElement("p");
+    p.className = "sealed-order";
+    p.innerHTML = `Your order is sealed: <code>${escapeHtml(desc.order.pending || "")}</code>`;
+    box.appendChild(p);
+    return;
+  }
+  if (o && b) return renderOrderBuilder(box, o, b);
+  // number / choice for the clicked path
+  if (ui.choice) {
+    const wrap = document.createElement("div");
+    wrap.className = "choice";
+    const head = document.createElement("div");
+    head.textContent = `On ${ui.sel.join(" → ")}:`;
+    wrap.appendChild(head);
+    for (const a of ui.choice) {
+      if (a.number) {
+        const [lo, hi] = a.number;
+        const input = document.createElement("input");
+        input.type = "number";
+        input.min = lo;
+        input.max = hi;
+        input.value = Math.min(hi, Math.max(lo, 1));
+        input.id = "number-input";
+        input.setAttribute("aria-label", `number from ${lo} to ${hi}`);
+        const ok = button("Place", () => submit(a.template.replace("{n}", String(parseInt(input.value, 10)))), "primary");
+        ok.id = "number-ok";
+        input.addEventListener("keydown", (e) => {
+          if (e.key === "Enter") ok.click();
+        });
+        const lab = document.createElement("label");
+        lab.textContent = `number (${lo}–${hi}) `;
+        lab.appendChild(input);
+        wrap.append(lab, ok);
+      } else if (a.choices) {
+        const row = document.createElement("div");
+        row.className = "choices";
+        for (const c of a.choices) {
+          const bt = button(String(c), () => submit(a.template.replace("{n}", String(c))), "choice-btn");
+          bt.dataset.value = String(c);
+          row.appendChild(bt);
+        }
+        wrap.appendChild(row);
+      } else if (a.move !== undefined) {
+        wrap.appendChild(button(a.label || a.move, () => submit(a.move), "primary"));
+      }
+    }
+    wrap.appendChild(button("Cancel", () => {
+      ui.sel = [];
+      ui.choice = null;
+      renderAll();
+    }));
+    box.appendChild(wrap);
+  }
+  const buttons = actions().filter((a) => !a.path || !a.path.length);
+  if (buttons.length) {
+    const row = document.createElement("div");
+    row.className = "action-buttons";
+    const groups = new Map();
+    for (const a of buttons) {
+      const g = a.group || "";
+      if (!groups.has(g)) groups.set(g, []);
+      groups.get(g).push(a);
+    }
+    for (const [g, list] of groups) {
+      const gdiv = document.createElement("div");
+      gdiv.className = "group";
+      if (g) gdiv.dataset.group = g;
+      if (list.length > 12 && list.every((a) => a.move !== undefined)) {
+        const sel = document.createElement("select");
+        for (const a of list) {
+          const opt = document.createElement("option");
+          opt.value = a.move;
+          opt.textContent = a.label || a.move;
+          sel.appendChild(opt);
+        }
+        gdiv.append(sel, button("Play", () => submit(sel.value), "primary"));
+      } else {
+        for (const a of list) {
+          if (a.move !== undefined) {
+            const bt = button(a.label || a.move, () => submit(a.move), "action-btn");
+            bt.dataset.move = a.move;
+            gdiv.appendChild(bt);
+          }
+        }
+      }
+      row.appendChild(gdiv);
+    }
+    box.appendChild(row);
+  }
+  if (v.to_move === v.you && !actions().length) {
+    const p = document.createElement("p");
+    p.textContent = "No move to make.";
+    box.appendChild(p);
+  }
+}
+
+function renderOrderBuilder(box, o, b) {
+  const wrap = document.createElement("div");
+  wrap.className = "order-builder";
+  const head = document.createElement("div");
+  head.className = "hint";
+  head.textContent = o.single
+    ? "Choose one action for one troop, then submit."
+    : "For each troop: click it (or its line), then a target square or a button. Then submit your order.";
+  wrap.appendChild(head);
+  for (const u of o.units) {
+    const row = document.createElement("div");
+    row.className = "unit" + (u.id === b.current ? " current" : "");
+    row.dataset.unit = u.id;
+    const name = document.createElement("button");
+    name.className = "unit-name";
+    name.textContent = `${u.label || "Unit " + u.id}${u.cell ? " (" + u.cell + ")" : ""}`;
+    name.addEventListener("click", () => {
+      b.current = u.id;
+      renderAll();
+    });
+    const tok = document.createElement("code");
+    tok.className = "unit-token";
+    tok.textContent = b.tokens[u.id] || "—";
+    row.append(name, tok);
+    if (u.id === b.current) {
+      for (const c of u.choices.filter((ch) => !ch.path || !ch.path.length)) {
+        const bt = button(c.label || c.token, () => chooseToken(u.id, c.token), "action-btn");
+        bt.dataset.token = c.token;
+        row.appendChild(bt);
+      }
+    }
+    wrap.appendChild(row);
+  }
+  const text = orderText(o, b);
+  const go = button(text ? `Submit order: ${text}` : "Submit order", () => text && submit(text), "primary");
+  go.id = "submit-order";
+  go.disabled = !text;
+  const clear = button("Clear", () => {
+    ui.order = null;
+    renderAll();
+  });
+  wrap.append(go, clear);
+  box.appendChild(wrap);
+}
+
+function renderControls(v) {
+  const box = $("controls");
+  box.innerHTML = "";
+  if (v.status !== "active" || !mySeats.length || ui.replay !== null) return;
+  if (v.undo_request !== null && v.undo_request !== undefined && !mySeats.includes(v.undo_request)) {
+    const p = document.createElement("div");
+    p.className = "undo-request";
+    p.textContent = "Your opponent asks to take back a move. ";
+    p.append(
+      button("Accept", () => act("undo/accept"), "primary"),
+      button("Decline", () => act("undo/decline")),
+    );
+    box.appendChild(p);
+  } else if (v.undo_request !== null && v.undo_request !== undefined) {
+    const p = document.createElement("div");
+    p.className = "undo-request";
+    p.textContent = "You asked to take back a move; waiting for the answer.";
+    box.appendChild(p);
+  }
+  const undo = button(v.mode === "online" ? "Ask to undo" : "Undo", () => act("undo"));
+  undo.id = "undo";
+  undo.disabled = !v.moves.length;
+  const resign = button(ui.resignArmed ? "Really resign?" : "Resign", () => {
+    if (!ui.resignArmed) {
+      ui.resignArmed = true;
+      renderAll();
+      setTimeout(() => {
+        ui.resignArmed = false;
+        renderAll();
+      }, 4000);
+    } else {
+      ui.resignArmed = false;
+      act("resign");
+    }
+  }, ui.resignArmed ? "danger" : "");
+  resign.id = "resign";
+  box.append(undo, resign);
+}
+
+async function act(what) {
+  showError("");
+  try {
+    const view = await api("POST", `/api/games/${gameId}/${what}`, { token: myToken() });
+    ui.order = null;
+    await receive(view);
+  } catch (e) {
+    showError(e instanceof ApiError ? e.detail : String(e));
+  }
+}
+
+function renderPanelTable(desc) {
+  const rows = (desc.panel || []).map((r) => {
+    const sw = r.color ? `<span class="swatch small" style="background:${escapeHtml(r.color)}"></span>` : "";
+    return `<tr><th>${sw}${escapeHtml(r.label)}</th>${r.values.map((x) => `<td>${escapeHtml(x)}</td>`).join("")}</tr>`;
+  });
+  $("panel-table").innerHTML = rows.join("");
+}
+
+function turnsOf(moves) {
+  const turns = [];
+  for (const m of moves) {
+    const last = turns[turns.length - 1];
+    if (m.player !== SIMULTANEOUS && last && last.player === m.player) {
+      last.moves.push(m.move);
+      last.end = m.index + 1;
+    } else turns.push({ player: m.player, moves: [m.move], start: m.index, end: m.index + 1 });
+  }
+  return turns;
+}
+
+function renderMoves(v) {
+  const desc = v.render;
+  const ol = $("moves");
+  ol.innerHTML = turnsOf(v.moves)
+    .map((t, i) => {
+      const who = t.player === SIMULTANEOUS ? "both" : playerName(desc, t.player);
+      const cur = ui.replay !== null && ui.replay >= t.start + 1 && ui.replay <= t.end ? " current" : "";
+      return `<li class="turn${cur}" data-end="${t.end}"><span class="who">${escapeHtml(who)}</span> <code>${escapeHtml(t.moves.join(" "))}</code></li>`;
+    })
+    .join("");
+  ol.scrollTop = ol.scrollHeight;
+  if (v.status === "finished") {
+    for (const li of ol.querySelectorAll("li")) li.addEventListener("click", () => showPosition(Number(li.dataset.end)));
+  }
+}
+
+async function showPosition(n) {
+  const v = ui.view;
+  if (!v) return;
+  n = Math.max(0, Math.min(v.moves.length, n));
+  try {
+    const desc = await api("GET", `/api/games/${gameId}/positions/${n}`);
+    ui.replay = n === v.moves.length ? null : n;
+    ui.shown = ui.replay === null ? v.render : desc;
+    renderAll();
+  } catch (e) {
+    showError(e.detail || String(e));
+  }
+}
+
+function renderReplay(v) {
+  const box = $("replay");
+  if (v.status !== "finished") {
+    box.hidden = true;
+    return;
+  }
+  box.hidden = false;
+  const at = ui.replay === null ? v.moves.length : ui.replay;
+  $("replay-pos").textContent = `${at} / ${v.moves.length}`;
+}
+
+function renderInvite(v) {
+  const box = $("invite");
+  box.innerHTML = "";
+  const free = v.seats.filter((s) => s.kind === "human" && !s.claimed);
+  if (v.status !== "active" || !free.length) return;
+  const invites = loadSeats(gameId).invites || {};
+  for (const s of free) {
+    if (invites[s.seat]) {
+      const url = new URL(invites[s.seat], location.origin).href;
+      const div = document.createElement("div");
+      div.className = "invite";
+      div.innerHTML = `Invite a friend to play ${escapeHtml(playerName(v.render, s.seat))}: <input readonly value="${escapeHtml(url)}" id="invite-${s.seat}">`;
+      div.appendChild(button("Copy", () => navigator.clipboard && navigator.clipboard.writeText(url)));
+      box.appendChild(div);
+    }
+  }
+  if (!mySeats.length) {
+    box.appendChild(button("Join this game", async () => {
+      try {
+        const r = await api("POST", `/api/games/${gameId}/join`);
+        location.replace(r.link);
+        location.reload();
+      } catch (e) {
+        showError(e.detail || String(e));
+      }
+    }, "primary"));
+  }
+}
+
+function renderBanner(v, desc) {
+  const bn = $("banner");
+  const result = v.result && ui.replay === null ? v.result : null;
+  if (!result) {
+    bn.hidden = true;
+    return;
+  }
+  bn.hidden = false;
+  let mine = "";
+  if (mySeats.length === 1 && result.winner !== null && result.winner !== undefined) {
+    mine = result.winner === mySeats[0] ? " — you win!" : " — you lose";
+  }
+  bn.textContent = result.text + mine;
+  bn.dataset.winner = result.winner ?? "draw";
+}
+
+function showError(text) {
+  ui.error = text;
+  const e = $("error");
+  e.textContent = text;
+  e.hidden = !text;
+}
+
+// -- clocks tick locally -----------------------------------------------------------------
+setInterval(() => {
+  const v = ui.view;
+  if (!v || !v.clock || v.status !== "active") return;
+  for (const node of document.querySelectorAll(".clock[data-seat]")) {
+    node.textContent = fmtClock(clockLeft(v, Number(node.dataset.seat)));
+  }
+}, 200);
+
+// -- static wiring -----------------------------------------------------------------------
+$("zoom-in").addEventListener("click", () => board.zoom(1 / 1.25));
+$("zoom-out").addEventListener("click", () => board.zoom(1.25));
+$("zoom-fit").addEventListener("click", () => board.fitAll());
+$("coords").addEventListener("change", (e) => {
+  board.showCoords = e.target.checked;
+  renderAll();
+});
+$("rp-first").addEventListener("click", () => showPosition(0));
+$("rp-prev").addEventListener("click", () => showPosition((ui.replay ?? ui.view.moves.length) - 1));
+$("rp-next").addEventListener("click", () => showPosition((ui.replay ?? ui.view.moves.length) + 1));
+$("rp-last").addEventListener("click", () => showPosition(ui.view.moves.length));
+document.addEventListener("keydown", (e) => {
+  if (!ui.view || ui.view.status !== "finished" || e.target.tagName === "INPUT") return;
+  if (e.key === "ArrowLeft") $("rp-prev").click();
+  if (e.key === "ArrowRight") $("rp-next").click();
+});
+$("export-json").href = `/api/games/${gameId}/record`;
+$("export-txt").href = `/api/games/${gameId}/record.txt`;
+
+async function loadRules(name) {
+  try {
+    const r = await api("GET", `/api/rules/${name}`);
+    $("rules").innerHTML = markdown(r.markdown);
+    $("rules-link").href = `/rules/${name}`;
+  } catch (e) {
+    $("rules").textContent = e.detail || String(e);
+  }
+}
+
+async function start() {
+  try {
+    const t = wsToken();
+    const view = await api("GET", `/api/games/${gameId}`, undefined, t || undefined);
+    await receive(view);
+    loadRules(view.game);
+  } catch (e) {
+    showError(e instanceof ApiError ? e.detail : String(e));
+  }
+  connect();
+}
+start();

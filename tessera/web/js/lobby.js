@@ -1,0 +1,177 @@
+// The lobby: create a game (any game, parameters, opponent, seat, clock), list open and finished games, import.
+import { api, ApiError, escapeHtml, saveSeats } from "./api.js";
+
+const $ = (id) => document.getElementById(id);
+let catalog = [];
+
+function current() {
+  return catalog.find((g) => g.name === $("game").value);
+}
+
+function paramInput(p) {
+  const id = `param-${p.name}`;
+  const label = document.createElement("label");
+  label.title = p.doc || "";
+  label.append(`${p.name} `);
+  let input;
+  if (p.choices) {
+    input = document.createElement("select");
+    for (const c of p.choices) {
+      const o = document.createElement("option");
+      o.value = String(c);
+      o.textContent = String(c);
+      if (c === p.default) o.selected = true;
+      input.appendChild(o);
+    }
+  } else if (p.kind === "bool") {
+    input = document.createElement("input");
+    input.type = "checkbox";
+    input.checked = !!p.default;
+  } else {
+    input = document.createElement("input");
+    input.type = p.kind === "str" ? "text" : "number";
+    if (p.min !== null) input.min = p.min;
+    if (p.max !== null) input.max = p.max;
+    input.step = p.step !== null ? p.step : p.kind === "int" ? 1 : "any";
+    input.value = p.default === null ? "" : String(p.default);
+    if (p.default === null) input.placeholder = "default";
+  }
+  input.id = id;
+  input.dataset.param = p.name;
+  input.dataset.kind = p.kind;
+  label.appendChild(input);
+  if (p.doc) {
+    const small = document.createElement("small");
+    small.textContent = p.doc;
+    label.appendChild(small);
+  }
+  return label;
+}
+
+function showGame() {
+  const g = current();
+  if (!g) return;
+  const box = $("params");
+  box.innerHTML = "<legend>Parameters</legend>";
+  for (const p of g.params) box.appendChild(paramInput(p));
+  const ex = g.examples.length ? ` Variants: ${g.examples.join(", ")}.` : "";
+  $("game-about").innerHTML = `${escapeHtml(g.title)}: ${g.players} players, ${escapeHtml(g.dynamics)} turns.${escapeHtml(ex)} <a href="/rules/${g.name}">Rules</a>`;
+  const seat = $("seat");
+  seat.innerHTML = g.player_names.map((n, i) => `<option value="${i}">${escapeHtml(n)} (seat ${i})</option>`).join("");
+  showMode();
+}
+
+function showMode() {
+  const mode = document.querySelector("input[name=mode]:checked").value;
+  $("level-row").hidden = mode !== "ai";
+  $("seat-row").hidden = mode === "hotseat";
+}
+
+function params() {
+  const g = current();
+  const out = {};
+  for (const p of g.params) {
+    const input = $(`param-${p.name}`);
+    let v;
+    if (p.kind === "bool") v = input.checked;
+    else if (input.value === "") continue;
+    else if (p.kind === "int") v = parseInt(input.value, 10);
+    else if (p.kind === "float") v = parseFloat(input.value);
+    else v = input.value;
+    if (v !== p.default) out[p.name] = v;
+  }
+  return out;
+}
+
+async function create(e) {
+  e.preventDefault();
+  const mode = document.querySelector("input[name=mode]:checked").value;
+  const body = {
+    game: $("game").value,
+    params: params(),
+    mode,
+    seat: parseInt($("seat").value || "0", 10),
+    ai_level: parseInt($("ai-level").value, 10),
+  };
+  if ($("clock-on").checked) {
+    body.clock = { initial: parseFloat($("clock-min").value) * 60, increment: parseFloat($("clock-inc").value || "0") };
+  }
+  $("create-error").hidden = true;
+  try {
+    const r = await api("POST", "/api/games", body);
+    saveSeats(r.id, { tokens: r.tokens, invites: r.invites });
+    const hash = Object.entries(r.tokens).map(([s, t]) => `t${s}=${encodeURIComponent(t)}`).join("&");
+    location.href = `${r.url}#${hash}`;
+  } catch (err) {
+    $("create-error").textContent = err instanceof ApiError ? err.detail : String(err);
+    $("create-error").hidden = false;
+  }
+}
+
+function gameItem(g, open) {
+  const seats = g.seats.map((s) => escapeHtml(s.name)).join(" vs ");
+  const clock = g.clock ? ` · ${Math.round(g.clock.initial / 60)}+${g.clock.increment}` : "";
+  const res = g.result ? ` · ${escapeHtml(g.result.text)}` : "";
+  const join = open ? `<button data-join="${g.id}">Join</button>` : `<a href="/g/${g.id}">replay</a>`;
+  return `<li><a href="/g/${g.id}">${escapeHtml(g.title)}</a> <code>${escapeHtml(g.spec)}</code> — ${seats}${clock}${res} ${join}</li>`;
+}
+
+async function refreshLists() {
+  try {
+    const open = await api("GET", "/api/games?status=open");
+    $("open-games").innerHTML = open.games.length ? open.games.map((g) => gameItem(g, true)).join("") : '<li class="hint">No open games. Create one and invite a friend.</li>';
+    for (const b of document.querySelectorAll("[data-join]")) {
+      b.addEventListener("click", async () => {
+        try {
+          const r = await api("POST", `/api/games/${b.dataset.join}/join`);
+          saveSeats(b.dataset.join, { tokens: { [r.seat]: r.token } });
+          location.href = r.link;
+        } catch (err) {
+          alert(err.detail || String(err));
+        }
+      });
+    }
+    const fin = await api("GET", "/api/games?status=finished");
+    $("finished-games").innerHTML = fin.games.slice(0, 15).map((g) => gameItem(g, false)).join("") || '<li class="hint">None yet.</li>';
+  } catch (err) {
+    $("open-games").innerHTML = `<li class="error">${escapeHtml(err.detail || String(err))}</li>`;
+  }
+}
+
+async function importRecord(e) {
+  e.preventDefault();
+  const text = $("import-text").value.trim();
+  $("import-error").hidden = true;
+  try {
+    let r;
+    if (text.startsWith("{")) {
+      r = await api("POST", "/api/records", JSON.parse(text));
+    } else {
+      const res = await fetch("/api/records", { method: "POST", headers: { "Content-Type": "text/plain" }, body: text });
+      r = await res.json();
+      if (!res.ok) throw new ApiError(res.status, r.detail);
+    }
+    saveSeats(r.id, { tokens: r.tokens });
+    const hash = Object.entries(r.tokens).map(([s, t]) => `t${s}=${encodeURIComponent(t)}`).join("&");
+    location.href = `${r.url}#${hash}`;
+  } catch (err) {
+    $("import-error").textContent = err instanceof ApiError ? err.detail : String(err);
+    $("import-error").hidden = false;
+  }
+}
+
+async function start() {
+  const c = await api("GET", "/api/catalog");
+  catalog = c.games;
+  $("game").innerHTML = catalog.map((g) => `<option value="${g.name}">${escapeHtml(g.title)}</option>`).join("");
+  const want = new URLSearchParams(location.search).get("game");
+  if (want && catalog.some((g) => g.name === want)) $("game").value = want;
+  $("game").addEventListener("change", showGame);
+  for (const r of document.querySelectorAll("input[name=mode]")) r.addEventListener("change", showMode);
+  $("create").addEventListener("submit", create);
+  $("import").addEventListener("submit", importRecord);
+  showGame();
+  refreshLists();
+  setInterval(refreshLists, 10000);
+}
+start();
