@@ -212,6 +212,8 @@ class NumeGame(Game):
         self.nmask: list[int] = [sum(1 << j for j in nb) for nb in self.nbrs]
         """Bit set (over cell indices) of each cell's neighbours."""
         self.numstr = [str(k) for k in range(n + 1)]
+        self.numbers = n + 1
+        """How many numbers a new group may carry (``0 … n``)."""
 
     def __str__(self) -> str:
         """The one-string form, leaving out parameters at their (derived) defaults.
@@ -383,6 +385,7 @@ class NumeGame(Game):
                 if to_move not in (None, TERMINAL):
                     raise ValueError(f"nume position: the board is full, so to_move must be {TERMINAL}, not {to_move}")
                 state._over = True
+                state._placing = False
             elif to_move is None:
                 # Black moves first: Black to move when he has no more stones than White
                 state._col = BLACK if counts[BLACK] <= counts[WHITE] else WHITE
@@ -443,6 +446,8 @@ class NumeState(State):
         """Colour to place next."""
         self._to_move = 0 if phase == BID else 1 if phase == CHOOSE else colors.index(BLACK)  # type: ignore[union-attr]
         self._over = False
+        self._placing = phase == PLAY
+        """Stones are being placed: the colours are set and the board is not full."""
 
     def _copy_from(self, other: NumeState) -> None:
         self._stone = other._stone[:]
@@ -464,6 +469,7 @@ class NumeState(State):
         self._col = other._col
         self._to_move = other._to_move
         self._over = other._over
+        self._placing = other._placing
 
     # -- protocol ------------------------------------------------------------------------
     def current_player(self) -> int:
@@ -647,6 +653,7 @@ class NumeState(State):
             self._epos[last] = i
         if not empty:
             self._over = True
+            self._placing = False
         self._col = 1 - col
         self._to_move = 1 - self._to_move
 
@@ -665,19 +672,19 @@ class NumeState(State):
             mine = action - g.choose_base
             self._colors = [1 - mine, mine]
             self._phase = PLAY
+            self._placing = True
             self._col = BLACK
             self._to_move = self._colors.index(BLACK)
 
     def apply_action(self, action: Action) -> None:
         """Apply an integer action of the player to move, checked (fast path for placements)."""
-        if self._phase == PLAY and type(action) is int and 0 <= action < self.game.place_actions and not self._over:
-            c, k = divmod(action, self.game.K)
-            reason = self._placement_reason(c, k)
-            if reason is not None:
-                raise IllegalMove(reason)
-            player = self._to_move
+        g = self.game
+        if self._placing and type(action) is int and 0 <= action < g.place_actions:
+            c, k = divmod(action, g.K)
+            if self._stone[c] >= 0 or (not (self._masks[self._col] & g.nmask[c])) is (not k):
+                raise IllegalMove(self._placement_reason(c, k) or "illegal placement")
+            self._history.append((self._to_move, action))
             self._place(c, k)
-            self._history.append((player, action))
             return
         super().apply_action(action)
 
@@ -688,13 +695,13 @@ class NumeState(State):
         group — a uniformly random number ``0 … cells`` (uniform over cells, not over
         the ``cell × number`` moves).  Komi bids and colour choices: uniform.
         """
-        if self._phase == PLAY and not self._over and (player is None or player == self._to_move):
+        if self._placing and (player is None or player == self._to_move):
             g = self.game
             empty = self._empty
             c = empty[int(rng.random() * len(empty))]
             if self._masks[self._col] & g.nmask[c]:
                 return c * g.K
-            return c * g.K + 1 + int(rng.random() * (g.cells + 1))
+            return c * g.K + 1 + int(rng.random() * g.numbers)
         actions = self.legal_actions(player)
         if not actions:
             raise IllegalMove(f"player {player} has no legal move now")
