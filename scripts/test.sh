@@ -19,7 +19,7 @@ echo "== pip install -e .[test,server]"
 python3 -m pip install -q --disable-pip-version-check -e ".[test,server]" 2>&1 | grep -v -e "^WARNING: Location" -e "Running pip as the 'root' user" || true
 
 echo "== ruff"
-python3 -m ruff check tessera tests benchmarks
+python3 -m ruff check .
 echo "== mypy"
 python3 -m mypy
 echo "== pytest"

@@ -29,7 +29,7 @@ def test_load_game_keyword_and_string_forms_are_equal() -> None:
 
 
 def test_unknown_game_names_the_known_ones() -> None:
-    with pytest.raises(ValueError, match="unknown game 'chess'.*ikabegama"):
+    with pytest.raises(ValueError, match=r"unknown game 'chess'.*ikabegama"):
         tessera.load_game("chess")
 
 
@@ -70,7 +70,7 @@ def test_a_parameter_given_twice_is_refused() -> None:
 def test_param_coercion() -> None:
     komi = Param("komi", 0.5, float, min=0, step=0.5)
     assert komi.coerce("g", "3.5") == 3.5 and komi.coerce("g", 2) == 2.0
-    with pytest.raises(ValueError, match="steps of 0.5"):
+    with pytest.raises(ValueError, match=r"steps of 0\.5"):
         komi.coerce("g", 0.3)
     flag = Param("flag", False, bool)
     assert flag.coerce("g", "true") is True and flag.coerce("g", "0") is False
