@@ -238,6 +238,13 @@ class NelaxtamGame(Game):
             for op in (">", "x", "@"):
                 self.tokens.extend(f"{k}{op}{self.labels[c]}" for c in self.cell_of_sq)
         self.token_index: dict[str, int] = {tok: a for a, tok in enumerate(self.tokens)}
+        self.move_local: list[int] = [0] * grid.size
+        """Action offset (within a troop's block) of a move onto each cell."""
+        self.destroy_local: list[int] = [0] * grid.size
+        """Action offset (within a troop's block) of destroying each cell."""
+        for s, c in enumerate(self.cell_of_sq):
+            self.move_local[c] = 1 + s
+            self.destroy_local[c] = 1 + self.num_squares + s
 
     # -- helpers used by states --------------------------------------------------------
     def action(self, troop_index: int, kind: int, cell: int = -1) -> Action:
@@ -286,7 +293,7 @@ class NelaxtamState(State):
         self.turn = 1
         self.idle = 0
         self._pending: list[str | None] = [None, None]
-        self._orders: list[str] = []
+        self._turns: list[tuple[tuple[Action, ...], tuple[Action, ...]]] = []
         self._last_cells: list[int] = []
         self._winner: int | None = None
 
@@ -297,7 +304,7 @@ class NelaxtamState(State):
         self.turn = other.turn
         self.idle = other.idle
         self._pending = list(other._pending)
-        self._orders = list(other._orders)
+        self._turns = list(other._turns)
         self._last_cells = list(other._last_cells)
         self._winner = other._winner
 
@@ -319,11 +326,14 @@ class NelaxtamState(State):
 
     def history(self) -> list[tuple[int, Move]]:
         """``(SIMULTANEOUS, "black order | white order")`` per resolved turn."""
-        return [(SIMULTANEOUS, o) for o in self._orders]
+        tok = self.game.tokens
+        return [
+            (SIMULTANEOUS, " ".join(tok[a] for a in b) + " | " + " ".join(tok[a] for a in w)) for b, w in self._turns
+        ]
 
     def move_number(self) -> int:
         """Resolved turns (sealing an order does not count)."""
-        return len(self._orders)
+        return len(self._turns)
 
     def living(self, player: int) -> list[int]:
         """Numbers (1-based) of ``player``'s troops on the board."""
@@ -401,7 +411,15 @@ class NelaxtamState(State):
 
     def actions_to_order(self, actions: Sequence[Action]) -> str:
         """The order string of a list of actions (one token each, as written)."""
-        return " ".join(self.action_to_string(a) for a in actions)
+        self._check_ints(actions)
+        tok = self.game.tokens
+        return " ".join(tok[a] for a in actions)
+
+    def _check_ints(self, actions: Sequence[Action]) -> None:
+        n = len(self.game.tokens)
+        for a in actions:
+            if not isinstance(a, int) or isinstance(a, bool) or not 0 <= a < n:
+                raise IllegalMove(f"action {a!r} is not an action of {self.game}")
 
     def order_to_actions(self, order: str) -> list[Action]:
         """The actions of an order string (syntax only; see :meth:`order_reason`)."""
@@ -424,10 +442,17 @@ class NelaxtamState(State):
         own = self.terr[player]
         opp = self.terr[1 - player]
         color = g.color
+        block, nsq, cell_of_sq = g.block, g.num_squares, g.cell_of_sq
         prev = -1
         ends: dict[int, int] = {}
         for a in actions:
-            t, kind, cell = g.decode(a)
+            t, local = divmod(a, block)
+            if local:
+                kind, sq = divmod(local - 1, nsq)
+                kind += 1
+                cell = cell_of_sq[sq]
+            else:
+                kind, cell = HOLD, -1
             k = t + 1
             if t == prev:
                 return f"troop {k} is given two tokens"
@@ -470,11 +495,11 @@ class NelaxtamState(State):
                             f"(troop {u + 1} does not act)"
                         )
             return None
-        given = {g.decode(a)[0] for a in actions}
-        for t, c in enumerate(pos):
-            if c >= 0 and t not in given:
-                return f"troop {t + 1} has no token: every living troop must be given one ({t + 1}= to hold)"
-        return None
+        if len(actions) == sum(1 for c in pos if c >= 0):
+            return None  # distinct living troops, one token each: all of them
+        given = {a // block for a in actions}
+        missing = min(t for t, c in enumerate(pos) if c >= 0 and t not in given)
+        return f"troop {missing + 1} has no token: every living troop must be given one ({missing + 1}= to hold)"
 
     def _invasion_reason(self, actions: Sequence[Action], player: int) -> str | None:
         g = self.game
@@ -510,8 +535,8 @@ class NelaxtamState(State):
             )
         return None
 
-    def _check_order(self, order: str, player: int | None) -> tuple[str, list[Action]]:
-        """The normalised order and its actions, or ``IllegalMove`` saying why not."""
+    def _check_order(self, order: str, player: int | None) -> list[Action]:
+        """The actions of a legal order, normalised, or ``IllegalMove`` saying why not."""
         if self.phase == OVER:
             raise IllegalMove("the game is over")
         if player is None:
@@ -522,9 +547,13 @@ class NelaxtamState(State):
         reason = self.order_reason(actions, player)
         if reason is not None:
             raise IllegalMove(reason)
-        if self._quiet_battle() and self.game.decode(actions[0])[1] == HOLD:
-            actions = [self.game.action(self.living(player)[0] - 1, HOLD)]
-        return self.actions_to_order(actions), actions
+        return self._normalised(actions, player)
+
+    def _normalised(self, actions: list[Action], player: int) -> list[Action]:
+        """Quiet battle turns: every hold becomes the lowest living troop's hold."""
+        if len(actions) == 1 and self._quiet_battle() and actions[0] % self.game.block == 0:
+            return [self.game.action(self.living(player)[0] - 1, HOLD)]
+        return actions
 
     def is_legal(self, move: Move, player: int | None = None) -> bool:
         """Whether ``move`` is a legal full order of ``player`` now (``False`` without a player)."""
@@ -544,7 +573,7 @@ class NelaxtamState(State):
 
     def normalize(self, order: str, player: int) -> str:
         """The canonical form of a legal order (``IllegalMove`` if it is not legal)."""
-        return self._check_order(order, player)[0]
+        return self.actions_to_order(self._check_order(order, player))
 
     # -- options -----------------------------------------------------------------------
     def troop_actions(self, player: int) -> dict[int, list[Action]]:
@@ -621,30 +650,44 @@ class NelaxtamState(State):
             return [g.action(t, PLACE, c) for t, c in enumerate(chosen)]
         if self._quiet_battle():
             return [rng.choice(self.legal_actions(player))]
+        # Troops choose in a random order; a troop may not step onto a square that
+        # is claimed already or still holds a troop yet to choose, so every troop
+        # keeps at least one option (its hold) and swaps never arise.
         own, opp = self.terr[player], self.terr[1 - player]
         pos = self.pos[player]
-        order = [t for t, c in enumerate(pos) if c >= 0]
-        rng.shuffle(order)
-        pending = set(order)
-        claimed: set[int] = set()
-        occupied = {pos[t] for t in order}
-        chosen_by: dict[int, Action] = {}
+        live = [t for t, c in enumerate(pos) if c >= 0]
+        order = live[:]
+        if len(order) > 1:
+            rng.shuffle(order)
+        waiting = 0
+        for t in live:
+            waiting |= 1 << pos[t]
+        claimed = 0
+        block, diag, ortho = g.block, g.diag, g.ortho
+        mloc, dloc = g.move_local, g.destroy_local
+        out = [0] * len(pos)
         for t in order:
             here = pos[t]
-            pending.discard(t)
-            opts: list[tuple[Action, int]] = []
-            if here not in claimed:
-                opts.append((g.action(t, HOLD), here))
-                opts.extend((g.action(t, DESTROY, c), here) for c in g.ortho[here] if opp >> c & 1)
-            for c in g.diag[here]:
-                if own >> c & 1 and c not in claimed:
-                    if c in occupied and any(pos[u] == c for u in pending):
-                        continue
-                    opts.append((g.action(t, MOVE, c), c))
-            a, end = rng.choice(opts)
-            claimed.add(end)
-            chosen_by[t] = a
-        return [chosen_by[t] for t in sorted(chosen_by)]
+            waiting &= ~(1 << here)
+            base = t * block
+            opts: list[Action] = []
+            ends: list[int] = []
+            if not claimed >> here & 1:
+                opts.append(base)
+                ends.append(here)
+                for c in ortho[here]:
+                    if opp >> c & 1:
+                        opts.append(base + dloc[c])
+                        ends.append(here)
+            blocked = claimed | waiting
+            for c in diag[here]:
+                if own >> c & 1 and not blocked >> c & 1:
+                    opts.append(base + mloc[c])
+                    ends.append(c)
+            i = rng.randrange(len(opts))
+            claimed |= 1 << ends[i]
+            out[t] = opts[i]
+        return [out[t] for t in live]
 
     def random_move(self, rng: random.Random, player: int | None = None) -> Move:
         """A random legal full order of ``player`` (normalised)."""
@@ -661,49 +704,52 @@ class NelaxtamState(State):
             raise IllegalMove("the game is over")
         raise IllegalMove("all players move at once here: use play_joint([black_order, white_order]) or submit")
 
-    def _check_joint(self, moves: Sequence[Move]) -> tuple[list[str], list[list[Action]]]:
-        if self.phase == OVER:
-            raise IllegalMove("the game is over")
-        if isinstance(moves, str) or not isinstance(moves, Sequence) or len(moves) != 2:
-            raise IllegalMove("play_joint takes a list of two orders: [black_order, white_order]")
-        orders: list[str] = []
-        acts: list[list[Action]] = []
-        errors = []
-        for p in (0, 1):
-            try:
-                o, a = self._check_order(moves[p], p)
-            except IllegalMove as e:
-                errors.append(f"{NAMES[p]}'s order (player {p}) is illegal: {e}")
-                continue
-            orders.append(o)
-            acts.append(a)
-        if errors:
-            raise IllegalMove("; ".join(errors))
-        return orders, acts
-
     def play_joint(self, moves: Sequence[Move]) -> None:
         """Resolve one turn from both orders (Black's, White's); all or nothing.
 
         Any sealed orders are discarded: the orders given here are the turn.
         """
-        orders, acts = self._check_joint(moves)
+        if self.phase == OVER:
+            raise IllegalMove("the game is over")
+        if isinstance(moves, str) or not isinstance(moves, Sequence) or len(moves) != 2:
+            raise IllegalMove("play_joint takes a list of two orders: [black_order, white_order]")
+        acts: list[list[Action]] = []
+        errors = []
+        for p in (0, 1):
+            try:
+                acts.append(self._check_order(moves[p], p))
+            except IllegalMove as e:
+                errors.append(f"{NAMES[p]}'s order (player {p}) is illegal: {e}")
+        if errors:
+            raise IllegalMove("; ".join(errors))
         self._resolve(acts)
-        self._orders.append(" | ".join(orders))
 
     def apply_actions(self, actions: Sequence[Any]) -> None:
-        """Play a joint order given as integers: per player a list of actions (or one int)."""
+        """Play a joint order given as integers: per player a list of actions (or one int); all or nothing."""
+        if self.phase == OVER:
+            raise IllegalMove("the game is over")
         if isinstance(actions, str) or not isinstance(actions, Sequence) or len(actions) != 2:
             raise IllegalMove("apply_actions takes two entries: [black_actions, white_actions]")
-        orders = []
+        acts: list[list[Action]] = []
+        errors = []
         for p, entry in enumerate(actions):
             seq = [entry] if isinstance(entry, int) else entry
             if isinstance(seq, str) or not isinstance(seq, Sequence):
-                raise IllegalMove(f"player {p}: expected a list of actions or one action, not {entry!r}")
+                errors.append(f"player {p}: expected a list of actions or one action, not {entry!r}")
+                continue
+            seq = list(seq)
             try:
-                orders.append(self.actions_to_order(seq))
+                self._check_ints(seq)
+                reason = self.order_reason(seq, p)
+                if reason is not None:
+                    raise IllegalMove(reason)
             except IllegalMove as e:
-                raise IllegalMove(f"{NAMES[p]}'s order (player {p}) is illegal: {e}") from None
-        self.play_joint(orders)
+                errors.append(f"{NAMES[p]}'s order (player {p}) is illegal: {e}")
+                continue
+            acts.append(self._normalised(seq, p))
+        if errors:
+            raise IllegalMove("; ".join(errors))
+        self._resolve(acts)
 
     def submit(self, order: Move, player: int) -> bool:
         """Seal ``player``'s order (checked now); when both are sealed the turn resolves.
@@ -713,7 +759,7 @@ class NelaxtamState(State):
         :meth:`withdraw`.  On a :meth:`view` (the opponent's order hidden) the
         turn cannot resolve: submit on the authoritative state.
         """
-        norm, _ = self._check_order(order, player)
+        norm = self.actions_to_order(self._check_order(order, player))
         mine = self._pending[player]
         if mine is not None:
             if mine == norm:
@@ -758,6 +804,7 @@ class NelaxtamState(State):
         """Apply two legal orders: moves, then destructions, deaths, removals, end."""
         g = self.game
         self._pending = [None, None]
+        self._turns.append((tuple(acts[0]), tuple(acts[1])))
         last: list[int] = []
         if self.phase == INVASION:
             for p in (0, 1):
@@ -772,15 +819,19 @@ class NelaxtamState(State):
             self._check_end()
             return
         destroyed = [0, 0]
+        block, nsq, cell_of_sq = g.block, g.num_squares, g.cell_of_sq
         for p in (0, 1):
             pos = self.pos[p]
             for a in acts[p]:
-                t, kind, cell = g.decode(a)
-                if kind == MOVE:
+                t, local = divmod(a, block)
+                if not local:
+                    continue
+                if local <= nsq:
+                    cell = cell_of_sq[local - 1]
                     pos[t] = cell
                     last.append(cell)
-                elif kind == DESTROY:
-                    destroyed[p] |= 1 << cell
+                else:
+                    destroyed[p] |= 1 << cell_of_sq[local - 1 - nsq]
         for p in (0, 1):
             self.terr[1 - p] &= ~destroyed[p]
         for q in (0, 1):
@@ -1086,7 +1137,7 @@ def _state_from_dict(game: NelaxtamGame, d: Mapping[str, Any]) -> NelaxtamState:
                 st._pending[p] = o
             elif isinstance(o, str):
                 try:
-                    st._pending[p] = st._check_order(o, p)[0]
+                    st._pending[p] = st.normalize(o, p)
                 except IllegalMove as e:
                     raise ValueError(f"{where}: {NAMES[p]}'s pending order {o!r} is illegal: {e}") from None
             else:
