@@ -612,3 +612,28 @@ def test_evaluation_is_bounded_and_favours_the_side_ahead() -> None:
     assert st.evaluate(1) > 0 > st.evaluate(0) and -1 <= st.evaluate(0) <= 1
     over = position(G12, DIAGRAM_7, phase="over", turn=60)
     assert over.evaluate(1) == 1.0 and over.evaluate(0) == -1.0
+
+
+def test_two_troops_may_destroy_the_same_square() -> None:
+    """Ruling (module docstring): only ending on one square is illegal; two destructions of one piece are allowed."""
+    board = board_of(DIAGRAM_1)
+    st = G12.state_from_dict(
+        {"phase": "battle", "turn": 2, "board": board, "troops": [{"1": "a12"}, {"1": "d4", "2": "f4"}]}
+    )
+    assert st.is_legal("1xe4 2xe4", 1)
+    st.play_joint(["1=", "1xe4 2xe4"])
+    assert st.scores() == [71, 72] and st.to_dict()["board"][12 - 4][4] == "."
+
+
+def test_golden_option_counts() -> None:
+    """Golden counts: per-troop options after diagram 2's invasion, and quiet full orders after a fixed invasion."""
+    st = G12.new_initial_state()
+    assert {k: len(v) for k, v in st.troop_options(0).items()} == dict.fromkeys(range(1, 6), 72)
+    st.play_joint([BLACK_INVASION, WHITE_INVASION])
+    # edge troops: hold, 2 moves, 3 destructions; inner troops: hold, 4 moves, 4 destructions
+    for p in (0, 1):
+        assert {k: len(v) for k, v in st.troop_options(p).items()} == {1: 6, 2: 6, 3: 6, 4: 9, 5: 9}
+        assert len(st.legal_actions(p)) == 36
+    quiet = nx("nelaxtam(size=8,variant=quiet)").new_initial_state()
+    quiet.play_joint(["1@a2 2@a4 3@h1 4@d5 5@e6", "1@a1 2@a3 3@h8 4@c5 5@f4"])
+    assert len(quiet.legal_moves(0)) == 28 and len(quiet.legal_moves(1)) == 28
