@@ -976,5 +976,24 @@ class NumeState(State):
         )
 
     def __str__(self) -> str:
+        """A text diagram: ``B5`` a Black stone numbered 5, ``W`` an unnumbered White stone, ``.`` empty."""
         width = 3 if self.game.cells < 100 else 4
-        return text_diagram(self.render(), cell_width=width)
+        desc = self.render()
+        if self.game.grid.kind == "hex":
+            return text_diagram(desc, cell_width=width)
+        return _square_diagram(desc, self.game.grid, width + 1)
+
+
+def _square_diagram(desc: dict[str, Any], grid: Grid, width: int) -> str:
+    """Square boards drawn locally: ``text_diagram`` puts two files in one column (see the lead's notes)."""
+    stones = {p["cell"]: p["symbol"] + p["text"] for p in desc["pieces"]}
+    marks = set(desc["last_move"])
+    texts = {lab: stones.get(lab, ".") + ("*" if lab in marks else "") for lab in grid.labels()}
+    width = max(width, *(len(t) + 1 for t in texts.values()))
+    lines = [f"{desc['title']} — {desc['status']} (move {desc['move_number']})"]
+    for y in reversed(range(len(grid.rows))):
+        row = [texts[grid.label(c)].center(width) for c in grid.rows[y]]
+        lines.append(f"{y + 1:>2} " + "".join(row).rstrip())
+    lines.append("   " + "".join(grid.label(c)[0].center(width) for c in grid.rows[0]).rstrip())
+    lines += [f"{row['label']}: {', '.join(str(v) for v in row['values'])}" for row in desc["panel"]]
+    return "\n".join(lines)

@@ -535,3 +535,19 @@ def test_evaluate_prefers_the_lower_estimated_score() -> None:
         assert -1.0 <= state.evaluate(0) <= 1.0
         state.apply_action(state.random_action(rng))
     assert state.evaluate(0) == state.returns()[0]
+
+
+@pytest.mark.parametrize("spec", ["nume(size=3)", "nume(variant=square,size=5)"])
+def test_text_diagram_shows_every_cell_once(spec: str) -> None:
+    """str(state): one token per cell (``.`` empty, ``B5``/``W`` stones), rows labelled."""
+    state = new(spec)
+    rng = random.Random(4)
+    for _ in range(9):
+        state.apply_action(state.random_action(rng))
+    lines = str(state).splitlines()
+    board_lines = lines[1 : 1 + len(state.game.grid.rows)]
+    tokens = [t.rstrip("*") for line in board_lines for t in line.split()[1:]]
+    assert len(tokens) == state.game.cells
+    assert sorted(t for t in tokens if t != ".") == sorted(
+        ("B" if v[0] == "b" else "W") + ("" if v[1] is None else str(v[1])) for v in state.to_dict()["stones"].values()
+    )
