@@ -7,6 +7,7 @@
   agents' rollouts use (a random empty cell, then a random number for a new group).
 * **legal_moves**: time of ``legal_moves()`` (sorted strings) on the first ply.
 
+Times are CPU time of this process (stable on a shared machine).
 Run: ``python benchmarks/nume_rollouts.py [--seconds 2] [spec ...]``.
 """
 
@@ -23,14 +24,14 @@ def list_api(spec: str, seconds: float, rng: random.Random) -> tuple[float, floa
     """(plies/s, games/s) choosing uniformly from ``legal_actions()`` every ply."""
     game = tessera.load_game(spec)
     games = plies = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    start = time.process_time()
+    while time.process_time() - start < seconds:
         state = game.new_initial_state()
         while not state.is_terminal():
             state.apply_action(rng.choice(state.legal_actions()))
             plies += 1
         games += 1
-    dt = time.perf_counter() - start
+    dt = time.process_time() - start
     return plies / dt, games / dt
 
 
@@ -38,24 +39,24 @@ def rollouts(spec: str, seconds: float, rng: random.Random) -> tuple[float, floa
     """(plies/s, games/s) with ``random_action``."""
     game = tessera.load_game(spec)
     games = plies = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    start = time.process_time()
+    while time.process_time() - start < seconds:
         state = game.new_initial_state()
         while not state.is_terminal():
             state.apply_action(state.random_action(rng))
         plies += state.move_number()
         games += 1
-    dt = time.perf_counter() - start
+    dt = time.process_time() - start
     return plies / dt, games / dt
 
 
 def legal_moves_ms(spec: str, repeat: int = 20) -> float:
     """Milliseconds for ``legal_moves()`` on the empty board (the largest list)."""
     state = tessera.load_game(spec).new_initial_state()
-    start = time.perf_counter()
+    start = time.process_time()
     for _ in range(repeat):
         state.legal_moves()
-    return (time.perf_counter() - start) / repeat * 1000
+    return (time.process_time() - start) / repeat * 1000
 
 
 def main() -> None:

@@ -83,7 +83,11 @@ Evaluation (for agents)
     cells next to it) towards the middle of its numbers.  The value for a
     player is ``tanh((opponent's estimate − own estimate) / max(2, √empty))``
     with komi included (a lower score is better); exact ±1/0 when the game is
-    over, and 0 during komi bidding.
+    over.  Before the bid it is 0 (the bidder can level the sides).  After the
+    bid, Black's first move is taken to be worth half a point (the seed's
+    suggested komi), player 1 is expected to take the colour the bid favours,
+    and his value is ``tanh(|0.5 − komi to Black + komi to White| / max(2, √cells))``
+    (player 0 gets its negative).
 """
 
 from __future__ import annotations
@@ -106,6 +110,9 @@ COLOUR_LETTERS = ("b", "w")
 COLOURS = (PLAYER_COLORS["black"], PLAYER_COLORS["white"])
 NO_COLOUR = ("#8a8a8a", "#c9c9c9")
 """Player colours shown before the colours are chosen (komi bidding)."""
+
+FIRST_MOVE_EDGE = 0.5
+"""Points Black's first move is assumed to be worth (the seed suggests a half-point komi for Black)."""
 
 BID, CHOOSE, PLAY = 0, 1, 2
 """Phases: player 0 bids komi, player 1 chooses a colour, then stones are placed."""
@@ -836,9 +843,14 @@ class NumeState(State):
         """Estimated final-score lead of ``player`` squashed to [-1, 1] (see module docstring)."""
         if self._over:
             return self.returns()[player]
-        if self._colors is None:
-            return 0.0
         g = self.game
+        if self._colors is None:
+            if self._komi is None or self._komi_to is None:
+                return 0.0  # the bidder can always bid the sides level
+            # player 1 will take the colour the bid favours
+            edge = FIRST_MOVE_EDGE - (self._komi if self._komi_to == BLACK else -self._komi)
+            v = math.tanh(abs(edge) / max(2.0, math.sqrt(g.cells)))
+            return v if player == 1 else -v
         empty_mask = 0
         for c in self._empty:
             empty_mask |= 1 << c

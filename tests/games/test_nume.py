@@ -551,3 +551,11 @@ def test_text_diagram_shows_every_cell_once(spec: str) -> None:
     assert sorted(t for t in tokens if t != ".") == sorted(
         ("B" if v[0] == "b" else "W") + ("" if v[1] is None else str(v[1])) for v in state.to_dict()["stones"].values()
     )
+
+
+def test_evaluate_after_a_komi_bid_favours_the_chooser_unless_the_bid_is_level() -> None:
+    """Evaluation: player 1 takes the colour a bid favours; a half-point komi to Black is level."""
+    for bid, level in (("komi 0.5 black", True), ("komi 9.5 white", False), ("komi 5.5 black", False)):
+        state = play(new("nume(size=2,komi_bidding=true)"), bid)
+        assert state.evaluate(0) == -state.evaluate(1)
+        assert (state.evaluate(1) == 0.0) is level and state.evaluate(1) >= 0.0
