@@ -559,3 +559,26 @@ def test_evaluate_after_a_komi_bid_favours_the_chooser_unless_the_bid_is_level()
         state = play(new("nume(size=2,komi_bidding=true)"), bid)
         assert state.evaluate(0) == -state.evaluate(1)
         assert (state.evaluate(1) == 0.0) is level and state.evaluate(1) >= 0.0
+
+
+def test_every_integer_action_round_trips_through_its_string() -> None:
+    """Notation has a parser and a writer that round-trip, over the whole action space."""
+    for spec in ("nume(size=2)", "nume(variant=square,size=3)"):
+        state = new(spec)
+        for a in range(state.game.num_distinct_actions()):
+            assert state.string_to_action(state.action_to_string(a)) == a
+
+
+def test_illegal_integer_actions_leave_the_state_unchanged() -> None:
+    """apply_action checks like play: a refused action changes nothing."""
+    state = play(new(size=3), "a1=3", "g1=1")
+    before, hist = state.to_dict(), state.history()
+    game = state.game
+    a2 = game.label_index["a2"]
+    g2 = game.label_index["g2"]
+    for bad in (a2 * game.K + 5, g2 * game.K, game.label_index["a1"] * game.K, game.place_actions, -1, 10**9):
+        with pytest.raises(IllegalMove):
+            state.apply_action(bad)
+        assert state.to_dict() == before and state.history() == hist
+    state.apply_action(a2 * game.K)
+    assert state.to_dict()["stones"]["a2"] == ["b", None]
