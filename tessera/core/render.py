@@ -147,13 +147,14 @@ def text_diagram(desc: RenderDict, *, cell_width: int = 3) -> str:
     rows = sorted({r for r, _ in grid})
     cols = [col for _, col in grid]
     cmin, cmax = min(cols), max(cols)
-    step = 1 if hexes else 2  # hex columns are half cells
-    half = (cell_width + 1) // 2
+    # hex columns count half hexes (neighbours are two apart); square columns whole cells
+    unit = (cell_width + 1) // 2 if hexes else cell_width + 1
+    span = (cmax - cmin) * unit + cell_width + 2
     row_labels = {r: _row_label(board, [grid[k] for k in grid if k[0] == r]) for r in rows}
     lw = max(len(v) for v in row_labels.values())
     lines = []
     for r in rows:
-        line = [" "] * ((cmax - cmin) // step * half + cell_width + 2)
+        line = [" "] * span
         for (rr, col), c in grid.items():
             if rr != r:
                 continue
@@ -161,15 +162,15 @@ def text_diagram(desc: RenderDict, *, cell_width: int = 3) -> str:
             text = _piece_text(p) if p else c.get("symbol", ".")
             if c["id"] in marks:
                 text = text + "*" if len(text) < cell_width else text
-            pos = (col - cmin) // step * half
+            pos = (col - cmin) * unit
             for i, ch in enumerate(text.center(cell_width)[:cell_width]):
                 line[pos + i] = ch
         lines.append(row_labels[r].rjust(lw) + " " + "".join(line).rstrip())
     if not hexes:
         files = sorted({(c["x"], c["id"].rstrip("0123456789")) for c in cells})
-        foot = [" "] * ((cmax - cmin) // step * half + cell_width + 2)
+        foot = [" "] * span
         for x, f in files:
-            pos = (round(x) - cmin) // step * half
+            pos = (round(x) - cmin) * unit
             for i, ch in enumerate(f.center(cell_width)):
                 foot[pos + i] = ch
         lines.append(" " * lw + " " + "".join(foot).rstrip())
