@@ -1,6 +1,6 @@
 """Nelaxtam speed: random playouts through the public API, in one process.
 
-For each variant (``nelaxtam(size=8)``, the default 12×12, ``nelaxtam(size=10,variant=wild)``,
+For each variant (``nelaxtam(size=10)``, the default 12×12,
 ``nelaxtam(size=8,variant=quiet)``, ``nelaxtam(size=20)``):
 
 * *strings*: ``state.play_joint([state.random_move(rng, p) for p in (0, 1)])`` — random
@@ -27,7 +27,7 @@ import tessera
 from tessera.games.nelaxtam import NelaxtamState
 
 SPECS = (
-    "nelaxtam(size=8)",
+    "nelaxtam(size=10)",
     "nelaxtam",
     "nelaxtam(size=10,variant=wild)",
     "nelaxtam(size=8,variant=quiet)",

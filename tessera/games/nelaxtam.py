@@ -45,11 +45,11 @@ End
     conventions: every safeguard ends the game as a draw), scores still shown.
 
 Variants
-    ``variant="normal"`` (default) and ``variant="wild"`` are the same game:
-    the seed calls the game it describes (every troop acts every turn) the
-    "wild variant", and its designer finds 10×10 the smallest interesting board,
-    so ``wild`` refuses sizes below 10 while ``normal`` plays it from 8.
-    ``variant="quiet"`` lets one troop act per turn (playable from 8×8).
+    ``variant="wild"`` (default) is the game the seed describes, every troop
+    acting every turn ("This version of the game could be called the 'wild
+    variant'"); its designer finds 10×10 the smallest interesting board, so
+    (RULES.md) it needs ``size >= 10``.  ``variant="quiet"`` lets one troop act
+    per turn and is playable from 8×8.
 
 Referee's rulings where the seed and RULES.md are silent (documented here)
     * Tokens must be listed in increasing troop number; a token out of order,
@@ -159,10 +159,10 @@ INFO = GameInfo(
         Param("size", 12, int, "board side (even)", min=8, max=20, step=2),
         Param(
             "variant",
-            "normal",
+            "wild",
             str,
-            "normal/wild: every troop acts each turn (wild needs size >= 10); quiet: one troop per turn",
-            choices=("normal", "wild", "quiet"),
+            "wild: every troop acts each turn (size >= 10); quiet: one troop per turn (size >= 8)",
+            choices=("wild", "quiet"),
         ),
         Param("troops", 5, int, "troops per player", min=1, max=10),
         Param("by_sea", 3, int, "troops that come by sea and land on edge squares", min=0, max=10),
@@ -176,7 +176,7 @@ INFO = GameInfo(
     version=1,
     summary=__doc__ or "",
     designer="Jorge Gomez Arrausi (2003)",
-    examples=("nelaxtam(size=8)", "nelaxtam(size=10,variant=wild)", "nelaxtam(size=8,variant=quiet)"),
+    examples=("nelaxtam(size=10)", "nelaxtam(size=8,variant=quiet)", "nelaxtam(size=10,troops=3,by_sea=1)"),
 )
 
 
@@ -191,7 +191,7 @@ class NelaxtamGame(Game):
         if params["variant"] == "wild" and size < 10:
             raise ValueError(
                 f"nelaxtam: parameter size={size} is too small for variant='wild': expected 10 to 20 "
-                "(the designer's minimum for the wild game; use variant='normal' on smaller boards)"
+                "(the designer's minimum for the wild game; variant='quiet' plays from 8)"
             )
         if params["by_sea"] > params["troops"]:
             raise ValueError(

@@ -179,7 +179,7 @@ def test_board_is_a_checkerboard_with_a1_white() -> None:
     st = G12.new_initial_state()
     assert st.to_dict()["board"] == board_of(DIAGRAM_1)
     assert st.to_dict()["phase"] == "invasion" and st.scores() == [72, 72]
-    small = nx("nelaxtam(size=8)").new_initial_state().to_dict()["board"]
+    small = nx("nelaxtam(size=8,variant=quiet)").new_initial_state().to_dict()["board"]
     assert small[-1] == "oxoxoxox" and small[0] == "xoxoxoxo"
 
 
@@ -194,7 +194,7 @@ def test_turns_are_simultaneous_and_player_0_is_black() -> None:
 
 def test_parameters_are_checked() -> None:
     """RULES.md: size even 8–20, default 12; variant wild needs >= 10; by_sea at most troops."""
-    assert G12.params == {"size": 12, "variant": "normal", "troops": 5, "by_sea": 3, "max_idle_turns": 30}
+    assert G12.params == {"size": 12, "variant": "wild", "troops": 5, "by_sea": 3, "max_idle_turns": 30}
     for bad in ("nelaxtam(size=9)", "nelaxtam(size=6)", "nelaxtam(size=22)", "nelaxtam(variant=loud)"):
         with pytest.raises(ValueError):
             nx(bad)
@@ -441,7 +441,7 @@ def test_final_count_of_diagram_7() -> None:
 
 def test_game_ends_when_nobody_can_ever_destroy_again() -> None:
     """RULES.md ruling: "the game ends when no troop of either side can ever destroy again"."""
-    g = nx("nelaxtam(size=8)")
+    g = nx("nelaxtam(size=8,variant=quiet)")
     board = ["........", "........", "........", "........", "........", "..ox....", ".o..x...", "o......."]
     st = g.state_from_dict({"phase": "battle", "turn": 9, "board": board, "troops": [{"1": "e2"}, {"1": "c3"}]})
     assert not st.is_terminal() and st.can_destroy()
@@ -496,8 +496,8 @@ def test_normal_battle_orders_are_not_enumerated() -> None:
 
 def test_integer_actions_factor_an_order_per_troop() -> None:
     """Engine notes: one action per token, ``(k−1)·(1 + 3·size²) + local``; apply_actions equals play_joint."""
-    g = nx("nelaxtam(size=8)")
-    assert g.num_distinct_actions() == 5 * (1 + 3 * 64)
+    g = nx("nelaxtam(size=10)")
+    assert g.num_distinct_actions() == 5 * (1 + 3 * 100)
     st = g.new_initial_state()
     for a in range(g.num_distinct_actions()):
         assert st.string_to_action(st.action_to_string(a)) == a
@@ -522,7 +522,7 @@ def test_integer_actions_factor_an_order_per_troop() -> None:
 
 def test_random_orders_are_legal() -> None:
     """Conformance relies on random_move(rng, p) building a legal full order at every turn."""
-    for spec in ("nelaxtam(size=8)", "nelaxtam(size=8,variant=quiet)", "nelaxtam(size=12,by_sea=5)"):
+    for spec in ("nelaxtam(size=10)", "nelaxtam(size=8,variant=quiet)", "nelaxtam(size=12,by_sea=5)"):
         st = nx(spec).new_initial_state()
         rng = random.Random(spec)
         while not st.is_terminal():
