@@ -29,7 +29,6 @@ from tessera.games.nelaxtam import NelaxtamState
 SPECS = (
     "nelaxtam(size=10)",
     "nelaxtam",
-    "nelaxtam(size=10,variant=wild)",
     "nelaxtam(size=8,variant=quiet)",
     "nelaxtam(size=20)",
 )
