@@ -77,6 +77,11 @@ Engine notes
     around it (square: through its 8-neighbourhood; hex: through its ring of six)
     — and only otherwise by one bit-set flood of the board without the block that
     stops as soon as it has reached every neighbour.
+    The corner mask is cached per board; after each take the blocks of that
+    colour still takeable are listed at once (they decide whether the turn goes
+    on) and become the next step's legal moves.  ``random_action`` at the start
+    of a turn tries the corner blocks in random order and returns the first that
+    does not split the board (uniform over the legal blocks, usually one check).
     Integer actions: ``i`` (``0 ≤ i < cells``) takes the block on the ``i``-th
     cell in label order (``grid.cells[i]``, rows bottom-to-top on squares,
     top-to-bottom on hexes, left to right); ``cells`` is ``end``.
