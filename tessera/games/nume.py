@@ -8,7 +8,8 @@ Board
     of ``size`` hexes (:func:`tessera.core.geometry.alternating_hexagon`).  Variant
     ``variant="square"``: the ``size × size`` points of a square grid (default
     size 9, range 3–19) with orthogonal adjacency only; chess labels (``a1``
-    bottom-left).
+    bottom-left).  The seed advises an odd size or a komi for Black on the
+    square board, against mirror play; that is advice, not enforced.
 Players
     Player 0 is Black and places first; player 1 is White (but see komi
     bidding: there a person may end up with either colour).
