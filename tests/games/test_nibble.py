@@ -647,3 +647,48 @@ def test_random_action_is_a_uniform_legal_block() -> None:
         seen = Counter(st.random_action(rng) for _ in range(200 * len(legal)))
         assert set(seen) == set(legal)
         assert all(100 <= seen[a] <= 300 for a in legal), seen
+
+
+@pytest.mark.parametrize("spec", ALL)
+def test_any_connected_board_has_a_legal_block_and_matches_the_rule_text(spec: str) -> None:
+    """Ruling (module docstring): every connected, non-empty board has a block that may be taken.
+    Checked on random shapes with holes (the largest group of a random set of cells), where the
+    engine's legal moves must also equal the reference implementation's."""
+    g = game(spec)
+    grid = g.grid
+    rng = random.Random(spec)
+    for _ in range(60):
+        density = rng.uniform(0.35, 0.95)
+        subset = grid.mask(c for c in grid.cells if rng.random() < density)
+        if not subset:
+            continue
+        shape = max(grid.components(subset), key=lambda m: m.bit_count())
+        labels = [grid.label(c) for c in grid.cells if shape >> c & 1]
+        if g.grid.kind == "square":
+            cells = {lab: sq(lab, g.colors) for lab in labels}
+        else:
+            cells = {lab: hex_colour(g, lab) for lab in labels}
+        st = position(cells, spec=spec)
+        moves = st.legal_moves()
+        assert moves, labels
+        assert moves == reference_legal(st)
+
+
+def test_more_inconsistent_positions_are_refused() -> None:
+    """A turn in progress needs a block of its colour already taken; only one player can have won."""
+    g = game()
+    cells = {"a1": 0, "b1": 1, "c1": 2, "a2": 3, "b2": 4, "c2": 0}
+    d = position(cells).to_dict()
+    with pytest.raises(ValueError, match="holds no block"):
+        g.state_from_dict({**d, "taken": [[0, 4, 4, 4, 4, 4, 4, 4, 4], [7, 4, 4, 4, 4, 5, 5, 5, 5]], "taking": 0})
+    both = {**d, "cells": {"a1": 2, "b1": 3}, "taken": [[9, 0, 4, 4, 4, 4, 4, 4, 4], [0, 9, 4, 4, 5, 5, 5, 5, 5]]}
+    with pytest.raises(ValueError, match="both players"):
+        g.state_from_dict(both)
+    won = g.state_from_dict(
+        {
+            **both,
+            "taken": [[9, 0, 4, 4, 4, 4, 4, 4, 4], [0, 8, 4, 4, 5, 5, 5, 5, 5]],
+            "cells": {"a1": 2, "b1": 3, "c1": 1},
+        }
+    )
+    assert won.is_terminal() and won.winner() == 0
