@@ -582,3 +582,21 @@ def test_illegal_integer_actions_leave_the_state_unchanged() -> None:
         assert state.to_dict() == before and state.history() == hist
     state.apply_action(a2 * game.K)
     assert state.to_dict()["stones"]["a2"] == ["b", None]
+
+
+def test_random_action_is_uniform_over_empty_cells_then_numbers() -> None:
+    """Engine notes: random_action draws an empty cell uniformly, then a number 0…cells uniformly."""
+    state = play(new(size=2), "a1=3", "e2=0")
+    game = state.game
+    rng = random.Random(7)
+    cells: dict[int, int] = {}
+    numbers: dict[int, int] = {}
+    draws = 32000
+    for _ in range(draws):
+        c, k = divmod(state.random_action(rng), game.K)
+        cells[c] = cells.get(c, 0) + 1
+        if k:
+            numbers[k - 1] = numbers.get(k - 1, 0) + 1
+    assert len(cells) == 16 and all(abs(n - draws / 16) < 0.1 * draws / 16 for n in cells.values())
+    new_groups = sum(numbers.values())
+    assert len(numbers) == 19 and all(abs(n - new_groups / 19) < 0.15 * new_groups / 19 for n in numbers.values())
