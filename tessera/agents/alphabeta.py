@@ -10,8 +10,10 @@ evaluation and a faster win beats a slower one.
 Iterative deepening searches depth 1, 2, ... until the budget runs out; the
 root moves are re-ordered by the previous iteration's scores, inner nodes
 with depth ≥ 2 order their children by static evaluation (and with
-``width=k`` keep only the ``k`` best of them: a beam that makes the search
-usable with large branching).  A depth interrupted by the deadline is used
+``width=k`` keep only the ``k`` best of them, and the root keeps its ``k``
+best moves after depth 1: a beam).  With ``sample=m`` an inner node with
+more than ``m`` legal actions looks at ``m`` of them drawn at random (Nume's
+thousands of placements); the root always looks at every move at depth 1.  A depth interrupted by the deadline is used
 only as far as it got: its best move is taken when it beat the previous
 iteration's best move on the same search.  ``iterations`` counts completed
 depths (``iterations=3`` searches to depth 3).
@@ -34,7 +36,9 @@ class AlphaBetaAgent(Agent):
 
     default_seconds = DEFAULT_SECONDS
 
-    def __init__(self, max_depth: int = 64, width: int = 0, seed: int | None = None, name: str | None = None) -> None:
+    def __init__(
+        self, max_depth: int = 64, width: int = 0, sample: int = 0, seed: int | None = None, name: str | None = None
+    ) -> None:
         super().__init__(seed)
         if max_depth < 1:
             raise ValueError(f"alphabeta: max_depth must be >= 1, not {max_depth!r}")
@@ -42,6 +46,10 @@ class AlphaBetaAgent(Agent):
             raise ValueError(f"alphabeta: width must be >= 0 (0 = every move), not {width!r}")
         self.max_depth = int(max_depth)
         self.width = int(width)
+        if sample < 0:
+            raise ValueError(f"alphabeta: sample must be >= 0 (0 = every move), not {sample!r}")
+        self.sample = int(sample)
+        self._rng = random.Random(0)
         self.name = name or "alphabeta"
         self._nodes = 0
         self._budget: Budget | None = None
@@ -56,14 +64,18 @@ class AlphaBetaAgent(Agent):
         self._nodes = 0
         order = list(actions)
         rng.shuffle(order)  # random tie-breaking among equal moves
-        children: dict[Action, State] = {}
-        for a in order:
+        scores: dict[Action, float] = {}
+        for a in order:  # depth 1 (the deadline may cut it short: the moves seen so far)
             ch = state.clone()
             fast_apply(ch, a)
-            children[a] = ch
-        scores = {a: self._static(children[a], me, 1) for a in order}
-        order.sort(key=lambda a: -scores[a])
+            scores[a] = self._static(ch, me, 1)
+            if budget.out_of_time():
+                break
+        order = sorted(scores, key=lambda a: -scores[a])
         best, best_v = order[0], scores[order[0]]
+        if self.width and len(order) > self.width:
+            order = order[: self.width]
+        self._rng = rng
         depth_done = 1
         depth = 2
         limit = self.max_depth if budget.iterations is None else min(self.max_depth, budget.iterations)
@@ -72,7 +84,9 @@ class AlphaBetaAgent(Agent):
             alpha = -10.0
             try:
                 for a in order:
-                    v = self._value_of_child(children[a], me, depth - 1, alpha, 10.0, 1)
+                    child = state.clone()
+                    fast_apply(child, a)
+                    v = self._value_of_child(child, me, depth - 1, alpha, 10.0, 1)
                     new_scores[a] = v
                     if v > alpha:
                         alpha = v
@@ -110,6 +124,8 @@ class AlphaBetaAgent(Agent):
         if (self._nodes & 31) == 0 and budget is not None and budget.out_of_time():
             raise _Timeout
         actions = st.legal_actions()
+        if self.sample and len(actions) > self.sample:
+            actions = self._rng.sample(actions, self.sample)
         kids: list[State] = []
         for a in actions:
             ch = st.clone()

@@ -11,7 +11,8 @@
   children of a node with ``n`` visits to ``ceil(pw_k · n^pw_alpha)`` and
   *candidates are sampled* with the game's ``random_action`` instead of
   listing every legal action; ``widen="auto"`` switches both on when the root
-  has more than ``wide`` legal actions.
+  has more than ``wide`` legal actions.  With ``sample=m`` a new candidate is
+  the best of ``m`` random actions by ``evaluate`` (a cheap prior).
 * **Rollouts** play ``random_action`` for at most ``rollout_cutoff`` steps,
   then score the position with ``state.evaluate`` (exact ``returns()`` when the
   game ends first).  ``rollout_cutoff=0`` is pure evaluation at the leaf; a
@@ -70,6 +71,7 @@ class MCTSAgent(Agent):
         pw_k: float = 2.0,
         pw_alpha: float = 0.5,
         reuse: bool = True,
+        sample: int = 1,
         seed: int | None = None,
         name: str | None = None,
     ) -> None:
@@ -89,6 +91,9 @@ class MCTSAgent(Agent):
         self.pw_k = float(pw_k)
         self.pw_alpha = float(pw_alpha)
         self.reuse = bool(reuse)
+        if sample < 1:
+            raise ValueError(f"mcts: sample must be >= 1, not {sample!r}")
+        self.sample = int(sample)
         self.name = name or "mcts"
         self._root: Node | None = None
         self._root_state: State | None = None
@@ -155,6 +160,26 @@ class MCTSAgent(Agent):
             self._root, self._root_state = root, state.clone()
         return best
 
+    def _sample_candidate(self, state: State, node: Node, cp: int, rng: random.Random) -> Action | None:
+        """A new action for a widened node: the best of ``sample`` random actions by ``evaluate``."""
+        seen: set[Action] = set()
+        for _ in range(4 * self.sample):
+            a = state.random_action(rng)
+            if a not in node.children:
+                seen.add(a)
+                if len(seen) >= self.sample:
+                    break
+        if len(seen) <= 1:
+            return next(iter(seen), None)
+        best, best_v = None, -math.inf
+        for a in sorted(seen):
+            child = state.clone()
+            fast_apply(child, a)
+            v = child.returns()[cp] * 2 if child.is_terminal() else child.evaluate(cp)
+            if v > best_v:
+                best, best_v = a, v
+        return best
+
     @staticmethod
     def _best(root: Node) -> Action:
         best_a, best_key = -1, (-1, -math.inf)
@@ -188,11 +213,7 @@ class MCTSAgent(Agent):
                 if node.sampled:
                     limit = math.ceil(pw_k * (node.n + 1) ** pw_alpha)
                     if len(node.children) < limit:
-                        for _ in range(4):
-                            a = state.random_action(rng)
-                            if a not in node.children:
-                                expand = a
-                                break
+                        expand = self._sample_candidate(state, node, cp, rng)
                 elif node.untried:
                     expand = node.untried.pop()
                 if expand is not None:
@@ -253,6 +274,7 @@ def describe(agent: MCTSAgent) -> dict[str, Any]:
         "pw_k": agent.pw_k,
         "pw_alpha": agent.pw_alpha,
         "reuse": agent.reuse,
+        "sample": agent.sample,
     }
 
 

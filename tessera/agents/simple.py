@@ -27,9 +27,10 @@ class GreedyAgent(Agent):
     right after it.  Ties are broken at random.  With ``noise=p`` a uniformly
     random move is played with probability ``p`` (strength level 1).
 
-    A one-ply search is a fixed amount of work, so the time budget is only a
-    safety net: if ``seconds`` runs out the best move found so far (in a
-    random order of the moves) is played.
+    A one-ply search is a fixed amount of work, so the budget is ignored at
+    sequential nodes: greedy always looks at every legal move (it is the
+    baseline the search agents are measured against); so are its sampled
+    orders at a simultaneous node.
     """
 
     def __init__(self, noise: float = 0.0, orders: int = 48, replies: int = 4, seed: int | None = None) -> None:
@@ -66,8 +67,6 @@ class GreedyAgent(Agent):
                 best_v, best = v, [a]
             elif v == best_v:
                 best.append(a)
-            if budget.out_of_time() and best:
-                break
         self.stats = {"iterations": done, "value": best_v}
         return best[0] if len(best) == 1 else rng.choice(best)
 
@@ -97,8 +96,6 @@ class GreedyAgent(Agent):
                 best_v, best = v, [order]
             elif v == best_v:
                 best.append(order)
-            if budget.out_of_time():
-                break
         self.stats = {"iterations": done, "value": best_v}
         return best[0] if len(best) == 1 else rng.choice(best)
 

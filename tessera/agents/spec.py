@@ -6,9 +6,9 @@ A spec is a name with optional keyword options in parentheses:
 ``random``      uniformly random legal moves
 ``greedy``      one-step lookahead with ``evaluate`` (``noise=p``: random move with probability p)
 ``mcts``        UCT (``c``, ``rollout_cutoff``, ``widen``, ``wide``, ``pw_k``, ``pw_alpha``,
-                ``reuse``); at simultaneous nodes it runs ``smmcts`` with its ``c`` and cut-off
+                ``reuse``, ``sample``); at simultaneous nodes it runs ``smmcts`` with its ``c`` and cut-off
 ``smmcts``      decoupled simultaneous-move UCT (``c``, ``rollout_cutoff``)
-``alphabeta``   negamax alpha-beta with iterative deepening (``max_depth``, ``width``)
+``alphabeta``   negamax alpha-beta with iterative deepening (``max_depth``, ``width``, ``sample``)
 ``level1``…     the web app's strength levels (``level(3)`` too), tuned per game
 ==============  ==============================================================
 
@@ -34,9 +34,9 @@ _SPEC = re.compile(r"^\s*([a-z_][a-z0-9_]*)\s*(?:\((.*)\))?\s*$", re.IGNORECASE)
 AGENT_OPTIONS: dict[str, tuple[str, ...]] = {
     "random": ("seed",),
     "greedy": ("noise", "orders", "replies", "seed"),
-    "mcts": ("c", "rollout_cutoff", "widen", "wide", "pw_k", "pw_alpha", "reuse", "seed"),
+    "mcts": ("c", "rollout_cutoff", "widen", "wide", "pw_k", "pw_alpha", "reuse", "sample", "seed"),
     "smmcts": ("c", "rollout_cutoff", "seed"),
-    "alphabeta": ("max_depth", "width", "seed"),
+    "alphabeta": ("max_depth", "width", "sample", "seed"),
     "level": ("n", "game", "seed"),
 }
 """The options each agent name accepts."""
@@ -171,12 +171,12 @@ LEVEL_SECONDS = {1: None, 2: None, 3: 0.3, 4: 1.0, 5: 3.0}
 """Default time per move of each level."""
 
 _SEARCH_SPEC: dict[str, str] = {
-    # Per-game tuning of the search levels (3–5); see docs/agents.md for the matches behind it.
-    "ikabegama": "mcts(c=0.7,rollout_cutoff=6)",
-    "nume": "mcts(c=0.7,rollout_cutoff=0)",
-    "nibble": "mcts(c=0.7,rollout_cutoff=10)",
-    "nymbat": "mcts(c=0.7,rollout_cutoff=8)",
-    "nelaxtam": "mcts(c=0.7,rollout_cutoff=6)",
+    # Per-game agent of the search levels (3–5), chosen by the matches in docs/agents.md.
+    "ikabegama": "alphabeta",
+    "nymbat": "alphabeta",
+    "nume": "alphabeta",
+    "nibble": "alphabeta",
+    "nelaxtam": "smmcts(c=0.7,rollout_cutoff=6)",
 }
 _DEFAULT_SEARCH = "mcts(c=0.7,rollout_cutoff=10)"
 

@@ -18,7 +18,7 @@ from tessera.agents import AlphaBetaAgent, GreedyAgent, MCTSAgent, level, make_a
 SMALL = {
     "ikabegama": "ikabegama(distance=3)",
     "nume": "nume(size=2)",
-    "nelaxtam": "nelaxtam(size=8)",
+    "nelaxtam": "nelaxtam(size=10)",
 }
 GAMES = [SMALL.get(name, name) for name in tessera.list_games()]
 AGENTS = ["random", "greedy", "greedy(noise=0.5)", "mcts", "mcts(rollout_cutoff=0,widen=on)", "alphabeta", "level3"]
@@ -89,7 +89,7 @@ def test_mcts_plays_whole_games_legally(spec: str) -> None:
         plies += 1
 
 
-@pytest.mark.parametrize("agent_spec", ["mcts", "alphabeta", "greedy"])
+@pytest.mark.parametrize("agent_spec", ["mcts", "alphabeta", "smmcts", "alphabeta(width=3)"])
 def test_time_budget_is_respected(agent_spec: str) -> None:
     """Ludii-style budget: a search stops at its time limit (generous bound: 3 × budget + 0.5 s)."""
     spec = GAMES[0] if "ikabegama" not in tessera.list_games() else "ikabegama"
