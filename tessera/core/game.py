@@ -223,13 +223,21 @@ class Game(ABC):
         return self.info.num_players
 
     def __str__(self) -> str:
-        """The one-string form accepted by ``load_game`` (only non-default parameters)."""
-        defaults = type(self)(**{}).params if self._params else {}
-        parts = []
+        """The one-string form accepted by ``load_game``: only the parameters needed.
+
+        A parameter is left out when the game built without it is the same game
+        (so derived defaults, e.g. Nume's size per variant, are handled).
+        """
+        kept = dict(self._params)
         for p in self.info.params:
-            v = self._params[p.name]
-            if defaults.get(p.name) != v:
-                parts.append(f"{p.name}={_format_value(v)}")
+            trial = {k: v for k, v in kept.items() if k != p.name}
+            try:
+                same = type(self)(**trial)._params == self._params
+            except ValueError:
+                same = False
+            if same:
+                kept = trial
+        parts = [f"{p.name}={_format_value(kept[p.name])}" for p in self.info.params if p.name in kept]
         return self.info.name + (f"({','.join(parts)})" if parts else "")
 
     def __repr__(self) -> str:
@@ -263,7 +271,7 @@ def _format_value(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, float) and v.is_integer():
-        return str(v)
+        return str(int(v))
     return str(v)
 
 

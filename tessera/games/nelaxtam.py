@@ -131,9 +131,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tessera.core.game import SIMULTANEOUS, TERMINAL, Action, Game, GameInfo, IllegalMove, Move, Param, State
-from tessera.core.geometry import ROW_LETTERS, Grid, bits, diagonal_flood, diagonal_neighbors, square
+from tessera.core.geometry import Grid, bits, diagonal_flood, diagonal_neighbors, square
 from tessera.core.registry import register
-from tessera.core.render import PLAYER_COLORS, cell_entry, describe, piece
+from tessera.core.render import PLAYER_COLORS, cell_entry, describe, piece, text_diagram
 
 BLACK, WHITE = 0, 1
 NAMES = ("Black", "White")
@@ -1007,21 +1007,7 @@ class NelaxtamState(State):
 
     def __str__(self) -> str:
         """A text diagram: ``x``/``o`` territory, ``.`` removed, ``X3``/``O3`` troops; rank ``size`` on top."""
-        g = self.game
-        desc = self.render()
-        occupant = {c: f"{'XO'[p]}{t + 1}" for p in (0, 1) for t, c in enumerate(self.pos[p]) if c >= 0}
-        lines = [f"{desc['title']} — {desc['status']} (turn {self.turn}, move {self.move_number()})"]
-        w = len(str(g.size))
-        for y in range(g.size - 1, -1, -1):
-            row = []
-            for x in range(g.size):
-                c = g.cell_of_sq[y * g.size + x]
-                text = occupant.get(c) or ("x" if self.terr[0] >> c & 1 else "o" if self.terr[1] >> c & 1 else ".")
-                row.append(text.center(3))
-            lines.append(f"{y + 1:>{w}} " + "".join(row).rstrip())
-        lines.append(" " * (w + 1) + "".join(ROW_LETTERS[x].center(3) for x in range(g.size)).rstrip())
-        lines += [f"{r['label']}: {', '.join(str(v) for v in r['values'])}" for r in desc["panel"]]
-        return "\n".join(lines)
+        return text_diagram(self.render())
 
 
 def _state_from_dict(game: NelaxtamGame, d: Mapping[str, Any]) -> NelaxtamState:

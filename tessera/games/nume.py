@@ -223,23 +223,6 @@ class NumeGame(Game):
         self.numbers = n + 1
         """How many numbers a new group may carry (``0 … n``)."""
 
-    def __str__(self) -> str:
-        """The one-string form, leaving out parameters at their (derived) defaults.
-
-        The size default depends on the variant, so ``nume(variant=square,size=5)``
-        keeps its size and ``nume(variant=square)`` means size 9.
-        """
-        parts = []
-        for p in self.info.params:
-            v = self._params[p.name]
-            default = self._default_size(self._params["variant"]) if p.name == "size" else p.default
-            if v != default:
-                text = (
-                    ("true" if v else "false") if isinstance(v, bool) else _fmt_komi(v) if p.name == "komi" else str(v)
-                )
-                parts.append(f"{p.name}={text}")
-        return self.info.name + (f"({','.join(parts)})" if parts else "")
-
     @staticmethod
     def _default_size(variant: str) -> int:
         return 5 if variant == "hex" else 9
@@ -991,22 +974,4 @@ class NumeState(State):
     def __str__(self) -> str:
         """A text diagram: ``B5`` a Black stone numbered 5, ``W`` an unnumbered White stone, ``.`` empty."""
         width = 3 if self.game.cells < 100 else 4
-        desc = self.render()
-        if self.game.grid.kind == "hex":
-            return text_diagram(desc, cell_width=width)
-        return _square_diagram(desc, self.game.grid, width + 1)
-
-
-def _square_diagram(desc: dict[str, Any], grid: Grid, width: int) -> str:
-    """Square boards drawn locally: ``text_diagram`` puts two files in one column (see the lead's notes)."""
-    stones = {p["cell"]: p["symbol"] + p["text"] for p in desc["pieces"]}
-    marks = set(desc["last_move"])
-    texts = {lab: stones.get(lab, ".") + ("*" if lab in marks else "") for lab in grid.labels()}
-    width = max(width, *(len(t) + 1 for t in texts.values()))
-    lines = [f"{desc['title']} — {desc['status']} (move {desc['move_number']})"]
-    for y in reversed(range(len(grid.rows))):
-        row = [texts[grid.label(c)].center(width) for c in grid.rows[y]]
-        lines.append(f"{y + 1:>2} " + "".join(row).rstrip())
-    lines.append("   " + "".join(grid.label(c)[0].center(width) for c in grid.rows[0]).rstrip())
-    lines += [f"{row['label']}: {', '.join(str(v) for v in row['values'])}" for row in desc["panel"]]
-    return "\n".join(lines)
+        return text_diagram(self.render(), cell_width=width)
