@@ -11,10 +11,12 @@ Iterative deepening searches depth 1, 2, ... until the budget runs out; the
 root moves are re-ordered by the previous iteration's scores, inner nodes
 with depth ≥ 2 order their children by static evaluation (and with
 ``width=k`` keep only the ``k`` best of them, and the root keeps its ``k``
-best moves after depth 1: a beam).  With ``sample=m`` an inner node with
-more than ``m`` legal actions looks at ``m`` of them drawn at random (Nume's
-thousands of placements); the root always looks at every move at depth 1.  A depth interrupted by the deadline is used
-only as far as it got: its best move is taken when it beat the previous
+best moves after depth 1: a beam).  With ``sample=m`` every inner node looks at up to ``m`` distinct actions drawn
+with the game's ``random_action`` (its own move distribution: for Nume a
+uniform cell, then a number) instead of all of them (Nume's thousands of
+placements); the root always looks at every move at depth 1.
+
+A depth interrupted by the deadline is used only as far as it got: its best move is taken when it beat the previous
 iteration's best move on the same search.  ``iterations`` counts completed
 depths (``iterations=3`` searches to depth 3).
 """
@@ -103,6 +105,16 @@ class AlphaBetaAgent(Agent):
         self.stats = {"depth": depth_done, "nodes": self._nodes, "value": best_v}
         return best
 
+    def _sampled_actions(self, st: State) -> list[Action]:
+        """Up to ``sample`` distinct actions drawn with the game's ``random_action`` (its own move distribution)."""
+        rng = self._rng
+        seen: dict[Action, None] = {}
+        for _ in range(3 * self.sample):
+            seen[st.random_action(rng)] = None
+            if len(seen) >= self.sample:
+                break
+        return list(seen)
+
     def _static(self, st: State, player: int, ply: int) -> float:
         if st.is_terminal():
             return st.returns()[player] * (2.0 - 0.001 * ply)
@@ -123,9 +135,10 @@ class AlphaBetaAgent(Agent):
         budget = self._budget
         if (self._nodes & 31) == 0 and budget is not None and budget.out_of_time():
             raise _Timeout
-        actions = st.legal_actions()
-        if self.sample and len(actions) > self.sample:
-            actions = self._rng.sample(actions, self.sample)
+        if self.sample:
+            actions = self._sampled_actions(st)
+        else:
+            actions = st.legal_actions()
         kids: list[State] = []
         for a in actions:
             ch = st.clone()

@@ -174,7 +174,7 @@ _SEARCH_SPEC: dict[str, str] = {
     # Per-game agent of the search levels (3–5), chosen by the matches in docs/agents.md.
     "ikabegama": "alphabeta",
     "nymbat": "alphabeta",
-    "nume": "alphabeta",
+    "nume": "mcts(c=0.7,rollout_cutoff=0,sample=8)",
     "nibble": "alphabeta",
     "nelaxtam": "smmcts(c=0.7,rollout_cutoff=6)",
 }
