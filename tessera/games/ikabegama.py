@@ -132,6 +132,10 @@ class IkabegamaGame(Game):
                 if w.id(*nest) not in self.allowed:
                     raise ValueError(f"ikabegama: board={board!r} is too small to hold the nest {format_axial(*nest)}")
         self.nest_ids = (w.id(*self.light_nest), w.id(*self.dark_nest))
+        self.jump_codes: tuple[tuple[int, int], ...] = tuple(
+            (off, off * 13 + k) for k, off in enumerate(w.ring2_offsets, start=1)
+        )
+        """``(hex offset, action offset)`` of each of the twelve jump directions."""
         self.pass_action = w.size * 13
         return params
 
@@ -273,38 +277,19 @@ class IkabegamaState(State):
         return self.game.window.inside(hid)
 
     def _moves(self, player: int) -> list[Action]:
+        """Jumps then growths of ``player`` (unsorted, each move once)."""
         tokens = self.tokens
-        w = self.game.window
-        allowed = self.game.allowed
-        growth: set[int] = set()
-        out: list[Action] = []
-        ring2 = w.ring2_offsets
-        nbrs = w.neighbor_offsets
+        g = self.game
+        nbrs = g.window.neighbor_offsets
         own = [t for t, o in tokens.items() if o == player]
-        if allowed is None:  # the plane: the window is never left (see _check_reach)
-            for t in own:
-                for off in nbrs:
-                    n = t + off
-                    if n not in tokens:
-                        growth.add(n)
-                k = 1
-                for off in ring2:
-                    n = t + off
-                    if n not in tokens:
-                        out.append(n * 13 + k)
-                    k += 1
-        else:
-            for t in own:
-                for off in nbrs:
-                    n = t + off
-                    if n not in tokens and n in allowed:
-                        growth.add(n)
-                k = 1
-                for off in ring2:
-                    n = t + off
-                    if n not in tokens and n in allowed:
-                        out.append(n * 13 + k)
-                    k += 1
+        # A jump onto ``t + off`` is the action ``(t + off)·13 + k`` = ``t·13 + (off·13 + k)``.
+        out = [t * 13 + code for t in own for off, code in g.jump_codes if t + off not in tokens]
+        growth = {t + off for t in own for off in nbrs}
+        growth.difference_update(tokens)
+        allowed = g.allowed
+        if allowed is not None:  # hexhex: only hexes of the board (on the plane the window is never left)
+            out = [a for a in out if a // 13 in allowed]
+            growth.intersection_update(allowed)
         out.extend(n * 13 for n in growth)
         return out
 
