@@ -222,6 +222,15 @@ class NumeGame(Game):
         self.numstr = [str(k) for k in range(n + 1)]
         self.numbers = n + 1
         """How many numbers a new group may carry (``0 … n``)."""
+        self._new_group_actions: list[list[int]] | None = None
+
+    @property
+    def new_group_actions(self) -> list[list[int]]:
+        """The actions ``d3=0 … d3=N`` of each cell index, built on first use (shared by every state)."""
+        if self._new_group_actions is None:
+            K = self.K
+            self._new_group_actions = [list(range(c * K + 1, c * K + K)) for c in range(self.cells)]
+        return self._new_group_actions
 
     @staticmethod
     def _default_size(variant: str) -> int:
@@ -368,7 +377,7 @@ class NumeGame(Game):
                 state._place(c, 0)
                 pending.discard(c)
         to_move = d.get("to_move")
-        if to_move is not None and (isinstance(to_move, bool) or to_move not in (0, 1, TERMINAL)):
+        if to_move is not None and (type(to_move) is not int or to_move not in (0, 1, TERMINAL)):
             raise ValueError(f"nume position: to_move must be 0, 1 or {TERMINAL} (board full), not {to_move!r}")
         if phase == PLAY:
             assert colors is not None
@@ -510,14 +519,14 @@ class NumeState(State):
             stone = self._stone
             mine = self._masks[self._col]
             nmask = g.nmask
+            numbered = g.new_group_actions
             out: list[int] = []
             for c in range(n):
                 if stone[c] < 0:
-                    b = c * K
                     if mine & nmask[c]:
-                        out.append(b)
+                        out.append(c * K)
                     else:
-                        out.extend(range(b + 1, b + K))
+                        out.extend(numbered[c])
             return out
         if self._phase == BID:
             return list(range(g.place_actions, g.choose_base))
@@ -921,14 +930,15 @@ class NumeState(State):
                         else:
                             actions.append({"template": lab + "={n}", "path": [lab], "number": [0, n]})
             elif self._phase == BID:
-                values = [i + 0.5 for i in range(n + 1)]
-                for r in (BLACK, WHITE):
+                # one button per bid (docs/render.md: a button is a move with an empty path; the
+                # generic client lists a long group of buttons as a drop-down)
+                for a in range(g.place_actions, g.choose_base):
+                    v, r = divmod(a - g.place_actions, 2)
                     actions.append(
                         {
-                            "template": "komi {n} " + COLOUR_WORDS[r],
+                            "move": self.action_to_string(a),
                             "path": [],
-                            "label": f"Komi to {COLOUR_NAMES[r]}",
-                            "choices": values,
+                            "label": f"Komi {v}.5 to {COLOUR_NAMES[r]}",
                             "group": "komi",
                         }
                     )

@@ -475,6 +475,15 @@ def test_impossible_positions_are_refused(stones: dict[str, Any], message: str) 
         position({"stones": stones})
 
 
+def test_position_to_move_must_be_a_player_index() -> None:
+    """API.md: "inconsistent input raises `ValueError` naming the problem" — `to_move` is a player
+    index (0 or 1, or -4 once the board is full), not a float or a bool (1.0 used to crash with a
+    TypeError)."""
+    for bad in (1.0, True, "1"):
+        with pytest.raises(ValueError, match="to_move"):
+            position({"stones": {}, "to_move": bad}, size=2)
+
+
 def test_position_komi_must_match_the_game() -> None:
     """Without bidding the komi is the game's parameter; with bidding it is a bid n+0.5."""
     with pytest.raises(ValueError, match="differs"):
@@ -511,15 +520,18 @@ def test_render_shows_numbers_group_titles_and_click_actions() -> None:
     assert "B3" in str(state)
 
 
-def test_render_komi_bidding_steps() -> None:
-    """Bidding is two templates with a choice of n+0.5 values; choosing is two buttons."""
+def test_render_komi_bids_are_buttons_a_generic_client_can_submit() -> None:
+    """docs/render.md: "`actions` lists what the viewer may do now, each one a single legal move";
+    `label` is the "button text when `path` is empty (`Pass`, `End turn`, `komi …`)", and a
+    `template` is filled in "after the path is clicked" — a bid has no cell to click, so each
+    bid is its own button (the client shows a long group as a drop-down); choosing is two buttons."""
     state = new("nume(size=2,komi_bidding=true)")
     acts = state.render()["actions"]
-    assert [a["template"] for a in acts] == ["komi {n} black", "komi {n} white"]
-    for a in acts:
-        assert a["path"] == [] and a["choices"][0] == 0.5 and a["choices"][-1] == 18.5
-        for v in a["choices"]:
-            assert state.is_legal(a["template"].replace("{n}", str(v)))
+    assert all("template" not in a and a["path"] == [] and a["group"] == "komi" for a in acts)
+    assert sorted(a["move"] for a in acts) == state.legal_moves()  # 0.5 … 18.5, to black or white
+    assert len(acts) == 2 * 19
+    assert {"move": "komi 3.5 white", "path": [], "label": "Komi 3.5 to White", "group": "komi"} in acts
+    assert state.render(player=1)["actions"] == []  # only the bidder sees them
     state.play("komi 1.5 black")
     acts = state.render()["actions"]
     assert [a["move"] for a in acts] == ["black", "white"] and all(a["path"] == [] for a in acts)
