@@ -247,26 +247,27 @@ class NibbleGame(Game):
         k = len(self.cells)
         col = [perm[b] for b in self.base]  # by cell index
         nbr = self.nbr_index
-        # count[i * n + c]: neighbours of cell i with colour c
-        count = [0] * (k * n)
+        # cnt[i]: how many neighbours of cell i have each colour, 3 bits per colour (at most 6 neighbours)
+        field = [1 << (3 * c) for c in range(n)]
+        seven = [7 << (3 * c) for c in range(n)]
+        cnt = [0] * k
         for i in range(k):
             for j in nbr[i]:
-                count[i * n + col[j]] += 1
+                cnt[i] += field[col[j]]
         rand = rng.random
         kk = k * k
-        for _ in range(SWAPS_PER_CELL * k):
-            a, b = divmod(int(rand() * kk), k)  # two cell indices from one draw
+        for r in [int(rand() * kk) for _ in range(SWAPS_PER_CELL * k)]:
+            a, b = divmod(r, k)  # two cell indices from one draw
             ca, cb = col[a], col[b]
             # neither block may get a neighbour of its new colour (this also rules out neighbours)
-            if ca == cb or count[a * n + cb] or count[b * n + ca]:
+            if ca == cb or cnt[a] & seven[cb] or cnt[b] & seven[ca]:
                 continue
             col[a], col[b] = cb, ca
+            delta = field[cb] - field[ca]
             for j in nbr[a]:
-                count[j * n + ca] -= 1
-                count[j * n + cb] += 1
+                cnt[j] += delta
             for j in nbr[b]:
-                count[j * n + cb] -= 1
-                count[j * n + ca] += 1
+                cnt[j] -= delta
         table = list(range(n))
         if self.params["shuffle_table"]:
             rng.shuffle(table)
@@ -284,7 +285,7 @@ class NibbleGame(Game):
             if key in d and d[key] != self.params[key]:
                 raise ValueError(f"nibble position: {key} is {d[key]!r} but this game's is {self.params[key]!r}")
         to_move = d.get("to_move", 0)
-        if to_move not in (0, 1) or isinstance(to_move, bool):
+        if type(to_move) is not int or to_move not in (0, 1):
             raise ValueError(f"nibble position: to_move must be 0 or 1, not {to_move!r}")
         cells_in = d.get("cells")
         if not isinstance(cells_in, Mapping):
@@ -331,7 +332,11 @@ class NibbleGame(Game):
                     f"{taken[0][c]} + {taken[1][c]} taken, {total} in all; there are {n} of each colour"
                 )
         table_in = d.get("table", list(range(n)))
-        if not isinstance(table_in, list | tuple) or sorted(table_in) != list(range(n)):
+        if (
+            not isinstance(table_in, list | tuple)
+            or not all(type(v) is int for v in table_in)
+            or sorted(table_in) != list(range(n))
+        ):
             raise ValueError(f"nibble position: 'table' must be an ordering of the colours 0 to {n - 1}")
         table = list(table_in)
         if not self.params["shuffle_table"] and table != list(range(n)):
@@ -407,6 +412,8 @@ class NibbleState(State):
         self._legal: list[Action] | None = None
         self._corner_occ = -1
         self._corner = 0
+        self._sampled = (-1, -1)
+        """``(occ, action)`` of the block ``random_action`` last found legal at the start of a turn."""
         self._triples_of = self._triples()
         for p in (0, 1):
             if self._instant_win(p):
@@ -438,6 +445,7 @@ class NibbleState(State):
         self._legal = None if other._legal is None else list(other._legal)
         self._corner_occ = other._corner_occ
         self._corner = other._corner
+        self._sampled = other._sampled
         self._triples_of = other._triples_of
 
     # -- rules -------------------------------------------------------------------------
@@ -559,6 +567,8 @@ class NibbleState(State):
         g = self.game
         if self._legal is not None and action in self._legal:
             return None
+        if self.taking is None and self._sampled == (self.occ, action):  # just checked by random_action
+            return None
         if action == g.end_action:
             if self.taking is None:
                 return "end: take at least one block first (passing is not allowed)"
@@ -635,7 +645,9 @@ class NibbleState(State):
             i = int(rng.random() * len(cand))
             c = cand[i]
             if not self._splits(c):
-                return self.game.index[c]
+                a = self.game.index[c]
+                self._sampled = (self.occ, a)
+                return a
             cand[i] = cand[-1]
             cand.pop()
         raise AssertionError("a connected, non-empty board always has a block to take")  # proved in the docstring

@@ -692,3 +692,14 @@ def test_more_inconsistent_positions_are_refused() -> None:
         }
     )
     assert won.is_terminal() and won.winner() == 0
+
+
+def test_position_numbers_must_be_whole_numbers() -> None:
+    """API.md: "a `State` from a position dictionary (RULES.md); inconsistent input raises
+    `ValueError` naming the problem" — a player index or a table entry written as a float or a
+    bool is refused up front (it used to be accepted and fail later with a TypeError mid-game)."""
+    g = game()
+    d = g.new_initial_state(seed=1).to_dict()
+    for key, bad in (("to_move", 1.0), ("to_move", True), ("table", [float(c) for c in d["table"]])):
+        with pytest.raises(ValueError, match=key):
+            g.state_from_dict({**d, key: bad})
