@@ -81,7 +81,9 @@ Engine notes
     colour still takeable are listed at once (they decide whether the turn goes
     on) and become the next step's legal moves.  ``random_action`` at the start
     of a turn tries the corner blocks in random order and returns the first that
-    does not split the board (uniform over the legal blocks, usually one check).
+    does not split the board (uniform over the legal blocks, usually one check);
+    it remembers that block with the board it checked, so ``apply_action`` does
+    not check it again.
     Integer actions: ``i`` (``0 ≤ i < cells``) takes the block on the ``i``-th
     cell in label order (``grid.cells[i]``, rows bottom-to-top on squares,
     top-to-bottom on hexes, left to right); ``cells`` is ``end``.
@@ -90,10 +92,10 @@ Engine notes
     in axial coordinates — permutes the colours at random and then makes
     ``20 × cells`` random swap attempts of two blocks, each done only if
     neither block then has a neighbour of its new colour (so two neighbours are
-    never swapped); a running count of each cell's neighbour colours makes the
-    check O(1).  Every step keeps the board legal, so the deal never fails
-    (about 2–5 ms); the colour table is shuffled afterwards from the same
-    ``random.Random(seed)``.
+    never swapped); a running count of each cell's neighbour colours (3 bits per
+    colour packed in one int per cell) makes the check O(1).  Every step keeps
+    the board legal, so the deal never fails (about 1–3 ms); the colour table
+    is shuffled afterwards from the same ``random.Random(seed)``.
 
 Evaluation (for agents)
     ``tanh(1.2·M + 2·(T_me² − T_opp²))`` where ``M`` is the majority race: the sum

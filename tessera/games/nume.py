@@ -68,7 +68,10 @@ Engine notes
     with positions (swap-remove), which makes :meth:`NumeState.random_action`
     O(1): it draws an empty cell uniformly, then — if the stone would start a
     new group — a number uniformly from ``0 … cells``.  (So the distribution is
-    uniform over cells, not over the ``cell × number`` moves.)
+    uniform over cells, not over the ``cell × number`` moves.)  The ``N + 1``
+    new-group actions of each cell are built once per game, on first use
+    (``NumeGame.new_group_actions``), and ``legal_actions`` extends its list with
+    them instead of counting them out again on every call.
 
     Integer actions, with ``N`` cells and ``K = N + 2``:
 
