@@ -185,8 +185,22 @@ def _flood(seed: int, allowed: int) -> int:
         cur = g
 
 
+_NBYTES = (GRID.size + 7) // 8
+_BYTE_CELLS: list[list[tuple[int, ...]]] = [
+    [tuple(8 * i + j for j in range(8) if v >> j & 1) for v in range(256)] for i in range(_NBYTES)
+]
+"""``_BYTE_CELLS[i][v]``: the cells of byte ``i`` of a bit set when that byte is ``v``."""
+
+
 def _bit_list(m: int) -> list[int]:
-    return list(bits(m))
+    """The cells of a bit set, lowest first: bit by bit when sparse, by a byte table when dense."""
+    if m.bit_count() <= 8:
+        return list(bits(m))
+    out: list[int] = []
+    for row, v in zip(_BYTE_CELLS, m.to_bytes(_NBYTES, "little"), strict=True):
+        if v:
+            out += row[v]
+    return out
 
 
 INFO = GameInfo(
@@ -414,14 +428,14 @@ class NymbatState(State):
                 return out or [PASS]
             for src, s in self._start_speeds().items():
                 base = INDEX[src] * N
-                out.extend(base + INDEX[d] for d in bits(self._dests(src, s)))
+                out += [base + INDEX[d] for d in _bit_list(self._dests(src, s))]
             out.append(PASS)
             return out
         out = [REMOVE_BASE + INDEX[c] for c in bits(self._removable())]
         speed = self.speed
         for src in bits(self.unmoved):
             base = INDEX[src] * N
-            out.extend(base + INDEX[d] for d in bits(self._dests(src, speed)))
+            out += [base + INDEX[d] for d in _bit_list(self._dests(src, speed))]
         out.append(END)
         return out
 
@@ -666,13 +680,9 @@ class NymbatState(State):
             if can_place and r < 0.3:
                 return self._random_placement(rng)
             if r < 0.97:
-                speeds = self._start_speeds()
-                srcs = list(speeds)
-                rng.shuffle(srcs)
-                for src in srcs:
-                    d = self._dests(src, speeds[src])
-                    if d:
-                        return INDEX[src] * N + INDEX[rng.choice(_bit_list(d))]
+                a = self._random_piece_move(rng, self.own[p], 0)
+                if a >= 0:
+                    return a
             if can_place:
                 return self._random_placement(rng)
             return PASS
@@ -681,15 +691,47 @@ class NymbatState(State):
             return REMOVE_BASE + INDEX[rng.choice(_bit_list(rem))]
         if rng.random() < 1 / 6:
             return END
-        srcs = _bit_list(self.unmoved)
-        rng.shuffle(srcs)
-        for src in srcs:
-            d = self._dests(src, self.speed)
-            if d:
-                return INDEX[src] * N + INDEX[rng.choice(_bit_list(d))]
+        a = self._random_piece_move(rng, self.unmoved, self.speed)
+        if a >= 0:
+            return a
         if rem:
             return REMOVE_BASE + INDEX[rng.choice(_bit_list(rem))]
         return END
+
+    def _random_piece_move(self, rng: random.Random, pieces: int, speed: int) -> Action:
+        """A uniformly random piece of ``pieces`` that can move, to a uniform destination (−1: none).
+
+        ``speed`` 0 means "its group's speed" (start of a turn), computed only
+        for the pieces drawn.  A few uniform draws first, then a shuffled scan:
+        either way every movable piece is equally likely.
+        """
+        srcs = _bit_list(pieces)
+        if not srcs:
+            return -1
+        own = self.own[self.to_move]
+        speeds: dict[int, int] = {}
+
+        def dests(src: int) -> int:
+            s = speed
+            if not s:
+                s = speeds.get(src, 0)
+                if not s:
+                    comp = _flood(1 << src, own)
+                    s = self._group_speed(comp)
+                    speeds.update(dict.fromkeys(bits(comp), s))
+            return self._dests(src, s)
+
+        for _ in range(3):
+            src = srcs[rng.randrange(len(srcs))]
+            d = dests(src)
+            if d:
+                return INDEX[src] * N + INDEX[rng.choice(_bit_list(d))]
+        rng.shuffle(srcs)
+        for src in srcs:
+            d = dests(src)
+            if d:
+                return INDEX[src] * N + INDEX[rng.choice(_bit_list(d))]
+        return -1
 
     def _random_placement(self, rng: random.Random) -> Action:
         c = rng.choice(_bit_list(self._place_cells()))
