@@ -7,7 +7,12 @@ Board
     is ``0,0``; the Dark nest is ``distance,0`` (parameter ``distance``, default
     6, 2–30) unless ``dark_nest`` names another hex (e.g. ``"4,3"``).  Variant
     ``board="hexhex:N"`` limits play to a regular hexagon of side N centred on
-    the hex midway between the nests.
+    the hex midway between the nests.  **Ruling** (RULES.md is silent): when
+    no hex lies exactly midway (the nests an odd distance apart) the centre is
+    the midpoint rounded to a hex by cube rounding, a coordinate exactly
+    halfway going to the even integer: ``distance=5`` centres on ``2,0``,
+    ``distance=7`` on ``4,0``, ``dark_nest="3,2"`` on ``2,1``; one nest is
+    then one hex nearer the centre than the other.
 Players
     Player 0 is Light and moves first; player 1 is Dark.  The game starts with a
     Light token on the Light nest and a Dark token on the Dark nest.

@@ -149,6 +149,20 @@ def test_hexhex_board_limits_play_to_a_hexagon_around_the_midpoint() -> None:
 
 
 @pytest.mark.parametrize(
+    ("params", "centre"),
+    [({"distance": 6}, "3,0"), ({"distance": 5}, "2,0"), ({"distance": 7}, "4,0"), ({"dark_nest": "3,2"}, "2,1")],
+)
+def test_hexhex_centre_when_no_hex_lies_midway(params: dict[str, object], centre: str) -> None:
+    """Ruling (module docstring; RULES.md says only "centred on the midpoint hex"): an odd distance rounds the
+    midpoint to a hex by cube rounding, halves to the even integer."""
+    g = tessera.load_game("ikabegama", board="hexhex:5", **params)
+    cells = {c["id"] for c in g.new_initial_state().render()["board"]["cells"]}
+    q, r = (int(v) for v in centre.split(","))
+    ring = {f"{q + dq},{r + dr}" for dq in range(-4, 5) for dr in range(-4, 5) if abs(dq + dr) <= 4}
+    assert cells == ring
+
+
+@pytest.mark.parametrize(
     ("tokens", "to_move", "expected"),
     [
         ({"0,0": 0, "6,0": 1}, 0, 18),
