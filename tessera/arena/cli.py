@@ -67,7 +67,7 @@ def _non_negative_float(text: str) -> float:
 
 
 class _Progress:
-    """A progress display on stderr: rich, else tqdm, else plain lines."""
+    """A progress display on stderr: rich, else tqdm, else plain lines (always plain when stderr is not a terminal)."""
 
     def __init__(self, total: int, label: str, enabled: bool) -> None:
         self.total = total
@@ -79,6 +79,8 @@ class _Progress:
         if not enabled:
             self._update = lambda rec, done: None
             return
+        if not sys.stderr.isatty():
+            return  # a log file: plain lines
         try:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 

@@ -17,7 +17,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from tessera.agents import Agent, make_agent
+from tessera.agents import Agent, LevelAgent, make_agent
 from tessera.core.game import SIMULTANEOUS, State
 from tessera.core.registry import load_game
 
@@ -65,6 +65,8 @@ class GameRecord:
     """The moves as ``history()`` strings."""
     error: str | None = None
     """Why the game was forfeited, if it was."""
+    agents: list[str] = field(default_factory=list)
+    """What agent A and agent B really were (a level shows the agent it stands for: ``level5=alphabeta``)."""
 
 
 @dataclass
@@ -154,6 +156,7 @@ class MatchResult:
             "by_seat": self.by_seat(),
             "forfeits": sum(1 for r in self.records if r.error),
             "mean_plies": (sum(r.plies for r in self.records) / self.games) if self.games else 0.0,
+            "agents": sorted({" vs ".join(r.agents) for r in self.records}),
         }
         if with_games:
             d["records"] = [asdict(r) for r in self.records]
@@ -251,7 +254,15 @@ def _run_one(task: tuple[str, str | Agent, str | Agent, int, float | None, int |
         think=[think[seat_a], think[1 - seat_a]],
         moves=[m for _, m in state.history()] if keep_moves else [],
         error=error,
+        agents=[_label(agent_a, state), _label(agent_b, state)],
     )
+
+
+def _label(agent: Agent, state: State) -> str:
+    if isinstance(agent, LevelAgent):
+        inner = agent._inner.get(state.game.name)
+        return f"{agent.name}={inner.name}" if inner is not None else agent.name
+    return agent.name
 
 
 def play_match(
