@@ -683,3 +683,218 @@ def test_reachability_matches_a_breadth_first_search_of_the_rule() -> None:
                 checked += 1
             st.apply_action(st.random_action(rng))
     assert checked >= 100
+
+
+# -- the whole turn against a second reading of the rules ------------------------------------
+
+
+def _nbrs(h: str) -> list[str]:
+    return [GRID.label(c) for c in GRID.neighbors[GRID.cell(h)]]
+
+
+def _component(h: str, cells: set[str]) -> set[str]:
+    group, todo = {h}, [h]
+    while todo:
+        for n in _nbrs(todo.pop()):
+            if n in cells and n not in group:
+                group.add(n)
+                todo.append(n)
+    return group
+
+
+class _Reference:
+    """RULES.md's Nymbat turn, written again over labels and position dicts (no bit sets, no caches)."""
+
+    def __init__(self, game: tessera.Game) -> None:
+        self.first_limit = game.params["first_limit"]
+        self.period = game.params["delay_period"]
+        self.max_turns = game.params["max_turns"]
+
+    @staticmethod
+    def owned(d: dict[str, Any], p: int) -> set[str]:
+        return {h for h, (o, _) in d["pieces"].items() if o == p}
+
+    @staticmethod
+    def dist(p: int, h: str) -> int:
+        row = ord(h[0]) - ord("a")
+        return row if p == 0 else 14 - row
+
+    def placements(self, d: dict[str, Any]) -> list[str]:
+        p = d["to_move"]
+        k = d["reserves"][p]
+        if not d["first_turn_done"][p]:
+            it = d.get("in_turn") or {}
+            k = min(k, self.first_limit - it.get("placed", 0))
+        setup = "mno" if p == 0 else "abc"
+        hexes = [GRID.label(c) for c in GRID.cells if GRID.label(c)[0] in setup]
+        return [f"{h}={n}" for h in hexes if h not in d["pieces"] for n in range(1, min(k, 6) + 1)]
+
+    def removable(self, d: dict[str, Any]) -> list[str]:
+        b = (d.get("in_turn") or {}).get("breakthrough")
+        if not b:
+            return []
+        opp = self.owned(d, 1 - d["to_move"])
+        return [n for n in _nbrs(b["hex"]) if n in opp and d["pieces"][n][1] <= b["budget"]]
+
+    def legal(self, d: dict[str, Any]) -> list[str]:
+        p = d["to_move"]
+        it = d.get("in_turn")
+        if it is None:
+            out = self.placements(d)
+            if not d["first_turn_done"][p]:
+                return sorted(out) or ["pass"]
+            own = self.owned(d, p)
+            for h in own:
+                speed = min(d["pieces"][g][1] for g in _component(h, own))
+                out += [f"{h}-{t}" for t in _naive_destinations(d["pieces"], h, speed, p)]
+            return sorted([*out, "pass"])
+        if it["phase"] == "penalty":
+            return sorted(f"lose {h}" for h in self.owned(d, p))
+        if it["phase"] == "bring":
+            return sorted([*self.placements(d), "end"])
+        out = [f"x{h}" for h in self.removable(d)]
+        for h in it["unmoved"]:
+            out += [f"{h}-{t}" for t in _naive_destinations(d["pieces"], h, it["speed"], p)]
+        return sorted([*out, "end"])
+
+    def next_turn(self, d: dict[str, Any]) -> None:
+        p = d["to_move"]
+        d.pop("in_turn", None)
+        d["first_turn_done"][p] = True
+        d["last_mover"] = p
+        d["to_move"] = 1 - p
+        d["turn"] = d.get("turn", 0) + 1
+
+    def finish(self, d: dict[str, Any], kind: str) -> None:
+        p = d["to_move"]
+        it = d.pop("in_turn", None) or {}
+        cost, delay = 0, kind == "pass"
+        if kind == "move" and not it["captured"]:
+            end = min(self.dist(p, h) for h in it["group"])
+            cost = int(end > it["start_distance"])
+            delay = end == it["start_distance"]
+        if delay:
+            d["delays"][p] += 1
+            cost |= d["delays"][p] % self.period == 0
+        if cost and d["reserves"][p]:
+            d["reserves"][p] -= 1
+        elif cost and self.owned(d, p):
+            d["in_turn"] = {"phase": "penalty"}
+            return
+        self.next_turn(d)
+
+    def play(self, d: dict[str, Any], m: str) -> dict[str, Any]:
+        d = json.loads(json.dumps(d))
+        p, pieces_ = d["to_move"], d["pieces"]
+        if m == "pass":
+            self.finish(d, "pass")
+            return d
+        if m == "end":
+            self.finish(d, d["in_turn"]["phase"])
+            return d
+        if m.startswith("lose "):
+            del pieces_[m[5:]]
+            self.next_turn(d)
+            return d
+        if "=" in m:
+            h, n = m.split("=")
+            pieces_[h] = [p, int(n)]
+            d["reserves"][p] -= int(n)
+            d.setdefault("in_turn", {"phase": "bring", "placed": 0})["placed"] += int(n)
+            if self.legal(d) == ["end"]:
+                self.finish(d, "bring")
+            return d
+        if m.startswith("x"):
+            it = d["in_turn"]
+            it["breakthrough"]["budget"] -= pieces_.pop(m[1:])[1]
+        else:
+            src, dst = m.split("-")
+            if "in_turn" not in d:
+                g = sorted(_component(src, self.owned(d, p)))
+                speed = min(pieces_[h][1] for h in g)
+                start = min(self.dist(p, h) for h in g)
+                d["in_turn"] = {"phase": "move", "speed": speed, "unmoved": g, "group": list(g)}
+                d["in_turn"].update(start_distance=start, captured=False)
+            it = d["in_turn"]
+            it.pop("breakthrough", None)
+            it["unmoved"].remove(src)
+            it["group"].remove(src)
+            n = pieces_.pop(src)[1]
+            if dst in pieces_:
+                opp = self.owned(d, 1 - p)
+                defence = pieces_[dst][1] + sum(pieces_[h][1] for h in _nbrs(dst) if h in opp)
+                rest = _component(dst, opp) - {dst}
+                del pieces_[dst]
+                it["captured"] = True
+                if n > defence:
+                    pieces_[dst] = [p, n]
+                    it["group"].append(dst)
+                if rest and _component(min(rest), rest) != rest:
+                    it["breakthrough"] = {"hex": dst, "budget": n}
+            else:
+                pieces_[dst] = [p, n]
+                it["group"].append(dst)
+        if not self.removable(d):
+            d["in_turn"].pop("breakthrough", None)
+        if self.legal(d) == ["end"]:
+            self.finish(d, "move")
+        return d
+
+    def over(self, d: dict[str, Any]) -> tuple[bool, int | None]:
+        if "in_turn" in d:
+            return False, None
+        p = d["to_move"]
+        home = {h for h in d["pieces"] if h[0] == ("a" if p == 0 else "o")}
+        if home & self.owned(d, p) and not home & self.owned(d, 1 - p):
+            return True, p
+        if not d["pieces"] and d["reserves"] == [0, 0]:
+            return True, d.get("last_mover")
+        return (d.get("turn", 0) >= self.max_turns), None
+
+
+def _canonical(d: dict[str, Any]) -> dict[str, Any]:
+    d = json.loads(json.dumps(d))
+    d["pieces"] = dict(sorted(d["pieces"].items()))
+    it = d.get("in_turn")
+    if it and it["phase"] == "move":
+        it["unmoved"], it["group"] = sorted(it["unmoved"]), sorted(it["group"])
+    return d
+
+
+def test_every_step_matches_a_second_reading_of_the_rules() -> None:
+    """The whole turn — bring in, group moves at the start-of-turn speed, attacks, breakthrough removals,
+    retreat and delay costs, 'lose' at reserve 0, the start-of-turn and empty-board wins, max_turns — checked
+    step by step against a second, plain implementation of RULES.md on crowded random positions."""
+    rng = random.Random(11)
+    ref = _Reference(GAME)
+    cells = [GRID.label(c) for c in GRID.cells]
+    kinds: set[str] = set()
+    for _ in range(120):
+        pieces_ = {h: [rng.randrange(2), rng.choice([1, 1, 2, 2, 3, 4, 5, 6])] for h in rng.sample(cells, 40)}
+        d = {
+            "to_move": rng.randrange(2),
+            "pieces": pieces_,
+            "reserves": [rng.choice([0, 1, 5]), rng.choice([0, 1, 5])],
+            "delays": [rng.randrange(7), rng.randrange(7)],
+            "first_turn_done": [rng.random() < 0.9, True],
+            "turn": rng.choice([0, 590]),
+        }
+        try:
+            st = GAME.state_from_dict(d)
+        except ValueError:
+            continue
+        for _ in range(30):
+            d = st.to_dict()
+            assert ref.over(d) == (st.is_terminal(), st.winner()), d
+            if st.is_terminal():
+                kinds.add("over")
+                break
+            legal = st.legal_moves()
+            assert legal == ref.legal(d), d
+            xs = [m for m in legal if m[0] == "x"]
+            m = rng.choice(xs) if xs else st.random_move(rng) if rng.random() < 0.7 else rng.choice(legal)
+            kinds.add("x" if m[0] == "x" else m.split()[0] if m[0] in "lpe" else "=" if "=" in m else "-")
+            want = ref.play(d, m)
+            st.play(m)
+            assert _canonical(st.to_dict()) == _canonical(want), (d, m)
+    assert kinds >= {"x", "lose", "pass", "end", "=", "-", "over"}
