@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import random
+import re
+from typing import Any
 
 import pytest
 
@@ -637,3 +639,154 @@ def test_golden_option_counts() -> None:
     quiet = nx("nelaxtam(size=8,variant=quiet)").new_initial_state()
     quiet.play_joint(["1@a2 2@a4 3@h1 4@d5 5@e6", "1@a1 2@a3 3@h8 4@c5 5@f4"])
     assert len(quiet.legal_moves(0)) == 28 and len(quiet.legal_moves(1)) == 28
+
+
+# -- orders and resolution against a second reading of the rules ---------------------------
+
+FOUR = ((1, 0), (-1, 0), (0, 1), (0, -1))
+Square = tuple[int, int]
+
+
+class _Reference:
+    """RULES.md's Nelaxtam, written again over ``(file, rank)`` pairs and position dicts."""
+
+    def __init__(self, game: tessera.Game) -> None:
+        self.n = game.params["size"]
+        self.troops = game.params["troops"]
+        self.by_sea = game.params["by_sea"]
+        self.quiet = game.params["variant"] == "quiet"
+
+    def square(self, label: str) -> Square | None:
+        m = re.fullmatch(r"([a-t])([1-9][0-9]?)", label)
+        if m is None or FILES.index(m.group(1)) >= self.n or int(m.group(2)) > self.n:
+            return None
+        return FILES.index(m.group(1)), int(m.group(2)) - 1
+
+    def token(self, tok: str) -> tuple[int, str, Square | None] | None:
+        m = re.fullmatch(r"([0-9]+)([=>x@])(.*)", tok)
+        if m is None or (m.group(2) == "=") != (m.group(3) == ""):
+            return None
+        c = self.square(m.group(3))
+        if m.group(2) != "=" and c is None:
+            return None
+        return int(m.group(1)), m.group(2), c
+
+    def parse(self, d: dict[str, Any]) -> tuple[dict[Square, int], list[dict[int, Square | None]]]:
+        terr = {}
+        for i, row in enumerate(d["board"]):
+            for x, ch in enumerate(row):
+                if ch != ".":
+                    terr[(x, self.n - 1 - i)] = 0 if ch == "x" else 1
+        return terr, [{int(k): self.square(v) for k, v in d["troops"][p].items()} for p in (0, 1)]
+
+    def legal(self, d: dict[str, Any], order: str, p: int) -> bool:
+        terr, troops = self.parse(d)
+        toks = [self.token(t) for t in order.split()]
+        if not toks or None in toks:
+            return False
+        ks = [t[0] for t in toks if t]
+        if d["phase"] == "invasion":
+            cells = [t[2] for t in toks if t and t[1] == "@" and t[2] and (sum(t[2]) % 2 == 0) == (p == 1)]
+            edge = [c for c in cells if min(c) == 0 or max(c) == self.n - 1]
+            return ks == list(range(1, self.troops + 1)) and len(set(cells)) == len(toks) and len(edge) >= self.by_sea
+        mine = troops[p]
+        if (len(toks) != 1 if self.quiet else ks != sorted(mine)) or not set(ks) <= set(mine):
+            return False
+        ends = dict(mine) if self.quiet else {}
+        for k, op, c in (t for t in toks if t):
+            here = mine[k]
+            assert here is not None
+            (x, y), (cx, cy) = here, c or here
+            if op == "@":
+                return False
+            if op == ">" and not (abs(cx - x) == abs(cy - y) == 1 and terr.get((cx, cy)) == p):
+                return False
+            if op == "x" and not (abs(cx - x) + abs(cy - y) == 1 and terr.get((cx, cy)) == 1 - p):
+                return False
+            ends[k] = c if op == ">" else here
+        return len(set(ends.values())) == len(ends)
+
+    def resolve(self, d: dict[str, Any], orders: list[str]) -> tuple[dict[Square, int], list[dict[int, Any]]]:
+        terr, troops = self.parse(d)
+        hit: list[set[Any]] = [set(), set()]
+        for p in (0, 1):
+            for k, op, c in (t for t in map(self.token, orders[p].split()) if t):
+                if op == ">":
+                    troops[p][k] = c  # the moves first ...
+                elif op == "x":
+                    hit[p].add(c)  # ... then the destructions
+        for p in (0, 1):
+            for c in hit[p]:
+                del terr[c]
+            troops[1 - p] = {k: c for k, c in troops[1 - p].items() if c not in hit[p]}
+        for q in (0, 1):  # keep only the diagonal groups holding a troop of their owner
+            keep: set[Any] = set(troops[q].values())
+            todo = list(keep)
+            while todo:
+                x, y = todo.pop()
+                for c in ((x + 1, y + 1), (x + 1, y - 1), (x - 1, y + 1), (x - 1, y - 1)):
+                    if terr.get(c) == q and c not in keep:
+                        keep.add(c)
+                        todo.append(c)
+            terr = {c: o for c, o in terr.items() if o != q or c in keep}
+        return terr, troops
+
+    @staticmethod
+    def can_destroy(terr: dict[Square, int]) -> bool:
+        return any(terr.get((x + dx, y + dy)) == 1 - o for (x, y), o in terr.items() for dx, dy in FOUR)
+
+
+def _random_order(d: dict[str, Any], ref: _Reference, p: int, rng: random.Random) -> str:
+    """A random order, legal or not: near misses (orthogonal moves, diagonal destructions, own squares)."""
+    n = ref.n
+    if d["phase"] == "invasion":
+        toks = []
+        for k in range(1, ref.troops + 1):  # mostly friendly squares, about half on the edge
+            x, y = rng.randrange(n), rng.choice([0, n - 1]) if rng.random() < 0.3 else rng.randrange(n)
+            x, y = (y, x) if rng.random() < 0.5 else (x, y)
+            if ((x + y) % 2 == 0) != (p == 1) and rng.random() < 0.9:
+                x = x + 1 if x + 1 < n else x - 1
+            toks.append(f"{k}@{FILES[x]}{y + 1}")
+    else:
+        mine = {int(k): ref.square(v) for k, v in d["troops"][p].items()}
+        toks = []
+        for k in [rng.choice(sorted(mine))] if ref.quiet else sorted(mine):
+            here = mine[k]
+            assert here is not None
+            dx, dy = rng.choice([(1, 1), (1, -1), (-1, 1), (-1, -1), (1, 0), (0, -1), (0, 1), (-1, 0)])
+            target = f"{FILES[min(max(here[0] + dx, 0), n - 1)]}{min(max(here[1] + dy, 0), n - 1) + 1}"
+            op = rng.choice("=>>xx")
+            toks.append(f"{k}=" if op == "=" else f"{k}{op}{target}")
+    if rng.random() < 0.1 and len(toks) > 1:
+        toks.pop(rng.randrange(len(toks)))
+    return " ".join(toks)
+
+
+@pytest.mark.parametrize("spec", ["nelaxtam", "nelaxtam(size=8,variant=quiet)", "nelaxtam(size=10,troops=3,by_sea=1)"])
+def test_orders_and_resolution_match_a_second_reading_of_the_rules(spec: str) -> None:
+    """Which orders are legal (the invasion on friendly squares with by_sea troops on the edge; diagonal moves
+    onto own territory, orthogonal destructions of opponent territory; never two troops on one square), and what
+    a turn does ("First all moves, then all destructions"; "A troop on a destroyed square dies"; "every group of
+    territory with no troop of its owner on it is removed"; the end "when no troop of either side can ever
+    destroy again"), checked against a second, plain implementation of RULES.md along random games."""
+    game = nx(spec)
+    ref = _Reference(game)
+    rng = random.Random(6)
+    verdicts = set()
+    for _ in range(4):
+        st = game.new_initial_state()
+        while not st.is_terminal():
+            d = st.to_dict()
+            for p in (0, 1):
+                for _ in range(8):
+                    order = _random_order(d, ref, p, rng)
+                    verdicts.add(st.is_legal(order, p))
+                    assert st.is_legal(order, p) == ref.legal(d, order, p), (d, p, order, st.why_illegal(order, p))
+            orders = [st.random_move(rng, 0), st.random_move(rng, 1)]
+            want = ref.resolve(d, orders) if d["phase"] == "battle" else None
+            st.play_joint(orders)
+            if want is not None:
+                assert ref.parse(st.to_dict()) == want, (d, orders)
+                idle_out = st.to_dict()["idle"] >= game.params["max_idle_turns"]
+                assert st.is_terminal() == (not ref.can_destroy(want[0]) or idle_out)
+    assert verdicts == {True, False}
