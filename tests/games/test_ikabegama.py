@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -249,3 +251,91 @@ def test_random_action_is_uniform_over_legal_moves() -> None:
     expected = n / len(legal)
     chi2 = sum((c - expected) ** 2 / expected for c in counts.values())
     assert chi2 < 2 * len(legal)  # df = len(legal) - 1; a biased sampler lands far above
+
+
+# -- every ply against a second reading of the rules ------------------------------------------
+
+SIX = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, -1), (-1, 1))
+TWELVE = {(a + c, b + d) for a, b in SIX for c, d in SIX} - {(0, 0), *SIX}
+
+
+def _hex(s: str) -> tuple[int, int]:
+    q, r = s.split(",")
+    return int(q), int(r)
+
+
+def _reference_moves(d: dict[str, Any], on_board: Callable[[tuple[int, int]], bool]) -> list[str]:
+    """Growths onto empty hexes next to a friendly token, jumps onto empty hexes two away; else pass."""
+    tokens = {_hex(k): v for k, v in d["tokens"].items()}
+    out: set[str] = set()
+    for (q, r), owner in tokens.items():
+        if owner != d["to_move"]:
+            continue
+        for (dq, dr), jump in [(o, False) for o in SIX] + [(o, True) for o in TWELVE]:
+            t = (q + dq, r + dr)
+            if t not in tokens and on_board(t):
+                out.add(f"{q},{r}>{t[0]},{t[1]}" if jump else f"{t[0]},{t[1]}")
+    return sorted(out) or ["pass"]
+
+
+def _reference_play(d: dict[str, Any], move: str) -> dict[str, Any]:
+    """The move, then every enemy token next to the destination flips to the mover's colour."""
+    p = d["to_move"]
+    tokens = {_hex(k): v for k, v in d["tokens"].items()}
+    passes = d["passes"] + 1 if move == "pass" else 0
+    if move != "pass":
+        if ">" in move:
+            src, move = move.split(">")
+            del tokens[_hex(src)]
+        q, r = _hex(move)
+        tokens[(q, r)] = p
+        for dq, dr in SIX:
+            if tokens.get((q + dq, r + dr)) == 1 - p:
+                tokens[(q + dq, r + dr)] = p
+    return {
+        **d,
+        "to_move": 1 - p,
+        "tokens": {f"{q},{r}": v for (q, r), v in sorted(tokens.items())},
+        "ply": d["ply"] + 1,
+        "passes": passes,
+    }
+
+
+@pytest.mark.parametrize(
+    "spec", ["ikabegama", "ikabegama(board=hexhex:4)", "ikabegama(dark_nest=3,2,board=hexhex:5,max_plies=120)"]
+)
+def test_every_ply_matches_a_second_reading_of_the_rules(spec: str) -> None:
+    """Growth, jump, flipping, the nest wins ("a flip onto a nest counts"), pass, the both-pass count and the
+    max_plies draw, checked against a second, plain implementation of RULES.md along random games."""
+    game = tessera.load_game(spec)
+    light, dark = (0, 0), _hex(game.params["dark_nest"] or f"{game.params['distance']},0")
+    side = int(game.params["board"].split(":")[1]) if game.params["board"] != "plane" else 0
+    cq, cr = getattr(game, "center", (0, 0))
+
+    def on_board(h: tuple[int, int]) -> bool:
+        dq, dr = h[0] - cq, h[1] - cr
+        return not side or (abs(dq) + abs(dr) + abs(dq + dr)) // 2 < side
+
+    rng = random.Random(8)
+    for _ in range(6):
+        st = game.new_initial_state()
+        while True:
+            d = st.to_dict()
+            tokens = {_hex(k): v for k, v in d["tokens"].items()}
+            count = [list(tokens.values()).count(i) for i in (0, 1)]
+            over, winner = (
+                (True, 0) if tokens.get(dark) == 0 else (True, 1) if tokens.get(light) == 1 else (False, None)
+            )
+            if not over and d["passes"] >= 2:
+                over, winner = True, 0 if count[0] > count[1] else 1 if count[1] > count[0] else None
+            if not over and d["ply"] >= game.params["max_plies"]:
+                over = True
+            assert (st.is_terminal(), st.winner()) == (over, winner), d
+            if over:
+                break
+            legal = st.legal_moves()
+            assert legal == _reference_moves(d, on_board), d
+            move = rng.choice(legal) if rng.random() < 0.5 else st.random_move(rng)
+            st.play(move)
+            got = st.to_dict()
+            assert {**got, "tokens": dict(sorted(got["tokens"].items()))} == _reference_play(d, move), (d, move)
