@@ -313,8 +313,10 @@ class IkabegamaState(State):
         to it), so each distinct move is equally likely.  Crowded positions fall
         back to the full list.
         """
-        if player is not None and player != self.current_player():
-            raise IllegalMove(f"it is not player {player}'s turn")
+        if self._over:
+            raise IllegalMove("the game is over: there is no move to draw")
+        if player is not None and player != self.to_move:
+            raise IllegalMove(f"it is player {self.to_move}'s turn, not player {player}'s")
         tokens = self.tokens
         me = self.to_move
         own = [t for t, o in tokens.items() if o == me]

@@ -662,8 +662,10 @@ class NymbatState(State):
         when one is possible), else ``end`` with probability 1/6, else a random
         movable piece to a random reachable hex.
         """
-        if self._over or (player is not None and player != self.to_move):
-            return super().random_action(rng, player)
+        if self._over:
+            raise IllegalMove("the game is over: there is no move to draw")
+        if player is not None and player != self.to_move:
+            raise IllegalMove(f"it is player {self.to_move}'s turn, not player {player}'s")
         phase = self.phase
         p = self.to_move
         if phase == PENALTY:

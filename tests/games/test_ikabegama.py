@@ -339,3 +339,14 @@ def test_every_ply_matches_a_second_reading_of_the_rules(spec: str) -> None:
             st.play(move)
             got = st.to_dict()
             assert {**got, "tokens": dict(sorted(got["tokens"].items()))} == _reference_play(d, move), (d, move)
+
+
+def test_random_action_refuses_a_player_not_to_move_and_a_finished_game() -> None:
+    """API: bad input gets a clear error (IllegalMove), like play: a player not to move, a game that is over."""
+    st = position({"0,0": 0, "6,0": 1}, to_move=0)
+    with pytest.raises(IllegalMove, match="player 0's turn, not player 1's"):
+        st.random_action(random.Random(0), 1)
+    over = position({"0,0": 0, "6,0": 0}, to_move=1)
+    assert over.is_terminal()
+    with pytest.raises(IllegalMove, match="game is over"):
+        over.random_action(random.Random(0))

@@ -898,3 +898,14 @@ def test_every_step_matches_a_second_reading_of_the_rules() -> None:
             st.play(m)
             assert _canonical(st.to_dict()) == _canonical(want), (d, m)
     assert kinds >= {"x", "lose", "pass", "end", "=", "-", "over"}
+
+
+def test_random_action_refuses_a_player_not_to_move_and_a_finished_game() -> None:
+    """API: bad input gets a clear error (IllegalMove), like play: a player not to move, a game that is over."""
+    st = position({"h5": (0, 3), "a1": (1, 1)}, to_move=0)
+    with pytest.raises(IllegalMove, match="player 0's turn, not player 1's"):
+        st.random_action(random.Random(0), 1)
+    assert st.random_action(random.Random(0), 0) in st.legal_actions()
+    over = position({"a4": (0, 1), "h8": (1, 3)}, to_move=0)
+    with pytest.raises(IllegalMove, match="game is over"):
+        over.random_action(random.Random(0))
