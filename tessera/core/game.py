@@ -465,6 +465,29 @@ class State(ABC):
         return f"<{type(self).__name__} {self.game} move {self.move_number()}>"
 
 
+class TurnState(State):
+    """A two-player game with alternating turns, decided by a winner or a draw.
+
+    Subclasses keep ``to_move`` (player index), ``_over`` (bool) and
+    ``_winner`` (player index, or ``None`` for a draw) up to date.
+    """
+
+    to_move: int
+    _over: bool
+    _winner: int | None
+
+    def current_player(self) -> int:
+        return TERMINAL if self._over else self.to_move
+
+    def is_terminal(self) -> bool:
+        return self._over
+
+    def returns(self) -> list[float]:
+        if not self._over or self._winner is None:
+            return [0.0, 0.0]
+        return [1.0, -1.0] if self._winner == 0 else [-1.0, 1.0]
+
+
 __all__ = [
     "SIMULTANEOUS",
     "TERMINAL",
@@ -475,4 +498,5 @@ __all__ = [
     "Move",
     "Param",
     "State",
+    "TurnState",
 ]

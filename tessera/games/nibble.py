@@ -115,7 +115,7 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from tessera.core.game import TERMINAL, Action, Game, GameInfo, IllegalMove, Param, State
+from tessera.core.game import TERMINAL, Action, Game, GameInfo, IllegalMove, Param, TurnState
 from tessera.core.geometry import Grid, bits, hexagon, square
 from tessera.core.registry import register
 from tessera.core.render import describe, grid_cells, piece, text_diagram
@@ -376,7 +376,7 @@ class NibbleGame(Game):
         return 2 * len(self.cells)
 
 
-class NibbleState(State):
+class NibbleState(TurnState):
     """Blocks as bit sets, both players' colour counts, the table and the turn in progress."""
 
     game: NibbleGame
@@ -539,17 +539,6 @@ class NibbleState(State):
         return any(not self._splits(c) for c in bits(self.corner_mask() & within))
 
     # -- protocol ----------------------------------------------------------------------
-    def current_player(self) -> int:
-        return TERMINAL if self._over else self.to_move
-
-    def is_terminal(self) -> bool:
-        return self._over
-
-    def returns(self) -> list[float]:
-        if not self._over or self._winner is None:
-            return [0.0, 0.0]
-        return [1.0, -1.0] if self._winner == 0 else [-1.0, 1.0]
-
     def scores(self) -> list[float]:
         """How many colours each player holds a majority of (5+ of 9, 7+ of 13 blocks)."""
         return [float(v) for v in self.majorities()]
