@@ -426,6 +426,13 @@ class NelaxtamState(State):
         return self.parse_order(order)
 
     # -- legality ----------------------------------------------------------------------
+    @staticmethod
+    def _check_player(player: Any) -> int:
+        """``player`` if it is 0 (Black) or 1 (White), else ``IllegalMove`` saying so."""
+        if player not in (0, 1) or isinstance(player, bool):
+            raise IllegalMove(f"there is no player {player!r}; players are 0 (Black) and 1 (White)")
+        return int(player)
+
     def order_reason(self, actions: Sequence[Action], player: int) -> str | None:
         """``None`` when ``actions`` (one per token, as written) are a legal full order of ``player``."""
         g = self.game
@@ -637,6 +644,7 @@ class NelaxtamState(State):
         """A random legal full order of ``player`` as actions in troop order."""
         if self.phase == OVER:
             raise IllegalMove("the game is over")
+        player = self._check_player(player)
         g = self.game
         if self.phase == INVASION:
             own = g.color_mask[player]
@@ -779,21 +787,22 @@ class NelaxtamState(State):
 
     def withdraw(self, player: int) -> None:
         """Unseal ``player``'s order before the turn resolves."""
-        if player not in (0, 1):
-            raise IllegalMove(f"there is no player {player!r}")
+        player = self._check_player(player)
         if self._pending[player] is None:
             raise IllegalMove(f"{NAMES[player]} has no sealed order")
         self._pending[player] = None
 
     def pending(self, player: int) -> str | None:
         """``player``'s sealed order (``"?"`` when it is hidden in this view), or ``None``."""
-        return self._pending[player]
+        return self._pending[self._check_player(player)]
 
     def view(self, player: int | None) -> NelaxtamState:
         """A copy as ``player`` may see it: the opponent's sealed order replaced by ``"?"``.
 
         ``None`` is a spectator: both sealed orders hidden.
         """
+        if player is not None:
+            player = self._check_player(player)
         v = self.clone()
         for p in (0, 1):
             if p != player and v._pending[p] is not None:

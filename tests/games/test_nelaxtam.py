@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 import re
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -790,3 +791,22 @@ def test_orders_and_resolution_match_a_second_reading_of_the_rules(spec: str) ->
                 idle_out = st.to_dict()["idle"] >= game.params["max_idle_turns"]
                 assert st.is_terminal() == (not ref.can_destroy(want[0]) or idle_out)
     assert verdicts == {True, False}
+
+
+def test_calls_naming_a_player_refuse_anything_but_0_and_1() -> None:
+    """API: bad input gets a clear error naming it — player numbers are 0 (Black) and 1 (White), and -1 must not
+    quietly mean White (a Python negative index), nor True mean player 1."""
+    st = G12.new_initial_state()
+    rng = random.Random(0)
+    calls: list[Callable[[Any], object]] = [
+        lambda p: st.random_move(rng, p),
+        lambda p: st.random_actions(rng, p),
+        st.pending,
+        st.view,
+        st.withdraw,
+    ]
+    for bad in (2, -1, True):
+        for call in calls:
+            with pytest.raises(IllegalMove, match=f"there is no player {bad!r}"):
+                call(bad)
+    assert st.view(None).pending(0) is None and st.view(0).pending(1) is None
