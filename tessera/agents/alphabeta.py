@@ -133,7 +133,7 @@ class AlphaBetaAgent(Agent):
         """Value for ``player`` (to move in ``st``) searched ``depth`` steps deep."""
         self._nodes += 1
         budget = self._budget
-        if (self._nodes & 31) == 0 and budget is not None and budget.out_of_time():
+        if budget is not None and budget.out_of_time():  # every node: nodes are costly (all children built)
             raise _Timeout
         if self.sample:
             actions = self._sampled_actions(st)

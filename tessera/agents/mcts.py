@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from typing import Any
 
 from tessera.agents.base import DEFAULT_SECONDS, Agent, Budget, fast_apply
@@ -259,8 +260,6 @@ class MCTSAgent(Agent):
 
 
 def _elapsed(budget: Budget) -> float:
-    import time
-
     return time.perf_counter() - budget.start
 
 

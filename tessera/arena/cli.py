@@ -40,7 +40,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="base seed of deals and agents (default 0)")
     p.add_argument("--jobs", "-j", type=_positive_int, default=1, help="games played in parallel (processes)")
     p.add_argument("--json", action="store_true", help="print the result as JSON instead of a table")
-    p.add_argument("--moves", action="store_true", help="with --json: include every game's moves")
+    p.add_argument("--moves", action="store_true", help="with --json: include every game's moves in its record")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
     return p
@@ -193,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"tessera match: error: {e}", file=sys.stderr)
         return 2
     if args.json:
-        print(json.dumps(res.to_dict(with_games=bool(args.moves)), indent=2))
+        print(json.dumps(res.to_dict(), indent=2))
     else:
         print(format_table(res))
     return 0
