@@ -219,3 +219,19 @@ def test_levels_have_increasing_time() -> None:
         assert [x.seconds for x in lv[2:]] == [0.3, 1.0, 3.0]
         for x in lv:
             make_agent(x.spec)
+
+
+@pytest.mark.parametrize("agent_spec", ["smmcts", "mcts", "greedy", "level3"])
+def test_simultaneous_agents_never_read_the_opponents_sealed_order(agent_spec: str) -> None:
+    """Nelaxtam orders are secret: with the same seed, an agent's order is the same whether or
+    not the opponent has already sealed his order."""
+    if "nelaxtam" not in tessera.list_games():
+        pytest.skip("nelaxtam not registered yet")
+    rng = random.Random(2)
+    state = advance(tessera.load_game(SMALL["nelaxtam"]).new_initial_state(), 2, rng)
+    sealed = state.clone()
+    sealed.submit(sealed.random_move(random.Random(9), 1), 1)  # type: ignore[attr-defined]
+    assert sealed.pending(1) is not None  # type: ignore[attr-defined]
+    a = make_agent(agent_spec).choose(state, iterations=40, rng=5, player=0)
+    b = make_agent(agent_spec).choose(sealed, iterations=40, rng=5, player=0)
+    assert a == b and state.is_legal(a, 0)
