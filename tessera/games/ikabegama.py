@@ -7,12 +7,12 @@ Board
     is ``0,0``; the Dark nest is ``distance,0`` (parameter ``distance``, default
     6, 2–30) unless ``dark_nest`` names another hex (e.g. ``"4,3"``).  Variant
     ``board="hexhex:N"`` limits play to a regular hexagon of side N centred on
-    the hex midway between the nests.  **Ruling** (RULES.md is silent): when
-    no hex lies exactly midway (the nests an odd distance apart) the centre is
-    the midpoint rounded to a hex by cube rounding, a coordinate exactly
-    halfway going to the even integer: ``distance=5`` centres on ``2,0``,
-    ``distance=7`` on ``4,0``, ``dark_nest="3,2"`` on ``2,1``; one nest is
-    then one hex nearer the centre than the other.
+    the hex midway between the nests.  **Ruling** (RULES.md is silent): the
+    centre is the hex whose larger distance to the two nests is smallest,
+    then the one drawn nearest the true midpoint; when no hex lies exactly
+    midway (the nests an odd distance apart) the tie goes to the hex nearer
+    the Light nest: ``distance=5`` centres on ``2,0``, ``distance=7`` on
+    ``3,0``, ``dark_nest="3,2"`` on ``1,1``.
 Players
     Player 0 is Light and moves first; player 1 is Dark.  The game starts with a
     Light token on the Light nest and a Dark token on the Dark nest.
@@ -128,8 +128,7 @@ class IkabegamaGame(Game):
         w = self.window
         self.allowed: frozenset[int] | None = None
         if self.hexhex is not None:
-            mq, mr = hex_round(self.dark_nest[0] / 2, self.dark_nest[1] / 2)
-            self.center = (mq, mr)
+            self.center = mq, mr = _midpoint_hex(self.light_nest, self.dark_nest)
             n = self.hexhex
             cells = [(mq + dq, mr + dr) for dq in range(-n + 1, n) for dr in range(-n + 1, n) if abs(dq + dr) <= n - 1]
             self.allowed = frozenset(w.id(q, r) for q, r in cells)
@@ -212,6 +211,21 @@ class IkabegamaGame(Game):
     def max_game_length(self) -> int:
         """The ``max_plies`` safeguard."""
         return int(self.params["max_plies"])
+
+
+def _midpoint_hex(light: tuple[int, int], dark: tuple[int, int]) -> tuple[int, int]:
+    """The hex minimising the larger distance to the nests, then the drawn distance to the
+    true midpoint; remaining ties go to the hex nearer the Light nest, then smaller q, r."""
+    mq, mr = (light[0] + dark[0]) / 2, (light[1] + dark[1]) / 2
+    mx, my = hex_center(mq, mr)
+    fq, fr = hex_round(mq, mr)
+
+    def key(h: tuple[int, int]) -> tuple[int, float, int, tuple[int, int]]:
+        x, y = hex_center(*h)
+        far = max(hex_distance(*h, *light), hex_distance(*h, *dark))
+        return far, round(math.hypot(x - mx, y - my), 9), hex_distance(*h, *light), h
+
+    return min(((fq + dq, fr + dr) for dq in range(-2, 3) for dr in range(-2, 3)), key=key)
 
 
 class IkabegamaState(State):

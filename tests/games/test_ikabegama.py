@@ -152,11 +152,17 @@ def test_hexhex_board_limits_play_to_a_hexagon_around_the_midpoint() -> None:
 
 @pytest.mark.parametrize(
     ("params", "centre"),
-    [({"distance": 6}, "3,0"), ({"distance": 5}, "2,0"), ({"distance": 7}, "4,0"), ({"dark_nest": "3,2"}, "2,1")],
+    [
+        ({"distance": 6}, "3,0"),
+        ({"distance": 5}, "2,0"),
+        ({"distance": 7}, "3,0"),
+        ({"dark_nest": "3,2"}, "1,1"),
+        ({"dark_nest": "4,2"}, "2,1"),
+    ],
 )
 def test_hexhex_centre_when_no_hex_lies_midway(params: dict[str, object], centre: str) -> None:
-    """Ruling (module docstring; RULES.md says only "centred on the midpoint hex"): an odd distance rounds the
-    midpoint to a hex by cube rounding, halves to the even integer."""
+    """Ruling (module docstring; RULES.md says only "centred on the midpoint hex"): the hex whose larger
+    distance to the nests is smallest; with no hex exactly midway, the one nearer the Light nest."""
     g = tessera.load_game("ikabegama", board="hexhex:5", **params)
     cells = {c["id"] for c in g.new_initial_state().render()["board"]["cells"]}
     q, r = (int(v) for v in centre.split(","))
