@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import importlib.util
 import random
-from typing import Any
 
 import tessera
 from tessera.core.game import SIMULTANEOUS, State

@@ -70,6 +70,9 @@ class TokenIn(BaseModel):
     token: str | None = None
 
 
+SeatHeader = Annotated[str | None, Header()]
+
+
 def _token(body_token: str | None, header: str | None) -> str | None:
     return body_token or header
 
@@ -237,36 +240,42 @@ def create_app(
         return {"id": game_id, "seat": seat, "token": token, "link": f"/g/{game_id}#seat={seat}&t={token}"}
 
     @app.post("/api/games/{game_id}/moves")
-    def post_move(
-        game_id: str, body: MoveIn, x_seat_token: Annotated[str | None, Header()] = None
-    ) -> dict[str, Any]:
+    def post_move(game_id: str, body: MoveIn, x_seat_token: Annotated[str | None, Header()] = None) -> dict[str, Any]:
         """Play a move (a Nelaxtam order is sealed until both are in)."""
         return service.play(game_id, _token(body.token, x_seat_token), body.move, body.expected)
 
     @app.post("/api/games/{game_id}/resign")
     def resign(
-        game_id: str, body: Annotated[TokenIn | None, Body()] = None, x_seat_token: Annotated[str | None, Header()] = None
+        game_id: str,
+        body: Annotated[TokenIn | None, Body()] = None,
+        x_seat_token: Annotated[str | None, Header()] = None,
     ) -> dict[str, Any]:
         """Give up the game."""
         return service.resign(game_id, _token(body.token if body else None, x_seat_token))
 
     @app.post("/api/games/{game_id}/undo")
     def undo(
-        game_id: str, body: Annotated[TokenIn | None, Body()] = None, x_seat_token: Annotated[str | None, Header()] = None
+        game_id: str,
+        body: Annotated[TokenIn | None, Body()] = None,
+        x_seat_token: Annotated[str | None, Header()] = None,
     ) -> dict[str, Any]:
         """Take back your last move (online: ask the opponent)."""
         return service.undo(game_id, _token(body.token if body else None, x_seat_token))
 
     @app.post("/api/games/{game_id}/undo/accept")
     def undo_accept(
-        game_id: str, body: Annotated[TokenIn | None, Body()] = None, x_seat_token: Annotated[str | None, Header()] = None
+        game_id: str,
+        body: Annotated[TokenIn | None, Body()] = None,
+        x_seat_token: Annotated[str | None, Header()] = None,
     ) -> dict[str, Any]:
         """Accept the opponent's request to take back a move."""
         return service.answer_undo(game_id, _token(body.token if body else None, x_seat_token), True)
 
     @app.post("/api/games/{game_id}/undo/decline")
     def undo_decline(
-        game_id: str, body: Annotated[TokenIn | None, Body()] = None, x_seat_token: Annotated[str | None, Header()] = None
+        game_id: str,
+        body: Annotated[TokenIn | None, Body()] = None,
+        x_seat_token: Annotated[str | None, Header()] = None,
     ) -> dict[str, Any]:
         """Refuse the opponent's request to take back a move."""
         return service.answer_undo(game_id, _token(body.token if body else None, x_seat_token), False)

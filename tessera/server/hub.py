@@ -10,6 +10,7 @@ the stored state at once; the seats' connection flags are part of the view.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from dataclasses import dataclass, field
 
@@ -64,10 +65,8 @@ class Hub:
         loop = self.loop
         if loop is None or loop.is_closed():
             return
-        try:
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
             loop.call_soon_threadsafe(self._start_broadcast, game_id)
-        except RuntimeError:  # loop closed meanwhile
-            pass
 
     def _start_broadcast(self, game_id: str) -> None:
         if game_id in self.games:

@@ -146,6 +146,10 @@ def clock_public(clock: dict[str, Any] | None, now: float) -> dict[str, Any] | N
     }
 
 
+def _clock_settings(clock: dict[str, Any] | None) -> dict[str, Any] | None:
+    return None if clock is None else {"initial": clock["initial"], "increment": clock["increment"]}
+
+
 # -- records ------------------------------------------------------------------------------
 
 
@@ -303,7 +307,8 @@ class MatchService:
         flagged = [p for p in out if clock_left(row.clock, p, now) <= 0]
         if not flagged:
             return False
-        loser = min(flagged, key=lambda p: clock_left(row.clock, p, now)) if row.clock else flagged[0]
+        clock = row.clock
+        loser = min(flagged, key=lambda p: clock_left(clock, p, now))
         for p in out:
             clock_stop(row.clock, p, now, turn_done=False)
         row.clock["remaining"] = [max(0.0, r) for r in row.clock["remaining"]]
@@ -539,7 +544,9 @@ class MatchService:
                     "seats": [{"seat": s.seat, "name": s.name, "kind": s.kind, "claimed": s.claimed} for s in r.seats],
                     "open_seats": free,
                     "result": r.result,
-                    "clock": None if r.clock is None else {"initial": r.clock["initial"], "increment": r.clock["increment"]},
+                    "clock": None
+                    if r.clock is None
+                    else {"initial": r.clock["initial"], "increment": r.clock["increment"]},
                     "created_at": r.created_at,
                 }
             )
@@ -589,7 +596,8 @@ class MatchService:
                     return result_view
                 if cp != seat:
                     raise ServiceError(
-                        409, f"it is not your turn: {_names(state.game)[cp]} (seat {cp}) is to move, you hold seat {seat}"
+                        409,
+                        f"it is not your turn: {_names(state.game)[cp]} (seat {cp}) is to move, you hold seat {seat}",
                     )
                 new = state.clone()
                 try:
@@ -769,8 +777,10 @@ class MatchService:
                 wait = None
             else:
                 now = time.time()
-                running = [p for p in range(len(row.clock["since"])) if row.clock["since"][p] is not None]
-                wait = min((clock_left(row.clock, p, now) for p in running), default=None)
+                clock = row.clock
+                assert clock is not None
+                running = [p for p in range(len(clock["since"])) if clock["since"][p] is not None]
+                wait = min((clock_left(clock, p, now) for p in running), default=None)
         if changed:
             self.on_change(game_id)
         return wait
@@ -827,10 +837,10 @@ class MatchService:
             "params": row.params,
             "seed": row.seed,
             "mode": row.mode,
-            "players": [
-                {"seat": s.seat, "name": s.name, "kind": s.kind, "level": s.level} for s in row.seats
-            ],
-            "clock": None if row.clock is None else {"initial": row.clock["initial"], "increment": row.clock["increment"]},
+            "players": [{"seat": s.seat, "name": s.name, "kind": s.kind, "level": s.level} for s in row.seats],
+            "clock": None
+            if row.clock is None
+            else {"initial": row.clock["initial"], "increment": row.clock["increment"]},
             "turns": turns_of(moves),
             "moves": len(moves),
             "result": row.result,
@@ -865,9 +875,10 @@ class MatchService:
                 if record.get("version") != RECORD_VERSION:
                     raise ValueError(f"record version {record.get('version')!r} is not supported (expected 1)")
                 g = tessera.load_game(str(record.get("game", "")), **dict(record.get("params") or {}))
-                seed = record.get("seed")
-                if not isinstance(seed, int) or isinstance(seed, bool):
+                raw_seed = record.get("seed")
+                if not isinstance(raw_seed, int) or isinstance(raw_seed, bool):
                     raise ValueError("'seed' must be a whole number")
+                seed = raw_seed
                 state = g.new_initial_state(seed=seed)
                 played = []
                 turns = record.get("turns")

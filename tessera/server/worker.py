@@ -7,6 +7,7 @@ an undo or a resignation meanwhile is simply refused.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import multiprocessing
 import random
@@ -45,10 +46,8 @@ class AIWorker:
     def schedule(self, game_id: str) -> None:
         """Look whether an AI seat of ``game_id`` must act, and start it thinking."""
         if not self._closed:
-            try:
+            with contextlib.suppress(RuntimeError):  # shutting down
                 self._drivers.submit(self._scan, game_id)
-            except RuntimeError:  # shutting down
-                pass
 
     def _scan(self, game_id: str) -> None:
         try:
