@@ -444,8 +444,15 @@ class State(ABC):
         return new
 
     def random_action(self, rng: random.Random, player: int | None = None) -> Action:
-        """A uniformly random legal action (games may override with a faster sampler)."""
-        return rng.choice(self.legal_actions(player))
+        """A uniformly random legal action (games may override with a faster sampler).
+
+        ``IllegalMove`` when the game is over or ``player`` is not to move.
+        """
+        actions = self.legal_actions(player)
+        if not actions:
+            cp = self.current_player()
+            raise IllegalMove("the game is over" if cp == TERMINAL else f"player {player} has no move now")
+        return rng.choice(actions)
 
     def random_move(self, rng: random.Random, player: int | None = None) -> Move:
         """A random legal move string of ``player``.

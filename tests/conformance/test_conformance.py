@@ -249,3 +249,18 @@ def test_non_string_moves_are_refused(name: str) -> None:
         with pytest.raises(IllegalMove):
             state.play(bad)  # type: ignore[arg-type]
     assert state.to_dict() == before
+
+
+@pytest.mark.parametrize("spec", VARIANTS)
+def test_random_action_refuses_a_player_not_to_move_and_a_finished_game(spec: str) -> None:
+    """Samplers answer like play: IllegalMove, never an IndexError or a move after the end."""
+    rng = random.Random(2)
+    for state in playout(spec, 2, every=5):
+        cp = state.current_player()
+        if cp >= 0:
+            assert state.random_action(rng) in state.legal_actions()
+            with pytest.raises(IllegalMove):
+                state.random_action(rng, 1 - cp)
+        elif cp == TERMINAL:
+            with pytest.raises(IllegalMove):
+                state.random_action(rng)
