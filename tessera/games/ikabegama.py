@@ -54,7 +54,7 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from tessera.core.game import TERMINAL, Action, Game, GameInfo, IllegalMove, Param, State
+from tessera.core.game import Action, Game, GameInfo, IllegalMove, Param, TurnState
 from tessera.core.hexplane import (
     HEX_RING2,
     PlaneWindow,
@@ -228,7 +228,7 @@ def _midpoint_hex(light: tuple[int, int], dark: tuple[int, int]) -> tuple[int, i
     return min(((fq + dq, fr + dr) for dq in range(-2, 3) for dr in range(-2, 3)), key=key)
 
 
-class IkabegamaState(State):
+class IkabegamaState(TurnState):
     """Tokens by hex id, the player to move, the ply count and consecutive passes."""
 
     game: IkabegamaGame
@@ -278,16 +278,6 @@ class IkabegamaState(State):
         self._over = other._over
 
     # -- protocol ----------------------------------------------------------------------
-    def current_player(self) -> int:
-        return TERMINAL if self._over else self.to_move
-
-    def is_terminal(self) -> bool:
-        return self._over
-
-    def returns(self) -> list[float]:
-        if not self._over or self._winner is None:
-            return [0.0, 0.0]
-        return [1.0, -1.0] if self._winner == LIGHT else [-1.0, 1.0]
 
     def _on_board(self, hid: int) -> bool:
         allowed = self.game.allowed

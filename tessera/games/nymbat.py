@@ -112,7 +112,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from tessera.core.game import TERMINAL, Action, Game, GameInfo, IllegalMove, Param, State
+from tessera.core.game import Action, Game, GameInfo, IllegalMove, Param, TurnState
 from tessera.core.geometry import bits, hexagon
 from tessera.core.registry import register
 from tessera.core.render import PLAYER_COLORS, cell_entry, describe, piece, text_diagram
@@ -254,7 +254,7 @@ class NymbatGame(Game):
         return self.max_turns * (2 * N + 2)
 
 
-class NymbatState(State):
+class NymbatState(TurnState):
     """Pieces as bit sets and numbers, reserves, delays, and the turn in progress."""
 
     game: NymbatGame
@@ -318,17 +318,6 @@ class NymbatState(State):
             self._over, self._winner = True, self.last_mover
         elif self.turn >= self.game.max_turns:
             self._over, self._winner = True, None
-
-    def current_player(self) -> int:
-        return TERMINAL if self._over else self.to_move
-
-    def is_terminal(self) -> bool:
-        return self._over
-
-    def returns(self) -> list[float]:
-        if not self._over or self._winner is None:
-            return [0.0, 0.0]
-        return [1.0, -1.0] if self._winner == RED else [-1.0, 1.0]
 
     # -- helpers -----------------------------------------------------------------------
     def _allowance(self) -> int:
