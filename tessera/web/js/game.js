@@ -75,6 +75,21 @@ setInterval(() => {
   if (ws && ws.readyState === 1) ws.send(JSON.stringify({ type: "ping" }));
 }, 25000);
 
+// Safety net: while waiting for the other side, re-read the stored state now and then
+// (a push lost while the socket was reconnecting is picked up here).
+setInterval(async () => {
+  const v = ui.view;
+  if (!v || v.status !== "active" || ui.busy || document.hidden) return;
+  try {
+    const fresh = await api("GET", `/api/games/${gameId}`, undefined, myToken() || undefined);
+    if (fresh.move_number !== v.move_number || fresh.status !== v.status || JSON.stringify(fresh.sealed) !== JSON.stringify(v.sealed)) {
+      await receive(fresh);
+    }
+  } catch {
+    /* offline: the socket reconnects by itself */
+  }
+}, 3000);
+
 // In hot-seat this browser holds every seat: show the view of the seat that must act.
 function wantedSeat(view) {
   if (mySeats.length < 2 || view.status !== "active") return view.you;

@@ -1,0 +1,105 @@
+"""Browser tests: a really started server (``tessera serve`` in a subprocess) and headless Chromium.
+
+Skipped with a reason when /usr/bin/chromium is missing, except under CI=true,
+where they must run.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+
+pytestmark = pytest.mark.browser
+
+
+def _need_browser() -> None:
+    if not os.path.exists(CHROMIUM):
+        if CI:
+            pytest.fail(f"{CHROMIUM} is missing, and browser tests must run under CI (apt-get install chromium)")
+        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium); browser tests skipped outside CI")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        if CI:
+            pytest.fail("the playwright Python package is missing")
+        pytest.skip("the playwright Python package is missing")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``tessera serve`` on a free localhost port with a fresh SQLite file; yields its base URL."""
+    _need_browser()
+    port = _free_port()
+    db = tmp_path_factory.mktemp("srv") / "tessera.db"
+    log = open(tmp_path_factory.mktemp("srvlog") / "server.log", "w+")  # noqa: SIM115
+    cmd = [sys.executable, "-m", "tessera", "serve", "--port", str(port), "--db", f"sqlite:///{db}", "--ai-seconds", "0.05"]
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while True:
+        try:
+            urllib.request.urlopen(base + "/api/catalog", timeout=2).read()
+            break
+        except OSError:
+            if proc.poll() is not None or time.time() > deadline:
+                log.seek(0)
+                proc.kill()
+                pytest.fail(f"the server did not start: {log.read()}")
+            time.sleep(0.2)
+    try:
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def browser(server: str) -> Iterator[Any]:
+    """Headless Debian Chromium driven by Playwright."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    """Where screenshots go (test-artifacts/)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
