@@ -51,7 +51,18 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = _free_port()
     db = tmp_path_factory.mktemp("srv") / "tessera.db"
     log = open(tmp_path_factory.mktemp("srvlog") / "server.log", "w+")  # noqa: SIM115
-    cmd = [sys.executable, "-m", "tessera", "serve", "--port", str(port), "--db", f"sqlite:///{db}", "--ai-seconds", "0.05"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "tessera",
+        "serve",
+        "--port",
+        str(port),
+        "--db",
+        f"sqlite:///{db}",
+        "--ai-seconds",
+        "0.05",
+    ]
     proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     deadline = time.time() + 60

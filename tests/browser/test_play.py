@@ -105,9 +105,7 @@ def play_to_the_end(page: Any, rng: random.Random, limit: float = 150.0) -> int:
 
 
 @pytest.mark.parametrize("name", ["ikabegama", "nume", "nibble", "nymbat", "nelaxtam"])
-def test_play_a_whole_game_against_the_ai_by_clicking(
-    server: str, browser: Any, artifacts: Path, name: str
-) -> None:
+def test_play_a_whole_game_against_the_ai_by_clicking(server: str, browser: Any, artifacts: Path, name: str) -> None:
     """For each of the five games a person creates a game vs the AI and plays it to the end by clicking;
     a reload resumes the game."""
     page = browser.new_page(viewport={"width": 1280, "height": 860})
