@@ -15,13 +15,21 @@ if [ ${#need[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 
+# Python packages go into a virtual environment of the checkout (.venv), so the
+# tests never touch, or depend on, what else is installed on the machine.
+if [ ! -x .venv/bin/python ]; then
+  echo "== python3 -m venv .venv"
+  python3 -m venv .venv
+fi
+PY=.venv/bin/python
 echo "== pip install -e .[test,server]"
-python3 -m pip install -q --disable-pip-version-check -e ".[test,server]" 2>&1 | grep -v -e "^WARNING: Location" -e "Running pip as the 'root' user" || true
+$PY -m pip install -q --disable-pip-version-check -e ".[test,server]" 2>&1 | grep -v -e "^WARNING: Location" || true
+$PY -c "import tessera, fastapi, sqlalchemy, playwright, hypothesis"  # fail here if the install failed
 
 echo "== ruff"
-python3 -m ruff check .
+$PY -m ruff check .
 echo "== mypy"
-python3 -m mypy
+$PY -m mypy
 echo "== pytest"
 # pytest exits 5 when it collects no test: with set -e that fails this script too.
-python3 -m pytest -q -p no:cacheprovider "$@"
+$PY -m pytest -q -p no:cacheprovider "$@"
