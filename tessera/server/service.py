@@ -497,6 +497,7 @@ class MatchService:
                 }
                 for s in row.seats
             ],
+            "version": row.version,
             "move_number": state.move_number(),
             "to_move": cp if row.status == "active" else TERMINAL,
             "sealed": [p in sealed for p in range(len(row.seats))] if cp == SIMULTANEOUS else None,

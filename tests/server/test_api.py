@@ -135,6 +135,20 @@ def test_accepted_move_is_stored_and_acknowledged(client: TestClient) -> None:
     assert view(client, g["id"])["moves"] == [{"index": 0, "player": 0, "move": "a1=2"}]
 
 
+def test_view_version_grows_with_every_change_so_clients_keep_the_newest(client: TestClient) -> None:
+    """Live updates: a client receiving views out of order keeps the newest (the view's version)."""
+    g = create(client, "nume", mode="hotseat")
+    t0, t1 = g["tokens"]["0"], g["tokens"]["1"]
+    v0 = view(client, g["id"])["version"]
+    assert view(client, g["id"])["version"] == v0  # reading changes nothing
+    v1 = move(client, g["id"], t0, "a1=1", 0).json()["version"]
+    v2 = move(client, g["id"], t1, "b1=1", 1).json()["version"]
+    v3 = client.post(f"/api/games/{g['id']}/undo", json={"token": t1}).json()["version"]
+    assert v0 < v1 < v2 < v3
+    assert move(client, g["id"], t1, "zz", 1).status_code == 400
+    assert view(client, g["id"])["version"] == v3  # a refused move stores nothing
+
+
 def test_illegal_move_is_refused_with_the_rules_reason(client: TestClient) -> None:
     """Every rejection reaches the client with the rule-level reason (IllegalMove message)."""
     g = create(client, "nume", mode="hotseat")

@@ -102,10 +102,13 @@ function wantedSeat(view) {
 }
 
 async function receive(view) {
+  // views can arrive out of order (a POST answer after a push of the next move): keep the newest
+  if (ui.view && view.version < ui.view.version) return;
   const want = wantedSeat(view);
   if (want !== view.you && want !== null && tokens[want] !== undefined) {
     try {
       view = await api("GET", `/api/games/${gameId}`, undefined, tokens[want]);
+      if (ui.view && view.version < ui.view.version) return;
     } catch (e) {
       showError(e.detail || String(e));
     }
