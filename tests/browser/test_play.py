@@ -207,3 +207,31 @@ def test_online_nelaxtam_never_shows_the_other_players_pending_order(
     assert results[0] == results[1], results
     for page in pages:
         page.context.close()
+
+
+def test_hot_seat_hands_over_the_screen_for_secret_orders_and_undo_takes_back(
+    server: str, browser: Any, artifacts: Path
+) -> None:
+    """Modes: hot-seat (one screen for both players); Nelaxtam order builder for every troop, then submit;
+    undo is free in hot-seat."""
+    created = api_create(server, {"game": "nelaxtam", "params": SMALL["nelaxtam"], "mode": "hotseat"})
+    page = browser.new_page(viewport={"width": 1100, "height": 800})
+    hash_ = "&".join(f"t{s}={t}" for s, t in created["tokens"].items())
+    page.goto(server + created["url"] + "#" + hash_)
+    page.wait_for_selector("svg.board .cell")
+    rng = random.Random(11)
+    for seat_name in ("Black", "White"):
+        reveal = page.locator("#reveal")
+        reveal.wait_for()
+        assert seat_name in reveal.inner_text()
+        assert page.locator("svg.board .target-dot").count() == 0  # nothing to see before the hand-over
+        reveal.click()
+        while page.locator("#submit-order").count():
+            build_order(page, rng)
+            page.wait_for_timeout(100)
+    page.wait_for_function("document.querySelectorAll('#moves li').length === 1")
+    page.screenshot(path=str(artifacts / "nelaxtam-hotseat.png"))
+    page.locator("#undo").click()
+    page.wait_for_function("document.querySelectorAll('#moves li').length === 0")
+    page.locator("#reveal").wait_for()
+    page.close()

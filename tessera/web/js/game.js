@@ -33,6 +33,7 @@ const ui = {
   busy: false,
   clockAt: 0,
   resignArmed: false,
+  revealed: null, // hot-seat: "moveNumber|seat" whose secret order builder is shown
   error: "",
 };
 
@@ -166,7 +167,16 @@ function startsWith(path, prefix) {
 function orderUnits() {
   const o = ui.shown && ui.shown.order;
   if (!o || ui.replay !== null || !ui.view || ui.view.status !== "active" || o.submitted) return null;
+  if (curtain()) return null;
   return o;
+}
+
+// Hot-seat with secret orders: the screen is handed over before each player builds his order.
+function curtain() {
+  const v = ui.view;
+  const o = ui.shown && ui.shown.order;
+  return !!(v && o && !o.submitted && mySeats.length > 1 && ui.replay === null && v.status === "active" &&
+    ui.revealed !== `${v.move_number}|${v.you}`);
 }
 
 function onCell(cell) {
@@ -366,7 +376,8 @@ function renderSeats(v, desc) {
     const color = (desc.players[p] && desc.players[p].color) || "#888";
     const who = s.kind === "ai" ? `AI level ${s.level}` : s.claimed ? "" : "seat free";
     const you = mySeats.includes(p) ? (mySeats.length > 1 ? " (here)" : " (you)") : "";
-    const conn = s.kind === "ai" ? "ai" : s.connected ? "on" : "off";
+    const here = mySeats.includes(p) && document.body.dataset.conn === "online"; // hot-seat: every seat is here
+    const conn = s.kind === "ai" ? "ai" : s.connected || here ? "on" : "off";
     const score = desc.scores ? `<span class="score" title="score">${desc.scores[p]}</span>` : "";
     const clock = v.clock ? `<span class="clock${v.clock.running.includes(p) ? " running" : ""}" data-seat="${p}">${fmtClock(clockLeft(v, p))}</span>` : "";
     const sealed = v.sealed ? `<span class="sealed">${v.sealed[p] ? "order sealed" : "thinking"}</span>` : "";
@@ -402,6 +413,19 @@ function renderPrompt(v, desc, o, b) {
     return;
   }
   if (o && b) return renderOrderBuilder(box, o, b);
+  if (curtain()) {
+    const p = document.createElement("p");
+    p.className = "curtain";
+    p.textContent = `Pass the device to ${playerName(desc, v.you)}: the orders are secret.`;
+    const bt = button(`Show ${playerName(desc, v.you)}'s orders`, () => {
+      ui.revealed = `${v.move_number}|${v.you}`;
+      renderAll();
+    }, "primary");
+    bt.id = "reveal";
+    p.appendChild(bt);
+    box.appendChild(p);
+    return;
+  }
   // number / choice for the clicked path
   if (ui.choice) {
     const wrap = document.createElement("div");
