@@ -528,3 +528,29 @@ def test_websocket_pushes_moves_and_connection_status(client: TestClient) -> Non
         assert resumed["move_number"] == 1 and resumed["render"]["actions"]
     with client.websocket_connect(f"/api/games/{gid}/ws?token=wrong") as bad:
         assert bad.receive_json() == {"type": "error", "detail": f"this token does not hold a seat in game {gid}"}
+
+
+def test_text_records_read_moves_that_contain_spaces(client: TestClient) -> None:
+    """Text records: a turn's steps are separated by single spaces, yet Nume's `komi 3.5 white` is one move."""
+    g = create(client, "nume", mode="hotseat", params={"size": 2, "komi_bidding": True})
+    gid, t = g["id"], g["tokens"]
+    for i, (seat, mv) in enumerate([("0", "komi 3.5 white"), ("1", "black"), ("1", "a1=1"), ("0", "b2=0")]):
+        assert move(client, gid, t[seat], mv, i).status_code == 200
+    text = client.get(f"/api/games/{gid}/record.txt").text
+    assert "komi 3.5 white" in text
+    r = client.post("/api/records", content=text, headers={"Content-Type": "text/plain"})
+    assert r.status_code == 201, r.text
+    assert view(client, r.json()["id"])["moves"] == view(client, gid)["moves"]
+
+
+def test_serve_command_is_registered_with_its_options() -> None:
+    """`tessera serve [--host] [--port] [--db URL]`; the printed database URL hides a password."""
+    import argparse
+
+    from tessera.server.cli import _safe, register
+
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers())
+    args = parser.parse_args(["serve", "--port", "9000", "--db", "sqlite:///x.db"])
+    assert (args.host, args.port, args.db) == ("127.0.0.1", 9000, "sqlite:///x.db") and callable(args.func)
+    assert _safe("postgresql+psycopg://bob:secret@db:5432/t") == "postgresql+psycopg://bob:***@db:5432/t"
