@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import pytest
 import sqlalchemy as sa
@@ -78,3 +79,46 @@ def test_games_are_replayed_exactly_from_their_moves(db_url: str) -> None:
         again = replay_moves(tessera.load_game(row.spec), row.seed, tx.moves(created.game_id))
     assert again.to_dict() == state.to_dict()
     st.dispose()
+
+
+def test_two_servers_on_one_database_accept_exactly_one_of_two_racing_moves(db_url: str) -> None:
+    """Two racing submissions for one turn: exactly one accepted — guaranteed by the database
+    (row lock + primary key on (game_id, move_index)), not only by one process's lock."""
+    import threading
+
+    from tessera.server.service import ServiceError
+
+    a, b = MatchService(Storage(db_url)), MatchService(Storage(db_url))
+    created = a.create("nume", {"size": 2}, mode="hotseat", seed=1)
+    token = created.tokens[0]
+    for _ in range(3):
+        v = a.view(created.game_id, token)
+        racing = [act["template"].replace("{n}", "1") for act in v["render"]["actions"] if "template" in act][:2]
+        outcomes: list[str] = []
+        barrier = threading.Barrier(2)
+
+        def go(
+            svc: MatchService, mv: str, n: int = v["move_number"], out: list[str] = outcomes, bar: Any = barrier
+        ) -> None:
+            bar.wait()
+            try:
+                svc.play(created.game_id, token, mv, n)
+                out.append("ok")
+            except ServiceError as e:
+                out.append(str(e.status))
+
+        threads = [threading.Thread(target=go, args=(svc, mv)) for svc, mv in zip((a, b), racing, strict=True)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert sorted(outcomes) == ["409", "ok"], outcomes
+        # the other seat answers so that seat 0 is to move again
+        v = b.view(created.game_id, created.tokens[1])
+        act = v["render"]["actions"][0]
+        reply = act["move"] if "move" in act else act["template"].replace("{n}", "0")
+        b.play(created.game_id, created.tokens[1], reply, v["move_number"])
+    with a.storage.transaction() as tx:
+        assert len(tx.moves(created.game_id)) == 6
+    a.storage.dispose()
+    b.storage.dispose()
