@@ -235,3 +235,40 @@ def test_hot_seat_hands_over_the_screen_for_secret_orders_and_undo_takes_back(
     page.wait_for_function("document.querySelectorAll('#moves li').length === 0")
     page.locator("#reveal").wait_for()
     page.close()
+
+
+def test_the_unbounded_plane_pans_and_zooms_and_still_plays_by_clicking(
+    server: str, browser: Any, artifacts: Path
+) -> None:
+    """One generic SVG renderer: the unbounded plane (pan/zoom); coordinates shown; last move marked."""
+    created = api_create(server, {"game": "ikabegama", "mode": "ai", "ai_level": 1})
+    page = browser.new_page(viewport={"width": 1000, "height": 700})
+    page.goto(server + created["links"]["0"])
+    page.wait_for_selector("svg.board .target-dot")
+    assert page.locator("svg.board").get_attribute("data-kind") == "hexplane"
+    assert page.locator("svg.board text.coord", has_text="0,0").count() == 1
+
+    def box() -> list[float]:
+        return [float(x) for x in page.locator("svg.board").get_attribute("viewBox").split()]
+
+    before = box()
+    page.locator("#zoom-in").click()
+    zoomed = box()
+    assert zoomed[2] < before[2]
+    bb = page.locator("svg.board").bounding_box()
+    page.mouse.move(bb["x"] + 200, bb["y"] + 200)
+    page.mouse.down()
+    page.mouse.move(bb["x"] + 300, bb["y"] + 250, steps=5)
+    page.mouse.up()
+    panned = box()
+    assert panned[0] < zoomed[0] and panned[2] == zoomed[2]
+    page.locator("#coords").uncheck()
+    assert page.locator("svg.board text.coord").count() == 0
+    page.locator("#zoom-fit").click()
+    page.locator("svg.board .target-dot").first.click()
+    if page.locator("svg.board .selected-ring").count():  # a jump: the token was picked, now its target
+        page.locator("svg.board .target-dot").first.click()
+    page.wait_for_function("document.querySelectorAll('#moves li').length >= 2")  # the AI answered
+    assert page.locator("svg.board .last-move").count() >= 1
+    page.screenshot(path=str(artifacts / "ikabegama-plane.png"))
+    page.close()

@@ -229,10 +229,38 @@ export class BoardView {
       const p = this._toBoard(e);
       this.zoom(e.deltaY > 0 ? 1.15 : 1 / 1.15, p.x, p.y);
     }, { passive: false });
+    // two fingers: pinch to zoom (the unbounded plane)
+    const touches = new Map();
+    let pinch = null;
+    const spread = () => {
+      const [a, b] = [...touches.values()];
+      return { dist: Math.hypot(a.x - b.x, a.y - b.y), x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
+    };
     svg.addEventListener("pointerdown", (e) => {
+      touches.set(e.pointerId, { x: e.clientX, y: e.clientY });
+      if (touches.size === 2 && this.desc && this.desc.board.unbounded) {
+        pinch = spread();
+        this._drag = null;
+        return;
+      }
       this._drag = { x: e.clientX, y: e.clientY, moved: false, view: this.view ? this.view.slice() : null };
     });
+    const lift = (e) => {
+      touches.delete(e.pointerId);
+      if (touches.size < 2) pinch = null;
+    };
+    svg.addEventListener("pointercancel", lift);
     svg.addEventListener("pointermove", (e) => {
+      if (touches.has(e.pointerId)) touches.set(e.pointerId, { x: e.clientX, y: e.clientY });
+      if (pinch && touches.size === 2) {
+        const now = spread();
+        if (now.dist > 0 && pinch.dist > 0) {
+          const p = this._toBoard({ clientX: now.x, clientY: now.y });
+          this.zoom(pinch.dist / now.dist, p.x, p.y);
+        }
+        pinch = now;
+        return;
+      }
       const d = this._drag;
       if (!d || !d.view || !this.desc || !this.desc.board.unbounded) return;
       const dx = e.clientX - d.x, dy = e.clientY - d.y;
@@ -245,6 +273,12 @@ export class BoardView {
       this._applyView();
     });
     svg.addEventListener("pointerup", (e) => {
+      const wasPinch = pinch !== null || touches.size > 1;
+      lift(e);
+      if (wasPinch) {
+        this._drag = null;
+        return;
+      }
       const d = this._drag;
       this._drag = null;
       if (d && d.moved) return;
