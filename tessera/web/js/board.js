@@ -83,8 +83,8 @@ export class BoardView {
     const byCell = new Map(cells.map((c) => [c.id, c]));
     const gCells = el("g", { class: "cells" }, svg);
     const gHigh = el("g", { class: "highlights" }, svg);
-    const gCoords = el("g", { class: "coords" }, svg);
     const gPieces = el("g", { class: "pieces" }, svg);
+    const gCoords = el("g", { class: "coords" }, svg);
     const gTargets = el("g", { class: "targets" }, svg);
     const r = hex ? 0.97 : 0.5;
     const defaultFill = hex ? "#e9e2cf" : "#efe8d6";
@@ -117,12 +117,12 @@ export class BoardView {
     }
 
     if (this.showCoords) {
-      const fs = hex ? 0.3 : 0.2;
+      const fs = hex ? 0.26 : 0.19;
       for (const c of cells) {
         el("text", {
           class: "coord",
           x: hex ? c.x : c.x - 0.46,
-          y: hex ? c.y - 0.52 : c.y - 0.3,
+          y: hex ? c.y - 0.6 : c.y - 0.31,
           "font-size": fs,
           "text-anchor": hex ? "middle" : "start",
         }, gCoords).textContent = c.id;
@@ -146,7 +146,7 @@ export class BoardView {
         const s = hex ? 1.0 : 0.66;
         el("rect", { x: c.x - s / 2, y: c.y - s / 2, width: s, height: s, rx: 0.06, fill: color, stroke, "stroke-width": 0.05 }, g);
       } else {
-        el("circle", { cx: c.x, cy: c.y, r: hex ? 0.62 : 0.36, fill: color, stroke, "stroke-width": 0.05 }, g);
+        el("circle", { cx: c.x, cy: c.y, r: hex ? 0.56 : 0.36, fill: color, stroke, "stroke-width": 0.05 }, g);
       }
       if (p.text) {
         const fs = String(p.text).length > 2 ? 0.42 : 0.55;
