@@ -23,7 +23,14 @@ AGENTS_AVAILABLE = importlib.util.find_spec("tessera.agents") is not None
 """Whether ``tessera.agents`` is importable (else the AI plays random legal moves)."""
 
 LEVEL_SECONDS = {1: 0.05, 2: 0.1, 3: 0.3, 4: 1.0, 5: 3.0}
-"""About the thinking time per move of each level (the agents' own defaults rule; used to fit a clock)."""
+"""About the thinking time per move of each level (used to fit a clock; the agents' own defaults rule)."""
+if AGENTS_AVAILABLE:
+    try:
+        from tessera.agents import LEVEL_SECONDS as _AGENT_SECONDS
+
+        LEVEL_SECONDS.update({k: v for k, v in _AGENT_SECONDS.items() if v is not None})
+    except ImportError:  # an older agents package without the table
+        pass
 
 
 def replay(spec: str, seed: int, moves: list[tuple[int, str]]) -> State:
