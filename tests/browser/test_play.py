@@ -273,3 +273,34 @@ def test_the_unbounded_plane_pans_and_zooms_and_still_plays_by_clicking(
     assert page.locator("svg.board .last-move").count() >= 1
     page.screenshot(path=str(artifacts / "ikabegama-plane.png"))
     page.close()
+
+
+def test_a_friend_joins_from_the_invite_link_and_sees_the_move_live(server: str, browser: Any) -> None:
+    """Online between two browsers: create → invite link per seat → live updates over WebSocket;
+    a player's connection status is shown to the other."""
+    host = browser.new_context(viewport={"width": 1100, "height": 800})
+    page = host.new_page()
+    page.goto(server + "/?game=nume")
+    page.wait_for_selector("#param-size")
+    page.locator("#param-size").fill("2")
+    page.locator("input[name=mode][value=online]").check()
+    page.locator("#create-btn").click()
+    page.wait_for_url(re.compile(r"/g/"))
+    invite = page.locator("#invite-1")
+    invite.wait_for()
+    link = invite.input_value()
+    assert "#seat=1&t=" in link
+    assert page.locator(".seat[data-seat='1'] .dot-off").count() == 1  # the friend is not here yet
+    friend = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+    friend.goto(link)
+    friend.wait_for_selector("svg.board .cell")
+    page.wait_for_selector(".seat[data-seat='1'] .dot-on")
+    assert page.locator("#invite-1").count() == 0  # the seat is taken now
+    page.locator("svg.board .target-dot").first.click()
+    page.locator("#number-input").fill("3")
+    page.locator("#number-ok").click()
+    friend.wait_for_function("document.querySelectorAll('#moves li').length === 1")
+    assert friend.locator('#status[data-turn="yours"]').count() == 1
+    friend.context.close()
+    page.wait_for_selector(".seat[data-seat='1'] .dot-off")  # the friend left
+    host.close()
