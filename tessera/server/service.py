@@ -10,11 +10,13 @@ code and the reason, which the web layer turns into ``{"detail": ...}``.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import re
 import secrets
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -28,6 +30,9 @@ from tessera.server.storage import Conflict, GameRow, MoveRow, SeatRow, Storage,
 
 MODES = ("hotseat", "ai", "online")
 """hot-seat (one screen, every seat), against the AI, online between browsers."""
+
+CACHE_GAMES = 256
+"""How many games' positions the service keeps in memory (the rest are replayed on demand)."""
 
 RECORD_FORMAT = "tessera-record"
 RECORD_VERSION = 1
@@ -257,7 +262,7 @@ class MatchService:
         self.storage = storage
         self._locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
-        self._cache: dict[str, State] = {}
+        self._cache: OrderedDict[str, State] = OrderedDict()  # most recently used last
         self.on_change: Callable[[str], None] = lambda game_id: None
         """Called (from any thread) after a game changed: the app pushes views and wakes the AI."""
         self.presence: Callable[[str], list[bool]] = lambda game_id: []
@@ -277,10 +282,20 @@ class MatchService:
         if cached is not None:
             hist = cached.history()
             if len(hist) == len(moves) and all(h == (m.player, m.move) for h, m in zip(hist, moves, strict=True)):
+                with contextlib.suppress(KeyError):
+                    self._cache.move_to_end(row.id)
                 return cached
         state = replay_moves(tessera.load_game(row.spec), row.seed, moves)
-        self._cache[row.id] = state
+        self._remember(row.id, state)
         return state
+
+    def _remember(self, game_id: str, state: State) -> None:
+        self._cache[game_id] = state
+        with contextlib.suppress(KeyError):
+            self._cache.move_to_end(game_id)
+        while len(self._cache) > CACHE_GAMES:
+            with contextlib.suppress(KeyError):
+                self._cache.popitem(last=False)
 
     def _load(self, tx: Transaction, game_id: str, *, lock: bool) -> GameRow:
         row = tx.lock_game(game_id) if lock else tx.get_game(game_id)
@@ -611,7 +626,7 @@ class MatchService:
                 self._after_move(tx, row, new, [cp], now)
                 changed = True
                 out = self._view(row, new, moves, seat, {})
-            self._cache[game_id] = new
+            self._remember(game_id, new)
             return out
         except Conflict as e:
             raise ServiceError(409, f"stale move: another move was stored first ({e})") from None
@@ -650,7 +665,7 @@ class MatchService:
         tx.delete_sealed(row.id)
         moves = [*moves, MoveRow(n, SIMULTANEOUS, joint)]
         self._after_move(tx, row, new, [], now)
-        self._cache[row.id] = new
+        self._remember(row.id, new)
         return self._view(row, new, moves, seat, {})
 
     def _after_move(self, tx: Transaction, row: GameRow, new: State, stepped: list[int], now: float) -> None:
