@@ -209,8 +209,12 @@ class Grid:
             g |= (m << s) | (m >> s)
         return g & self.full
 
-    def flood(self, seed: Mask, allowed: Mask) -> Mask:
-        """The cells of ``allowed`` connected to ``seed`` through ``allowed``."""
+    def flood(self, seed: Mask, allowed: Mask, until: Mask = 0) -> Mask:
+        """The cells of ``allowed`` connected to ``seed`` through ``allowed``.
+
+        With ``until``, the fill stops as soon as it holds all of ``until`` and
+        returns what it has reached so far (a cheap "are these connected?").
+        """
         cur = seed & allowed
         shifts = self._pos_shifts
         while True:
@@ -218,8 +222,8 @@ class Grid:
             for s in shifts:
                 g |= (cur << s) | (cur >> s)
             g &= allowed
-            if g == cur:
-                return cur
+            if g == cur or (until and g & until == until):
+                return g
             cur = g
 
     def components(self, m: Mask) -> list[Mask]:

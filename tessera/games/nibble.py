@@ -516,19 +516,7 @@ class NibbleState(TurnState):
         elif grid.flood(seed, g.ring[c] & occ) & nb == nb:
             return False
         # one flood of the board without the block, stopped once it holds every neighbour
-        allowed = occ & ~(1 << c)
-        cur = seed
-        shifts = g.shifts
-        while True:
-            nxt = cur
-            for s in shifts:
-                nxt |= (cur << s) | (cur >> s)
-            nxt &= allowed
-            if nxt & nb == nb:
-                return False
-            if nxt == cur:
-                return True
-            cur = nxt
+        return grid.flood(seed, occ & ~(1 << c), until=nb) & nb != nb
 
     def _takeable(self, within: int) -> list[int]:
         """Grid cells of the blocks in ``within`` that may be taken now."""
