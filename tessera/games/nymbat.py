@@ -132,8 +132,6 @@ for _i, _c in enumerate(CELLS):
 LABEL = [GRID.label(c) for c in CELLS]
 FULL = GRID.full
 NBR = GRID.neighbor_mask
-_S = GRID.stride
-_SHIFTS = (1, _S - 1, _S)
 LAST_ROW = len(GRID.rows) - 1  # 14
 
 HOME = (GRID.row_mask(LAST_ROW), GRID.row_mask(0))
@@ -168,21 +166,10 @@ _LOSE_RE = re.compile(rf"lose {_CELL}")
 _SYNTAX = "steps are 'n5=3' (bring in), 'h5-g7' (move), 'xg6' (breakthrough), 'lose h5', 'end' or 'pass'"
 
 
-def _grow(m: int) -> int:
-    """``m`` plus its neighbours (the padding columns keep shifts from wrapping)."""
-    g = m
-    for s in _SHIFTS:
-        g |= (m << s) | (m >> s)
-    return g & FULL
-
-
-def _flood(seed: int, allowed: int) -> int:
-    cur = seed & allowed
-    while True:
-        g = _grow(cur) & allowed
-        if g == cur:
-            return cur
-        cur = g
+_grow = GRID.grow
+"""``m`` plus its neighbours (core geometry)."""
+_flood = GRID.flood
+"""Cells of ``allowed`` connected to ``seed`` (core geometry)."""
 
 
 _NBYTES = (GRID.size + 7) // 8
