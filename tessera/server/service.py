@@ -297,6 +297,14 @@ class MatchService:
             with contextlib.suppress(KeyError):
                 self._cache.popitem(last=False)
 
+    def _seated(self, tx: Transaction, game_id: str, token: str | None) -> tuple[GameRow, int, list[MoveRow], State]:
+        """Lock the game's row, check the seat token, and rebuild the position."""
+        row = self._load(tx, game_id, lock=True)
+        seat = self._seat_of(row, token)
+        assert seat is not None
+        moves = tx.moves(game_id)
+        return row, seat, moves, self._state(row, moves)
+
     def _load(self, tx: Transaction, game_id: str, *, lock: bool) -> GameRow:
         row = tx.lock_game(game_id) if lock else tx.get_game(game_id)
         if row is None:
@@ -579,11 +587,7 @@ class MatchService:
         changed = False
         try:
             with self._locked(game_id), self.storage.transaction() as tx:
-                row = self._load(tx, game_id, lock=True)
-                seat = self._seat_of(row, token)
-                assert seat is not None
-                moves = tx.moves(game_id)
-                state = self._state(row, moves)
+                row, seat, moves, state = self._seated(tx, game_id, token)
                 now = time.time()
                 if self._enforce_clock(tx, row, state, now):
                     changed = True
@@ -688,11 +692,7 @@ class MatchService:
     def resign(self, game_id: str, token: str | None) -> dict[str, Any]:
         """The token's seat gives up: the other player wins."""
         with self._locked(game_id), self.storage.transaction() as tx:
-            row = self._load(tx, game_id, lock=True)
-            seat = self._seat_of(row, token)
-            assert seat is not None
-            moves = tx.moves(game_id)
-            state = self._state(row, moves)
+            row, seat, moves, state = self._seated(tx, game_id, token)
             if self._enforce_clock(tx, row, state, time.time()) or row.status != "active":
                 raise ServiceError(409, "the game is over")
             if row.clock is not None:
@@ -710,11 +710,7 @@ class MatchService:
     def undo(self, game_id: str, token: str | None) -> dict[str, Any]:
         """Take back the seat's last move: at once in hot-seat and against the AI, else ask the opponent."""
         with self._locked(game_id), self.storage.transaction() as tx:
-            row = self._load(tx, game_id, lock=True)
-            seat = self._seat_of(row, token)
-            assert seat is not None
-            moves = tx.moves(game_id)
-            state = self._state(row, moves)
+            row, seat, moves, state = self._seated(tx, game_id, token)
             if self._enforce_clock(tx, row, state, time.time()) or row.status != "active":
                 raise ServiceError(409, "the game is over: moves can no longer be taken back")
             target = self._undo_target(row, moves, seat)
@@ -759,11 +755,7 @@ class MatchService:
     def answer_undo(self, game_id: str, token: str | None, accept: bool) -> dict[str, Any]:
         """The opponent accepts (the move is taken back) or declines an undo request."""
         with self._locked(game_id), self.storage.transaction() as tx:
-            row = self._load(tx, game_id, lock=True)
-            seat = self._seat_of(row, token)
-            assert seat is not None
-            moves = tx.moves(game_id)
-            state = self._state(row, moves)
+            row, seat, moves, state = self._seated(tx, game_id, token)
             if row.status != "active":
                 raise ServiceError(409, "the game is over: moves can no longer be taken back")
             if row.undo_request is None:
