@@ -7,7 +7,7 @@ A spec is a name with optional keyword options in parentheses:
 ``greedy``      one-step lookahead with ``evaluate`` (``noise=p``: random move with probability p)
 ``mcts``        UCT (``c``, ``rollout_cutoff``, ``widen``, ``wide``, ``pw_k``, ``pw_alpha``,
                 ``reuse``, ``sample``); at simultaneous nodes it runs ``smmcts`` with its ``c`` and cut-off
-``smmcts``      decoupled simultaneous-move UCT (``c``, ``rollout_cutoff``)
+``smmcts``      decoupled simultaneous-move UCT (``c``, ``rollout_cutoff``, ``pw_k``, ``pw_alpha``)
 ``alphabeta``   negamax alpha-beta with iterative deepening (``max_depth``, ``width``, ``sample``)
 ``level1``…     the web app's strength levels (``level(3)`` too), tuned per game
 ==============  ==============================================================
@@ -35,7 +35,7 @@ AGENT_OPTIONS: dict[str, tuple[str, ...]] = {
     "random": ("seed",),
     "greedy": ("noise", "orders", "replies", "seed"),
     "mcts": ("c", "rollout_cutoff", "widen", "wide", "pw_k", "pw_alpha", "reuse", "sample", "seed"),
-    "smmcts": ("c", "rollout_cutoff", "seed"),
+    "smmcts": ("c", "rollout_cutoff", "pw_k", "pw_alpha", "seed"),
     "alphabeta": ("max_depth", "width", "sample", "seed"),
     "level": ("n", "game", "seed"),
 }
