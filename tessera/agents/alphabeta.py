@@ -140,7 +140,9 @@ class AlphaBetaAgent(Agent):
         else:
             actions = st.legal_actions()
         kids: list[State] = []
-        for a in actions:
+        for i, a in enumerate(actions):
+            if (i & 255) == 255 and budget is not None and budget.out_of_time():
+                raise _Timeout  # wide nodes (Nume: thousands of children)
             ch = st.clone()
             fast_apply(ch, a)
             kids.append(ch)
