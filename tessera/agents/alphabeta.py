@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import random
 
-from tessera.agents.base import DEFAULT_SECONDS, Agent, Budget, fast_apply
+from tessera.agents.base import DEFAULT_SECONDS, Agent, Budget
 from tessera.core.game import Action, State
 
 
@@ -69,7 +69,7 @@ class AlphaBetaAgent(Agent):
         scores: dict[Action, float] = {}
         for a in order:  # depth 1 (the deadline may cut it short: the moves seen so far)
             ch = state.clone()
-            fast_apply(ch, a)
+            ch.apply_legal(a)
             scores[a] = self._static(ch, me, 1)
             if budget.out_of_time():
                 break
@@ -87,7 +87,7 @@ class AlphaBetaAgent(Agent):
             try:
                 for a in order:
                     child = state.clone()
-                    fast_apply(child, a)
+                    child.apply_legal(a)
                     v = self._value_of_child(child, me, depth - 1, alpha, 10.0, 1)
                     new_scores[a] = v
                     if v > alpha:
@@ -144,7 +144,7 @@ class AlphaBetaAgent(Agent):
             if (i & 255) == 255 and budget is not None and budget.out_of_time():
                 raise _Timeout  # wide nodes (Nume: thousands of children)
             ch = st.clone()
-            fast_apply(ch, a)
+            ch.apply_legal(a)
             kids.append(ch)
         if depth >= 2 and len(kids) > 1:
             keyed = sorted(((self._static(ch, player, ply + 1), i) for i, ch in enumerate(kids)), reverse=True)

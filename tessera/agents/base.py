@@ -154,13 +154,6 @@ class Agent(ABC):
         return f"make_agent({self.name!r})"
 
 
-def fast_apply(state: State, action: Action) -> None:
-    """Apply an action known to be legal (from ``legal_actions`` / ``random_action``) without re-checking it."""
-    cp = state.current_player()
-    state._apply(action)
-    state._history.append((cp, action))
-
-
 def terminal_or_eval(state: State, player: int) -> float:
     """``returns()[player]`` at the end of the game, else ``evaluate(player)``."""
     if state.is_terminal():
@@ -173,6 +166,5 @@ __all__ = [
     "Agent",
     "Budget",
     "as_rng",
-    "fast_apply",
     "terminal_or_eval",
 ]

@@ -34,7 +34,7 @@ import random
 import time
 from typing import Any
 
-from tessera.agents.base import DEFAULT_SECONDS, Agent, Budget, fast_apply
+from tessera.agents.base import DEFAULT_SECONDS, Agent, Budget
 from tessera.core.game import Action, State
 
 
@@ -127,7 +127,7 @@ class MCTSAgent(Agent):
             if child is None:
                 return None
             node = child
-            fast_apply(replay, a)
+            replay.apply_legal(a)
         if replay.to_dict() != state.to_dict():
             return None
         return node
@@ -175,7 +175,7 @@ class MCTSAgent(Agent):
         best, best_v = None, -math.inf
         for a in sorted(seen):
             child = state.clone()
-            fast_apply(child, a)
+            child.apply_legal(a)
             v = child.returns()[cp] * 2 if child.is_terminal() else child.evaluate(cp)
             if v > best_v:
                 best, best_v = a, v
@@ -218,7 +218,7 @@ class MCTSAgent(Agent):
                 elif node.untried:
                     expand = node.untried.pop()
                 if expand is not None:
-                    fast_apply(state, expand)
+                    state.apply_legal(expand)
                     child = Node(cp)
                     node.children[expand] = child
                     path.append(child)
@@ -236,13 +236,13 @@ class MCTSAgent(Agent):
                     if u > best_u:
                         best_u, best_a, best_child = u, a, ch
                 assert best_child is not None
-                fast_apply(state, best_a)
+                state.apply_legal(best_a)
                 node = best_child
                 path.append(node)
             # Rollout with cut-off, then score for player 0.
             steps = 0
             while not state.is_terminal() and (cutoff < 0 or steps < cutoff):
-                fast_apply(state, state.random_action(rng))
+                state.apply_legal(state.random_action(rng))
                 steps += 1
             if state.is_terminal():
                 r = state.returns()

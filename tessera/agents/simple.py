@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from tessera.agents.base import Agent, Budget, fast_apply, terminal_or_eval
+from tessera.agents.base import Agent, Budget, terminal_or_eval
 from tessera.core.game import Action, State
 
 
@@ -60,7 +60,7 @@ class GreedyAgent(Agent):
         done = 0
         for a in order:
             child = state.clone()
-            fast_apply(child, a)
+            child.apply_legal(a)
             v = terminal_or_eval(child, me)
             done += 1
             if v > best_v:

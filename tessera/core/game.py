@@ -405,6 +405,17 @@ class State(ABC):
         self._apply(action)
         self._history.append((cp, action))
 
+    def apply_legal(self, action: Action) -> None:
+        """Apply an action already known to be legal (from ``legal_actions`` or
+        ``random_action`` of this very state) without checking it again.
+
+        For search and rollouts at sequential nodes; anything else calls
+        ``apply_action``, which checks.
+        """
+        player = self.current_player()
+        self._apply(action)
+        self._history.append((player, action))
+
     def play_joint(self, moves: Sequence[Move]) -> None:
         """At a simultaneous node: one move per player, all or nothing."""
         raise IllegalMove(f"{self.game.name} has no simultaneous moves: use play")
