@@ -158,13 +158,8 @@ def _bot(spec: str, seconds: float) -> Callable[[State, random.Random, int], str
     agent = make_agent(spec)
 
     def choose(state: State, rng: random.Random, player: int) -> str:
-        if state.current_player() == SIMULTANEOUS:
-            return (
-                state.random_move(rng, player)
-                if not hasattr(agent, "choose_order")
-                else agent.choose_order(state, player=player, seconds=seconds, rng=rng)
-            )
-        return state.action_to_string(agent.choose(state, seconds=seconds, rng=rng))
+        simultaneous = state.current_player() == SIMULTANEOUS
+        return agent.choose_move(state, seconds=seconds, rng=rng, player=player if simultaneous else None)
 
     return choose
 

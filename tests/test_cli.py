@@ -61,3 +61,16 @@ def test_play_against_random_finishes() -> None:
         timeout=60,
     )
     assert r.returncode == 0 and "Light plays" in r.stdout
+
+
+def test_play_against_an_agent_at_simultaneous_turns() -> None:
+    """`tessera play nelaxtam --vs level1`: the agent answers each order with its own (secret) order."""
+    r = subprocess.run(
+        [sys.executable, "-m", "tessera", "play", "nelaxtam(size=10)", "--vs", "level1", "--seed", "1"],
+        input="1@b1 2@d1 3@a2 4@c2 5@e4\nquit\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    assert "illegal" not in r.stdout and "Turn: 2 (battle)" in r.stdout
