@@ -63,6 +63,7 @@ export class BoardView {
     const clickable = ui.clickable || new Set();
     const selected = ui.selected || new Set();
     const marks = ui.marks || new Map();
+    const hints = ui.hints || new Map(); // cell -> {kind: 0.., title}: what a click there does
     const svg = this.svg;
     while (svg.firstChild) svg.removeChild(svg.firstChild);
     svg.dataset.kind = board.kind;
@@ -76,8 +77,16 @@ export class BoardView {
     }
     const pad = hex ? 1.3 : 0.9;
     const fit = [minX - pad, minY - pad, maxX - minX + 2 * pad, maxY - minY + 2 * pad];
-    if (!board.unbounded || this.view === null || !this._userMoved) this.view = fit.slice();
+    // Keep the player's zoom/pan across redraws; a bounded board refits only when its shape changes
+    // (another game, another size); the unbounded plane follows the play unless the player moved it.
+    const sameShape = this.fitBox && this._shapeKey === `${desc.game}|${board.kind}|${cells.length}`;
+    if (this.view === null || !this._userMoved || (!board.unbounded && !sameShape)) {
+      this.view = fit.slice();
+      this._userMoved = false;
+    }
+    this._shapeKey = `${desc.game}|${board.kind}|${cells.length}`;
     this.fitBox = fit;
+    this._followLastMove(desc);
     this._applyView();
 
     const byCell = new Map(cells.map((c) => [c.id, c]));
@@ -168,10 +177,17 @@ export class BoardView {
         stroke: HIGHLIGHT_COLORS.last, "stroke-width": 0.09, "stroke-dasharray": "0.25 0.12", "data-cell": id }, gHigh);
     }
 
+    // a target on an empty cell is a dot; on a piece it is a ring, so the piece's number stays readable
+    const occupied = new Set((desc.pieces || []).map((p) => p.cell));
     for (const id of clickable) {
       const c = byCell.get(id);
       if (!c) continue;
-      el("circle", { class: "target-dot", cx: c.x, cy: c.y, r: hex ? 0.2 : 0.14, "data-cell": id }, gTargets);
+      const hint = hints.get(id);
+      const kind = hint && hint.kind ? ` target-kind-${hint.kind}` : "";
+      const node = occupied.has(id)
+        ? el("circle", { class: "target-dot target-ring" + kind, cx: c.x, cy: c.y, r: hex ? 0.74 : 0.44, "data-cell": id }, gTargets)
+        : el("circle", { class: "target-dot" + kind, cx: c.x, cy: c.y, r: hex ? 0.2 : 0.14, "data-cell": id }, gTargets);
+      if (hint && hint.title) el("title", {}, node).textContent = `${id}: ${hint.title}`;
     }
     for (const id of selected) {
       const c = byCell.get(id);
@@ -186,6 +202,23 @@ export class BoardView {
       el("text", { x: c.x + (hex ? 0.45 : 0.28), y: c.y + (hex ? 0.56 : 0.35), "font-size": hex ? 0.34 : 0.24,
         "text-anchor": "middle" }, g).textContent = text;
     }
+  }
+
+  // A new move out of sight (the player panned or zoomed away) brings the view to it, same zoom.
+  _followLastMove(desc) {
+    const key = `${desc.move_number}|${(desc.last_move || []).join(",")}`;
+    const changed = key !== this._lastMoveKey;
+    this._lastMoveKey = key;
+    if (!changed || !this._userMoved || !this.view || !(desc.last_move || []).length) return;
+    const byId = new Map(desc.board.cells.map((c) => [c.id, c]));
+    const pts = desc.last_move.map((id) => byId.get(id)).filter(Boolean);
+    if (!pts.length) return;
+    const [x, y, w, h] = this.view;
+    const inside = (c) => c.x > x + 0.5 && c.x < x + w - 0.5 && c.y > y + 0.5 && c.y < y + h - 0.5;
+    if (pts.every(inside)) return;
+    const cx = pts.reduce((s, c) => s + c.x, 0) / pts.length;
+    const cy = pts.reduce((s, c) => s + c.y, 0) / pts.length;
+    this.view = [cx - w / 2, cy - h / 2, w, h];
   }
 
   fitAll() {
@@ -208,8 +241,15 @@ export class BoardView {
     this._applyView();
   }
 
+  // The unbounded plane always pans and zooms; a bounded board once zoomed in with the buttons
+  // (so that a phone can reach its edges), and back to the page scrolling when fitted again.
+  _canPan() {
+    return !!(this.desc && (this.desc.board.unbounded || this._userMoved));
+  }
+
   _applyView() {
     if (this.view) this.svg.setAttribute("viewBox", this.view.map((v) => v.toFixed(3)).join(" "));
+    this.svg.classList.toggle("zoomed", !!this._userMoved);
   }
 
   _toBoard(evt) {
@@ -224,7 +264,7 @@ export class BoardView {
   _installPanZoom() {
     const svg = this.svg;
     svg.addEventListener("wheel", (e) => {
-      if (!this.desc || !this.desc.board.unbounded) return;
+      if (!this.desc || !this._canPan()) return;
       e.preventDefault();
       const p = this._toBoard(e);
       this.zoom(e.deltaY > 0 ? 1.15 : 1 / 1.15, p.x, p.y);
@@ -238,7 +278,7 @@ export class BoardView {
     };
     svg.addEventListener("pointerdown", (e) => {
       touches.set(e.pointerId, { x: e.clientX, y: e.clientY });
-      if (touches.size === 2 && this.desc && this.desc.board.unbounded) {
+      if (touches.size === 2 && this.desc && this._canPan()) {
         pinch = spread();
         this._drag = null;
         return;
@@ -262,7 +302,7 @@ export class BoardView {
         return;
       }
       const d = this._drag;
-      if (!d || !d.view || !this.desc || !this.desc.board.unbounded) return;
+      if (!d || !d.view || !this.desc || !this._canPan()) return;
       const dx = e.clientX - d.x, dy = e.clientY - d.y;
       if (!d.moved && Math.hypot(dx, dy) < 6) return;
       d.moved = true;

@@ -276,6 +276,42 @@ function onOrderCell(cell) {
   }
 }
 
+// The kinds of a unit's choices (the first word of their labels: "move", "destroy", …), in order,
+// so that the board's dots and the builder's buttons share a colour per kind.
+function choiceKinds(unit) {
+  const kinds = [];
+  for (const c of unit.choices) {
+    if (!c.path || !c.path.length) continue;
+    const k = String(c.label || "").split(/\s+/)[0];
+    if (!kinds.includes(k)) kinds.push(k);
+  }
+  return kinds;
+}
+
+function choiceKind(unit, c) {
+  if (!c.path || !c.path.length) return 0;
+  return Math.min(choiceKinds(unit).indexOf(String(c.label || "").split(/\s+/)[0]), 3);
+}
+
+function orderHints(o, b) {
+  const hints = new Map();
+  const cur = o.units.find((u) => u.id === b.current);
+  if (!cur) return hints;
+  for (const u of o.units) if (u.cell && u.id !== cur.id) hints.set(u.cell, { kind: 0, title: `give ${u.label || u.id} its order` });
+  const taken = takenCells(o, b, cur.id);
+  for (const c of cur.choices) {
+    if (c.path && c.path.length && !taken.has(c.path[0])) {
+      hints.set(c.path[0], { kind: choiceKind(cur, c), title: `${cur.label || cur.id}: ${c.label || c.token}` });
+    }
+  }
+  return hints;
+}
+
+function tokenLabel(unit, token) {
+  const c = unit.choices.find((ch) => ch.token === token);
+  return c && c.label ? c.label : token;
+}
+
 function orderClickable(o, b) {
   const out = new Set();
   const cur = o.units.find((u) => u.id === b.current);
@@ -305,9 +341,11 @@ function renderAll() {
   const b = builder();
   let clickable = new Set();
   const marks = new Map();
+  let hints = new Map();
   const selected = new Set(ui.sel);
   if (o && b) {
     clickable = orderClickable(o, b);
+    hints = orderHints(o, b);
     const cur = o.units.find((u) => u.id === b.current);
     if (cur && cur.cell) selected.add(cur.cell);
     for (const u of o.units) {
@@ -321,7 +359,7 @@ function renderAll() {
   if (o && o.pending) {
     /* sealed: nothing to click */
   }
-  board.draw(desc, { clickable, selected, marks });
+  board.draw(desc, { clickable, selected, marks, hints });
   $("title").textContent = v.title;
   $("spec").textContent = v.spec + (v.mode === "ai" ? " · against the AI" : v.mode === "hotseat" ? " · hot-seat" : " · online");
   renderStatus(v, desc);
@@ -438,20 +476,54 @@ function renderPrompt(v, desc, o, b) {
         const [lo, hi] = a.number;
         const input = document.createElement("input");
         input.type = "number";
+        input.inputMode = "numeric";
         input.min = lo;
         input.max = hi;
         input.value = Math.min(hi, Math.max(lo, 1));
         input.id = "number-input";
         input.setAttribute("aria-label", `number from ${lo} to ${hi}`);
-        const ok = button("Place", () => submit(a.template.replace("{n}", String(parseInt(input.value, 10)))), "primary");
+        // a phone: − / + and a slider, no keyboard needed; the typed value is checked by the server
+        const step = (d) => () => {
+          const now = parseInt(input.value, 10);
+          input.value = String(Math.min(hi, Math.max(lo, (Number.isNaN(now) ? lo : now) + d)));
+          slider.value = input.value;
+        };
+        const minus = button("−", step(-1), "step-btn");
+        minus.id = "number-minus";
+        minus.setAttribute("aria-label", "one less");
+        const plus = button("+", step(1), "step-btn");
+        plus.id = "number-plus";
+        plus.setAttribute("aria-label", "one more");
+        const slider = document.createElement("input");
+        slider.type = "range";
+        slider.min = lo;
+        slider.max = hi;
+        slider.value = input.value;
+        slider.id = "number-slider";
+        slider.setAttribute("aria-label", `number from ${lo} to ${hi}`);
+        slider.addEventListener("input", () => {
+          input.value = slider.value;
+        });
+        input.addEventListener("input", () => {
+          slider.value = input.value;
+        });
+        const ok = button("Place", () => {
+          const n = input.value.trim();
+          if (!/^-?\d+$/.test(n)) return showError(`Write a whole number from ${lo} to ${hi}.`);
+          submit(a.template.replace("{n}", String(parseInt(n, 10))));
+        }, "primary");
         ok.id = "number-ok";
         input.addEventListener("keydown", (e) => {
           if (e.key === "Enter") ok.click();
         });
         const lab = document.createElement("label");
+        lab.className = "number-row";
         lab.textContent = `number (${lo}–${hi}) `;
-        lab.appendChild(input);
-        wrap.append(lab, ok);
+        const row = document.createElement("div");
+        row.className = "number-entry";
+        row.append(minus, input, plus, ok);
+        wrap.append(lab, row, slider);
+        if (!matchMedia("(pointer: coarse)").matches) setTimeout(() => input.select(), 0);
       } else if (a.choices) {
         const row = document.createElement("div");
         row.className = "choices";
@@ -473,6 +545,17 @@ function renderPrompt(v, desc, o, b) {
     box.appendChild(wrap);
   }
   const buttons = actions().filter((a) => !a.path || !a.path.length);
+  const lastMove = v.moves[v.moves.length - 1];
+  if (!ui.choice && v.to_move === v.you && v.to_move >= 0 && lastMove && lastMove.player === v.you && actions().length) {
+    // a multi-step turn (Nymbat, Nibble): the turn goes on until the player ends it
+    const p = document.createElement("p");
+    p.className = "continue-hint";
+    const ends = buttons.filter((a) => /^end\b/i.test(a.label || a.move || ""));
+    p.textContent = ends.length
+      ? `Your turn goes on: make another step on the board, or press “${ends[0].label || ends[0].move}”.`
+      : "Your turn goes on: make the next step on the board.";
+    box.appendChild(p);
+  }
   if (buttons.length) {
     const row = document.createElement("div");
     row.className = "action-buttons";
@@ -498,7 +581,7 @@ function renderPrompt(v, desc, o, b) {
       } else {
         for (const a of list) {
           if (a.move !== undefined) {
-            const bt = button(a.label || a.move, () => submit(a.move), "action-btn");
+            const bt = button(a.label || a.move, () => submit(a.move), "action-btn" + (/^end\b/i.test(a.label || a.move) ? " primary" : ""));
             bt.dataset.move = a.move;
             gdiv.appendChild(bt);
           }
@@ -535,16 +618,29 @@ function renderOrderBuilder(box, o, b) {
       b.current = u.id;
       renderAll();
     });
-    const tok = document.createElement("code");
+    const tok = document.createElement("span");
     tok.className = "unit-token";
-    tok.textContent = b.tokens[u.id] || "—";
+    tok.textContent = b.tokens[u.id] ? tokenLabel(u, b.tokens[u.id]) : "—";
+    if (b.tokens[u.id]) tok.title = b.tokens[u.id];
+    tok.dataset.token = b.tokens[u.id] || "";
     row.append(name, tok);
     if (u.id === b.current) {
-      for (const c of u.choices.filter((ch) => !ch.path || !ch.path.length)) {
-        const bt = button(c.label || c.token, () => chooseToken(u.id, c.token), "action-btn");
+      // every choice of the troop being ordered, as a button too (the board's dots, same colours)
+      const list = document.createElement("div");
+      list.className = "unit-choices";
+      const taken = takenCells(o, b, u.id);
+      const free = u.choices.filter((c) => !(c.path && c.path.length && taken.has(c.path[0])));
+      // a few choices (battle orders) are buttons too; many (a landing square each) are only on the board
+      const few = free.filter((c) => c.path && c.path.length).length <= 12;
+      for (const c of free) {
+        const onBoard = c.path && c.path.length;
+        if (onBoard && !few) continue;
+        const bt = button(c.label || c.token, () => chooseToken(u.id, c.token),
+          (onBoard ? `choice-kind choice-kind-${choiceKind(u, c)}` : "action-btn") + (b.tokens[u.id] === c.token ? " chosen" : ""));
         bt.dataset.token = c.token;
-        row.appendChild(bt);
+        list.appendChild(bt);
       }
+      row.appendChild(list);
     }
     wrap.appendChild(row);
   }
@@ -611,11 +707,20 @@ async function act(what) {
 }
 
 function renderPanelTable(desc) {
+  // one value per player: a column per player, headed by his name and colour; a single value spans them
+  const n = (desc.players || []).length;
+  const perPlayer = (desc.panel || []).some((r) => r.values.length === n && n > 1);
+  const head = perPlayer
+    ? `<tr class="players"><th></th>${desc.players
+        .map((p) => `<th scope="col"><span class="swatch small" style="background:${escapeHtml(p.color || "#888")}"></span>${escapeHtml(p.name)}</th>`)
+        .join("")}</tr>`
+    : "";
   const rows = (desc.panel || []).map((r) => {
     const sw = r.color ? `<span class="swatch small" style="background:${escapeHtml(r.color)}"></span>` : "";
-    return `<tr><th>${sw}${escapeHtml(r.label)}</th>${r.values.map((x) => `<td>${escapeHtml(x)}</td>`).join("")}</tr>`;
+    const span = perPlayer && r.values.length === 1 ? ` colspan="${n}"` : "";
+    return `<tr><th>${sw}${escapeHtml(r.label)}</th>${r.values.map((x) => `<td${span}>${escapeHtml(x)}</td>`).join("")}</tr>`;
   });
-  $("panel-table").innerHTML = rows.join("");
+  $("panel-table").innerHTML = head + rows.join("");
 }
 
 function turnsOf(moves) {
