@@ -208,6 +208,11 @@ function onCell(cell) {
   }
   if (exact.length) ui.choice = exact;
   renderAll();
+  // a phone shows the panel under the board: bring the number or choice question into sight
+  if (ui.choice && matchMedia("(max-width: 820px)").matches) {
+    const q = document.querySelector("#prompt .choice");
+    if (q) q.scrollIntoView({ block: "nearest", behavior: "smooth" });
+  }
 }
 
 function nextCells() {

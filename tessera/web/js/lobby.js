@@ -170,6 +170,12 @@ async function start() {
   for (const r of document.querySelectorAll("input[name=mode]")) r.addEventListener("change", showMode);
   $("create").addEventListener("submit", create);
   $("import").addEventListener("submit", importRecord);
+  // the clock's minutes and increment matter only with a clock
+  const clockFields = () => {
+    for (const id of ["clock-min", "clock-inc"]) $(id).disabled = !$("clock-on").checked;
+  };
+  $("clock-on").addEventListener("change", clockFields);
+  clockFields();
   showGame();
   refreshLists();
   setInterval(refreshLists, 10000);
