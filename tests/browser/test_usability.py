@@ -230,3 +230,26 @@ def test_the_unbounded_plane_brings_a_move_out_of_view_into_view(server: str, br
     assert now[0] < centre[0] < now[0] + now[2] and now[1] < centre[1] < now[1] + now[3]
     assert not page.errors, page.errors
     page.close()
+
+
+def test_a_move_sent_without_a_connection_says_so_in_words(server: str, browser: Any) -> None:
+    """ "Illegal/rejected moves show the server's reason to the player": a move that never reaches
+    the server gets a sentence, not "TypeError: Failed to fetch"; the server's own reason still
+    shows for a refused move."""
+    created = post(server, "/api/games", {"game": "nume", "mode": "hotseat"})
+    page = open_page(browser, server, created["links"]["0"], PHONE)
+    page.route("**/moves", lambda route: route.abort())
+    page.locator("svg.board .target-dot").first.click()
+    page.locator("#number-ok").click()
+    error = page.locator("#error")
+    error.wait_for()
+    assert error.inner_text().startswith("No connection to the server")
+    assert "TypeError" not in error.inner_text()
+    page.unroute("**/moves")
+    page.locator("svg.board .target-dot").first.click()
+    page.locator("#number-input").fill("100000")
+    page.locator("#number-ok").click()
+    page.wait_for_function("document.getElementById('error').textContent.includes('whole number from 0')")
+    assert page.locator("#moves li").count() == 0
+    assert not page.errors, page.errors
+    page.close()

@@ -12,11 +12,17 @@ export async function api(method, path, body = undefined, token = undefined) {
   const headers = {};
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (token) headers["X-Seat-Token"] = token;
-  const res = await fetch(path, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  let res;
+  try {
+    res = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    // no answer at all (server down, network lost): say so in words, not "TypeError: Failed to fetch"
+    throw new ApiError(0, "No connection to the server: nothing was sent. The page reconnects by itself; try again in a moment.");
+  }
   let data = null;
   const text = await res.text();
   try {

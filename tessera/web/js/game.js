@@ -54,6 +54,7 @@ function connect() {
   ws.onopen = () => {
     retry = 0;
     setConn("online");
+    if (ui.error.startsWith("No connection")) showError("");
   };
   ws.onmessage = (e) => {
     const msg = JSON.parse(e.data);
