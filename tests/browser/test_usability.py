@@ -253,3 +253,31 @@ def test_a_move_sent_without_a_connection_says_so_in_words(server: str, browser:
     assert page.locator("#moves li").count() == 0
     assert not page.errors, page.errors
     page.close()
+
+
+def test_the_player_looks_back_during_a_game_and_returns(server: str, browser: Any, artifacts: Path) -> None:
+    """ "Replay browser steps back and forth": during a game too, the player steps back through the
+    moves (nothing can be played meanwhile, a new move does not throw him out) and returns."""
+    created = post(server, "/api/games", {"game": "nume", "mode": "hotseat"})
+    tokens = created["tokens"]
+    for n, (seat, move) in enumerate((("0", "a1=3"), ("1", "c2=1"))):
+        post(server, f"/api/games/{created['id']}/moves", {"token": tokens[seat], "move": move, "expected": n})
+    page = open_page(browser, server, created["url"] + "#" + "&".join(f"t{s}={t}" for s, t in tokens.items()), PHONE)
+    page.locator("#replay").wait_for()
+    assert page.locator("#replay-pos").inner_text() == "2 / 2"
+    page.locator("#rp-prev").click()
+    page.wait_for_function("document.getElementById('replay-pos').textContent === '1 / 2'")
+    assert page.locator("svg.board .piece").count() == 1
+    assert page.locator("svg.board .target-dot").count() == 0  # looking back plays nothing
+    assert page.locator("#status").inner_text().startswith("Replay: move 1 of 2")
+    body = {"token": tokens["0"], "move": "e5=2", "expected": 2}
+    post(server, f"/api/games/{created['id']}/moves", body)  # a move arrives meanwhile
+    page.wait_for_function("document.getElementById('replay-pos').textContent === '1 / 3'")
+    assert page.locator("svg.board .piece").count() == 1
+    page.screenshot(path=str(artifacts / "usability-nume-looking-back-phone.png"), full_page=True)
+    page.locator("#moves li").nth(2).click()  # the last turn: back to the game
+    page.wait_for_function("document.getElementById('replay-pos').textContent === '3 / 3'")
+    assert page.locator("svg.board .piece").count() == 3
+    assert page.locator("svg.board .target-dot").count() > 0
+    assert not page.errors, page.errors
+    page.close()

@@ -122,7 +122,8 @@ async function receive(view) {
   }
   ui.view = view;
   ui.clockAt = performance.now();
-  if (ui.replay !== null && view.status !== "finished") ui.replay = null;
+  // looking back during a game stays where the player is until he returns (▶| or the last move)
+  if (ui.replay !== null && ui.replay >= view.moves.length) ui.replay = null;
   if (ui.replay === null) ui.shown = view.render;
   document.title = `${view.title} — tessera`;
   renderAll();
@@ -385,7 +386,10 @@ function playerName(desc, p) {
 
 function renderStatus(v, desc) {
   let text = desc.status || "";
-  if (ui.replay !== null) text = `Replay: move ${ui.replay} of ${v.moves.length}`;
+  if (ui.replay !== null) {
+    text = `Replay: move ${ui.replay} of ${v.moves.length}`;
+    if (v.status === "active") text += " — ▶| returns to the game";
+  }
   else if (v.status === "active" && v.you !== null) {
     if (v.to_move === v.you) text = `${desc.status} — your turn`;
     else if (v.to_move === SIMULTANEOUS) {
@@ -751,9 +755,11 @@ function renderMoves(v) {
       return `<li class="turn${cur}" data-end="${t.end}"><span class="who">${escapeHtml(who)}</span> <code>${escapeHtml(t.moves.join(" "))}</code></li>`;
     })
     .join("");
-  ol.scrollTop = ol.scrollHeight;
-  if (v.status === "finished") {
-    for (const li of ol.querySelectorAll("li")) li.addEventListener("click", () => showPosition(Number(li.dataset.end)));
+  if (ui.replay === null) ol.scrollTop = ol.scrollHeight;
+  // a turn in the list shows the position after it (during the game too: looking back plays nothing)
+  for (const li of ol.querySelectorAll("li")) {
+    li.title = "show the position after this turn";
+    li.addEventListener("click", () => showPosition(Number(li.dataset.end)));
   }
 }
 
@@ -773,11 +779,12 @@ async function showPosition(n) {
 
 function renderReplay(v) {
   const box = $("replay");
-  if (v.status !== "finished") {
+  if (v.status !== "finished" && !v.moves.length) {
     box.hidden = true;
     return;
   }
   box.hidden = false;
+  box.classList.toggle("replaying", ui.replay !== null);
   const at = ui.replay === null ? v.moves.length : ui.replay;
   $("replay-pos").textContent = `${at} / ${v.moves.length}`;
 }
@@ -856,7 +863,7 @@ $("rp-prev").addEventListener("click", () => showPosition((ui.replay ?? ui.view.
 $("rp-next").addEventListener("click", () => showPosition((ui.replay ?? ui.view.moves.length) + 1));
 $("rp-last").addEventListener("click", () => showPosition(ui.view.moves.length));
 document.addEventListener("keydown", (e) => {
-  if (!ui.view || ui.view.status !== "finished" || e.target.tagName === "INPUT") return;
+  if (!ui.view || !ui.view.moves.length || ["INPUT", "SELECT", "TEXTAREA"].includes(e.target.tagName)) return;
   if (e.key === "ArrowLeft") $("rp-prev").click();
   if (e.key === "ArrowRight") $("rp-next").click();
 });
