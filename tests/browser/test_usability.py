@@ -192,6 +192,8 @@ def test_nelaxtam_battle_orders_are_listed_by_name_and_kind(server: str, browser
     unit = page.locator(".order-builder .unit").first
     assert unit.locator(".unit-token").inner_text() == what
     assert unit.locator(".unit-token").get_attribute("data-token").split("x")[0] == "1"
+    # the next troop is up (the others hold by default, but the player is walked through them)
+    assert page.locator(".order-builder .unit.current").get_attribute("data-unit") == "2"
     page.screenshot(path=str(artifacts / "usability-nelaxtam-battle-phone.png"), full_page=True)
     page.locator("#submit-order").click()
     page.locator("#reveal").wait_for()  # sealed; the screen goes to the other player

@@ -261,7 +261,13 @@ function chooseToken(unitId, token) {
   if (!o || !b) return;
   if (o.single) b.tokens = {};
   b.tokens[unitId] = token;
-  const next = o.units.find((u) => !b.tokens[u.id]);
+  b.touched = b.touched || new Set();
+  b.touched.add(unitId);
+  // then the next troop: one still without an order, else (defaults such as "hold") the next one
+  // in the list not yet ordered by the player, so that he walks through every troop in turn
+  const at = o.units.findIndex((u) => u.id === unitId);
+  const after = o.units.slice(at + 1).concat(o.units.slice(0, at));
+  const next = o.units.find((u) => !b.tokens[u.id]) || after.find((u) => !b.touched.has(u.id));
   b.current = o.single ? unitId : next ? next.id : null;
   renderAll();
 }
