@@ -53,6 +53,7 @@ export class BoardView {
     this.showCoords = true;
     this._drag = null;
     this._installPanZoom();
+    window.addEventListener("resize", () => this._applyView());
   }
 
   // desc: render description; ui: {clickable: Set, selected: Set, marks: Map cell->text}
@@ -250,6 +251,13 @@ export class BoardView {
   _applyView() {
     if (this.view) this.svg.setAttribute("viewBox", this.view.map((v) => v.toFixed(3)).join(" "));
     this.svg.classList.toggle("zoomed", !!this._userMoved);
+    // coordinates too small to read (a big board on a phone) are hidden until the player zooms in
+    const rect = this.svg.getBoundingClientRect();
+    if (this.view && rect.width > 0 && this.desc) {
+      const scale = Math.min(rect.width / this.view[2], rect.height / this.view[3]);
+      const font = (this.desc.board.kind === "square" ? 0.19 : 0.26) * scale;
+      this.svg.classList.toggle("tiny-coords", font < 7.5);
+    }
   }
 
   _toBoard(evt) {
