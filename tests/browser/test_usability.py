@@ -53,6 +53,8 @@ def test_a_target_on_a_piece_is_a_ring_so_the_piece_stays_readable(server: str, 
     assert rings.count() == page.locator("svg.board .target-dot").count() > 0
     occupied = set(page.eval_on_selector_all("svg.board .piece", "ns => ns.map(n => n.dataset.cell)"))
     assert {rings.nth(i).get_attribute("data-cell") for i in range(rings.count())} <= occupied
+    tiny = "document.querySelector('svg.board').classList.contains('tiny-coords')"
+    assert page.evaluate(tiny)  # 9×9 on a phone: the 5-pixel coordinates are hidden until zoomed in
     rings.first.click()  # the ring is clickable: the block is taken
     page.wait_for_function("document.querySelectorAll('#moves li').length === 1")
     page.screenshot(path=str(artifacts / "usability-nibble-rings-phone.png"))
@@ -141,6 +143,7 @@ def test_a_multi_step_turn_says_that_it_goes_on_and_offers_end_turn(server: str,
         created = post(server, "/api/games", {"game": "nibble", "mode": "hotseat", "seed": seed})
         page = open_page(browser, server, created["links"]["0"], DESKTOP)
         assert page.locator(".continue-hint").count() == 0  # nothing goes on before the first step
+        assert not page.evaluate("document.querySelector('svg.board').classList.contains('tiny-coords')")
         page.locator("svg.board .target-dot").first.click()
         page.wait_for_function("document.querySelectorAll('#moves li').length === 1")
         view = view_of(server, created["id"], created["tokens"]["0"])
