@@ -951,7 +951,7 @@ class NelaxtamState(State):
                         )
                     )
         last = [lab[c] for c in self._last_cells]
-        highlights = [{"cell": c, "kind": "last"} for c in last]
+        highlights: list[dict[str, Any]] = [{"cell": c, "kind": "last"} for c in last]
         sealed = ["yes" if self._pending[p] is not None else "no" for p in (0, 1)]
         panel: list[dict[str, Any]] = [
             {"label": "Territory", "values": [self.terr[0].bit_count(), self.terr[1].bit_count()]},
@@ -961,6 +961,16 @@ class NelaxtamState(State):
         ]
         if self.phase != OVER:
             panel.append({"label": "Order sealed", "values": sealed})
+        if self.phase == INVASION:
+            need = g._params["by_sea"]
+            panel.append(
+                {"label": "Invasion", "values": [f"at least {need} troops land on the shaded edge (by sea)"]}
+            )
+            for p in (0, 1) if player is None else (player,):
+                highlights += [
+                    {"cell": lab[c], "kind": "setup", "owner": p, "title": "edge square: troops by sea land here"}
+                    for c in bits(self.terr[p] & g.edge)
+                ]
         order = None
         if player in (0, 1) and self.phase != OVER:
             order = self._order_section(player)
