@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import Body, FastAPI, Header, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
@@ -30,6 +31,9 @@ from tessera.server.storage import Storage
 from tessera.server.worker import AIWorker
 
 log = logging.getLogger("tessera.server")
+
+MAX_RECORD_BYTES = 2 * 1024 * 1024
+"""The largest record accepted by ``POST /api/records`` (a long game's record is a few kilobytes)."""
 
 WEB = Path(__file__).resolve().parent.parent / "web"
 RULES = Path(__file__).resolve().parent.parent / "rules"
@@ -75,6 +79,23 @@ SeatHeader = Annotated[str | None, Header()]
 
 def _token(body_token: str | None, header: str | None) -> str | None:
     return body_token or header
+
+
+def validation_message(errors: Any) -> str:
+    """Pydantic's list of errors as one readable sentence: ``body.game: Input should be a valid string``."""
+    parts = []
+    for err in errors if isinstance(errors, list | tuple) else [errors]:
+        if not isinstance(err, dict):
+            parts.append(str(err))
+            continue
+        loc = ".".join(str(x) for x in err.get("loc", ()) if x != "body") or "the request"
+        msg = str(err.get("msg", "is not valid"))
+        if err.get("type") == "json_invalid":
+            msg = f"the body is not valid JSON ({err.get('ctx', {}).get('error', msg)})"
+            loc = "body"
+        parts.append(f"{loc}: {msg}")
+    text = "; ".join(parts) or "the request is not valid"
+    return text if len(text) <= 1000 else text[:1000] + "…"
 
 
 def catalog() -> list[dict[str, Any]]:
@@ -175,6 +196,10 @@ def create_app(
     app.state.hub = hub
     app.state.worker = worker
     app.state.storage = storage
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"detail": validation_message(exc.errors())}, status_code=422)
 
     @app.exception_handler(ServiceError)
     async def service_error(request: Request, exc: ServiceError) -> JSONResponse:
@@ -298,7 +323,15 @@ def create_app(
     @app.post("/api/records", status_code=201)
     async def import_record(request: Request) -> dict[str, Any]:
         """Import a JSON record (application/json) or a text record (text/plain) as a new hot-seat game."""
-        raw = await request.body()
+        too_large = f"the record is too large: at most {MAX_RECORD_BYTES // 1024} KiB"
+        length = request.headers.get("content-length", "")
+        if length.isdigit() and int(length) > MAX_RECORD_BYTES:
+            raise ServiceError(413, too_large)
+        raw = b""
+        async for chunk in request.stream():
+            raw += chunk
+            if len(raw) > MAX_RECORD_BYTES:
+                raise ServiceError(413, too_large)
         ctype = request.headers.get("content-type", "")
         data: Any
         if "json" in ctype:
@@ -308,6 +341,8 @@ def create_app(
                 data = json.loads(raw or b"null")
             except ValueError as e:
                 raise ServiceError(422, f"the record is not valid JSON: {e}") from None
+            except RecursionError:
+                raise ServiceError(422, "the record is not valid JSON: nested too deeply") from None
         else:
             try:
                 data = raw.decode("utf-8")
@@ -332,16 +367,42 @@ def create_app(
         on_change(game_id)  # presence changed: everyone gets fresh views (this one included)
         try:
             while True:
-                msg = await websocket.receive_json()
-                if isinstance(msg, dict) and msg.get("type") == "ping":
+                frame = await websocket.receive()
+                if frame["type"] == "websocket.disconnect":
+                    break
+                msg = _ws_message(frame)
+                if isinstance(msg, str):
+                    await hub._send(conn, {"type": "error", "detail": msg})
+                elif msg["type"] == "ping":
                     await hub._send(conn, {"type": "pong"})
-                elif isinstance(msg, dict) and msg.get("type") == "refresh":
+                else:
                     await hub.send_view(conn)
-        except (WebSocketDisconnect, RuntimeError, ValueError):
+        except (WebSocketDisconnect, RuntimeError):
             pass
         finally:
             hub.remove(conn)
             hub.notify(game_id)
+
+    def _ws_message(frame: Any) -> dict[str, Any] | str:
+        """A client's message (``ping`` or ``refresh``), or what is wrong with it."""
+        import json
+
+        text = frame.get("text")
+        if text is None:
+            return 'messages are JSON text: {"type": "ping"} or {"type": "refresh"}; binary frames are not read'
+        if len(text) > 10_000:
+            return "the message is too long"
+        try:
+            msg = json.loads(text)
+        except (ValueError, RecursionError):
+            return "the message is not valid JSON"
+        kind = msg.get("type") if isinstance(msg, dict) else None
+        if kind not in ("ping", "refresh"):
+            return (
+                f"unknown message {str(kind if kind is not None else msg)[:40]!r}: the socket only reads "
+                '{"type": "ping"} and {"type": "refresh"}; moves are POSTed to /api/games/{id}/moves'
+            )
+        return {"type": kind}
 
     # -- web client ----------------------------------------------------------------------
     @app.get("/", include_in_schema=False)

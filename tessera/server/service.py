@@ -11,6 +11,7 @@ code and the reason, which the web layer turns into ``{"detail": ...}``.
 from __future__ import annotations
 
 import contextlib
+import logging
 import random
 import re
 import secrets
@@ -19,7 +20,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import tessera
@@ -28,11 +29,22 @@ from tessera.core.registry import game_class
 from tessera.core.render import status_line
 from tessera.server.storage import Conflict, GameRow, MoveRow, SeatRow, Storage, Transaction
 
+log = logging.getLogger("tessera.server.service")
+
 MODES = ("hotseat", "ai", "online")
 """hot-seat (one screen, every seat), against the AI, online between browsers."""
 
 CACHE_GAMES = 256
 """How many games' positions the service keeps in memory (the rest are replayed on demand)."""
+
+MAX_MOVE_CHARS = 2000
+"""The longest move or order text accepted (every game's longest legal move is far shorter)."""
+
+MAX_WORDS_PER_MOVE = 8
+"""A text record's turn is split into moves of at most this many words (Nume's ``komi 3.5 white`` has three)."""
+
+SEED_RANGE = (-(2**63), 2**63 - 1)
+"""Seeds are stored as 64-bit integers."""
 
 RECORD_FORMAT = "tessera-record"
 RECORD_VERSION = 1
@@ -45,6 +57,46 @@ class ServiceError(Exception):
         super().__init__(detail)
         self.status = status
         self.detail = detail
+
+
+def clean_name(name: object) -> str:
+    """A player's name as printable text: control characters and lone surrogates are dropped, 80 characters at most."""
+    text = str(name)
+    return "".join(ch for ch in text if ch.isprintable() and not 0xD800 <= ord(ch) <= 0xDFFF)[:80].strip()
+
+
+def check_seed(seed: object) -> int:
+    """A seed as a 64-bit integer; ``ServiceError`` (422) otherwise."""
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ServiceError(422, f"seed {seed!r} is not accepted: expected a whole number")
+    if not SEED_RANGE[0] <= seed <= SEED_RANGE[1]:
+        raise ServiceError(422, f"seed {seed} is out of range: expected a 64-bit integer (-2**63 to 2**63-1)")
+    return seed
+
+
+def _short(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[:limit] + f"… ({len(text)} characters)"
+
+
+def load_checked(spec: str, params: dict[str, Any] | None = None) -> Game:
+    """``tessera.load_game``, with every refusal of the name or parameters as a ``ValueError``."""
+    if not isinstance(spec, str):
+        raise ValueError(f"the game must be a name like 'nume' or 'nume(size=3)', not {spec!r}")
+    if len(spec) > 500:
+        raise ValueError(f"unknown game {_short(spec, 60)!r}: a game name or spec is at most 500 characters")
+    try:
+        return tessera.load_game(spec, **(params or {}))
+    except (TypeError, OverflowError, ArithmeticError) as e:  # a parameter value the game's checks did not foresee
+        for name, value in (params or {}).items():
+            try:
+                tessera.load_game(spec, **{name: value})
+            except (TypeError, OverflowError, ArithmeticError):
+                raise ValueError(
+                    f"{_short(spec, 60)}: parameter {name}={_short(repr(value), 60)} is not accepted ({e})"
+                ) from None
+            except ValueError:
+                pass
+        raise ValueError(f"{_short(spec, 60)}: a parameter is not accepted ({e})") from None
 
 
 def new_token() -> str:
@@ -230,7 +282,7 @@ def play_turn_line(state: State, line: str, number: int) -> list[tuple[int, str]
     words = line.split()
     i = 0
     while i < len(words):
-        for j in range(len(words), i, -1):
+        for j in range(min(len(words), i + MAX_WORDS_PER_MOVE), i, -1):
             candidate = " ".join(words[i:j])
             if state.is_legal(candidate):
                 state.play(candidate)
@@ -247,6 +299,12 @@ def play_turn_line(state: State, line: str, number: int) -> list[tuple[int, str]
 
 
 @dataclass
+class _GameLock:
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    users: int = 0
+
+
+@dataclass
 class Created:
     """A new game and the tokens handed to its creator."""
 
@@ -260,7 +318,7 @@ class MatchService:
 
     def __init__(self, storage: Storage) -> None:
         self.storage = storage
-        self._locks: dict[str, threading.Lock] = {}
+        self._locks: dict[str, _GameLock] = {}  # only games with a request in flight
         self._locks_guard = threading.Lock()
         self._cache: OrderedDict[str, State] = OrderedDict()  # most recently used last
         self.on_change: Callable[[str], None] = lambda game_id: None
@@ -271,10 +329,20 @@ class MatchService:
     # -- plumbing --------------------------------------------------------------------------
     @contextmanager
     def _locked(self, game_id: str) -> Iterator[None]:
+        """Serialise this process's requests for one game (the lock is dropped when nobody holds or awaits it)."""
         with self._locks_guard:
-            lock = self._locks.setdefault(game_id, threading.Lock())
-        with lock:
-            yield
+            entry = self._locks.get(game_id)
+            if entry is None:
+                entry = self._locks[game_id] = _GameLock()
+            entry.users += 1
+        try:
+            with entry.lock:
+                yield
+        finally:
+            with self._locks_guard:
+                entry.users -= 1
+                if entry.users == 0:
+                    del self._locks[game_id]
 
     def _state(self, row: GameRow, moves: list[MoveRow]) -> State:
         """The current position (cached; rebuilt when the stored moves differ)."""
@@ -317,8 +385,9 @@ class MatchService:
             if required:
                 raise ServiceError(401, "a seat token is needed for this (you are watching as a spectator)")
             return None
+        given = token.encode("utf-8", "surrogatepass")  # any text: compare_digest refuses non-ASCII str
         for s in row.seats:
-            if secrets.compare_digest(s.token, token):
+            if secrets.compare_digest(s.token.encode("ascii"), given):
                 return s.seat
         raise ServiceError(403, f"this token does not hold a seat in game {row.id}")
 
@@ -357,11 +426,13 @@ class MatchService:
     ) -> Created:
         """A new game; returns the creator's tokens (every human seat in hot-seat) and invite tokens."""
         if mode not in MODES:
-            raise ServiceError(422, f"mode {mode!r} is not accepted: expected one of {', '.join(MODES)}")
+            raise ServiceError(
+                422, f"mode {_short(str(mode), 40)!r} is not accepted: expected one of {', '.join(MODES)}"
+            )
         try:
-            g = tessera.load_game(game, **(params or {}))
+            g = load_checked(game, params)
         except ValueError as e:
-            raise ServiceError(422, str(e)) from None
+            raise ServiceError(422, _short(str(e), 1000)) from None
         n = g.num_players
         if not isinstance(seat, int) or not 0 <= seat < n:
             raise ServiceError(422, f"seat {seat!r} is not accepted: expected 0 to {n - 1}")
@@ -371,12 +442,12 @@ class MatchService:
             initial, inc = clock
             if not (0 < initial <= 24 * 3600) or not (0 <= inc <= 3600):
                 raise ServiceError(422, "clock: time per game must be 1 s to 24 h and increment 0 to 3600 s")
-        seed = secrets.randbelow(2**31) if seed is None else int(seed)
+        seed = secrets.randbelow(2**31) if seed is None else check_seed(seed)
         default_names = list(g.info.player_names)
         seats: list[SeatRow] = []
         for i in range(n):
             kind = "ai" if mode == "ai" and i != seat else "human"
-            name = (names[i] if names and i < len(names) and names[i] else None) or (
+            name = (clean_name(names[i]) if names and i < len(names) and names[i] else None) or (
                 f"AI level {ai_level}" if kind == "ai" else default_names[i]
             )
             claimed = kind == "ai" or mode == "hotseat" or i == seat
@@ -581,6 +652,8 @@ class MatchService:
         """Submit a move (or at a simultaneous node, seal an order) for the token's seat."""
         if not isinstance(move, str) or not move.strip():
             raise ServiceError(422, "the move is empty")
+        if len(move) > MAX_MOVE_CHARS:
+            raise ServiceError(422, f"the move is too long: {len(move)} characters (at most {MAX_MOVE_CHARS})")
         move = move.strip()
         if expected is None:
             raise ServiceError(422, "expected (the move number the move is for) is required")
@@ -662,8 +735,12 @@ class MatchService:
         new = state.clone()
         try:
             new.play_joint([sealed[p] for p in range(state.game.num_players)])
-        except IllegalMove as e:  # each order was checked alone; a joint refusal is the rules' word
-            raise ServiceError(409, f"the orders could not be resolved together: {e}") from None
+        except IllegalMove as e:  # each order was checked alone: a joint refusal would be a bug in the game
+            # the message may quote the opponent's sealed order: it stays in the log, not in the answer
+            log.error("game %s: sealed orders %r could not be resolved: %s", row.id, sealed, e)
+            raise ServiceError(
+                409, "the sealed orders could not be resolved together; the turn is still open"
+            ) from None
         joint = new.history()[-1][1]
         tx.insert_move(row.id, n, SIMULTANEOUS, joint)
         tx.delete_sealed(row.id)
@@ -870,7 +947,8 @@ class MatchService:
         try:
             if isinstance(record, str):
                 spec, seed, lines = parse_text_record(record)
-                g = tessera.load_game(spec)
+                seed = check_seed(seed)
+                g = load_checked(spec)
                 state = g.new_initial_state(seed=seed)
                 played: list[tuple[int, str]] = []
                 for i, line in enumerate(lines, start=1):
@@ -880,13 +958,14 @@ class MatchService:
             elif isinstance(record, dict):
                 if record.get("format") != RECORD_FORMAT:
                     raise ValueError(f"not a tessera record: 'format' must be {RECORD_FORMAT!r}")
-                if record.get("version") != RECORD_VERSION:
+                version = record.get("version")
+                if isinstance(version, bool) or version != RECORD_VERSION:
                     raise ValueError(f"record version {record.get('version')!r} is not supported (expected 1)")
-                g = tessera.load_game(str(record.get("game", "")), **dict(record.get("params") or {}))
-                raw_seed = record.get("seed")
-                if not isinstance(raw_seed, int) or isinstance(raw_seed, bool):
-                    raise ValueError("'seed' must be a whole number")
-                seed = raw_seed
+                params = record.get("params") or {}
+                if not isinstance(params, dict):
+                    raise ValueError("'params' must be an object of parameter names and values")
+                g = load_checked(str(record.get("game", "")), params)
+                seed = check_seed(record.get("seed"))
                 state = g.new_initial_state(seed=seed)
                 played = []
                 turns = record.get("turns")
@@ -911,20 +990,26 @@ class MatchService:
                     except IllegalMove as e:
                         raise ValueError(f"turn {i}: {e}") from None
                 players = record.get("players") or []
-                names = [str(p.get("name", "")) for p in players if isinstance(p, dict)]
+                if not isinstance(players, list):
+                    raise ValueError("'players' must be a list")
+                names = [clean_name(p.get("name", "")) for p in players if isinstance(p, dict)]
                 res = record.get("result")
                 if isinstance(res, dict) and res.get("reason") in ("resign", "flag") and not state.is_terminal():
                     w = res.get("winner")
-                    if not isinstance(w, int) or not 0 <= w < g.num_players:
+                    if isinstance(w, bool) or not isinstance(w, int) or not 0 <= w < g.num_players:
                         raise ValueError("'result.winner' must be a seat number")
                     result = forfeit_result(g, (w + 1) % g.num_players, str(res["reason"]))
                 c = record.get("clock")
                 if isinstance(c, dict) and not state.is_terminal() and result is None:
+                    if "initial" not in c:
+                        raise ValueError("'clock' needs 'initial' (seconds per player)")
                     clock = (float(c["initial"]), float(c.get("increment", 0)))
             else:
                 raise ValueError("a record is a JSON object or a text")
-        except (ValueError, KeyError, TypeError) as e:
-            raise ServiceError(422, f"the record cannot be imported: {e}") from None
+        except ServiceError as e:
+            raise ServiceError(422, f"the record cannot be imported: {e.detail}") from None
+        except (ValueError, KeyError, TypeError, OverflowError) as e:
+            raise ServiceError(422, f"the record cannot be imported: {_short(str(e), 1000)}") from None
         created = self.create(g.name, g.params, mode="hotseat", seed=seed, names=names, public=False, clock=clock)
         with self._locked(created.game_id), self.storage.transaction() as tx:
             row = self._load(tx, created.game_id, lock=True)

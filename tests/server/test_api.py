@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 
 import tessera
 
-SMALL = {
+SMALL: dict[str, dict[str, Any]] = {
     "ikabegama": {"distance": 2, "board": "hexhex:3", "max_plies": 30},
     "nume": {"size": 2},
     "nibble": {},

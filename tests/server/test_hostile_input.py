@@ -1,0 +1,234 @@
+"""Hostile and malformed input: every bad request is a 4xx with a message, never a 500, and never
+changes a game.
+
+Found by attacking a running ``tessera serve`` (docs/http-api.md: "Every refusal is a 4xx with a
+JSON body {"detail": "<the reason>"}").  Each test quotes the requirement it checks.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+import tessera
+
+JSON = {"content-type": "application/json"}
+
+
+def assert_refused(r: Any, status: int | tuple[int, ...] = 422, needle: str = "") -> str:
+    """A 4xx whose ``detail`` is a readable string (containing ``needle``)."""
+    statuses = (status,) if isinstance(status, int) else status
+    assert r.status_code in statuses, (r.status_code, r.text[:300])
+    detail = r.json()["detail"]
+    assert isinstance(detail, str) and detail, detail
+    assert needle.lower() in detail.lower(), detail
+    return detail
+
+
+def new_game(client: TestClient, game: str = "nume", **body: Any) -> dict[str, Any]:
+    r = client.post("/api/games", json={"game": game, **body})
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+@pytest.mark.parametrize(
+    ("raw", "needle"),
+    [
+        (b'{"game": "nume", "params": {"komi": 1e308}}', "komi"),
+        (b'{"game": "nume(komi=1e308)"}', "komi"),
+        (b'{"game": "nume", "seed": 1000000000000000000000000000000}', "seed"),
+        (b'{"game": "nume", "seed": -1000000000000000000000000000000}', "seed"),
+        (b'{"game": "nume", "seed": 9223372036854775808}', "seed"),
+        (b'{"game": 5}', "game"),
+        (b'{"params": {}}', "game"),
+        (b'{"game": "nume", "public": "maybe"}', "public"),
+        (b"{not json", "json"),
+        (b'{"game": "' + b"x" * 100_000 + b'"}', "game"),
+    ],
+)
+def test_bad_create_input_is_a_4xx_with_a_message_never_a_500(client: TestClient, raw: bytes, needle: str) -> None:
+    """A bad request (malformed JSON, wrong types, missing fields, huge strings, unknown game/params)
+    gets a 4xx with a message and never a 500."""
+    detail = assert_refused(client.post("/api/games", content=raw, headers=JSON), 422, needle)
+    assert len(detail) < 2000  # a huge input is not echoed back whole
+
+
+def test_player_names_are_stored_as_printable_text(client: TestClient) -> None:
+    """Names with control characters or lone surrogates (valid JSON escapes) never reach the database raw
+    (PostgreSQL refuses NUL; no encoding refuses a lone surrogate): they are cleaned, not a 500."""
+    r = client.post("/api/games", content=b'{"game": "nume", "names": ["a\\u0000b\\ud800c", "\\u0007"]}', headers=JSON)
+    assert r.status_code == 201, r.text
+    seats = client.get(f"/api/games/{r.json()['id']}").json()["seats"]
+    assert seats[0]["name"] == "abc"
+    assert seats[1]["name"] == "White"  # nothing printable left: the default name
+
+
+@pytest.mark.parametrize("token", ["é", "\u2603" * 40, "\x00", "x" * 10_000])
+def test_any_token_that_holds_no_seat_is_a_403_never_a_500(client: TestClient, token: str) -> None:
+    """A bad token gets a 4xx with a message: in the query, the body, the header, and the WebSocket."""
+    g = new_game(client)
+    gid = g["id"]
+    assert_refused(client.get(f"/api/games/{gid}", params={"token": token}), 403, "token")
+    for path, body in [
+        ("moves", {"token": token, "move": "a1=3", "expected": 0}),
+        ("resign", {"token": token}),
+        ("undo", {"token": token}),
+        ("undo/accept", {"token": token}),
+        ("undo/decline", {"token": token}),
+    ]:
+        assert_refused(client.post(f"/api/games/{gid}/{path}", json=body), 403, "token")
+    if token.isascii():
+        header = token.encode()
+    else:  # a header arrives as bytes; Starlette reads them as latin-1
+        header = token.encode("utf-8")
+    assert_refused(client.get(f"/api/games/{gid}", headers={"X-Seat-Token": header}), 403, "token")  # type: ignore[dict-item]
+    with client.websocket_connect(f"/api/games/{gid}/ws", params={"token": token}) as ws:
+        msg = ws.receive_json()
+        assert msg["type"] == "error" and "token" in msg["detail"]
+    assert client.get(f"/api/games/{gid}").json()["moves"] == []
+
+
+def test_huge_moves_are_refused_briefly_and_change_nothing(client: TestClient) -> None:
+    """Huge strings get a 4xx with a short message, and never corrupt state."""
+    g = new_game(client)
+    gid, t0 = g["id"], g["tokens"]["0"]
+    detail = assert_refused(
+        client.post(f"/api/games/{gid}/moves", json={"token": t0, "move": "a1 " * 100_000, "expected": 0}),
+        422,
+        "too long",
+    )
+    assert len(detail) < 500
+    after = client.get(f"/api/games/{gid}").json()
+    assert after["moves"] == [] and after["version"] == 0
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"move": "a1=3"},
+        {"move": "a1=3", "expected": "zero"},
+        {"move": "a1=3", "expected": 1.5},
+        {"move": 5, "expected": 0},
+        {"expected": 0},
+    ],
+)
+def test_malformed_move_requests_get_a_readable_4xx(client: TestClient, body: dict[str, Any]) -> None:
+    """Wrong types and missing fields get a 4xx whose detail is a message ({"detail": "<the reason>"})."""
+    g = new_game(client)
+    assert_refused(client.post(f"/api/games/{g['id']}/moves", json={"token": g["tokens"]["0"], **body}), 422)
+
+
+@pytest.mark.parametrize("expected", [-1, 10**30, 2**63])
+def test_negative_or_absurd_move_numbers_are_stale(client: TestClient, expected: int) -> None:
+    """A negative or absurd move number is refused as stale (409) with a message, the game unchanged."""
+    g = new_game(client)
+    r = client.post(
+        f"/api/games/{g['id']}/moves", json={"token": g["tokens"]["0"], "move": "a1=3", "expected": expected}
+    )
+    assert_refused(r, 409, "stale")
+    assert client.get(f"/api/games/{g['id']}").json()["moves"] == []
+
+
+def _record(client: TestClient) -> dict[str, Any]:
+    g = new_game(client, params={"size": 2})
+    return dict(client.get(f"/api/games/{g['id']}/record").json())
+
+
+@pytest.mark.parametrize(
+    ("change", "needle"),
+    [
+        ({"seed": 10**30}, "seed"),
+        ({"seed": -(10**30)}, "seed"),
+        ({"params": {"komi": 1e308}}, "komi"),
+        ({"version": True}, "version"),
+        ({"clock": {"increment": 1}}, "clock"),
+        ({"result": {"reason": "resign", "winner": True}}, "winner"),
+    ],
+)
+def test_bad_json_records_on_import_get_a_4xx_with_the_reason(
+    client: TestClient, change: dict[str, Any], needle: str
+) -> None:
+    """Bad records on import get a 4xx with a message, never a 500."""
+    rec = {**_record(client), **change}
+    assert_refused(client.post("/api/records", json=rec), 422, needle)
+
+
+def test_a_record_with_a_bad_name_is_imported_with_the_name_cleaned(client: TestClient) -> None:
+    """A record's player names are display text: a lone surrogate is dropped, not a 500."""
+    rec = _record(client)
+    raw = json.dumps(rec).replace('"name": "Black"', '"name": "B\\ud800lack"').encode()
+    r = client.post("/api/records", content=raw, headers=JSON)
+    assert r.status_code == 201, r.text
+    assert client.get(f"/api/games/{r.json()['id']}").json()["seats"][0]["name"] == "Black"
+
+
+@pytest.mark.parametrize(
+    ("raw", "ctype", "needle"),
+    [
+        (b'[Game "nume"]\n[Seed "999999999999999999999999999"]\n', "text/plain", "seed"),
+        (b'[Game "nume(komi=1e308)"]\n', "text/plain", "komi"),
+        (b"[" * 100_000 + b"]" * 100_000, "application/json", "json"),
+        (b"x" * (3 * 1024 * 1024), "text/plain", "too large"),
+    ],
+)
+def test_bad_text_records_on_import_get_a_4xx_with_the_reason(
+    client: TestClient, raw: bytes, ctype: str, needle: str
+) -> None:
+    """Bad records on import (absurd seeds, parameters, nesting, size) get a 4xx with a message."""
+    assert_refused(client.post("/api/records", content=raw, headers={"content-type": ctype}), (413, 422), needle)
+
+
+def test_a_long_text_record_line_is_read_in_linear_time(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A turn's steps are found as legal prefixes of at most a few words, so a line of many words
+    is refused at its first illegal word without trying every longer prefix (no quadratic work)."""
+    cls = type(tessera.load_game("nume", size=3).new_initial_state())
+    original = cls.is_legal
+    calls = 0
+
+    def counting(self: Any, move: Any, player: Any = None) -> bool:
+        nonlocal calls
+        calls += 1
+        return bool(original(self, move, player))
+
+    monkeypatch.setattr(cls, "is_legal", counting)
+    r = client.post(
+        "/api/records",
+        content=('[Game "nume(size=3)"]\n1. ' + " ".join(["b2=1"] * 3000)).encode(),
+        headers={"content-type": "text/plain"},
+    )
+    assert_refused(r, 422, "not empty")
+    assert calls < 200, calls
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    "frame", ["{not json", "[1, 2]", '{"type": "move", "move": "a1=3"}', '"ping"', b"\x00\x01binary"]
+)
+def test_bad_websocket_messages_get_an_error_and_the_socket_stays_open(client: TestClient, frame: str | bytes) -> None:
+    """Bad WebSocket messages get an error with a message; the connection keeps working."""
+    g = new_game(client)
+    with client.websocket_connect(f"/api/games/{g['id']}/ws", params={"token": g["tokens"]["0"]}) as ws:
+        assert ws.receive_json()["type"] == "state"
+        if isinstance(frame, bytes):
+            ws.send_bytes(frame)
+        else:
+            ws.send_text(frame)
+        ws.send_json({"type": "ping"})  # the pong ends the wait even if the bad frame went unanswered
+        seen = []
+        while (msg := ws.receive_json()) != {"type": "pong"}:
+            if msg["type"] != "state":
+                seen.append(msg)
+        assert len(seen) == 1 and seen[0]["type"] == "error", seen
+        assert isinstance(seen[0]["detail"], str) and seen[0]["detail"]
+
+
+def test_requests_for_unknown_games_leave_nothing_behind(client: TestClient) -> None:
+    """Bad game ids get a 404 and never grow the server's memory (one lock per id asked for would)."""
+    service = client.app.state.service  # type: ignore[attr-defined]
+    before = len(service._locks)
+    for i in range(300):
+        assert_refused(client.get(f"/api/games/nope{i}"), 404, "no game")
+    assert len(service._locks) <= max(before, 64)
