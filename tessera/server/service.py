@@ -662,6 +662,9 @@ class MatchService:
             with self._locked(game_id), self.storage.transaction() as tx:
                 row, seat, moves, state = self._seated(tx, game_id, token)
                 now = time.time()
+                if expected == state.move_number() - 1 and self._is_retry(moves, state, seat, move):
+                    sealed = tx.sealed(game_id, expected + 1) if state.current_player() == SIMULTANEOUS else {}
+                    return self._view(row, state, moves, seat, sealed)  # a duplicate of the accepted move
                 if self._enforce_clock(tx, row, state, now):
                     changed = True
                     raise ServiceError(409, f"the game is over: {row.result['text'] if row.result else ''}")
@@ -672,14 +675,6 @@ class MatchService:
                 n = state.move_number()
                 cp = state.current_player()
                 if expected != n:
-                    last = moves[-1] if moves else None
-                    if (
-                        expected == n - 1
-                        and last is not None
-                        and last.player == seat
-                        and (last.move == move or state.history()[-1][1] == move)
-                    ):
-                        return self._view(row, state, moves, seat, {})  # a duplicate of the accepted move
                     raise ServiceError(
                         409, f"stale move: it was sent for move number {expected}, but the game is at move {n}"
                     )
@@ -710,6 +705,17 @@ class MatchService:
         finally:
             if changed:
                 self.on_change(game_id)
+
+    @staticmethod
+    def _is_retry(moves: list[MoveRow], state: State, seat: int, move: str) -> bool:
+        """Whether ``move`` by ``seat`` is the move just stored (or his order in the joint move just resolved)."""
+        if not moves:
+            return False
+        last = moves[-1]
+        if last.player == SIMULTANEOUS:
+            parts = last.move.split(" | ")
+            return seat < len(parts) and parts[seat] == move
+        return last.player == seat and (last.move == move or state.history()[-1][1] == move)
 
     def _seal(
         self, tx: Transaction, row: GameRow, state: State, moves: list[MoveRow], seat: int, order: str, now: float

@@ -8,6 +8,7 @@ JSON body {"detail": "<the reason>"}").  Each test quotes the requirement it che
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
 import pytest
@@ -232,3 +233,40 @@ def test_requests_for_unknown_games_leave_nothing_behind(client: TestClient) -> 
     for i in range(300):
         assert_refused(client.get(f"/api/games/nope{i}"), 404, "no game")
     assert len(service._locks) <= max(before, 64)
+
+
+def test_a_retry_of_the_move_that_ended_the_game_gets_the_final_view(client: TestClient) -> None:
+    """A duplicate submission is idempotent: "the same move sent again for the move just accepted
+    (a retry) is answered with the current view" — also when that move ended the game."""
+    g = new_game(client, params={"size": 2}, seed=3)
+    gid, tokens = g["id"], g["tokens"]
+    state = tessera.load_game("nume", size=2).new_initial_state(seed=3)
+    rng = random.Random(4)
+    while not state.is_terminal():
+        p = state.current_player()
+        mv = state.random_move(rng)
+        n = state.move_number()
+        r = client.post(f"/api/games/{gid}/moves", json={"token": tokens[str(p)], "move": mv, "expected": n})
+        assert r.status_code == 200, r.text
+        state.play(mv)
+    final = r.json()
+    assert final["status"] == "finished"
+    again = client.post(f"/api/games/{gid}/moves", json={"token": tokens[str(p)], "move": mv, "expected": n})
+    assert again.status_code == 200, again.text
+    assert again.json()["moves"] == final["moves"] and again.json()["status"] == "finished"
+
+
+def test_a_retry_of_the_order_that_resolved_a_nelaxtam_turn_is_idempotent(client: TestClient) -> None:
+    """A duplicate submission is idempotent: the order that resolved the turn, sent again, gets the current view."""
+    g = new_game(client, "nelaxtam", params={"size": 10, "troops": 2, "by_sea": 1}, seed=5)
+    gid, t0, t1 = g["id"], g["tokens"]["0"], g["tokens"]["1"]
+    state = tessera.load_game("nelaxtam", size=10, troops=2, by_sea=1).new_initial_state(seed=5)
+    o0, o1 = state.random_move(random.Random(1), 0), state.random_move(random.Random(2), 1)
+    assert client.post(f"/api/games/{gid}/moves", json={"token": t0, "move": o0, "expected": 0}).status_code == 200
+    first = client.post(f"/api/games/{gid}/moves", json={"token": t1, "move": o1, "expected": 0})
+    assert first.status_code == 200 and first.json()["move_number"] == 1
+    again = client.post(f"/api/games/{gid}/moves", json={"token": t1, "move": o1, "expected": 0})
+    assert again.status_code == 200, again.text
+    assert again.json()["moves"] == first.json()["moves"]
+    other = client.post(f"/api/games/{gid}/moves", json={"token": t0, "move": o1, "expected": 0})
+    assert_refused(other, 409, "stale")  # not his order: a stale submission, refused
