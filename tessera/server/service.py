@@ -839,7 +839,7 @@ class MatchService:
         """The opponent accepts (the move is taken back) or declines an undo request."""
         with self._locked(game_id), self.storage.transaction() as tx:
             row, seat, moves, state = self._seated(tx, game_id, token)
-            if row.status != "active":
+            if self._enforce_clock(tx, row, state, time.time()) or row.status != "active":
                 raise ServiceError(409, "the game is over: moves can no longer be taken back")
             if row.undo_request is None:
                 raise ServiceError(409, "nobody has asked to take back a move")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from typing import Any
 
 import pytest
@@ -270,3 +271,29 @@ def test_a_retry_of_the_order_that_resolved_a_nelaxtam_turn_is_idempotent(client
     assert again.json()["moves"] == first.json()["moves"]
     other = client.post(f"/api/games/{gid}/moves", json={"token": t0, "move": o1, "expected": 0})
     assert_refused(other, 409, "stale")  # not his order: a stale submission, refused
+
+
+def test_a_flagged_player_cannot_escape_through_an_undo_answer(tmp_path: Any) -> None:
+    """Clocks: a flag loses. Answering an undo request checks the clock first, like every other request,
+    so a move cannot be taken back after the player to move ran out of time."""
+    from tessera.server.service import MatchService, ServiceError
+    from tessera.server.storage import Storage
+
+    service = MatchService(Storage(f"sqlite:///{tmp_path / 'flag.db'}"))
+    created = service.create("nume", {"size": 2}, mode="online", clock=(0.3, 0.0), seed=1)
+    gid, t0 = created.game_id, created.tokens[0]
+    t1 = service.join(gid)[1]
+    state = tessera.load_game("nume", size=2).new_initial_state(seed=1)
+    rng = random.Random(2)
+    for token in (t0, t1):
+        mv = state.random_move(rng)
+        service.play(gid, token, mv, state.move_number())
+        state.play(mv)
+    service.undo(gid, t0)  # Black asks to take back; his clock runs meanwhile
+    time.sleep(0.4)
+    with pytest.raises(ServiceError) as refused:
+        service.answer_undo(gid, t1, True)
+    assert refused.value.status == 409 and "over" in refused.value.detail
+    after = service.view(gid, t1)
+    assert after["result"]["reason"] == "flag" and len(after["moves"]) == 2
+    service.storage.dispose()
