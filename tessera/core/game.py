@@ -21,6 +21,7 @@ Subclasses implement the hooks named with a leading underscore:
 
 from __future__ import annotations
 
+import math
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
@@ -135,9 +136,14 @@ class Param:
         if isinstance(v, int | float) and not isinstance(v, bool):
             if (self.min is not None and v < self.min) or (self.max is not None and v > self.max):
                 raise ValueError(f"{where} is out of range: expected {self.accepted()}")
-            if self.step is not None and (v / self.step) != int(v / self.step):
+            if self.step is not None and not _is_multiple(v, self.step):
                 raise ValueError(f"{where} is not accepted: expected {self.accepted()}")
         return v
+
+
+def _is_multiple(v: float, step: float) -> bool:
+    q = v / step
+    return math.isfinite(q) and q == int(q)
 
 
 def _num(x: float) -> str:

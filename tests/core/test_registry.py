@@ -80,3 +80,11 @@ def test_param_coercion() -> None:
     assert variant.coerce("g", "Square") == "square"
     with pytest.raises(ValueError, match="one of 'hex', 'square'"):
         variant.coerce("g", "round")
+
+
+def test_absurd_numbers_are_a_value_error() -> None:
+    """API.md: a parameter out of range raises ValueError (never OverflowError)."""
+    komi = Param("komi", 0.5, float, min=0, step=0.5)
+    for bad in (1e308, "1e308", "inf", "nan"):
+        with pytest.raises(ValueError, match="komi"):
+            komi.coerce("g", bad)
