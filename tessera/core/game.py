@@ -228,6 +228,11 @@ class Game(ABC):
         """Number of players."""
         return self.info.num_players
 
+    @property
+    def player_names(self) -> tuple[str, ...]:
+        """Display names of the seats of this game (a variant with more players overrides it)."""
+        return self.info.player_names
+
     def __str__(self) -> str:
         """The one-string form accepted by ``load_game``: only the parameters needed.
 

@@ -67,6 +67,20 @@ HEX_RING2: tuple[tuple[int, int], ...] = (
 """Axial offsets of the twelve hexes at distance exactly 2, counter-clockwise from east."""
 
 
+HEXAGON_EDGES: tuple[str, ...] = ("top", "upper-right", "lower-right", "bottom", "lower-left", "upper-left")
+"""The six edges of a hexagon-shaped hex board (pointy-top hexes), clockwise from the top."""
+
+_EDGE_COORD = {
+    "top": (lambda q, r: r, False),
+    "bottom": (lambda q, r: r, True),
+    "lower-left": (lambda q, r: q, False),
+    "upper-right": (lambda q, r: q, True),
+    "upper-left": (lambda q, r: q + r, False),
+    "lower-right": (lambda q, r: q + r, True),
+}
+"""Each edge: the axial quantity constant along it, and whether the edge is where it is largest."""
+
+
 def hex_center(q: float, r: float) -> tuple[float, float]:
     """Centre of a pointy-top hex of circumradius 1 (x right, y down)."""
     return (math.sqrt(3) * (q + r / 2), 1.5 * r)
@@ -193,6 +207,34 @@ class Grid:
     def row_mask(self, index: int) -> Mask:
         """Bit set of row ``index`` in :attr:`rows` order."""
         return sum(1 << c for c in self.rows[index])
+
+    # -- edges of a hexagon ----------------------------------------------------------
+    def edge_lines(self, edge: str) -> list[int]:
+        """Per cell id: how many lines parallel to ``edge`` lie between the cell and that edge.
+
+        ``edge`` is one of :data:`HEXAGON_EDGES` (hex boards).  A cell on the
+        edge counts 0; off-board entries are 0.  Rows are the lines parallel to
+        the top and bottom edges; the lines parallel to the other edges are the
+        hexes of equal ``q`` (upper-right, lower-left) or equal ``q + r``
+        (upper-left, lower-right).  This is the distance used to measure a
+        race toward an edge (a step changes it by at most one).
+        """
+        if self.kind != "hex":
+            raise ValueError("edge_lines needs a hex board")
+        if edge not in _EDGE_COORD:
+            raise ValueError(f"unknown hexagon edge {edge!r}; expected one of {', '.join(HEXAGON_EDGES)}")
+        coord, high = _EDGE_COORD[edge]
+        values = {c: coord(*self.coords[c]) for c in self.cells}  # type: ignore[misc]
+        extreme = max(values.values()) if high else min(values.values())
+        out = [0] * self.size
+        for c, v in values.items():
+            out[c] = abs(extreme - v)
+        return out
+
+    def edge_mask(self, edge: str, depth: int = 0) -> Mask:
+        """The cells at most ``depth`` lines from ``edge`` (``depth=0``: the edge itself)."""
+        lines = self.edge_lines(edge)
+        return sum(1 << c for c in self.cells if lines[c] <= depth)
 
     # -- bit sets --------------------------------------------------------------------
     def mask(self, cells: object) -> Mask:

@@ -23,6 +23,8 @@ PLAYER_COLORS = {
     "blue": "#2d5fc8",
     "light": "#f0d890",
     "dark": "#4a2f6b",
+    "green": "#2e8b47",
+    "yellow": "#d9a514",
 }
 
 

@@ -62,6 +62,33 @@ Win
     reserves are 0 (checked whenever a turn ends), the player who took the last
     turn wins.  Safeguard ``max_turns`` (default 600 turns): a draw.
 
+Four players (``players=4``; RULES.md, Nymbat, "Four players")
+    Seats in turn order (clockwise): 0 Red on the bottom edge (row ``o``), 1 Green
+    on the lower-left edge (``h1 i1 … o1``), 2 Blue on the top edge (row ``a``),
+    3 Yellow on the upper-right edge (``a8 b9 … h15``).  A player's home row is
+    the 8 hexes of his edge, his setup area the 27 hexes at most 2 lines from
+    it; near the corners ``o1`` and ``a8`` two setup areas (and home rows)
+    overlap in 9 hexes, which belong to both players.  A player's *opponent
+    home row* is the home row of the player opposite him (0↔2, 1↔3); distances
+    for retreat and delay count lines parallel to it (core geometry,
+    :meth:`Grid.edge_lines`).  Every other player's piece is an opponent's:
+    never passed through, attacked by ending on it.  Support counts only the
+    defender's own pieces; a breakthrough needs the defender's group split and
+    removes only the defender's pieces.  Win: at the start of his turn, a player
+    with a piece on his opponent home row while the player opposite him has
+    none there wins.  The empty-board rule needs every reserve at 0.  Returns:
+    winner +1, every other player −1/3; the safeguard (``max_turns`` counts
+    every player's turn) is a draw, all 0.  The position dict has 4-long lists;
+    ``pieces`` owners are 0–3; a breakthrough in ``in_turn`` also names its
+    ``"defender"``.
+Resigning (issue 16; a rule of the state, :meth:`NymbatState.resign`)
+    A resigned player's pieces leave the board and his reserve drops to 0; he
+    passes from then on (the state plays those passes itself; they count as
+    turns but never make him "the player who moved last"); the others play on,
+    and when only one player is left he wins.  The position dict lists
+    ``"resigned"`` (booleans) once someone has resigned; the history records
+    ``(player, "resign")``, which is not a move ``play`` accepts.
+
 Rulings made here (where seed and RULES.md are silent)
     * ``pass`` is refused on a first turn unless no piece can be brought in; a
       first turn that had to pass still counts as the first turn.
@@ -120,6 +147,8 @@ from tessera.core.render import PLAYER_COLORS, cell_entry, describe, piece, text
 RED, BLUE = 0, 1
 NAMES = ("Red", "Blue")
 COLORS = (PLAYER_COLORS["red"], PLAYER_COLORS["blue"])
+NAMES4 = ("Red", "Green", "Blue", "Yellow")
+"""Seats of the four-player variant in turn order (clockwise)."""
 
 GRID = hexagon(8)
 """The board: a hexagon of side 8, rows ``a``–``o``."""
@@ -134,18 +163,65 @@ FULL = GRID.full
 NBR = GRID.neighbor_mask
 LAST_ROW = len(GRID.rows) - 1  # 14
 
-HOME = (GRID.row_mask(LAST_ROW), GRID.row_mask(0))
-"""Home row of each player: Red ``o`` (bottom), Blue ``a`` (top)."""
-SETUP = (
-    GRID.row_mask(LAST_ROW) | GRID.row_mask(LAST_ROW - 1) | GRID.row_mask(LAST_ROW - 2),
-    GRID.row_mask(0) | GRID.row_mask(1) | GRID.row_mask(2),
-)
-"""Setup area of each player: his home row and the two rows next to it."""
-DIST: tuple[list[int], list[int]] = (
-    [GRID.row(c) if GRID.coords[c] is not None else 0 for c in range(GRID.size)],
-    [LAST_ROW - GRID.row(c) if GRID.coords[c] is not None else 0 for c in range(GRID.size)],
-)
-"""Rows between a hex and the opponent's home row, per player."""
+
+class Layout:
+    """Where the seats of one player count sit: edges, home rows, setup areas, distances.
+
+    Built once per player count from the core geometry (:meth:`Grid.edge_lines`):
+    a player's home row is his edge, his setup area the hexes at most 2 lines
+    from it, and his distance is the number of lines parallel to his opponent
+    home row (the home row of the player opposite him) between a hex and that row.
+    """
+
+    def __init__(self, players: int) -> None:
+        edges: tuple[str, ...]
+        names: tuple[str, ...]
+        setup_text: tuple[str, ...]
+        if players == 2:
+            edges, names = ("bottom", "top"), NAMES
+            colors: tuple[str, ...] = COLORS
+            symbols = "RB"
+            setup_text = ("rows m, n, o", "rows a, b, c")
+        elif players == 4:
+            edges, names = ("bottom", "lower-left", "top", "upper-right"), NAMES4
+            colors = tuple(PLAYER_COLORS[k] for k in ("red", "green", "blue", "yellow"))
+            symbols = "RGBY"
+            setup_text = (
+                "rows m, n, o",
+                "the three lines along the lower-left edge h1–o1",
+                "rows a, b, c",
+                "the three lines along the upper-right edge a8–h15",
+            )
+        else:
+            raise ValueError(f"nymbat is played by 2 or 4 players, not {players}")
+        self.n = players
+        """Number of players."""
+        self.edges: tuple[str, ...] = edges
+        """Each seat's edge (core geometry edge names)."""
+        self.names: tuple[str, ...] = names
+        self.colors = colors
+        self.symbols = symbols
+        self.setup_text = setup_text
+        self.opposite: tuple[int, ...] = tuple((p + players // 2) % players for p in range(players))
+        """The player opposite each player (whose home row he races to)."""
+        self.home: tuple[int, ...] = tuple(GRID.edge_mask(e) for e in edges)
+        """Home row of each player (bit set)."""
+        self.setup: tuple[int, ...] = tuple(GRID.edge_mask(e, 2) for e in edges)
+        """Setup area of each player: the hexes at most 2 lines from his edge."""
+        self.dist: tuple[list[int], ...] = tuple(GRID.edge_lines(edges[self.opposite[p]]) for p in range(players))
+        """Per player and cell: lines between the hex and the player's opponent home row."""
+        self.target: tuple[int, ...] = tuple(self.home[self.opposite[p]] for p in range(players))
+        """Each player's opponent home row (bit set)."""
+
+
+LAYOUTS = {2: Layout(2), 4: Layout(4)}
+"""The layouts by number of players."""
+HOME = LAYOUTS[2].home
+"""Two players: home row of each player, Red ``o`` (bottom), Blue ``a`` (top)."""
+SETUP = LAYOUTS[2].setup
+"""Two players: setup area of each player, his home row and the two rows next to it."""
+DIST = LAYOUTS[2].dist
+"""Two players: rows between a hex and the opponent's home row, per player."""
 
 MOVE_BASE = 0
 PLACE_BASE = N * N
@@ -154,6 +230,8 @@ LOSE_BASE = REMOVE_BASE + N
 END = LOSE_BASE + N
 PASS = END + 1
 NUM_ACTIONS = PASS + 1
+RESIGN = NUM_ACTIONS
+"""Not a legal action: the history entry of :meth:`NymbatState.resign` (written ``resign``)."""
 
 START, BRING, MOVE, PENALTY = 0, 1, 2, 3
 PHASE_NAMES = ("start", "bring", "move", "penalty")
@@ -194,6 +272,7 @@ INFO = GameInfo(
     name="nymbat",
     title="Nymbat",
     params=(
+        Param("players", 2, int, "number of players: 2, or 4 for the four-player variant", choices=(2, 4)),
         Param("reserve", 60, int, "starting reserve number of each player", min=1, max=999),
         Param("first_limit", 30, int, "most a player may bring in on his first turn", min=1, max=999),
         Param("delay_period", 7, int, "every this many delays (cumulative) costs 1", min=1, max=1000),
@@ -207,6 +286,8 @@ INFO = GameInfo(
     examples=(
         "nymbat(reserve=12,first_limit=8)",
         "nymbat(reserve=20,first_limit=10,delay_period=3,max_turns=200)",
+        "nymbat(players=4)",
+        "nymbat(players=4,reserve=16,first_limit=10,max_turns=300)",
     ),
 )
 
@@ -218,14 +299,26 @@ class NymbatGame(Game):
     info = INFO
 
     def _check_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        self.players = int(params["players"])
+        self.layout = LAYOUTS[self.players]
         self.reserve = int(params["reserve"])
         self.first_limit = int(params["first_limit"])
         self.delay_period = int(params["delay_period"])
         self.max_turns = int(params["max_turns"])
         return params
 
+    @property
+    def num_players(self) -> int:
+        """2 (default) or 4 (``players=4``)."""
+        return self.players
+
+    @property
+    def player_names(self) -> tuple[str, ...]:
+        """Red, Blue; or Red, Green, Blue, Yellow with four players."""
+        return self.layout.names
+
     def new_initial_state(self, seed: int | None = None) -> NymbatState:
-        """An empty board, both reserves full, Red to bring in first."""
+        """An empty board, every reserve full, Red to bring in first."""
         return NymbatState(self)
 
     def state_from_dict(self, d: Mapping[str, Any]) -> NymbatState:
@@ -248,11 +341,16 @@ class NymbatState(TurnState):
 
     def __init__(self, game: NymbatGame) -> None:
         super().__init__(game)
+        n = game.players
+        self.n = n
+        self.L = game.layout
         self.num = [0] * GRID.size
-        self.own = [0, 0]
-        self.reserves = [game.reserve, game.reserve]
-        self.delays = [0, 0]
-        self.first_done = [False, False]
+        self.own = [0] * n
+        self.reserves = [game.reserve] * n
+        self.delays = [0] * n
+        self.first_done = [False] * n
+        self.resigned = [False] * n
+        self.brk_owner = -1
         self.to_move = RED
         self.turn = 0
         self.last_mover: int | None = None
@@ -271,8 +369,13 @@ class NymbatState(TurnState):
         self.captured = False
         self.brk_cell = -1
         self.brk_budget = 0
+        self.brk_owner = -1
 
     def _copy_from(self, other: NymbatState) -> None:
+        self.n = other.n
+        self.L = other.L
+        self.resigned = list(other.resigned)
+        self.brk_owner = other.brk_owner
         self.num = list(other.num)
         self.own = list(other.own)
         self.reserves = list(other.reserves)
@@ -296,15 +399,85 @@ class NymbatState(TurnState):
 
     # -- end of game -------------------------------------------------------------------
     def _settle(self) -> None:
-        """At the start of a turn: the home-row win, the empty-board win, the safeguard."""
+        """At the start of a turn: the last player left, the home-row win, the empty-board win, the safeguard."""
         p = self.to_move
-        o = 1 - p
-        if self.own[p] & HOME[o] and not self.own[o] & HOME[o]:
+        target = self.L.target[p]
+        if self.resigned.count(False) == 1:
+            self._over, self._winner = True, self.resigned.index(False)
+        elif self.own[p] & target and not self.own[self.L.opposite[p]] & target:
             self._over, self._winner = True, p
-        elif not (self.own[0] | self.own[1]) and self.reserves[0] == 0 and self.reserves[1] == 0:
+        elif not any(self.own) and not any(self.reserves):
             self._over, self._winner = True, self.last_mover
         elif self.turn >= self.game.max_turns:
             self._over, self._winner = True, None
+
+    def returns(self) -> list[float]:
+        """Winner +1, every other player −1/(players−1) (−1 with two); a draw or a game not over: all 0."""
+        n = self.n
+        if not self._over or self._winner is None:
+            return [0.0] * n
+        out = [-1.0 / (n - 1)] * n
+        out[self._winner] = 1.0
+        return out
+
+    def _occupied(self) -> int:
+        """Every piece on the board (bit set)."""
+        m = 0
+        for o in self.own:
+            m |= o
+        return m
+
+    def owner(self, cell: int) -> int:
+        """The player whose piece stands on ``cell`` (−1: empty)."""
+        for q, m in enumerate(self.own):
+            if m >> cell & 1:
+                return q
+        return -1
+
+    # -- resigning ---------------------------------------------------------------------
+    def resign(self, player: int) -> None:
+        """``player`` gives up, on his turn or not (RULES.md, Nymbat four players; issue 16).
+
+        His pieces leave the board and his reserve drops to 0; from then on he
+        passes (the state plays his turns as passes by itself, counting them for
+        ``max_turns``; a resigned player is never "the player who moved last").
+        The others play on; once only one player is left, he wins.  If the
+        resigning player is to move, his turn in progress is dropped (no
+        retreat or delay is counted) and the next player moves; if another
+        player is in mid-turn, a breakthrough against the resigned player's
+        pieces closes, and that turn ends by itself if it has no step left.
+        The history records ``(player, "resign")``; replay it with this method.
+        ``IllegalMove`` if the game is over, ``player`` is not a seat, or he has
+        already resigned (the state is unchanged then).
+        """
+        if self._over:
+            raise IllegalMove("the game is over")
+        if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < self.n:
+            raise IllegalMove(f"resign: player must be 0 to {self.n - 1}, not {player!r}")
+        if self.resigned[player]:
+            raise IllegalMove(f"resign: {self.L.names[player]} has already resigned")
+        self.resigned[player] = True
+        num = self.num
+        for c in bits(self.own[player]):
+            num[c] = 0
+        self.own[player] = 0
+        self.reserves[player] = 0
+        self._history.append((player, RESIGN))
+        self._reach = {}
+        if self.resigned.count(False) == 1:
+            self._reset_turn()
+            self._over, self._winner = True, self.resigned.index(False)
+            return
+        if player == self.to_move:
+            self._next_turn(moved=False)
+            return
+        if self.phase == MOVE:
+            if self.brk_owner == player:
+                self.brk_cell, self.brk_owner = -1, -1
+            if not self._has_step():
+                self._finish_turn("move")
+        elif self.phase == BRING and not self._has_step():
+            self._finish_turn("bring")
 
     # -- helpers -----------------------------------------------------------------------
     def _allowance(self) -> int:
@@ -316,8 +489,7 @@ class NymbatState(TurnState):
         return max(0, min(a, 6))
 
     def _place_cells(self) -> int:
-        p = self.to_move
-        return SETUP[p] & ~(self.own[0] | self.own[1])
+        return self.L.setup[self.to_move] & ~self._occupied()
 
     def _can_place(self) -> bool:
         return self._allowance() > 0 and self._place_cells() != 0
@@ -331,9 +503,8 @@ class NymbatState(TurnState):
         got = self._reach.get(src)
         if got is not None:
             return got
-        p = self.to_move
-        own = self.own[p]
-        opp = self.own[1 - p]
+        own = self.own[self.to_move]
+        opp = self._occupied() & ~own
         passable = FULL & ~opp
         r = 1 << src
         prev = r
@@ -362,7 +533,7 @@ class NymbatState(TurnState):
         """Opponent pieces a breakthrough may still remove."""
         if self.brk_cell < 0:
             return 0
-        opp = self.own[1 - self.to_move]
+        opp = self.own[self.brk_owner]
         out = 0
         budget = self.brk_budget
         num = self.num
@@ -416,6 +587,8 @@ class NymbatState(TurnState):
         return out
 
     def _illegal_reason(self, action: Action) -> str | None:
+        if action == RESIGN:
+            return "resign: resigning is not a step of a turn; the server (or a program) calls state.resign(player)"
         if not 0 <= action < NUM_ACTIONS:
             return f"action {action} is not a Nymbat action"
         p = self.to_move
@@ -423,7 +596,7 @@ class NymbatState(TurnState):
         move = self.action_to_string(action)
         if phase == PENALTY and not LOSE_BASE <= action < END:
             return (
-                f"{move}: {NAMES[p]} must first pay a penalty at reserve 0 by removing one of his own pieces "
+                f"{move}: {self.L.names[p]} must first pay a penalty at reserve 0 by removing one of his own pieces "
                 "('lose <hex>')"
             )
         if action < PLACE_BASE:
@@ -438,9 +611,12 @@ class NymbatState(TurnState):
                     f"{move}: removals 'x<hex>' are only allowed right after an attack that splits a group "
                     "(breakthrough)"
                 )
-            if not NBR[self.brk_cell] >> c & 1 or not self.own[1 - p] >> c & 1:
+            if not NBR[self.brk_cell] >> c & 1 or not self.own[self.brk_owner] >> c & 1:
+                whose = "opponent pieces"
+                if self.n > 2:
+                    whose = f"{self.L.names[self.brk_owner]}'s pieces (the defender's)"
                 return (
-                    f"{move}: a breakthrough removes only opponent pieces adjacent to the attacked hex "
+                    f"{move}: a breakthrough removes only {whose} adjacent to the attacked hex "
                     f"{GRID.label(self.brk_cell)}"
                 )
             if self.num[c] > self.brk_budget:
@@ -454,7 +630,7 @@ class NymbatState(TurnState):
             if phase != PENALTY:
                 return f"{move}: 'lose' is only played to pay a retreat or delay penalty at reserve 0"
             if not self.own[p] >> c & 1:
-                return f"{move}: {GRID.label(c)} holds no {NAMES[p]} piece"
+                return f"{move}: {GRID.label(c)} holds no {self.L.names[p]} piece"
             return None
         if action == END:
             if phase == START:
@@ -463,17 +639,16 @@ class NymbatState(TurnState):
         if phase != START:
             return "pass: a pass is a whole turn; it cannot follow other steps"
         if not self.first_done[p] and self._placements():
-            return f"pass: on his first turn {NAMES[p]} must bring in reserves"
+            return f"pass: on his first turn {self.L.names[p]} must bring in reserves"
         return None
 
     def _place_reason(self, move: str, c: int, k: int) -> str | None:
         p = self.to_move
         if self.phase == MOVE:
             return f"{move}: a turn that moves a group cannot also bring in reserves"
-        if not SETUP[p] >> c & 1:
-            rows = "m, n, o" if p == RED else "a, b, c"
-            return f"{move}: pieces are brought in only in {NAMES[p]}'s setup area (rows {rows})"
-        if (self.own[0] | self.own[1]) >> c & 1:
+        if not self.L.setup[p] >> c & 1:
+            return f"{move}: pieces are brought in only in {self.L.names[p]}'s setup area ({self.L.setup_text[p]})"
+        if self._occupied() >> c & 1:
             return f"{move}: hex {GRID.label(c)} is not empty"
         if k > self.reserves[p]:
             return f"{move}: the numbers brought in may not exceed the reserve ({self.reserves[p]} left)"
@@ -490,9 +665,9 @@ class NymbatState(TurnState):
         if phase == BRING:
             return f"{move}: a turn that brings in reserves cannot also move a group"
         if phase == START and not self.first_done[p]:
-            return f"{move}: on his first turn {NAMES[p]} must bring in reserves"
+            return f"{move}: on his first turn {self.L.names[p]} must bring in reserves"
         if not self.own[p] >> src & 1:
-            return f"{move}: {GRID.label(src)} holds no {NAMES[p]} piece"
+            return f"{move}: {GRID.label(src)} holds no {self.L.names[p]} piece"
         if phase == START:
             speed = self._group_speed(_flood(1 << src, self.own[p]))
         else:
@@ -531,10 +706,10 @@ class NymbatState(TurnState):
         elif action < LOSE_BASE:
             c = CELLS[action - REMOVE_BASE]
             self.brk_budget -= self.num[c]
-            self.own[1 - p] &= ~(1 << c)
+            self.own[self.brk_owner] &= ~(1 << c)
             self.num[c] = 0
             if not self._removable():
-                self.brk_cell = -1
+                self.brk_cell = self.brk_owner = -1
             self._reach = {}
             if not self._has_step():
                 self._finish_turn("move")
@@ -550,7 +725,7 @@ class NymbatState(TurnState):
 
     def _apply_move(self, src: int, dst: int) -> None:
         p = self.to_move
-        o = 1 - p
+        o = self.owner(dst)
         own = self.own
         num = self.num
         if self.phase == START:
@@ -558,18 +733,18 @@ class NymbatState(TurnState):
             self.speed = self._group_speed(group)
             self.unmoved = group
             self.tracked = group
-            dist = DIST[p]
+            dist = self.L.dist[p]
             self.start_dist = min(dist[c] for c in bits(group))
             self.captured = False
             self.phase = MOVE
-        self.brk_cell = -1
+        self.brk_cell = self.brk_owner = -1
         n = num[src]
         sbit, dbit = 1 << src, 1 << dst
         self.unmoved &= ~sbit
         self.tracked &= ~sbit
         own[p] &= ~sbit
         num[src] = 0
-        if own[o] & dbit:
+        if o >= 0 and o != p:
             defence = num[dst] + sum(num[c] for c in bits(NBR[dst] & own[o]))
             rest = _flood(dbit, own[o]) & ~dbit
             own[o] &= ~dbit
@@ -582,8 +757,9 @@ class NymbatState(TurnState):
             if rest and _flood(rest & -rest, rest) != rest:
                 self.brk_cell = dst
                 self.brk_budget = n
+                self.brk_owner = o
                 if not self._removable():
-                    self.brk_cell = -1
+                    self.brk_cell = self.brk_owner = -1
         else:
             own[p] |= dbit
             num[dst] = n
@@ -598,7 +774,7 @@ class NymbatState(TurnState):
         cost = 0
         delay = kind == "pass"
         if kind == "move" and not self.captured and self.tracked:
-            dist = DIST[p]
+            dist = self.L.dist[p]
             end_dist = min(dist[c] for c in bits(self.tracked))
             if end_dist > self.start_dist:
                 cost = 1
@@ -618,15 +794,24 @@ class NymbatState(TurnState):
                 return
         self._next_turn()
 
-    def _next_turn(self) -> None:
+    def _next_turn(self, moved: bool = True) -> None:
+        """The turn of the player to move is over (``moved``: he counts as the last mover)."""
         p = self.to_move
         self._reset_turn()
         self._reach = {}
         self.first_done[p] = True
-        self.last_mover = p
-        self.to_move = 1 - p
+        if moved:
+            self.last_mover = p
+        n = self.n
+        self.to_move = (p + 1) % n
         self.turn += 1
         self._settle()
+        while not self._over and self.resigned[self.to_move]:  # a resigned player passes
+            q = self.to_move
+            self.first_done[q] = True
+            self.to_move = (q + 1) % n
+            self.turn += 1
+            self._settle()
 
     # -- random play -------------------------------------------------------------------
     def random_action(self, rng: random.Random, player: int | None = None) -> Action:
@@ -717,6 +902,8 @@ class NymbatState(TurnState):
 
     # -- notation ----------------------------------------------------------------------
     def action_to_string(self, action: Action) -> str:
+        if action == RESIGN:
+            return "resign"
         if not 0 <= action < NUM_ACTIONS:
             raise IllegalMove(f"action {action!r} is not a Nymbat action")
         if action < PLACE_BASE:
@@ -736,6 +923,8 @@ class NymbatState(TurnState):
             return END
         if text == "pass":
             return PASS
+        if text == "resign":
+            return RESIGN
         if m := _MOVE_RE.fullmatch(text):
             return _index(m.group(1), move) * N + _index(m.group(2), move)
         if m := _PLACE_RE.fullmatch(text):
@@ -755,7 +944,7 @@ class NymbatState(TurnState):
         pieces = {}
         for c in CELLS:
             if num[c]:
-                pieces[GRID.label(c)] = [0 if self.own[0] >> c & 1 else 1, num[c]]
+                pieces[GRID.label(c)] = [self.owner(c), num[c]]
         d: dict[str, Any] = {
             "to_move": self.to_move,
             "pieces": pieces,
@@ -767,6 +956,8 @@ class NymbatState(TurnState):
             d["turn"] = self.turn
         if self.last_mover is not None:
             d["last_mover"] = self.last_mover
+        if any(self.resigned):
+            d["resigned"] = list(self.resigned)
         if self.phase == BRING:
             d["in_turn"] = {"phase": "bring", "placed": self.placed}
         elif self.phase == PENALTY:
@@ -782,6 +973,8 @@ class NymbatState(TurnState):
             }
             if self.brk_cell >= 0:
                 t["breakthrough"] = {"hex": GRID.label(self.brk_cell), "budget": self.brk_budget}
+                if self.n > 2:
+                    t["breakthrough"]["defender"] = self.brk_owner
             d["in_turn"] = t
         return d
 
@@ -791,32 +984,55 @@ class NymbatState(TurnState):
         return self.reserves[player] + sum(num[c] for c in bits(self.own[player]))
 
     def _best_dist(self, player: int) -> int:
-        dist = DIST[player]
+        dist = self.L.dist[player]
         return min((dist[c] for c in bits(self.own[player])), default=LAST_ROW)
 
+    def _threatens(self, player: int) -> bool:
+        """Whether ``player`` stands on his opponent home row while the player opposite him does not."""
+        target = self.L.target[player]
+        return bool(self.own[player] & target) and not self.own[self.L.opposite[player]] & target
+
     def evaluate(self, player: int) -> float:
-        """Material, race and home-row threat (module docstring); exact when over."""
+        """Material, race and home-row threat (module docstring); exact when over.
+
+        With four players the other players' material and race are averaged,
+        and any other player's unopposed threat counts −1.
+        """
         if self._over:
             return self.returns()[player]
-        o = 1 - player
-        material = self._material(player) - self._material(o)
-        race = self._best_dist(o) - self._best_dist(player)
+        others = [q for q in range(self.n) if q != player]
+        k = len(others)
+        material = self._material(player) - sum(self._material(q) for q in others) / k
+        race = sum(self._best_dist(q) for q in others) / k - self._best_dist(player)
         threat = 0
-        if self.own[player] & HOME[o] and not self.own[o] & HOME[o]:
+        if self._threatens(player):
             threat += 1
-        if self.own[o] & HOME[player] and not self.own[player] & HOME[player]:
+        if any(self._threatens(q) for q in others):
             threat -= 1
         return math.tanh(0.04 * material + 0.15 * race + 0.6 * threat)
 
     # -- drawing -----------------------------------------------------------------------
     def render(self, player: int | None = None) -> dict[str, Any]:
+        L = self.L
+        names = L.names
         fills: dict[int, str] = {}
         titles: dict[int, str] = {}
-        for pl, (home_fill, setup_fill) in enumerate((("#e9b3ad", "#f6dcd8"), ("#b3c6ec", "#dce5f7"))):
-            for c in bits(SETUP[pl]):
-                home = bool(HOME[pl] >> c & 1)
-                fills[c] = home_fill if home else setup_fill
-                titles[c] = f"{NAMES[pl]} {'home row' if home else 'setup area'}"
+        shades = [_SHADES[L.colors[pl]] for pl in range(self.n)]
+        for c in CELLS:
+            owners = [pl for pl in range(self.n) if L.setup[pl] >> c & 1]
+            if not owners:
+                continue
+            parts = []
+            tints = []
+            for pl in owners:
+                home = bool(L.home[pl] >> c & 1)
+                parts.append(f"{names[pl]} {'home row' if home else 'setup area'}")
+                tints.append(shades[pl][0] if home else shades[pl][1])
+            if len(owners) == 1:
+                fills[c], titles[c] = tints[0], parts[0]
+            else:  # a shared corner hex: its own tint (the two mixed), both names in its title
+                fills[c] = _mix(tints[0], tints[1])
+                titles[c] = "shared: " + " and ".join(parts)
         cells = []
         for c in CELLS:
             x, y = GRID.center(c)
@@ -824,21 +1040,21 @@ class NymbatState(TurnState):
         pieces = []
         for c in CELLS:
             if self.num[c]:
-                o = 0 if self.own[0] >> c & 1 else 1
+                o = self.owner(c)
                 pieces.append(
                     piece(
                         GRID.label(c),
                         o,
                         text=str(self.num[c]),
-                        color=COLORS[o],
-                        symbol="RB"[o],
-                        title=f"{NAMES[o]} {self.num[c]}",
+                        color=L.colors[o],
+                        symbol=L.symbols[o],
+                        title=f"{names[o]} {self.num[c]}",
                     )
                 )
         highlights: list[dict[str, Any]] = []
-        for pl in (0, 1):
-            for c in bits(HOME[pl]):
-                highlights.append({"cell": GRID.label(c), "kind": "home", "owner": pl, "color": COLORS[pl]})
+        for pl in range(self.n):
+            for c in bits(L.home[pl]):
+                highlights.append({"cell": GRID.label(c), "kind": "home", "owner": pl, "color": L.colors[pl]})
         if self.phase == MOVE:
             for c in bits(self.unmoved):
                 highlights.append({"cell": GRID.label(c), "kind": "target", "title": "may still move"})
@@ -896,7 +1112,7 @@ class NymbatState(TurnState):
         panel: list[dict[str, Any]] = [
             {"label": "Reserve", "values": list(self.reserves)},
             {"label": f"Delays (every {period}th costs 1)", "values": list(self.delays)},
-            {"label": "On board", "values": [self._material(i) - self.reserves[i] for i in (0, 1)]},
+            {"label": "On board", "values": [self._material(i) - self.reserves[i] for i in range(self.n)]},
             {"label": "Turn", "values": [f"{self.turn} / {self.game.max_turns}"]},
             {"label": "This turn", "values": [turn_text]},
         ]
@@ -904,7 +1120,10 @@ class NymbatState(TurnState):
             self,
             board={"kind": "hex", "cells": cells, "unbounded": False, "coords": "rows"},
             pieces=pieces,
-            players=[{"name": NAMES[i], "color": COLORS[i]} for i in (0, 1)],
+            players=[
+                {"name": names[i] + (" (resigned)" if self.resigned[i] else ""), "color": L.colors[i]}
+                for i in range(self.n)
+            ],
             highlights=highlights,
             panel=panel,
             actions=actions,
@@ -914,6 +1133,22 @@ class NymbatState(TurnState):
 
     def __str__(self) -> str:
         return text_diagram(self.render())
+
+
+_SHADES = {
+    PLAYER_COLORS["red"]: ("#e9b3ad", "#f6dcd8"),
+    PLAYER_COLORS["blue"]: ("#b3c6ec", "#dce5f7"),
+    PLAYER_COLORS["green"]: ("#b2d9bb", "#dcefe0"),
+    PLAYER_COLORS["yellow"]: ("#f1d98c", "#f9edc6"),
+}
+"""Board tints of each player colour: (home row, rest of the setup area)."""
+
+
+def _mix(a: str, b: str) -> str:
+    """The colour halfway between two ``#rrggbb`` colours, darkened a little (shared corner hexes)."""
+    ca = [int(a[i : i + 2], 16) for i in (1, 3, 5)]
+    cb = [int(b[i : i + 2], 16) for i in (1, 3, 5)]
+    return "#" + "".join(f"{int((x + y) / 2 * 0.88):02x}" for x, y in zip(ca, cb, strict=True))
 
 
 def _index(label: str, move: str) -> int:
@@ -929,7 +1164,7 @@ def _from_dict(game: NymbatGame, d: Mapping[str, Any]) -> NymbatState:
     where = "nymbat position"
     if not isinstance(d, Mapping):
         raise ValueError(f"a {where} must be a dict")
-    known = {"to_move", "pieces", "reserves", "delays", "first_turn_done", "turn", "last_mover", "in_turn"}
+    known = {"to_move", "pieces", "reserves", "delays", "first_turn_done", "turn", "last_mover", "in_turn", "resigned"}
     unknown = sorted(set(d) - known)
     if unknown:
         raise ValueError(f"{where}: unknown key {unknown[0]!r}; accepted keys: {', '.join(sorted(known))}")
@@ -937,7 +1172,9 @@ def _from_dict(game: NymbatGame, d: Mapping[str, Any]) -> NymbatState:
         if key not in d:
             raise ValueError(f"{where}: missing key {key!r}")
     st = NymbatState(game)
-    st.to_move = _player(d["to_move"], f"{where}: to_move")
+    players = game.players
+    names = game.layout.names
+    st.to_move = _player(d["to_move"], f"{where}: to_move", names)
     pieces = d["pieces"]
     if not isinstance(pieces, Mapping):
         raise ValueError(f"{where}: 'pieces' must map a hex to [owner, number]")
@@ -946,26 +1183,37 @@ def _from_dict(game: NymbatGame, d: Mapping[str, Any]) -> NymbatState:
             raise ValueError(f"{where}: piece hex {key!r} is not a hex of the board (rows a–o, side 8)")
         if not isinstance(val, list | tuple) or len(val) != 2:
             raise ValueError(f"{where}: piece {key}: expected [owner, number], got {val!r}")
-        owner = _player(val[0], f"{where}: piece {key} owner")
+        owner = _player(val[0], f"{where}: piece {key} owner", names)
         n = val[1]
         if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 6:
             raise ValueError(f"{where}: piece {key}: the number must be 1–6, not {n!r}")
         c = GRID.cell(key)
         st.own[owner] |= 1 << c
         st.num[c] = n
-    st.reserves = _pair(d["reserves"], f"{where}: reserves", 0, 10**6)
-    st.delays = _pair(d.get("delays", [0, 0]), f"{where}: delays", 0, 10**9)
-    fd = d.get("first_turn_done", [False, False])
-    if not isinstance(fd, list | tuple) or len(fd) != 2 or not all(isinstance(x, bool) for x in fd):
-        raise ValueError(f"{where}: first_turn_done must be two booleans, not {fd!r}")
+    st.reserves = _pair(d["reserves"], f"{where}: reserves", 0, 10**6, players)
+    st.delays = _pair(d.get("delays", [0] * players), f"{where}: delays", 0, 10**9, players)
+    fd = d.get("first_turn_done", [False] * players)
+    if not isinstance(fd, list | tuple) or len(fd) != players or not all(isinstance(x, bool) for x in fd):
+        raise ValueError(f"{where}: first_turn_done must be {players} booleans, not {fd!r}")
     st.first_done = list(fd)
+    rs = d.get("resigned", [False] * players)
+    if not isinstance(rs, list | tuple) or len(rs) != players or not all(isinstance(x, bool) for x in rs):
+        raise ValueError(f"{where}: resigned must be {players} booleans, not {rs!r}")
+    for q in range(players):
+        if rs[q] and (st.own[q] or st.reserves[q]):
+            raise ValueError(f"{where}: {names[q]} has resigned, so he has no piece on the board and reserve 0")
+    if rs.count(False) == 0:
+        raise ValueError(f"{where}: at least one player has not resigned")
+    st.resigned = list(rs)
     turn = d.get("turn", 0)
     if not isinstance(turn, int) or isinstance(turn, bool) or not 0 <= turn <= game.max_turns:
         raise ValueError(f"{where}: turn must be a whole number 0–{game.max_turns}, not {turn!r}")
     st.turn = turn
     lm = d.get("last_mover")
-    st.last_mover = None if lm is None else _player(lm, f"{where}: last_mover")
+    st.last_mover = None if lm is None else _player(lm, f"{where}: last_mover", names)
     it = d.get("in_turn")
+    if st.resigned[st.to_move] and (it is not None or st.resigned.count(False) > 1):
+        raise ValueError(f"{where}: {names[st.to_move]} has resigned, so he is never to move")
     if it is None:
         st._settle()
         return st
@@ -981,7 +1229,7 @@ def _from_dict(game: NymbatGame, d: Mapping[str, Any]) -> NymbatState:
         raise ValueError(f"{where}: in_turn key {extra[0]!r} does not belong to phase {phase!r}")
     if phase == "penalty":
         if st.reserves[p] != 0 or not st.own[p]:
-            raise ValueError(f"{where}: a penalty step needs reserve 0 and a piece of {NAMES[p]} on the board")
+            raise ValueError(f"{where}: a penalty step needs reserve 0 and a piece of {names[p]} on the board")
         st.phase = PENALTY
         return st
     if phase == "bring":
@@ -996,14 +1244,14 @@ def _from_dict(game: NymbatGame, d: Mapping[str, Any]) -> NymbatState:
             raise ValueError(f"{where}: nothing more can be brought in, so the turn would already have ended")
         return st
     if not st.first_done[p]:
-        raise ValueError(f"{where}: {NAMES[p]} cannot move a group on his first turn")
+        raise ValueError(f"{where}: {names[p]} cannot move a group on his first turn")
     speed = it.get("speed")
     if not isinstance(speed, int) or isinstance(speed, bool) or not 1 <= speed <= 6:
         raise ValueError(f"{where}: in_turn speed must be 1–6, not {speed!r}")
     unmoved = _cells(it.get("unmoved"), f"{where}: in_turn unmoved")
     tracked = _cells(it.get("group"), f"{where}: in_turn group")
     if unmoved & ~st.own[p] or tracked & ~st.own[p]:
-        raise ValueError(f"{where}: in_turn unmoved/group must be hexes holding {NAMES[p]} pieces")
+        raise ValueError(f"{where}: in_turn unmoved/group must be hexes holding {names[p]} pieces")
     if unmoved & ~tracked:
         raise ValueError(f"{where}: in_turn unmoved pieces must also be listed in group")
     sd = it.get("start_distance")
@@ -1016,8 +1264,10 @@ def _from_dict(game: NymbatGame, d: Mapping[str, Any]) -> NymbatState:
     st.speed, st.unmoved, st.tracked, st.start_dist, st.captured = speed, unmoved, tracked, sd, cap
     brk = it.get("breakthrough")
     if brk is not None:
-        if not isinstance(brk, Mapping) or set(brk) != {"hex", "budget"}:
-            raise ValueError(f"{where}: in_turn breakthrough must be {{'hex': ..., 'budget': ...}}")
+        keys = {"hex", "budget"} if players == 2 else {"hex", "budget", "defender"}
+        if not isinstance(brk, Mapping) or set(brk) != keys:
+            form = ", ".join(f"'{k}': ..." for k in sorted(keys))
+            raise ValueError(f"{where}: in_turn breakthrough must be {{{form}}}")
         h = brk["hex"]
         if not isinstance(h, str) or not GRID.has_label(h):
             raise ValueError(f"{where}: breakthrough hex {h!r} is not a hex of the board")
@@ -1025,6 +1275,9 @@ def _from_dict(game: NymbatGame, d: Mapping[str, Any]) -> NymbatState:
         if not isinstance(b, int) or isinstance(b, bool) or not 1 <= b <= 6:
             raise ValueError(f"{where}: breakthrough budget must be 1–6, not {b!r}")
         st.brk_cell, st.brk_budget = GRID.cell(h), b
+        st.brk_owner = 1 - p if players == 2 else _player(brk["defender"], f"{where}: breakthrough defender", names)
+        if st.brk_owner == p:
+            raise ValueError(f"{where}: the breakthrough defender cannot be the player to move")
         if not st._removable():
             raise ValueError(f"{where}: the breakthrough at {h} has nothing left to remove")
     if not st._has_step():
@@ -1032,19 +1285,23 @@ def _from_dict(game: NymbatGame, d: Mapping[str, Any]) -> NymbatState:
     return st
 
 
-def _player(v: Any, where: str) -> int:
-    if v not in (0, 1) or isinstance(v, bool):
-        raise ValueError(f"{where} must be 0 (Red) or 1 (Blue), not {v!r}")
+def _player(v: Any, where: str, names: tuple[str, ...] = NAMES) -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < len(names):
+        seats = " or ".join(f"{i} ({name})" for i, name in enumerate(names))
+        if len(names) > 2:
+            seats = ", ".join(f"{i} ({name})" for i, name in enumerate(names))
+        raise ValueError(f"{where} must be {seats}, not {v!r}")
     return int(v)
 
 
-def _pair(v: Any, where: str, lo: int, hi: int) -> list[int]:
+def _pair(v: Any, where: str, lo: int, hi: int, count: int = 2) -> list[int]:
     if (
         not isinstance(v, list | tuple)
-        or len(v) != 2
+        or len(v) != count
         or not all(isinstance(x, int) and not isinstance(x, bool) and lo <= x <= hi for x in v)
     ):
-        raise ValueError(f"{where} must be two whole numbers from {lo} to {hi}, not {v!r}")
+        words = "two" if count == 2 else str(count)
+        raise ValueError(f"{where} must be {words} whole numbers from {lo} to {hi}, not {v!r}")
     return [int(x) for x in v]
 
 

@@ -79,9 +79,11 @@ def test_random_playout_reaches_the_end(spec: str, seed: int) -> None:
     *_, last = playout(spec, seed, every=10**9)
     assert last.is_terminal() and last.current_player() == TERMINAL
     r = last.returns()
-    assert len(r) == last.game.num_players and sorted(r) in ([-1.0, 1.0], [0.0, 0.0])
+    n = last.game.num_players
+    # a win is +1 for the winner and -1/(n-1) for every other player (-1 with two); a draw all 0
+    assert len(r) == n and (r == [0.0] * n or sorted(r) == [-1.0 / (n - 1)] * (n - 1) + [1.0])
     w = last.winner()
-    assert (w is None) == (r == [0.0, 0.0]) and (w is None or r[w] == 1.0)
+    assert (w is None) == (r == [0.0] * n) and (w is None or r[w] == 1.0)
     assert last.legal_moves() == [] and last.legal_actions() == []
     with pytest.raises(IllegalMove):
         last.play("pass")
@@ -260,7 +262,7 @@ def test_random_action_refuses_a_player_not_to_move_and_a_finished_game(spec: st
         if cp >= 0:
             assert state.random_action(rng) in state.legal_actions()
             with pytest.raises(IllegalMove):
-                state.random_action(rng, 1 - cp)
+                state.random_action(rng, (cp + 1) % state.game.num_players)
         elif cp == TERMINAL:
             with pytest.raises(IllegalMove):
                 state.random_action(rng)
