@@ -139,7 +139,7 @@ def test_shared_setup_hexes_near_the_corners_belong_to_both_players() -> None:
 def test_a_piece_never_passes_through_and_may_end_on_each_opponents_piece(opponent: int) -> None:
     """RULES.md: 'Every other player's piece is an opponent piece: a piece never passes through
     one, and ending on one attacks it.'"""
-    ring = "g7 g8 h7 h9 i7 i8".split()
+    ring = ["g7", "g8", "h7", "h9", "i7", "i8"]
     st = position({"h8": (RED, 6), **{h: (opponent, 1) for h in ring}})
     assert destinations(st, "h8") == set(ring)  # attacks on the ring, nothing beyond it
     st.play("h8-g8")
@@ -149,7 +149,7 @@ def test_a_piece_never_passes_through_and_may_end_on_each_opponents_piece(oppone
 
 def test_a_ring_of_three_different_opponents_blocks_like_one() -> None:
     """RULES.md: 'Every other player's piece is an opponent piece: a piece never passes through one.'"""
-    ring = dict(zip("g7 g8 h7 h9 i7 i8".split(), [GREEN, BLUE, YELLOW, GREEN, BLUE, YELLOW], strict=True))
+    ring = dict(zip(["g7", "g8", "h7", "h9", "i7", "i8"], [GREEN, BLUE, YELLOW, GREEN, BLUE, YELLOW], strict=True))
     st = position({"h8": (RED, 6), **{h: (o, 1) for h, o in ring.items()}})
     assert destinations(st, "h8") == set(ring)
 
