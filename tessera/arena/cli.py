@@ -2,6 +2,11 @@
 
 ``tessera match GAME AGENT_A AGENT_B --games N --seconds S [--iterations I] [--json] [--seed K] [--jobs J]``
 
+For a game of more than two players list one agent per seat
+(``tessera match 'nymbat(players=4)' level3 level2 level2 level2``): seats
+rotate from game to game, and the table gives each agent's wins, draws and
+losses in total and per seat.
+
 Plays a match (seats alternated), shows a progress bar on stderr (rich or tqdm
 when installed, plain text otherwise), then prints a win/draw/loss table with
 95 % confidence intervals — or, with ``--json``, the result as JSON on stdout.
@@ -17,7 +22,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tessera.arena.match import GameRecord, MatchResult, play_match
+from tessera.arena.match import GameRecord, MatchResult, SeatsRecord, SeatsResult, play_match, play_seats
+from tessera.core.registry import load_game
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -34,6 +40,12 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("game", metavar="GAME", help="game string, e.g. nume or 'ikabegama(distance=4)'")
     p.add_argument("agent_a", metavar="AGENT_A", help="agent spec, e.g. mcts or level5")
     p.add_argument("agent_b", metavar="AGENT_B", help="agent spec, e.g. random")
+    p.add_argument(
+        "more_agents",
+        metavar="AGENT",
+        nargs="*",
+        help="games of more than two players: the agents of the further seats (one agent per seat, seats rotated)",
+    )
     p.add_argument("--games", "-n", type=_positive_int, default=10, help="number of games (default 10)")
     p.add_argument("--seconds", "-s", type=_non_negative_float, default=None, help="time per move (seconds)")
     p.add_argument("--iterations", "-i", type=_positive_int, default=None, help="iterations per move")
@@ -169,8 +181,78 @@ def format_table(res: MatchResult) -> str:
     return "\n".join(lines)
 
 
+def format_seats_table(res: SeatsResult) -> str:
+    """The plain-text table of a seat-rotated match: each agent's results in total and per seat."""
+    budget = []
+    if res.seconds is not None:
+        budget.append(f"{res.seconds:g} s/move")
+    if res.iterations is not None:
+        budget.append(f"{res.iterations} iterations/move")
+    n = len(res.agents)
+    lines = [
+        f"{res.game}: {' / '.join(res.agents)} ({n} seats, rotated), {res.games} games, "
+        f"{', '.join(budget) or 'default budgets'}, seed {res.seed}",
+        "",
+        f"{'agent':24}{'games':>7}{'wins':>7}{'draws':>7}{'losses':>8}  win rate (95% CI)   W/D/L by seat",
+    ]
+    for k, name in enumerate(res.agents):
+        c = res.counts(k)
+        lo, hi = res.win_ci(k)
+        rate = c["wins"] / res.games if res.games else 0.0
+        seats = "  ".join(f"{s}: {r['wins']}/{r['draws']}/{r['losses']}" for s, r in enumerate(res.by_seat(k)))
+        label = f"{k + 1}. {name}"[:23]
+        lines.append(
+            f"{label:24}{c['games']:>7}{c['wins']:>7}{c['draws']:>7}{c['losses']:>8}  "
+            f"{100 * rate:5.1f}% ({100 * lo:.0f}–{100 * hi:.0f}%)   {seats}"
+        )
+    for r in res.records:
+        if r.error:
+            lines.append(f"forfeit in game {r.index + 1}: {r.error}")
+    return "\n".join(lines)
+
+
+def _run_seats(args: argparse.Namespace, agents: list[str]) -> int:
+    def progress(rec: SeatsRecord, done: int, total: int) -> None:
+        if args.no_progress:
+            return
+        winners = [agents[k] for k, sc in enumerate(rec.scores) if sc == 1.0]
+        what = f"agent {rec.scores.index(1.0) + 1} ({winners[0]}) wins" if winners else "draw"
+        print(
+            f"[{done}/{total}] game {rec.index + 1}: {what} ({rec.plies} plies, {rec.seconds:.1f} s)", file=sys.stderr
+        )
+
+    try:
+        res = play_seats(
+            args.game,
+            agents,
+            games=args.games,
+            seconds=args.seconds,
+            iterations=args.iterations,
+            seed=args.seed,
+            jobs=args.jobs,
+            keep_moves=bool(args.json and args.moves),
+            progress=progress,
+        )
+    except ValueError as e:
+        print(f"tessera match: error: {e}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(res.to_dict(), indent=2))
+    else:
+        print(format_seats_table(res))
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the ``match`` command; the exit code is 0, or 2 on bad input."""
+    more = list(getattr(args, "more_agents", None) or [])
+    try:
+        players = load_game(args.game).num_players
+    except ValueError as e:
+        print(f"tessera match: error: {e}", file=sys.stderr)
+        return 2
+    if players != 2 or more:
+        return _run_seats(args, [args.agent_a, args.agent_b, *more])
     label = f"{args.game}: {args.agent_a} vs {args.agent_b}"
     try:
         progress = _Progress(args.games, label, enabled=not args.no_progress)
@@ -208,4 +290,4 @@ def main(argv: Sequence[str] | None = None) -> int:
     return int(args.func(args))
 
 
-__all__ = ["format_table", "main", "register", "run"]
+__all__ = ["format_seats_table", "format_table", "main", "register", "run"]

@@ -1,10 +1,12 @@
-"""Matches between two agents: seats alternated, win/draw/loss counts, 95 % confidence intervals.
+"""Matches: two agents with seats alternated, or one agent per seat with seats rotated (any number of players).
 
 Game ``i`` of a match is played with agent A in seat ``i % 2`` and with the
 deal seed ``seed + i // 2`` (dealt games, Nibble, see the same deal from both
 seats); each agent gets its own generator seeded from ``seed``, ``i`` and its
 seat, so a match with ``iterations`` budgets is reproducible.  An agent that
 returns an illegal move (or raises) forfeits that game; the record says why.
+Games of more than two players (four-player Nymbat) use :func:`play_seats`:
+one agent listed per seat, seats rotated, win/draw/loss per agent and per seat.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -284,7 +286,12 @@ def play_match(
     defaults).  ``jobs > 1`` plays games in that many processes.
     ``progress(record, done, total)`` is called after every game.
     """
-    load_game(game_spec)  # fail early on a bad game string
+    n = load_game(game_spec).num_players  # fail early on a bad game string
+    if n != 2:
+        raise ValueError(
+            f"{game_spec} is a game of {n} players: list one agent per seat (play_seats, or "
+            f"'tessera match GAME AGENT×{n}')"
+        )
     for a in (agent_a, agent_b):
         if isinstance(a, str):
             make_agent(a)  # fail early on a bad spec
@@ -322,4 +329,210 @@ def play_match(
     )
 
 
-__all__ = ["Z95", "GameRecord", "MatchResult", "play_game", "play_match", "wilson_interval"]
+# -- games of any number of players: agents listed per seat, seats rotated --------------------
+
+
+@dataclass
+class SeatsRecord:
+    """One game of a seat-rotated match (:func:`play_seats`); lists are by agent (as listed) unless named by seat."""
+
+    index: int
+    """Position in the match (0-based)."""
+    seats: list[int]
+    """The seat (player index) each agent played."""
+    deal_seed: int
+    """Seed of ``new_initial_state``."""
+    scores: list[float]
+    """Per agent: 1 win, 0.5 draw (or another player's forfeit), 0 loss."""
+    returns: list[float]
+    """``state.returns()`` by seat (a forfeit: −1 for the offender, the rest shared by the others)."""
+    plies: int
+    """Moves (steps) played."""
+    seconds: float
+    """Wall time of the game."""
+    think: list[float]
+    """Total thinking time of each agent."""
+    moves: list[str] = field(default_factory=list)
+    """The moves as ``history()`` strings."""
+    error: str | None = None
+    """Why the game was forfeited, if it was."""
+    agents: list[str] = field(default_factory=list)
+    """What each agent really was (``level5=mcts``)."""
+
+
+@dataclass
+class SeatsResult:
+    """The outcome of a seat-rotated match, per agent and per seat."""
+
+    game: str
+    agents: list[str]
+    seconds: float | None
+    iterations: int | None
+    seed: int
+    records: list[SeatsRecord]
+
+    @property
+    def games(self) -> int:
+        """Games played."""
+        return len(self.records)
+
+    def counts(self, agent: int, seat: int | None = None) -> dict[str, int]:
+        """Games, wins, draws and losses of the ``agent``-th agent (in ``seat`` only, if given)."""
+        rs = [r for r in self.records if seat is None or r.seats[agent] == seat]
+        return {
+            "games": len(rs),
+            "wins": sum(r.scores[agent] == 1.0 for r in rs),
+            "draws": sum(r.scores[agent] == 0.5 for r in rs),
+            "losses": sum(r.scores[agent] == 0.0 for r in rs),
+        }
+
+    def win_ci(self, agent: int) -> tuple[float, float]:
+        """95 % Wilson interval of the ``agent``-th agent's win rate."""
+        return wilson_interval(self.counts(agent)["wins"], self.games)
+
+    def by_seat(self, agent: int) -> list[dict[str, int]]:
+        """Win/draw/loss counts of the ``agent``-th agent in each seat."""
+        n = len(self.agents)
+        return [self.counts(agent, seat) for seat in range(n)]
+
+    def to_dict(self, *, with_games: bool = True) -> dict[str, Any]:
+        """JSON-able summary (and the games, unless ``with_games=False``)."""
+        d: dict[str, Any] = {
+            "game": self.game,
+            "agents": list(self.agents),
+            "seconds": self.seconds,
+            "iterations": self.iterations,
+            "seed": self.seed,
+            "games": self.games,
+            "results": [
+                {
+                    "agent": name,
+                    **self.counts(k),
+                    "win_rate": self.counts(k)["wins"] / self.games if self.games else 0.0,
+                    "win_ci95": list(self.win_ci(k)),
+                    "by_seat": self.by_seat(k),
+                }
+                for k, name in enumerate(self.agents)
+            ],
+            "forfeits": sum(1 for r in self.records if r.error),
+            "mean_plies": (sum(r.plies for r in self.records) / self.games) if self.games else 0.0,
+        }
+        if with_games:
+            d["records"] = [asdict(r) for r in self.records]
+        return d
+
+
+def _run_seats(task: tuple[str, list[str | Agent], int, float | None, int | None, int, bool]) -> SeatsRecord:
+    game_spec, specs, index, seconds, iterations, seed, keep_moves = task
+    n = len(specs)
+    seats = [(k + index) % n for k in range(n)]
+    deal_seed = seed + index // n
+    made = [make_agent(s) for s in specs]
+    by_seat: list[Agent] = [made[0]] * n
+    for k, agent in enumerate(made):
+        by_seat[seats[k]] = agent
+    rngs = [random.Random(f"{seed}/{index}/{p}") for p in range(n)]
+    t0 = time.perf_counter()
+    state, think, error, offender = play_game(
+        game_spec, by_seat, seconds=seconds, iterations=iterations, deal_seed=deal_seed, rngs=rngs
+    )
+    elapsed = time.perf_counter() - t0
+    if error is not None:
+        if offender is None:
+            returns, scores = [0.0] * n, [0.5] * n
+        else:
+            returns = [1.0 / (n - 1)] * n
+            returns[offender] = -1.0
+            scores = [0.0 if seats[k] == offender else 0.5 for k in range(n)]
+    else:
+        returns = list(state.returns())
+        w = state.winner()
+        scores = [0.5 if w is None else 1.0 if seats[k] == w else 0.0 for k in range(n)]
+    return SeatsRecord(
+        index=index,
+        seats=seats,
+        deal_seed=deal_seed,
+        scores=scores,
+        returns=returns,
+        plies=state.move_number(),
+        seconds=elapsed,
+        think=[think[seats[k]] for k in range(n)],
+        moves=[m for _, m in state.history()] if keep_moves else [],
+        error=error,
+        agents=[_label(a, state) for a in made],
+    )
+
+
+def play_seats(
+    game_spec: str,
+    agents: Sequence[str | Agent],
+    games: int = 8,
+    seconds: float | None = None,
+    iterations: int | None = None,
+    seed: int = 0,
+    jobs: int = 1,
+    keep_moves: bool = False,
+    progress: Callable[[SeatsRecord, int, int], None] | None = None,
+) -> SeatsResult:
+    """Play ``games`` games of a game of any number of players, one agent listed per seat.
+
+    Seats rotate: in game ``i`` the ``k``-th agent plays seat ``(k + i) % n``,
+    so ``games`` a multiple of ``n`` gives every agent every seat equally
+    often; the deal seed is ``seed + i // n``.  A win scores 1, a draw 0.5
+    (and so does another player's forfeit), a loss 0.  To compare two agents
+    in a four-player game, list one against three copies of the other
+    (``["level3", "level2", "level2", "level2"]``): an equal agent wins a
+    quarter of the games.
+    """
+    game = load_game(game_spec)  # fail early on a bad game string
+    n = game.num_players
+    specs = list(agents)
+    if len(specs) != n:
+        raise ValueError(f"{game} has {n} seats: list {n} agents, one per seat (got {len(specs)})")
+    for a in specs:
+        if isinstance(a, str):
+            make_agent(a)  # fail early on a bad spec
+    if not isinstance(games, int) or games < 1:
+        raise ValueError(f"games must be a positive integer, not {games!r}")
+    if not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be a positive integer, not {jobs!r}")
+    tasks = [(game_spec, specs, i, seconds, iterations, seed, keep_moves) for i in range(games)]
+    records: list[SeatsRecord] = []
+    if jobs == 1:
+        for t in tasks:
+            rec = _run_seats(t)
+            records.append(rec)
+            if progress:
+                progress(rec, len(records), games)
+    else:
+        import multiprocessing as mp
+
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("fork")) as pool:
+            futures = [pool.submit(_run_seats, t) for t in tasks]
+            for fut in as_completed(futures):
+                rec = fut.result()
+                records.append(rec)
+                if progress:
+                    progress(rec, len(records), games)
+    records.sort(key=lambda r: r.index)
+    return SeatsResult(
+        game=str(game),
+        agents=[_agent_name(a) for a in specs],
+        seconds=seconds,
+        iterations=iterations,
+        seed=seed,
+        records=records,
+    )
+
+
+__all__ = [
+    "Z95",
+    "GameRecord",
+    "MatchResult",
+    "SeatsRecord",
+    "SeatsResult",
+    "play_game",
+    "play_match",
+    "play_seats",
+    "wilson_interval",
+]

@@ -91,3 +91,45 @@ def test_register_sets_func_on_a_subparsers_object() -> None:
     register(sub)
     args = parser.parse_args(["match", TINY, "random", "random", "--games", "2", "--no-progress", "--json"])
     assert callable(args.func) and args.games == 2 and args.json
+
+
+FOUR = "nymbat(players=4,reserve=16,first_limit=10,max_turns=300)"
+
+
+def test_seats_match_rotates_every_agent_over_every_seat() -> None:
+    """Issue 16: games of any number of players, agents listed per seat, seats rotated."""
+    from tessera.arena import play_seats
+
+    res = play_seats(FOUR, ["greedy", "random", "random(seed=1)", "random(seed=2)"], games=4, seed=2)
+    assert [r.seats for r in res.records] == [[0, 1, 2, 3], [1, 2, 3, 0], [2, 3, 0, 1], [3, 0, 1, 2]]
+    for k in range(4):
+        assert [row["games"] for row in res.by_seat(k)] == [1, 1, 1, 1]
+    for r in res.records:
+        assert r.error is None and sum(r.returns) == pytest.approx(0.0)
+        assert sorted(r.scores) in ([0.0, 0.0, 0.0, 1.0], [0.5] * 4)
+        w = [k for k in range(4) if r.scores[k] == 1.0]
+        assert not w or r.returns[r.seats[w[0]]] == 1.0
+    total = [res.counts(k) for k in range(4)]
+    assert sum(c["wins"] for c in total) + sum(c["draws"] for c in total) // 4 == 4
+    d = res.to_dict()
+    assert json.loads(json.dumps(d))["results"][0]["by_seat"] == res.by_seat(0)
+
+
+def test_seats_match_needs_one_agent_per_seat() -> None:
+    """A four-player game needs four agents; a two-agent match of it is refused with the reason."""
+    from tessera.arena import play_seats
+
+    with pytest.raises(ValueError, match="4 seats: list 4 agents"):
+        play_seats(FOUR, ["random", "random"], games=1)
+    with pytest.raises(ValueError, match="list one agent per seat"):
+        play_match(FOUR, "random", "random", games=1)
+
+
+def test_match_command_with_four_agents_prints_win_draw_loss_per_seat(capsys: pytest.CaptureFixture[str]) -> None:
+    """`tessera match 'nymbat(players=4)' A B C D` prints each agent's W/D/L in total and by seat."""
+    assert main(["match", FOUR, "greedy", "random", "random", "random", "--games", "4", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "4 seats, rotated" in out and "W/D/L by seat" in out
+    assert out.count("0: ") == 4
+    assert main(["match", FOUR, "greedy", "random", "--games", "1"]) == 2
+    assert "list 4 agents" in capsys.readouterr().err
