@@ -1,7 +1,8 @@
-"""The ``tessera`` command: list, rules, play, bench — plus match and serve.
+"""The ``tessera`` command: list, rules, play, bench — plus match, serve, tournament and balance.
 
-``match`` comes from :mod:`tessera.arena.cli` and ``serve`` from
-:mod:`tessera.server.cli`; each registers its own sub-command, so this module
+``match`` comes from :mod:`tessera.arena.cli`, ``serve`` from
+:mod:`tessera.server.cli`, ``tournament`` and ``balance`` from
+:mod:`tessera.lab.cli`; each registers its own sub-command, so this module
 stays small and the core CLI needs no optional dependency.
 """
 
@@ -20,7 +21,7 @@ import tessera
 from tessera.core.game import SIMULTANEOUS, TERMINAL, Game, IllegalMove, State
 from tessera.core.registry import game_class
 
-PLUGINS = ("tessera.arena.cli", "tessera.server.cli")
+PLUGINS = ("tessera.arena.cli", "tessera.server.cli", "tessera.lab.cli")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -83,18 +84,22 @@ def _load_plugin(sub: Any, module: str) -> None:
         if e.name and (e.name == module or module.startswith(e.name + ".")):
             return  # not part of this installation
         missing = e.name
-        command = {"tessera.arena.cli": "match", "tessera.server.cli": "serve"}[module]
-        p = sub.add_parser(command, help=f"(needs {missing}: pip install 'tessera[server]')")
+        commands = {"tessera.arena.cli": ["match"], "tessera.server.cli": ["serve"]}.get(
+            module, ["tournament", "balance"]
+        )
+        extra = "lab" if module == "tessera.lab.cli" else "server"
+        for command in commands:
+            p = sub.add_parser(command, help=f"(needs {missing}: pip install 'tessera[{extra}]')")
 
-        def explain(args: argparse.Namespace) -> int:
-            print(
-                f"tessera {command}: the Python package {missing!r} is missing; "
-                "install the extras: pip install -e '.[server]'",
-                file=sys.stderr,
-            )
-            return 2
+            def explain(args: argparse.Namespace, command: str = command) -> int:
+                print(
+                    f"tessera {command}: the Python package {missing!r} is missing; "
+                    f"install the extras: pip install -e '.[{extra}]'",
+                    file=sys.stderr,
+                )
+                return 2
 
-        p.set_defaults(func=explain)
+            p.set_defaults(func=explain)
         return
     mod.register(sub)
 

@@ -7,7 +7,14 @@ import importlib
 
 import pytest
 
-MODULES = ["tessera", "tessera.core.registry", "tessera.core.game", "tessera.core.geometry"]
+MODULES = [
+    "tessera",
+    "tessera.core.registry",
+    "tessera.core.game",
+    "tessera.core.geometry",
+    "tessera.lab.stats",
+    "tessera.lab.runner",
+]
 
 
 @pytest.mark.parametrize("name", MODULES)

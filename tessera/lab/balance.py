@@ -1,0 +1,516 @@
+"""Balance: self-play of one agent in every seat, per parameter setting, and the fair value of a parameter.
+
+Per setting (each combination of the ``--vary`` values) :func:`run_balance` reports:
+
+* each seat's win rate with its 95 % Wilson interval, and the draw rate;
+* game length in plies: mean and quartiles;
+* the metrics Ludii reports (Browne's evaluation metrics), as defined here:
+  **balance** ``1 − (max − min)`` of the seats' win rates; **completion** the share of
+  games with a winner; **drawishness** the share of draws; **decisiveness** the mean
+  share of the game played after the result was decided (below); **duration** the mean
+  length in plies; **branching factor** the mean number of legal moves at sequential
+  plies, also by thirds of the game (opening, middle, end) — not defined at Nelaxtam's
+  simultaneous turns, whose orders are not enumerated;
+* **how early the result is decided**: the ply after which the eventual winner's
+  evaluation (``State.evaluate``) never trails any other player's — mean and quartiles,
+  in plies and as a share of the game.
+
+:func:`find_fair` searches the value of one numeric parameter at which seat 0's expected
+score is ½: round 1 plays an even grid over the range, every later round three values
+around the current estimate (± twice its standard error), all snapped to values the game
+accepts; the answer is the logistic-regression root over every game played, with
+Fieller's 95 % interval (:func:`tessera.lab.stats.fair_value`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from tessera.agents import make_agent
+from tessera.core.game import Game
+from tessera.core.registry import load_game, parse_game_string
+from tessera.lab.runner import GameResult, ProgressBar, ResultsFile, Task, run_tasks
+from tessera.lab.stats import FairValue, fair_value, quartiles, wilson_interval
+
+
+def game_string(name: str, params: dict[str, Any]) -> str:
+    """``nume(size=4,komi=2.5)`` from a name and parameters (in the order given)."""
+    if not params:
+        return name
+    return f"{name}({','.join(f'{k}={_fmt(v)}' for k, v in params.items())})"
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return f"{v:g}"
+    s = str(v)
+    return f"'{s}'" if "," in s else s
+
+
+def parse_vary(items: Sequence[str]) -> list[tuple[str, list[str]]]:
+    """``["komi=0.5,1.5", "size=3,4"]`` → ``[("komi", ["0.5", "1.5"]), ("size", ["3", "4"])]``."""
+    out: list[tuple[str, list[str]]] = []
+    for item in items:
+        key, eq, vals = item.partition("=")
+        key = key.strip().lower()
+        if not eq or not key:
+            raise ValueError(f"--vary {item!r}: expected PARAM=V1,V2,...")
+        values = [v.strip() for v in vals.split(",")] if vals.strip() else []
+        if not values or any(v == "" for v in values):
+            raise ValueError(f"--vary {item!r}: the list of values of {key!r} is empty")
+        if any(k == key for k, _ in out):
+            raise ValueError(f"--vary names {key!r} twice")
+        out.append((key, values))
+    return out
+
+
+def settings(game: str, vary: Sequence[tuple[str, list[str]]]) -> list[tuple[dict[str, Any], Game]]:
+    """Every combination of the varied values, each checked by loading the game (a refused value fails here)."""
+    name, base = parse_game_string(game)
+    for key, _ in vary:
+        if key in base:
+            raise ValueError(f"parameter {key!r} is both in {game!r} and in --vary")
+    out = []
+    keys = [k for k, _ in vary]
+    for combo in itertools.product(*(vals for _, vals in vary)):
+        setting = dict(zip(keys, combo, strict=True))
+        g = load_game(game_string(name, {**base, **setting}))
+        out.append((setting, g))
+    if not out:
+        out.append(({}, load_game(game)))
+    return out
+
+
+@dataclass
+class SettingStats:
+    """The balance figures of one setting."""
+
+    setting: dict[str, Any]
+    game: str
+    results: list[GameResult]
+    num_players: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every figure of the module docstring, JSON-able."""
+        rs = [r for r in self.results if r.error is None]
+        n = len(rs)
+        wins = [0] * self.num_players
+        draws = 0
+        for r in rs:
+            w = r.winner
+            if w is None:
+                draws += 1
+            else:
+                wins[w] += 1
+        rates = [wc / n if n else math.nan for wc in wins]
+        lengths = [float(r.plies) for r in rs]
+        q1, med, q3 = quartiles(lengths)
+        decided = [r for r in rs if r.decided_ply is not None]
+        dec_ply = [float(r.decided_ply or 0) for r in decided]
+        dec_frac = [(r.decided_ply or 0) / r.plies for r in decided if r.plies]
+        dq = quartiles(dec_ply)
+        bf_all = [b for r in rs for b in r.branching]
+        thirds: list[list[int]] = [[], [], []]
+        for r in rs:
+            m = len(r.branching)
+            for t, b in enumerate(r.branching):
+                thirds[min(2, 3 * t // max(1, m))].append(b)
+        seat0_score = (wins[0] + 0.5 * draws) / n if n else math.nan
+        return {
+            "setting": self.setting,
+            "game": self.game,
+            "games": n,
+            "forfeits": [{"key": r.key, "error": r.error} for r in self.results if r.error],
+            "seat_win_rate": rates,
+            "seat_win_ci95": [list(wilson_interval(wc, n)) for wc in wins],
+            "seat0_score": seat0_score,
+            "seat0_score_ci95": list(wilson_interval(wins[0] + 0.5 * draws, n)),
+            "draw_rate": draws / n if n else math.nan,
+            "draw_ci95": list(wilson_interval(draws, n)),
+            "length": {
+                "mean": sum(lengths) / n if n else math.nan,
+                "q1": q1,
+                "median": med,
+                "q3": q3,
+                "min": min(lengths) if lengths else math.nan,
+                "max": max(lengths) if lengths else math.nan,
+            },
+            "ludii": {
+                "balance": 1 - (max(rates) - min(rates)) if n else math.nan,
+                "completion": (n - draws) / n if n else math.nan,
+                "drawishness": draws / n if n else math.nan,
+                "decisiveness": (1 - sum(dec_frac) / len(dec_frac)) if dec_frac else None,
+                "duration": sum(lengths) / n if n else math.nan,
+                "branching_factor": (sum(bf_all) / len(bf_all)) if bf_all else None,
+                "branching_by_third": [sum(t) / len(t) if t else None for t in thirds],
+            },
+            "decided": {
+                "games": len(decided),
+                "mean_ply": sum(dec_ply) / len(dec_ply) if dec_ply else None,
+                "quartiles_ply": list(dq) if dec_ply else None,
+                "mean_share": sum(dec_frac) / len(dec_frac) if dec_frac else None,
+            },
+            "game_seconds": round(sum(r.seconds for r in self.results), 2),
+        }
+
+
+def balance_tasks(
+    setting_games: Sequence[tuple[dict[str, Any], Game]],
+    agent: str,
+    *,
+    games: int,
+    seconds: float | None,
+    iterations: int | None,
+    seed: int,
+    offset: int = 0,
+) -> list[Task]:
+    """Self-play tasks: ``games`` games per setting, agent ``agent`` in every seat, deal seeds ``seed + k``."""
+    tasks = []
+    for si, (setting, g) in enumerate(setting_games, start=offset):
+        gs = str(g)
+        label = ",".join(f"{k}={v}" for k, v in setting.items()) or gs
+        for k in range(games):
+            tasks.append(
+                Task(
+                    key=f"{si}/{k}",
+                    game=gs,
+                    seats=tuple(agent for _ in range(g.num_players)),
+                    seconds=seconds,
+                    iterations=iterations,
+                    deal_seed=seed + k,
+                    agent_seed=f"{seed}/{gs}/{k}",
+                    trace=True,
+                    group=label,
+                )
+            )
+    return tasks
+
+
+@dataclass
+class BalanceResult:
+    """The figures of every setting, and the fair-value search when there was one."""
+
+    game: str
+    agent: str
+    seconds: float | None
+    iterations: int | None
+    seed: int
+    settings: list[SettingStats]
+    find: dict[str, Any] | None = None
+    wall_seconds: float = 0.0
+    played_now: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able summary."""
+        d: dict[str, Any] = {
+            "kind": "balance",
+            "game": self.game,
+            "agent": self.agent,
+            "seconds": self.seconds,
+            "iterations": self.iterations,
+            "seed": self.seed,
+            "games": sum(len(s.results) for s in self.settings),
+            "settings": [s.to_dict() for s in self.settings],
+        }
+        if self.find is not None:
+            d["find"] = self.find
+        if self.played_now and self.wall_seconds > 0:
+            d["games_per_second"] = round(self.played_now / self.wall_seconds, 3)
+        return d
+
+
+def _check_agent(agent: str) -> None:
+    make_agent(agent)
+
+
+def run_balance(
+    game: str,
+    agent: str,
+    *,
+    vary: Sequence[str] = (),
+    games: int,
+    seconds: float | None = None,
+    iterations: int | None = None,
+    seed: int = 0,
+    jobs: int = 1,
+    ray_address: str | None = None,
+    out: str | None = None,
+    progress: bool = False,
+) -> BalanceResult:
+    """Self-play ``games`` games per setting and report the balance figures (resumable with ``out``)."""
+    import time
+
+    _check_agent(agent)
+    if not isinstance(games, int) or games < 1:
+        raise ValueError(f"games must be a positive integer, not {games!r}")
+    sg = settings(game, parse_vary(vary))
+    tasks = balance_tasks(sg, agent, games=games, seconds=seconds, iterations=iterations, seed=seed)
+    config = {
+        "kind": "balance",
+        "game": game,
+        "agent": agent,
+        "vary": list(vary),
+        "seconds": seconds,
+        "iterations": iterations,
+        "seed": seed,
+    }
+    store = ResultsFile(out, config)
+    before = sum(1 for t in tasks if t.key in store.done)
+    bar = ProgressBar(len(tasks), f"{game}: balance", enabled=progress)
+    t0 = time.perf_counter()
+    try:
+        results = run_tasks(tasks, store, jobs=jobs, ray_address=ray_address, progress=bar)
+    finally:
+        bar.close()
+    wall = time.perf_counter() - t0
+    by_group: dict[str, list[GameResult]] = {}
+    for r in results:
+        by_group.setdefault(r.key.split("/")[0], []).append(r)
+    stats = [
+        SettingStats(setting, str(g), by_group.get(str(i), []), g.num_players) for i, (setting, g) in enumerate(sg)
+    ]
+    return BalanceResult(
+        game=game,
+        agent=agent,
+        seconds=seconds,
+        iterations=iterations,
+        seed=seed,
+        settings=stats,
+        wall_seconds=wall,
+        played_now=len(results) - before,
+    )
+
+
+# -- the fair value of a parameter -----------------------------------------------------------
+
+
+def _snap(game: str, param: str, value: float) -> float | None:
+    """The nearest value of ``param`` the game accepts (its step and range), or ``None``."""
+    name, base = parse_game_string(game)
+    p = load_game(game).info.param(param)
+    if p.kind not in (int, float):
+        raise ValueError(f"--find {param}: the parameter is not numeric ({p.accepted()})")
+    step = p.step if p.step is not None else (1.0 if p.kind is int else None)
+    v = value
+    if step:
+        v = round(v / step) * step
+    if p.min is not None:
+        v = max(v, p.min)
+    if p.max is not None:
+        v = min(v, p.max)
+    if p.kind is int:
+        v = round(v)
+    try:
+        load_game(game_string(name, {**base, param: _fmt(int(v) if p.kind is int else float(v))}))
+    except ValueError:
+        return None
+    return float(v)
+
+
+def find_fair(
+    game: str,
+    agent: str,
+    param: str,
+    lo: float,
+    hi: float,
+    *,
+    games: int,
+    rounds: int = 3,
+    points: int = 5,
+    seconds: float | None = None,
+    iterations: int | None = None,
+    seed: int = 0,
+    jobs: int = 1,
+    ray_address: str | None = None,
+    out: str | None = None,
+    progress: bool = False,
+    play: Callable[[list[Task], ResultsFile], list[GameResult]] | None = None,
+) -> BalanceResult:
+    """Search the value of ``param`` in ``[lo, hi]`` where seat 0 scores ½ (see the module docstring).
+
+    ``play`` replaces the games (tests give a synthetic game with a known answer).
+    """
+    import time
+
+    _check_agent(agent)
+    if not (isinstance(games, int) and games >= 1 and isinstance(rounds, int) and rounds >= 1 and points >= 2):
+        raise ValueError("--find needs games >= 1, rounds >= 1 and points >= 2")
+    if not lo < hi:
+        raise ValueError(f"--find {param}: the range {lo:g}:{hi:g} is empty (low must be below high)")
+    name, base = parse_game_string(game)
+    if param in base:
+        raise ValueError(f"parameter {param!r} is both in {game!r} and in --find")
+    grid = [lo + (hi - lo) * i / (points - 1) for i in range(points)]
+    first = sorted({v for v in (_snap(game, param, x) for x in grid) if v is not None})
+    if len(first) < 2:
+        raise ValueError(f"--find {param}: the game accepts fewer than two values in {lo:g}:{hi:g}")
+    config = {
+        "kind": "find",
+        "game": game,
+        "agent": agent,
+        "param": param,
+        "range": [lo, hi],
+        "points": points,
+        "games": games,
+        "seconds": seconds,
+        "iterations": iterations,
+        "seed": seed,
+    }
+    store = ResultsFile(out, config)
+    int_kind = load_game(game).info.param(param).kind is int
+    rounds_log: list[dict[str, Any]] = []
+    fv: FairValue | None = None
+    all_results: dict[float, list[GameResult]] = {}
+    t0 = time.perf_counter()
+    before = len(store.done)
+    values = first
+    for rnd in range(rounds):
+        sg = [
+            ({param: v}, load_game(game_string(name, {**base, param: _fmt(int(v) if int_kind else v)}))) for v in values
+        ]
+        tasks = []
+        for vi, (setting, g) in enumerate(sg):
+            for t in balance_tasks(
+                [(setting, g)], agent, games=games, seconds=seconds, iterations=iterations, seed=seed + rnd * games
+            ):
+                k = t.key.split("/")[1]
+                tasks.append(replace(t, key=f"{rnd}/{vi}/{k}", agent_seed=f"{t.agent_seed}/{rnd}"))
+        bar = ProgressBar(len(tasks), f"{game}: find {param}, round {rnd + 1}/{rounds}", enabled=progress)
+        try:
+            if play is not None:
+                res = play(tasks, store)
+            else:
+                res = run_tasks(tasks, store, jobs=jobs, ray_address=ray_address, progress=bar)
+        finally:
+            bar.close()
+        for r in res:
+            vi = int(r.key.split("/")[1])
+            all_results.setdefault(values[vi], []).append(r)
+        xs, ys = _observations(all_results)
+        fv = fair_value(xs, ys)
+        rounds_log.append({"round": rnd + 1, "values": values, **fv.to_dict()})
+        if fv.estimate is None or not math.isfinite(fv.estimate):
+            centre, spread = (lo + hi) / 2, (hi - lo) / 4
+        else:
+            centre = min(hi, max(lo, fv.estimate))
+            var = _root_variance(fv)
+            spread = 2 * math.sqrt(var) if var is not None else (hi - lo) / 4
+            spread = min(max(spread, 1e-9), (hi - lo) / 2)
+        # The next round: the estimate and twice its standard error either side (values repeat when
+        # the game accepts no others nearby: they then get more games).
+        cand = [_snap(game, param, x) for x in (centre - spread, centre, centre + spread)]
+        values = sorted({v for v in cand if v is not None})
+    wall = time.perf_counter() - t0
+    assert fv is not None
+    setting_stats = [
+        SettingStats({param: v}, rs[0].game if rs else "", rs, len(rs[0].seats) if rs else 2)
+        for v, rs in sorted(all_results.items())
+    ]
+    return BalanceResult(
+        game=game,
+        agent=agent,
+        seconds=seconds,
+        iterations=iterations,
+        seed=seed,
+        settings=setting_stats,
+        find={"param": param, "range": [lo, hi], "tried": sorted(all_results), "rounds": rounds_log, **fv.to_dict()},
+        wall_seconds=wall,
+        played_now=len(store.done) - before,
+    )
+
+
+def _observations(by_value: dict[float, list[GameResult]]) -> tuple[list[float], list[float]]:
+    xs: list[float] = []
+    ys: list[float] = []
+    for v, rs in by_value.items():
+        for r in rs:
+            if r.error is not None:
+                continue
+            w = r.winner
+            xs.append(v)
+            ys.append(0.5 if w is None else 1.0 if w == 0 else 0.0)
+    return xs, ys
+
+
+def _root_variance(fv: FairValue) -> float | None:
+    """Delta-method variance of ``-a/b``."""
+    a, b = fv.fit.a, fv.fit.b
+    if b == 0:
+        return None
+    (vaa, vab), (_, vbb) = fv.fit.cov
+    x = -a / b
+    v = (vaa + 2 * x * vab + x * x * vbb) / (b * b)
+    return v if v > 0 and math.isfinite(v) else None
+
+
+def format_balance(res: BalanceResult) -> str:
+    """Plain-text table: one row per setting."""
+    budget = []
+    if res.seconds is not None:
+        budget.append(f"{res.seconds:g} s/move")
+    if res.iterations is not None:
+        budget.append(f"{res.iterations} iterations/move")
+    lines = [f"{res.game}: self-play of {res.agent}, {', '.join(budget) or 'default budget'}, seed {res.seed}", ""]
+    header = (
+        f"{'setting':<22}{'games':>6}  {'seat 0 wins (95% CI)':>22}  {'draws':>6}  {'length mean [q1 med q3]':>24}"
+        f"  {'balance':>7}  {'decided at':>10}  {'branching':>9}"
+    )
+    lines.append(header)
+    for s in res.settings:
+        d = s.to_dict()
+        label = ",".join(f"{k}={v}" for k, v in s.setting.items()) or "(defaults)"
+        if d["games"] == 0:
+            lines.append(f"{label:<22}{0:>6}")
+            continue
+        lo, hi = d["seat_win_ci95"][0]
+        ln = d["length"]
+        dec = d["decided"]["mean_share"]
+        bf = d["ludii"]["branching_factor"]
+        lines.append(
+            f"{label:<22}{d['games']:>6}  {100 * d['seat_win_rate'][0]:>6.1f}% ({100 * lo:4.1f}–{100 * hi:5.1f}%)  "
+            f"{100 * d['draw_rate']:>5.1f}%  {ln['mean']:>7.1f} [{ln['q1']:.0f} {ln['median']:.0f} {ln['q3']:.0f}]"
+            f"{'':>4}  {d['ludii']['balance']:>7.2f}  {'' if dec is None else f'{100 * dec:.0f}% in':>10}  "
+            f"{'' if bf is None else f'{bf:.1f}':>9}"
+        )
+        if s.num_players > 2:
+            rates = ", ".join(
+                f"seat {p}: {100 * r:.1f}% ({100 * c[0]:.1f}–{100 * c[1]:.1f})"
+                for p, (r, c) in enumerate(zip(d["seat_win_rate"], d["seat_win_ci95"], strict=True))
+            )
+            lines.append(f"{'':<22}{rates}")
+    if res.find is not None:
+        f = res.find
+        lines.append("")
+        est, ci = f["estimate"], f["ci95"]
+        if est is None:
+            lines.append(f"fair {f['param']}: no estimate (seat 0's score does not change with it)")
+        else:
+            civ = "unbounded — more games needed" if ci is None else f"{ci[0]:.2f} … {ci[1]:.2f}"
+            lines.append(f"fair {f['param']} (seat 0 scores ½): {est:.2f}, 95% CI {civ} (logistic fit, Fieller)")
+        b = f["bracket"]
+        lines.append(f"bracket from the tested values: {b[0]} … {b[1]}")
+    lines.append(
+        "(balance = 1 − spread of seat win rates; decided at = mean share of the game before the winner's "
+        "evaluation stops trailing; branching = mean legal moves per sequential ply)"
+    )
+    return "\n".join(lines)
+
+
+__all__ = [
+    "BalanceResult",
+    "SettingStats",
+    "balance_tasks",
+    "find_fair",
+    "format_balance",
+    "game_string",
+    "parse_vary",
+    "run_balance",
+    "settings",
+]
