@@ -17,8 +17,13 @@
   then score the position with ``state.evaluate`` (exact ``returns()`` when the
   game ends first).  ``rollout_cutoff=0`` is pure evaluation at the leaf; a
   negative cut-off plays random moves to the end.  Evaluations are in
-  [-1, 1] and the games are two-player zero-sum, so the position is scored
-  once, for player 0, and negated for player 1.
+  [-1, 1].  Two-player games are zero-sum, so the position is scored once,
+  for player 0, and negated for player 1.
+* **More than two players** (four-player Nymbat): *max-n*.  The leaf is
+  scored for every player (``returns()`` when the game is over, else
+  ``evaluate(p)`` for each ``p``) and each node on the path is credited with
+  the result of the player who moved into it, so every player picks the
+  children best for himself.
 * **Tree reuse**: after a search the agent keeps the root and a copy of its
   position; on the next call, if the new position's history extends the
   stored one (same game, the stored moves then the opponent's replies) and
@@ -193,6 +198,7 @@ class MCTSAgent(Agent):
     def _search(self, root_state: State, root: Node, budget: Budget, rng: random.Random, wide: bool) -> int:
         c = self.c
         cutoff = self.rollout_cutoff
+        players = root_state.game.num_players
         pw_k, pw_alpha = self.pw_k, self.pw_alpha
         log = math.log
         sqrt = math.sqrt
@@ -244,6 +250,17 @@ class MCTSAgent(Agent):
             while not state.is_terminal() and (cutoff < 0 or steps < cutoff):
                 state.apply_legal(state.random_action(rng))
                 steps += 1
+            if players > 2:  # max-n: each node gets the result of the player who moved into it
+                if state.is_terminal():
+                    rewards = list(state.returns())
+                else:
+                    rewards = [state.evaluate(p) for p in range(players)]
+                for nd in path:
+                    nd.n += 1
+                    if nd.mover >= 0:
+                        nd.w += rewards[nd.mover]
+                done += 1
+                continue
             if state.is_terminal():
                 r = state.returns()
                 v0 = r[0]

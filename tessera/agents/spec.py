@@ -37,7 +37,7 @@ AGENT_OPTIONS: dict[str, tuple[str, ...]] = {
     "mcts": ("c", "rollout_cutoff", "widen", "wide", "pw_k", "pw_alpha", "reuse", "sample", "seed"),
     "smmcts": ("c", "rollout_cutoff", "pw_k", "pw_alpha", "seed"),
     "alphabeta": ("max_depth", "width", "sample", "seed"),
-    "level": ("n", "game", "seed"),
+    "level": ("n", "game", "scale", "seed"),
 }
 """The options each agent name accepts."""
 
@@ -183,13 +183,20 @@ _DEFAULT_SEARCH = "mcts(c=0.7,rollout_cutoff=10)"
 _LEVEL5_SPEC: dict[str, str] = {}
 """Games where level 5 uses another algorithm than levels 3–4."""
 
+_MULTI_SPEC: dict[str, str] = {
+    # Games of more than two players (four-player Nymbat): max-n MCTS; alpha-beta is two-player negamax.
+    "nymbat": "mcts(c=0.7,rollout_cutoff=10)",
+}
+"""Search agent of levels 3–5 in the variants of more than two players."""
 
-def level(n: int, game: str | None = None) -> Level:
+
+def level(n: int, game: str | None = None, players: int = 2) -> Level:
     """The agent spec and default seconds per move of strength level ``n`` (1–5) in ``game``.
 
     1: greedy that plays a random move half of the time; 2: greedy;
     3: the game's search agent at 0.3 s; 4: the same at 1 s; 5: the game's best
-    agent at about 3 s.
+    agent at about 3 s.  With more than two ``players`` the search levels use
+    max-n MCTS (:data:`_MULTI_SPEC`).
     """
     if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 5:
         raise ValueError(f"strength level must be an integer from 1 to 5, not {n!r}")
@@ -200,52 +207,67 @@ def level(n: int, game: str | None = None) -> Level:
     spec = _SEARCH_SPEC.get(game or "", _DEFAULT_SEARCH)
     if n == 5:
         spec = _LEVEL5_SPEC.get(game or "", spec)
+    if players > 2:
+        spec = _MULTI_SPEC.get(game or "", _DEFAULT_SEARCH)
     return Level(spec, LEVEL_SECONDS[n])
+
+
+def level_key(state: State) -> str:
+    """The key a :class:`LevelAgent` files its per-game agent under (``nymbat``, ``nymbat/4``)."""
+    n = state.game.num_players
+    return state.game.name if n == 2 else f"{state.game.name}/{n}"
 
 
 class LevelAgent(Agent):
     """Strength level ``n`` (1–5): the per-game agent of :func:`level` with its default time.
 
     An explicit ``seconds``/``iterations`` passed to ``choose`` overrides the
-    level's default time.
+    level's default time; ``scale`` multiplies it (``level5(scale=0.1)``: the
+    level's agent at a tenth of its time, for quick ladder checks).
     """
 
-    def __init__(self, n: int, game: str | None = None, seed: int | None = None) -> None:
+    def __init__(self, n: int, game: str | None = None, seed: int | None = None, scale: float = 1.0) -> None:
         super().__init__(seed)
         level(n)  # validates n
+        if isinstance(scale, bool) or not isinstance(scale, int | float) or not 0 < scale <= 100:
+            raise ValueError(f"level: scale must be a number above 0 and at most 100, not {scale!r}")
+        self.scale = float(scale)
         self.n = n
         self.game = game
         self.seed = seed
-        self.name = f"level{n}" if game is None else f"level{n}(game={game})"
+        opts = ([f"game={game}"] if game is not None else []) + ([f"scale={scale:g}"] if scale != 1.0 else [])
+        self.name = f"level{n}" + (f"({','.join(opts)})" if opts else "")
         self._inner: dict[str, Agent] = {}
         if game is not None:
             self._agent_for(game)
 
-    def _agent_for(self, game: str) -> Agent:
-        if game not in self._inner:
-            lv = level(self.n, game)
+    def _agent_for(self, game: str, players: int = 2) -> Agent:
+        key = game if players == 2 else f"{game}/{players}"
+        if key not in self._inner:
+            lv = level(self.n, game, players)
             agent = make_agent(lv.spec)
-            agent.default_seconds = lv.seconds
+            agent.default_seconds = None if lv.seconds is None else lv.seconds * self.scale
             agent.rng = self.rng
-            self._inner[game] = agent
-        return self._inner[game]
+            self._inner[key] = agent
+        return self._inner[key]
 
     @property
     def default_seconds(self) -> float | None:  # type: ignore[override]
-        return LEVEL_SECONDS[self.n]
+        s = LEVEL_SECONDS[self.n]
+        return None if s is None else s * self.scale
 
     @default_seconds.setter
     def default_seconds(self, value: float | None) -> None:
         pass
 
     def _choose(self, state: State, budget: Budget, rng: Any) -> Action:
-        inner = self._agent_for(state.game.name)
+        inner = self._agent_for(state.game.name, state.game.num_players)
         out = inner._choose(state, budget, rng)
         self.stats = inner.stats
         return out
 
     def _choose_order(self, state: State, player: int, budget: Budget, rng: Any) -> str:
-        inner = self._agent_for(state.game.name)
+        inner = self._agent_for(state.game.name, state.game.num_players)
         out = inner._choose_order(state, player, budget, rng)
         self.stats = inner.stats
         return out
@@ -255,4 +277,4 @@ class LevelAgent(Agent):
             a.reset()
 
 
-__all__ = ["AGENT_OPTIONS", "LEVEL_SECONDS", "Level", "LevelAgent", "level", "make_agent", "parse_spec"]
+__all__ = ["AGENT_OPTIONS", "LEVEL_SECONDS", "Level", "LevelAgent", "level", "level_key", "make_agent", "parse_spec"]

@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from tessera.agents import Agent, LevelAgent, make_agent
+from tessera.agents.spec import level_key
 from tessera.core.game import SIMULTANEOUS, State
 from tessera.core.registry import load_game
 
@@ -262,7 +263,7 @@ def _run_one(task: tuple[str, str | Agent, str | Agent, int, float | None, int |
 
 def _label(agent: Agent, state: State) -> str:
     if isinstance(agent, LevelAgent):
-        inner = agent._inner.get(state.game.name)
+        inner = agent._inner.get(level_key(state))
         return f"{agent.name}={inner.name}" if inner is not None else agent.name
     return agent.name
 

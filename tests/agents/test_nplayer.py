@@ -1,0 +1,66 @@
+"""Agents in games of more than two players (four-player Nymbat; issue 16)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import tessera
+from tessera.agents import make_agent
+from tessera.agents.spec import level
+from tessera.arena import play_seats
+
+FOUR = tessera.load_game("nymbat(players=4)")
+
+
+def _showdown(to_move: int) -> tessera.State:
+    """``to_move`` has a 1 next to Blue's 1, every reserve is 0: attacking empties the board and wins
+    ('If the board is empty and every reserve is 0, the player who moved last wins')."""
+    return FOUR.state_from_dict(
+        {
+            "to_move": to_move,
+            "pieces": {"h8": [to_move, 1], "g8": [2, 1]},
+            "reserves": [0, 0, 0, 0],
+            "delays": [0, 0, 0, 0],
+            "first_turn_done": [True] * 4,
+        }
+    )
+
+
+@pytest.mark.parametrize("player", [0, 1, 3])
+def test_mcts_credits_each_player_his_own_result_max_n(player: int) -> None:
+    """Max-n: each node's statistics are the result of the player who moved into it, so Green and
+    Yellow (not only player 0) see their winning attack as worth +1 and take it."""
+    st = _showdown(player)
+    agent = make_agent("mcts(seed=1)")
+    move = st.action_to_string(agent.choose(st, iterations=300, rng=random.Random(0)))
+    assert move == "h8-g8"
+    assert agent.stats["value"] == pytest.approx(1.0)
+
+
+def test_search_levels_of_four_player_nymbat_use_max_n_mcts() -> None:
+    """Alpha-beta is two-player negamax: the four-player variant's levels 3–5 are MCTS."""
+    assert level(3, "nymbat").spec == "alphabeta"
+    for n in (3, 4, 5):
+        assert level(n, "nymbat", players=4).spec.startswith("mcts")
+    agent = make_agent("level3(scale=0.05)")
+    st = FOUR.new_initial_state()
+    rng = random.Random(3)
+    for _ in range(40):
+        if st.is_terminal():
+            break
+        st.apply_action(agent.choose(st, rng=rng))
+    assert "nymbat/4" in agent._inner and agent._inner["nymbat/4"].name.startswith("mcts")
+    assert agent.default_seconds == pytest.approx(0.3 * 0.05)
+    with pytest.raises(ValueError, match="scale"):
+        make_agent("level3(scale=0)")
+
+
+def test_every_level_finishes_a_four_player_game_with_legal_moves() -> None:
+    """Levels 1–5 all play four-player Nymbat to the end (tiny budgets), seats rotated."""
+    game = "nymbat(players=4,reserve=12,first_limit=8,max_turns=120)"
+    res = play_seats(game, ["level1", "level2", "level4", "level5"], games=1, iterations=15, seed=4)
+    rec = res.records[0]
+    assert rec.error is None
+    assert rec.returns == [0.0] * 4 or sorted(rec.returns) == [-1 / 3] * 3 + [1.0]
