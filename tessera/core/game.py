@@ -26,6 +26,7 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any, ClassVar, TypeVar
 
 SIMULTANEOUS = -2
@@ -118,12 +119,16 @@ class Param:
                     raise ValueError
                 if isinstance(value, int | float):
                     v = float(value)
+                    if isinstance(value, int) and v != value:  # 2**60+1 would silently become 2**60
+                        raise ValueError
                 elif isinstance(value, str):
                     v = float(value.strip())
                 else:
                     raise ValueError
                 if v != v or v in (float("inf"), float("-inf")):
                     raise ValueError
+                if self.step is not None and isinstance(value, str) and Decimal(value.strip()) != Decimal(v):
+                    raise ValueError  # '0.50000000000000001' would silently become 0.5
             else:
                 if not isinstance(value, str):
                     raise ValueError

@@ -381,6 +381,8 @@ class NelaxtamState(State):
             raise IllegalMove(
                 f"{tok!r} is not an order token: write 3= (hold), 3>d5 (move), 3xd6 (destroy) or 3@a3 (place)"
             )
+        if len(m.group(1)) > 6:  # a huge number is refused without converting it (int() stops at 4,300 digits)
+            raise IllegalMove(f"{m.group(1)[:8]}…: there is no such troop; troops are numbered 1 to {g.ntroops}")
         num, op, rest = int(m.group(1)), m.group(2), m.group(3)
         if not 1 <= num <= g.ntroops:
             raise IllegalMove(f"{tok!r}: there is no troop {num}; troops are numbered 1 to {g.ntroops}")

@@ -118,6 +118,9 @@ NO_COLOUR = ("#8a8a8a", "#c9c9c9")
 FIRST_MOVE_EDGE = 0.5
 """Points Black's first move is assumed to be worth (the seed suggests a half-point komi for Black)."""
 
+KOMI_MAX = 10_000.0
+"""The largest komi accepted (far above any board's score; every multiple of 0.5 up to it is exact)."""
+
 BID, CHOOSE, PLAY = 0, 1, 2
 """Phases: player 0 bids komi, player 1 chooses a colour, then stones are placed."""
 
@@ -149,6 +152,7 @@ INFO = GameInfo(
             float,
             "points added to the komi receiver's score (whole komi: ties are draws)",
             min=0,
+            max=KOMI_MAX,
             step=0.5,
         ),
         Param("komi_to", "black", str, "colour that receives the komi", choices=("black", "white")),
@@ -777,7 +781,7 @@ class NumeState(State):
         if not eq:
             return c * g.K
         num = num.strip()
-        if not num.isascii() or not num.isdigit() or int(num) > n:
+        if not num.isascii() or not num.isdigit() or len(num) > len(str(n)) or int(num) > n:
             raise IllegalMove(f"{move!r}: the number written on a stone must be a whole number from 0 to {n}")
         return c * g.K + 1 + int(num)
 

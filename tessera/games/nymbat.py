@@ -928,7 +928,10 @@ class NymbatState(TurnState):
         if m := _MOVE_RE.fullmatch(text):
             return _index(m.group(1), move) * N + _index(m.group(2), move)
         if m := _PLACE_RE.fullmatch(text):
-            k = int(m.group(2))
+            digits = m.group(2)
+            if len(digits) > 3:  # a huge number is refused without converting it (int() stops at 4,300 digits)
+                raise IllegalMove(f"{digits[:8]}…: a piece's number is a whole number from 1 to 6")
+            k = int(digits)
             if not 1 <= k <= 6:
                 raise IllegalMove(f"{move!r}: a piece's number is a whole number from 1 to 6, not {k}")
             return PLACE_BASE + _index(m.group(1), move) * 6 + k - 1
