@@ -25,15 +25,13 @@ from starlette.concurrency import run_in_threadpool
 import tessera
 from tessera.core.registry import game_class
 from tessera.server.ai import AGENTS_AVAILABLE
-from tessera.server.hub import Connection, Hub
+from tessera.server.hub import MAX_SOCKETS_PER_CLIENT, MAX_SOCKETS_PER_GAME, Connection, Hub
+from tessera.server.limits import BODY_READ_TIMEOUT, BodyLimits
 from tessera.server.service import MatchService, ServiceError
 from tessera.server.storage import Storage
 from tessera.server.worker import AIWorker
 
 log = logging.getLogger("tessera.server")
-
-MAX_RECORD_BYTES = 2 * 1024 * 1024
-"""The largest record accepted by ``POST /api/records`` (a long game's record is a few kilobytes)."""
 
 WEB = Path(__file__).resolve().parent.parent / "web"
 RULES = Path(__file__).resolve().parent.parent / "rules"
@@ -77,8 +75,9 @@ class TokenIn(BaseModel):
 SeatHeader = Annotated[str | None, Header()]
 
 
-def _token(body_token: str | None, header: str | None) -> str | None:
-    return body_token or header
+def _token(body_token: str | None, header: str | None, query: str | None = None) -> str | None:
+    """The seat token from the JSON body, the ``X-Seat-Token`` header or ``?token=`` (in that order)."""
+    return body_token or header or query
 
 
 def validation_message(errors: Any) -> str:
@@ -151,11 +150,18 @@ def create_app(
     *,
     ai_mode: str = "process",
     ai_seconds: float | None = None,
+    sockets_per_game: int = MAX_SOCKETS_PER_GAME,
+    sockets_per_client: int = MAX_SOCKETS_PER_CLIENT,
+    body_timeout: float = BODY_READ_TIMEOUT,
 ) -> FastAPI:
-    """The web application on the database at ``database_url`` (default: see storage.default_database_url)."""
+    """The web application on the database at ``database_url`` (default: see storage.default_database_url).
+
+    ``sockets_per_game`` and ``sockets_per_client`` cap open WebSockets; ``body_timeout`` is how
+    long a request body may stall before the request is answered 408 (tessera.server.limits).
+    """
     storage = Storage(database_url)
     service = MatchService(storage)
-    hub = Hub(service)
+    hub = Hub(service, per_game=sockets_per_game, per_client=sockets_per_client)
     worker = AIWorker(service, mode=ai_mode, seconds=ai_seconds)
     timers: dict[str, asyncio.TimerHandle] = {}
 
@@ -192,6 +198,7 @@ def create_app(
         storage.dispose()
 
     app = FastAPI(title="tessera", version=tessera.__version__, lifespan=lifespan)
+    app.add_middleware(BodyLimits, read_timeout=body_timeout)
     app.state.service = service
     app.state.hub = hub
     app.state.worker = worker
@@ -260,50 +267,59 @@ def create_app(
 
     @app.post("/api/games/{game_id}/join")
     def join_game(game_id: str) -> dict[str, Any]:
-        """Take the free seat of an open online game."""
+        """Take the free seat of an open public online game (a private game's seats go by invite link only)."""
         seat, token = service.join(game_id)
         return {"id": game_id, "seat": seat, "token": token, "link": f"/g/{game_id}#seat={seat}&t={token}"}
 
     @app.post("/api/games/{game_id}/moves")
-    def post_move(game_id: str, body: MoveIn, x_seat_token: Annotated[str | None, Header()] = None) -> dict[str, Any]:
+    def post_move(
+        game_id: str,
+        body: MoveIn,
+        x_seat_token: Annotated[str | None, Header()] = None,
+        token: str | None = None,
+    ) -> dict[str, Any]:
         """Play a move (a Nelaxtam order is sealed until both are in)."""
-        return service.play(game_id, _token(body.token, x_seat_token), body.move, body.expected)
+        return service.play(game_id, _token(body.token, x_seat_token, token), body.move, body.expected)
 
     @app.post("/api/games/{game_id}/resign")
     def resign(
         game_id: str,
         body: Annotated[TokenIn | None, Body()] = None,
         x_seat_token: Annotated[str | None, Header()] = None,
+        token: str | None = None,
     ) -> dict[str, Any]:
         """Give up the game."""
-        return service.resign(game_id, _token(body.token if body else None, x_seat_token))
+        return service.resign(game_id, _token(body.token if body else None, x_seat_token, token))
 
     @app.post("/api/games/{game_id}/undo")
     def undo(
         game_id: str,
         body: Annotated[TokenIn | None, Body()] = None,
         x_seat_token: Annotated[str | None, Header()] = None,
+        token: str | None = None,
     ) -> dict[str, Any]:
         """Take back your last move (online: ask the opponent)."""
-        return service.undo(game_id, _token(body.token if body else None, x_seat_token))
+        return service.undo(game_id, _token(body.token if body else None, x_seat_token, token))
 
     @app.post("/api/games/{game_id}/undo/accept")
     def undo_accept(
         game_id: str,
         body: Annotated[TokenIn | None, Body()] = None,
         x_seat_token: Annotated[str | None, Header()] = None,
+        token: str | None = None,
     ) -> dict[str, Any]:
         """Accept the opponent's request to take back a move."""
-        return service.answer_undo(game_id, _token(body.token if body else None, x_seat_token), True)
+        return service.answer_undo(game_id, _token(body.token if body else None, x_seat_token, token), True)
 
     @app.post("/api/games/{game_id}/undo/decline")
     def undo_decline(
         game_id: str,
         body: Annotated[TokenIn | None, Body()] = None,
         x_seat_token: Annotated[str | None, Header()] = None,
+        token: str | None = None,
     ) -> dict[str, Any]:
         """Refuse the opponent's request to take back a move."""
-        return service.answer_undo(game_id, _token(body.token if body else None, x_seat_token), False)
+        return service.answer_undo(game_id, _token(body.token if body else None, x_seat_token, token), False)
 
     @app.get("/api/games/{game_id}/positions/{n}")
     def position(game_id: str, n: int) -> dict[str, Any]:
@@ -323,15 +339,7 @@ def create_app(
     @app.post("/api/records", status_code=201)
     async def import_record(request: Request) -> dict[str, Any]:
         """Import a JSON record (application/json) or a text record (text/plain) as a new hot-seat game."""
-        too_large = f"the record is too large: at most {MAX_RECORD_BYTES // 1024} KiB"
-        length = request.headers.get("content-length", "")
-        if length.isdigit() and int(length) > MAX_RECORD_BYTES:
-            raise ServiceError(413, too_large)
-        raw = b""
-        async for chunk in request.stream():
-            raw += chunk
-            if len(raw) > MAX_RECORD_BYTES:
-                raise ServiceError(413, too_large)
+        raw = await request.body()  # BodyLimits caps it at MAX_RECORD_BYTES (413) before it is read whole
         ctype = request.headers.get("content-type", "")
         data: Any
         if "json" in ctype:
@@ -356,15 +364,21 @@ def create_app(
     async def ws_game(websocket: WebSocket, game_id: str, token: str | None = None) -> None:
         """Live views of a game: a ``state`` message now and after every change."""
         await websocket.accept()
+        client = websocket.client.host if websocket.client else ""
+        refused = hub.admit(game_id, client)
+        if refused is not None:
+            await websocket.send_json({"type": "error", "detail": refused})
+            await websocket.close(code=4429)
+            return
         try:
             view = await run_in_threadpool(service.view, game_id, token)
         except ServiceError as e:
             await websocket.send_json({"type": "error", "detail": e.detail})
             await websocket.close(code=4000 + e.status)
             return
-        conn = Connection(websocket, game_id, view["you"], token)
-        hub.add(conn)
-        on_change(game_id)  # presence changed: everyone gets fresh views (this one included)
+        conn = Connection(websocket, game_id, view["you"], token, client)
+        hub.add(conn)  # the others get a small presence message if a seat's flag changed
+        await hub._send(conn, {"type": "state", "view": view})
         try:
             while True:
                 frame = await websocket.receive()
@@ -381,7 +395,6 @@ def create_app(
             pass
         finally:
             hub.remove(conn)
-            hub.notify(game_id)
 
     def _ws_message(frame: Any) -> dict[str, Any] | str:
         """A client's message (``ping`` or ``refresh``), or what is wrong with it."""

@@ -26,6 +26,12 @@ def register(subparsers: Any) -> None:
         "--ai-seconds", type=float, default=None, help="cap on the AI's thinking time per move (default: per level)"
     )
     p.add_argument("--ai-threads", action="store_true", help="think in a thread instead of a worker process")
+    p.add_argument(
+        "--max-sockets-per-client",
+        type=int,
+        default=None,
+        help="open WebSockets one client address may hold (default 50; raise it behind a proxy or for load tests)",
+    )
     p.set_defaults(func=serve)
 
 
@@ -40,7 +46,8 @@ def serve(args: argparse.Namespace) -> int:
 
     url = args.db or os.environ.get("TESSERA_DATABASE_URL") or default_database_url()
     try:
-        app = create_app(url, ai_mode="thread" if args.ai_threads else "process", ai_seconds=args.ai_seconds)
+        extra = {} if args.max_sockets_per_client is None else {"sockets_per_client": args.max_sockets_per_client}
+        app = create_app(url, ai_mode="thread" if args.ai_threads else "process", ai_seconds=args.ai_seconds, **extra)
     except Exception as e:
         print(f"tessera serve: cannot open the database {url!r}: {e}", file=sys.stderr)
         return 2

@@ -4,7 +4,13 @@ Every connection is for one game and one seat (or none: a spectator).  After
 any change the hub sends every connection ``{"type": "state", "view": ...}``
 computed for *that connection's* seat, so a Nelaxtam order sealed by one
 player never reaches the other or a spectator.  A client that reconnects gets
-the stored state at once; the seats' connection flags are part of the view.
+the stored state at once.
+
+Connecting and leaving are cheap: the new connection alone gets a view, and
+the others get a small ``{"type": "presence", "connected": [bool, …]}`` —
+only when a seat's connected flag actually changed, and at most once per
+``PRESENCE_DELAY`` per game however many sockets come and go.  Connections
+are capped per game and per client address (:meth:`Hub.admit`).
 """
 
 from __future__ import annotations
@@ -12,7 +18,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import Counter
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
+from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.websockets import WebSocket
@@ -20,6 +29,15 @@ from starlette.websockets import WebSocket
 from tessera.server.service import MatchService, ServiceError
 
 log = logging.getLogger("tessera.server.hub")
+
+MAX_SOCKETS_PER_GAME = 200
+"""Open WebSockets one game accepts (players and spectators together)."""
+
+MAX_SOCKETS_PER_CLIENT = 50
+"""Open WebSockets one client address may hold across all games (``tessera serve --max-sockets-per-client``)."""
+
+PRESENCE_DELAY = 0.05
+"""Seconds over which presence changes of one game are gathered into one message."""
 
 
 @dataclass(eq=False)
@@ -30,36 +48,96 @@ class Connection:
     game_id: str
     seat: int | None
     token: str | None
+    client: str = ""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 class Hub:
-    """Open connections by game; broadcasts views."""
+    """Open connections by game; broadcasts views and presence."""
 
-    def __init__(self, service: MatchService) -> None:
+    def __init__(
+        self,
+        service: MatchService,
+        *,
+        per_game: int = MAX_SOCKETS_PER_GAME,
+        per_client: int = MAX_SOCKETS_PER_CLIENT,
+    ) -> None:
         self.service = service
         self.games: dict[str, set[Connection]] = {}
         self.loop: asyncio.AbstractEventLoop | None = None
-        self._pending: set[str] = set()
+        self.per_game = per_game
+        self.per_client = per_client
+        self._clients: Counter[str] = Counter()
+        self._presence_sent: dict[str, list[bool]] = {}
+        self._presence_due: set[str] = set()
 
     def presence(self, game_id: str) -> list[bool]:
         """Whether each seat has at least one live connection."""
-        seats = [c.seat for c in self.games.get(game_id, ()) if c.seat is not None]
+        seats = {c.seat for c in self.games.get(game_id, ()) if c.seat is not None}
         n = max(seats, default=-1) + 1
         return [i in seats for i in range(max(n, 2))]
+
+    def admit(self, game_id: str, client: str) -> str | None:
+        """Why a new connection from ``client`` to ``game_id`` is refused (None: it is welcome)."""
+        if len(self.games.get(game_id, ())) >= self.per_game:
+            return f"this game already has {self.per_game} open connections; try again later"
+        if client and self._clients[client] >= self.per_client:
+            return f"too many open connections from your address (at most {self.per_client})"
+        return None
 
     def add(self, conn: Connection) -> None:
         """Register an accepted connection."""
         self.games.setdefault(conn.game_id, set()).add(conn)
+        self._clients[conn.client] += 1
+        self._presence_changed(conn.game_id)
 
     def remove(self, conn: Connection) -> None:
         """Forget a closed connection."""
         conns = self.games.get(conn.game_id)
-        if conns is not None:
+        if conns is not None and conn in conns:
             conns.discard(conn)
+            self._clients[conn.client] -= 1
+            if self._clients[conn.client] <= 0:
+                del self._clients[conn.client]
             if not conns:
                 del self.games[conn.game_id]
+                self._presence_sent.pop(conn.game_id, None)
+            else:
+                self._presence_changed(conn.game_id)
 
+    def connections(self) -> int:
+        """How many sockets are open."""
+        return sum(len(c) for c in self.games.values())
+
+    # -- presence ------------------------------------------------------------------------
+    def _presence_changed(self, game_id: str) -> None:
+        """Called on the event loop: send the game's presence soon (once for many changes)."""
+        if game_id in self._presence_due or self.loop is None:
+            return
+        self._presence_due.add(game_id)
+        self.loop.call_later(PRESENCE_DELAY, self._send_presence, game_id)
+
+    def _send_presence(self, game_id: str) -> None:
+        self._presence_due.discard(game_id)
+        conns = self.games.get(game_id)
+        if not conns:
+            return
+        now = self.presence(game_id)
+        if self._presence_sent.get(game_id) == now:
+            return  # spectators came or went: nobody's seat changed
+        first = game_id not in self._presence_sent
+        self._presence_sent[game_id] = now
+        if first and not any(now):
+            return
+        message: dict[str, object] = {"type": "presence", "connected": now}
+        for conn in list(conns):
+            self._spawn(self._send(conn, message))
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(coro)
+        task.add_done_callback(lambda t: t.exception() if not t.cancelled() else None)
+
+    # -- views ---------------------------------------------------------------------------
     def notify(self, game_id: str) -> None:
         """Thread-safe: push fresh views of ``game_id`` to its viewers soon."""
         loop = self.loop
@@ -70,8 +148,7 @@ class Hub:
 
     def _start_broadcast(self, game_id: str) -> None:
         if game_id in self.games:
-            task = asyncio.ensure_future(self.broadcast(game_id))
-            task.add_done_callback(lambda t: t.exception() if not t.cancelled() else None)
+            self._spawn(self.broadcast(game_id))
 
     async def send_view(self, conn: Connection) -> None:
         """Send one connection its current view."""

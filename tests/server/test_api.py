@@ -512,16 +512,18 @@ def test_websocket_pushes_moves_and_connection_status(client: TestClient) -> Non
         assert first["type"] == "state" and first["view"]["you"] == 0
         with client.websocket_connect(f"/api/games/{gid}/ws?token={t1}") as ws1:
             ws1.receive_json()
-            seen = ws0.receive_json()
-            while not seen["view"]["seats"][1]["connected"]:
+            seen = ws0.receive_json()  # a small presence message, not a whole view
+            while seen["type"] != "presence" or not seen["connected"][1]:
                 seen = ws0.receive_json()
+            assert seen == {"type": "presence", "connected": [True, True]}
             move(client, gid, t0, "a1=3", 0)
             pushed = ws1.receive_json()
-            while pushed["view"]["move_number"] != 1:
+            while pushed.get("type") != "state" or pushed["view"]["move_number"] != 1:
                 pushed = ws1.receive_json()
             assert pushed["view"]["you"] == 1 and pushed["view"]["moves"][0]["move"] == "a1=3"
+            assert pushed["view"]["seats"][0]["connected"] and pushed["view"]["seats"][1]["connected"]
         gone = ws0.receive_json()
-        while gone["view"]["seats"][1]["connected"]:
+        while gone.get("type") != "presence" or gone["connected"][1]:
             gone = ws0.receive_json()
     with client.websocket_connect(f"/api/games/{gid}/ws?token={t1}") as again:
         resumed = again.receive_json()["view"]

@@ -59,6 +59,7 @@ function connect() {
   ws.onmessage = (e) => {
     const msg = JSON.parse(e.data);
     if (msg.type === "state") receive(msg.view);
+    else if (msg.type === "presence") presence(msg.connected);
     else if (msg.type === "error") showError(msg.detail);
   };
   ws.onclose = () => {
@@ -66,6 +67,13 @@ function connect() {
     retry = Math.min(retry + 1, 6);
     setTimeout(connect, 300 * 2 ** retry);
   };
+}
+// A seat's connection came or went: only the dots of the seats panel change.
+function presence(connected) {
+  const v = ui.view;
+  if (!v || !ui.shown) return;
+  for (const s of v.seats) s.connected = s.seat < connected.length && connected[s.seat];
+  renderSeats(v, ui.shown);
 }
 function setConn(s) {
   const node = $("conn");
@@ -811,7 +819,7 @@ function renderInvite(v) {
       box.appendChild(div);
     }
   }
-  if (!mySeats.length) {
+  if (!mySeats.length && v.public) {
     box.appendChild(button("Join this game", async () => {
       try {
         const r = await api("POST", `/api/games/${gameId}/join`);
