@@ -223,11 +223,22 @@ def play_game(
     return state, think, None, None
 
 
+def _make(spec: str | Agent) -> Agent:
+    """``make_agent``, plus the agents of the research adapters (``openspiel-mcts``), imported on demand."""
+    if isinstance(spec, str) and spec.strip().lower().startswith(("openspiel-", "openspiel_")):
+        try:
+            from tessera.adapters.openspiel_agents import make_openspiel_agent
+        except ImportError as e:
+            raise ValueError(f"agent {spec!r} needs OpenSpiel: pip install 'tessera[openspiel]' ({e})") from None
+        return make_openspiel_agent(spec)
+    return make_agent(spec)
+
+
 def _run_one(task: tuple[str, str | Agent, str | Agent, int, float | None, int | None, int, bool]) -> GameRecord:
     game_spec, spec_a, spec_b, index, seconds, iterations, seed, keep_moves = task
     seat_a = index % 2
     deal_seed = seed + index // 2
-    agent_a, agent_b = make_agent(spec_a), make_agent(spec_b)
+    agent_a, agent_b = _make(spec_a), _make(spec_b)
     agents = [agent_a, agent_b] if seat_a == 0 else [agent_b, agent_a]
     rngs = [random.Random(f"{seed}/{index}/{p}") for p in range(2)]
     t0 = time.perf_counter()
@@ -295,7 +306,7 @@ def play_match(
         )
     for a in (agent_a, agent_b):
         if isinstance(a, str):
-            make_agent(a)  # fail early on a bad spec
+            _make(a)  # fail early on a bad spec
     if not isinstance(games, int) or games < 1:
         raise ValueError(f"games must be a positive integer, not {games!r}")
     if not isinstance(jobs, int) or jobs < 1:

@@ -1,0 +1,249 @@
+"""OpenSpiel: ``import tessera.adapters.openspiel`` registers every tessera game with pyspiel.
+
+>>> import pyspiel, tessera.adapters.openspiel
+>>> game = pyspiel.load_game("tessera_nume(size=4)")
+>>> state = game.new_initial_state()
+
+Each game is registered as ``tessera_<name>`` (``tessera_nume``,
+``tessera_ikabegama``, ``tessera_nibble``, ``tessera_nymbat``,
+``tessera_nelaxtam``), taking the tessera parameters (RULES.md) plus:
+
+* a parameter whose tessera default is derived from the others (Nume's
+  ``size``) is ``0`` for "the derived default";
+* ``tessera_ikabegama``: ``window`` — the side of the declared hexagonal
+  window the plane game is played on (0: ``distance // 2 + 4``), see
+  :mod:`tessera.adapters.core`;
+* ``tessera_nibble``: ``deal`` (``-1``, default: the deal is a chance node
+  with ``deals`` equally likely seeds; ``K >= 0``: that deal, no chance node)
+  and ``deals`` (default 1000).
+
+Every game is SEQUENTIAL (Nelaxtam as per-troop decisions, IMPERFECT_INFORMATION:
+pending decisions are hidden), ZERO_SUM, TERMINAL rewards, with
+``observation_tensor`` (AlphaZero-style planes, shape ``observation_shape``),
+``observation_string`` and ``information_state_string``.  ``serialize`` /
+``game.deserialize_state`` use OpenSpiel's default (the action history).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyspiel
+from open_spiel.python.observation import IIGObserverForPublicInfoGame
+
+from tessera.adapters.core import CHANCE, DEFAULT_DEALS, AdaptedGame, AdaptedState
+from tessera.core.game import TERMINAL
+from tessera.core.registry import game_class, list_games, load_game
+
+PREFIX = "tessera_"
+"""Prefix of the registered OpenSpiel short names."""
+
+_EXTRA: dict[str, dict[str, Any]] = {
+    "ikabegama": {"window": 0},
+    "nibble": {"deal": -1, "deals": DEFAULT_DEALS},
+}
+
+
+def _spec_defaults(name: str) -> dict[str, Any]:
+    info = game_class(name).info
+    spec: dict[str, Any] = {}
+    for p in info.params:
+        if p.default is None:
+            spec[p.name] = p.kind()  # 0 / "" / False: "the derived default"
+        else:
+            spec[p.name] = p.default
+    spec.update(_EXTRA.get(name, {}))
+    return spec
+
+
+def _max_players(name: str) -> tuple[int, int]:
+    info = game_class(name).info
+    for p in info.params:
+        if p.name == "players" and p.choices:
+            nums = [int(c) for c in p.choices]
+            return min(nums), max(nums)
+    return info.num_players, info.num_players
+
+
+def game_type(name: str) -> pyspiel.GameType:
+    """The ``pyspiel.GameType`` of tessera game ``name``."""
+    info = game_class(name).info
+    lo, hi = _max_players(name)
+    hidden = info.dynamics == "simultaneous"
+    return pyspiel.GameType(
+        short_name=PREFIX + name,
+        long_name=f"tessera {info.title}",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=(
+            pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC if info.deal else pyspiel.GameType.ChanceMode.DETERMINISTIC
+        ),
+        information=(
+            pyspiel.GameType.Information.IMPERFECT_INFORMATION
+            if hidden
+            else pyspiel.GameType.Information.PERFECT_INFORMATION
+        ),
+        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=hi,
+        min_num_players=lo,
+        provides_information_state_string=True,
+        provides_information_state_tensor=False,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=_spec_defaults(name),
+    )
+
+
+def _adapted_from_params(name: str, params: dict[str, Any]) -> AdaptedGame:
+    spec = _spec_defaults(name)
+    unknown = sorted(set(params) - set(spec))
+    if unknown:
+        raise ValueError(f"{PREFIX}{name}: unknown parameter {unknown[0]!r}; accepted: {', '.join(spec)}")
+    values = dict(spec, **params)
+    extra = {k: values.pop(k) for k in _EXTRA.get(name, {})}
+    info = game_class(name).info
+    for p in info.params:
+        if p.default is None and values[p.name] == p.kind():
+            del values[p.name]
+    game = load_game(name, **values)
+    kwargs: dict[str, Any] = {}
+    if "window" in extra:
+        kwargs["window"] = int(extra["window"])
+    if "deal" in extra:
+        deal = int(extra["deal"])
+        kwargs["deal"] = None if deal < 0 else deal
+        kwargs["deals"] = int(extra["deals"])
+    return AdaptedGame(game, **kwargs)
+
+
+class TesseraGame(pyspiel.Game):
+    """A tessera game as an OpenSpiel Python game."""
+
+    def __init__(self, name: str, params: dict[str, Any] | None = None) -> None:
+        params = dict(params or {})
+        self.adapted = _adapted_from_params(name, params)
+        ad = self.adapted
+        info = pyspiel.GameInfo(
+            num_distinct_actions=ad.num_distinct_actions,
+            max_chance_outcomes=ad.deals if ad.chance else 0,
+            num_players=ad.num_players,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0,
+            max_game_length=ad.max_game_length,
+        )
+        super().__init__(game_type(name), info, params)
+
+    def new_initial_state(self) -> TesseraState:
+        """A fresh state (a chance node first in a dealt game without a fixed deal)."""
+        return TesseraState(self)
+
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> Any:
+        """The observation-tensor observer, or (perfect recall) the information-state observer."""
+        perfect_recall = iig_obs_type is not None and iig_obs_type.perfect_recall
+        if perfect_recall and not self.adapted.simultaneous:
+            return IIGObserverForPublicInfoGame(iig_obs_type, params)
+        return TesseraObserver(self.adapted, perfect_recall, params)
+
+    def observation_shape(self) -> list[int]:  # type: ignore[override]
+        """``[planes, height, width]`` of ``observation_tensor``."""
+        return list(self.adapted.observation_shape)
+
+
+class TesseraState(pyspiel.State):
+    """An OpenSpiel state wrapping an :class:`~tessera.adapters.core.AdaptedState` (``.adapted``)."""
+
+    def __init__(self, game: TesseraGame) -> None:
+        super().__init__(game)
+        self.adapted: AdaptedState = game.adapted.new_initial_state()
+
+    # pyspiel copies a Python state's attributes with copy.deepcopy: clone the
+    # adapted state, sharing the (immutable) game objects.
+    def current_player(self) -> int:
+        cp = self.adapted.current_player()
+        if cp == CHANCE:
+            return int(pyspiel.PlayerId.CHANCE)
+        if cp == TERMINAL:
+            return int(pyspiel.PlayerId.TERMINAL)
+        return cp
+
+    def _legal_actions(self, player: int) -> list[int]:
+        return self.adapted.legal_actions(player)
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        return self.adapted.chance_outcomes()
+
+    def _apply_action(self, action: int) -> None:
+        self.adapted.apply(int(action))
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        return self.adapted.action_to_string(int(action))
+
+    def is_terminal(self) -> bool:
+        return self.adapted.is_terminal()
+
+    def returns(self) -> list[float]:
+        return self.adapted.returns()
+
+    def __str__(self) -> str:
+        return str(self.adapted)
+
+
+def _deepcopy_adapted(self: AdaptedState, memo: dict[int, Any]) -> AdaptedState:
+    return self.clone()
+
+
+AdaptedState.__deepcopy__ = _deepcopy_adapted  # type: ignore[attr-defined]
+
+
+class TesseraObserver:
+    """Observer (OpenSpiel's PyObserver interface): planes, or the information-state string."""
+
+    def __init__(self, adapted: AdaptedGame, perfect_recall: bool, params: Any) -> None:
+        if params:
+            raise ValueError(f"observation parameters are not supported; got {params}")
+        self.perfect_recall = perfect_recall
+        shape = (0,) if perfect_recall else adapted.observation_shape
+        self.tensor = np.zeros(int(np.prod(shape)), np.float32)
+        self.dict: dict[str, np.ndarray] = {} if perfect_recall else {"observation": self.tensor.reshape(shape)}
+
+    def set_from(self, state: TesseraState, player: int) -> None:
+        if self.perfect_recall:
+            return
+        self.dict["observation"][...] = state.adapted.observation(player)
+
+    def string_from(self, state: TesseraState, player: int) -> str:
+        if self.perfect_recall:
+            return state.adapted.information_state_string(player)
+        return state.adapted.observation_string(player)
+
+
+def _register(name: str) -> type[TesseraGame]:
+    # A class, not a closure, as OpenSpiel's own Python games do: a registered
+    # closure aborts the interpreter at exit (PyThreadState_Get without the GIL).
+    def __init__(self: TesseraGame, params: dict[str, Any] | None = None) -> None:
+        TesseraGame.__init__(self, name, params)
+
+    cls = type(f"Tessera{name.capitalize()}Game", (TesseraGame,), {"__init__": __init__, "__module__": __name__})
+    pyspiel.register_game(game_type(name), cls)
+    return cls
+
+
+REGISTERED: list[str] = []
+"""Short names registered by importing this module."""
+
+for _name in list_games():
+    if PREFIX + _name not in pyspiel.registered_names():
+        _register(_name)
+    REGISTERED.append(PREFIX + _name)
+
+
+def load(spec: str, **params: Any) -> pyspiel.Game:
+    """``pyspiel.load_game`` of a tessera game string: ``load("nume(size=4)")``, ``load("nume", size=4)``."""
+    if params:
+        return pyspiel.load_game(PREFIX + spec, params)
+    return pyspiel.load_game(PREFIX + spec)
+
+
+__all__ = ["PREFIX", "REGISTERED", "TesseraGame", "TesseraObserver", "TesseraState", "game_type", "load"]
