@@ -4,12 +4,20 @@ A game lives in ``tessera/games/<name>.py`` or ``tessera/games/<name>/`` and
 registers its :class:`~tessera.core.game.Game` subclass with :func:`register`.
 Modules are found without importing them and imported on first use, so one
 game's import cost (or a broken module) never touches another game.
+
+Games of other installed packages are found through the entry-point group
+``tessera.games`` (``name = "package.module:GameClass"``, or a module that calls
+:func:`register`); they are listed by name without being imported, and a
+built-in game keeps its name if a package declares the same one.
+See docs/games.md.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
+from importlib import metadata
 from typing import Any, TypeVar
 
 from tessera.core.game import Game
@@ -28,22 +36,64 @@ def register(cls: G) -> G:
     return cls
 
 
-def list_games() -> list[str]:
-    """Sorted names of every game in ``tessera.games``."""
+ENTRY_POINT_GROUP = "tessera.games"
+"""Entry-point group through which other packages offer games."""
+
+
+def _builtin_games() -> list[str]:
     import tessera.games as pkg
 
-    return sorted(m.name for m in pkgutil.iter_modules(pkg.__path__) if not m.name.startswith("_"))
+    return [m.name for m in pkgutil.iter_modules(pkg.__path__) if not m.name.startswith("_")]
+
+
+@functools.cache
+def plugin_games() -> dict[str, metadata.EntryPoint]:
+    """Games offered by installed packages (entry-point group ``tessera.games``), by name.
+
+    Read once per process; :func:`refresh_plugins` reads them again (after installing a
+    package at run time).
+    """
+    out: dict[str, metadata.EntryPoint] = {}
+    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        name = ep.name.strip().lower()
+        if name and name not in out:
+            out[name] = ep
+    return out
+
+
+def refresh_plugins() -> None:
+    """Forget the entry points read so far (the next lookup scans the installed packages again)."""
+    importlib.invalidate_caches()
+    plugin_games.cache_clear()
+
+
+def list_games() -> list[str]:
+    """Sorted names of every game: ``tessera.games`` and the ``tessera.games`` entry points."""
+    return sorted(set(_builtin_games()) | set(plugin_games()))
 
 
 def game_class(name: str) -> type[Game]:
     """The registered class of game ``name`` (imports its module on first use)."""
-    names = list_games()
-    if name not in names:
-        raise ValueError(f"unknown game {name!r}; known games: {', '.join(names)}")
+    if name in _builtin_games():
+        if name not in _REGISTRY:
+            importlib.import_module(f"tessera.games.{name}")
+        if name not in _REGISTRY:
+            raise ValueError(f"module tessera.games.{name} does not register a game called {name!r}")
+        return _REGISTRY[name]
+    ep = plugin_games().get(name)
+    if ep is None:
+        raise ValueError(f"unknown game {name!r}; known games: {', '.join(list_games())}")
     if name not in _REGISTRY:
-        importlib.import_module(f"tessera.games.{name}")
-    if name not in _REGISTRY:
-        raise ValueError(f"module tessera.games.{name} does not register a game called {name!r}")
+        try:
+            obj = ep.load()
+        except Exception as e:
+            raise ValueError(f"game {name!r} (entry point {ep.value!r}) does not load: {e}") from e
+        if isinstance(obj, type) and issubclass(obj, Game) and name not in _REGISTRY:
+            if obj.info.name != name:
+                raise ValueError(f"entry point {name!r} gives a game called {obj.info.name!r}")
+            register(obj)
+        if name not in _REGISTRY:
+            raise ValueError(f"entry point {ep.value!r} does not give a game called {name!r}")
     return _REGISTRY[name]
 
 

@@ -1,0 +1,94 @@
+"""Games from other packages: the entry-point group ``tessera.games``.
+
+The example package of docs/games.md (examples/tessera-nim) is pip-installed into a
+temporary directory; the registry, the CLI, the lab, the arena and the web app's
+catalogue then offer its game, and the lab finds the answer its theory predicts.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import tessera
+from tessera.cli import main
+from tessera.core import registry
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "tessera-nim"
+
+
+def test_without_the_package_its_game_is_unknown() -> None:
+    """Without the package the game is unknown (a clear error naming the known games)."""
+    registry.refresh_plugins()
+    with pytest.raises(ValueError, match="unknown game 'nim'"):
+        tessera.load_game("nim")
+
+
+@pytest.fixture(scope="module")
+def nim_installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    target = tmp_path_factory.mktemp("site")
+    cmd = [
+        sys.executable,
+        "-m",
+        "pip",
+        "install",
+        "-q",
+        "--no-deps",
+        "--no-build-isolation",
+        "--no-index",
+        "--disable-pip-version-check",
+        "--target",
+        str(target),
+        str(EXAMPLE),
+    ]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    sys.path.insert(0, str(target))
+    registry.refresh_plugins()
+    try:
+        yield target
+    finally:
+        sys.path.remove(str(target))
+        registry.refresh_plugins()
+        for mod in [m for m in sys.modules if m == "tessera_nim" or m.startswith("tessera_nim.")]:
+            del sys.modules[mod]
+
+
+def test_an_installed_package_offers_its_game(nim_installed: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Entry point group 'tessera.games': the game is listed, loads with parameters, and plays by the rules."""
+    assert "nim" in tessera.list_games()
+    assert {"ikabegama", "nume"} <= set(tessera.list_games())
+    game = tessera.load_game("nim(stones=5,take=2)")
+    st = game.new_initial_state()
+    assert st.legal_moves() == ["1", "2"]
+    st.play("2")
+    st.play("2")
+    st.play("1")
+    assert st.is_terminal() and st.winner() == 0
+    assert main(["list"]) == 0
+    assert "nim" in capsys.readouterr().out
+    assert main(["rules", "nim"]) == 0
+    assert "Who takes the last stone wins" in capsys.readouterr().out
+
+
+def test_the_lab_finds_the_known_answer_of_an_installed_game(nim_installed: Path) -> None:
+    """Theory: with take=3 the first player loses exactly when stones is a multiple of 4 — perfect play
+    (alpha-beta, a short game) shows seat 0 winning every game at 13 stones and none at 12."""
+    from tessera.lab import run_balance
+
+    res = run_balance("nim", "alphabeta", vary=["stones=12,13"], games=2, iterations=400)
+    rates = [s.to_dict()["seat_win_rate"][0] for s in res.settings]
+    assert rates == [0.0, 1.0]
+
+
+def test_arena_and_web_catalogue_offer_the_installed_game(nim_installed: Path) -> None:
+    from tessera.arena import play_match
+
+    res = play_match("nim(stones=9)", "greedy", "random", games=2, seed=1)
+    assert res.games == 2 and all(r.error is None for r in res.records)
+    app = pytest.importorskip("tessera.server.app")
+    assert "nim" in [g["name"] for g in app.catalog()]
