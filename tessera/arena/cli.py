@@ -189,20 +189,21 @@ def format_seats_table(res: SeatsResult) -> str:
     if res.iterations is not None:
         budget.append(f"{res.iterations} iterations/move")
     n = len(res.agents)
+    w = max(24, *(len(a) + 5 for a in res.agents))
     lines = [
         f"{res.game}: {' / '.join(res.agents)} ({n} seats, rotated), {res.games} games, "
         f"{', '.join(budget) or 'default budgets'}, seed {res.seed}",
         "",
-        f"{'agent':24}{'games':>7}{'wins':>7}{'draws':>7}{'losses':>8}  win rate (95% CI)   W/D/L by seat",
+        f"{'agent':{w}}{'games':>7}{'wins':>7}{'draws':>7}{'losses':>8}  win rate (95% CI)   W/D/L by seat",
     ]
     for k, name in enumerate(res.agents):
         c = res.counts(k)
         lo, hi = res.win_ci(k)
         rate = c["wins"] / res.games if res.games else 0.0
         seats = "  ".join(f"{s}: {r['wins']}/{r['draws']}/{r['losses']}" for s, r in enumerate(res.by_seat(k)))
-        label = f"{k + 1}. {name}"[:23]
+        label = f"{k + 1}. {name}"
         lines.append(
-            f"{label:24}{c['games']:>7}{c['wins']:>7}{c['draws']:>7}{c['losses']:>8}  "
+            f"{label:{w}}{c['games']:>7}{c['wins']:>7}{c['draws']:>7}{c['losses']:>8}  "
             f"{100 * rate:5.1f}% ({100 * lo:.0f}–{100 * hi:.0f}%)   {seats}"
         )
     for r in res.records:

@@ -33,14 +33,30 @@ if AGENTS_AVAILABLE:
         pass
 
 
+RESIGN = "resign"
+"""The stored move of a player who resigned in a game that goes on without him (four-player Nymbat)."""
+
+
+def can_resign_and_play_on(state: State) -> bool:
+    """Whether resigning is a rule of ``state`` (the others play on): games of more than two players with ``resign``."""
+    return state.game.num_players > 2 and callable(getattr(state, "resign", None))
+
+
+def play_stored(state: State, player: int, move: str) -> None:
+    """Replay one stored ``(player, move)``: a joint move, a resignation, or a move of the player to move."""
+    if player == SIMULTANEOUS:
+        state.play_joint(move.split(" | "))
+    elif move == RESIGN and can_resign_and_play_on(state):
+        state.resign(player)  # type: ignore[attr-defined]
+    else:
+        state.play(move)
+
+
 def replay(spec: str, seed: int, moves: list[tuple[int, str]]) -> State:
     """The position after ``moves`` (``(player, move)`` pairs as stored)."""
     state = tessera.load_game(spec).new_initial_state(seed=seed)
     for player, move in moves:
-        if player == SIMULTANEOUS:
-            state.play_joint(move.split(" | "))
-        else:
-            state.play(move)
+        play_stored(state, player, move)
     return state
 
 

@@ -56,6 +56,10 @@ class CreateIn(BaseModel):
     seed: int | None = None
     names: list[str] | None = None
     public: bool = True
+    seats: list[Any] | None = Field(
+        None,
+        description="every seat at once, any mix: {'kind': 'here'|'invite'|'ai', 'level': 1-5 (AI), 'name': ...}",
+    )
 
 
 class MoveIn(BaseModel):
@@ -97,6 +101,16 @@ def validation_message(errors: Any) -> str:
     return text if len(text) <= 1000 else text[:1000] + "…"
 
 
+def _seats_by_players(name: str, info: Any) -> dict[str, list[str]]:
+    """Seat names for each choice of a ``players`` parameter (four-player Nymbat), ``{"4": [...]}``."""
+    out: dict[str, list[str]] = {}
+    for p in info.params:
+        if p.name == "players" and p.choices:
+            for k in p.choices:
+                out[str(k)] = list(tessera.load_game(name, players=k).player_names)
+    return out
+
+
 def catalog() -> list[dict[str, Any]]:
     """Every game with its declared parameters (the create form is built from this)."""
     out = []
@@ -112,6 +126,7 @@ def catalog() -> list[dict[str, Any]]:
                 "title": info.title,
                 "players": info.num_players,
                 "player_names": list(info.player_names),
+                "seats_by_players": _seats_by_players(name, info),
                 "dynamics": info.dynamics,
                 "board_kind": info.board_kind,
                 "designer": info.designer,
@@ -237,6 +252,7 @@ def create_app(
             seed=body.seed,
             names=body.names,
             public=body.public,
+            seat_kinds=body.seats,
         )
         return _created(created)
 

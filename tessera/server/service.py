@@ -27,6 +27,7 @@ import tessera
 from tessera.core.game import SIMULTANEOUS, TERMINAL, Game, IllegalMove, State
 from tessera.core.registry import game_class
 from tessera.core.render import status_line
+from tessera.server.ai import RESIGN, can_resign_and_play_on, play_stored
 from tessera.server.storage import Conflict, GameRow, MoveRow, SeatRow, Storage, Transaction
 
 log = logging.getLogger("tessera.server.service")
@@ -123,10 +124,7 @@ def replay_moves(game: Game, seed: int, moves: list[MoveRow]) -> State:
     """Rebuild a position from its stored moves."""
     state = game.new_initial_state(seed=seed)
     for m in moves:
-        if m.player == SIMULTANEOUS:
-            state.play_joint(m.move.split(" | "))
-        else:
-            state.play(m.move)
+        play_stored(state, m.player, m.move)
     return state
 
 
@@ -136,8 +134,44 @@ def depends_on_seed(game: Game) -> bool:
     return any(game.new_initial_state(seed=s).to_dict() != first for s in (1, 2, 3))
 
 
+SEAT_KINDS = ("here", "invite", "ai")
+"""Kinds of seat a new game can have (``create(seat_kinds=...)``)."""
+
+
+def _seat_plan(seat_kinds: Any) -> tuple[str, list[tuple[str, int | None, str]]]:
+    """Check a list of seat choices; the mode they amount to and ``(kind, level, name)`` per seat."""
+    if not isinstance(seat_kinds, list) or not seat_kinds or len(seat_kinds) > 16:
+        raise ServiceError(422, "seats must be a list with one entry per seat")
+    out: list[tuple[str, int | None, str]] = []
+    for i, entry in enumerate(seat_kinds):
+        if not isinstance(entry, dict):
+            raise ServiceError(422, f"seats[{i}] must be an object such as {{'kind': 'ai', 'level': 3}}")
+        extra = sorted(set(entry) - {"kind", "level", "name"})
+        if extra:
+            raise ServiceError(422, f"seats[{i}]: unknown key {_short(str(extra[0]), 40)!r} (kind, level, name)")
+        kind = entry.get("kind")
+        if kind not in SEAT_KINDS:
+            raise ServiceError(
+                422,
+                f"seats[{i}].kind {_short(str(kind), 40)!r} is not accepted: expected one of {', '.join(SEAT_KINDS)}",
+            )
+        level = entry.get("level")
+        if kind == "ai":
+            if isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= 5:
+                raise ServiceError(422, f"seats[{i}].level {_short(str(level), 40)!r} is not accepted: expected 1 to 5")
+        elif level is not None:
+            raise ServiceError(422, f"seats[{i}]: only an AI seat has a level")
+        name = entry.get("name") or ""
+        if not isinstance(name, str):
+            raise ServiceError(422, f"seats[{i}].name must be a string")
+        out.append((kind, level if kind == "ai" else None, name))
+    kinds = [k for k, _, _ in out]
+    mode = "online" if "invite" in kinds else "ai" if "ai" in kinds else "hotseat"
+    return mode, out
+
+
 def _names(game: Game) -> list[str]:
-    return list(game.info.player_names)
+    return list(game.player_names)
 
 
 def rules_result(state: State) -> dict[str, Any]:
@@ -222,7 +256,7 @@ def turns_of(moves: list[MoveRow]) -> list[dict[str, Any]]:
     for m in moves:
         if m.player == SIMULTANEOUS:
             turns.append({"player": SIMULTANEOUS, "orders": m.move.split(" | ")})
-        elif turns and turns[-1]["player"] == m.player:
+        elif turns and turns[-1]["player"] == m.player and RESIGN not in (m.move, turns[-1]["moves"][-1]):
             turns[-1]["moves"].append(m.move)
         else:
             turns.append({"player": m.player, "moves": [m.move]})
@@ -248,6 +282,8 @@ def text_record(row: GameRow, moves: list[MoveRow]) -> str:
     lines.append("")
     for i, t in enumerate(turns_of(moves), start=1):
         body = " | ".join(t["orders"]) if t["player"] == SIMULTANEOUS else " ".join(t["moves"])
+        if t.get("moves") == [RESIGN]:
+            body = f"{RESIGN} {t['player']}"  # a resignation names its seat (it can come on another player's turn)
         lines.append(f"{i}. {body}")
     del game
     return "\n".join(lines) + "\n"
@@ -286,6 +322,12 @@ def play_turn_line(state: State, line: str, number: int) -> list[tuple[int, str]
         played.append(state.history()[-1])
         return played
     words = line.split()
+    if len(words) == 2 and words[0] == RESIGN and can_resign_and_play_on(state):
+        try:
+            play_stored(state, int(words[1]) if words[1].isdigit() else -1, RESIGN)
+        except IllegalMove as e:
+            raise ValueError(f"turn {number} ({line!r}): {e}") from None
+        return [state.history()[-1]]
     i = 0
     while i < len(words):
         for j in range(min(len(words), i + MAX_WORDS_PER_MOVE), i, -1):
@@ -429,8 +471,20 @@ class MatchService:
         seed: int | None = None,
         names: list[str] | None = None,
         public: bool = True,
+        seat_kinds: list[Any] | None = None,
     ) -> Created:
-        """A new game; returns the creator's tokens (every human seat in hot-seat) and invite tokens."""
+        """A new game; returns the creator's tokens (every human seat in hot-seat) and invite tokens.
+
+        ``seat_kinds`` chooses every seat at once (any number of players, any mix):
+        ``{"kind": "here"}`` a human at this screen (hot-seat: his token goes to
+        the creator), ``{"kind": "invite"}`` a human invited by link (an invite
+        token per seat), ``{"kind": "ai", "level": 3}`` the computer; each may
+        carry a ``"name"``.  ``mode`` then follows from the mix: ``online`` with
+        an invitee, else ``ai`` with an AI seat, else ``hotseat``.
+        """
+        kinds: list[tuple[str, int | None, str]] = []
+        if seat_kinds is not None:
+            mode, kinds = _seat_plan(seat_kinds)
         if mode not in MODES:
             raise ServiceError(
                 422, f"mode {_short(str(mode), 40)!r} is not accepted: expected one of {', '.join(MODES)}"
@@ -440,6 +494,8 @@ class MatchService:
         except ValueError as e:
             raise ServiceError(422, _short(str(e), 1000)) from None
         n = g.num_players
+        if seat_kinds is not None and len(kinds) != n:
+            raise ServiceError(422, f"seats: {g} has {n} seats, but {len(kinds)} were given")
         if not isinstance(seat, int) or not 0 <= seat < n:
             raise ServiceError(422, f"seat {seat!r} is not accepted: expected 0 to {n - 1}")
         if not isinstance(ai_level, int) or not 1 <= ai_level <= 5:
@@ -449,15 +505,21 @@ class MatchService:
             if not (0 < initial <= 24 * 3600) or not (0 <= inc <= 3600):
                 raise ServiceError(422, "clock: time per game must be 1 s to 24 h and increment 0 to 3600 s")
         seed = secrets.randbelow(2**31) if seed is None else check_seed(seed)
-        default_names = list(g.info.player_names)
+        default_names = list(g.player_names)
         seats: list[SeatRow] = []
         for i in range(n):
             kind = "ai" if mode == "ai" and i != seat else "human"
-            name = (clean_name(names[i]) if names and i < len(names) and names[i] else None) or (
-                f"AI level {ai_level}" if kind == "ai" else default_names[i]
-            )
             claimed = kind == "ai" or mode == "hotseat" or i == seat
-            seats.append(SeatRow(i, new_token(), name[:80], kind, ai_level if kind == "ai" else None, claimed))
+            level: int | None = ai_level
+            if seat_kinds is not None:
+                kind = "ai" if kinds[i][0] == "ai" else "human"
+                claimed = kinds[i][0] != "invite"
+                level = kinds[i][1]
+            given = clean_name(names[i]) if names and i < len(names) and names[i] else None
+            if seat_kinds is not None and kinds[i][2]:
+                given = given or clean_name(kinds[i][2])
+            name = given or (f"AI level {level}" if kind == "ai" else default_names[i])
+            seats.append(SeatRow(i, new_token(), name[:80], kind, level if kind == "ai" else None, claimed))
         now = time.time()
         row = GameRow(
             id=new_game_id(),
@@ -483,6 +545,8 @@ class MatchService:
             tx.insert_game(row)
         if mode == "hotseat":
             tokens = {s.seat: s.token for s in seats}
+        elif seat_kinds is not None:  # every seat played at this screen
+            tokens = {s.seat: s.token for s in seats if s.kind == "human" and s.claimed}
         else:
             tokens = {seat: seats[seat].token}
         invites = {s.seat: s.token for s in seats if s.kind == "human" and not s.claimed}
@@ -783,21 +847,46 @@ class MatchService:
         tx.update_game(row.id, clock=row.clock, status=row.status, result=row.result, undo_request=None)
 
     def resign(self, game_id: str, token: str | None) -> dict[str, Any]:
-        """The token's seat gives up: the other player wins."""
+        """The token's seat gives up: the other player wins.
+
+        In a game of more than two players whose rules let the others play on
+        (four-player Nymbat: ``state.resign``), the resignation is stored as the
+        seat's move ``resign``: his pieces leave the board, he passes from then
+        on, and the game ends only when the rules end it (the last one left wins).
+        """
         with self._locked(game_id), self.storage.transaction() as tx:
             row, seat, moves, state = self._seated(tx, game_id, token)
             if self._enforce_clock(tx, row, state, time.time()) or row.status != "active":
                 raise ServiceError(409, "the game is over")
-            if row.clock is not None:
-                for p in range(len(row.clock["since"])):
-                    clock_stop(row.clock, p, time.time(), turn_done=False)
-            row.result = forfeit_result(state.game, seat, "resign")
-            row.status = "finished"
-            tx.update_game(game_id, status="finished", result=row.result, clock=row.clock, undo_request=None)
-            tx.delete_sealed(game_id)
-            out = self._view(row, state, moves, seat, {})
+            if can_resign_and_play_on(state):
+                out = self._resign_and_play_on(tx, row, seat, moves, state)
+            else:
+                if row.clock is not None:
+                    for p in range(len(row.clock["since"])):
+                        clock_stop(row.clock, p, time.time(), turn_done=False)
+                row.result = forfeit_result(state.game, seat, "resign")
+                row.status = "finished"
+                tx.update_game(game_id, status="finished", result=row.result, clock=row.clock, undo_request=None)
+                tx.delete_sealed(game_id)
+                out = self._view(row, state, moves, seat, {})
         self.on_change(game_id)
         return out
+
+    def _resign_and_play_on(
+        self, tx: Transaction, row: GameRow, seat: int, moves: list[MoveRow], state: State
+    ) -> dict[str, Any]:
+        """Store the seat's ``resign`` as a move; clocks and result follow as after any move."""
+        new = state.clone()
+        try:
+            new.resign(seat)  # type: ignore[attr-defined]
+        except IllegalMove as e:
+            raise ServiceError(409, str(e)) from None
+        n = state.move_number()
+        tx.insert_move(row.id, n, seat, RESIGN)
+        moves = [*moves, MoveRow(n, seat, RESIGN)]
+        self._after_move(tx, row, new, [seat], time.time())
+        self._remember(row.id, new)
+        return self._view(row, new, moves, seat, {})
 
     # -- undo ------------------------------------------------------------------------------
     def undo(self, game_id: str, token: str | None) -> dict[str, Any]:
@@ -1001,6 +1090,10 @@ class MatchService:
                             played.append(state.history()[-1])
                         else:
                             for mv in t.get("moves", []):
+                                if str(mv) == RESIGN and can_resign_and_play_on(state):
+                                    play_stored(state, t.get("player", -1), RESIGN)
+                                    played.append(state.history()[-1])
+                                    continue
                                 if state.current_player() != t.get("player"):
                                     raise IllegalMove(
                                         f"the record says player {t.get('player')} moves, but player "
