@@ -15,7 +15,9 @@
   the best of ``m`` random actions by ``evaluate`` (a cheap prior).
 * **Rollouts** play ``random_action`` for at most ``rollout_cutoff`` steps,
   then score the position with ``state.evaluate`` (exact ``returns()`` when the
-  game ends first).  ``rollout_cutoff=0`` is pure evaluation at the leaf; a
+  game ends first); they go through ``State.rollouts`` (one rollout, seeded
+  from the agent's generator), which a game with a compiled kernel plays in
+  one call.  ``rollout_cutoff=0`` is pure evaluation at the leaf; a
   negative cut-off plays random moves to the end.  Evaluations are in
   [-1, 1].  Two-player games are zero-sum, so the position is scored once,
   for player 0, and negated for player 1.
@@ -202,6 +204,7 @@ class MCTSAgent(Agent):
         pw_k, pw_alpha = self.pw_k, self.pw_alpha
         log = math.log
         sqrt = math.sqrt
+        getrandbits = rng.getrandbits
         done = 0
         while done == 0 or not budget.exhausted(done):
             state = root_state.clone()
@@ -245,27 +248,27 @@ class MCTSAgent(Agent):
                 state.apply_legal(best_a)
                 node = best_child
                 path.append(node)
-            # Rollout with cut-off, then score for player 0.
-            steps = 0
-            while not state.is_terminal() and (cutoff < 0 or steps < cutoff):
-                state.apply_legal(state.random_action(rng))
-                steps += 1
+            # Rollout with cut-off through State.rollouts (the game's compiled kernel where it has one).
             if players > 2:  # max-n: each node gets the result of the player who moved into it
                 if state.is_terminal():
                     rewards = list(state.returns())
-                else:
+                elif cutoff == 0:
                     rewards = [state.evaluate(p) for p in range(players)]
+                else:
+                    rewards = list(state.rollouts(1, getrandbits(63), None if cutoff < 0 else cutoff).totals)
                 for nd in path:
                     nd.n += 1
                     if nd.mover >= 0:
                         nd.w += rewards[nd.mover]
                 done += 1
                 continue
+            # Two players, zero-sum: score once for player 0.
             if state.is_terminal():
-                r = state.returns()
-                v0 = r[0]
-            else:
+                v0 = state.returns()[0]
+            elif cutoff == 0:
                 v0 = state.evaluate(0)
+            else:
+                v0 = state.rollouts(1, getrandbits(63), None if cutoff < 0 else cutoff).totals[0]
             for nd in path:
                 nd.n += 1
                 if nd.mover == 0:

@@ -17,6 +17,10 @@ Subclasses implement the hooks named with a leading underscore:
 * ``action_to_string`` / ``string_to_action`` – the notation;
 * ``current_player``, ``is_terminal``, ``returns``, ``to_dict``, ``_copy_from``,
   ``render``, ``__str__``.
+
+:meth:`State.rollouts` plays many random games from one position in one call
+(MCTS leaves use it); the default plays them through the API above, and a game
+with a compiled kernel overrides it (docs/engine.md describes the convention).
 """
 
 from __future__ import annotations
@@ -153,6 +157,23 @@ def _is_multiple(v: float, step: float) -> bool:
 
 def _num(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else str(x)
+
+
+@dataclass(frozen=True)
+class RolloutResult:
+    """What :meth:`State.rollouts` played: ``n`` random games and their summed values."""
+
+    n: int
+    """Number of rollouts played."""
+    totals: tuple[float, ...]
+    """Per player, the sum over the rollouts of ``returns()`` (a finished game) or of the
+    ``evaluate`` value where a rollout was cut off by ``max_plies``."""
+    plies: int
+    """Steps played in all the rollouts together."""
+
+    def mean(self, player: int) -> float:
+        """The mean value of ``player`` over the rollouts (0.0 when none were played)."""
+        return self.totals[player] / self.n if self.n else 0.0
 
 
 @dataclass(frozen=True)
@@ -489,6 +510,50 @@ class State(ABC):
         """
         return self.action_to_string(self.random_action(rng, player))
 
+    def rollouts(self, n: int, seed: int, max_plies: int | None = None) -> RolloutResult:
+        """Play ``n`` random games from this position; the state itself is not changed.
+
+        Each rollout plays uniformly random steps (``random_action``; at a
+        simultaneous node each player's ``random_move``) until the game ends or
+        ``max_plies`` steps were played (``None``: to the end), and is scored by
+        ``returns()`` if the game ended, else by ``evaluate``.  In a two-player
+        game the values are taken as zero-sum: ``evaluate(0)`` is computed and
+        player 1 gets its negation (the assumption MCTS makes).  Same ``seed``,
+        same result.
+
+        This is the Python reference; a game with a compiled kernel overrides it
+        with one call that plays all ``n`` games (docs/engine.md).
+        """
+        if n < 0:
+            raise ValueError(f"rollouts: n must be >= 0, not {n!r}")
+        if max_plies is not None and max_plies < 0:
+            raise ValueError(f"rollouts: max_plies must be >= 0 or None, not {max_plies!r}")
+        rng = random.Random(seed)
+        players = self.game.num_players
+        totals = [0.0] * players
+        plies = 0
+        for _ in range(n):
+            state = self.clone()
+            steps = 0
+            while not state.is_terminal() and (max_plies is None or steps < max_plies):
+                cp = state.current_player()
+                if cp == SIMULTANEOUS:
+                    state.play_joint([state.random_move(rng, p) for p in range(players)])
+                else:
+                    state.apply_legal(state.random_action(rng))
+                steps += 1
+            plies += steps
+            if state.is_terminal():
+                values = state.returns()
+            elif players == 2:
+                v0 = state.evaluate(0)
+                values = [v0, -v0]
+            else:
+                values = [state.evaluate(p) for p in range(players)]
+            for p in range(players):
+                totals[p] += values[p]
+        return RolloutResult(n, tuple(totals), plies)
+
     def evaluate(self, player: int) -> float:
         """Heuristic value in [-1, 1] for ``player`` (games override; used by agents)."""
         if self.is_terminal():
@@ -531,6 +596,7 @@ __all__ = [
     "IllegalMove",
     "Move",
     "Param",
+    "RolloutResult",
     "State",
     "TurnState",
 ]

@@ -266,3 +266,34 @@ def test_random_action_refuses_a_player_not_to_move_and_a_finished_game(spec: st
         elif cp == TERMINAL:
             with pytest.raises(IllegalMove):
                 state.random_action(rng)
+
+
+@pytest.mark.parametrize("spec", VARIANTS)
+def test_rollouts_leave_the_state_unchanged_and_follow_their_seed(spec: str) -> None:
+    """game.py, ``State.rollouts``: "the state itself is not changed", "same seed, same result";
+    each rollout is scored by returns() or evaluate, so every total lies in [-n, n]."""
+    rng = random.Random(7)
+    for state in playout(spec, 0, every=7):
+        before = json.dumps(state.to_dict(), sort_keys=True)
+        moves = state.move_number()
+        res = state.rollouts(3, 11, None if rng.random() < 0.5 else 4)
+        assert json.dumps(state.to_dict(), sort_keys=True) == before and state.move_number() == moves
+        assert res.n == 3 and len(res.totals) == state.game.num_players
+        assert all(-3.0 <= t <= 3.0 for t in res.totals)
+        if state.is_terminal():
+            assert res.plies == 0 and list(res.totals) == [3 * r for r in state.returns()]
+        again = state.rollouts(3, 11, None)
+        assert again == state.rollouts(3, 11, None)
+        if state.game.num_players == 2:
+            assert again.totals[1] == -again.totals[0]
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_rollouts_refuse_a_negative_count(name: str) -> None:
+    """game.py, ``State.rollouts``: n >= 0 and max_plies >= 0 (or None), else ValueError."""
+    state = tessera.load_game(name).new_initial_state(seed=0)
+    assert state.rollouts(0, 1).n == 0
+    with pytest.raises(ValueError, match="n must be"):
+        state.rollouts(-1, 1)
+    with pytest.raises(ValueError, match="max_plies"):
+        state.rollouts(1, 1, -2)
