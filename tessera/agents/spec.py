@@ -12,7 +12,9 @@ A spec is a name with optional keyword options in parentheses:
 ``level1``…     the web app's strength levels (``level(3)`` too), tuned per game
 ==============  ==============================================================
 
-Every agent also takes ``seed=K`` (its own random generator).  Values are
+Every agent also takes ``seed=K`` (its own random generator); ``random``, ``greedy``,
+``mcts`` and ``alphabeta`` take ``army=3`` / ``army=1+4`` (Nymbat: bring in only these
+numbers, :mod:`tessera.agents.army`).  Values are
 integers, floats, ``true``/``false`` or bare words.
 """
 
@@ -23,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tessera.agents.alphabeta import AlphaBetaAgent
+from tessera.agents.army import ArmyAgent, parse_army
 from tessera.agents.base import Agent, Budget
 from tessera.agents.mcts import MCTSAgent
 from tessera.agents.simple import GreedyAgent, RandomAgent
@@ -32,11 +35,11 @@ from tessera.core.game import Action, State
 _SPEC = re.compile(r"^\s*([a-z_][a-z0-9_]*)\s*(?:\((.*)\))?\s*$", re.IGNORECASE)
 
 AGENT_OPTIONS: dict[str, tuple[str, ...]] = {
-    "random": ("seed",),
-    "greedy": ("noise", "orders", "replies", "seed"),
-    "mcts": ("c", "rollout_cutoff", "widen", "wide", "pw_k", "pw_alpha", "reuse", "sample", "seed"),
+    "random": ("seed", "army"),
+    "greedy": ("noise", "orders", "replies", "seed", "army"),
+    "mcts": ("c", "rollout_cutoff", "widen", "wide", "pw_k", "pw_alpha", "reuse", "sample", "seed", "army"),
     "smmcts": ("c", "rollout_cutoff", "pw_k", "pw_alpha", "seed"),
-    "alphabeta": ("max_depth", "width", "sample", "seed"),
+    "alphabeta": ("max_depth", "width", "sample", "seed", "army"),
     "level": ("n", "game", "scale", "seed"),
 }
 """The options each agent name accepts."""
@@ -114,6 +117,9 @@ def make_agent(spec: str | Agent, *, game: str | None = None) -> Agent:
         return spec
     name, opts = parse_spec(spec)
     canonical = _canonical(name, opts)
+    army = opts.pop("army", None)  # a restricted army (tessera.agents.army): wraps the agent below
+    if army is not None:
+        parse_army(army)
     try:
         if name == "random":
             agent: Agent = RandomAgent(**opts)
@@ -133,6 +139,8 @@ def make_agent(spec: str | Agent, *, game: str | None = None) -> Agent:
         raise ValueError(f"agent spec {spec!r}: {e}") from None
     if name != "level":
         agent.name = canonical
+    if army is not None:
+        agent = ArmyAgent(agent, army, name=canonical)
     return agent
 
 
