@@ -56,15 +56,46 @@ function showGame() {
   for (const p of g.params) box.appendChild(paramInput(p));
   const ex = g.examples.length ? ` Variants: ${g.examples.join(", ")}.` : "";
   $("game-about").innerHTML = `${escapeHtml(g.title)}: ${g.players} players, ${escapeHtml(g.dynamics)} turns.${escapeHtml(ex)} <a href="/rules/${g.name}">Rules</a>`;
-  const seat = $("seat");
-  seat.innerHTML = g.player_names.map((n, i) => `<option value="${i}">${escapeHtml(n)} (seat ${i})</option>`).join("");
+  const players = $("param-players");
+  if (players) players.addEventListener("change", showSeats);
+  showSeats();
+}
+
+// The seats of the chosen variant (four-player Nymbat has four): the "You play" list and the seat plan.
+function seatNames() {
+  const g = current();
+  const players = $("param-players");
+  const byPlayers = g.seats_by_players || {};
+  return (players && byPlayers[players.value]) || g.player_names;
+}
+
+function showSeats() {
+  const names = seatNames();
+  $("seat").innerHTML = names.map((n, i) => `<option value="${i}">${escapeHtml(n)} (seat ${i})</option>`).join("");
+  const levels = [1, 2, 3, 4, 5].map((l) => `<option value="ai:${l}">AI level ${l}</option>`).join("");
+  $("seat-plan").innerHTML = names
+    .map(
+      (n, i) => `<label>${escapeHtml(n)} (seat ${i}) <select class="seat-kind" data-seat="${i}">
+        <option value="here"${i === 0 ? " selected" : ""}>a person at this screen</option>
+        <option value="invite">a friend (invite link)</option>
+        ${levels.replace(i === 0 ? "" : 'value="ai:2"', i === 0 ? "" : 'value="ai:2" selected')}
+      </select></label>`,
+    )
+    .join("");
   showMode();
+}
+
+function seatPlan() {
+  return [...document.querySelectorAll("#seat-plan .seat-kind")].map((sel) =>
+    sel.value.startsWith("ai:") ? { kind: "ai", level: parseInt(sel.value.slice(3), 10) } : { kind: sel.value },
+  );
 }
 
 function showMode() {
   const mode = document.querySelector("input[name=mode]:checked").value;
   $("level-row").hidden = mode !== "ai";
-  $("seat-row").hidden = mode === "hotseat";
+  $("seat-row").hidden = mode === "hotseat" || mode === "seats";
+  $("seat-plan").hidden = mode !== "seats";
 }
 
 function params() {
@@ -93,6 +124,10 @@ async function create(e) {
     seat: parseInt($("seat").value || "0", 10),
     ai_level: parseInt($("ai-level").value, 10),
   };
+  if (mode === "seats") {
+    body.mode = "hotseat"; // the server derives the mode from the seats
+    body.seats = seatPlan();
+  }
   if ($("clock-on").checked) {
     body.clock = { initial: parseFloat($("clock-min").value) * 60, increment: parseFloat($("clock-inc").value || "0") };
   }
@@ -109,7 +144,7 @@ async function create(e) {
 }
 
 function gameItem(g, open) {
-  const seats = g.seats.map((s) => escapeHtml(s.name)).join(" vs ");
+  const seats = g.seats.map((s) => escapeHtml(s.name)).join(g.seats.length > 2 ? ", " : " vs ");
   const clock = g.clock ? ` · ${Math.round(g.clock.initial / 60)}+${g.clock.increment}` : "";
   const res = g.result ? ` · ${escapeHtml(g.result.text)}` : "";
   const join = open ? `<button data-join="${g.id}">Join</button>` : `<a href="/g/${g.id}">replay</a>`;
