@@ -471,6 +471,20 @@ class State(ABC):
             return None
         return r.index(best)
 
+    def outcome(self) -> dict[str, str] | None:
+        """Why the game ended: ``{"reason": ..., "text": ...}``, ``None`` while it goes on.
+
+        ``reason`` is a short machine-readable word (``"nest"``, ``"majority"``,
+        ``"safeguard"`` …); ``text`` is a sentence naming the rule that decided,
+        e.g. ``"Second took all 9 red blocks"``.  Games override this; the
+        default names only the winner.
+        """
+        if not self.is_terminal():
+            return None
+        w = self.winner()
+        names = self.game.info.player_names
+        return {"reason": "rules", "text": "Draw" if w is None else f"{names[w]} wins"}
+
     def scores(self) -> list[float] | None:
         """Per-player scores where the game has them, else ``None``."""
         return None

@@ -97,7 +97,8 @@ def describe(
     result = None
     if cp == TERMINAL:
         w = state.winner()
-        result = {"winner": w, "returns": state.returns(), "text": status_line(state, names)}
+        why = state.outcome() or {"reason": "rules", "text": status_line(state, names)}
+        result = {"winner": w, "returns": state.returns(), "reason": why["reason"], "text": why["text"]}
     if actions is None:
         actions = []
         if viewer is None or viewer == cp:

@@ -465,6 +465,37 @@ class NibbleState(TurnState):
                     return True
         return False
 
+    def outcome(self) -> dict[str, str] | None:
+        """Why the game ended (see :meth:`State.outcome`): a whole colour, three table neighbours, or majorities."""
+        if not self._over:
+            return None
+        n = self.game.colors
+        need = self.game.triple_need
+        w = self._winner
+        if w is not None and self._instant_win(w):
+            mine = self.taken[w]
+            for c in range(n):
+                if mine[c] >= n:
+                    return {"reason": "colour", "text": f"{NAMES[w]} took all {n} {PALETTE[c][0]} blocks"}
+            t = self.table
+            for i in range(len(t) - 2):
+                tri = t[i : i + 3]
+                if all(mine[c] >= need for c in tri):
+                    names = ", ".join(PALETTE[c][0] for c in tri)
+                    return {
+                        "reason": "neighbours",
+                        "text": f"{NAMES[w]} took {need} or more blocks of each of {names} "
+                        f"(neighbours on the colour table)",
+                    }
+        s = self.majorities()
+        if w is None:
+            return {"reason": "majority", "text": f"The board is empty: each player holds {s[0]} colours: a draw"}
+        return {
+            "reason": "majority",
+            "text": f"The board is empty: {NAMES[w]} holds the majority in {s[w]} of {n} colours "
+            f"({NAMES[1 - w]}: {s[1 - w]})",
+        }
+
     def _finish_by_majority(self) -> None:
         s = self.majorities()
         self._over = True

@@ -517,6 +517,22 @@ class NumeState(State):
             return [-1.0, 1.0]
         return [0.0, 0.0]
 
+    def outcome(self) -> dict[str, str] | None:
+        """Why the game ended (see :meth:`State.outcome`): the board is full, the lower score wins."""
+        if not self._over:
+            return None
+        s = self.scores()
+        assert s is not None
+        names = self._player_names()
+        komi = ""
+        if self._komi is not None and self._komi_to is not None and self._komi:
+            komi = f", komi {self._komi:g} to {COLOUR_NAMES[self._komi_to]}"
+        both = f"{names[0]} {s[0]:g}, {names[1]} {s[1]:g}{komi}"
+        if s[0] == s[1]:
+            return {"reason": "score", "text": f"The board is full and the scores are equal ({both}): a draw"}
+        w = 0 if s[0] < s[1] else 1
+        return {"reason": "score", "text": f"The board is full: {names[w]} has the lower score ({both}) and wins"}
+
     # -- moves ---------------------------------------------------------------------------
     def _legal_actions(self) -> list[Action]:
         g = self.game

@@ -479,6 +479,29 @@ class NymbatState(TurnState):
         elif self.phase == BRING and not self._has_step():
             self._finish_turn("bring")
 
+    def outcome(self) -> dict[str, str] | None:
+        """Why the game ended (see :meth:`State.outcome`): the last player left, the home row, the empty
+        board, or the safeguard."""
+        if not self._over:
+            return None
+        w = self._winner
+        names = self.L.names
+        if w is None:
+            return {"reason": "safeguard", "text": f"Draw: the {self.game.max_turns}-turn safeguard was reached"}
+        if self.resigned.count(False) == 1 and any(self.resigned):
+            return {"reason": "resign", "text": f"Every other player resigned: {names[w]} wins"}
+        target, o = self.L.target[w], self.L.opposite[w]
+        if self.own[w] & target and not self.own[o] & target:
+            return {
+                "reason": "home_row",
+                "text": f"{names[w]} has a piece on {names[o]}'s home row and {names[o]} has none there: "
+                f"{names[w]} wins",
+            }
+        return {
+            "reason": "empty_board",
+            "text": f"The board and every reserve are empty: {names[w]} took the last turn and wins",
+        }
+
     # -- helpers -----------------------------------------------------------------------
     def _allowance(self) -> int:
         """The largest number that may be placed now (0: none)."""

@@ -1,7 +1,8 @@
 """The AI worker: computer seats think away from the event loop.
 
-:func:`think` is a plain function of picklable arguments (the game's spec,
-seed and move list), so it runs in a worker *process* (the default for
+:func:`think_step` (one step of a turn, within the budget of the whole turn)
+and :func:`think` (one move) are plain functions of picklable arguments (the
+game's spec, seed and move list), so they run in a worker *process* (the default for
 ``tessera serve``: a search never holds the server's GIL) or, for tests, in a
 worker thread.  The agent comes from ``tessera.agents`` (``level(n)`` gives an
 agent with ``choose_move(state, seconds=None, rng=None, player=None)``: an
@@ -15,6 +16,8 @@ from __future__ import annotations
 
 import importlib.util
 import random
+import time
+from typing import Any
 
 import tessera
 from tessera.core.game import SIMULTANEOUS, State
@@ -65,6 +68,87 @@ def _agent_move(state: State, player: int, level: int, seconds: float | None, rn
 
     agent = make_agent(f"level{level}", game=state.game.name)
     return str(agent.choose_move(state, seconds=seconds, rng=rng, player=player))
+
+
+def multi_step(state: State, player: int, rng: random.Random, probes: int = 6) -> bool:
+    """Whether ``player``'s turn may go on after a step here (Nymbat, Nibble, Nume's bidding).
+
+    Probed with a few random legal steps: game-agnostic, and cheap next to a search.
+    """
+    if state.current_player() != player:
+        return False
+    for _ in range(probes):
+        probe = state.clone()
+        probe.apply_action(probe.random_action(rng))
+        if probe.current_player() == player:
+            return True
+    return False
+
+
+def step_budget(total: float, left: float, multi: bool) -> float | None:
+    """Thinking time of one step of a turn whose whole budget is ``total`` with ``left`` remaining.
+
+    A one-step turn gets everything; a multi-step turn gives each step
+    :data:`STEP_SHARE` of what is left (the first steps matter most), and once
+    less than :data:`STEP_FLOOR` of the total is left the remaining steps are
+    played greedily (``None``: one-step lookahead, no search).
+    """
+    if not multi:
+        return max(0.0, left)
+    if left < STEP_FLOOR * total:
+        return None
+    return left * STEP_SHARE
+
+
+STEP_SHARE = 0.4
+"""Share of a multi-step turn's remaining time given to its next step."""
+
+STEP_FLOOR = 0.05
+"""Below this share of the turn's budget left, the turn's remaining steps are greedy."""
+
+
+def think_step(
+    spec: str,
+    seed: int,
+    moves: list[tuple[int, str]],
+    player: int,
+    level: int,
+    total: float,
+    left: float,
+    rng_seed: int,
+) -> dict[str, Any]:
+    """One step of the AI's turn, within a budget for the **whole turn**.
+
+    ``total`` is the turn's thinking time and ``left`` what remains of it;
+    the step takes its share (:func:`step_budget`).  Returns ``{"move": …,
+    "more": …, "seconds": …, "stats": {…}}``: ``more`` says whether the same
+    player is still to move after the step (the turn goes on); ``stats`` is
+    what the search did (depth, nodes, iterations, value).
+    """
+    state = replay(spec, seed, moves)
+    rng = random.Random(rng_seed)
+    started = time.perf_counter()
+    stats: dict[str, Any] = {}
+    if not AGENTS_AVAILABLE:
+        move = state.random_move(rng, player)
+    else:
+        from tessera.agents import make_agent
+
+        seconds: float | None = None
+        name = f"level{level}"
+        if level >= 3:
+            seconds = step_budget(total, left, multi_step(state, player, random.Random(rng_seed)))
+            if seconds is None:
+                name = "greedy"
+        agent = make_agent(name, game=state.game.name)
+        move = str(agent.choose_move(state, seconds=seconds, rng=rng, player=player))
+        stats = {k: v for k, v in agent.stats.items() if isinstance(v, int | float) and not isinstance(v, bool)}
+    more = False
+    if state.current_player() >= 0:
+        after = state.clone()
+        after.play(move)
+        more = after.current_player() == player
+    return {"move": move, "more": more, "seconds": time.perf_counter() - started, "stats": stats}
 
 
 def think(

@@ -201,6 +201,7 @@ def create_app(
         arm_clock(game_id)
 
     service.on_change = on_change
+    worker.on_progress = lambda game_id, info: hub.push(game_id, {"type": "ai", "thinking": info})
     service.presence = hub.presence
 
     @asynccontextmanager

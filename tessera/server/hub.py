@@ -150,6 +150,20 @@ class Hub:
         if game_id in self.games:
             self._spawn(self.broadcast(game_id))
 
+    def push(self, game_id: str, message: dict[str, object]) -> None:
+        """Thread-safe: send the same ``message`` to every viewer of ``game_id`` (the AI's progress)."""
+        loop = self.loop
+        if loop is None or loop.is_closed():
+            return
+
+        def start() -> None:
+            for conn in list(self.games.get(game_id, ())):
+                task = asyncio.ensure_future(self._send(conn, message))
+                task.add_done_callback(lambda t: t.exception() if not t.cancelled() else None)
+
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+            loop.call_soon_threadsafe(start)
+
     async def send_view(self, conn: Connection) -> None:
         """Send one connection its current view."""
         try:

@@ -175,12 +175,13 @@ def _names(game: Game) -> list[str]:
 
 
 def rules_result(state: State) -> dict[str, Any]:
-    """The result of a game the rules ended."""
+    """The result of a game the rules ended: ``reason`` and ``text`` name the rule that decided."""
+    why = state.outcome() or {"reason": "rules", "text": status_line(state, _names(state.game))}
     return {
         "winner": state.winner(),
         "returns": list(state.returns()),
-        "reason": "rules",
-        "text": status_line(state, _names(state.game)),
+        "reason": why["reason"],
+        "text": why["text"],
     }
 
 
@@ -191,7 +192,7 @@ def forfeit_result(game: Game, loser: int, reason: str) -> dict[str, Any]:
     returns = [-1.0] * n
     returns[winner] = 1.0
     names = _names(game)
-    how = "resigns" if reason == "resign" else "ran out of time"
+    how = "resigned" if reason == "resign" else "ran out of time"
     return {
         "winner": winner,
         "returns": returns,
@@ -276,7 +277,7 @@ def text_record(row: GameRow, moves: list[MoveRow]) -> str:
     ]
     for s in row.seats:
         who = f"AI level {s.level}" if s.kind == "ai" else "human"
-        lines.append(f'[Player{s.seat} "{s.name} ({who})"]')
+        lines.append(f'[Player{s.seat} "{s.name}"]' if s.name == who else f'[Player{s.seat} "{s.name} ({who})"]')
     if row.result is not None:
         lines.append(f'[Result "{row.result["text"]} ({row.result["reason"]})"]')
     lines.append("")
@@ -999,6 +1000,7 @@ class MatchService:
                         "level": s.level or 1,
                         "token": s.token,
                         "expected": state.move_number(),
+                        "simultaneous": state.current_player() == SIMULTANEOUS,
                         "clock_left": None if row.clock is None else clock_left(row.clock, p, time.time()),
                     }
                 )

@@ -3,6 +3,13 @@
 The AI submits through :meth:`MatchService.play` like any client, with its
 seat's token and the move number it thought about, so a move made stale by
 an undo or a resignation meanwhile is simply refused.
+
+A level's time covers the AI's **whole turn**: a multi-step turn (Nymbat,
+Nibble, Nume's bidding) is planned step by step within one budget
+(:func:`tessera.server.ai.think_step`), then played.  While it thinks the
+worker reports its progress (elapsed time, steps chosen so far, the search's
+depth or iterations) through :attr:`AIWorker.on_progress`; at a simultaneous
+turn the chosen order itself is never reported.
 """
 
 from __future__ import annotations
@@ -12,10 +19,12 @@ import logging
 import multiprocessing
 import random
 import threading
+import time
+from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any
 
-from tessera.server.ai import LEVEL_SECONDS, think
+from tessera.server.ai import LEVEL_SECONDS, think_step
 from tessera.server.service import MatchService, ServiceError
 
 log = logging.getLogger("tessera.server.ai")
@@ -35,6 +44,9 @@ class AIWorker:
         self._inflight: set[tuple[str, int, int]] = set()
         self._lock = threading.Lock()
         self._closed = False
+        self._turns: set[tuple[str, int]] = set()  # (game, player) whose turn is being planned or played
+        self.on_progress: Callable[[str, dict[str, Any] | None], None] = lambda game_id, info: None
+        """Called from a worker thread with the AI's progress in a game (``None``: it stopped thinking)."""
 
     def _thinker(self) -> Executor | None:
         if self.mode == "thread":
@@ -58,9 +70,10 @@ class AIWorker:
         for job in jobs:
             key = (game_id, int(job["expected"]), int(job["player"]))
             with self._lock:
-                if key in self._inflight:
+                if key in self._inflight or (game_id, key[2]) in self._turns:
                     continue
                 self._inflight.add(key)
+                self._turns.add((game_id, key[2]))
             self._drivers.submit(self._run, job, key)
 
     def _budget(self, job: dict[str, Any]) -> float | None:
@@ -72,29 +85,70 @@ class AIWorker:
             seconds = max(0.01, min(base, left / 20))
         return seconds
 
+    MAX_STEPS = 500
+    """A turn planned longer than this is played as far as planned (then the next scan goes on)."""
+
     def _run(self, job: dict[str, Any], key: tuple[str, int, int]) -> None:
+        game_id, player = job["game_id"], job["player"]
         try:
-            rng_seed = random.randrange(2**31)
-            args = (job["spec"], job["seed"], job["moves"], job["player"], job["level"], self._budget(job), rng_seed)
-            pool = self._thinker()
-            move = pool.submit(think, *args).result() if pool is not None else think(*args)
+            steps = self._plan(job)
             if self._closed:
                 return
-            try:
-                self.service.play(job["game_id"], job["token"], move, job["expected"])
-            except ServiceError as e:
-                if e.status != 400:
-                    return  # stale (undo, resignation, flag): the next scan decides
-                log.warning("AI move %r refused (%s); playing a random legal move", move, e.detail)
-                fallback = self.service.random_move(job["game_id"], job["player"], rng_seed)
-                self.service.play(job["game_id"], job["token"], fallback, job["expected"])
+            expected = int(job["expected"])
+            for i, move in enumerate(steps):
+                try:
+                    self.service.play(game_id, job["token"], move, expected + i)
+                except ServiceError as e:
+                    if e.status != 400:
+                        return  # stale (undo, resignation, flag): the next scan decides
+                    log.warning("AI move %r refused (%s); playing a random legal move", move, e.detail)
+                    fallback = self.service.random_move(game_id, player, random.randrange(2**31))
+                    self.service.play(game_id, job["token"], fallback, expected + i)
+                    return
         except ServiceError:
             pass
         except Exception:
-            log.exception("AI of game %s failed", job["game_id"])
+            log.exception("AI of game %s failed", game_id)
         finally:
             with self._lock:
                 self._inflight.discard(key)
+                self._turns.discard((game_id, player))
+            self._report(game_id, None)
+            if not self._closed:
+                self.schedule(game_id)  # a turn played only in part, or the AI's next turn
+
+    def _plan(self, job: dict[str, Any]) -> list[str]:
+        """The AI's whole turn, step by step within the turn's budget; reports progress after each step."""
+        level = int(job["level"])
+        total = self._budget(job)
+        if total is None:
+            total = LEVEL_SECONDS.get(level, 1.0)
+        player = int(job["player"])
+        moves = [(int(p), str(m)) for p, m in job["moves"]]
+        secret = bool(job.get("simultaneous"))
+        started = time.perf_counter()
+        steps: list[str] = []
+        info: dict[str, Any] = {"player": player, "level": level, "budget": total, "elapsed": 0.0, "steps": []}
+        self._report(job["game_id"], dict(info))
+        pool = self._thinker()
+        while len(steps) < self.MAX_STEPS and not self._closed:
+            left = total - (time.perf_counter() - started)
+            args = (job["spec"], job["seed"], moves, player, level, total, left, random.randrange(2**31))
+            out = pool.submit(think_step, *args).result() if pool is not None else think_step(*args)
+            steps.append(out["move"])
+            moves.append((player, out["move"]))
+            info.update(elapsed=round(time.perf_counter() - started, 3), stats=out["stats"])
+            info["steps"] = [] if secret else list(steps)
+            self._report(job["game_id"], dict(info))
+            if not out["more"]:
+                break
+        return steps
+
+    def _report(self, game_id: str, info: dict[str, Any] | None) -> None:
+        try:
+            self.on_progress(game_id, info)
+        except Exception:  # a progress report is never worth losing a move
+            log.exception("AI progress report of game %s failed", game_id)
 
     def close(self) -> None:
         """Stop thinking; wait for the driver threads."""

@@ -138,7 +138,9 @@ def test_play_a_whole_game_against_the_ai_by_clicking(server: str, browser: Any,
     assert page.locator(".seat").count() == 2
     play_to_the_end(page, rng)
     banner = page.locator("#banner").inner_text()
-    assert re.search(r"wins|Draw|draw|resign|time", banner), banner
+    # the result names the rule that decided (e.g. "Second took all 9 red blocks") and carries its reason
+    assert page.locator("#result-why").get_attribute("data-reason"), banner
+    assert page.locator("#result-why").inner_text().strip(), banner
     page.screenshot(path=str(artifacts / f"{name}.png"))
     # the replay browser steps through the finished game
     page.locator("#rp-first").click()

@@ -309,7 +309,8 @@ def test_whole_number_komi_can_tie_and_a_tie_is_a_draw() -> None:
     state.play("c2")
     assert state.scores() == [1.0, 1.0]
     assert state.returns() == [0.0, 0.0] and state.winner() is None
-    assert state.render()["result"]["text"] == "Draw"
+    result = state.render()["result"]
+    assert result["reason"] == "score" and result["text"].endswith(": a draw")
 
 
 def test_half_point_komi_for_black_is_the_default() -> None:

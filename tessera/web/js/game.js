@@ -35,6 +35,8 @@ const ui = {
   resignArmed: false,
   revealed: null, // hot-seat: "moveNumber|seat" whose secret order builder is shown
   error: "",
+  thinking: null, // the AI's last progress report {player, budget, elapsed, steps, stats} and when it came
+  thinkingAt: 0,
 };
 
 const board = new BoardView($("board"), { onCell: (c) => onCell(c) });
@@ -60,6 +62,7 @@ function connect() {
     const msg = JSON.parse(e.data);
     if (msg.type === "state") receive(msg.view);
     else if (msg.type === "presence") presence(msg.connected);
+    else if (msg.type === "ai") onThinking(msg.thinking);
     else if (msg.type === "error") showError(msg.detail);
   };
   ws.onclose = () => {
@@ -392,6 +395,7 @@ function renderAll() {
   renderReplay(v);
   renderInvite(v);
   renderBanner(v, desc);
+  renderThinking();
 }
 
 function playerName(desc, p) {
@@ -411,7 +415,7 @@ function renderStatus(v, desc) {
       text = o && o.submitted ? "Your order is sealed; waiting for the other order" : "Give your orders";
     } else if (v.to_move >= 0) {
       const s = v.seats[v.to_move];
-      text = `${desc.status}` + (s && s.kind === "ai" ? " — the AI is thinking…" : " — waiting for your opponent");
+      text = `${desc.status}` + (s && s.kind === "ai" ? "" : " — waiting for your opponent");
     }
   }
   $("status").textContent = text;
@@ -436,7 +440,8 @@ function renderSeats(v, desc) {
   const rows = v.seats.map((s) => {
     const p = s.seat;
     const color = (desc.players[p] && desc.players[p].color) || "#888";
-    const who = s.kind === "ai" ? `AI level ${s.level}` : s.claimed ? "" : "seat free";
+    // the AI's default name already says its level: do not say it twice
+    const who = s.kind === "ai" ? (s.name.includes(`AI level ${s.level}`) ? "" : `AI level ${s.level}`) : s.claimed ? "" : "seat free";
     const you = mySeats.includes(p) ? (mySeats.length > 1 ? " (here)" : " (you)") : "";
     const here = mySeats.includes(p) && document.body.dataset.conn === "online"; // hot-seat: every seat is here
     const conn = s.kind === "ai" ? "ai" : s.connected || here ? "on" : "off";
@@ -840,12 +845,51 @@ function renderBanner(v, desc) {
     return;
   }
   bn.hidden = false;
-  let mine = "";
-  if (mySeats.length === 1 && result.winner !== null && result.winner !== undefined) {
-    mine = result.winner === mySeats[0] ? " — you win!" : " — you lose";
+  bn.innerHTML = "";
+  const w = result.winner;
+  // the sentence names the deciding rule (and so the winner); a seated player also reads what it means for him
+  const why = document.createElement("span");
+  why.className = "result-head";
+  why.id = "result-why";
+  why.textContent = result.text;
+  why.dataset.reason = result.reason || "";
+  bn.appendChild(why);
+  if (mySeats.length === 1 && w !== null && w !== undefined) {
+    const mine = document.createElement("span");
+    mine.className = "result-why";
+    mine.textContent = w === mySeats[0] ? "— you win!" : "— you lose";
+    bn.appendChild(mine);
   }
-  bn.textContent = result.text + mine;
-  bn.dataset.winner = result.winner ?? "draw";
+  if (mySeats.length) {
+    const again = button("Rematch", () => rematch(v), "primary");
+    again.id = "rematch";
+    again.title = v.mode === "hotseat" ? "the same game again" : "the same game again, seats swapped";
+    bn.appendChild(again);
+  }
+  const fresh = document.createElement("a");
+  fresh.href = `/?game=${encodeURIComponent(v.game)}`;
+  fresh.id = "new-game";
+  fresh.className = "button-link";
+  fresh.textContent = "New game";
+  bn.appendChild(fresh);
+  bn.dataset.winner = w ?? "draw";
+}
+
+// The same game again with the seats swapped (against the AI: the human takes the other side).
+async function rematch(v) {
+  const body = { game: v.game, params: v.params, mode: v.mode, public: !!v.public };
+  const ai = v.seats.find((s) => s.kind === "ai");
+  if (ai) body.ai_level = ai.level;
+  if (v.mode !== "hotseat" && mySeats.length === 1) body.seat = (mySeats[0] + 1) % v.seats.length;
+  if (v.clock) body.clock = { initial: v.clock.initial, increment: v.clock.increment };
+  try {
+    const r = await api("POST", "/api/games", body);
+    saveSeats(r.id, { tokens: r.tokens, invites: r.invites });
+    const hash = Object.entries(r.tokens).map(([s, t]) => `t${s}=${encodeURIComponent(t)}`).join("&");
+    location.href = `${r.url}#${hash}`;
+  } catch (e) {
+    showError(e instanceof ApiError ? e.detail : String(e));
+  }
 }
 
 function showError(text) {
@@ -854,6 +898,52 @@ function showError(text) {
   e.textContent = text;
   e.hidden = !text;
 }
+
+// -- the AI's thinking indicator: elapsed time against its budget for the turn, steps chosen, search depth --
+function onThinking(info) {
+  ui.thinking = info;
+  ui.thinkingAt = performance.now();
+  renderThinking();
+}
+
+function aiToMove(v) {
+  if (!v || v.status !== "active") return null;
+  if (v.to_move >= 0) return v.seats[v.to_move] && v.seats[v.to_move].kind === "ai" ? v.to_move : null;
+  if (v.to_move === SIMULTANEOUS && v.sealed) {
+    const s = v.seats.find((x) => x.kind === "ai" && !v.sealed[x.seat]);
+    return s ? s.seat : null;
+  }
+  return null;
+}
+
+function renderThinking() {
+  const box = $("thinking");
+  const v = ui.view;
+  const p = aiToMove(v);
+  if (p === null || ui.replay !== null) {
+    box.hidden = true;
+    return;
+  }
+  box.hidden = false;
+  const t = ui.thinking && ui.thinking.player === p ? ui.thinking : null;
+  const since = t ? ui.thinkingAt : ui.clockAt;
+  const elapsed = (t ? t.elapsed : 0) + (performance.now() - since) / 1000;
+  const parts = [`${playerName(v.render, p)} (AI) is thinking… ${elapsed.toFixed(1)} s`];
+  if (t && t.budget) parts[0] += ` of about ${t.budget < 1 ? t.budget.toFixed(2) : t.budget.toFixed(1)} s for the turn`;
+  const detail = [];
+  if (t && t.steps && t.steps.length) detail.push(`${t.steps.length} step${t.steps.length > 1 ? "s" : ""} chosen: ${t.steps.join(" ")}`);
+  const st = t && t.stats ? t.stats : {};
+  if (st.depth) detail.push(`searched ${st.depth} steps deep`);
+  if (st.iterations) detail.push(`${st.iterations.toLocaleString("en")} simulations`);
+  if (st.nodes) detail.push(`${st.nodes.toLocaleString("en")} positions`);
+  $("thinking-text").textContent = parts[0];
+  $("thinking-detail").textContent = detail.join(" · ");
+  const bar = $("thinking-bar");
+  bar.max = 1;
+  bar.value = t && t.budget ? Math.min(1, elapsed / t.budget) : 0;
+  bar.hidden = !(t && t.budget);
+}
+setInterval(renderThinking, 200);
 
 // -- clocks tick locally -----------------------------------------------------------------
 setInterval(() => {

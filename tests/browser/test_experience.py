@@ -1,0 +1,134 @@
+"""What a new player hits first (issue 15), checked in Chromium at desktop and phone sizes.
+
+Each test quotes the requirement it checks; screenshots go to test-artifacts/.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import tessera
+
+pytestmark = pytest.mark.browser
+
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+
+def post(base: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    req = urllib.request.Request(
+        base + path, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+    )
+    return dict(json.loads(urllib.request.urlopen(req, timeout=10).read()))
+
+
+def get(base: str, path: str) -> dict[str, Any]:
+    return dict(json.loads(urllib.request.urlopen(base + path, timeout=10).read()))
+
+
+def hash_of(created: dict[str, Any]) -> str:
+    return "#" + "&".join(f"t{s}={t}" for s, t in created["tokens"].items())
+
+
+def open_game(browser: Any, base: str, created: dict[str, Any], viewport: dict[str, int]) -> Any:
+    page = browser.new_page(viewport=viewport)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.errors = errors
+    page.goto(base + created["url"] + hash_of(created))
+    page.wait_for_selector("svg.board .cell")
+    return page
+
+
+RECORD_THINKING = """
+window.__thinking = [];
+new MutationObserver(() => {
+  const box = document.getElementById('thinking');
+  if (box && !box.hidden) window.__thinking.push(box.innerText);
+}).observe(document, {subtree: true, childList: true, characterData: true, attributes: true});
+"""
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_the_thinking_indicator_shows_elapsed_time_and_the_steps_chosen(
+    server: str, browser: Any, artifacts: Path, viewport: dict[str, int]
+) -> None:
+    """ "A thinking indicator that shows elapsed time and the AI's progress (e.g. iterations, or its
+    current best line)": while the AI plans its Nymbat turn the page shows the seconds against the
+    turn's budget and the steps chosen so far; the AI seat is labelled once ("AI level 5")."""
+    created = post(server, "/api/games", {"game": "nymbat", "mode": "ai", "seat": 0, "ai_level": 5})
+    page = browser.new_page(viewport=viewport)
+    page.add_init_script(RECORD_THINKING)
+    page.goto(server + created["url"] + hash_of(created))
+    page.wait_for_selector("svg.board .cell")
+    page.wait_for_selector("#conn.conn-online")
+    # the person's first turn (random legal steps, sent as the page would), then the AI's turn
+    gid, token = created["id"], created["tokens"]["0"]
+    state = tessera.load_game("nymbat").new_initial_state(seed=get(server, f"/api/games/{gid}")["seed"])
+    rng = random.Random(5)
+    while state.current_player() == 0:
+        move = state.random_move(rng)
+        post(server, f"/api/games/{gid}/moves", {"token": token, "move": move, "expected": state.move_number()})
+        state.play(move)
+    page.wait_for_function("document.querySelectorAll('#moves li').length >= 2", timeout=60000)
+    seen = page.evaluate("window.__thinking")
+    assert any(re.search(r"Blue \(AI\) is thinking… \d+\.\d s of about 0\.05 s for the turn", t) for t in seen), seen
+    assert any(re.search(r"\d+ steps? chosen: \S+", t) for t in seen), seen
+    ai_seat = page.locator('.seat[data-seat="1"]').inner_text()
+    assert ai_seat.count("AI level 5") == 1, ai_seat
+    page.wait_for_selector("#thinking", state="hidden")
+    page.screenshot(path=str(artifacts / f"ai-turn-done-{viewport['width']}.png"))
+    page.close()
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_the_result_names_the_rule_beside_the_board_with_rematch_and_new_game(
+    server: str, browser: Any, artifacts: Path, viewport: dict[str, int]
+) -> None:
+    """ "Results carry a machine-readable reason and a sentence naming the rule that decided ...,
+    shown without covering the board, with Rematch (seats swapped) and New game buttons"."""
+    created = post(server, "/api/games", {"game": "nibble", "mode": "ai", "seat": 0, "ai_level": 1})
+    page = open_game(browser, server, created, viewport)
+    page.locator("#resign").click()
+    page.locator("#resign").click()
+    page.wait_for_selector("#banner:not([hidden])")
+    why = page.locator("#result-why")
+    assert why.inner_text() == "First resigned: Second wins"
+    assert why.get_attribute("data-reason") == "resign"
+    assert "you lose" in page.locator("#banner").inner_text()
+    banner, board = page.locator("#banner").bounding_box(), page.locator("svg.board").bounding_box()
+    assert banner["y"] + banner["height"] <= board["y"] + 0.5, "the result strip is above the board, not over it"
+    page.screenshot(path=str(artifacts / f"result-{viewport['width']}.png"))
+    assert page.locator("#new-game").get_attribute("href") == "/?game=nibble"
+    old_url = page.url
+    page.locator("#rematch").click()
+    page.wait_for_url(lambda url: url != old_url and "/g/" in url)
+    page.wait_for_selector("svg.board .cell")
+    assert "(you)" in page.locator('.seat[data-seat="1"]').inner_text(), "seats swapped: now Second"
+    assert not page.errors, page.errors
+    page.close()
+
+
+def test_a_rules_ending_says_which_rule_decided(server: str, browser: Any) -> None:
+    """ "The result never says why" is fixed: a game the rules end (Ikabegamá, a nest reached)
+    carries reason and the sentence in the view, and the page shows the sentence."""
+    created = post(
+        server, "/api/games", {"game": "ikabegama", "params": {"distance": 2, "board": "hexhex:3"}, "mode": "hotseat"}
+    )
+    gid = created["id"]
+    # Light grows next to the Dark nest (2,0): "every enemy token adjacent to the destination flips
+    # to the mover's colour", and "a flip onto a nest counts"
+    post(server, f"/api/games/{gid}/moves", {"token": created["tokens"]["0"], "move": "1,0", "expected": 0})
+    view = get(server, f"/api/games/{gid}")
+    assert view["result"]["reason"] == "nest"
+    assert view["result"]["text"] == "Light occupies the Dark nest: Light wins"
+    page = open_game(browser, server, created, DESKTOP)
+    assert page.locator("#result-why").inner_text() == "Light occupies the Dark nest: Light wins"
+    page.close()
