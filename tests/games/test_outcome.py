@@ -99,3 +99,14 @@ def test_nibble_majority_ending_counts_the_colours() -> None:
             assert f"in {s[w]} of 9 colours" in out["text"] and f": {s[1 - w]})" in out["text"]
             return
     pytest.fail("no random Nibble game ended by majorities")
+
+
+def test_four_player_nymbat_names_the_winner_by_his_colour() -> None:
+    """Nymbat for four players: the sentence names the winner among the four (or says draw)."""
+    g = tessera.load_game("nymbat", players=4, reserve=4, first_limit=4, max_turns=40)
+    for seed in range(6):
+        st = playout(g.new_initial_state(seed=seed), random.Random(seed))
+        out = st.outcome()
+        assert out is not None and out["reason"] in REASONS["nymbat"]
+        w = st.winner()
+        assert ("draw" in out["text"].lower()) if w is None else (st.L.names[w] in out["text"])  # type: ignore[attr-defined]
