@@ -101,10 +101,15 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from tessera.core.game import TERMINAL, Action, Game, GameInfo, IllegalMove, Param, State
+import numpy as np
+
+from tessera.core.game import TERMINAL, Action, Game, GameInfo, IllegalMove, Param, RolloutResult, State
 from tessera.core.geometry import Grid, alternating_hexagon, square
+from tessera.core.kernels import rng_state
 from tessera.core.registry import register
 from tessera.core.render import PLAYER_COLORS, describe, grid_cells, piece, text_diagram
+from tessera.games import _nume_kernels as kern
+from tessera.games._nume_kernels import GID, GPRICE, GSIZE, HEAD, NEMPTY, NEXT, NUM, STONE
 
 BLACK, WHITE = 0, 1
 """Colours (not players: with komi bidding a player may take either)."""
@@ -224,20 +229,14 @@ class NumeGame(Game):
         self.label_index = {lab: i for i, lab in enumerate(self.labels)}
         self.nbrs: list[tuple[int, ...]] = [tuple(index[m] for m in grid.neighbors[c]) for c in ids]
         """Neighbour cell indices of each cell index."""
-        self.nmask: list[int] = [sum(1 << j for j in nb) for nb in self.nbrs]
-        """Bit set (over cell indices) of each cell's neighbours."""
+        self.nbr = np.full((n, 6), -1, dtype=np.int32)
+        """The kernels' neighbour table: row ``c`` lists ``nbrs[c]``, padded with -1."""
+        for c, nb in enumerate(self.nbrs):
+            self.nbr[c, : len(nb)] = nb
         self.numstr = [str(k) for k in range(n + 1)]
         self.numbers = n + 1
         """How many numbers a new group may carry (``0 … n``)."""
-        self._new_group_actions: list[list[int]] | None = None
-
-    @property
-    def new_group_actions(self) -> list[list[int]]:
-        """The actions ``d3=0 … d3=N`` of each cell index, built on first use (shared by every state)."""
-        if self._new_group_actions is None:
-            K = self.K
-            self._new_group_actions = [list(range(c * K + 1, c * K + K)) for c in range(self.cells)]
-        return self._new_group_actions
+        self._empty_board = kern.empty_board(n)
 
     @staticmethod
     def _default_size(variant: str) -> int:
@@ -388,7 +387,7 @@ class NumeGame(Game):
             raise ValueError(f"nume position: to_move must be 0, 1 or {TERMINAL} (board full), not {to_move!r}")
         if phase == PLAY:
             assert colors is not None
-            if not state._empty:
+            if not state._nempty():
                 if to_move not in (None, TERMINAL):
                     raise ValueError(f"nume position: the board is full, so to_move must be {TERMINAL}, not {to_move}")
                 state._over = True
@@ -409,34 +408,19 @@ class NumeGame(Game):
 
 
 class NumeState(State):
-    """The board, the groups with their prices, the komi and who holds which colour."""
+    """The board, the groups with their prices, the komi and who holds which colour.
+
+    The board and its groups live in one int32 array (``_a``, laid out as in
+    :mod:`tessera.games._nume_kernels`), changed only by the kernels there: a clone
+    copies one array.
+    """
 
     game: NumeGame
 
     def __init__(self, game: NumeGame) -> None:
         super().__init__(game)
-        n = game.cells
-        self._stone = [-1] * n
-        """Colour on each cell, ``-1`` when empty."""
-        self._num = [-1] * n
-        """Written number on each cell, ``-1`` when none."""
-        self._gid = [-1] * n
-        """Group id (cell of its founding stone) of each stone."""
-        self._next = list(range(n))
-        """Next member of the same group (circular list)."""
-        self._gsize = [0] * n
-        self._gmin = [0] * n
-        self._gmax = [0] * n
-        self._gprice = [0] * n
-        """Size, smallest and largest number, and price of each group (by group id)."""
-        self._price = [0, 0]
-        """Sum of the prices of each colour's groups."""
-        self._masks = [0, 0]
-        """Bit set of each colour's stones (over cell indices)."""
-        self._empty = list(range(n))
-        """The empty cells, in no particular order."""
-        self._epos = list(range(n))
-        """Position of each empty cell in ``_empty``."""
+        self._a = game._empty_board.copy()
+        """The board: stones, numbers, groups, empty cells and prices (_nume_kernels layout)."""
         p = game.params
         if p["komi_bidding"]:
             self._setup(BID, None, None, None)
@@ -457,18 +441,7 @@ class NumeState(State):
         """Stones are being placed: the colours are set and the board is not full."""
 
     def _copy_from(self, other: NumeState) -> None:
-        self._stone = other._stone[:]
-        self._num = other._num[:]
-        self._gid = other._gid[:]
-        self._next = other._next[:]
-        self._gsize = other._gsize[:]
-        self._gmin = other._gmin[:]
-        self._gmax = other._gmax[:]
-        self._gprice = other._gprice[:]
-        self._price = other._price[:]
-        self._masks = other._masks[:]
-        self._empty = other._empty[:]
-        self._epos = other._epos[:]
+        self._a = other._a.copy()
         self._phase = other._phase
         self._komi = other._komi
         self._komi_to = other._komi_to
@@ -477,6 +450,30 @@ class NumeState(State):
         self._to_move = other._to_move
         self._over = other._over
         self._placing = other._placing
+
+    # -- the board array, read from Python (not on hot paths) -----------------------------
+    def _field(self, which: int) -> list[int]:
+        """One per-cell table of the board array as a list (``STONE``, ``NUM``, ``GID`` …)."""
+        n = self.game.cells
+        return self._a[which * n : which * n + n].tolist()  # type: ignore[no-any-return]
+
+    def _nempty(self) -> int:
+        return int(self._a[HEAD * self.game.cells + NEMPTY])
+
+    def _prices(self) -> list[int]:
+        """Sum of the prices of Black's and White's groups."""
+        h = HEAD * self.game.cells
+        return [int(self._a[h]), int(self._a[h + 1])]
+
+    def _komis(self) -> tuple[float, float]:
+        """The komi added to Black's and White's scores."""
+        kb = kw = 0.0
+        if self._komi is not None and self._komi_to is not None:
+            if self._komi_to == BLACK:
+                kb = self._komi
+            else:
+                kw = self._komi
+        return kb, kw
 
     # -- protocol ------------------------------------------------------------------------
     def current_player(self) -> int:
@@ -491,10 +488,9 @@ class NumeState(State):
 
     def colour_scores(self) -> list[float]:
         """Black's and White's scores (prices plus komi), by colour."""
-        out = [float(self._price[BLACK]), float(self._price[WHITE])]
-        if self._komi is not None and self._komi_to is not None:
-            out[self._komi_to] += self._komi
-        return out
+        pb, pw = self._prices()
+        kb, kw = self._komis()
+        return [pb + kb, pw + kw]
 
     def scores(self) -> list[float] | None:
         """Each **player's** score (prices of his groups plus komi if he receives it), by player index.
@@ -536,21 +532,8 @@ class NumeState(State):
     # -- moves ---------------------------------------------------------------------------
     def _legal_actions(self) -> list[Action]:
         g = self.game
-        n = g.cells
         if self._phase == PLAY:
-            K = g.K
-            stone = self._stone
-            mine = self._masks[self._col]
-            nmask = g.nmask
-            numbered = g.new_group_actions
-            out: list[int] = []
-            for c in range(n):
-                if stone[c] < 0:
-                    if mine & nmask[c]:
-                        out.append(c * K)
-                    else:
-                        out.extend(numbered[c])
-            return out
+            return kern.legal_placements(self._a, g.nbr, self._col).tolist()  # type: ignore[no-any-return]
         if self._phase == BID:
             return list(range(g.place_actions, g.choose_base))
         return [g.choose_base, g.choose_base + 1]
@@ -558,17 +541,17 @@ class NumeState(State):
     def _placement_reason(self, c: int, k: int) -> str | None:
         """Why placing on cell ``c`` with number code ``k`` (0: none, else number+1) is illegal."""
         g = self.game
-        if self._stone[c] >= 0:
-            return f"{g.labels[c]} is not empty: it holds a {COLOUR_NAMES[self._stone[c]]} stone"
         col = self._col
-        friends = self._masks[col] & g.nmask[c]
-        if friends and k:
-            touch = next(g.labels[m] for m in g.nbrs[c] if self._stone[m] == col)
+        st = kern.status(self._a, g.nbr, c, col)
+        if st == kern.OCCUPIED:
+            return f"{g.labels[c]} is not empty: it holds a {COLOUR_NAMES[int(self._a[STONE * g.cells + c])]} stone"
+        if st == kern.JOINS and k:
+            touch = next(g.labels[m] for m in g.nbrs[c] if self._a[STONE * g.cells + m] == col)
             return (
                 f"{g.labels[c]}={k - 1}: a stone that joins a {COLOUR_NAMES[col]} group (it touches {touch}) "
                 f"carries no number; play {g.labels[c]}"
             )
-        if not friends and not k:
+        if st == kern.STARTS and not k:
             return (
                 f"{g.labels[c]}: a stone that starts a new group must carry a number from 0 to {g.cells}; "
                 f"play e.g. {g.labels[c]}=1"
@@ -605,79 +588,14 @@ class NumeState(State):
         return "player 1 now chooses his colour: 'black' or 'white'"
 
     def _place(self, c: int, k: int) -> None:
-        """Put a stone of the colour to move on empty cell ``c`` (number code ``k``); no checks."""
-        g = self.game
-        col = self._col
-        stone = self._stone
-        gid = self._gid
-        gsize = self._gsize
-        gprice = self._gprice
-        price = self._price
-        if k:  # a new group, founded by c
-            v = k - 1
-            self._num[c] = v
-            gid[c] = c
-            gsize[c] = 1
-            self._gmin[c] = v
-            self._gmax[c] = v
-            p = v - 1 if v else 1
-            gprice[c] = p
-            price[col] += p
-        else:  # joins (and maybe merges) the friendly groups around c
-            g0 = -1
-            others: list[int] | None = None
-            for m in g.nbrs[c]:
-                if stone[m] == col:
-                    x = gid[m]
-                    if g0 < 0:
-                        g0 = x
-                    elif x != g0:
-                        if others is None:
-                            others = [x]
-                        elif x not in others:
-                            others.append(x)
-            nxt = self._next
-            gmin = self._gmin
-            gmax = self._gmax
-            if others is not None:
-                for o in others:
-                    if gsize[o] > gsize[g0]:
-                        g0, o = o, g0
-                    x = o
-                    while True:
-                        gid[x] = g0
-                        x = nxt[x]
-                        if x == o:
-                            break
-                    nxt[o], nxt[g0] = nxt[g0], nxt[o]
-                    gsize[g0] += gsize[o]
-                    if gmin[o] < gmin[g0]:
-                        gmin[g0] = gmin[o]
-                    if gmax[o] > gmax[g0]:
-                        gmax[g0] = gmax[o]
-                    price[col] -= gprice[o]
-            gid[c] = g0
-            nxt[c] = nxt[g0]
-            nxt[g0] = c
-            s = gsize[g0] + 1
-            gsize[g0] = s
-            hi = gmax[g0] - s
-            lo = s - gmin[g0]
-            p = hi if hi > lo else lo
-            price[col] += p - gprice[g0]
-            gprice[g0] = p
-        stone[c] = col
-        self._masks[col] |= 1 << c
-        empty = self._empty
-        last = empty.pop()
-        if last != c:
-            i = self._epos[c]
-            empty[i] = last
-            self._epos[last] = i
-        if not empty:
+        """Put a stone of the colour to move on cell ``c`` (number code ``k``), which must be legal."""
+        left = kern.place(self._a, self.game.nbr, c, k, self._col)
+        if left < 0:
+            raise IllegalMove(self._placement_reason(c, k) or "illegal placement")
+        if left == 0:
             self._over = True
             self._placing = False
-        self._col = 1 - col
+        self._col = 1 - self._col
         self._to_move = 1 - self._to_move
 
     def _apply(self, action: Action) -> None:
@@ -700,14 +618,14 @@ class NumeState(State):
             self._to_move = self._colors.index(BLACK)
 
     def apply_action(self, action: Action) -> None:
-        """Apply an integer action of the player to move, checked (fast path for placements)."""
+        """Apply an integer action of the player to move, checked (fast path for placements:
+        the placement kernel checks and applies in one call)."""
         g = self.game
         if self._placing and type(action) is int and 0 <= action < g.place_actions:
             c, k = divmod(action, g.K)
-            if self._stone[c] >= 0 or (not (self._masks[self._col] & g.nmask[c])) is (not k):
-                raise IllegalMove(self._placement_reason(c, k) or "illegal placement")
-            self._history.append((self._to_move, action))
-            self._place(c, k)
+            player = self._to_move
+            self._place(c, k)  # IllegalMove, state unchanged, when illegal
+            self._history.append((player, action))
             return
         super().apply_action(action)
 
@@ -719,16 +637,31 @@ class NumeState(State):
         the ``cell × number`` moves).  Komi bids and colour choices: uniform.
         """
         if self._placing and (player is None or player == self._to_move):
-            g = self.game
-            empty = self._empty
-            c = empty[int(rng.random() * len(empty))]
-            if self._masks[self._col] & g.nmask[c]:
-                return c * g.K
-            return c * g.K + 1 + int(rng.random() * g.numbers)
+            return kern.random_placement(self._a, self.game.nbr, self._col, rng.random(), rng.random())  # type: ignore[no-any-return]
         actions = self.legal_actions(player)
         if not actions:
             raise IllegalMove(f"player {player} has no legal move now")
         return rng.choice(actions)
+
+    def rollouts(self, n: int, seed: int, max_plies: int | None = None) -> RolloutResult:
+        """``State.rollouts`` by the rollout kernel (one call for all ``n`` games) once stones are placed;
+        during komi bidding the generic rollouts play the bid and the choice first."""
+        if not self._placing or n <= 0 or (max_plies is not None and max_plies <= 0):
+            return super().rollouts(n, seed, max_plies)
+        assert self._colors is not None
+        kb, kw = self._komis()
+        total, plies = kern.rollouts(
+            self._a,
+            self.game.nbr,
+            self._col,
+            n,
+            rng_state(seed),
+            -1 if max_plies is None else max_plies,
+            kb,
+            kw,
+            self._colors[0],
+        )
+        return RolloutResult(n, (total, -total), plies)
 
     def legal_moves(self, player: int | None = None) -> list[str]:
         """Sorted legal move strings (built from tables: ~8000 moves at size 5)."""
@@ -739,20 +672,20 @@ class NumeState(State):
             return sorted(self.action_to_string(a) for a in self._legal_actions())
         g = self.game
         labels = g.labels
-        stone = self._stone
-        mine = self._masks[self._col]
-        nmask = g.nmask
         out: list[str] = []
-        for c in range(g.cells):
-            if stone[c] < 0:
-                lab = labels[c]
-                if mine & nmask[c]:
-                    out.append(lab)
-                else:
-                    pre = lab + "="
-                    out.extend([pre + s for s in g.numstr])
+        for c, st in enumerate(self._statuses()):
+            if st == kern.JOINS:
+                out.append(labels[c])
+            elif st == kern.STARTS:
+                pre = labels[c] + "="
+                out.extend([pre + s for s in g.numstr])
         out.sort()
         return out
+
+    def _statuses(self) -> list[int]:
+        """:func:`_nume_kernels.status` of every cell for the colour to place."""
+        a, nbr, col = self._a, self.game.nbr, self._col
+        return [kern.status(a, nbr, c, col) for c in range(self.game.cells)]
 
     # -- notation ------------------------------------------------------------------------
     def action_to_string(self, action: Action) -> str:
@@ -804,11 +737,12 @@ class NumeState(State):
     # -- positions -----------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         g = self.game
+        stone, num = self._field(STONE), self._field(NUM)
         stones = {}
         for c in range(g.cells):
-            col = self._stone[c]
+            col = stone[c]
             if col >= 0:
-                k = self._num[c]
+                k = num[c]
                 stones[g.labels[c]] = [COLOUR_LETTERS[col], k if k >= 0 else None]
         return {
             "size": g.params["size"],
@@ -821,42 +755,59 @@ class NumeState(State):
         }
 
     # -- groups --------------------------------------------------------------------------
-    def groups(self) -> list[dict[str, Any]]:
-        """Every group: colour, cells (labels), size, written numbers and price."""
-        g = self.game
+    def _group_table(self) -> list[dict[str, Any]]:
+        """Every group as ``{"root", "color", "members", "size", "numbers", "price"}`` (cell indices)."""
+        n = self.game.cells
+        stone, num, gid, nxt = self._field(STONE), self._field(NUM), self._field(GID), self._field(NEXT)
+        gsize, gprice = self._field(GSIZE), self._field(GPRICE)
         out = []
-        for c in range(g.cells):
-            if self._stone[c] >= 0 and self._gid[c] == c:
-                members = self._members(c)
+        for c in range(n):
+            if stone[c] >= 0 and gid[c] == c:
+                members = [c]
+                x = nxt[c]
+                while x != c:
+                    members.append(x)
+                    x = nxt[x]
+                members.sort()
                 out.append(
                     {
-                        "color": COLOUR_WORDS[self._stone[c]],
-                        "cells": [g.labels[m] for m in members],
-                        "size": self._gsize[c],
-                        "numbers": sorted(self._num[m] for m in members if self._num[m] >= 0),
-                        "price": self._gprice[c],
+                        "root": c,
+                        "color": stone[c],
+                        "members": members,
+                        "size": gsize[c],
+                        "numbers": sorted(num[m] for m in members if num[m] >= 0),
+                        "price": gprice[c],
                     }
                 )
         return out
 
-    def _members(self, root: int) -> list[int]:
-        out = [root]
-        x = self._next[root]
-        while x != root:
-            out.append(x)
-            x = self._next[x]
-        return sorted(out)
+    def groups(self) -> list[dict[str, Any]]:
+        """Every group: colour, cells (labels), size, written numbers and price."""
+        labels = self.game.labels
+        return [
+            {
+                "color": COLOUR_WORDS[gr["color"]],
+                "cells": [labels[m] for m in gr["members"]],
+                "size": gr["size"],
+                "numbers": gr["numbers"],
+                "price": gr["price"],
+            }
+            for gr in self._group_table()
+        ]
 
     def price_of(self, label: str) -> int:
         """The price of the group holding the stone on ``label``."""
-        c = self.game.label_index.get(label.strip().lower())
-        if c is None or self._stone[c] < 0:
+        g = self.game
+        n = g.cells
+        c = g.label_index.get(label.strip().lower())
+        if c is None or self._a[STONE * n + c] < 0:
             raise ValueError(f"there is no stone on {label!r}")
-        return self._gprice[self._gid[c]]
+        return int(self._a[GPRICE * n + int(self._a[GID * n + c])])
 
     # -- agents --------------------------------------------------------------------------
     def evaluate(self, player: int) -> float:
-        """Estimated final-score lead of ``player`` squashed to [-1, 1] (see module docstring)."""
+        """Estimated final-score lead of ``player`` squashed to [-1, 1] (see module docstring;
+        computed by :func:`_nume_kernels.value`, the evaluation rollouts use)."""
         if self._over:
             return self.returns()[player]
         g = self.game
@@ -867,28 +818,8 @@ class NumeState(State):
             edge = FIRST_MOVE_EDGE - (self._komi if self._komi_to == BLACK else -self._komi)
             v = math.tanh(abs(edge) / max(2.0, math.sqrt(g.cells)))
             return v if player == 1 else -v
-        empty_mask = 0
-        for c in self._empty:
-            empty_mask |= 1 << c
-        est = [0.0, 0.0]
-        nmask = g.nmask
-        for c in range(g.cells):
-            col = self._stone[c]
-            if col < 0 or self._gid[c] != c:
-                continue
-            libs = 0
-            for m in self._members(c):
-                libs |= nmask[m]
-            room = (libs & empty_mask).bit_count()
-            s, lo, hi = self._gsize[c], self._gmin[c], self._gmax[c]
-            target = min(max(float(s), (lo + hi) / 2), float(s + room))
-            best = max(hi - target, target - lo)
-            est[col] += 0.5 * (self._gprice[c] + best)
-        if self._komi is not None and self._komi_to is not None:
-            est[self._komi_to] += self._komi
-        mine = self._colors[player]
-        scale = max(2.0, math.sqrt(len(self._empty)))
-        return math.tanh((est[1 - mine] - est[mine]) / scale)
+        kb, kw = self._komis()
+        return float(kern.value(self._a, g.nbr, kb, kw, self._colors[player]))
 
     # -- drawing -------------------------------------------------------------------------
     def _player_names(self) -> list[str]:
@@ -908,21 +839,21 @@ class NumeState(State):
         }
         owner = {c: i for i, c in enumerate(self._colors)} if self._colors is not None else {}
         titles: dict[int, str] = {}
-        for c in range(n):
-            if self._stone[c] >= 0 and self._gid[c] == c:
-                members = self._members(c)
-                nums = sorted(self._num[m] for m in members if self._num[m] >= 0)
-                t = (
-                    f"{COLOUR_NAMES[self._stone[c]]} group of {self._gsize[c]}, "
-                    f"number{'s' if len(nums) > 1 else ''} {', '.join(map(str, nums))}, price {self._gprice[c]}"
-                )
-                for m in members:
-                    titles[m] = t
+        table = self._group_table()
+        for gr in table:
+            nums = gr["numbers"]
+            t = (
+                f"{COLOUR_NAMES[gr['color']]} group of {gr['size']}, "
+                f"number{'s' if len(nums) > 1 else ''} {', '.join(map(str, nums))}, price {gr['price']}"
+            )
+            for m in gr["members"]:
+                titles[m] = t
+        stone, num = self._field(STONE), self._field(NUM)
         pieces = []
         for c in range(n):
-            col = self._stone[c]
+            col = stone[c]
             if col >= 0:
-                k = self._num[c]
+                k = num[c]
                 pieces.append(
                     piece(
                         g.labels[c],
@@ -944,11 +875,10 @@ class NumeState(State):
         actions: list[dict[str, Any]] = []
         if cp >= 0 and (player is None or player == cp):
             if self._phase == PLAY:
-                mine = self._masks[self._col]
-                for c in range(n):
-                    if self._stone[c] < 0:
+                for c, st in enumerate(self._statuses()):
+                    if st != kern.OCCUPIED:
                         lab = g.labels[c]
-                        if mine & g.nmask[c]:
+                        if st == kern.JOINS:
                             actions.append({"move": lab, "path": [lab]})
                         else:
                             actions.append({"template": lab + "={n}", "path": [lab], "number": [0, n]})
@@ -984,13 +914,13 @@ class NumeState(State):
         if self._komi is not None and self._komi_to is not None:
             panel.append({"label": "Komi", "values": [f"{_fmt_komi(self._komi)} to {COLOUR_NAMES[self._komi_to]}"]})
         if self._colors is not None:
-            panel.append({"label": "Prices", "values": [self._price[c] for c in self._colors]})
+            prices = self._prices()
+            panel.append({"label": "Prices", "values": [prices[c] for c in self._colors]})
             ngroups = [0, 0]
-            for c in range(n):
-                if self._stone[c] >= 0 and self._gid[c] == c:
-                    ngroups[self._stone[c]] += 1
+            for gr in table:
+                ngroups[gr["color"]] += 1
             panel.append({"label": "Groups", "values": [ngroups[c] for c in self._colors]})
-        panel.append({"label": "Empty cells", "values": [len(self._empty)]})
+        panel.append({"label": "Empty cells", "values": [self._nempty()]})
         return describe(
             self,
             board=board,
