@@ -378,9 +378,9 @@ def _nelaxtam_spec(game: Game) -> ObservationSpec:
         out[k] = edge
         out[k + 1] = 1.0 if d["phase"] == "invasion" else 0.0
         out[k + 2] = d.get("idle", 0) / idle_max
-        deciding = ad.deciding_troop()
-        if deciding is not None and deciding[0] == player and deciding[1] is not None:
-            lab = d["troops"][player].get(str(deciding[1]))
+        troop = ad.deciding_troop_of(player)
+        if troop is not None:
+            lab = d["troops"][player].get(str(troop))
             if lab is not None:
                 _set(out[k + 3], lay, [lab])
         ends, destroyed = ad.pending_squares(player)
@@ -548,6 +548,8 @@ class AdaptedState:
         self.decision_history: list[tuple[int, int]] = []
         """``(player, action)`` of every decision (chance: player ``CHANCE``)."""
         self._queue: list[tuple[int, int | None]] = []
+        self.rounds: dict[int, int | None] | None = None
+        """Parallel play (PettingZoo's parallel env): the troop each player decides for now."""
         self._pending: list[list[int]] = [[] for _ in range(game.num_players)]
         if state is not None and game.simultaneous:
             self._start_turn()
@@ -572,6 +574,23 @@ class AdaptedState:
     def deciding_troop(self) -> tuple[int, int | None] | None:
         """``(player, troop)`` of the decision to make now (Nelaxtam; troop ``None``: a whole quiet order)."""
         return self._queue[0] if self._queue else None
+
+    def deciding_troop_of(self, player: int) -> int | None:
+        """The troop ``player`` is deciding for now, if he is deciding (Nelaxtam)."""
+        if self.rounds is not None:
+            return self.rounds.get(player)
+        head = self.deciding_troop()
+        return head[1] if head is not None and head[0] == player else None
+
+    def troop_choices(self, player: int, troop: int | None) -> list[int]:
+        """``player``'s legal tokens for ``troop`` given his pending decisions (``None``: a whole quiet order)."""
+        return sorted(self._troop_choices(player, troop))
+
+    def decide(self, player: int, action: int) -> None:
+        """Add a pending decision of ``player`` without the turn order (the parallel env's rounds); unchecked."""
+        self._pending[player].append(action)
+        self.decision_history.append((player, action))
+        self.history.append(action)
 
     def pending_squares(self, player: int) -> tuple[list[str], list[str]]:
         """End squares and destroyed squares of ``player``'s pending tokens (Nelaxtam)."""
@@ -742,6 +761,7 @@ class AdaptedState:
         new.history = list(self.history)
         new.decision_history = list(self.decision_history)
         new._queue = list(self._queue)
+        new.rounds = None if self.rounds is None else dict(self.rounds)
         new._pending = [list(p) for p in self._pending]
         return new
 

@@ -12,7 +12,9 @@ How the time budget is matched: OpenSpiel's bot only knows a simulation count
 and stops the search between two simulations, the first time a simulation would
 start after the deadline (the check sits at the top of ``_apply_tree_policy``,
 so every finished simulation is fully backed up and the bot's own move choice,
-the most visited child, is used unchanged).  Both sides of a match therefore get
+the most visited child, is used unchanged).  The search always runs until the
+root is expanded (two simulations: OpenSpiel expands a node on its second visit),
+even past the deadline.  Both sides of a match therefore get
 the same wall-clock time per move, measured the same way (``time.perf_counter``
 against the budget's deadline).  With ``iterations`` it is the simulation
 count.  Everything OpenSpiel does — cloning states, the tree policy, rollouts
@@ -51,7 +53,9 @@ class TimedMCTSBot(mcts.MCTSBot):  # type: ignore[misc]
     simulations = 0
 
     def _apply_tree_policy(self, root: Any, state: Any) -> Any:
-        if self.deadline is not None and root.explore_count > 0 and time.perf_counter() >= self.deadline:
+        # The root is expanded by the second simulation (OpenSpiel expands a node on its second
+        # visit); stopping before that would leave the bot no child to choose from.
+        if self.deadline is not None and root.children and time.perf_counter() >= self.deadline:
             raise _OutOfTime
         self.simulations += 1
         self._root = root

@@ -164,7 +164,10 @@ def test_openspiel_mcts_agent_stops_at_the_deadline() -> None:
     state = tessera.load_game("ikabegama").new_initial_state()
     action = agent.choose(state, seconds=0.05)
     assert action in state.legal_actions()
-    assert agent.stats["simulations"] >= 1
+    assert agent.stats["simulations"] >= 2
+    # a deadline already passed: the root is still expanded, so the bot has a move to give
+    action = agent.choose(state, seconds=0.0)
+    assert action in state.legal_actions() and agent.stats["simulations"] == 2
 
 
 def test_openspiel_mcts_spec_rejects_unknown_options() -> None:

@@ -1,0 +1,164 @@
+"""Gymnasium: ``import tessera.adapters.gymnasium`` registers ``tessera/Nume-v0`` and the others.
+
+>>> import gymnasium, tessera.adapters.gymnasium
+>>> env = gymnasium.make("tessera/Nume-v0", size=3, opponent="greedy")
+>>> obs, info = env.reset(seed=0)
+>>> obs.shape, info["action_mask"].shape
+((10, 7, 7), (1444,))
+
+One seat of a tessera game against a tessera agent.  Ids: ``tessera/Nume-v0``,
+``tessera/Ikabegama-v0``, ``tessera/Nibble-v0``, ``tessera/Nymbat-v0``,
+``tessera/Nelaxtam-v0``.  Keyword arguments:
+
+* the game's parameters (RULES.md), e.g. ``size=4``; or ``game="nume(size=4)"``;
+* ``opponent``: an agent spec, ``"random"`` (default), ``"greedy"``,
+  ``"level3"``, ``"mcts(c=1.4)"`` …; ``seconds`` / ``iterations``: its budget
+  per move (default: the agent's own);
+* ``seat``: the learner's player index, or ``"random"`` (drawn at each reset);
+* ``window`` (Ikabegamá), ``render_mode`` (``"ansi"`` or ``"human"``).
+
+Observations are the game's planes (``Box(0, 1, (C, H, W), float32)``, see
+docs/research.md); the action space is ``Discrete(n)`` and
+``info["action_mask"]`` (int8, length ``n``) marks the legal actions.  The
+reward is the learner's return (+1 / −1 / 0) when the game ends.  An illegal
+action ends the episode with reward −1 and ``info["illegal_move"]``.  The
+opponent is seeded from ``reset(seed=...)`` so a seeded episode with a
+seeded, untimed opponent (random, greedy) replays exactly; Nibble deals from
+the same seed.  In Nelaxtam the learner decides troop by troop
+(:mod:`tessera.adapters.core`); the opponent's whole order is chosen from the
+position alone and never sees the learner's pending decisions.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, ClassVar
+
+import gymnasium
+import numpy as np
+
+from tessera.adapters.core import CHANCE, AdaptedState, adapt
+from tessera.agents import make_agent
+from tessera.core.game import IllegalMove
+from tessera.core.registry import game_class, list_games, load_game
+
+
+class TesseraEnv(gymnasium.Env):  # type: ignore[misc]
+    """One seat of a tessera game against a tessera agent (see the module docstring)."""
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"]}  # type: ignore[misc]
+
+    def __init__(
+        self,
+        game: str = "nume",
+        opponent: str = "random",
+        seat: int | str = 0,
+        seconds: float | None = None,
+        iterations: int | None = None,
+        render_mode: str | None = None,
+        window: int = 0,
+        **params: Any,
+    ) -> None:
+        tgame = load_game(game, **params)
+        self.game = adapt(tgame, window=window)
+        if self.game.num_players != 2:
+            raise ValueError(f"the Gymnasium env plays two-player games; {tgame} has {self.game.num_players} players")
+        if seat not in (0, 1, "random"):
+            raise ValueError(f"seat must be 0, 1 or 'random', not {seat!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}")
+        self.seat_choice = seat
+        self.seat = 0 if seat == "random" else int(seat)
+        self.opponent = make_agent(opponent, game=tgame.name)
+        self.seconds = seconds
+        self.iterations = iterations
+        self.render_mode = render_mode
+        self.observation_space = gymnasium.spaces.Box(0.0, 1.0, self.game.observation_shape, np.float32)
+        self.action_space = gymnasium.spaces.Discrete(self.game.num_distinct_actions)
+        self.state_: AdaptedState | None = None
+        self._opp_rng = random.Random(0)
+        self._done = False
+
+    # -- the opponent ---------------------------------------------------------------------
+    def _opponent_moves(self) -> None:
+        st = self.state_
+        assert st is not None and st.state is not None
+        opp = 1 - self.seat
+        while not st.is_terminal() and st.current_player() == opp:
+            if self.game.simultaneous:
+                order = self.opponent.choose(
+                    st.state, player=opp, seconds=self.seconds, iterations=self.iterations, rng=self._opp_rng
+                )
+                for a in sorted(st.state.order_to_actions(order)):  # type: ignore[attr-defined]
+                    st.apply(a)
+                if st.is_terminal() or st.current_player() != opp:
+                    continue
+                # quiet battle: an order is one token, the rest of the queue is empty
+            else:
+                a = self.opponent.choose(st.state, seconds=self.seconds, iterations=self.iterations, rng=self._opp_rng)
+                st.apply(self.game.from_tessera(a))
+
+    def _info(self) -> dict[str, Any]:
+        st = self.state_
+        assert st is not None
+        mask = st.legal_mask(self.seat) if not st.is_terminal() else np.zeros(self.game.num_distinct_actions, np.int8)
+        return {"action_mask": mask}
+
+    # -- gymnasium API --------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        super().reset(seed=seed)
+        self._opp_rng = random.Random(int(self.np_random.integers(2**31)))
+        if self.seat_choice == "random":
+            self.seat = int(self.np_random.integers(2))
+        st = self.game.new_initial_state()
+        if st.current_player() == CHANCE:
+            st.apply(int(self.np_random.integers(self.game.deals)))
+        self.state_ = st
+        self.opponent.reset()
+        self._done = False
+        self._opponent_moves()
+        return st.observation(self.seat), self._info()
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        st = self.state_
+        if st is None or self._done:
+            raise RuntimeError("the episode is over: call reset()")
+        try:
+            a = int(action)
+            if a not in st.legal_actions(self.seat):
+                raise IllegalMove(f"{a} is not a legal action now (see info['action_mask'])")
+            st.apply(a)
+        except (IllegalMove, ValueError, TypeError) as e:
+            self._done = True
+            info = self._info()
+            info["illegal_move"] = str(e)
+            return st.observation(self.seat), -1.0, True, False, info
+        self._opponent_moves()
+        done = st.is_terminal()
+        reward = float(st.returns()[self.seat]) if done else 0.0
+        self._done = done
+        if self.render_mode == "human":
+            self.render()
+        return st.observation(self.seat), reward, done, False, self._info()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode")
+            return None
+        text = str(self.state_)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+
+ENV_IDS: dict[str, str] = {}
+"""Registered Gymnasium id of each game."""
+
+for _name in list_games():
+    _id = f"tessera/{_name.capitalize()}-v0"
+    ENV_IDS[_name] = _id
+    if game_class(_name).info.num_players == 2 and _id not in gymnasium.registry:
+        gymnasium.register(id=_id, entry_point="tessera.adapters.gymnasium:TesseraEnv", kwargs={"game": _name})
+
+__all__ = ["ENV_IDS", "TesseraEnv"]
