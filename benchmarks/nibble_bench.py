@@ -27,6 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # time this working tree, not another install
 
 import tessera
+from tessera.games import nibble_kernels
 from tessera.games.nibble import NibbleState
 
 SPECS = ("nibble", "nibble(colors=13)", "nibble(colors=13,board=hex)")
@@ -105,7 +106,7 @@ def bench_legal(spec: str, positions: int = 300) -> float:
     t = time.perf_counter()
     for _ in range(reps):
         for st in states:
-            st._legal = None
+            st.s[st._h + nibble_kernels.N_LEGAL] = -1  # forget the cached legal steps
             st.legal_actions()
     return 1e6 * (time.perf_counter() - t) / (reps * len(states))
 

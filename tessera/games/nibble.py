@@ -70,20 +70,21 @@ Notation and position
     who made the last step).
 
 Engine notes
-    Blocks are kept as Python-int bit sets over a :mod:`tessera.core.geometry`
-    grid: one mask of occupied cells and one mask per colour.  The corner rule is
-    a handful of shifts over the whole board.  The no-split rule is decided per
-    candidate first locally — the occupied neighbours of the block are joined
-    around it (square: through its 8-neighbourhood; hex: through its ring of six)
-    — and only otherwise by one bit-set flood of the board without the block that
-    stops as soon as it has reached every neighbour.
-    The corner mask is cached per board; after each take the blocks of that
-    colour still takeable are listed at once (they decide whether the turn goes
-    on) and become the next step's legal moves.  ``random_action`` at the start
-    of a turn tries the corner blocks in random order and returns the first that
-    does not split the board (uniform over the legal blocks, usually one check);
-    it remembers that block with the board it checked, so ``apply_action`` does
-    not check it again.
+    The rules are compiled kernels (numba, :mod:`tessera.games.nibble_kernels`, their
+    only implementation).  A position is one small ``int32`` array: the colour of the
+    block on each cell (``-1`` if none), both players' counts, the turn header and the
+    cached legal steps; cloning copies it.  A block is on a corner when ``run``
+    consecutive sides around it (cyclically; square 2, hex 3) face an empty cell or the
+    edge.  The no-split rule is decided per candidate first locally — the occupied
+    neighbours of the block are joined when one arc of blocks in the ring around it
+    (square: its 8-neighbourhood; hex: its six neighbours) holds them all — and only
+    otherwise by one flood of the board without the block that stops as soon as it has
+    reached every neighbour.  After each take the blocks of that colour still takeable
+    are listed at once (they decide whether the turn goes on) and become the next
+    step's legal moves.  Random playouts run inside the kernels (many from a position
+    in one call, :meth:`NibbleState.playout_values`): at the start of a turn they try
+    the corner blocks in random order and take the first that does not split the
+    board (uniform over the legal blocks, usually one check).
     Integer actions: ``i`` (``0 ≤ i < cells``) takes the block on the ``i``-th
     cell in label order (``grid.cells[i]``, rows bottom-to-top on squares,
     top-to-bottom on hexes, left to right); ``cells`` is ``end``.
@@ -94,8 +95,11 @@ Engine notes
     neither block then has a neighbour of its new colour (so two neighbours are
     never swapped); a running count of each cell's neighbour colours (3 bits per
     colour packed in one int per cell) makes the check O(1).  Every step keeps
-    the board legal, so the deal never fails (about 1–3 ms); the colour table
-    is shuffled afterwards from the same ``random.Random(seed)``.
+    the board legal, so the deal never fails; the colour table is shuffled
+    afterwards from the same ``random.Random(seed)``.  The swap draws are
+    ``int(rng.random() × cells²)``, made all at once from one ``rng.getrandbits`` call
+    (the same Mersenne Twister words, so the same numbers), and the swaps run in a
+    kernel.
 
 Evaluation (for agents)
     ``tanh(1.2·M + 2·(T_me² − T_opp²))`` where ``M`` is the majority race: the sum
@@ -110,15 +114,17 @@ Evaluation (for agents)
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from tessera.core.game import TERMINAL, Action, Game, GameInfo, IllegalMove, Param, TurnState
-from tessera.core.geometry import Grid, bits, hexagon, square
+from tessera.core.geometry import Grid, hexagon, square
 from tessera.core.registry import register
 from tessera.core.render import describe, grid_cells, piece, text_diagram
+from tessera.games import nibble_kernels as _k
 
 NAMES = ("First", "Second")
 PLAYER_COLORS = ("#1d1d1f", "#f4f1ea")
@@ -187,6 +193,68 @@ def _base_coloring(grid: Grid, colors: int) -> list[int]:
     return out
 
 
+def _geometry(game: NibbleGame) -> np.ndarray:
+    """The ``geo`` array of the kernels: neighbours in cyclic side order, the ring, the header."""
+    grid = game.grid
+    k = len(game.cells)
+    geo = np.full((k + 1, 16), -1, np.int32)
+    sides: tuple[int, ...]
+    ring: tuple[int, ...]
+    if game.square:
+        s = grid.stride
+        sides = (1, s, -1, -s)  # E, N, W, S
+        ring = (1, s + 1, s, s - 1, -1, -s - 1, -s, -s + 1)  # E, NE, N, NW, W, SW, S, SE
+    else:
+        sides = grid.offsets  # E, NE, NW, W, SW, SE
+        ring = sides
+    for i, c in enumerate(game.cells):
+        for j, o in enumerate(sides):
+            geo[i, j] = game.index[c + o] if 0 <= c + o < grid.size else -1
+        for j, o in enumerate(ring):
+            geo[i, _k.RING + j] = game.index[c + o] if 0 <= c + o < grid.size else -1
+    geo[k, :7] = (k, game.colors, len(sides), 2 if game.square else 3, len(ring), game.triple_need, game.majority)
+    return geo
+
+
+def _deal_array(table: tuple[int, ...], board: Mapping[int, int], index: list[int], n: int) -> np.ndarray:
+    """The kernels' ``deal`` array: the table, each colour's triples, each colour's cells."""
+    out = np.full(4 * n + n * n, -1, np.int32)
+    out[:n] = table
+    used = [0] * n
+    for i in range(n - 2):
+        for c in table[i : i + 3]:
+            out[n + 3 * c + used[c]] = i
+            used[c] += 1
+    cells: list[list[int]] = [[] for _ in range(n)]
+    for c, colour in board.items():
+        cells[colour].append(index[c])
+    for colour, row in enumerate(cells):
+        row.sort()
+        out[4 * n + colour * n : 4 * n + colour * n + len(row)] = row
+    return out
+
+
+def _random_floats(rng: random.Random, count: int) -> np.ndarray:
+    """The next ``count`` values of ``rng.random()``, drawn at once; ``rng`` is advanced past them.
+
+    ``random()`` makes a float of the next two 32-bit words ``a, b`` of the Mersenne
+    Twister as ``(a >> 5, b >> 6)`` → ``(a·2²⁶ + b) / 2⁵³``; ``getrandbits(64·count)``
+    returns the next ``2·count`` words, the first in the lowest bits.
+    """
+    if count <= 0:
+        return np.zeros(0, np.float64)
+    words = np.frombuffer(rng.getrandbits(64 * count).to_bytes(8 * count, "little"), "<u4")
+    out: np.ndarray = ((words[0::2] >> 5) * 67108864.0 + (words[1::2] >> 6)) * (1.0 / 9007199254740992.0)
+    return out
+
+
+_STATUS: list[tuple[int, bool, int | None, int | None]] = [
+    (b & 1, bool(b & 2), ((b >> 2) & 3) - 1 if (b >> 2) & 3 else None, (b >> 4) - 1 if b >> 4 else None)
+    for b in range(16 * 15)
+]
+"""The kernels' packed header (``nibble_kernels.status``) → ``(to_move, over, winner, taking)``."""
+
+
 @register
 class NibbleGame(Game):
     """Nibble with a fixed number of colours, board shape and table rule."""
@@ -211,24 +279,15 @@ class NibbleGame(Game):
         self.end_action: int = len(self.cells)
         self.triple_need: int = INSTANT_TRIPLE[n]
         self.majority: int = MAJORITY[n]
-        ring: list[int] = [0] * grid.size
-        for c in self.cells:
-            m = grid.neighbor_mask[c]
-            if grid.kind == "square":
-                s = grid.stride
-                for d in (s + 1, s - 1, -s + 1, -s - 1):
-                    if (c + d) in grid:
-                        m |= 1 << (c + d)
-            ring[c] = m
-        self.ring = ring
         self.square: bool = grid.kind == "square"
-        self.shifts: tuple[int, ...] = tuple(o for o in grid.offsets if o > 0)
-        """Cell-id offsets to the neighbours in the positive directions (flood fills shift both ways)."""
-        self.hex_steps: frozenset[int] = frozenset(self.shifts)
-        """Cells around each cell through which its neighbours may join (square: 8-neighbourhood)."""
         self.base = _base_coloring(grid, n)
         self.nbr_index: list[tuple[int, ...]] = [tuple(self.index[x] for x in grid.neighbors[c]) for c in self.cells]
         """Neighbours of each cell, as cell indices."""
+        self.geo: np.ndarray = _geometry(self)
+        """The board for the kernels (:mod:`tessera.games.nibble_kernels`)."""
+        self._nbr: np.ndarray = np.full((len(self.cells), 6), -1, np.int32)
+        for i, row in enumerate(self.nbr_index):
+            self._nbr[i, : len(row)] = row
         return params
 
     def new_initial_state(self, seed: int | None = None) -> NibbleState:
@@ -247,33 +306,13 @@ class NibbleGame(Game):
         perm = list(range(n))
         rng.shuffle(perm)
         k = len(self.cells)
-        col = [perm[b] for b in self.base]  # by cell index
-        nbr = self.nbr_index
-        # cnt[i]: how many neighbours of cell i have each colour, 3 bits per colour (at most 6 neighbours)
-        field = [1 << (3 * c) for c in range(n)]
-        seven = [7 << (3 * c) for c in range(n)]
-        cnt = [0] * k
-        for i in range(k):
-            for j in nbr[i]:
-                cnt[i] += field[col[j]]
-        rand = rng.random
-        kk = k * k
-        for r in [int(rand() * kk) for _ in range(SWAPS_PER_CELL * k)]:
-            a, b = divmod(r, k)  # two cell indices from one draw
-            ca, cb = col[a], col[b]
-            # neither block may get a neighbour of its new colour (this also rules out neighbours)
-            if ca == cb or cnt[a] & seven[cb] or cnt[b] & seven[ca]:
-                continue
-            col[a], col[b] = cb, ca
-            delta = field[cb] - field[ca]
-            for j in nbr[a]:
-                cnt[j] += delta
-            for j in nbr[b]:
-                cnt[j] -= delta
+        col = np.array([perm[b] for b in self.base], np.int32)  # by cell index
+        draws = (_random_floats(rng, SWAPS_PER_CELL * k) * (k * k)).astype(np.int64)  # int(rng.random() * k²)
+        _k.deal_swaps(col, self._nbr, n, draws)
         table = list(range(n))
         if self.params["shuffle_table"]:
             rng.shuffle(table)
-        return {c: col[i] for i, c in enumerate(self.cells)}, table
+        return dict(zip(self.cells, col.tolist(), strict=True)), table
 
     def state_from_dict(self, d: Mapping[str, Any]) -> NibbleState:
         """A state from the position dict (module docstring); ``ValueError`` names the problem."""
@@ -350,7 +389,7 @@ class NibbleGame(Game):
         if taking is not None and (not isinstance(taking, int) or isinstance(taking, bool) or not 0 <= taking < n):
             raise ValueError(f"nibble position: taking must be a colour 0 to {n - 1}, not {taking!r}")
         st = NibbleState(self, board, taken, table, to_move=to_move, seed=seed)
-        wins = [p for p in (0, 1) if st._instant_win(p)]
+        wins = [p for p in (0, 1) if _k.instant_win(st.s, st._deal, self.geo, p, -1)]
         if len(wins) == 2:
             raise ValueError("nibble position: both players have an instant win; the game stops at the first")
         if taking is not None:
@@ -360,8 +399,8 @@ class NibbleGame(Game):
                 raise ValueError(
                     f"nibble position: player {to_move} is taking colour {taking} but holds no block of it"
                 )
-            st.taking = taking
-            if not st._has_takeable(st.cmask[taking]):
+            st._set_taking(taking)
+            if _k.legal_count(st.s, st._deal, self.geo) == 1:  # only end
                 raise ValueError(
                     f"nibble position: no block of colour {taking} can be taken, so the turn would have ended"
                 )
@@ -377,7 +416,7 @@ class NibbleGame(Game):
 
 
 class NibbleState(TurnState):
-    """Blocks as bit sets, both players' colour counts, the table and the turn in progress."""
+    """A position as one ``int32`` array (module docstring, Engine notes) played by the kernels."""
 
     game: NibbleGame
 
@@ -393,77 +432,79 @@ class NibbleState(TurnState):
     ) -> None:
         super().__init__(game)
         n = game.colors
-        self.color: list[int] = [-1] * game.grid.size
-        """Colour of the block on each grid cell id, -1 if none."""
-        self.cmask: list[int] = [0] * n
-        """Bit set of the blocks of each colour."""
+        k = len(game.cells)
+        idx = game.index
+        s = np.full(_k.state_size(k, n), -1, np.int32)
+        s[k : k + 2 * n] = [*taken[0], *taken[1]]
         for c, colour in board.items():
-            self.color[c] = colour
-            self.cmask[colour] |= 1 << c
-        self.occ: int = 0
-        for m in self.cmask:
-            self.occ |= m
-        self.taken = [list(taken[0]), list(taken[1])]
-        self.table = list(table)
-        self.to_move = to_move
-        self.taking: int | None = None
-        """The colour being taken in the turn in progress (None at the start of a turn)."""
+            s[idx[c]] = colour
+        h = k + 2 * n
+        s[h + _k.TO_MOVE] = to_move
+        s[h + _k.OVER] = 0
+        s[h + _k.ON_BOARD] = len(board)
+        self.s: np.ndarray = s
+        """The position (module docstring, Engine notes; layout in :mod:`tessera.games.nibble_kernels`)."""
+        self._h = h
+        self.table: tuple[int, ...] = tuple(table)
+        """The colour table, left to right."""
+        self._deal: np.ndarray = _deal_array(self.table, board, idx, n)
+        """Table, triples and each colour's cells: fixed for the whole game, shared by clones."""
         self.seed = seed
-        self._over = False
-        self._winner: int | None = None
-        self._legal: list[Action] | None = None
-        self._corner_occ = -1
-        self._corner = 0
-        self._sampled = (-1, -1)
-        """``(occ, action)`` of the block ``random_action`` last found legal at the start of a turn."""
-        self._triples_of = self._triples()
-        for p in (0, 1):
-            if self._instant_win(p):
-                self._over, self._winner = True, p
-        if not self._over and self.occ == 0:
-            self._finish_by_majority()
+        _k.settle(s, self._deal, game.geo)
+        self._sync(_k.status(s, game.geo))
 
-    def _triples(self) -> list[list[tuple[int, int, int]]]:
-        """For each colour, the triples of table-adjacent colours holding it."""
-        t = self.table
-        out: list[list[tuple[int, int, int]]] = [[] for _ in t]
-        for i in range(len(t) - 2):
-            tri = (t[i], t[i + 1], t[i + 2])
-            for c in tri:
-                out[c].append(tri)
-        return out
+    def _sync(self, status: int) -> None:
+        """Mirror the kernel's packed header (:func:`_k.status`) in plain attributes."""
+        self.to_move, self._over, self._winner, self.taking = _STATUS[status]
+
+    def _set_taking(self, colour: int) -> None:
+        """Put the position in the middle of a turn taking ``colour`` (positions from dicts)."""
+        self.s[self._h + _k.TAKING] = colour
+        self.s[self._h + _k.N_LEGAL] = -1
+        self._sync(_k.status(self.s, self.game.geo))
 
     def _copy_from(self, other: NibbleState) -> None:
-        self.color = list(other.color)
-        self.cmask = list(other.cmask)
-        self.occ = other.occ
-        self.taken = [list(other.taken[0]), list(other.taken[1])]
-        self.table = list(other.table)
-        self.to_move = other.to_move
-        self.taking = other.taking
+        self.s = other.s.copy()
+        self._h = other._h
+        self.table = other.table
+        self._deal = other._deal
         self.seed = other.seed
+        self.to_move = other.to_move
         self._over = other._over
         self._winner = other._winner
-        self._legal = None if other._legal is None else list(other._legal)
-        self._corner_occ = other._corner_occ
-        self._corner = other._corner
-        self._sampled = other._sampled
-        self._triples_of = other._triples_of
+        self.taking = other.taking
 
-    # -- rules -------------------------------------------------------------------------
-    def _instant_win(self, p: int, colour: int | None = None) -> bool:
-        """Whether ``p`` holds a whole colour or three table-adjacent colours (only ``colour``'s, if given)."""
-        mine = self.taken[p]
+    # -- views -----------------------------------------------------------------------
+    @property
+    def taken(self) -> list[list[int]]:
+        """``taken[p][c]``: blocks of colour ``c`` player ``p`` holds (a copy)."""
+        k = len(self.game.cells)
         n = self.game.colors
-        need = self.game.triple_need
-        colours = range(n) if colour is None else (colour,)
-        for c in colours:
-            if mine[c] >= n:
-                return True
-            for a, b, e in self._triples_of[c]:
-                if mine[a] >= need and mine[b] >= need and mine[e] >= need:
-                    return True
-        return False
+        flat = self.s[k : k + 2 * n].tolist()
+        return [flat[:n], flat[n:]]
+
+    @property
+    def occ(self) -> int:
+        """Bit set (grid cell ids) of the blocks on the board."""
+        cells = self.game.cells
+        k = len(cells)
+        return sum(1 << cells[i] for i in np.flatnonzero(self.s[:k] >= 0).tolist())
+
+    def blocks(self) -> dict[int, int]:
+        """Colour of each block on the board, by grid cell id (in label order)."""
+        cells = self.game.cells
+        k = len(cells)
+        col = self.s[:k].tolist()
+        return {cells[i]: c for i, c in enumerate(col) if c >= 0}
+
+    def majorities(self) -> list[int]:
+        """How many colours each player holds a majority of."""
+        geo = self.game.geo
+        return [_k.majorities(self.s, geo, 0), _k.majorities(self.s, geo, 1)]
+
+    def _instant_win(self, p: int) -> bool:
+        """Whether ``p`` holds every block of a colour or enough of three table-adjacent colours."""
+        return bool(_k.instant_win(self.s, self._deal, self.game.geo, p, -1))
 
     def outcome(self) -> dict[str, str] | None:
         """Why the game ended (see :meth:`State.outcome`): a whole colour, three table neighbours, or majorities."""
@@ -496,98 +537,27 @@ class NibbleState(TurnState):
             f"({NAMES[1 - w]}: {s[1 - w]})",
         }
 
-    def _finish_by_majority(self) -> None:
-        s = self.majorities()
-        self._over = True
-        self._winner = 0 if s[0] > s[1] else 1 if s[1] > s[0] else None
-
-    def majorities(self) -> list[int]:
-        """How many colours each player holds a majority of."""
-        m = self.game.majority
-        return [sum(1 for v in self.taken[p] if v >= m) for p in (0, 1)]
-
-    def corner_mask(self) -> int:
-        """Bit set of the blocks that are on a corner (square: 2 sides sharing a corner; hex: 3 in a row)."""
-        occ = self.occ
-        if occ == self._corner_occ:
-            return self._corner
-        grid = self.game.grid
-        if grid.kind == "square":
-            s = grid.stride
-            covered = ((occ >> 1) & (occ << 1)) | ((occ >> s) & (occ << s))
-            out = occ & ~covered
-        else:
-            e = [occ & ~((occ >> o) if o > 0 else (occ << -o)) for o in grid.offsets]
-            pairs = [e[i] & e[(i + 1) % 6] for i in range(6)]
-            out = 0
-            for i in range(6):
-                out |= pairs[i] & e[(i + 2) % 6]
-        self._corner_occ, self._corner = occ, out
-        return out
-
-    def _splits(self, c: int) -> bool:
-        """Whether taking the block on ``c`` would leave the board in two or more groups."""
-        g = self.game
-        grid = g.grid
-        occ = self.occ
-        nb = grid.neighbor_mask[c] & occ
-        if nb & (nb - 1) == 0:  # zero or one neighbour
-            return False
-        seed = nb & -nb
-        rest = nb ^ seed
-        if rest & (rest - 1) == 0:  # two neighbours: joined next to the block?
-            n1 = seed.bit_length() - 1
-            n2 = rest.bit_length() - 1
-            if n1 + n2 != 2 * c:  # not opposite each other
-                if g.square:
-                    if (occ >> (n1 + n2 - c)) & 1:  # the square diagonally between them
-                        return False
-                elif (n2 - n1) in g.hex_steps:  # adjacent hexes
-                    return False
-        elif grid.flood(seed, g.ring[c] & occ) & nb == nb:
-            return False
-        # one flood of the board without the block, stopped once it holds every neighbour
-        return grid.flood(seed, occ & ~(1 << c), until=nb) & nb != nb
-
-    def _takeable(self, within: int) -> list[int]:
-        """Grid cells of the blocks in ``within`` that may be taken now."""
-        return [c for c in bits(self.corner_mask() & within) if not self._splits(c)]
-
-    def _has_takeable(self, within: int) -> bool:
-        """Whether some block in ``within`` may be taken now (stops at the first)."""
-        return any(not self._splits(c) for c in bits(self.corner_mask() & within))
-
     # -- protocol ----------------------------------------------------------------------
     def scores(self) -> list[float]:
         """How many colours each player holds a majority of (5+ of 9, 7+ of 13 blocks)."""
         return [float(v) for v in self.majorities()]
 
     def _legal_actions(self) -> list[Action]:
-        if self._legal is None:
-            g = self.game
-            idx = g.index
-            if self.taking is None:
-                self._legal = [idx[c] for c in self._takeable(self.occ)]
-            else:
-                self._legal = [idx[c] for c in self._takeable(self.cmask[self.taking])]
-                self._legal.append(g.end_action)
-        return list(self._legal)
+        g = self.game
+        m = _k.legal_count(self.s, self._deal, g.geo)
+        start = self._h + _k.LEGAL
+        return self.s[start : start + m].tolist()
 
     def _illegal_reason(self, action: Action) -> str | None:
         g = self.game
-        if self._legal is not None and action in self._legal:
-            return None
-        if self.taking is None and self._sampled == (self.occ, action):  # just checked by random_action
+        if _k.is_legal(self.s, self._deal, g.geo, action):
             return None
         if action == g.end_action:
-            if self.taking is None:
-                return "end: take at least one block first (passing is not allowed)"
-            return None
+            return "end: take at least one block first (passing is not allowed)"
         if not 0 <= action < g.end_action:
             return f"action {action} is not an action of nibble"
-        c = g.cells[action]
-        label = g.grid.label(c)
-        colour = self.color[c]
+        label = g.grid.label(g.cells[action])
+        colour = int(self.s[action])
         if colour < 0:
             return f"{label}: there is no block there"
         if self.taking is not None and colour != self.taking:
@@ -595,72 +565,38 @@ class NibbleState(TurnState):
                 f"{label}: this turn takes {PALETTE[self.taking][0]} blocks (colour {self.taking}); "
                 f"this block is {PALETTE[colour][0]} (colour {colour}): all blocks of a turn are of one colour"
             )
-        if not (self.corner_mask() >> c) & 1:
-            if g.grid.kind == "square":
+        if not _k.on_corner(self.s, g.geo, action):
+            if g.square:
                 return f"{label}: the block is not on a corner (it needs two exposed sides that share a corner)"
             return f"{label}: the block is not on a corner (it needs three consecutive exposed sides)"
-        if self._splits(c):
-            return f"{label}: taking this block would split the blocks left on the board into separate groups"
-        return None
+        return f"{label}: taking this block would split the blocks left on the board into separate groups"
 
     def _apply(self, action: Action) -> None:
         g = self.game
-        p = self.to_move
-        if action == g.end_action:
-            self.taking = None
-            self.to_move = 1 - p
-            self._legal = None
-            return
-        c = g.cells[action]
-        colour = self.color[c]
-        bit = 1 << c
-        self.color[c] = -1
-        self.occ ^= bit
-        self.cmask[colour] ^= bit
-        self.taken[p][colour] += 1
-        self._legal = None
-        if self._instant_win(p, colour):
-            self._over, self._winner = True, p
-            self.taking = None
-            return
-        if self.occ == 0:
-            self.taking = None
-            self._finish_by_majority()
-            return
-        more = self._takeable(self.cmask[colour])
-        if more:
-            self.taking = colour
-            idx = g.index
-            self._legal = [idx[x] for x in more]
-            self._legal.append(g.end_action)
-        else:
-            self.taking = None
-            self.to_move = 1 - p
+        self._sync(_k.apply(self.s, self._deal, g.geo, action))
 
     def random_action(self, rng: random.Random, player: int | None = None) -> Action:
-        """A uniformly random legal action, without testing every candidate at the start of a turn.
-
-        The blocks on a corner are tried in random order and the first that does not split
-        the board is returned: uniform over the legal blocks, and usually one check.
-        """
+        """A uniformly random legal action (drawn with ``rng`` from the legal steps the kernel lists)."""
         cp = self.current_player()
         if cp < 0 or (player is not None and player != cp):
             return super().random_action(rng, player)
-        if self._legal is not None:
-            return self._legal[int(rng.random() * len(self._legal))]
-        if self.taking is not None:
-            return super().random_action(rng, player)
-        cand = list(bits(self.corner_mask()))
-        while cand:
-            i = int(rng.random() * len(cand))
-            c = cand[i]
-            if not self._splits(c):
-                a = self.game.index[c]
-                self._sampled = (self.occ, a)
-                return a
-            cand[i] = cand[-1]
-            cand.pop()
-        raise AssertionError("a connected, non-empty board always has a block to take")  # proved in the docstring
+        g = self.game
+        m = _k.legal_count(self.s, self._deal, g.geo)
+        return int(self.s[self._h + _k.LEGAL + int(rng.random() * m)])
+
+    def playout_values(self, rng: random.Random, count: int = 1, cutoff: int = -1) -> np.ndarray:
+        """Player 0's values of ``count`` random playouts from here, played in one kernel call.
+
+        Each plays random steps to the end (value ±1, 0 for a draw) or for ``cutoff`` steps
+        (``< 0``: no limit) and is then scored by :meth:`evaluate`.  ``rng`` seeds the
+        kernel's generator; the state is left unchanged.
+        """
+        out = np.zeros(count, np.float64)
+        if count > 0:
+            g = self.game
+            rs = np.array([rng.getrandbits(64)], np.uint64)
+            _k.playouts(self.s, self._deal, g.geo, rs, cutoff, out)
+        return out
 
     # -- notation ----------------------------------------------------------------------
     def action_to_string(self, action: Action) -> str:
@@ -690,8 +626,8 @@ class NibbleState(TurnState):
             "colors": g.colors,
             "board": g.params["board"],
             "to_move": self.to_move,
-            "cells": {grid.label(c): self.color[c] for c in bits(self.occ)},
-            "taken": [list(self.taken[0]), list(self.taken[1])],
+            "cells": {grid.label(c): colour for c, colour in self.blocks().items()},
+            "taken": self.taken,
             "table": list(self.table),
         }
         if self.taking is not None:
@@ -701,42 +637,11 @@ class NibbleState(TurnState):
         return d
 
     # -- agents ------------------------------------------------------------------------
-    def _instant_progress(self, p: int) -> float:
-        """How close ``p`` is to an instant win, 0…1 (see the module docstring)."""
-        g = self.game
-        n = g.colors
-        need = g.triple_need
-        mine, theirs = self.taken[p], self.taken[1 - p]
-        best = max((mine[c] / n for c in range(n) if theirs[c] == 0), default=0.0)
-        t = self.table
-        for i in range(n - 2):
-            tri = (t[i], t[i + 1], t[i + 2])
-            if any(theirs[c] > n - need for c in tri):
-                continue
-            v = min(min(mine[c], need) for c in tri) / need
-            if v > best:
-                best = v
-        return best
-
     def evaluate(self, player: int) -> float:
         """Majority race plus instant-win threats, squashed by ``tanh`` (module docstring); exact when over."""
         if self._over:
             return self.returns()[player]
-        g = self.game
-        m = g.majority
-        mine, theirs = self.taken[player], self.taken[1 - player]
-        race = 0.0
-        for a, b in zip(mine, theirs, strict=True):
-            if a >= m:
-                race += 1.0
-            elif b >= m:
-                race -= 1.0
-            else:
-                race += 0.5 * (a - b) / m
-        race /= m
-        t_me = self._instant_progress(player)
-        t_op = self._instant_progress(1 - player)
-        return math.tanh(1.2 * race + 2.0 * (t_me * t_me - t_op * t_op))
+        return float(_k.evaluate(self.s, self._deal, self.game.geo, player))
 
     # -- drawing -----------------------------------------------------------------------
     def _last_turn_cells(self) -> list[str]:
@@ -764,8 +669,9 @@ class NibbleState(TurnState):
             "coords": "chess" if grid.kind == "square" else "rows",
         }
         pieces = []
-        for c in bits(self.occ):
-            colour = self.color[c]
+        blocks = self.blocks()
+        taken = self.taken
+        for c, colour in blocks.items():
             name, fill = PALETTE[colour]
             pieces.append(
                 piece(
@@ -780,12 +686,14 @@ class NibbleState(TurnState):
         last = self._last_turn_cells()
         highlights = [{"cell": lab, "kind": "last"} for lab in last]
         m = g.majority
-        on_board = [self.cmask[c].bit_count() for c in range(n)]
+        on_board = [0] * n
+        for colour in blocks.values():
+            on_board[colour] += 1
         table_view = []
         panel: list[dict[str, Any]] = []
         for pos, colour in enumerate(self.table):
             name, fill = PALETTE[colour]
-            counts = [self.taken[0][colour], self.taken[1][colour]]
+            counts = [taken[0][colour], taken[1][colour]]
             owner = 0 if counts[0] >= m else 1 if counts[1] >= m else None
             table_view.append(
                 {
@@ -813,7 +721,7 @@ class NibbleState(TurnState):
         if cp >= 0 and self.taking is not None:
             status = f"{NAMES[cp]} to move, taking {PALETTE[self.taking][0]} blocks"
         elif cp == TERMINAL and self._winner is not None:
-            how = "by majority of majorities" if self.occ == 0 else "at once"
+            how = "by majority of majorities" if not blocks else "at once"
             status = f"{NAMES[self._winner]} wins {how}"
         return describe(
             self,

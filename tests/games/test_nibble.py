@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
 import pytest
 
 import tessera
@@ -703,3 +704,77 @@ def test_position_numbers_must_be_whole_numbers() -> None:
     for key, bad in (("to_move", 1.0), ("to_move", True), ("table", [float(c) for c in d["table"]])):
         with pytest.raises(ValueError, match=key):
             g.state_from_dict({**d, key: bad})
+
+
+# -- the compiled kernels ----------------------------------------------------------------------------
+
+
+def test_deal_draws_equal_python_random() -> None:
+    """Engine notes: the deal's swap draws, made at once from ``rng.getrandbits``, are the numbers
+    ``rng.random()`` gives one by one, and the generator is left where those calls leave it."""
+    from tessera.games.nibble import _random_floats
+
+    for seed, count in ((0, 1000), (1, 1), (2**31 + 5, 3380)):
+        ours, theirs = random.Random(seed), random.Random(seed)
+        ours.random()
+        theirs.random()
+        assert _random_floats(ours, count).tolist() == [theirs.random() for _ in range(count)]
+        assert ours.getstate() == theirs.getstate()
+        assert ours.random() == theirs.random()
+
+
+def kernel_step(st: NibbleState, seed: int) -> np.ndarray:
+    """One step of the compiled random playout from ``st``; the position array after it."""
+    from tessera.games import nibble_kernels as K
+
+    s = st.s.copy()
+    g = st.game
+    assert K.playout(s, st._deal, g.geo, K.scratch(g.geo), np.array([seed], np.uint64), 1) == 1
+    return s
+
+
+def header_end(st: NibbleState) -> int:
+    from tessera.games import nibble_kernels as K
+
+    return st._h + K.LEGAL  # the board, the counts and the turn header
+
+
+@pytest.mark.parametrize("spec", ALL)
+def test_random_playout_steps_are_legal_steps(spec: str) -> None:
+    """The compiled random playout plays the rules: along seeded games, each of its steps gives the
+    position that one of the legal actions gives through the checked API."""
+    g = game(spec)
+    rng = random.Random(spec)
+    for seed in range(2):
+        st = g.new_initial_state(seed=seed)
+        while not st.is_terminal():
+            after = kernel_step(st, rng.getrandbits(63))
+            end = header_end(st)
+            matches = []
+            for a in st.legal_actions():
+                c = st.clone()
+                c.apply_action(a)
+                if np.array_equal(c.s[:end], after[:end]):
+                    matches.append(a)
+            assert len(matches) == 1, (st.to_dict(), matches)
+            st.apply_action(st.random_action(rng))
+
+
+def test_random_playout_draws_every_legal_block_about_equally() -> None:
+    """The playout's sampler at the start of a turn (corner blocks in random order, the first that
+    does not split the board) is uniform over the legal blocks."""
+    for spec in ALL:
+        st = game(spec).new_initial_state(seed=4)
+        rng = random.Random(4)
+        for _ in range(30):
+            st.apply_action(st.random_action(rng))
+        while st.taking is not None:  # a turn's first step
+            st.apply_action(st.random_action(rng))
+        legal = st.legal_actions()
+        seen: Counter[int] = Counter()
+        for seed in range(200 * len(legal)):
+            after = kernel_step(st, seed)
+            (taken,) = [a for a in legal if after[a] < 0 <= st.s[a]]
+            seen[taken] += 1
+        assert set(seen) == set(legal)
+        assert all(140 <= seen[a] <= 260 for a in legal), seen

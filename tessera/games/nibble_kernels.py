@@ -1,0 +1,507 @@
+"""Nibble's rules as compiled kernels (numba): the only implementation of the rules.
+
+:mod:`tessera.games.nibble` keeps a position in one small ``int32`` array and calls
+these kernels for everything the rules decide: which blocks are on a corner, whether
+taking one splits the board, the legal steps, applying a step, instant and majority
+wins, random playouts (one or many from a position) and the evaluation.
+
+Arrays (all ``int32`` unless said otherwise):
+
+``geo`` — the board, per game, shape ``(K + 1, 16)`` for ``K`` cells (cell ``i`` is
+    action ``i``, label order).  Row ``i``: columns ``0 … D−1`` the neighbours in cyclic
+    side order (square ``D = 4``: E, N, W, S; hex ``D = 6``: E, NE, NW, W, SW, SE),
+    ``−1`` off the board; columns ``6 … 6+R−1`` the ring around the cell in cyclic
+    order (square ``R = 8``: E, NE, N, NW, W, SW, S, SE; hex: the six neighbours).
+    Row ``K`` is the header: ``K, colours, D, run, R, triple_need, majority``
+    (``run``: exposed consecutive sides that make a corner, 2 or 3).
+``deal`` — per dealt game (never changes while it is played, so clones share it):
+    ``[0, n)`` the colour table; ``[n, 4n)`` for each colour the start (in the table)
+    of up to three table-adjacent triples holding it, ``−1`` padded; ``[4n, 4n + n²)``
+    for each colour the cells that held a block of it at the start, ``−1`` padded.
+``s`` — the position (cloned with ``s.copy()``): ``[0, K)`` the colour of the block
+    on each cell, ``−1`` if none; ``[K, K + 2n)`` ``taken[p][c]`` at ``K + p·n + c``;
+    then the header at ``H = K + 2n``: to move, colour being taken (``−1``: none),
+    over (0/1), winner (``−1``: none), blocks on the board, number of cached legal
+    actions (``−1``: not computed); then the cached legal actions from ``H + 8``.
+``ws`` — scratch space of ``4K`` ints (any contents), allocated by each entry kernel
+    (the kernels release the GIL, so none is shared between calls).
+``rs`` — a ``uint64[1]`` random state (splitmix64) for playouts.
+
+Every kernel is ``numba.njit(cache=True, nogil=True)``: compiled on first use, then loaded from
+numba's on-disk cache.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+def _kernel(fn):  # type: ignore[no-untyped-def]
+    return njit(cache=True, nogil=True)(fn)
+
+
+TO_MOVE, TAKING, OVER, WINNER, ON_BOARD, N_LEGAL = 0, 1, 2, 3, 4, 5
+"""Offsets of the header fields from ``H = K + 2·colours``."""
+LEGAL = 8
+"""Offset of the cached legal actions from ``H``."""
+RING = 6
+"""Column of ``geo`` where the ring around a cell starts."""
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+def state_size(k: int, colors: int) -> int:
+    """Length of the position array ``s`` for ``k`` cells and ``colors`` colours."""
+    return k + 2 * colors + LEGAL + k + 1
+
+
+@_kernel
+def _rand_below(rs: np.ndarray, n: int) -> int:
+    """A uniform integer in ``[0, n)`` from the splitmix64 state ``rs[0]``."""
+    x = rs[0] + _GOLDEN
+    rs[0] = x
+    z = (x ^ (x >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    z = z ^ (z >> np.uint64(31))
+    return int((z >> np.uint64(11)) * np.float64(n) * (1.0 / 9007199254740992.0))
+
+
+@_kernel
+def on_corner(s: np.ndarray, geo: np.ndarray, i: int) -> bool:
+    """Whether the block on cell ``i`` has ``run`` consecutive exposed sides (cyclically)."""
+    k = geo.shape[0] - 1
+    d = geo[k, 2]
+    need = geo[k, 3]
+    run = 0
+    for j in range(d + need - 1):
+        nb = geo[i, j % d]
+        if nb < 0 or s[nb] < 0:
+            run += 1
+            if run >= need:
+                return True
+        else:
+            run = 0
+    return False
+
+
+@_kernel
+def splits(s: np.ndarray, geo: np.ndarray, i: int, ws: np.ndarray) -> bool:
+    """Whether taking the block on cell ``i`` leaves the other blocks in two or more groups.
+
+    Decided locally when the block's occupied neighbours are joined through the ring of
+    cells around it (one arc of blocks holds them all); otherwise by one flood of the
+    board without the block, stopped once it has reached every neighbour.
+    """
+    k = geo.shape[0] - 1
+    d = geo[k, 2]
+    rl = geo[k, 4]
+    step = rl // d  # ring positions of the neighbours: every step-th
+    count = 0
+    first = -1
+    for j in range(d):
+        nb = geo[i, j]
+        if nb >= 0 and s[nb] >= 0:
+            count += 1
+            if first < 0:
+                first = nb
+    if count <= 1:
+        return False
+    start = -1
+    for p in range(rl):
+        c = geo[i, RING + p]
+        if c < 0 or s[c] < 0:
+            start = p
+            break
+    if start < 0:  # the whole ring is occupied
+        return False
+    arcs = 0
+    in_arc = False
+    holds = False
+    for q in range(1, rl + 1):
+        p = (start + q) % rl
+        c = geo[i, RING + p]
+        if c >= 0 and s[c] >= 0:
+            if not in_arc:
+                in_arc = True
+                holds = False
+            if p % step == 0:
+                holds = True
+        elif in_arc:
+            in_arc = False
+            if holds:
+                arcs += 1
+    if arcs <= 1:
+        return False
+    # flood the board without cell i from the first neighbour
+    seen = ws[:k]
+    stack = ws[k : 2 * k]
+    seen[:] = 0
+    seen[i] = 1
+    seen[first] = 1
+    stack[0] = first
+    top = 1
+    reached = 1
+    while top > 0:
+        top -= 1
+        c = stack[top]
+        for j in range(d):
+            nb = geo[c, j]
+            if nb >= 0 and s[nb] >= 0 and seen[nb] == 0:
+                seen[nb] = 1
+                stack[top] = nb
+                top += 1
+                for m in range(d):
+                    if geo[i, m] == nb:
+                        reached += 1
+                        if reached == count:
+                            return False
+                        break
+    return True
+
+
+@_kernel
+def scratch(geo: np.ndarray) -> np.ndarray:
+    """Fresh scratch space ``ws`` for a board."""
+    return np.empty(4 * (geo.shape[0] - 1), np.int32)
+
+
+@_kernel
+def splits_now(s: np.ndarray, geo: np.ndarray, i: int) -> bool:
+    """:func:`splits` with its own scratch space (for messages)."""
+    return splits(s, geo, i, scratch(geo))
+
+
+@_kernel
+def _fill_legal(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, ws: np.ndarray) -> int:
+    """Compute the legal actions into the cache (ascending; ``end`` last) and return how many."""
+    k = geo.shape[0] - 1
+    n = geo[k, 1]
+    h = k + 2 * n
+    out = h + LEGAL
+    m = 0
+    colour = s[h + TAKING]
+    if colour < 0:
+        for i in range(k):
+            if s[i] >= 0 and on_corner(s, geo, i) and not splits(s, geo, i, ws):
+                s[out + m] = i
+                m += 1
+    else:
+        base = 4 * n + colour * n
+        for j in range(n):
+            i = deal[base + j]
+            if i < 0:
+                break
+            if s[i] == colour and on_corner(s, geo, i) and not splits(s, geo, i, ws):
+                s[out + m] = i
+                m += 1
+        s[out + m] = k
+        m += 1
+    s[h + N_LEGAL] = m
+    return m
+
+
+@_kernel
+def legal_count(s: np.ndarray, deal: np.ndarray, geo: np.ndarray) -> int:
+    """Number of legal actions, computing the cache when needed (game not over)."""
+    k = geo.shape[0] - 1
+    h = k + 2 * geo[k, 1]
+    m = s[h + N_LEGAL]
+    if m >= 0:
+        return m
+    return _fill_legal(s, deal, geo, scratch(geo))
+
+
+@_kernel
+def is_legal(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, a: int) -> bool:
+    """Whether action ``a`` is legal now (game not over)."""
+    k = geo.shape[0] - 1
+    h = k + 2 * geo[k, 1]
+    m = legal_count(s, deal, geo)
+    for j in range(m):  # noqa: SIM110 (a plain loop compiles to the simplest code)
+        if s[h + LEGAL + j] == a:
+            return True
+    return False
+
+
+@_kernel
+def instant_win(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, p: int, colour: int) -> bool:
+    """Whether ``p`` holds every block of a colour or ``need`` of three table-adjacent colours
+    (only the colour ``colour`` and its triples, or every colour when ``colour < 0``)."""
+    k = geo.shape[0] - 1
+    n = geo[k, 1]
+    need = geo[k, 5]
+    mine = k + p * n
+    lo, hi = (0, n) if colour < 0 else (colour, colour + 1)
+    for c in range(lo, hi):
+        if s[mine + c] >= n:
+            return True
+        for j in range(3):
+            t = deal[n + 3 * c + j]
+            if t < 0:
+                break
+            if s[mine + deal[t]] >= need and s[mine + deal[t + 1]] >= need and s[mine + deal[t + 2]] >= need:
+                return True
+    return False
+
+
+@_kernel
+def majorities(s: np.ndarray, geo: np.ndarray, p: int) -> int:
+    """How many colours player ``p`` holds a majority of."""
+    k = geo.shape[0] - 1
+    n = geo[k, 1]
+    m = geo[k, 6]
+    out = 0
+    for c in range(n):
+        if s[k + p * n + c] >= m:
+            out += 1
+    return out
+
+
+@_kernel
+def settle(s: np.ndarray, deal: np.ndarray, geo: np.ndarray) -> None:
+    """Mark a fresh position over if a player already won (instant win, or an empty board)."""
+    k = geo.shape[0] - 1
+    h = k + 2 * geo[k, 1]
+    for p in range(2):
+        if instant_win(s, deal, geo, p, -1):
+            s[h + OVER] = 1
+            s[h + WINNER] = p
+            return
+    if s[h + ON_BOARD] == 0:
+        _finish_by_majority(s, geo, h)
+
+
+@_kernel
+def _finish_by_majority(s: np.ndarray, geo: np.ndarray, h: int) -> None:
+    a = majorities(s, geo, 0)
+    b = majorities(s, geo, 1)
+    s[h + OVER] = 1
+    s[h + WINNER] = 0 if a > b else 1 if b > a else -1
+
+
+@_kernel
+def status(s: np.ndarray, geo: np.ndarray) -> int:
+    """The header packed in one int: to move, over, winner + 1, taking + 1 (bits 0, 1, 2–3, 4–)."""
+    k = geo.shape[0] - 1
+    h = k + 2 * geo[k, 1]
+    return s[h + TO_MOVE] | (s[h + OVER] << 1) | ((s[h + WINNER] + 1) << 2) | ((s[h + TAKING] + 1) << 4)
+
+
+@_kernel
+def apply(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, a: int) -> int:
+    """Apply the legal action ``a`` (take the block on cell ``a``, or ``end`` = ``K``); returns :func:`status`."""
+    return _apply(s, deal, geo, scratch(geo), a)
+
+
+@_kernel
+def _apply(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, ws: np.ndarray, a: int) -> int:
+    k = geo.shape[0] - 1
+    n = geo[k, 1]
+    h = k + 2 * n
+    p = s[h + TO_MOVE]
+    s[h + N_LEGAL] = -1
+    if a == k:
+        s[h + TAKING] = -1
+        s[h + TO_MOVE] = 1 - p
+        return status(s, geo)
+    colour = s[a]
+    s[a] = -1
+    s[h + ON_BOARD] -= 1
+    s[k + p * n + colour] += 1
+    if instant_win(s, deal, geo, p, colour):
+        s[h + OVER] = 1
+        s[h + WINNER] = p
+        s[h + TAKING] = -1
+    elif s[h + ON_BOARD] == 0:
+        s[h + TAKING] = -1
+        _finish_by_majority(s, geo, h)
+    else:
+        s[h + TAKING] = colour
+        if _fill_legal(s, deal, geo, ws) == 1:  # only end: the turn ends by itself
+            s[h + TAKING] = -1
+            s[h + TO_MOVE] = 1 - p
+            s[h + N_LEGAL] = -1
+    return status(s, geo)
+
+
+@_kernel
+def playout(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, ws: np.ndarray, rs: np.ndarray, cutoff: int) -> int:
+    """Uniformly random steps on ``s`` until the game ends or ``cutoff`` steps (``< 0``: no limit);
+    returns the steps played.
+
+    The blocks on a corner are kept in a list (``ws[2K:3K]``, positions in ``ws[3K:4K]``):
+    a block once on a corner stays so, and only the neighbours of a taken block can
+    become one.  At the start of a turn they are tried in random order and the first
+    that does not split the board is taken (uniform over the legal blocks); within a
+    turn a step is drawn from the legal steps :func:`_apply` listed.
+    """
+    k = geo.shape[0] - 1
+    d = geo[k, 2]
+    h = k + 2 * geo[k, 1]
+    cl = ws[2 * k : 3 * k]
+    pos = ws[3 * k : 4 * k]
+    n = 0
+    for i in range(k):
+        pos[i] = -1
+        if s[i] >= 0 and on_corner(s, geo, i):
+            cl[n] = i
+            pos[i] = n
+            n += 1
+    steps = 0
+    while s[h + OVER] == 0 and (cutoff < 0 or steps < cutoff):
+        m = s[h + N_LEGAL]
+        if m < 0 and s[h + TAKING] >= 0:
+            m = _fill_legal(s, deal, geo, ws)
+        if m >= 0:
+            a = s[h + LEGAL + _rand_below(rs, m)]
+        else:
+            a = -1
+            c = n
+            while c > 0:
+                j = _rand_below(rs, c)
+                i = cl[j]
+                if not splits(s, geo, i, ws):
+                    a = i
+                    break
+                c -= 1  # move the refused block behind the ones still to try
+                t = cl[c]
+                cl[c] = i
+                pos[i] = c
+                cl[j] = t
+                pos[t] = j
+            if a < 0:
+                return -1  # unreachable: a connected, non-empty board always has a block to take
+        _apply(s, deal, geo, ws, a)
+        steps += 1
+        if a < k:
+            j = pos[a]
+            n -= 1
+            t = cl[n]
+            cl[j] = t
+            pos[t] = j
+            pos[a] = -1
+            for e in range(d):
+                nb = geo[a, e]
+                if nb >= 0 and s[nb] >= 0 and pos[nb] < 0 and on_corner(s, geo, nb):
+                    cl[n] = nb
+                    pos[nb] = n
+                    n += 1
+    return steps
+
+
+@_kernel
+def _progress(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, p: int) -> float:
+    """How close ``p`` is to an instant win, 0…1 (module docstring of ``nibble``)."""
+    k = geo.shape[0] - 1
+    n = geo[k, 1]
+    need = geo[k, 5]
+    mine = k + p * n
+    theirs = k + (1 - p) * n
+    best = 0.0
+    for c in range(n):
+        if s[theirs + c] == 0:
+            v = s[mine + c] / n
+            if v > best:
+                best = v
+    for i in range(n - 2):
+        ok = True
+        low = need
+        for j in range(3):
+            c = deal[i + j]
+            if s[theirs + c] > n - need:
+                ok = False
+                break
+            low = min(low, s[mine + c])
+        if ok:
+            v = low / need
+            if v > best:
+                best = v
+    return best
+
+
+@_kernel
+def evaluate(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, player: int) -> float:
+    """``tanh(1.2·M + 2·(T_me² − T_opp²))`` (module docstring of ``nibble``); ±1/0 once over."""
+    k = geo.shape[0] - 1
+    n = geo[k, 1]
+    h = k + 2 * n
+    if s[h + OVER]:
+        w = s[h + WINNER]
+        return 0.0 if w < 0 else (1.0 if w == player else -1.0)
+    m = geo[k, 6]
+    mine = k + player * n
+    theirs = k + (1 - player) * n
+    race = 0.0
+    for c in range(n):
+        a = s[mine + c]
+        b = s[theirs + c]
+        if a >= m:
+            race += 1.0
+        elif b >= m:
+            race -= 1.0
+        else:
+            race += 0.5 * (a - b) / m
+    race /= m
+    t_me = _progress(s, deal, geo, player)
+    t_op = _progress(s, deal, geo, 1 - player)
+    return np.tanh(1.2 * race + 2.0 * (t_me * t_me - t_op * t_op))
+
+
+@_kernel
+def playouts(
+    s: np.ndarray,
+    deal: np.ndarray,
+    geo: np.ndarray,
+    rs: np.ndarray,
+    cutoff: int,
+    out: np.ndarray,
+) -> int:
+    """``len(out)`` random playouts from ``s`` (left unchanged), each to the end or ``cutoff`` steps;
+    ``out[j]`` is player 0's value (±1/0 at the end, else :func:`evaluate`).  Returns the steps played."""
+    work = np.empty_like(s)
+    ws = scratch(geo)
+    total = 0
+    for j in range(out.shape[0]):
+        work[:] = s
+        total += playout(work, deal, geo, ws, rs, cutoff)
+        out[j] = evaluate(work, deal, geo, 0)
+    return total
+
+
+@_kernel
+def deal_swaps(col: np.ndarray, nbr: np.ndarray, colors: int, draws: np.ndarray) -> None:
+    """The deal's swap phase on ``col`` (colour by cell): for each draw ``r``, cells ``r // K`` and
+    ``r % K`` swap colours unless a block would get a neighbour of its new colour.
+
+    ``nbr`` holds each cell's neighbours (``−1`` padded); a running count of each cell's
+    neighbour colours (3 bits per colour) makes each check O(1).
+    """
+    k = col.shape[0]
+    cnt = np.zeros(k, np.int64)
+    for i in range(k):
+        for j in range(nbr.shape[1]):
+            x = nbr[i, j]
+            if x >= 0:
+                cnt[i] += np.int64(1) << (3 * col[x])
+    seven = np.int64(7)
+    for t in range(draws.shape[0]):
+        r = draws[t]
+        a = r // k
+        b = r % k
+        ca = col[a]
+        cb = col[b]
+        if ca == cb or (cnt[a] >> (3 * cb)) & seven or (cnt[b] >> (3 * ca)) & seven:
+            continue
+        col[a] = cb
+        col[b] = ca
+        delta = (np.int64(1) << (3 * cb)) - (np.int64(1) << (3 * ca))
+        for j in range(nbr.shape[1]):
+            x = nbr[a, j]
+            if x >= 0:
+                cnt[x] += delta
+            y = nbr[b, j]
+            if y >= 0:
+                cnt[y] -= delta
