@@ -3,8 +3,9 @@
 A game lives in ``tessera/games/<name>.py`` or ``tessera/games/<name>/`` and
 registers its :class:`~tessera.core.game.Game` subclass with :func:`register`;
 modules whose name starts with ``_`` or ends with ``_kernels`` (a game's compiled
-rules, docs/engine.md) are not games.  Modules are found without importing them and imported on first use, so one
-game's import cost (or a broken module) never touches another game.
+rules, docs/engine.md) are not games.  Modules are found without importing them
+and imported on first use, so one game's import cost (or a broken module) never
+touches another game.
 
 Games of other installed packages are found through the entry-point group
 ``tessera.games`` (``name = "package.module:GameClass"``, or a module that calls
