@@ -107,6 +107,7 @@ def bench_legal(spec: str, positions: int = 300) -> float:
     for _ in range(reps):
         for st in states:
             st.s[st._h + nibble_kernels.N_LEGAL] = -1  # forget the cached legal steps
+            st._legal = None
             st.legal_actions()
     return 1e6 * (time.perf_counter() - t) / (reps * len(states))
 

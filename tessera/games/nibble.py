@@ -216,21 +216,12 @@ def _geometry(game: NibbleGame) -> np.ndarray:
     return geo
 
 
-def _deal_array(table: tuple[int, ...], board: Mapping[int, int], index: list[int], n: int) -> np.ndarray:
+def _deal_array(table: tuple[int, ...], col: np.ndarray) -> np.ndarray:
     """The kernels' ``deal`` array: the table, each colour's triples, each colour's cells."""
+    n = len(table)
     out = np.full(4 * n + n * n, -1, np.int32)
     out[:n] = table
-    used = [0] * n
-    for i in range(n - 2):
-        for c in table[i : i + 3]:
-            out[n + 3 * c + used[c]] = i
-            used[c] += 1
-    cells: list[list[int]] = [[] for _ in range(n)]
-    for c, colour in board.items():
-        cells[colour].append(index[c])
-    for colour, row in enumerate(cells):
-        row.sort()
-        out[4 * n + colour * n : 4 * n + colour * n + len(row)] = row
+    _k.fill_deal(out, col, n)
     return out
 
 
@@ -296,11 +287,16 @@ class NibbleGame(Game):
             seed = random.randrange(2**32)
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise ValueError(f"nibble: seed must be an int or None, not {seed!r}")
-        board, table = self.deal(seed)
-        return NibbleState(self, board, [[0] * self.colors, [0] * self.colors], table, seed=seed)
+        col, table = self._deal(seed)
+        return NibbleState(self, col, [[0] * self.colors, [0] * self.colors], table, seed=seed)
 
     def deal(self, seed: int) -> tuple[dict[int, int], list[int]]:
         """The dealt board (grid cell id → colour) and colour table of ``seed``."""
+        col, table = self._deal(seed)
+        return dict(zip(self.cells, col.tolist(), strict=True)), table
+
+    def _deal(self, seed: int) -> tuple[np.ndarray, list[int]]:
+        """The dealt colours by cell index, and the colour table, of ``seed``."""
         rng = random.Random(seed)
         n = self.colors
         perm = list(range(n))
@@ -312,7 +308,7 @@ class NibbleGame(Game):
         table = list(range(n))
         if self.params["shuffle_table"]:
             rng.shuffle(table)
-        return dict(zip(self.cells, col.tolist(), strict=True)), table
+        return col, table
 
     def state_from_dict(self, d: Mapping[str, Any]) -> NibbleState:
         """A state from the position dict (module docstring); ``ValueError`` names the problem."""
@@ -423,31 +419,35 @@ class NibbleState(TurnState):
     def __init__(
         self,
         game: NibbleGame,
-        board: Mapping[int, int],
+        board: Mapping[int, int] | np.ndarray,
         taken: list[list[int]],
         table: list[int],
         *,
         to_move: int = 0,
         seed: int | None = None,
     ) -> None:
+        """``board``: grid cell id → colour, or the colours by cell index (``−1``: no block)."""
         super().__init__(game)
         n = game.colors
         k = len(game.cells)
-        idx = game.index
         s = np.full(_k.state_size(k, n), -1, np.int32)
+        if isinstance(board, np.ndarray):
+            s[:k] = board
+        else:
+            idx = game.index
+            for c, colour in board.items():
+                s[idx[c]] = colour
         s[k : k + 2 * n] = [*taken[0], *taken[1]]
-        for c, colour in board.items():
-            s[idx[c]] = colour
         h = k + 2 * n
         s[h + _k.TO_MOVE] = to_move
         s[h + _k.OVER] = 0
-        s[h + _k.ON_BOARD] = len(board)
+        s[h + _k.ON_BOARD] = int(np.count_nonzero(s[:k] >= 0))
         self.s: np.ndarray = s
         """The position (module docstring, Engine notes; layout in :mod:`tessera.games.nibble_kernels`)."""
         self._h = h
         self.table: tuple[int, ...] = tuple(table)
         """The colour table, left to right."""
-        self._deal: np.ndarray = _deal_array(self.table, board, idx, n)
+        self._deal: np.ndarray = _deal_array(self.table, s[:k])
         """Table, triples and each colour's cells: fixed for the whole game, shared by clones."""
         self.seed = seed
         _k.settle(s, self._deal, game.geo)
@@ -456,6 +456,7 @@ class NibbleState(TurnState):
     def _sync(self, status: int) -> None:
         """Mirror the kernel's packed header (:func:`_k.status`) in plain attributes."""
         self.to_move, self._over, self._winner, self.taking = _STATUS[status]
+        self._legal: list[int] | None = None
 
     def _set_taking(self, colour: int) -> None:
         """Put the position in the middle of a turn taking ``colour`` (positions from dicts)."""
@@ -473,6 +474,7 @@ class NibbleState(TurnState):
         self._over = other._over
         self._winner = other._winner
         self.taking = other.taking
+        self._legal = other._legal  # never changed in place
 
     # -- views -----------------------------------------------------------------------
     @property
@@ -543,10 +545,12 @@ class NibbleState(TurnState):
         return [float(v) for v in self.majorities()]
 
     def _legal_actions(self) -> list[Action]:
-        g = self.game
-        m = _k.legal_count(self.s, self._deal, g.geo)
-        start = self._h + _k.LEGAL
-        return self.s[start : start + m].tolist()
+        if self._legal is None:
+            g = self.game
+            m = _k.legal_count(self.s, self._deal, g.geo)
+            start = self._h + _k.LEGAL
+            self._legal = self.s[start : start + m].tolist()
+        return list(self._legal)
 
     def _illegal_reason(self, action: Action) -> str | None:
         g = self.game
@@ -575,14 +579,25 @@ class NibbleState(TurnState):
         g = self.game
         self._sync(_k.apply(self.s, self._deal, g.geo, action))
 
-    def random_action(self, rng: random.Random, player: int | None = None) -> Action:
-        """A uniformly random legal action (drawn with ``rng`` from the legal steps the kernel lists)."""
-        cp = self.current_player()
-        if cp < 0 or (player is not None and player != cp):
-            return super().random_action(rng, player)
+    def apply_action(self, action: Action) -> None:
+        """Apply an integer action of the player to move, checked (one kernel call; ``IllegalMove`` if not legal)."""
+        if self._over:
+            raise IllegalMove("the game is over")
         g = self.game
-        m = _k.legal_count(self.s, self._deal, g.geo)
-        return int(self.s[self._h + _k.LEGAL + int(rng.random() * m)])
+        if type(action) is not int or not 0 <= action <= g.end_action:
+            raise IllegalMove(f"action {action!r} is not an action of {g.name}")
+        p = self.to_move
+        status = _k.apply_checked(self.s, self._deal, g.geo, action)
+        if status < 0:
+            raise IllegalMove(self._illegal_reason(action) or f"{self.action_to_string(action)} is not legal here")
+        self._sync(status)
+        self._history.append((p, action))
+
+    def random_action(self, rng: random.Random, player: int | None = None) -> Action:
+        """A uniformly random legal action (``rng.random()`` picks from the legal steps the kernel lists)."""
+        if self._over or (player is not None and player != self.to_move):
+            return super().random_action(rng, player)
+        return int(_k.pick_legal(self.s, self._deal, self.game.geo, rng.random()))
 
     def playout_values(self, rng: random.Random, count: int = 1, cutoff: int = -1) -> np.ndarray:
         """Player 0's values of ``count`` random playouts from here, played in one kernel call.

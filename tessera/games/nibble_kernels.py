@@ -328,6 +328,32 @@ def _apply(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, ws: np.ndarray, a: 
 
 
 @_kernel
+def apply_checked(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, a: int) -> int:
+    """Apply action ``a`` if it is legal now and return :func:`status`; ``-1`` (nothing changed) if not."""
+    ws = scratch(geo)
+    k = geo.shape[0] - 1
+    h = k + 2 * geo[k, 1]
+    if s[h + OVER] or a < 0 or a > k:
+        return -1
+    m = s[h + N_LEGAL]
+    if m < 0:
+        m = _fill_legal(s, deal, geo, ws)
+    for j in range(m):
+        if s[h + LEGAL + j] == a:
+            return _apply(s, deal, geo, ws, a)
+    return -1
+
+
+@_kernel
+def pick_legal(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, u: float) -> int:
+    """The legal action at fraction ``u`` (``0 ≤ u < 1``) of the legal list: a uniform draw for a uniform ``u``."""
+    m = legal_count(s, deal, geo)
+    k = geo.shape[0] - 1
+    h = k + 2 * geo[k, 1]
+    return s[h + LEGAL + int(u * m)]
+
+
+@_kernel
 def playout(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, ws: np.ndarray, rs: np.ndarray, cutoff: int) -> int:
     """Uniformly random steps on ``s`` until the game ends or ``cutoff`` steps (``< 0``: no limit);
     returns the steps played.
@@ -469,6 +495,25 @@ def playouts(
         total += playout(work, deal, geo, ws, rs, cutoff)
         out[j] = evaluate(work, deal, geo, 0)
     return total
+
+
+@_kernel
+def fill_deal(deal: np.ndarray, col: np.ndarray, n: int) -> None:
+    """Fill the ``deal`` array (``−1`` everywhere but the table ``deal[:n]``): each colour's
+    triples of table-adjacent colours and its cells in ``col`` (colour by cell, ascending)."""
+    for i in range(n - 2):
+        for j in range(3):
+            c = deal[i + j]
+            for u in range(3):
+                if deal[n + 3 * c + u] < 0:
+                    deal[n + 3 * c + u] = i
+                    break
+    used = np.zeros(n, np.int64)
+    for i in range(col.shape[0]):
+        c = col[i]
+        if c >= 0:
+            deal[4 * n + c * n + used[c]] = i
+            used[c] += 1
 
 
 @_kernel
