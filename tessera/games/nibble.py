@@ -82,7 +82,7 @@ Engine notes
     reached every neighbour.  After each take the blocks of that colour still takeable
     are listed at once (they decide whether the turn goes on) and become the next
     step's legal moves.  Random playouts run inside the kernels (many from a position
-    in one call, :meth:`NibbleState.playout_values`): at the start of a turn they try
+    in one call, :meth:`NibbleState.rollouts`): at the start of a turn they try
     the corner blocks in random order and take the first that does not split the
     board (uniform over the legal blocks, usually one check).
     Integer actions: ``i`` (``0 ≤ i < cells``) takes the block on the ``i``-th
@@ -120,8 +120,9 @@ from typing import Any
 
 import numpy as np
 
-from tessera.core.game import TERMINAL, Action, Game, GameInfo, IllegalMove, Param, TurnState
+from tessera.core.game import TERMINAL, Action, Game, GameInfo, IllegalMove, Param, RolloutResult, TurnState
 from tessera.core.geometry import Grid, hexagon, square
+from tessera.core.kernels import rng_state
 from tessera.core.registry import register
 from tessera.core.render import describe, grid_cells, piece, text_diagram
 from tessera.games import nibble_kernels as _k
@@ -599,19 +600,21 @@ class NibbleState(TurnState):
             return super().random_action(rng, player)
         return int(_k.pick_legal(self.s, self._deal, self.game.geo, rng.random()))
 
-    def playout_values(self, rng: random.Random, count: int = 1, cutoff: int = -1) -> np.ndarray:
-        """Player 0's values of ``count`` random playouts from here, played in one kernel call.
+    def rollouts(self, n: int, seed: int, max_plies: int | None = None) -> RolloutResult:
+        """``n`` random games from here in one kernel call (:meth:`State.rollouts`); the state is unchanged.
 
-        Each plays random steps to the end (value ±1, 0 for a draw) or for ``cutoff`` steps
-        (``< 0``: no limit) and is then scored by :meth:`evaluate`.  ``rng`` seeds the
-        kernel's generator; the state is left unchanged.
+        Each plays uniformly random steps to the end (±1, 0 for a draw) or for ``max_plies``
+        steps, then scored by :meth:`evaluate`; same seed, same result.
         """
-        out = np.zeros(count, np.float64)
-        if count > 0:
-            g = self.game
-            rs = np.array([rng.getrandbits(64)], np.uint64)
-            _k.playouts(self.s, self._deal, g.geo, rs, cutoff, out)
-        return out
+        if n < 0:
+            raise ValueError(f"rollouts: n must be >= 0, not {n!r}")
+        if max_plies is not None and max_plies < 0:
+            raise ValueError(f"rollouts: max_plies must be >= 0 or None, not {max_plies!r}")
+        out = np.zeros(n, np.float64)
+        cutoff = -1 if max_plies is None else max_plies
+        plies = _k.playouts(self.s, self._deal, self.game.geo, rng_state(seed), cutoff, out) if n else 0
+        v0 = float(out.sum())
+        return RolloutResult(n, (v0, -v0), int(plies))
 
     # -- notation ----------------------------------------------------------------------
     def action_to_string(self, action: Action) -> str:

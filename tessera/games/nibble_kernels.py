@@ -25,21 +25,17 @@ Arrays (all ``int32`` unless said otherwise):
     actions (``−1``: not computed); then the cached legal actions from ``H + 8``.
 ``ws`` — scratch space of ``4K`` ints (any contents), allocated by each entry kernel
     (the kernels release the GIL, so none is shared between calls).
-``rs`` — a ``uint64[1]`` random state (splitmix64) for playouts.
+``rs`` — a ``uint64[1]`` random state for playouts (:func:`tessera.core.kernels.rng_state`).
 
-Every kernel is ``numba.njit(cache=True, nogil=True)``: compiled on first use, then loaded from
-numba's on-disk cache.
+Every kernel is a :func:`tessera.core.kernels.kernel` (``numba.njit(cache=True,
+nogil=True)``): compiled on first use, then loaded from numba's on-disk cache.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-
-def _kernel(fn):  # type: ignore[no-untyped-def]
-    return njit(cache=True, nogil=True)(fn)
-
+from tessera.core.kernels import kernel, rand_below
 
 TO_MOVE, TAKING, OVER, WINNER, ON_BOARD, N_LEGAL = 0, 1, 2, 3, 4, 5
 """Offsets of the header fields from ``H = K + 2·colours``."""
@@ -48,28 +44,13 @@ LEGAL = 8
 RING = 6
 """Column of ``geo`` where the ring around a cell starts."""
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX2 = np.uint64(0x94D049BB133111EB)
-
 
 def state_size(k: int, colors: int) -> int:
     """Length of the position array ``s`` for ``k`` cells and ``colors`` colours."""
     return k + 2 * colors + LEGAL + k + 1
 
 
-@_kernel
-def _rand_below(rs: np.ndarray, n: int) -> int:
-    """A uniform integer in ``[0, n)`` from the splitmix64 state ``rs[0]``."""
-    x = rs[0] + _GOLDEN
-    rs[0] = x
-    z = (x ^ (x >> np.uint64(30))) * _MIX1
-    z = (z ^ (z >> np.uint64(27))) * _MIX2
-    z = z ^ (z >> np.uint64(31))
-    return int((z >> np.uint64(11)) * np.float64(n) * (1.0 / 9007199254740992.0))
-
-
-@_kernel
+@kernel
 def on_corner(s: np.ndarray, geo: np.ndarray, i: int) -> bool:
     """Whether the block on cell ``i`` has ``run`` consecutive exposed sides (cyclically)."""
     k = geo.shape[0] - 1
@@ -87,7 +68,7 @@ def on_corner(s: np.ndarray, geo: np.ndarray, i: int) -> bool:
     return False
 
 
-@_kernel
+@kernel
 def splits(s: np.ndarray, geo: np.ndarray, i: int, ws: np.ndarray) -> bool:
     """Whether taking the block on cell ``i`` leaves the other blocks in two or more groups.
 
@@ -162,19 +143,19 @@ def splits(s: np.ndarray, geo: np.ndarray, i: int, ws: np.ndarray) -> bool:
     return True
 
 
-@_kernel
+@kernel
 def scratch(geo: np.ndarray) -> np.ndarray:
     """Fresh scratch space ``ws`` for a board."""
     return np.empty(4 * (geo.shape[0] - 1), np.int32)
 
 
-@_kernel
+@kernel
 def splits_now(s: np.ndarray, geo: np.ndarray, i: int) -> bool:
     """:func:`splits` with its own scratch space (for messages)."""
     return splits(s, geo, i, scratch(geo))
 
 
-@_kernel
+@kernel
 def _fill_legal(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, ws: np.ndarray) -> int:
     """Compute the legal actions into the cache (ascending; ``end`` last) and return how many."""
     k = geo.shape[0] - 1
@@ -203,7 +184,7 @@ def _fill_legal(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, ws: np.ndarray
     return m
 
 
-@_kernel
+@kernel
 def legal_count(s: np.ndarray, deal: np.ndarray, geo: np.ndarray) -> int:
     """Number of legal actions, computing the cache when needed (game not over)."""
     k = geo.shape[0] - 1
@@ -214,7 +195,7 @@ def legal_count(s: np.ndarray, deal: np.ndarray, geo: np.ndarray) -> int:
     return _fill_legal(s, deal, geo, scratch(geo))
 
 
-@_kernel
+@kernel
 def is_legal(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, a: int) -> bool:
     """Whether action ``a`` is legal now (game not over)."""
     k = geo.shape[0] - 1
@@ -226,7 +207,7 @@ def is_legal(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, a: int) -> bool:
     return False
 
 
-@_kernel
+@kernel
 def instant_win(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, p: int, colour: int) -> bool:
     """Whether ``p`` holds every block of a colour or ``need`` of three table-adjacent colours
     (only the colour ``colour`` and its triples, or every colour when ``colour < 0``)."""
@@ -247,7 +228,7 @@ def instant_win(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, p: int, colour
     return False
 
 
-@_kernel
+@kernel
 def majorities(s: np.ndarray, geo: np.ndarray, p: int) -> int:
     """How many colours player ``p`` holds a majority of."""
     k = geo.shape[0] - 1
@@ -260,7 +241,7 @@ def majorities(s: np.ndarray, geo: np.ndarray, p: int) -> int:
     return out
 
 
-@_kernel
+@kernel
 def settle(s: np.ndarray, deal: np.ndarray, geo: np.ndarray) -> None:
     """Mark a fresh position over if a player already won (instant win, or an empty board)."""
     k = geo.shape[0] - 1
@@ -274,7 +255,7 @@ def settle(s: np.ndarray, deal: np.ndarray, geo: np.ndarray) -> None:
         _finish_by_majority(s, geo, h)
 
 
-@_kernel
+@kernel
 def _finish_by_majority(s: np.ndarray, geo: np.ndarray, h: int) -> None:
     a = majorities(s, geo, 0)
     b = majorities(s, geo, 1)
@@ -282,7 +263,7 @@ def _finish_by_majority(s: np.ndarray, geo: np.ndarray, h: int) -> None:
     s[h + WINNER] = 0 if a > b else 1 if b > a else -1
 
 
-@_kernel
+@kernel
 def status(s: np.ndarray, geo: np.ndarray) -> int:
     """The header packed in one int: to move, over, winner + 1, taking + 1 (bits 0, 1, 2–3, 4–)."""
     k = geo.shape[0] - 1
@@ -290,13 +271,13 @@ def status(s: np.ndarray, geo: np.ndarray) -> int:
     return s[h + TO_MOVE] | (s[h + OVER] << 1) | ((s[h + WINNER] + 1) << 2) | ((s[h + TAKING] + 1) << 4)
 
 
-@_kernel
+@kernel
 def apply(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, a: int) -> int:
     """Apply the legal action ``a`` (take the block on cell ``a``, or ``end`` = ``K``); returns :func:`status`."""
     return _apply(s, deal, geo, scratch(geo), a)
 
 
-@_kernel
+@kernel
 def _apply(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, ws: np.ndarray, a: int) -> int:
     k = geo.shape[0] - 1
     n = geo[k, 1]
@@ -327,7 +308,7 @@ def _apply(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, ws: np.ndarray, a: 
     return status(s, geo)
 
 
-@_kernel
+@kernel
 def apply_checked(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, a: int) -> int:
     """Apply action ``a`` if it is legal now and return :func:`status`; ``-1`` (nothing changed) if not."""
     ws = scratch(geo)
@@ -344,7 +325,7 @@ def apply_checked(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, a: int) -> i
     return -1
 
 
-@_kernel
+@kernel
 def pick_legal(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, u: float) -> int:
     """The legal action at fraction ``u`` (``0 ≤ u < 1``) of the legal list: a uniform draw for a uniform ``u``."""
     m = legal_count(s, deal, geo)
@@ -353,7 +334,7 @@ def pick_legal(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, u: float) -> in
     return s[h + LEGAL + int(u * m)]
 
 
-@_kernel
+@kernel
 def playout(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, ws: np.ndarray, rs: np.ndarray, cutoff: int) -> int:
     """Uniformly random steps on ``s`` until the game ends or ``cutoff`` steps (``< 0``: no limit);
     returns the steps played.
@@ -382,12 +363,12 @@ def playout(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, ws: np.ndarray, rs
         if m < 0 and s[h + TAKING] >= 0:
             m = _fill_legal(s, deal, geo, ws)
         if m >= 0:
-            a = s[h + LEGAL + _rand_below(rs, m)]
+            a = s[h + LEGAL + rand_below(rs, m)]
         else:
             a = -1
             c = n
             while c > 0:
-                j = _rand_below(rs, c)
+                j = rand_below(rs, c)
                 i = cl[j]
                 if not splits(s, geo, i, ws):
                     a = i
@@ -418,7 +399,7 @@ def playout(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, ws: np.ndarray, rs
     return steps
 
 
-@_kernel
+@kernel
 def _progress(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, p: int) -> float:
     """How close ``p`` is to an instant win, 0…1 (module docstring of ``nibble``)."""
     k = geo.shape[0] - 1
@@ -448,7 +429,7 @@ def _progress(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, p: int) -> float
     return best
 
 
-@_kernel
+@kernel
 def evaluate(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, player: int) -> float:
     """``tanh(1.2·M + 2·(T_me² − T_opp²))`` (module docstring of ``nibble``); ±1/0 once over."""
     k = geo.shape[0] - 1
@@ -476,7 +457,7 @@ def evaluate(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, player: int) -> f
     return np.tanh(1.2 * race + 2.0 * (t_me * t_me - t_op * t_op))
 
 
-@_kernel
+@kernel
 def playouts(
     s: np.ndarray,
     deal: np.ndarray,
@@ -497,7 +478,7 @@ def playouts(
     return total
 
 
-@_kernel
+@kernel
 def fill_deal(deal: np.ndarray, col: np.ndarray, n: int) -> None:
     """Fill the ``deal`` array (``−1`` everywhere but the table ``deal[:n]``): each colour's
     triples of table-adjacent colours and its cells in ``col`` (colour by cell, ascending)."""
@@ -516,7 +497,7 @@ def fill_deal(deal: np.ndarray, col: np.ndarray, n: int) -> None:
             used[c] += 1
 
 
-@_kernel
+@kernel
 def deal_swaps(col: np.ndarray, nbr: np.ndarray, colors: int, draws: np.ndarray) -> None:
     """The deal's swap phase on ``col`` (colour by cell): for each draw ``r``, cells ``r // K`` and
     ``r % K`` swap colours unless a block would get a neighbour of its new colour.
