@@ -1,11 +1,9 @@
 """The game registry: discovery of game modules, ``list_games`` and ``load_game``.
 
 A game lives in ``tessera/games/<name>.py`` or ``tessera/games/<name>/`` and
-registers its :class:`~tessera.core.game.Game` subclass with :func:`register`;
-modules whose name starts with ``_`` or ends with ``_kernels`` (a game's compiled
-rules, docs/engine.md) are not games.  Modules are found without importing them
-and imported on first use, so one game's import cost (or a broken module) never
-touches another game.
+registers its :class:`~tessera.core.game.Game` subclass with :func:`register`.
+Modules are found without importing them and imported on first use, so one
+game's import cost (or a broken module) never touches another game.
 
 Games of other installed packages are found through the entry-point group
 ``tessera.games`` (``name = "package.module:GameClass"``, or a module that calls
@@ -45,11 +43,7 @@ ENTRY_POINT_GROUP = "tessera.games"
 def _builtin_games() -> list[str]:
     import tessera.games as pkg
 
-    return [
-        m.name
-        for m in pkgutil.iter_modules(pkg.__path__)
-        if not m.name.startswith("_") and not m.name.endswith("_kernels")
-    ]
+    return [m.name for m in pkgutil.iter_modules(pkg.__path__) if not m.name.startswith("_")]
 
 
 @functools.cache

@@ -725,7 +725,7 @@ def test_deal_draws_equal_python_random() -> None:
 
 def kernel_step(st: NibbleState, seed: int) -> np.ndarray:
     """One step of the compiled random playout from ``st``; the position array after it."""
-    from tessera.games import nibble_kernels as K
+    from tessera.games import _nibble_kernels as K
 
     s = st.s.copy()
     g = st.game
@@ -734,7 +734,7 @@ def kernel_step(st: NibbleState, seed: int) -> np.ndarray:
 
 
 def header_end(st: NibbleState) -> int:
-    from tessera.games import nibble_kernels as K
+    from tessera.games import _nibble_kernels as K
 
     return st._h + K.LEGAL  # the board, the counts and the turn header
 

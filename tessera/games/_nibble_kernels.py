@@ -172,7 +172,7 @@ def _fill_legal(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, ws: np.ndarray
     else:
         base = 4 * n + colour * n
         for j in range(n):
-            i = deal[base + j]
+            i = int(deal[base + j])
             if i < 0:
                 break
             if s[i] == colour and on_corner(s, geo, i) and not splits(s, geo, i, ws):
@@ -282,13 +282,13 @@ def _apply(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, ws: np.ndarray, a: 
     k = geo.shape[0] - 1
     n = geo[k, 1]
     h = k + 2 * n
-    p = s[h + TO_MOVE]
+    p = int(s[h + TO_MOVE])
     s[h + N_LEGAL] = -1
     if a == k:
         s[h + TAKING] = -1
         s[h + TO_MOVE] = 1 - p
         return status(s, geo)
-    colour = s[a]
+    colour = int(s[a])
     s[a] = -1
     s[h + ON_BOARD] -= 1
     s[k + p * n + colour] += 1
@@ -359,17 +359,17 @@ def playout(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, ws: np.ndarray, rs
             n += 1
     steps = 0
     while s[h + OVER] == 0 and (cutoff < 0 or steps < cutoff):
-        m = s[h + N_LEGAL]
+        m = int(s[h + N_LEGAL])
         if m < 0 and s[h + TAKING] >= 0:
             m = _fill_legal(s, deal, geo, ws)
         if m >= 0:
-            a = s[h + LEGAL + rand_below(rs, m)]
+            a = int(s[h + LEGAL + rand_below(rs, m)])
         else:
             a = -1
             c = n
             while c > 0:
                 j = rand_below(rs, c)
-                i = cl[j]
+                i = int(cl[j])
                 if not splits(s, geo, i, ws):
                     a = i
                     break
@@ -391,7 +391,7 @@ def playout(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, ws: np.ndarray, rs
             pos[t] = j
             pos[a] = -1
             for e in range(d):
-                nb = geo[a, e]
+                nb = int(geo[a, e])
                 if nb >= 0 and s[nb] >= 0 and pos[nb] < 0 and on_corner(s, geo, nb):
                     cl[n] = nb
                     pos[nb] = n
