@@ -16,6 +16,11 @@ with the game's ``random_action`` (its own move distribution: for Nume a
 uniform cell, then a number) instead of all of them (Nume's thousands of
 placements); the root always looks at every move at depth 1.
 
+With more than two players (four-player Nymbat) the search is *paranoid*:
+the other players are taken as one side playing against the player to move
+at the root, every position is scored ``evaluate(me)`` (``returns()[me]`` at
+the end) for him and its negation for them, so the two-side negamax holds.
+
 A depth interrupted by the deadline is used only as far as it got: its best move is taken when it beat the previous
 iteration's best move on the same search.  ``iterations`` counts completed
 depths (``iterations=3`` searches to depth 3).
@@ -55,9 +60,12 @@ class AlphaBetaAgent(Agent):
         self.name = name or "alphabeta"
         self._nodes = 0
         self._budget: Budget | None = None
+        self._me = -1
+        """Paranoid search (more than two players): the root player, else -1."""
 
     def _choose(self, state: State, budget: Budget, rng: random.Random) -> Action:
         me = state.current_player()
+        self._me = me if state.game.num_players > 2 else -1
         actions = state.legal_actions()
         if len(actions) == 1:
             self.stats = {"depth": 0, "nodes": 0}
@@ -116,6 +124,10 @@ class AlphaBetaAgent(Agent):
         return list(seen)
 
     def _static(self, st: State, player: int, ply: int) -> float:
+        me = self._me
+        if me >= 0:  # paranoid: the root player's value, negated for the others' side
+            v = st.returns()[me] * (2.0 - 0.001 * ply) if st.is_terminal() else st.evaluate(me)
+            return v if player == me else -v
         if st.is_terminal():
             return st.returns()[player] * (2.0 - 0.001 * ply)
         return st.evaluate(player)
@@ -125,7 +137,8 @@ class AlphaBetaAgent(Agent):
         if child.is_terminal() or depth <= 0:
             return self._static(child, player, ply)
         cp = child.current_player()
-        if cp == player:
+        me = self._me
+        if cp == player or (me >= 0 and cp != me and player != me):  # same player, or the same side (paranoid)
             return self._negamax(child, cp, depth, alpha, beta, ply)
         return -self._negamax(child, cp, depth, -beta, -alpha, ply)
 

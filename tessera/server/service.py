@@ -448,6 +448,8 @@ class MatchService:
         flagged = [p for p in out if clock_left(row.clock, p, now) <= 0]
         if not flagged:
             return False
+        if can_resign_and_play_on(state):
+            return self._flag_and_play_on(tx, row, state, flagged, now)
         clock = row.clock
         loser = min(flagged, key=lambda p: clock_left(clock, p, now))
         for p in out:
@@ -872,6 +874,25 @@ class MatchService:
                 out = self._view(row, state, moves, seat, {})
         self.on_change(game_id)
         return out
+
+    def _flag_and_play_on(self, tx: Transaction, row: GameRow, state: State, flagged: list[int], now: float) -> bool:
+        """A player out of time in a game whose rules let the others play on: he resigns (stored as
+        his ``resign``) and the game goes on; True only if that ended it (the last one left wins)."""
+        assert row.clock is not None
+        new = state.clone()
+        n = state.move_number()
+        for p in flagged:
+            new.resign(p)  # type: ignore[attr-defined]
+            tx.insert_move(row.id, n, p, RESIGN)
+            n += 1
+            if new.is_terminal():
+                break
+        self._after_move(tx, row, new, flagged, now)
+        for p in flagged:
+            row.clock["remaining"][p] = 0.0
+        tx.update_game(row.id, clock=row.clock)
+        self._remember(row.id, new)
+        return new.is_terminal()
 
     def _resign_and_play_on(
         self, tx: Transaction, row: GameRow, seat: int, moves: list[MoveRow], state: State

@@ -64,3 +64,14 @@ def test_every_level_finishes_a_four_player_game_with_legal_moves() -> None:
     rec = res.records[0]
     assert rec.error is None
     assert rec.returns == [0.0] * 4 or sorted(rec.returns) == [-1 / 3] * 3 + [1.0]
+
+
+@pytest.mark.parametrize("player", [1, 3])
+def test_alphabeta_searches_four_players_as_me_against_the_rest_paranoid(player: int) -> None:
+    """With more than two players alpha-beta is paranoid: every position is worth evaluate(me) to the
+    root player and its negation to the others, so Green and Yellow see their winning attack as a win."""
+    st = _showdown(player)
+    agent = make_agent("alphabeta(seed=1)")
+    move = st.action_to_string(agent.choose(st, iterations=3, rng=random.Random(0)))
+    assert move == "h8-g8" and agent.stats["value"] > 1.5
+    assert agent._static(st, player, 0) == -agent._static(st, 2, 0) == st.evaluate(player)

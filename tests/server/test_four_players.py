@@ -139,3 +139,16 @@ def test_three_ai_seats_answer_the_human_in_turn(client: TestClient) -> None:
     assert {m["player"] for m in v["moves"]} == {0, 1, 2, 3}
     assert v["clock"] is not None and len(v["clock"]["remaining"]) == 4
     assert v["clock"]["running"] == [0]
+
+
+def test_a_player_out_of_time_leaves_and_the_others_play_on(client: TestClient) -> None:
+    """Clocks with four seats: the flagged player resigns (his pieces leave, he passes from then on)
+    and the game goes on among the others, with their clocks."""
+    g = create4(client, [{"kind": "here"}] * 4, clock={"initial": 2, "increment": 0})
+    t = g["tokens"]
+    v = wait_for(client, g["id"], t["1"], lambda v: v["moves"], timeout=15)
+    assert (v["moves"][0]["player"], v["moves"][0]["move"]) == (0, "resign")
+    assert v["render"]["players"][0]["name"] == "Red (resigned)"
+    assert v["clock"]["remaining"][0] == 0
+    if len(v["moves"]) == 1:  # (a very slow machine may have let Green's two seconds run out too)
+        assert v["status"] == "active" and v["to_move"] == 1 and v["clock"]["running"] == [1]
