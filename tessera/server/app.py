@@ -396,6 +396,8 @@ def create_app(
         conn = Connection(websocket, game_id, view["you"], token, client)
         hub.add(conn)  # the others get a small presence message if a seat's flag changed
         await hub._send(conn, {"type": "state", "view": view})
+        if await run_in_threadpool(service.version, game_id) != view["version"]:
+            await hub.send_view(conn)  # a change landed between the view and joining the hub
         try:
             while True:
                 frame = await websocket.receive()

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections import Counter
 from collections.abc import Coroutine
@@ -181,7 +182,9 @@ class Hub:
         for conn in conns:
             if conn.token not in views:
                 try:
-                    views[conn.token] = await run_in_threadpool(self.service.view, game_id, conn.token)
+                    views[conn.token] = await run_in_threadpool(
+                        functools.partial(self.service.view, game_id, conn.token, trust_cache=True)
+                    )
                 except ServiceError as e:
                     await self._send(conn, {"type": "error", "detail": e.detail})
                     continue

@@ -10,7 +10,7 @@ code and the reason, which the web layer turns into ``{"detail": ...}``.
 
 from __future__ import annotations
 
-import contextlib
+import copy
 import logging
 import random
 import re
@@ -20,7 +20,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import tessera
@@ -35,8 +35,8 @@ log = logging.getLogger("tessera.server.service")
 MODES = ("hotseat", "ai", "online")
 """hot-seat (one screen, every seat), against the AI, online between browsers."""
 
-CACHE_GAMES = 256
-"""How many games' positions the service keeps in memory (the rest are replayed on demand)."""
+CACHE_GAMES = 4096
+"""How many games the service keeps in memory (the rest are read and replayed when next used)."""
 
 MAX_MOVE_CHARS = 2000
 """The longest move or order text accepted (every game's longest legal move is far shorter)."""
@@ -362,14 +362,82 @@ class Created:
     invites: dict[int, str]
 
 
+@dataclass
+class Live:
+    """A game as this process last stored or read it, valid for ``row.version``.
+
+    The position is kept, not rebuilt: a move costs one clone and one step,
+    whatever the game's length.  Only touched under the game's lock.
+    """
+
+    row: GameRow
+    state: State
+    moves: list[MoveRow]
+    sealed: dict[int, str]
+    """Sealed orders of the current simultaneous turn, by player."""
+    move_dicts: list[dict[str, Any]] = field(default_factory=list)
+    """``moves`` as the views show them (appended to, never rebuilt)."""
+    renders: dict[int | None, dict[str, Any]] = field(default_factory=dict)
+    """Render descriptions of this version, by seat (None: spectators)."""
+
+    def __post_init__(self) -> None:
+        if not self.move_dicts:
+            self.move_dicts = [{"index": m.index, "player": m.player, "move": m.move} for m in self.moves]
+
+
+@dataclass
+class Work:
+    """A write in progress (see :meth:`MatchService._write`): change ``row``/``state``/``moves``/``sealed``
+    by assignment (``row`` and ``sealed`` are private copies; ``state`` and ``moves`` are shared)."""
+
+    tx: Transaction
+    row: GameRow
+    state: State
+    moves: list[MoveRow]
+    sealed: dict[int, str]
+
+
+class _Stale(Exception):
+    """The stored game changed since this process cached it (another process wrote it)."""
+
+
+class _Unchanged(Exception):
+    """A write found nothing to change: its transaction is rolled back."""
+
+
+class _FlagFirst(Exception):
+    """A clock ran out: the flag is stored (in its own transaction) before the request is refused."""
+
+
+def copy_row(row: GameRow) -> GameRow:
+    """A copy of ``row`` whose clock, result and seats may be changed freely."""
+    return replace(
+        row,
+        clock=copy.deepcopy(row.clock),
+        result=copy.deepcopy(row.result),
+        seats=[replace(s) for s in row.seats],
+    )
+
+
 class MatchService:
-    """Creates games, checks and stores moves, hands out per-seat views."""
+    """Creates games, checks and stores moves, hands out per-seat views.
+
+    Every active game this process touches is kept in memory (:class:`Live`:
+    row, position, moves, sealed orders) at the version stored in its
+    ``games`` row.  A write claims the next version with one conditional
+    ``UPDATE … WHERE version = cached`` (plus one ``INSERT`` for a move) and
+    is acknowledged only after the commit; if another process wrote the game
+    meanwhile the update matches no row and the game is read again.  Reads
+    check the stored version (one indexed ``SELECT``) before trusting the cache.
+    """
 
     def __init__(self, storage: Storage) -> None:
         self.storage = storage
         self._locks: dict[str, _GameLock] = {}  # only games with a request in flight
         self._locks_guard = threading.Lock()
-        self._cache: OrderedDict[str, State] = OrderedDict()  # most recently used last
+        self._cache: OrderedDict[str, Live] = OrderedDict()  # most recently used last
+        self._cache_guard = threading.Lock()
+        self._games: dict[str, Game] = {}
         self.on_change: Callable[[str], None] = lambda game_id: None
         """Called (from any thread) after a game changed: the app pushes views and wakes the AI."""
         self.presence: Callable[[str], list[bool]] = lambda game_id: []
@@ -393,40 +461,78 @@ class MatchService:
                 if entry.users == 0:
                     del self._locks[game_id]
 
-    def _state(self, row: GameRow, moves: list[MoveRow]) -> State:
-        """The current position (cached; rebuilt when the stored moves differ)."""
-        cached = self._cache.get(row.id)
-        if cached is not None:
-            hist = cached.history()
-            if len(hist) == len(moves) and all(h == (m.player, m.move) for h, m in zip(hist, moves, strict=True)):
-                with contextlib.suppress(KeyError):
-                    self._cache.move_to_end(row.id)
-                return cached
-        state = replay_moves(tessera.load_game(row.spec), row.seed, moves)
-        self._remember(row.id, state)
-        return state
+    def _game(self, spec: str) -> Game:
+        """The game object of a stored spec (shared: games are immutable)."""
+        g = self._games.get(spec)
+        if g is None:
+            g = self._games[spec] = tessera.load_game(spec)
+        return g
 
-    def _remember(self, game_id: str, state: State) -> None:
-        self._cache[game_id] = state
-        with contextlib.suppress(KeyError):
-            self._cache.move_to_end(game_id)
-        while len(self._cache) > CACHE_GAMES:
-            with contextlib.suppress(KeyError):
-                self._cache.popitem(last=False)
-
-    def _seated(self, tx: Transaction, game_id: str, token: str | None) -> tuple[GameRow, int, list[MoveRow], State]:
-        """Lock the game's row, check the seat token, and rebuild the position."""
-        row = self._load(tx, game_id, lock=True)
-        seat = self._seat_of(row, token)
-        assert seat is not None
-        moves = tx.moves(game_id)
-        return row, seat, moves, self._state(row, moves)
-
-    def _load(self, tx: Transaction, game_id: str, *, lock: bool) -> GameRow:
-        row = tx.lock_game(game_id) if lock else tx.get_game(game_id)
+    def _read(self, tx: Transaction, game_id: str, row: GameRow | None = None) -> Live:
+        """The game as stored (the only place a position is rebuilt from its moves)."""
+        row = row if row is not None else tx.get_game(game_id)
         if row is None:
             raise ServiceError(404, f"there is no game {game_id!r}")
-        return row
+        moves = tx.moves(game_id)
+        state = replay_moves(self._game(row.spec), row.seed, moves)
+        sealed = tx.sealed(game_id, state.move_number()) if state.current_player() == SIMULTANEOUS else {}
+        return Live(row, state, moves, sealed)
+
+    def _install(self, live: Live) -> None:
+        with self._cache_guard:
+            self._cache[live.row.id] = live
+            self._cache.move_to_end(live.row.id)
+            while len(self._cache) > CACHE_GAMES:
+                self._cache.popitem(last=False)
+
+    def _cached(self, game_id: str) -> Live | None:
+        with self._cache_guard:
+            live = self._cache.get(game_id)
+            if live is not None:
+                self._cache.move_to_end(game_id)
+            return live
+
+    def _live(self, game_id: str, *, check: bool = True) -> Live:
+        """The game (call under its lock): from memory, checked against the stored version when ``check``."""
+        live = self._cached(game_id)
+        if live is not None and not check:
+            return live
+        with self.storage.transaction() as tx:
+            if live is not None:
+                stored = tx.version(game_id)
+                if stored == live.row.version:
+                    return live
+                if stored is None:
+                    raise ServiceError(404, f"there is no game {game_id!r}")
+            live = self._read(tx, game_id)
+        self._install(live)
+        return live
+
+    def _fresh(self, live: Live) -> bool:
+        """Whether ``live`` is still the stored version."""
+        with self.storage.transaction() as tx:
+            return tx.version(live.row.id) == live.row.version
+
+    @contextmanager
+    def _write(self, game_id: str) -> Iterator[Work]:
+        """One change of a game, under its lock: the stored version is claimed first (from the cached
+        version, or by reading the game again if another process changed it); the block changes the
+        ``Work``; the new state is kept in memory only once the transaction has committed."""
+        with self._locked(game_id):
+            live = self._cached(game_id)
+            with self.storage.transaction() as tx:
+                if live is not None and tx.bump_version(game_id, live.row.version):
+                    row = copy_row(live.row)
+                    row.version += 1
+                else:
+                    locked = tx.lock_game(game_id)  # bumps the version: serialises writers of this game
+                    if locked is None:
+                        raise ServiceError(404, f"there is no game {game_id!r}")
+                    live = self._read(tx, game_id, locked)
+                    row = copy_row(live.row)
+                work = Work(tx, row, live.state, live.moves, dict(live.sealed))
+                yield work
+            self._install(Live(work.row, work.state, work.moves, work.sealed))
 
     @staticmethod
     def _seat_of(row: GameRow, token: str | None, *, required: bool = True) -> int | None:
@@ -440,26 +546,54 @@ class MatchService:
                 return s.seat
         raise ServiceError(403, f"this token does not hold a seat in game {row.id}")
 
-    def _enforce_clock(self, tx: Transaction, row: GameRow, state: State, now: float) -> bool:
-        """End the game if a running clock has run out; True if it did."""
+    @staticmethod
+    def _flagged(row: GameRow, now: float) -> bool:
+        """Whether a running clock of an active game has run out."""
         if row.status != "active" or row.clock is None:
             return False
-        out = [p for p in range(len(row.clock["remaining"])) if row.clock["since"][p] is not None]
-        flagged = [p for p in out if clock_left(row.clock, p, now) <= 0]
-        if not flagged:
+        return any(
+            row.clock["since"][p] is not None and clock_left(row.clock, p, now) <= 0
+            for p in range(len(row.clock["remaining"]))
+        )
+
+    def _enforce_clock(self, w: Work, now: float) -> bool:
+        """Store what a running clock that ran out means; True if that ended the game.
+
+        In a game whose rules let the others play on (four-player Nymbat) the flagged
+        player resigns and the game may go on (False, though the game changed).
+        """
+        row = w.row
+        if not self._flagged(row, now):
             return False
-        if can_resign_and_play_on(state):
-            return self._flag_and_play_on(tx, row, state, flagged, now)
+        assert row.clock is not None
         clock = row.clock
+        out = [p for p in range(len(clock["remaining"])) if clock["since"][p] is not None]
+        flagged = [p for p in out if clock_left(clock, p, now) <= 0]
+        if can_resign_and_play_on(w.state):
+            return self._flag_and_play_on(w, flagged, now)
         loser = min(flagged, key=lambda p: clock_left(clock, p, now))
         for p in out:
-            clock_stop(row.clock, p, now, turn_done=False)
-        row.clock["remaining"] = [max(0.0, r) for r in row.clock["remaining"]]
-        row.result = forfeit_result(state.game, loser, "flag")
+            clock_stop(clock, p, now, turn_done=False)
+        clock["remaining"] = [max(0.0, r) for r in clock["remaining"]]
+        row.result = forfeit_result(w.state.game, loser, "flag")
         row.status = "finished"
-        tx.update_game(row.id, status="finished", result=row.result, clock=row.clock, undo_request=None)
-        tx.delete_sealed(row.id)
+        w.tx.update_game(row.id, status="finished", result=row.result, clock=row.clock, undo_request=None)
+        w.tx.delete_sealed(row.id)
+        w.sealed = {}
         return True
+
+    def _flag(self, game_id: str) -> bool:
+        """Store a flag (a running clock ran out) in its own transaction; True if that ended the game."""
+        try:
+            with self._write(game_id) as w:
+                now = time.time()
+                if not self._flagged(w.row, now):
+                    raise _Unchanged
+                ended = self._enforce_clock(w, now)
+        except _Unchanged:
+            return False
+        self.on_change(game_id)
+        return ended
 
     # -- create / join ---------------------------------------------------------------------
     def create(
@@ -546,6 +680,8 @@ class MatchService:
             clock_start(row.clock, movers(state), now)
         with self.storage.transaction() as tx:
             tx.insert_game(row)
+        self._games.setdefault(row.spec, g)
+        self._install(Live(copy_row(row), state, [], {}))
         if mode == "hotseat":
             tokens = {s.seat: s.token for s in seats}
         elif seat_kinds is not None:  # every seat played at this screen
@@ -558,8 +694,8 @@ class MatchService:
 
     def join(self, game_id: str) -> tuple[int, str]:
         """Take the open seat of an online game (from the lobby); its token."""
-        with self._locked(game_id), self.storage.transaction() as tx:
-            row = self._load(tx, game_id, lock=True)
+        with self._write(game_id) as w:
+            row = w.row
             if not row.public:
                 raise ServiceError(
                     403, "this game is private: only its invite link can take the seat (ask the player who made it)"
@@ -570,58 +706,60 @@ class MatchService:
             if not free:
                 raise ServiceError(409, "every seat of this game is taken; you can watch it")
             s = free[0]
-            tx.claim_seat(row.id, s.seat)
+            w.tx.claim_seat(row.id, s.seat)
             s.claimed = True
-            self._maybe_start_clock(tx, row)
+            self._maybe_start_clock(w)
         self.on_change(game_id)
         return s.seat, s.token
 
-    def _maybe_start_clock(self, tx: Transaction, row: GameRow) -> None:
+    def _maybe_start_clock(self, w: Work) -> None:
+        row = w.row
         if row.clock is None or not all(s.claimed for s in row.seats):
             return
         if any(v is not None for v in row.clock["since"]):
             return
-        state = self._state(row, tx.moves(row.id))
-        sealed = tx.sealed(row.id, state.move_number())
-        clock_start(row.clock, [p for p in movers(state) if p not in sealed], time.time())
-        tx.update_game(row.id, clock=row.clock)
+        clock_start(row.clock, [p for p in movers(w.state) if p not in w.sealed], time.time())
+        w.tx.update_game(row.id, clock=row.clock)
 
     # -- reading ---------------------------------------------------------------------------
-    def view(self, game_id: str, token: str | None = None) -> dict[str, Any]:
-        """What the holder of ``token`` (None: a spectator) sees of the game."""
-        changed = False
-        with self._locked(game_id), self.storage.transaction() as tx:
-            row = self._load(tx, game_id, lock=False)
-            seat = self._seat_of(row, token, required=False)
-            moves = tx.moves(game_id)
-            state = self._state(row, moves)
-            if row.status == "active" and row.clock is not None and self._clock_out(row):
-                row = self._load(tx, game_id, lock=True)
-                changed = self._enforce_clock(tx, row, state, time.time())
-            if seat is not None and not next(s for s in row.seats if s.seat == seat).claimed:
-                row = self._load(tx, game_id, lock=True)
-                tx.claim_seat(game_id, seat)
-                next(s for s in row.seats if s.seat == seat).claimed = True
-                self._maybe_start_clock(tx, row)
-                changed = True
-            sealed = tx.sealed(game_id, state.move_number()) if state.current_player() == SIMULTANEOUS else {}
-            out = self._view(row, state, moves, seat, sealed)
-        if changed:
+    def view(self, game_id: str, token: str | None = None, *, trust_cache: bool = False) -> dict[str, Any]:
+        """What the holder of ``token`` (None: a spectator) sees of the game.
+
+        ``trust_cache``: skip the check of the stored version (the hub, right after this process's
+        own change; a change by another process is announced separately).
+        """
+        with self._locked(game_id):
+            live = self._live(game_id, check=not trust_cache)
+            seat = self._seat_of(live.row, token, required=False)
+            claim = seat is not None and not live.row.seats[seat].claimed
+            flag = self._flagged(live.row, time.time())
+        if not (claim or flag):
+            with self._locked(game_id):
+                return self._view(self._live(game_id, check=False), seat)
+        try:
+            with self._write(game_id) as w:
+                changed = self._flagged(w.row, time.time())
+                self._enforce_clock(w, time.time())
+                if seat is not None and not w.row.seats[seat].claimed:
+                    w.tx.claim_seat(game_id, seat)
+                    w.row.seats[seat].claimed = True
+                    self._maybe_start_clock(w)
+                    changed = True
+                if not changed:
+                    raise _Unchanged
+        except _Unchanged:
+            pass
+        else:
             self.on_change(game_id)
-        return out
+        with self._locked(game_id):
+            return self._view(self._live(game_id, check=False), seat)
 
-    @staticmethod
-    def _clock_out(row: GameRow) -> bool:
-        now = time.time()
-        assert row.clock is not None
-        return any(
-            row.clock["since"][p] is not None and clock_left(row.clock, p, now) <= 0
-            for p in range(len(row.clock["remaining"]))
-        )
-
-    def _view(
-        self, row: GameRow, state: State, moves: list[MoveRow], seat: int | None, sealed: dict[int, str]
-    ) -> dict[str, Any]:
+    def _render(self, live: Live, seat: int | None) -> dict[str, Any]:
+        """The render description ``seat`` sees (cached for this version)."""
+        cached = live.renders.get(seat)
+        if cached is not None:
+            return cached
+        row, state, sealed = live.row, live.state, live.sealed
         cp = state.current_player()
         shown = state
         if cp == SIMULTANEOUS and sealed and len(sealed) < state.game.num_players and hasattr(state, "submit"):
@@ -645,11 +783,17 @@ class MatchService:
                     order["units"] = [] if row.status != "active" else order.get("units", [])
             elif isinstance(order, dict):
                 render["order"] = None
+        live.renders[seat] = render
+        return render
+
+    def _view(self, live: Live, seat: int | None) -> dict[str, Any]:
+        row, state, sealed = live.row, live.state, live.sealed
+        cp = state.current_player()
         presence = self.presence(row.id)
         return {
             "id": row.id,
             "game": row.game,
-            "title": render.get("title", row.game),
+            "title": self._render(live, seat).get("title", row.game),
             "spec": row.spec,
             "params": row.params,
             "seed": row.seed,
@@ -672,21 +816,31 @@ class MatchService:
             "move_number": state.move_number(),
             "to_move": cp if row.status == "active" else TERMINAL,
             "sealed": [p in sealed for p in range(len(row.seats))] if cp == SIMULTANEOUS else None,
-            "moves": [{"index": m.index, "player": m.player, "move": m.move} for m in moves],
+            "moves": list(live.move_dicts),
             "result": row.result,
             "clock": clock_public(row.clock, time.time()),
             "undo_request": row.undo_request,
-            "render": render,
+            "render": self._render(live, seat),
         }
+
+    def version(self, game_id: str) -> int:
+        """The game's stored version (``ServiceError`` 404 if there is no such game)."""
+        with self.storage.transaction() as tx:
+            v = tx.version(game_id)
+        if v is None:
+            raise ServiceError(404, f"there is no game {game_id!r}")
+        return v
 
     def position(self, game_id: str, n: int) -> dict[str, Any]:
         """The spectator's picture after the first ``n`` moves (the replay browser)."""
         with self.storage.transaction() as tx:
-            row = self._load(tx, game_id, lock=False)
+            row = tx.get_game(game_id)
+            if row is None:
+                raise ServiceError(404, f"there is no game {game_id!r}")
             moves = tx.moves(game_id)
         if not 0 <= n <= len(moves):
             raise ServiceError(422, f"move number {n} is out of range: the game has {len(moves)} moves")
-        state = replay_moves(tessera.load_game(row.spec), row.seed, moves[:n])
+        state = replay_moves(self._game(row.spec), row.seed, moves[:n])
         render = state.render(None)
         render["actions"] = []
         if isinstance(render.get("order"), dict):
@@ -725,8 +879,15 @@ class MatchService:
         return out
 
     # -- moves -----------------------------------------------------------------------------
-    def play(self, game_id: str, token: str | None, move: str, expected: int | None) -> dict[str, Any]:
-        """Submit a move (or at a simultaneous node, seal an order) for the token's seat."""
+    def play(
+        self, game_id: str, token: str | None, move: str, expected: int | None, *, _flag_stored: bool = False
+    ) -> dict[str, Any]:
+        """Submit a move (or at a simultaneous node, seal an order) for the token's seat.
+
+        The move is checked against the position in memory; storing it is one conditional
+        ``UPDATE`` of the game's version and one ``INSERT``, acknowledged after the commit.
+        A refusal is only given once the cached game is known to be the stored one.
+        """
         if not isinstance(move, str) or not move.strip():
             raise ServiceError(422, "the move is empty")
         if len(move) > MAX_MOVE_CHARS:
@@ -734,54 +895,97 @@ class MatchService:
         move = move.strip()
         if expected is None:
             raise ServiceError(422, "expected (the move number the move is for) is required")
-        changed = False
-        try:
-            with self._locked(game_id), self.storage.transaction() as tx:
-                row, seat, moves, state = self._seated(tx, game_id, token)
-                now = time.time()
-                if expected == state.move_number() - 1 and self._is_retry(moves, state, seat, move):
-                    sealed = tx.sealed(game_id, expected + 1) if state.current_player() == SIMULTANEOUS else {}
-                    return self._view(row, state, moves, seat, sealed)  # a duplicate of the accepted move
-                if self._enforce_clock(tx, row, state, now):
-                    changed = True
-                    raise ServiceError(409, f"the game is over: {row.result['text'] if row.result else ''}")
-                if row.status != "active":
-                    raise ServiceError(409, "the game is over" + (f": {row.result['text']}" if row.result else ""))
-                if not next(s for s in row.seats if s.seat == seat).claimed:
-                    tx.claim_seat(game_id, seat)
-                n = state.move_number()
-                cp = state.current_player()
-                if expected != n:
-                    raise ServiceError(
-                        409, f"stale move: it was sent for move number {expected}, but the game is at move {n}"
-                    )
-                if cp == SIMULTANEOUS:
-                    result_view = self._seal(tx, row, state, moves, seat, move, now)
-                    changed = True
-                    return result_view
-                if cp != seat:
-                    raise ServiceError(
-                        409,
-                        f"it is not your turn: {_names(state.game)[cp]} (seat {cp}) is to move, you hold seat {seat}",
-                    )
-                new = state.clone()
+        flagged = False
+        with self._locked(game_id):
+            live = self._live(game_id, check=False)
+            for attempt in range(3):
                 try:
-                    new.play(move)
-                except IllegalMove as e:
-                    raise ServiceError(400, str(e)) from None
-                normal = new.history()[-1][1]
-                tx.insert_move(game_id, n, cp, normal)
-                moves = [*moves, MoveRow(n, cp, normal)]
-                self._after_move(tx, row, new, [cp], now)
-                changed = True
-                out = self._view(row, new, moves, seat, {})
-            self._remember(game_id, new)
-            return out
-        except Conflict as e:
-            raise ServiceError(409, f"stale move: another move was stored first ({e})") from None
-        finally:
-            if changed:
-                self.on_change(game_id)
+                    if self._flagged(live.row, time.time()):
+                        flagged = True
+                        break
+                    out, changed = self._try_play(live, token, move, expected)
+                except _Stale:
+                    live = self._live(game_id, check=True)
+                    continue
+                except ServiceError:
+                    if attempt == 0 and not self._fresh(live):
+                        live = self._live(game_id, check=True)
+                        continue
+                    raise
+                except Conflict as e:
+                    raise ServiceError(409, f"stale move: another move was stored first ({e})") from None
+                break
+            else:
+                raise ServiceError(409, "stale move: the game kept changing; send it again")
+        if flagged:
+            self._flag(game_id)
+            with self._locked(game_id):
+                row = self._live(game_id, check=False).row
+            if row.status == "active" and not _flag_stored:  # the flagged player resigned; the others play on
+                return self.play(game_id, token, move, expected, _flag_stored=True)
+            raise ServiceError(409, "the game is over" + (f": {row.result['text']}" if row.result else ""))
+        if changed:
+            self.on_change(game_id)
+        return out
+
+    def _try_play(self, live: Live, token: str | None, move: str, expected: int) -> tuple[dict[str, Any], bool]:
+        """Check and store one move against ``live`` (the view, and whether the game changed)."""
+        row, state = live.row, live.state
+        seat = self._seat_of(row, token)
+        assert seat is not None
+        if expected == state.move_number() - 1 and self._is_retry(live.moves, state, seat, move):
+            return self._view(live, seat), False  # a duplicate of the accepted move
+        if row.status != "active":
+            raise ServiceError(409, "the game is over" + (f": {row.result['text']}" if row.result else ""))
+        n = state.move_number()
+        cp = state.current_player()
+        if expected != n:
+            raise ServiceError(409, f"stale move: it was sent for move number {expected}, but the game is at move {n}")
+        if cp == SIMULTANEOUS:
+            return self._seal(live, seat, move), True
+        if cp != seat:
+            raise ServiceError(
+                409, f"it is not your turn: {_names(state.game)[cp]} (seat {cp}) is to move, you hold seat {seat}"
+            )
+        try:
+            action = state.string_to_action(move)
+        except IllegalMove as e:
+            raise ServiceError(400, str(e)) from None
+        normal = state.action_to_string(action)
+        new = state.clone()
+        try:
+            new.play(move)
+        except IllegalMove as e:
+            raise ServiceError(400, str(e)) from None
+        now = time.time()
+        nrow = copy_row(row)
+        self._after_move(nrow, new, [cp], now)
+        record = MoveRow(n, cp, normal)
+        with self.storage.transaction() as tx:
+            if not tx.bump_version(row.id, row.version, **self._columns(nrow)):
+                raise _Stale
+            if not nrow.seats[seat].claimed:
+                tx.claim_seat(row.id, seat)
+                nrow.seats[seat].claimed = True
+            tx.insert_move(row.id, n, cp, normal)
+        nrow.version += 1
+        return self._advance(live, nrow, new, record, {}, seat), True
+
+    def _advance(
+        self, live: Live, row: GameRow, state: State, record: MoveRow | None, sealed: dict[int, str], seat: int
+    ) -> dict[str, Any]:
+        """Keep the committed change in memory (the moves list grows in place) and answer ``seat``'s view."""
+        if record is not None:
+            live.moves.append(record)
+            live.move_dicts.append({"index": record.index, "player": record.player, "move": record.move})
+        new = Live(row, state, live.moves, sealed, live.move_dicts)
+        self._install(new)
+        return self._view(new, seat)
+
+    @staticmethod
+    def _columns(row: GameRow) -> dict[str, Any]:
+        """The columns a move may change."""
+        return {"clock": row.clock, "status": row.status, "result": row.result, "undo_request": row.undo_request}
 
     @staticmethod
     def _is_retry(moves: list[MoveRow], state: State, seat: int, move: str) -> bool:
@@ -792,48 +996,54 @@ class MatchService:
         if last.player == SIMULTANEOUS:
             parts = last.move.split(" | ")
             return seat < len(parts) and parts[seat] == move
-        return last.player == seat and (last.move == move or state.history()[-1][1] == move)
+        return last.player == seat and last.move == move
 
-    def _seal(
-        self, tx: Transaction, row: GameRow, state: State, moves: list[MoveRow], seat: int, order: str, now: float
-    ) -> dict[str, Any]:
+    def _seal(self, live: Live, seat: int, order: str) -> dict[str, Any]:
+        row, state = live.row, live.state
         n = state.move_number()
-        sealed = tx.sealed(row.id, n)
+        sealed = dict(live.sealed)
         if seat in sealed:
             if sealed[seat] == order:
-                return self._view(row, state, moves, seat, sealed)
+                return self._view(live, seat)
             raise ServiceError(409, "your order for this turn is already sealed")
         reason = state.why_illegal(order, seat)
         if reason is not None:
             raise ServiceError(400, reason)
-        tx.insert_sealed(row.id, n, seat, order)
         sealed[seat] = order
-        if row.clock is not None:
-            clock_stop(row.clock, seat, now, turn_done=True)
-            tx.update_game(row.id, clock=row.clock)
-        if len(sealed) < state.game.num_players:
-            row.undo_request = None
-            tx.update_game(row.id, undo_request=None)
-            return self._view(row, state, moves, seat, sealed)
-        new = state.clone()
-        try:
-            new.play_joint([sealed[p] for p in range(state.game.num_players)])
-        except IllegalMove as e:  # each order was checked alone: a joint refusal would be a bug in the game
-            # the message may quote the opponent's sealed order: it stays in the log, not in the answer
-            log.error("game %s: sealed orders %r could not be resolved: %s", row.id, sealed, e)
-            raise ServiceError(
-                409, "the sealed orders could not be resolved together; the turn is still open"
-            ) from None
-        joint = new.history()[-1][1]
-        tx.insert_move(row.id, n, SIMULTANEOUS, joint)
-        tx.delete_sealed(row.id)
-        moves = [*moves, MoveRow(n, SIMULTANEOUS, joint)]
-        self._after_move(tx, row, new, [], now)
-        self._remember(row.id, new)
-        return self._view(row, new, moves, seat, {})
+        now = time.time()
+        nrow = copy_row(row)
+        nrow.undo_request = None
+        if nrow.clock is not None:
+            clock_stop(nrow.clock, seat, now, turn_done=True)
+        new, record = state, None
+        if len(sealed) == state.game.num_players:
+            new = state.clone()
+            try:
+                new.play_joint([sealed[p] for p in range(state.game.num_players)])
+            except IllegalMove as e:  # each order was checked alone: a joint refusal would be a bug in the game
+                # the message may quote the opponent's sealed order: it stays in the log, not in the answer
+                log.error("game %s: sealed orders %r could not be resolved: %s", row.id, sealed, e)
+                raise ServiceError(
+                    409, "the sealed orders could not be resolved together; the turn is still open"
+                ) from None
+            record = MoveRow(n, SIMULTANEOUS, new.history()[-1][1])
+            self._after_move(nrow, new, [], now)
+        with self.storage.transaction() as tx:
+            if not tx.bump_version(row.id, row.version, **self._columns(nrow)):
+                raise _Stale
+            if not nrow.seats[seat].claimed:
+                tx.claim_seat(row.id, seat)
+                nrow.seats[seat].claimed = True
+            tx.insert_sealed(row.id, n, seat, order)
+            if record is not None:
+                tx.insert_move(row.id, n, SIMULTANEOUS, record.move)
+                tx.delete_sealed(row.id)
+        nrow.version += 1
+        return self._advance(live, nrow, new, record, {} if record is not None else sealed, seat)
 
-    def _after_move(self, tx: Transaction, row: GameRow, new: State, stepped: list[int], now: float) -> None:
-        """Clocks, result and status after an accepted move."""
+    @staticmethod
+    def _after_move(row: GameRow, new: State, stepped: list[int], now: float) -> None:
+        """Clocks, result and status after an accepted move (``row`` is changed; the caller stores it)."""
         if row.clock is not None:
             nxt = movers(new)
             for p in stepped:
@@ -847,9 +1057,8 @@ class MatchService:
         if new.is_terminal():
             row.status = "finished"
             row.result = rules_result(new)
-        tx.update_game(row.id, clock=row.clock, status=row.status, result=row.result, undo_request=None)
 
-    def resign(self, game_id: str, token: str | None) -> dict[str, Any]:
+    def resign(self, game_id: str, token: str | None, *, _flag_stored: bool = False) -> dict[str, Any]:
         """The token's seat gives up: the other player wins.
 
         In a game of more than two players whose rules let the others play on
@@ -857,77 +1066,123 @@ class MatchService:
         seat's move ``resign``: his pieces leave the board, he passes from then
         on, and the game ends only when the rules end it (the last one left wins).
         """
-        with self._locked(game_id), self.storage.transaction() as tx:
-            row, seat, moves, state = self._seated(tx, game_id, token)
-            if self._enforce_clock(tx, row, state, time.time()) or row.status != "active":
-                raise ServiceError(409, "the game is over")
-            if can_resign_and_play_on(state):
-                out = self._resign_and_play_on(tx, row, seat, moves, state)
-            else:
-                if row.clock is not None:
-                    for p in range(len(row.clock["since"])):
-                        clock_stop(row.clock, p, time.time(), turn_done=False)
-                row.result = forfeit_result(state.game, seat, "resign")
-                row.status = "finished"
-                tx.update_game(game_id, status="finished", result=row.result, clock=row.clock, undo_request=None)
-                tx.delete_sealed(game_id)
-                out = self._view(row, state, moves, seat, {})
+        flagged = False
+        seat: int | None = None
+        try:
+            with self._write(game_id) as w:
+                seat = self._seat_of(w.row, token)
+                assert seat is not None
+                if self._flagged(w.row, time.time()):
+                    flagged = True
+                    raise _Unchanged  # the flag is stored first, in its own transaction
+                if w.row.status != "active":
+                    raise ServiceError(409, "the game is over")
+                row = w.row
+                if can_resign_and_play_on(w.state):
+                    self._resign_and_play_on(w, seat)
+                else:
+                    if row.clock is not None:
+                        for p in range(len(row.clock["since"])):
+                            clock_stop(row.clock, p, time.time(), turn_done=False)
+                    row.result = forfeit_result(w.state.game, seat, "resign")
+                    row.status = "finished"
+                    row.undo_request = None
+                    w.tx.update_game(game_id, status="finished", result=row.result, clock=row.clock, undo_request=None)
+                    w.tx.delete_sealed(game_id)
+                    w.sealed = {}
+        except _Unchanged:
+            pass
+        if flagged:
+            self._flag(game_id)
+            with self._locked(game_id):
+                still = self._live(game_id, check=False).row.status == "active"
+            if still and not _flag_stored:  # another player's flag: the game goes on
+                return self.resign(game_id, token, _flag_stored=True)
+            raise ServiceError(409, "the game is over")
         self.on_change(game_id)
-        return out
+        with self._locked(game_id):
+            return self._view(self._live(game_id, check=False), seat)
 
-    def _flag_and_play_on(self, tx: Transaction, row: GameRow, state: State, flagged: list[int], now: float) -> bool:
+    def _flag_and_play_on(self, w: Work, flagged: list[int], now: float) -> bool:
         """A player out of time in a game whose rules let the others play on: he resigns (stored as
         his ``resign``) and the game goes on; True only if that ended it (the last one left wins)."""
+        row = w.row
         assert row.clock is not None
-        new = state.clone()
-        n = state.move_number()
+        new = w.state.clone()
+        n = w.state.move_number()
+        added: list[MoveRow] = []
         for p in flagged:
             new.resign(p)  # type: ignore[attr-defined]
-            tx.insert_move(row.id, n, p, RESIGN)
+            w.tx.insert_move(row.id, n, p, RESIGN)
+            added.append(MoveRow(n, p, RESIGN))
             n += 1
             if new.is_terminal():
                 break
-        self._after_move(tx, row, new, flagged, now)
+        self._after_move(row, new, flagged, now)
         for p in flagged:
             row.clock["remaining"][p] = 0.0
-        tx.update_game(row.id, clock=row.clock)
-        self._remember(row.id, new)
+        w.tx.update_game(row.id, **self._columns(row))
+        w.moves = [*w.moves, *added]
+        w.state = new
         return new.is_terminal()
 
-    def _resign_and_play_on(
-        self, tx: Transaction, row: GameRow, seat: int, moves: list[MoveRow], state: State
-    ) -> dict[str, Any]:
+    def _resign_and_play_on(self, w: Work, seat: int) -> None:
         """Store the seat's ``resign`` as a move; clocks and result follow as after any move."""
-        new = state.clone()
+        new = w.state.clone()
         try:
             new.resign(seat)  # type: ignore[attr-defined]
         except IllegalMove as e:
             raise ServiceError(409, str(e)) from None
-        n = state.move_number()
-        tx.insert_move(row.id, n, seat, RESIGN)
-        moves = [*moves, MoveRow(n, seat, RESIGN)]
-        self._after_move(tx, row, new, [seat], time.time())
-        self._remember(row.id, new)
-        return self._view(row, new, moves, seat, {})
+        n = w.state.move_number()
+        w.tx.insert_move(w.row.id, n, seat, RESIGN)
+        w.moves = [*w.moves, MoveRow(n, seat, RESIGN)]
+        self._after_move(w.row, new, [seat], time.time())
+        w.tx.update_game(w.row.id, **self._columns(w.row))
+        w.state = new
 
     # -- undo ------------------------------------------------------------------------------
+    def _refuse_if_over(self, w: Work, message: str) -> None:
+        """409 if the game is over (a clock that ran out is stored first, after this refusal)."""
+        if self._flagged(w.row, time.time()):
+            raise _FlagFirst
+        if w.row.status != "active":
+            raise ServiceError(409, message)
+
+    def _guarded(self, game_id: str, message: str, body: Callable[[Work], int | None]) -> dict[str, Any]:
+        """Run a write; if a clock ran out, store the flag instead and refuse with ``message``."""
+        for attempt in range(2):
+            try:
+                with self._write(game_id) as w:
+                    self._refuse_if_over(w, message)
+                    seat = body(w)
+                break
+            except _FlagFirst:
+                if not self._flag(game_id) and attempt == 0:
+                    continue  # another player's flag in a game that goes on without him
+                raise ServiceError(409, message) from None
+        self.on_change(game_id)
+        with self._locked(game_id):
+            return self._view(self._live(game_id, check=False), seat)
+
     def undo(self, game_id: str, token: str | None) -> dict[str, Any]:
         """Take back the seat's last move: at once in hot-seat and against the AI, else ask the opponent."""
-        with self._locked(game_id), self.storage.transaction() as tx:
-            row, seat, moves, state = self._seated(tx, game_id, token)
-            if self._enforce_clock(tx, row, state, time.time()) or row.status != "active":
-                raise ServiceError(409, "the game is over: moves can no longer be taken back")
-            target = self._undo_target(row, moves, seat)
-            if row.mode in ("hotseat", "ai"):
-                out = self._take_back(tx, row, moves, target, seat)
+
+        def body(w: Work) -> int | None:
+            seat = self._seat_of(w.row, token)
+            assert seat is not None
+            target = self._undo_target(w.row, w.moves, seat)
+            if w.row.mode in ("hotseat", "ai"):
+                self._take_back(w, target)
             else:
-                if row.undo_request is not None and row.undo_request != seat:
+                if w.row.undo_request is not None and w.row.undo_request != seat:
                     raise ServiceError(409, "your opponent has asked to take back a move: accept or decline it")
-                row.undo_request = seat
-                tx.update_game(game_id, undo_request=seat)
-                out = self._view(row, state, moves, seat, {})
-        self.on_change(game_id)
-        return out
+                w.row.undo_request = seat
+                w.tx.update_game(game_id, undo_request=seat)
+            return seat
+
+        with self._locked(game_id):  # the token is checked before the clock (a stranger learns nothing)
+            self._seat_of(self._live(game_id, check=False).row, token)
+        return self._guarded(game_id, "the game is over: moves can no longer be taken back", body)
 
     @staticmethod
     def _undo_target(row: GameRow, moves: list[MoveRow], seat: int) -> int:
@@ -940,107 +1195,101 @@ class MatchService:
                 return m.index
         raise ServiceError(409, "you have no move to take back")
 
-    def _take_back(
-        self, tx: Transaction, row: GameRow, moves: list[MoveRow], target: int, seat: int | None
-    ) -> dict[str, Any]:
-        tx.delete_moves_from(row.id, target)
-        tx.delete_sealed(row.id)
-        kept = [m for m in moves if m.index < target]
-        state = self._state(row, kept)
+    def _take_back(self, w: Work, target: int) -> None:
+        row = w.row
+        w.tx.delete_moves_from(row.id, target)
+        w.tx.delete_sealed(row.id)
+        w.moves = w.moves[:target]
+        w.state = replay_moves(w.state.game, row.seed, w.moves)
+        w.sealed = {}
         row.undo_request = None
         if row.clock is not None:
             now = time.time()
             for p in range(len(row.clock["since"])):
                 clock_stop(row.clock, p, now, turn_done=False)
-            clock_start(row.clock, movers(state), now)
-        tx.update_game(row.id, undo_request=None, clock=row.clock)
-        return self._view(row, state, kept, seat, {})
+            clock_start(row.clock, movers(w.state), now)
+        w.tx.update_game(row.id, undo_request=None, clock=row.clock)
 
     def answer_undo(self, game_id: str, token: str | None, accept: bool) -> dict[str, Any]:
         """The opponent accepts (the move is taken back) or declines an undo request."""
-        with self._locked(game_id), self.storage.transaction() as tx:
-            row, seat, moves, state = self._seated(tx, game_id, token)
-            if self._enforce_clock(tx, row, state, time.time()) or row.status != "active":
-                raise ServiceError(409, "the game is over: moves can no longer be taken back")
-            if row.undo_request is None:
+
+        def body(w: Work) -> int | None:
+            seat = self._seat_of(w.row, token)
+            assert seat is not None
+            if w.row.undo_request is None:
                 raise ServiceError(409, "nobody has asked to take back a move")
-            if row.undo_request == seat:
+            if w.row.undo_request == seat:
                 raise ServiceError(409, "you cannot answer your own request to take back a move")
             if accept:
-                out = self._take_back(tx, row, moves, self._undo_target(row, moves, row.undo_request), seat)
+                self._take_back(w, self._undo_target(w.row, w.moves, w.row.undo_request))
             else:
-                row.undo_request = None
-                tx.update_game(game_id, undo_request=None)
-                out = self._view(row, state, moves, seat, {})
-        self.on_change(game_id)
-        return out
+                w.row.undo_request = None
+                w.tx.update_game(game_id, undo_request=None)
+            return seat
+
+        with self._locked(game_id):
+            self._seat_of(self._live(game_id, check=False).row, token)
+        return self._guarded(game_id, "the game is over: moves can no longer be taken back", body)
 
     # -- clocks ----------------------------------------------------------------------------
     def check_clock(self, game_id: str) -> float | None:
         """End the game on a flag; return seconds until the next possible flag (None: no clock running)."""
-        changed = False
-        with self._locked(game_id), self.storage.transaction() as tx:
-            row = self._load(tx, game_id, lock=False)
+        with self._locked(game_id):
+            row = self._live(game_id, check=True).row
             if row.status != "active" or row.clock is None:
                 return None
-            if self._clock_out(row):
-                row = self._load(tx, game_id, lock=True)
-                changed = self._enforce_clock(tx, row, self._state(row, tx.moves(game_id)), time.time())
-                wait = None
-            else:
-                now = time.time()
-                clock = row.clock
-                assert clock is not None
-                running = [p for p in range(len(clock["since"])) if clock["since"][p] is not None]
-                wait = min((clock_left(clock, p, now) for p in running), default=None)
-        if changed:
-            self.on_change(game_id)
+            now = time.time()
+            flagged = self._flagged(row, now)
+            clock = row.clock
+            running = [p for p in range(len(clock["since"])) if clock["since"][p] is not None]
+            wait = min((clock_left(clock, p, now) for p in running), default=None)
+        if flagged:
+            self._flag(game_id)
+            return None
         return wait
 
     # -- AI support ------------------------------------------------------------------------
     def ai_jobs(self, game_id: str) -> list[dict[str, Any]]:
         """The AI seats that must act now, with what the worker needs to think."""
-        with self.storage.transaction() as tx:
-            row = tx.get_game(game_id)
-            if row is None or row.status != "active":
+        with self._locked(game_id):
+            try:
+                live = self._live(game_id, check=True)
+            except ServiceError:
                 return []
-            moves = tx.moves(game_id)
-            state = self._state(row, moves)
-            sealed = tx.sealed(game_id, state.move_number()) if state.current_player() == SIMULTANEOUS else {}
-        jobs = []
-        for p in movers(state):
-            s = row.seats[p]
-            if s.kind == "ai" and p not in sealed:
-                jobs.append(
-                    {
-                        "game_id": game_id,
-                        "spec": row.spec,
-                        "seed": row.seed,
-                        "moves": [(m.player, m.move) for m in moves],
-                        "player": p,
-                        "level": s.level or 1,
-                        "token": s.token,
-                        "expected": state.move_number(),
-                        "simultaneous": state.current_player() == SIMULTANEOUS,
-                        "clock_left": None if row.clock is None else clock_left(row.clock, p, time.time()),
-                    }
-                )
+            row, state = live.row, live.state
+            if row.status != "active" or not any(s.kind == "ai" for s in row.seats):
+                return []
+            jobs = []
+            for p in movers(state):
+                s = row.seats[p]
+                if s.kind == "ai" and p not in live.sealed:
+                    jobs.append(
+                        {
+                            "game_id": game_id,
+                            "spec": row.spec,
+                            "seed": row.seed,
+                            "moves": [(m.player, m.move) for m in live.moves],
+                            "player": p,
+                            "level": s.level or 1,
+                            "token": s.token,
+                            "expected": state.move_number(),
+                            "simultaneous": state.current_player() == SIMULTANEOUS,
+                            "clock_left": None if row.clock is None else clock_left(row.clock, p, time.time()),
+                        }
+                    )
         return jobs
 
     def random_move(self, game_id: str, player: int, seed: int) -> str:
         """A random legal move of ``player`` in the current position (the AI's fallback)."""
-        with self.storage.transaction() as tx:
-            row = self._load(tx, game_id, lock=False)
-            state = self._state(row, tx.moves(game_id))
+        with self._locked(game_id):
+            state = self._live(game_id, check=True).state
             return state.clone().random_move(random.Random(seed), player)
 
     # -- records ---------------------------------------------------------------------------
     def record(self, game_id: str) -> dict[str, Any]:
         """The JSON record of a game (docs/records.md); sealed orders are never in it."""
-        with self.storage.transaction() as tx:
-            row = self._load(tx, game_id, lock=False)
-            moves = tx.moves(game_id)
-        g = tessera.load_game(row.spec)
+        row, moves = self._stored(game_id)
+        g = self._game(row.spec)
         return {
             "format": RECORD_FORMAT,
             "version": RECORD_VERSION,
@@ -1062,10 +1311,16 @@ class MatchService:
 
     def text(self, game_id: str) -> str:
         """The plain-text move list of a game (docs/records.md)."""
-        with self.storage.transaction() as tx:
-            row = self._load(tx, game_id, lock=False)
-            moves = tx.moves(game_id)
+        row, moves = self._stored(game_id)
         return text_record(row, moves)
+
+    def _stored(self, game_id: str) -> tuple[GameRow, list[MoveRow]]:
+        """The stored game and its moves (records read the database, never the cache)."""
+        with self.storage.transaction() as tx:
+            row = tx.get_game(game_id)
+            if row is None:
+                raise ServiceError(404, f"there is no game {game_id!r}")
+            return row, tx.moves(game_id)
 
     def import_record(self, record: dict[str, Any] | str) -> Created:
         """A new hot-seat game from a JSON record (dict) or a plain-text record (str)."""
@@ -1148,10 +1403,12 @@ class MatchService:
         except (ValueError, KeyError, TypeError, OverflowError) as e:
             raise ServiceError(422, f"the record cannot be imported: {_short(str(e), 1000)}") from None
         created = self.create(g.name, g.params, mode="hotseat", seed=seed, names=names, public=False, clock=clock)
-        with self._locked(created.game_id), self.storage.transaction() as tx:
-            row = self._load(tx, created.game_id, lock=True)
+        with self._write(created.game_id) as w:
+            row = w.row
             for i, (p, mv) in enumerate(played):
-                tx.insert_move(row.id, i, p, mv)
+                w.tx.insert_move(row.id, i, p, mv)
+            w.moves = [MoveRow(i, p, mv) for i, (p, mv) in enumerate(played)]
+            w.state = state
             if state.is_terminal():
                 row.result, row.status = rules_result(state), "finished"
             elif result is not None:
@@ -1160,6 +1417,6 @@ class MatchService:
                 row.clock = clock_new(row.clock["initial"], row.clock["increment"], g.num_players)
                 if row.status == "active":
                     clock_start(row.clock, movers(state), time.time())
-            tx.update_game(row.id, status=row.status, result=row.result, clock=row.clock)
+            w.tx.update_game(row.id, status=row.status, result=row.result, clock=row.clock)
         self.on_change(created.game_id)
         return created

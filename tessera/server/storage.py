@@ -247,6 +247,28 @@ class Transaction:
             return None
         return self.get_game(game_id)
 
+    def version(self, game_id: str) -> int | None:
+        """The game's stored version (None: no such game) — one indexed read."""
+        v = self.conn.execute(sa.select(games_table.c.version).where(games_table.c.id == game_id)).scalar()
+        return None if v is None else int(v)
+
+    def bump_version(self, game_id: str, version: int, **values: Any) -> bool:
+        """Claim the next version if the stored one is still ``version``, writing ``values`` with it.
+
+        One ``UPDATE … WHERE id = ? AND version = ?``: False (nothing written) if another writer
+        got there first.  Like :meth:`lock_game` it serialises writers of the game.
+        """
+        for key in ("result", "clock", "params"):
+            if key in values:
+                values[key] = _dump(values[key])
+        values["updated_at"] = time.time()
+        res = self.conn.execute(
+            games_table.update()
+            .where(games_table.c.id == game_id, games_table.c.version == version)
+            .values(version=version + 1, **values)
+        )
+        return res.rowcount == 1
+
     def get_game(self, game_id: str) -> GameRow | None:
         """The game with its seats, or None."""
         r = self.conn.execute(sa.select(games_table).where(games_table.c.id == game_id)).mappings().first()
