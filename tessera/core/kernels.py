@@ -57,7 +57,7 @@ def rand_next(rs: np.ndarray) -> np.uint64:
 @kernel
 def rand_below(rs: np.ndarray, n: int) -> int:
     """A uniform integer ``0 <= k < n`` (``n >= 1``); the modulo bias is below 2**-32 for ``n < 2**31``."""
-    return int(rand_next(rs) % np.uint64(n))
+    return np.int64(rand_next(rs) % np.uint64(n))  # type: ignore[return-value]  # int64, not uint64
 
 
 __all__ = ["kernel", "rand_below", "rand_next", "rng_state"]

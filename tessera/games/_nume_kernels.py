@@ -1,3 +1,5 @@
+# mypy: disable-error-code="arg-type"
+# (kernels pass numpy int64 scalars where the hints say int: explicit casts keep one numba specialisation)
 """Nume's rule kernels (numba): placing a stone, legal placements, random rollouts, evaluation.
 
 These functions ARE Nume's placement rules: :class:`tessera.games.nume.NumeState`
@@ -177,7 +179,7 @@ def random_placement(a: np.ndarray, nbr: np.ndarray, col: int, u_cell: float, u_
     """The random placement drawn from two uniform numbers in [0, 1): a cell uniformly among the empty
     ones, then — if the stone starts a group — a number uniformly from ``0 … N``."""
     n = nbr.shape[0]
-    c = int(a[EMPTY * n + int(u_cell * a[HEAD * n + NEMPTY])])
+    c = np.int64(a[EMPTY * n + int(u_cell * a[HEAD * n + NEMPTY])])
     if status(a, nbr, c, col) == JOINS:
         return c * (n + 2)
     return c * (n + 2) + 1 + int(u_number * (n + 1))
@@ -267,16 +269,16 @@ def rollouts(
     plies = 0
     for _ in range(count):
         work[:] = a
-        c_col = int(col)
+        c_col = np.int64(col)
         steps = 0
-        left = int(work[HEAD * n + NEMPTY])
+        left = np.int64(work[HEAD * n + NEMPTY])
         while left > 0 and (max_plies < 0 or steps < max_plies):
-            c = int(work[EMPTY * n + rand_below(rs, left)])
+            c = np.int64(work[EMPTY * n + rand_below(rs, left)])
             if status(work, nbr, c, c_col) == JOINS:
                 k = 0
             else:
                 k = 1 + rand_below(rs, n + 1)
-            left = int(place(work, nbr, c, k, c_col))
+            left = np.int64(place(work, nbr, c, k, c_col))
             c_col = 1 - c_col
             steps += 1
         plies += steps

@@ -40,6 +40,10 @@ Engine notes
     ``ValueError`` says so otherwise).
     Integer action ``hex * 13 + k``: ``k = 0`` a growth onto ``hex``, ``k = 1…12`` a
     jump onto ``hex`` from ``hex − ring2[k−1]``; the last action is ``pass``.
+    The rules are numba kernels (:mod:`tessera.games._ikabegama_kernels`) over
+    one int32 array per state: the tokens in a list plus a hash table from hex
+    to token (the plane has no grid to copy), the counts, the ply, the passes
+    and the result; a clone copies that array (docs/engine.md).
 
 Evaluation (for agents)
     ``tanh`` of a weighted sum of the token difference and of how much closer
@@ -54,7 +58,9 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from tessera.core.game import Action, Game, GameInfo, IllegalMove, Param, TurnState
+import numpy as np
+
+from tessera.core.game import Action, Game, GameInfo, IllegalMove, Param, RolloutResult, TurnState
 from tessera.core.hexplane import (
     HEX_RING2,
     PlaneWindow,
@@ -66,6 +72,7 @@ from tessera.core.hexplane import (
 )
 from tessera.core.registry import register
 from tessera.core.render import PLAYER_COLORS, cell_entry, describe, piece, text_diagram
+from tessera.games import _ikabegama_kernels as kern
 
 LIGHT, DARK = 0, 1
 NAMES = ("Light", "Dark")
@@ -141,6 +148,19 @@ class IkabegamaGame(Game):
         )
         """``(hex offset, action offset)`` of each of the twelve jump directions."""
         self.pass_action = w.size * 13
+        self.kconst = np.zeros(kern.K_LEN, dtype=np.int64)
+        """The kernels' game constants (``_ikabegama_kernels.K_*``)."""
+        k = self.kconst
+        k[kern.K_STRIDE], k[kern.K_BOUND], k[kern.K_SIZE] = w.stride, w.bound, w.size
+        k[kern.K_NEST0], k[kern.K_NEST1] = self.nest_ids
+        k[kern.K_MAXPLY] = params["max_plies"]
+        k[kern.K_BOUNDED] = self.allowed is not None
+        k[kern.K_NBR : kern.K_NBR + 6] = w.neighbor_offsets
+        k[kern.K_RING : kern.K_RING + 12] = w.ring2_offsets
+        self.allowed_mask = np.zeros(w.size if self.allowed is not None else 1, dtype=np.uint8)
+        """1 on the hexes of a bounded board (the kernels' ``allowed``)."""
+        if self.allowed is not None:
+            self.allowed_mask[sorted(self.allowed)] = 1
         return params
 
     def new_initial_state(self, seed: int | None = None) -> IkabegamaState:
@@ -229,7 +249,8 @@ def _midpoint_hex(light: tuple[int, int], dark: tuple[int, int]) -> tuple[int, i
 
 
 class IkabegamaState(TurnState):
-    """Tokens by hex id, the player to move, the ply count and consecutive passes."""
+    """Tokens, the player to move, the ply count and consecutive passes, in one int32 array
+    (the layout of :mod:`tessera.games._ikabegama_kernels`), changed only by those kernels."""
 
     game: IkabegamaGame
 
@@ -243,172 +264,109 @@ class IkabegamaState(TurnState):
         passes: int = 0,
     ) -> None:
         super().__init__(game)
-        self.tokens = dict(tokens)
-        self.counts = [0, 0]
-        for o in tokens.values():
-            self.counts[o] += 1
-        self.to_move = to_move
-        self.ply = ply
-        self.passes = passes
-        self._winner: int | None = None
-        self._over = False
-        self._settle()
+        # room for every token there is plus one growth per ply left
+        a = kern.new_array(len(tokens) + max(0, game.params["max_plies"] - ply))
+        for h, o in tokens.items():
+            kern.add_token(a, h, o)
+        a[kern.TO_MOVE], a[kern.PLY], a[kern.PASSES] = to_move, ply, passes
+        kern.settle(a, game.kconst)
+        self._a = a
+        self._sync()
 
-    def _settle(self) -> None:
-        """Decide whether the game is over (nests, both passes, safeguard)."""
-        light_home, dark_home = self.game.nest_ids
-        if self.tokens.get(dark_home) == LIGHT:
-            self._over, self._winner = True, LIGHT
-        elif self.tokens.get(light_home) == DARK:
-            self._over, self._winner = True, DARK
-        elif self.passes >= 2:
-            self._over = True
-            a, b = self.counts
-            self._winner = LIGHT if a > b else DARK if b > a else None
-        elif self.ply >= self.game.params["max_plies"]:
-            self._over, self._winner = True, None
-
-    def outcome(self) -> dict[str, str] | None:
-        """Why the game ended (see :meth:`State.outcome`): a nest taken, two passes, or the safeguard."""
-        if not self._over:
-            return None
-        light_home, dark_home = self.game.nest_ids
-        if self.tokens.get(dark_home) == LIGHT:
-            return {"reason": "nest", "text": "Light occupies the Dark nest: Light wins"}
-        if self.tokens.get(light_home) == DARK:
-            return {"reason": "nest", "text": "Dark occupies the Light nest: Dark wins"}
-        if self.passes >= 2:
-            a, b = self.counts
-            if a == b:
-                return {"reason": "passes", "text": f"Both players passed with {a} tokens each: a draw"}
-            w = LIGHT if a > b else DARK
-            return {
-                "reason": "passes",
-                "text": f"Both players passed; {NAMES[w]} has more tokens ({max(a, b)} to {min(a, b)}) and wins",
-            }
-        return {"reason": "safeguard", "text": f"Draw: the {self.game.params['max_plies']}-ply safeguard was reached"}
+    def _sync(self) -> None:
+        """Refresh the Python view of the array's player to move and result."""
+        a = self._a
+        self.to_move = int(a[kern.TO_MOVE])
+        self._over = bool(a[kern.OVER])
+        w = int(a[kern.WINNER])
+        self._winner = w if self._over and w != kern.DRAW else None
 
     def _copy_from(self, other: IkabegamaState) -> None:
-        self.tokens = dict(other.tokens)
-        self.counts = list(other.counts)
+        self._a = other._a.copy()
         self.to_move = other.to_move
-        self.ply = other.ply
-        self.passes = other.passes
         self._winner = other._winner
         self._over = other._over
 
+    # -- the array, read from Python ---------------------------------------------------
+    @property
+    def tokens(self) -> dict[int, int]:
+        """Owner of each token by hex id (a new dict)."""
+        a = self._a
+        n, cap = int(a[kern.NTOK]), int(a[kern.CAP])
+        h0 = kern.HEADER
+        return dict(zip(a[h0 : h0 + n].tolist(), a[h0 + cap : h0 + cap + n].tolist(), strict=True))
+
+    @property
+    def counts(self) -> list[int]:
+        """Tokens of Light and Dark."""
+        return [int(self._a[kern.CNT0]), int(self._a[kern.CNT1])]
+
+    @property
+    def ply(self) -> int:
+        """Plies played (the safeguard counts them)."""
+        return int(self._a[kern.PLY])
+
+    @property
+    def passes(self) -> int:
+        """Consecutive passes just played."""
+        return int(self._a[kern.PASSES])
+
     # -- protocol ----------------------------------------------------------------------
 
-    def _on_board(self, hid: int) -> bool:
-        allowed = self.game.allowed
-        if allowed is not None:
-            return hid in allowed
-        return self.game.window.inside(hid)
-
-    def _moves(self, player: int) -> list[Action]:
-        """Jumps then growths of ``player`` (unsorted, each move once)."""
-        tokens = self.tokens
-        g = self.game
-        nbrs = g.window.neighbor_offsets
-        own = [t for t, o in tokens.items() if o == player]
-        # A jump onto ``t + off`` is the action ``(t + off)·13 + k`` = ``t·13 + (off·13 + k)``.
-        out = [t * 13 + code for t in own for off, code in g.jump_codes if t + off not in tokens]
-        growth = {t + off for t in own for off in nbrs}
-        growth.difference_update(tokens)
-        allowed = g.allowed
-        if allowed is not None:  # hexhex: only hexes of the board (on the plane the window is never left)
-            out = [a for a in out if a // 13 in allowed]
-            growth.intersection_update(allowed)
-        out.extend(n * 13 for n in growth)
-        return out
-
     def _legal_actions(self) -> list[Action]:
-        moves = self._moves(self.to_move)
-        if not moves:
-            return [self.game.pass_action]
-        moves.sort()
-        return moves
+        g = self.game
+        moves = kern.legal_actions(self._a, g.kconst, g.allowed_mask)
+        if moves.shape[0] == 0:
+            return [g.pass_action]
+        return moves.tolist()  # type: ignore[no-any-return]
 
     def random_action(self, rng: random.Random, player: int | None = None) -> Action:
-        """A uniformly random legal action, by rejection sampling (no move list).
-
-        Draw an own token and one of its 18 offsets; a jump is taken when its
-        destination is empty, a growth with probability 1 / (own tokens adjacent
-        to it), so each distinct move is equally likely.  Crowded positions fall
-        back to the full list.
-        """
+        """A uniformly random legal action by rejection sampling (no move list), drawn by the kernel
+        from a seed taken from ``rng``: an own token and one of its 18 offsets; a jump is taken
+        when its destination is empty, a growth with probability 1 / (own tokens adjacent to it),
+        so each distinct move is equally likely.  Crowded positions use the full list."""
         if self._over:
             raise IllegalMove("the game is over: there is no move to draw")
         if player is not None and player != self.to_move:
             raise IllegalMove(f"it is player {self.to_move}'s turn, not player {player}'s")
-        tokens = self.tokens
-        me = self.to_move
-        own = [t for t, o in tokens.items() if o == me]
-        if own and self.game.allowed is None:
-            w = self.game.window
-            nbrs, ring2 = w.neighbor_offsets, w.ring2_offsets
-            for _ in range(24):
-                t = own[rng.randrange(len(own))]
-                k = rng.randrange(18)
-                if k < 12:
-                    n = t + ring2[k]
-                    if n not in tokens:
-                        return n * 13 + k + 1
-                    continue
-                n = t + nbrs[k - 12]
-                if n in tokens:
-                    continue
-                mine = sum(1 for off in nbrs if tokens.get(n + off) == me)
-                if mine == 1 or rng.randrange(mine) == 0:
-                    return n * 13
-        return rng.choice(self._legal_actions())
+        g = self.game
+        return kern.random_action(self._a, g.kconst, g.allowed_mask, rng.getrandbits(63))  # type: ignore[no-any-return]
+
+    def rollouts(self, n: int, seed: int, max_plies: int | None = None) -> RolloutResult:
+        """``State.rollouts`` by the rollout kernel: all ``n`` games in one call."""
+        if n <= 0 or (max_plies is not None and max_plies <= 0) or self._over:
+            return super().rollouts(n, seed, max_plies)
+        g = self.game
+        total, plies = kern.rollouts(
+            self._a, g.kconst, g.allowed_mask, n, seed & 0x7FFFFFFFFFFFFFFF, -1 if max_plies is None else max_plies
+        )
+        return RolloutResult(n, (total, -total), plies)
 
     def _illegal_reason(self, action: Action) -> str | None:
         g = self.game
-        if action == g.pass_action:
-            if self._moves(self.to_move):
-                return "pass is only allowed when no growth or jump is possible"
+        code = kern.check(self._a, g.kconst, g.allowed_mask, action)
+        if code == kern.OK:
             return None
+        if code == kern.MUST_MOVE:
+            return "pass is only allowed when no growth or jump is possible"
         dest, k = divmod(action, 13)
         move = self.action_to_string(action)
-        if not self._on_board(dest) or (k and not self._on_board(dest - g.window.ring2_offsets[k - 1])):
-            return f"{move}: hex {g.window.label(dest)} is off the board"
-        if dest in self.tokens:
-            return f"{move}: hex {g.window.label(dest)} is not empty"
         player = self.to_move
-        if k == 0:
-            if not any(self.tokens.get(dest + off) == player for off in g.window.neighbor_offsets):
-                return f"{move}: a growth must be adjacent to one of {NAMES[player]}'s tokens"
-            return None
+        if code == kern.OFF_BOARD:
+            return f"{move}: hex {g.window.label(dest)} is off the board"
+        if code == kern.NOT_EMPTY:
+            return f"{move}: hex {g.window.label(dest)} is not empty"
+        if code == kern.NOT_ADJACENT:
+            return f"{move}: a growth must be adjacent to one of {NAMES[player]}'s tokens"
         src = dest - g.window.ring2_offsets[k - 1]
-        if self.tokens.get(src) != player:
-            return f"{move}: hex {g.window.label(src)} does not hold a {NAMES[player]} token"
-        return None
+        return f"{move}: hex {g.window.label(src)} does not hold a {NAMES[player]} token"
 
     def _apply(self, action: Action) -> None:
-        g = self.game
-        player = self.to_move
-        if action == g.pass_action:
-            self.passes += 1
-        else:
-            self.passes = 0
-            dest, k = divmod(action, 13)
-            tokens = self.tokens
-            if k:
-                del tokens[dest - g.window.ring2_offsets[k - 1]]
-            else:
-                self.counts[player] += 1
-            tokens[dest] = player
-            enemy = 1 - player
-            for off in g.window.neighbor_offsets:
-                n = dest + off
-                if tokens.get(n) == enemy:
-                    tokens[n] = player
-                    self.counts[player] += 1
-                    self.counts[enemy] -= 1
-        self.ply += 1
-        self.to_move = 1 - player
-        self._settle()
+        result = kern.apply(self._a, self.game.kconst, action)
+        self.to_move = 1 - self.to_move
+        if result >= 0:
+            self._over = True
+            self._winner = None if result == kern.DRAW else result
 
     # -- notation ----------------------------------------------------------------------
     def action_to_string(self, action: Action) -> str:
@@ -461,21 +419,11 @@ class IkabegamaState(TurnState):
 
     # -- agents ------------------------------------------------------------------------
     def evaluate(self, player: int) -> float:
-        """``tanh(0.15·token lead + 0.35·nest-race lead)`` for ``player``; exact when over."""
+        """``tanh(0.15·token lead + 0.35·nest-race lead)`` for ``player``; exact when over
+        (:func:`_ikabegama_kernels.value`, the evaluation rollouts use)."""
         if self._over:
             return self.returns()[player]
-        w = self.game.window
-        nests = [w.axial(h) for h in self.game.nest_ids]
-        best = [99.0, 99.0]
-        for h, o in self.tokens.items():
-            q, r = w.axial(h)
-            tq, tr = nests[1 - o]
-            d = hex_distance(q, r, tq, tr)
-            if d < best[o]:
-                best[o] = d
-        race = best[1 - player] - best[player]
-        lead = self.counts[player] - self.counts[1 - player]
-        return math.tanh(0.15 * lead + 0.35 * race)
+        return float(kern.value(self._a, self.game.kconst, player))
 
     # -- drawing -----------------------------------------------------------------------
     def _view_cells(self) -> list[int]:
@@ -484,7 +432,7 @@ class IkabegamaState(TurnState):
         if g.allowed is not None:
             return sorted(g.allowed)
         seen: set[int] = set()
-        for h in list(self.tokens) + list(g.nest_ids):
+        for h in [*self.tokens, *g.nest_ids]:
             q0, r0 = w.axial(h)
             for dq in range(-3, 4):
                 for dr in range(-3, 4):
@@ -537,7 +485,7 @@ class IkabegamaState(TurnState):
             players=[{"name": NAMES[i], "color": COLORS[i]} for i in (0, 1)],
             highlights=highlights,
             panel=[
-                {"label": "Tokens", "values": list(self.counts)},
+                {"label": "Tokens", "values": self.counts},
                 {"label": "Ply", "values": [f"{self.ply} / {g.params['max_plies']}"]},
             ],
             actions=actions,
