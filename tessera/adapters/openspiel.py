@@ -226,6 +226,8 @@ def _register(name: str) -> type[TesseraGame]:
         TesseraGame.__init__(self, name, params)
 
     cls = type(f"Tessera{name.capitalize()}Game", (TesseraGame,), {"__init__": __init__, "__module__": __name__})
+    cls.__qualname__ = cls.__name__
+    globals()[cls.__name__] = cls  # picklable by name, as OpenSpiel's tests pickle games
     pyspiel.register_game(game_type(name), cls)
     return cls
 

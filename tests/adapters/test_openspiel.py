@@ -77,6 +77,14 @@ def test_openspiel_random_simulation_test_with_serialization(spec: str) -> None:
     pyspiel.random_sim_test(pyspiel.load_game(spec), num_sims=2, serialize=True, verbose=False)
 
 
+@pytest.mark.parametrize("spec", [*SMALL, "tessera_nymbat(players=4,max_turns=30)"])
+def test_openspiel_games_sim_test_sim_game(spec: str) -> None:
+    """OpenSpiel's own games_sim_test.sim_game: pickled game and type, serialize_game_and_state, clones, returns."""
+    from open_spiel.python.tests import games_sim_test
+
+    games_sim_test.GamesSimTest("test_breakthrough").sim_game(pyspiel.load_game(spec))
+
+
 @pytest.mark.parametrize("spec", SMALL)
 def test_serialize_round_trips_and_observations_have_the_declared_shape(spec: str) -> None:
     """state.serialize() / game.deserialize_state(); observation_tensor has observation_tensor_shape()."""
