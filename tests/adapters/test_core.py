@@ -172,3 +172,24 @@ def test_adapter_rejects_an_illegal_decision_and_keeps_the_state() -> None:
     with pytest.raises(tessera.IllegalMove):
         state.apply(game.num_distinct_actions + 5)
     assert state.state.to_dict() == before and state.history == []
+
+
+def test_nelaxtam_sealed_order_never_reaches_the_other_players_observation() -> None:
+    """RULES.md: orders are secret until both are given — a tessera state with Black's sealed order X or Y
+    looks the same to White through the adapter (planes and text)."""
+    from tessera.adapters.core import AdaptedState
+
+    game = adapt("nelaxtam(size=10,troops=3,by_sea=1)")
+    rng = random.Random(0)
+    base = game.game.new_initial_state()
+    base.play_joint([base.random_move(rng, 0), base.random_move(rng, 1)])
+    views = []
+    orders = set()
+    while len(orders) < 2:
+        orders.add(base.random_move(rng, 0))
+    for order in sorted(orders):
+        st = base.clone()
+        st.submit(order, 0)
+        views.append(AdaptedState(game, st))
+    assert np.array_equal(views[0].observation(1), views[1].observation(1))
+    assert views[0].observation_string(1) == views[1].observation_string(1)
