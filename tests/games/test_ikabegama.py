@@ -356,3 +356,71 @@ def test_random_action_refuses_a_player_not_to_move_and_a_finished_game() -> Non
     assert over.is_terminal()
     with pytest.raises(IllegalMove, match="game is over"):
         over.random_action(random.Random(0))
+
+
+RING1 = [(1, 0), (-1, 0), (0, 1), (0, -1), (1, -1), (-1, 1)]
+RING2 = [(dq, dr) for dq in range(-2, 3) for dr in range(-2, 3) if max(abs(dq), abs(dr), abs(dq + dr)) == 2]
+
+
+def _model_moves(tokens: dict[tuple[int, int], int], player: int) -> set[str]:
+    """Growths and jumps of ``player`` straight from the rules, over a dict of tokens."""
+    out: set[str] = set()
+    for (q, r), o in tokens.items():
+        if o != player:
+            continue
+        for dq, dr in RING1:
+            if (q + dq, r + dr) not in tokens:
+                out.add(f"{q + dq},{r + dr}")
+        for dq, dr in RING2:
+            if (q + dq, r + dr) not in tokens:
+                out.add(f"{q},{r}>{q + dq},{r + dr}")
+    return out
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_growth_jump_and_flips_match_a_model_of_the_rules_over_random_games(seed: int) -> None:
+    """'Growth: a new token on an empty hex adjacent to a friendly token.  Jump: a friendly token
+    moves to an empty hex at distance exactly 2; its source becomes empty.  After either, every
+    enemy token adjacent to the destination flips.'  A dict model of these rules, played beside
+    the engine through whole random games (many jumps: the engine's hex table must forget and
+    re-find tokens), agrees on the tokens, the counts and the legal moves after every ply."""
+    rng = random.Random(seed)
+    s = tessera.load_game("ikabegama(distance=4,max_plies=160)").new_initial_state()
+    model: dict[tuple[int, int], int] = {(0, 0): 0, (4, 0): 1}
+    while not s.is_terminal():
+        player = s.current_player()
+        legal = s.legal_moves()
+        assert set(legal) - {"pass"} == _model_moves(model, player)
+        move = legal[rng.randrange(len(legal))] if rng.random() < 0.5 else s.random_move(rng)
+        s.play(move)
+        if move != "pass":
+            src, _, dst = move.rpartition(">")
+            dq, dr = map(int, dst.split(","))
+            if src:
+                del model[tuple(map(int, src.split(",")))]  # type: ignore[arg-type]
+            model[(dq, dr)] = player
+            for oq, orr in RING1:
+                if model.get((dq + oq, dr + orr)) == 1 - player:
+                    model[(dq + oq, dr + orr)] = player
+        got = {tuple(map(int, h.split(","))): o for h, o in s.to_dict()["tokens"].items()}
+        assert got == model
+        counts = [sum(o == p for o in model.values()) for p in (0, 1)]
+        assert s.render()["panel"][0]["values"] == counts
+
+
+def test_rollouts_draw_uniform_moves_and_score_a_taken_nest_as_a_win() -> None:
+    """'As soon as a Light token occupies the Dark nest Light wins.'  With Light next to the Dark
+    nest, one-ply rollouts average, over the uniformly drawn legal moves, +1 for each move that
+    takes the nest and the evaluation of the position after each other move."""
+    s = position({"0,0": 0, "3,0": 0, "4,0": 0, "-8,0": 1}, to_move=0, distance=5, max_plies=400)
+    expected = []
+    for a in s.legal_actions():
+        t = s.clone()
+        t.apply_action(a)
+        expected.append(t.returns()[0] if t.is_terminal() else t.evaluate(0))
+    assert 1.0 in expected and min(expected) < 1.0
+    res = s.rollouts(20000, 3, max_plies=1)
+    assert res.n == 20000 and res.plies == 20000
+    mean = sum(expected) / len(expected)
+    assert abs(res.totals[0] / res.n - mean) < 0.02
+    assert res.totals[1] == -res.totals[0]

@@ -613,3 +613,28 @@ def test_random_action_is_uniform_over_empty_cells_then_numbers() -> None:
     assert len(cells) == 16 and all(abs(n - draws / 16) < 0.1 * draws / 16 for n in cells.values())
     new_groups = sum(numbers.values())
     assert len(numbers) == 19 and all(abs(n - new_groups / 19) < 0.15 * new_groups / 19 for n in numbers.values())
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_rollouts_score_the_full_board_for_the_seats_not_the_colours(seed: int) -> None:
+    """'The game ends when the board is full ... the lower score wins'; with komi bidding 'player
+    indices stay attached to the people'.  Player 1 takes Black here, so player 0 is White.  From
+    the last empty cell, rollouts to the end average the results of the uniformly drawn numbers
+    (one result if the stone joins a group), for player 0."""
+    rng = random.Random(seed)
+    s = tessera.load_game("nume(size=2,komi_bidding=true)").new_initial_state()
+    s.play("komi 2.5 white")
+    s.play("black")
+    assert s.colors() == ["white", "black"]
+    while len(s.to_dict()["stones"]) < s.game.cells - 1:
+        s.apply_action(s.random_action(rng))
+    outcomes = []
+    for a in s.legal_actions():
+        t = s.clone()
+        t.apply_action(a)
+        assert t.is_terminal()
+        outcomes.append(t.returns()[0])
+    res = s.rollouts(20000, seed)
+    assert res.plies == 20000
+    assert abs(res.totals[0] / res.n - sum(outcomes) / len(outcomes)) < 0.03
+    assert res.totals[1] == -res.totals[0]
