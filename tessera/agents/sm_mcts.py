@@ -24,7 +24,8 @@ not a legal order, the most visited full order).
 ``random_move(rng, player)`` under the same progressive widening, one bandit
 over whole orders per player.
 
-Rollouts play random joint orders for at most ``rollout_cutoff`` turns, then
+Rollouts play random joint orders for at most ``rollout_cutoff`` turns (factored
+mode: one ``State.rollouts`` call, a compiled kernel where the game has one), then
 score with ``evaluate`` (two-player zero-sum: scored once for player 0).  The
 tree is not reused between turns.
 """
@@ -158,11 +159,10 @@ class SMMCTSAgent(Agent):
                     child = node.children[key] = SMNode(nplayers)
                     expanded = True
                 node = child
-            steps = 0
-            while not state.is_terminal() and (cutoff < 0 or steps < cutoff):
-                state.apply_actions([state.random_actions(rng, p) for p in range(nplayers)])
-                steps += 1
-            values = _values(state, nplayers)
+            if state.is_terminal() or cutoff == 0:
+                values = _values(state, nplayers)
+            else:  # one rollout through the game's batch hook (a compiled kernel where there is one)
+                values = list(state.rollouts(1, rng.getrandbits(63), None if cutoff < 0 else cutoff).totals)
             for nd, joint in path:
                 nd.n += 1
                 for p, order in enumerate(joint):

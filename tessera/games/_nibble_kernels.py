@@ -51,6 +51,12 @@ def state_size(k: int, colors: int) -> int:
 
 
 @kernel
+def _below(rs: np.ndarray, n: int) -> int:
+    """:func:`rand_below` as a signed integer (it returns ``uint64``, which mixed with signed ints gives floats)."""
+    return np.int64(rand_below(rs, n))  # type: ignore[return-value]
+
+
+@kernel
 def on_corner(s: np.ndarray, geo: np.ndarray, i: int) -> bool:
     """Whether the block on cell ``i`` has ``run`` consecutive exposed sides (cyclically)."""
     k = geo.shape[0] - 1
@@ -363,12 +369,12 @@ def playout(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, ws: np.ndarray, rs
         if m < 0 and s[h + TAKING] >= 0:
             m = _fill_legal(s, deal, geo, ws)
         if m >= 0:
-            a = int(s[h + LEGAL + rand_below(rs, m)])
+            a = int(s[h + LEGAL + _below(rs, m)])
         else:
             a = -1
             c = n
             while c > 0:
-                j = rand_below(rs, c)
+                j = _below(rs, c)
                 i = int(cl[j])
                 if not splits(s, geo, i, ws):
                     a = i

@@ -80,10 +80,15 @@ Position dict
     ``"?"`` for one that is sealed but hidden in a player's :meth:`~NelaxtamState.view`.
 
 Engine notes
-    Squares are cells of :func:`tessera.core.geometry.square`; each side's
-    territory is one bit set, troops are per-player lists of cells (``-1`` dead
-    or not yet placed).  Uncontrolled groups are removed with
-    :func:`~tessera.core.geometry.diagonal_flood` from the troops' cells.
+    The rules are compiled kernels (numba, :mod:`tessera.games._nelaxtam_kernels`,
+    their only implementation): listing each troop's tokens, drawing a random legal
+    order, resolving a turn (moves, destructions, deaths, removal of uncontrolled
+    groups by a diagonal flood from the troops, the end) and the evaluation.  A
+    position is one small ``int32`` array — which territory pieces are left, each
+    troop's square (``-1`` dead or not yet landed), phase, turn, idle count, winner —
+    so a clone copies it; the sealed orders and the turn record stay Python objects.
+    :meth:`NelaxtamState.rollouts` plays many random games from a position in one
+    kernel call.  Parsing orders and the sentences saying why one is illegal are Python.
 
 Integer actions (factored per troop)
     Full orders are too many to number (~10⁹ invasions), so an integer action
@@ -130,10 +135,25 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tessera.core.game import SIMULTANEOUS, TERMINAL, Action, Game, GameInfo, IllegalMove, Move, Param, State
+import numpy as np
+
+from tessera.core.game import (
+    SIMULTANEOUS,
+    TERMINAL,
+    Action,
+    Game,
+    GameInfo,
+    IllegalMove,
+    Move,
+    Param,
+    RolloutResult,
+    State,
+)
 from tessera.core.geometry import Grid, bits, diagonal_flood, diagonal_neighbors, square
+from tessera.core.kernels import rng_state
 from tessera.core.registry import register
 from tessera.core.render import PLAYER_COLORS, cell_entry, describe, piece, text_diagram
+from tessera.games import _nelaxtam_kernels as _k
 
 BLACK, WHITE = 0, 1
 NAMES = ("Black", "White")
@@ -146,6 +166,8 @@ HIDDEN = "?"
 """A sealed order whose content this view may not see."""
 
 INVASION, BATTLE, OVER = "invasion", "battle", "over"
+PHASES = (INVASION, BATTLE, OVER)
+"""Phase names by the kernels' phase number."""
 
 HOLD, MOVE, DESTROY, PLACE = 0, 1, 2, 3
 """Token kinds."""
@@ -199,6 +221,10 @@ class NelaxtamGame(Game):
                 f"expected 0 to {params['troops']}"
             )
         self._build(size, params["troops"])
+        quiet = 1 if params["variant"] == "quiet" else 0
+        self.geo[self.num_squares, :7] = (
+            size, self.num_squares, self.ntroops, params["by_sea"], params["max_idle_turns"], quiet, self.block
+        )
         return params
 
     def _build(self, size: int, troops: int) -> None:
@@ -238,13 +264,25 @@ class NelaxtamGame(Game):
             for op in (">", "x", "@"):
                 self.tokens.extend(f"{k}{op}{self.labels[c]}" for c in self.cell_of_sq)
         self.token_index: dict[str, int] = {tok: a for a, tok in enumerate(self.tokens)}
-        self.move_local: list[int] = [0] * grid.size
-        """Action offset (within a troop's block) of a move onto each cell."""
-        self.destroy_local: list[int] = [0] * grid.size
-        """Action offset (within a troop's block) of destroying each cell."""
-        for s, c in enumerate(self.cell_of_sq):
-            self.move_local[c] = 1 + s
-            self.destroy_local[c] = 1 + self.num_squares + s
+        sq_of = self.sq_of_cell
+        self.sq_label: list[str] = [self.labels[c] for c in self.cell_of_sq]
+        """Label of each square index."""
+        self.sq_color: list[int] = [self.color[c] for c in self.cell_of_sq]
+        """Colour of each square index."""
+        self.sq_diag: list[tuple[int, ...]] = [tuple(sorted(sq_of[x] for x in self.diag[c])) for c in self.cell_of_sq]
+        """Diagonal neighbours of each square index."""
+        self.sq_ortho: list[tuple[int, ...]] = [tuple(sorted(sq_of[x] for x in self.ortho[c])) for c in self.cell_of_sq]
+        """Orthogonal neighbours of each square index."""
+        nsq = self.num_squares
+        geo = np.full((nsq + 1, 10), -1, np.int32)
+        for s in range(nsq):
+            geo[s, : len(self.sq_ortho[s])] = self.sq_ortho[s]
+            geo[s, 4 : 4 + len(self.sq_diag[s])] = self.sq_diag[s]
+            geo[s, _k.COLOUR] = self.sq_color[s]
+            geo[s, _k.EDGE] = self.edge >> self.cell_of_sq[s] & 1
+        self.geo: np.ndarray = geo
+        """The board for the kernels (:mod:`tessera.games._nelaxtam_kernels`); its header row is set by
+        :meth:`_check_params` (it needs every parameter)."""
 
     # -- helpers used by states --------------------------------------------------------
     def action(self, troop_index: int, kind: int, cell: int = -1) -> Action:
@@ -281,32 +319,76 @@ class NelaxtamGame(Game):
 
 
 class NelaxtamState(State):
-    """Both territories as bit sets, troop cells, the phase, turn, idle count and sealed orders."""
+    """The position as one ``int32`` array (Engine notes), the sealed orders and the turn record."""
 
     game: NelaxtamGame
 
     def __init__(self, game: NelaxtamGame) -> None:
         super().__init__(game)
-        self.terr: list[int] = [game.color_mask[0], game.color_mask[1]]
-        self.pos: list[list[int]] = [[-1] * game.ntroops, [-1] * game.ntroops]
-        self.phase = INVASION
-        self.turn = 1
-        self.idle = 0
+        nsq, t = game.num_squares, game.ntroops
+        a = np.full(_k.state_size(nsq, t), -1, np.int32)
+        a[:nsq] = 1
+        self._h = nsq + 2 * t
+        a[self._h : self._h + 4] = (_k.INVASION, 1, 0, -1)
+        self.a: np.ndarray = a
+        """The position (layout in :mod:`tessera.games._nelaxtam_kernels`)."""
         self._pending: list[str | None] = [None, None]
         self._turns: list[tuple[tuple[Action, ...], tuple[Action, ...]]] = []
-        self._last_cells: list[int] = []
-        self._winner: int | None = None
+        self._sync()
+
+    def _sync(self) -> None:
+        """Mirror the kernels' header (phase, turn, idle count, winner) in plain attributes."""
+        ph, self.turn, self.idle, w = self.a[self._h : self._h + 4].tolist()
+        self.phase = PHASES[ph]
+        self._winner: int | None = None if w < 0 else w
 
     def _copy_from(self, other: NelaxtamState) -> None:
-        self.terr = list(other.terr)
-        self.pos = [list(other.pos[0]), list(other.pos[1])]
+        self.a = other.a.copy()
+        self._h = other._h
         self.phase = other.phase
         self.turn = other.turn
         self.idle = other.idle
         self._pending = list(other._pending)
         self._turns = list(other._turns)
-        self._last_cells = list(other._last_cells)
         self._winner = other._winner
+
+    def _troops(self, player: int) -> list[int]:
+        """``player``'s troops' squares (square indices, ``-1`` dead or not landed), by troop."""
+        t = self.game.ntroops
+        start = self.game.num_squares + player * t
+        return self.a[start : start + t].tolist()
+
+    @property
+    def pos(self) -> list[list[int]]:
+        """Each player's troops' cells (grid cell ids, ``-1`` dead or not landed), by troop."""
+        cell = self.game.cell_of_sq
+        return [[cell[q] if q >= 0 else -1 for q in self._troops(p)] for p in (0, 1)]
+
+    @property
+    def terr(self) -> list[int]:
+        """Each side's territory pieces as a bit set of grid cells."""
+        g = self.game
+        out = [0, 0]
+        for q in np.flatnonzero(self.a[: g.num_squares]).tolist():
+            out[g.sq_color[q]] |= 1 << g.cell_of_sq[q]
+        return out
+
+    @property
+    def _last_cells(self) -> list[int]:
+        """Cells of the last resolved turn: where troops landed or moved, then the destroyed squares."""
+        if not self._turns:
+            return []
+        g = self.game
+        out: list[int] = []
+        destroyed: set[int] = set()
+        for acts in self._turns[-1]:
+            for a in acts:
+                _, kind, cell = g.decode(a)
+                if kind in (MOVE, PLACE):
+                    out.append(cell)
+                elif kind == DESTROY:
+                    destroyed.add(cell)
+        return out + sorted(destroyed)
 
     # -- protocol ----------------------------------------------------------------------
     def current_player(self) -> int:
@@ -322,7 +404,8 @@ class NelaxtamState(State):
 
     def scores(self) -> list[float]:
         """Territory pieces each side controls (every remaining group holds a troop)."""
-        return [self.terr[0].bit_count(), self.terr[1].bit_count()]
+        geo = self.game.geo
+        return [_k.territory(self.a, geo, 0), _k.territory(self.a, geo, 1)]
 
     def history(self) -> list[tuple[int, Move]]:
         """``(SIMULTANEOUS, "black order | white order")`` per resolved turn."""
@@ -337,12 +420,12 @@ class NelaxtamState(State):
 
     def living(self, player: int) -> list[int]:
         """Numbers (1-based) of ``player``'s troops on the board."""
-        return [t + 1 for t, c in enumerate(self.pos[player]) if c >= 0]
+        return [t + 1 for t, q in enumerate(self._troops(player)) if q >= 0]
 
     def troop_cells(self, player: int) -> dict[int, str]:
         """``{troop: square}`` of ``player``'s living troops."""
-        lab = self.game.labels
-        return {t + 1: lab[c] for t, c in enumerate(self.pos[player]) if c >= 0}
+        lab = self.game.sq_label
+        return {t + 1: lab[q] for t, q in enumerate(self._troops(player)) if q >= 0}
 
     def _quiet_battle(self) -> bool:
         return self.phase == BATTLE and self.game._params["variant"] == "quiet"
@@ -447,19 +530,18 @@ class NelaxtamState(State):
         quiet = g._params["variant"] == "quiet"
         if quiet and len(actions) != 1:
             return f"the quiet variant allows one token per turn (one troop acts), not {len(actions)}"
-        pos = self.pos[player]
-        own = self.terr[player]
-        opp = self.terr[1 - player]
-        color = g.color
-        block, nsq, cell_of_sq = g.block, g.num_squares, g.cell_of_sq
+        pos = self._troops(player)
+        left = self.a
+        color = g.sq_color
+        block, nsq = g.block, g.num_squares
+        lab = g.sq_label
         prev = -1
         ends: dict[int, int] = {}
         for a in actions:
             t, local = divmod(a, block)
             if local:
-                kind, sq = divmod(local - 1, nsq)
+                kind, cell = divmod(local - 1, nsq)  # cell: a square index
                 kind += 1
-                cell = cell_of_sq[sq]
             else:
                 kind, cell = HOLD, -1
             k = t + 1
@@ -471,24 +553,23 @@ class NelaxtamState(State):
             here = pos[t]
             if here < 0:
                 return f"troop {k} is no longer on the board"
-            lab = g.labels
             if kind == PLACE:
                 return f"{k}@{lab[cell]}: troops are placed only in the invasion (turn 1)"
             end = here
             if kind == MOVE:
-                if cell not in g.diag[here]:
-                    if cell in g.ortho[here]:
+                if cell not in g.sq_diag[here]:
+                    if cell in g.sq_ortho[here]:
                         return f"troop {k} on {lab[here]} cannot move to {lab[cell]}: moves are diagonal"
                     return f"troop {k} on {lab[here]} cannot move to {lab[cell]}: it is not adjacent"
-                if not own >> cell & 1:
+                if not left[cell]:
                     return f"troop {k} cannot move to {lab[cell]}: that square's territory has been removed"
                 end = cell
             elif kind == DESTROY:
                 if color[cell] == player:
                     return f"troop {k} cannot destroy {lab[cell]}: it is {NAMES[player]}'s own territory square"
-                if cell not in g.ortho[here]:
+                if cell not in g.sq_ortho[here]:
                     return f"troop {k} on {lab[here]} cannot destroy {lab[cell]}: it is not orthogonally adjacent"
-                if not opp >> cell & 1:
+                if not left[cell]:
                     return f"troop {k} cannot destroy {lab[cell]}: it has already been removed"
             other = ends.get(end)
             if other is not None:
@@ -497,8 +578,9 @@ class NelaxtamState(State):
         if quiet:
             t, kind, cell = g.decode(actions[0])
             if kind == MOVE:
+                square = g.sq_of_cell[cell]
                 for u, c in enumerate(pos):
-                    if c == cell and u != t:
+                    if c == square and u != t:
                         return (
                             f"troops {u + 1} and {t + 1} would both end on {g.labels[cell]} "
                             f"(troop {u + 1} does not act)"
@@ -602,26 +684,13 @@ class NelaxtamState(State):
                 base = t * g.block + 1 + 2 * g.num_squares
                 out[t + 1] = [base + s for s in squares]
             return out
-        quiet = g._params["variant"] == "quiet"
-        own, opp = self.terr[player], self.terr[1 - player]
-        pos = self.pos[player]
-        occupied = {c for c in pos if c >= 0}
-        first = True
-        for t, here in enumerate(pos):
-            if here < 0:
-                continue
-            acts = []
-            if not quiet or first:
-                acts.append(g.action(t, HOLD))
-            first = False
-            for c in g.diag[here]:
-                if own >> c & 1 and not (quiet and c in occupied):
-                    acts.append(g.action(t, MOVE, c))
-            for c in g.ortho[here]:
-                if opp >> c & 1:
-                    acts.append(g.action(t, DESTROY, c))
-            acts.sort()
-            out[t + 1] = acts
+        opts = np.empty((g.ntroops, _k.MAX_OPTIONS), np.int64)
+        counts = np.empty(g.ntroops, np.int64)
+        _k.options(self.a, g.geo, player, opts, counts)
+        rows = opts.tolist()
+        for t, m in enumerate(counts.tolist()):
+            if m:
+                out[t + 1] = rows[t][:m]
         return out
 
     def troop_options(self, player: int) -> dict[int, list[str]]:
@@ -643,61 +712,20 @@ class NelaxtamState(State):
 
     # -- random orders -----------------------------------------------------------------
     def random_actions(self, rng: random.Random, player: int) -> list[Action]:
-        """A random legal full order of ``player`` as actions in troop order."""
+        """A random legal full order of ``player`` as actions in troop order (drawn by a kernel seeded from ``rng``).
+
+        Invasion: ``by_sea`` distinct edge squares, then distinct others, dealt to the troops
+        at random.  Quiet battle turns: one legal token, uniformly.  Otherwise the troops
+        choose in a random order; a troop may not step onto a square that is claimed already
+        or still holds a troop yet to choose, so every troop keeps at least one option (its
+        hold) and swaps never arise.
+        """
         if self.phase == OVER:
             raise IllegalMove("the game is over")
         player = self._check_player(player)
-        g = self.game
-        if self.phase == INVASION:
-            own = g.color_mask[player]
-            edge = sorted(bits(own & g.edge))
-            need = g._params["by_sea"]
-            chosen = rng.sample(edge, need)
-            taken = set(chosen)
-            rest = [c for c in bits(own) if c not in taken]
-            chosen += rng.sample(rest, g.ntroops - need)
-            rng.shuffle(chosen)
-            return [g.action(t, PLACE, c) for t, c in enumerate(chosen)]
-        if self._quiet_battle():
-            return [rng.choice(self.legal_actions(player))]
-        # Troops choose in a random order; a troop may not step onto a square that
-        # is claimed already or still holds a troop yet to choose, so every troop
-        # keeps at least one option (its hold) and swaps never arise.
-        own, opp = self.terr[player], self.terr[1 - player]
-        pos = self.pos[player]
-        live = [t for t, c in enumerate(pos) if c >= 0]
-        order = live[:]
-        if len(order) > 1:
-            rng.shuffle(order)
-        waiting = 0
-        for t in live:
-            waiting |= 1 << pos[t]
-        claimed = 0
-        block, diag, ortho = g.block, g.diag, g.ortho
-        mloc, dloc = g.move_local, g.destroy_local
-        out = [0] * len(pos)
-        for t in order:
-            here = pos[t]
-            waiting &= ~(1 << here)
-            base = t * block
-            opts: list[Action] = []
-            ends: list[int] = []
-            if not claimed >> here & 1:
-                opts.append(base)
-                ends.append(here)
-                for c in ortho[here]:
-                    if opp >> c & 1:
-                        opts.append(base + dloc[c])
-                        ends.append(here)
-            blocked = claimed | waiting
-            for c in diag[here]:
-                if own >> c & 1 and not blocked >> c & 1:
-                    opts.append(base + mloc[c])
-                    ends.append(c)
-            i = rng.randrange(len(opts))
-            claimed |= 1 << ends[i]
-            out[t] = opts[i]
-        return [out[t] for t in live]
+        out = np.empty(self.game.ntroops, np.int64)
+        n = _k.random_order(self.a, self.game.geo, player, rng_state(rng.getrandbits(63)), out)
+        return out[:n].tolist()
 
     def random_move(self, rng: random.Random, player: int | None = None) -> Move:
         """A random legal full order of ``player`` (normalised)."""
@@ -812,106 +840,45 @@ class NelaxtamState(State):
         return v
 
     def _resolve(self, acts: list[list[Action]]) -> None:
-        """Apply two legal orders: moves, then destructions, deaths, removals, end."""
-        g = self.game
+        """Apply two legal orders (one kernel call): moves, then destructions, deaths, removals, end."""
         self._pending = [None, None]
         self._turns.append((tuple(acts[0]), tuple(acts[1])))
-        last: list[int] = []
-        if self.phase == INVASION:
-            for p in (0, 1):
-                for a in acts[p]:
-                    t, _, cell = g.decode(a)
-                    self.pos[p][t] = cell
-                    last.append(cell)
-            self.phase = BATTLE
-            self.turn += 1
-            self._settle_groups()
-            self._last_cells = last
-            self._check_end()
-            return
-        destroyed = [0, 0]
-        block, nsq, cell_of_sq = g.block, g.num_squares, g.cell_of_sq
-        for p in (0, 1):
-            pos = self.pos[p]
-            for a in acts[p]:
-                t, local = divmod(a, block)
-                if not local:
-                    continue
-                if local <= nsq:
-                    cell = cell_of_sq[local - 1]
-                    pos[t] = cell
-                    last.append(cell)
-                else:
-                    destroyed[p] |= 1 << cell_of_sq[local - 1 - nsq]
-        for p in (0, 1):
-            self.terr[1 - p] &= ~destroyed[p]
-        for q in (0, 1):
-            hit = destroyed[1 - q]
-            if hit:
-                pos = self.pos[q]
-                for t, c in enumerate(pos):
-                    if c >= 0 and hit >> c & 1:
-                        pos[t] = -1
-        self._settle_groups()
-        self.turn += 1
-        if destroyed[0] | destroyed[1]:
-            self.idle = 0
-            last.extend(bits(destroyed[0] | destroyed[1]))
-        else:
-            self.idle += 1
-        self._last_cells = last
-        self._check_end()
-
-    def _settle_groups(self) -> None:
-        """Remove every group without a troop of its owner (all territory of a player without troops)."""
-        g = self.game
-        for q in (0, 1):
-            troops = 0
-            for c in self.pos[q]:
-                if c >= 0:
-                    troops |= 1 << c
-            self.terr[q] = diagonal_flood(g.grid, troops, self.terr[q]) if troops else 0
+        _k.resolve(self.a, self.game.geo, np.array(acts[0] + acts[1], np.int64), len(acts[0]))
+        self._sync()
 
     def can_destroy(self) -> bool:
         """Whether some troop could still ever destroy: opposing territory pieces touch orthogonally."""
-        return bool(self.game.grid.grow(self.terr[0]) & self.terr[1])
+        return bool(_k.can_destroy(self.a, self.game.geo))
 
     def _check_end(self) -> None:
-        if not self.can_destroy():
-            self.phase = OVER
-            a, b = self.scores()
-            self._winner = BLACK if a > b else WHITE if b > a else None
-        elif self.idle >= self.game._params["max_idle_turns"]:
-            self.phase = OVER
-            self._winner = None
+        _k.check_end(self.a, self.game.geo)
+        self._sync()
 
-    def outcome(self) -> dict[str, str] | None:
-        """Why the game ended (see :meth:`State.outcome`): no destruction possible, or the idle safeguard."""
-        if self.phase != OVER:
-            return None
-        a, b = self.scores()
-        if not self.can_destroy():
-            head = "No troop can destroy any more"
-            if self._winner is None:
-                return {"reason": "territory", "text": f"{head}; both control {a} territory pieces: a draw"}
-            w = self._winner
-            return {
-                "reason": "territory",
-                "text": f"{head}: {NAMES[w]} controls more territory ({max(a, b)} pieces to {min(a, b)}) and wins",
-            }
-        limit = self.game._params["max_idle_turns"]
-        return {"reason": "safeguard", "text": f"Draw: {limit} turns in a row without a destruction"}
+    def rollouts(self, n: int, seed: int, max_plies: int | None = None) -> RolloutResult:
+        """``n`` random games from here in one kernel call (:meth:`State.rollouts`); the state is unchanged.
+
+        Each plays random joint orders (both players' :meth:`random_actions`) to the end
+        (±1, 0 for a draw) or for ``max_plies`` turns, then scored by :meth:`evaluate`.
+        Sealed orders are not played: a rollout starts with fresh orders.
+        """
+        if n < 0:
+            raise ValueError(f"rollouts: n must be >= 0, not {n!r}")
+        if max_plies is not None and max_plies < 0:
+            raise ValueError(f"rollouts: max_plies must be >= 0 or None, not {max_plies!r}")
+        out = np.zeros(n, np.float64)
+        cutoff = -1 if max_plies is None else max_plies
+        turns = _k.playouts(self.a, self.game.geo, rng_state(seed), cutoff, out) if n else 0
+        v0 = float(out.sum())
+        return RolloutResult(n, (v0, -v0), int(turns))
 
     # -- positions ---------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         g = self.game
+        left = self.a[: g.num_squares].tolist()
+        mark = [("x", "o")[col] for col in g.sq_color]
         rows = []
         for y in range(g.size - 1, -1, -1):
-            row = []
-            for x in range(g.size):
-                c = g.cell_of_sq[y * g.size + x]
-                row.append("x" if self.terr[0] >> c & 1 else "o" if self.terr[1] >> c & 1 else ".")
-            rows.append("".join(row))
+            rows.append("".join(mark[q] if left[q] else "." for q in range(y * g.size, (y + 1) * g.size)))
         d: dict[str, Any] = {
             "size": g.size,
             "phase": self.phase,
@@ -927,18 +894,7 @@ class NelaxtamState(State):
     # -- agents ------------------------------------------------------------------------
     def evaluate(self, player: int) -> float:
         """Territory share (0.7) and troop share (0.3) lead of ``player``; exact when over."""
-        if self.phase == OVER:
-            return self.returns()[player]
-        if self.phase == INVASION:
-            return 0.0
-        t_me, t_op = self.terr[player].bit_count(), self.terr[1 - player].bit_count()
-        n_me, n_op = len(self.living(player)), len(self.living(1 - player))
-        v = 0.0
-        if t_me + t_op:
-            v += 0.7 * (t_me - t_op) / (t_me + t_op)
-        if n_me + n_op:
-            v += 0.3 * (n_me - n_op) / (n_me + n_op)
-        return max(-0.99, min(0.99, v))
+        return float(_k.evaluate(self.a, self.game.geo, player))
 
     # -- drawing -----------------------------------------------------------------------
     def render(self, player: int | None = None) -> dict[str, Any]:
@@ -946,18 +902,20 @@ class NelaxtamState(State):
         g = self.game
         lab = g.labels
         cells = []
+        terr = self.terr
+        pos = self.pos
         for c in g.grid.cells:
             x, y = g.grid.center(c)
-            if self.terr[0] >> c & 1:
+            if terr[0] >> c & 1:
                 fill, sym, title = TERRITORY_FILL[0], "x", "Black territory"
-            elif self.terr[1] >> c & 1:
+            elif terr[1] >> c & 1:
                 fill, sym, title = TERRITORY_FILL[1], "o", "White territory"
             else:
                 fill, sym, title = SEA_FILL, ".", "removed"
             cells.append(cell_entry(lab[c], x, y, fill=fill, symbol=sym, title=title))
         pieces = []
         for p in (0, 1):
-            for t, c in enumerate(self.pos[p]):
+            for t, c in enumerate(pos[p]):
                 if c >= 0:
                     pieces.append(
                         piece(
@@ -973,7 +931,7 @@ class NelaxtamState(State):
         highlights: list[dict[str, Any]] = [{"cell": c, "kind": "last"} for c in last]
         sealed = ["yes" if self._pending[p] is not None else "no" for p in (0, 1)]
         panel: list[dict[str, Any]] = [
-            {"label": "Territory", "values": [self.terr[0].bit_count(), self.terr[1].bit_count()]},
+            {"label": "Territory", "values": self.scores()},
             {"label": "Troops", "values": [len(self.living(0)), len(self.living(1))]},
             {"label": "Turn", "values": [f"{self.turn} ({self.phase})"]},
             {"label": "Turns without destruction", "values": [f"{self.idle} / {g._params['max_idle_turns']}"]},
@@ -988,7 +946,7 @@ class NelaxtamState(State):
             for p in (0, 1) if player is None else (player,):
                 highlights += [
                     {"cell": lab[c], "kind": "setup", "owner": p, "title": "edge square: troops by sea land here"}
-                    for c in bits(self.terr[p] & g.edge)
+                    for c in bits(terr[p] & g.edge)
                 ]
         order = None
         if player in (0, 1) and self.phase != OVER:
@@ -1011,8 +969,9 @@ class NelaxtamState(State):
         lab = g.labels
         units = []
         invasion = self.phase == INVASION
+        pos = self.pos[player]
         for k, acts in self.troop_actions(player).items():
-            cell = self.pos[player][k - 1]
+            cell = pos[k - 1]
             choices = []
             for a in acts:
                 _, kind, target = g.decode(a)
@@ -1094,10 +1053,7 @@ def _state_from_dict(game: NelaxtamGame, d: Mapping[str, Any]) -> NelaxtamState:
     if not isinstance(troops_in, list) or len(troops_in) != 2 or not all(isinstance(t, Mapping) for t in troops_in):
         raise ValueError(f"{where}: troops must be a list of two dicts {{troop: square}} (Black's, White's)")
     st = NelaxtamState(game)
-    st.terr = terr
-    st.phase = phase
-    st.turn = turn
-    st.idle = idle
+    pos = [[-1] * game.ntroops, [-1] * game.ntroops]
     seen: dict[int, str] = {}
     for p in (0, 1):
         for key, sq in troops_in[p].items():
@@ -1117,7 +1073,12 @@ def _state_from_dict(game: NelaxtamGame, d: Mapping[str, Any]) -> NelaxtamState:
             if c in seen:
                 raise ValueError(f"{where}: two troops stand on {game.labels[c]} ({seen[c]} and {NAMES[p]} {k})")
             seen[c] = f"{NAMES[p]} {k}"
-            st.pos[p][k - 1] = c
+            pos[p][k - 1] = c
+    nsq, sq_of = game.num_squares, game.sq_of_cell
+    st.a[:nsq] = [terr[game.sq_color[q]] >> game.cell_of_sq[q] & 1 for q in range(nsq)]
+    st.a[nsq : nsq + 2 * game.ntroops] = [sq_of[c] if c >= 0 else -1 for c in pos[0] + pos[1]]
+    st.a[st._h : st._h + 4] = (PHASES.index(phase), turn, idle, -1)
+    st._sync()
     if phase == INVASION:
         if turn != 1 or idle != 0:
             raise ValueError(f"{where}: the invasion is turn 1 with idle 0")
@@ -1129,7 +1090,7 @@ def _state_from_dict(game: NelaxtamGame, d: Mapping[str, Any]) -> NelaxtamState:
         if turn < 2:
             raise ValueError(f"{where}: battle turns are numbered from 2 (the invasion is turn 1)")
         for p in (0, 1):
-            troops = sum(1 << c for c in st.pos[p] if c >= 0)
+            troops = sum(1 << c for c in pos[p] if c >= 0)
             controlled = diagonal_flood(game.grid, troops, terr[p]) if troops else 0
             loose = terr[p] & ~controlled
             if loose:

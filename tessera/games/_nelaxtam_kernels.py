@@ -1,0 +1,391 @@
+"""Nelaxtam's rules as compiled kernels (numba): the only implementation of the rules.
+
+:mod:`tessera.games.nelaxtam` keeps a position in one small ``int32`` array and calls
+these kernels to list each troop's tokens, draw a random legal order, resolve a turn
+(moves, destructions, deaths, removal of uncontrolled groups, the end), evaluate, and
+play random games (many from a position in one call).  Parsing, the order checks'
+sentences, position dicts and drawing stay in Python.
+
+Squares are numbered ``s = rank·size + file`` (both from 0), as in the integer actions.
+
+``geo`` — the board, per game, shape ``(S + 1, 10)`` for ``S`` squares.  Row ``s``:
+    columns ``0 … 3`` the orthogonal neighbours, ``4 … 7`` the diagonal ones (each
+    ascending, ``−1`` padded), ``8`` the square's colour (0 Black, 1 White), ``9`` 1 on
+    an edge square.  Row ``S`` is the header: ``size, S, troops, by_sea,
+    max_idle_turns, quiet (0/1), B`` (actions per troop, ``1 + 3S``).
+``st`` — the position (cloned with ``st.copy()``): ``[0, S)`` 1 where the square's
+    territory piece is still there; ``[S, S + T)`` Black's troops' squares and
+    ``[S + T, S + 2T)`` White's (``−1``: dead, or not landed yet); then at
+    ``H = S + 2T`` the phase (0 invasion, 1 battle, 2 over), the turn number, the
+    idle count and the winner (``−1``: none or a draw).
+``rs`` — a ``uint64[1]`` random state (:func:`tessera.core.kernels.rng_state`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tessera.core.kernels import kernel, rand_below
+
+PHASE, TURN, IDLE, WINNER = 0, 1, 2, 3
+"""Offsets of the header fields from ``H = S + 2·troops``."""
+INVASION, BATTLE, OVER = 0, 1, 2
+"""Values of the phase field."""
+COLOUR, EDGE = 8, 9
+"""Columns of ``geo``."""
+MAX_OPTIONS = 9
+"""Tokens a troop can have in a battle turn: hold, four moves, four destructions."""
+
+
+def state_size(squares: int, troops: int) -> int:
+    """Length of the position array for ``squares`` squares and ``troops`` troops a side."""
+    return squares + 2 * troops + 4
+
+
+@kernel
+def _below(rs: np.ndarray, n: int) -> int:
+    """:func:`rand_below` as a signed integer (it returns ``uint64``, which mixed with signed ints gives floats)."""
+    return np.int64(rand_below(rs, n))  # type: ignore[return-value]
+
+
+@kernel
+def header(st: np.ndarray, geo: np.ndarray) -> int:
+    """Offset ``H`` of the header in ``st``."""
+    sq = geo.shape[0] - 1
+    return sq + 2 * geo[sq, 2]
+
+
+@kernel
+def settle(st: np.ndarray, geo: np.ndarray) -> None:
+    """Remove every group (diagonally connected, one colour) with no troop of its owner on it."""
+    sq = geo.shape[0] - 1
+    t = geo[sq, 2]
+    seen = np.zeros(sq, np.uint8)
+    stack = np.empty(sq, np.int64)
+    top = 0
+    for i in range(2 * t):
+        c = st[sq + i]
+        if c >= 0 and seen[c] == 0:
+            seen[c] = 1
+            stack[top] = c
+            top += 1
+    while top > 0:
+        top -= 1
+        c = stack[top]
+        for j in range(4, 8):
+            nb = geo[c, j]
+            if nb >= 0 and st[nb] == 1 and seen[nb] == 0:
+                seen[nb] = 1
+                stack[top] = nb
+                top += 1
+    for c in range(sq):
+        if seen[c] == 0:
+            st[c] = 0
+
+
+@kernel
+def can_destroy(st: np.ndarray, geo: np.ndarray) -> bool:
+    """Whether some Black and White territory pieces still touch orthogonally."""
+    sq = geo.shape[0] - 1
+    for c in range(sq):
+        if st[c] == 1 and geo[c, COLOUR] == 0:
+            for j in range(4):
+                nb = geo[c, j]
+                if nb >= 0 and st[nb] == 1:
+                    return True
+    return False
+
+
+@kernel
+def territory(st: np.ndarray, geo: np.ndarray, player: int) -> int:
+    """Territory pieces of ``player`` on the board."""
+    sq = geo.shape[0] - 1
+    n = 0
+    for c in range(sq):
+        if st[c] == 1 and geo[c, COLOUR] == player:
+            n += 1
+    return n
+
+
+@kernel
+def living(st: np.ndarray, geo: np.ndarray, player: int) -> int:
+    """Troops of ``player`` on the board."""
+    sq = geo.shape[0] - 1
+    t = geo[sq, 2]
+    n = 0
+    for i in range(t):
+        if st[sq + player * t + i] >= 0:
+            n += 1
+    return n
+
+
+@kernel
+def check_end(st: np.ndarray, geo: np.ndarray) -> None:
+    """End the game when nobody can destroy again (more territory wins) or at the idle safeguard (a draw)."""
+    sq = geo.shape[0] - 1
+    h = header(st, geo)
+    if not can_destroy(st, geo):
+        a = territory(st, geo, 0)
+        b = territory(st, geo, 1)
+        st[h + PHASE] = OVER
+        st[h + WINNER] = 0 if a > b else 1 if b > a else -1
+    elif st[h + IDLE] >= geo[sq, 4]:
+        st[h + PHASE] = OVER
+        st[h + WINNER] = -1
+
+
+@kernel
+def resolve(st: np.ndarray, geo: np.ndarray, acts: np.ndarray, n0: int) -> None:
+    """Resolve one turn from two legal orders, Black's ``acts[:n0]`` and White's ``acts[n0:]``.
+
+    Invasion: every troop lands.  Battle: first all moves, then all destructions; a troop
+    on a destroyed square dies; uncontrolled groups are removed; then the end is checked.
+    """
+    sq = geo.shape[0] - 1
+    t = geo[sq, 2]
+    b = geo[sq, 6]
+    h = sq + 2 * t
+    if st[h + PHASE] == INVASION:
+        for i in range(acts.shape[0]):
+            p = 0 if i < n0 else 1
+            a = acts[i]
+            st[sq + p * t + a // b] = a % b - 1 - 2 * sq
+        st[h + PHASE] = BATTLE
+        st[h + TURN] += 1
+        settle(st, geo)
+        check_end(st, geo)
+        return
+    hit = np.zeros(sq, np.uint8)
+    any_hit = False
+    for i in range(acts.shape[0]):
+        p = 0 if i < n0 else 1
+        a = acts[i]
+        local = a % b
+        if local == 0:
+            continue
+        if local <= sq:
+            st[sq + p * t + a // b] = local - 1
+        else:
+            hit[local - 1 - sq] = 1
+            any_hit = True
+    if any_hit:
+        for c in range(sq):
+            if hit[c]:
+                st[c] = 0
+        for i in range(2 * t):
+            c = st[sq + i]
+            if c >= 0 and hit[c]:
+                st[sq + i] = -1
+        st[h + IDLE] = 0
+    else:
+        st[h + IDLE] += 1
+    settle(st, geo)
+    st[h + TURN] += 1
+    check_end(st, geo)
+
+
+@kernel
+def options(st: np.ndarray, geo: np.ndarray, player: int, out: np.ndarray, counts: np.ndarray) -> None:
+    """Each living troop's legal tokens in a battle turn, ascending: ``out[t, :counts[t]]``.
+
+    Hold, moves to a diagonally adjacent own territory piece, destructions of an orthogonally
+    adjacent opponent piece.  In ``quiet`` a move may not end where another own troop
+    stands, and only the lowest living troop carries the hold (the order where nobody acts).
+    """
+    sq = geo.shape[0] - 1
+    t = geo[sq, 2]
+    quiet = geo[sq, 5] == 1
+    b = geo[sq, 6]
+    base = sq + player * t
+    first = True
+    for i in range(t):
+        counts[i] = 0
+        here = st[base + i]
+        if here < 0:
+            continue
+        m = 0
+        if not quiet or first:
+            out[i, m] = i * b
+            m += 1
+        first = False
+        for j in range(4, 8):
+            c = geo[here, j]
+            if c >= 0 and st[c] == 1:
+                if quiet:
+                    taken = False
+                    for u in range(t):
+                        if st[base + u] == c:
+                            taken = True
+                    if taken:
+                        continue
+                out[i, m] = i * b + 1 + c
+                m += 1
+        for j in range(4):
+            c = geo[here, j]
+            if c >= 0 and st[c] == 1:
+                out[i, m] = i * b + 1 + sq + c
+                m += 1
+        counts[i] = m
+
+
+@kernel
+def random_order(st: np.ndarray, geo: np.ndarray, player: int, rs: np.ndarray, out: np.ndarray) -> int:
+    """A random legal full order of ``player`` in ``out`` (troop order); returns its length.
+
+    Invasion: ``by_sea`` distinct edge squares of the player's colour, then distinct others,
+    dealt to the troops in random order.  Quiet battle: one of the legal tokens, uniformly.
+    Wild battle: the troops choose in a random order; a troop may not step onto a square
+    already claimed or still holding a troop yet to choose, so each keeps at least its hold.
+    """
+    sq = geo.shape[0] - 1
+    t = geo[sq, 2]
+    b = geo[sq, 6]
+    h = sq + 2 * t
+    if st[h + PHASE] == INVASION:
+        need = geo[sq, 3]
+        cand = np.empty(sq, np.int64)
+        chosen = np.empty(t, np.int64)
+        n = 0
+        for c in range(sq):
+            if geo[c, COLOUR] == player and geo[c, EDGE] == 1:
+                cand[n] = c
+                n += 1
+        for k in range(need):
+            j = _below(rs, n - k)
+            chosen[k] = cand[j]
+            cand[j] = cand[n - k - 1]
+        used = np.zeros(sq, np.uint8)
+        for k in range(need):
+            used[chosen[k]] = 1
+        n = 0
+        for c in range(sq):
+            if geo[c, COLOUR] == player and used[c] == 0:
+                cand[n] = c
+                n += 1
+        for k in range(need, t):
+            j = _below(rs, n - (k - need))
+            chosen[k] = cand[j]
+            cand[j] = cand[n - (k - need) - 1]
+        for k in range(t - 1, 0, -1):  # shuffle which troop lands where
+            j = _below(rs, k + 1)
+            x = chosen[k]
+            chosen[k] = chosen[j]
+            chosen[j] = x
+        for k in range(t):
+            out[k] = k * b + 1 + 2 * sq + chosen[k]
+        return t
+    base = sq + player * t
+    if geo[sq, 5] == 1:  # quiet: one token among all
+        opts = np.empty((t, 9), np.int64)
+        counts = np.zeros(t, np.int64)
+        options(st, geo, player, opts, counts)
+        total = 0
+        for i in range(t):
+            total += counts[i]
+        j = _below(rs, total)
+        for i in range(t):
+            if j < counts[i]:
+                out[0] = opts[i, j]
+                return 1
+            j -= counts[i]
+        return 0
+    live = np.empty(t, np.int64)
+    n = 0
+    waiting = np.zeros(sq, np.uint8)
+    for i in range(t):
+        c = st[base + i]
+        if c >= 0:
+            live[n] = i
+            n += 1
+            waiting[c] = 1
+    order = live[:n].copy()
+    for k in range(n - 1, 0, -1):
+        j = _below(rs, k + 1)
+        x = order[k]
+        order[k] = order[j]
+        order[j] = x
+    claimed = np.zeros(sq, np.uint8)
+    pick = np.empty(t, np.int64)
+    opts = np.empty(9, np.int64)
+    ends = np.empty(9, np.int64)
+    for k in range(n):
+        i = order[k]
+        here = st[base + i]
+        waiting[here] = 0
+        m = 0
+        if claimed[here] == 0:
+            opts[m] = i * b
+            ends[m] = here
+            m += 1
+            for j in range(4):
+                c = geo[here, j]
+                if c >= 0 and st[c] == 1:
+                    opts[m] = i * b + 1 + sq + c
+                    ends[m] = here
+                    m += 1
+        for j in range(4, 8):
+            c = geo[here, j]
+            if c >= 0 and st[c] == 1 and claimed[c] == 0 and waiting[c] == 0:
+                opts[m] = i * b + 1 + c
+                ends[m] = c
+                m += 1
+        r = _below(rs, m)
+        claimed[ends[r]] = 1
+        pick[i] = opts[r]
+    for k in range(n):
+        out[k] = pick[live[k]]
+    return n
+
+
+@kernel
+def evaluate(st: np.ndarray, geo: np.ndarray, player: int) -> float:
+    """Territory share (0.7) and troop share (0.3) lead of ``player``, clipped to ±0.99; exact once over."""
+    h = header(st, geo)
+    phase = st[h + PHASE]
+    if phase == OVER:
+        w = st[h + WINNER]
+        return 0.0 if w < 0 else (1.0 if w == player else -1.0)
+    if phase == INVASION:
+        return 0.0
+    t_me = territory(st, geo, player)
+    t_op = territory(st, geo, 1 - player)
+    n_me = living(st, geo, player)
+    n_op = living(st, geo, 1 - player)
+    v = 0.0
+    if t_me + t_op:
+        v += 0.7 * (t_me - t_op) / (t_me + t_op)
+    if n_me + n_op:
+        v += 0.3 * (n_me - n_op) / (n_me + n_op)
+    return max(-0.99, min(0.99, v))
+
+
+@kernel
+def playout(st: np.ndarray, geo: np.ndarray, rs: np.ndarray, cutoff: int) -> int:
+    """Random joint turns on ``st`` until the game ends or ``cutoff`` turns (``< 0``: no limit); returns the turns."""
+    sq = geo.shape[0] - 1
+    t = geo[sq, 2]
+    h = sq + 2 * t
+    acts = np.empty(2 * t, np.int64)
+    one = np.empty(t, np.int64)
+    turns = 0
+    while st[h + PHASE] != OVER and (cutoff < 0 or turns < cutoff):
+        n0 = random_order(st, geo, 0, rs, one)
+        acts[:n0] = one[:n0]
+        n1 = random_order(st, geo, 1, rs, one)
+        acts[n0 : n0 + n1] = one[:n1]
+        resolve(st, geo, acts[: n0 + n1], n0)
+        turns += 1
+    return turns
+
+
+@kernel
+def playouts(st: np.ndarray, geo: np.ndarray, rs: np.ndarray, cutoff: int, out: np.ndarray) -> int:
+    """``len(out)`` random games from ``st`` (left unchanged), each to the end or ``cutoff`` turns;
+    ``out[j]`` is Black's value (±1/0 at the end, else :func:`evaluate`).  Returns the turns played."""
+    work = np.empty_like(st)
+    total = 0
+    for j in range(out.shape[0]):
+        work[:] = st
+        total += playout(work, geo, rs, cutoff)
+        out[j] = evaluate(work, geo, 0)
+    return total
