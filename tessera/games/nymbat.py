@@ -1147,7 +1147,7 @@ class NymbatState(TurnState):
             board={"kind": "hex", "cells": cells, "unbounded": False, "coords": "rows"},
             pieces=pieces,
             players=[
-                {"name": names[i] + (" (resigned)" if self.resigned[i] else ""), "color": L.colors[i]}
+                {"name": names[i], "color": L.colors[i], **({"resigned": True} if self.resigned[i] else {})}
                 for i in range(self.n)
             ],
             highlights=highlights,

@@ -59,3 +59,30 @@ def test_one_person_and_three_ai_seats_play_four_player_nymbat_to_the_end(
     assert re.search(r"(Red|Green|Blue|Yellow) wins|Draw", banner), banner
     page.screenshot(path=str(artifacts / "nymbat4-finished.png"))
     assert not errors, errors
+
+
+def test_resigning_in_a_four_player_hot_seat_game_lets_the_others_play_on(server: str, browser: Any) -> None:
+    """'resign (a resigned player's pieces leave the board, he passes from then on, and the game goes on
+    among the others; the last one left wins)' — by clicking Resign on the game page."""
+    from tests.browser.test_play import api_create
+
+    g = api_create(
+        server,
+        {"game": "nymbat", "params": {"players": 4, "reserve": 6, "first_limit": 6}, "seats": [{"kind": "here"}] * 4},
+    )
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    tokens = "&".join(f"t{s}={t}" for s, t in g["tokens"].items())
+    page.goto(f"{server}{g['url']}#{tokens}")
+    page.wait_for_selector("svg.board .cell")
+    for nxt in ("Green", "Blue", None):  # Red, then Green, then Blue resign
+        page.locator("#resign").click()  # arm
+        page.locator("#resign").click()  # confirm
+        if nxt is not None:  # the game goes on: the next player is to move
+            page.wait_for_function(f"document.querySelector('#status').textContent.startsWith('{nxt} to move')")
+            assert not finished(page)
+    page.wait_for_selector("#banner", state="visible")
+    assert "Yellow wins" in page.locator("#banner").inner_text()
+    assert page.locator("#seats").inner_text().count("(resigned)") == 3
+    assert not errors, errors

@@ -442,7 +442,8 @@ function renderSeats(v, desc) {
     const color = (desc.players[p] && desc.players[p].color) || "#888";
     // the AI's default name already says its level: do not say it twice
     const who = s.kind === "ai" ? (s.name.includes(`AI level ${s.level}`) ? "" : `AI level ${s.level}`) : s.claimed ? "" : "seat free";
-    const you = mySeats.includes(p) ? (mySeats.length > 1 ? " (here)" : " (you)") : "";
+    const you = (mySeats.includes(p) ? (mySeats.length > 1 ? " (here)" : " (you)") : "") +
+      (desc.players[p] && desc.players[p].resigned ? " (resigned)" : ""); // four-player games go on without him
     const here = mySeats.includes(p) && document.body.dataset.conn === "online"; // hot-seat: every seat is here
     const conn = s.kind === "ai" ? "ai" : s.connected || here ? "on" : "off";
     const score = desc.scores ? `<span class="score" title="score">${desc.scores[p]}</span>` : "";
