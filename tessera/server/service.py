@@ -204,9 +204,44 @@ def forfeit_result(game: Game, loser: int, reason: str) -> dict[str, Any]:
 # -- clocks -------------------------------------------------------------------------------
 
 
+def first_move_limit(initial: float) -> float:
+    """Seconds a player has for his first move before the game is aborted (lichess-style).
+
+    30 s, or the whole clock if shorter; long clocks (over 10 minutes) give a
+    twentieth of the clock, at most an hour.
+    """
+    return max(min(initial, 30.0), min(initial / 20, 3600.0))
+
+
 def clock_new(initial: float, increment: float, players: int) -> dict[str, Any]:
-    """A stopped clock: ``initial`` seconds each, ``increment`` added per completed turn."""
-    return {"initial": initial, "increment": increment, "remaining": [initial] * players, "since": [None] * players}
+    """A stopped clock: ``initial`` seconds each, ``increment`` added per completed turn.
+
+    A player's clock first runs after his first turn (``moved``); until then
+    ``first_since`` holds when his first turn began, and a first move not made
+    within :func:`first_move_limit` aborts the game.
+    """
+    return {
+        "initial": initial,
+        "increment": increment,
+        "remaining": [initial] * players,
+        "since": [None] * players,
+        "moved": [False] * players,
+        "first_since": [None] * players,
+    }
+
+
+def _has_moved(clock: dict[str, Any], player: int) -> bool:
+    """Whether ``player`` has completed his first turn (clocks stored before this rule count as moved)."""
+    moved = clock.get("moved")
+    return True if moved is None else bool(moved[player])
+
+
+def clock_first_left(clock: dict[str, Any], player: int, now: float) -> float | None:
+    """Seconds ``player`` has left for his first move (``None``: he has moved, or is not waiting)."""
+    firsts = clock.get("first_since")
+    if firsts is None or firsts[player] is None or _has_moved(clock, player):
+        return None
+    return float(first_move_limit(clock["initial"]) - (now - firsts[player]))
 
 
 def clock_left(clock: dict[str, Any], player: int, now: float) -> float:
@@ -222,12 +257,22 @@ def clock_stop(clock: dict[str, Any], player: int, now: float, *, turn_done: boo
         clock["since"][player] = None
     if turn_done:
         clock["remaining"][player] += clock["increment"]
+        if "moved" in clock:
+            clock["moved"][player] = True
+            clock["first_since"][player] = None
 
 
 def clock_start(clock: dict[str, Any], players: list[int], now: float) -> None:
-    """Start the clocks of ``players`` (those already running keep running)."""
+    """Start the clocks of ``players`` (those already running keep running).
+
+    A player who has not yet made his first move keeps his time: only his
+    first-move countdown starts.
+    """
     for p in players:
-        if clock["since"][p] is None:
+        if not _has_moved(clock, p):
+            if clock["first_since"][p] is None:
+                clock["first_since"][p] = now
+        elif clock["since"][p] is None:
             clock["since"][p] = now
 
 
@@ -241,6 +286,22 @@ def clock_public(clock: dict[str, Any] | None, now: float) -> dict[str, Any] | N
         "increment": clock["increment"],
         "remaining": [max(0.0, round(clock_left(clock, p, now), 3)) for p in range(n)],
         "running": [p for p in range(n) if clock["since"][p] is not None],
+        "first_move": [_rounded(clock_first_left(clock, p, now)) for p in range(n)],
+    }
+
+
+def _rounded(x: float | None) -> float | None:
+    return None if x is None else max(0.0, round(x, 3))
+
+
+def abort_result(game: Game, player: int) -> dict[str, Any]:
+    """A game aborted because ``player`` made no first move in time: no winner, no result."""
+    who = _names(game)[player] if player < len(_names(game)) else f"Player {player}"
+    return {
+        "winner": None,
+        "returns": None,
+        "reason": "abort",
+        "text": f"Game aborted: {who} made no first move in time (no result)",
     }
 
 
@@ -552,7 +613,8 @@ class MatchService:
         if row.status != "active" or row.clock is None:
             return False
         return any(
-            row.clock["since"][p] is not None and clock_left(row.clock, p, now) <= 0
+            (row.clock["since"][p] is not None and clock_left(row.clock, p, now) <= 0)
+            or (clock_first_left(row.clock, p, now) or 1.0) <= 0  # no first move in time: abort
             for p in range(len(row.clock["remaining"]))
         )
 
@@ -566,6 +628,16 @@ class MatchService:
         if not self._flagged(row, now):
             return False
         assert row.clock is not None
+        late = [p for p in range(len(row.clock["remaining"])) if (clock_first_left(row.clock, p, now) or 1.0) <= 0]
+        if late:  # lichess-style: a game without a first move in time is aborted, without a result
+            for p in range(len(row.clock["since"])):
+                clock_stop(row.clock, p, now, turn_done=False)
+            row.result = abort_result(w.state.game, late[0])
+            row.status = "finished"
+            w.tx.update_game(row.id, status="finished", result=row.result, clock=row.clock, undo_request=None)
+            w.tx.delete_sealed(row.id)
+            w.sealed = {}
+            return True
         clock = row.clock
         out = [p for p in range(len(clock["remaining"])) if clock["since"][p] is not None]
         flagged = [p for p in out if clock_left(clock, p, now) <= 0]
@@ -1242,7 +1314,8 @@ class MatchService:
             flagged = self._flagged(row, now)
             clock = row.clock
             running = [p for p in range(len(clock["since"])) if clock["since"][p] is not None]
-            wait = min((clock_left(clock, p, now) for p in running), default=None)
+            firsts = [x for p in range(len(clock["since"])) if (x := clock_first_left(clock, p, now)) is not None]
+            wait = min([*(clock_left(clock, p, now) for p in running), *firsts], default=None)
         if flagged:
             self._flag(game_id)
             return None

@@ -429,6 +429,12 @@ function fmtClock(s) {
   return `${m}:${String(sec).padStart(2, "0")}` + (s < 10 ? `.${Math.floor((s * 10) % 10)}` : "");
 }
 
+function firstMoveLeft(v, p) {
+  const f = v.clock && v.clock.first_move ? v.clock.first_move[p] : null;
+  if (f === null || f === undefined) return null;
+  return f - (v.status === "active" ? (performance.now() - ui.clockAt) / 1000 : 0);
+}
+
 function clockLeft(v, p) {
   if (!v.clock) return null;
   let left = v.clock.remaining[p];
@@ -447,7 +453,11 @@ function renderSeats(v, desc) {
     const here = mySeats.includes(p) && document.body.dataset.conn === "online"; // hot-seat: every seat is here
     const conn = s.kind === "ai" ? "ai" : s.connected || here ? "on" : "off";
     const score = desc.scores ? `<span class="score" title="score">${desc.scores[p]}</span>` : "";
-    const clock = v.clock ? `<span class="clock${v.clock.running.includes(p) ? " running" : ""}" data-seat="${p}">${fmtClock(clockLeft(v, p))}</span>` : "";
+    let clock = v.clock ? `<span class="clock${v.clock.running.includes(p) ? " running" : ""}" data-seat="${p}">${fmtClock(clockLeft(v, p))}</span>` : "";
+    // lichess-style: a player's clock starts with his first move; until then a countdown, then the game is aborted
+    if (v.clock && v.status === "active" && firstMoveLeft(v, p) !== null) {
+      clock += `<span class="first-move" data-seat="${p}" title="without a first move in time the game is aborted">first move: ${fmtClock(firstMoveLeft(v, p))}</span>`;
+    }
     const sealed = v.sealed ? `<span class="sealed">${v.sealed[p] ? "order sealed" : "thinking"}</span>` : "";
     const turn = v.status === "active" && (v.to_move === p || v.to_move === SIMULTANEOUS) ? " to-move" : "";
     return `<div class="seat${turn}" data-seat="${p}">
@@ -952,6 +962,9 @@ setInterval(() => {
   if (!v || !v.clock || v.status !== "active") return;
   for (const node of document.querySelectorAll(".clock[data-seat]")) {
     node.textContent = fmtClock(clockLeft(v, Number(node.dataset.seat)));
+  }
+  for (const node of document.querySelectorAll(".first-move[data-seat]")) {
+    node.textContent = `first move: ${fmtClock(firstMoveLeft(v, Number(node.dataset.seat)) ?? 0)}`;
   }
 }, 200);
 

@@ -123,6 +123,7 @@ async function create(e) {
     mode,
     seat: parseInt($("seat").value || "0", 10),
     ai_level: parseInt($("ai-level").value, 10),
+    public: $("public").checked, // private unless the creator ticks "list in the lobby"
   };
   if (mode === "seats") {
     body.mode = "hotseat"; // the server derives the mode from the seats
