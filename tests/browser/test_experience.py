@@ -142,14 +142,14 @@ def test_the_clock_waits_for_the_first_move_and_a_game_without_one_is_aborted(
     within a set time is aborted without a result": the seat shows its first-move countdown while
     its clock stands still, then the page says the game was aborted, with no winner."""
     created = post(
-        server, "/api/games", {"game": "nume", "params": {"size": 2}, "mode": "hotseat", "clock": {"initial": 2}}
+        server, "/api/games", {"game": "nume", "params": {"size": 2}, "mode": "hotseat", "clock": {"initial": 8}}
     )
     page = open_game(browser, server, created, viewport)
     badge = page.locator('.first-move[data-seat="0"]')
     assert re.fullmatch(r"first move: 0:0\d\.\d", badge.inner_text()), badge.inner_text()
-    assert page.locator('.clock[data-seat="0"]').inner_text() == "0:02.0", "the clock itself does not run yet"
+    assert page.locator('.clock[data-seat="0"]').inner_text() == "0:08.0", "the clock itself does not run yet"
     page.screenshot(path=str(artifacts / f"first-move-{viewport['width']}.png"))
-    page.wait_for_selector("#banner:not([hidden])", timeout=20000)
+    page.wait_for_selector("#banner:not([hidden])", timeout=30000)
     why = page.locator("#result-why")
     assert why.get_attribute("data-reason") == "abort"
     assert why.inner_text() == "Game aborted: Black made no first move in time (no result)"
