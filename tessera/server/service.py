@@ -216,18 +216,20 @@ def first_move_limit(initial: float) -> float:
 def clock_new(initial: float, increment: float, players: int) -> dict[str, Any]:
     """A stopped clock: ``initial`` seconds each, ``increment`` added per completed turn.
 
-    A player's clock first runs after his first turn (``moved``); until then
-    ``first_since`` holds when his first turn began, and a first move not made
-    within :func:`first_move_limit` aborts the game.
+    Two players: a player's clock first runs after his first turn (``moved``);
+    until then ``first_since`` holds when his first turn began, and a first
+    move not made within :func:`first_move_limit` aborts the game.
     """
-    return {
+    clock: dict[str, Any] = {
         "initial": initial,
         "increment": increment,
         "remaining": [initial] * players,
         "since": [None] * players,
-        "moved": [False] * players,
-        "first_since": [None] * players,
     }
+    if players == 2:  # with more players a latecomer is flagged out and the others play on instead
+        clock["moved"] = [False] * players
+        clock["first_since"] = [None] * players
+    return clock
 
 
 def _has_moved(clock: dict[str, Any], player: int) -> bool:
