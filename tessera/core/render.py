@@ -35,13 +35,33 @@ def cell_entry(label: str, x: float, y: float, **extra: Any) -> dict[str, Any]:
     return d
 
 
+_GRID_CELLS: dict[int, tuple[Grid, list[tuple[int, dict[str, Any]]]]] = {}
+"""Cell entries of each grid seen, by ``id(grid)`` (the grid is kept: its id stays its own)."""
+
+
 def grid_cells(grid: Grid, fills: dict[int, str] | None = None) -> list[dict[str, Any]]:
-    """Cell entries of every cell of a finite grid (optionally with fill colours)."""
-    fills = fills or {}
+    """Cell entries of every cell of a finite grid (optionally with fill colours).
+
+    The geometry is computed once per grid; every call returns fresh dicts (callers may add to them).
+    """
+    known = _GRID_CELLS.get(id(grid))
+    if known is None or known[0] is not grid:
+        entries = []
+        for c in grid.cells:
+            x, y = grid.center(c)
+            entries.append((c, cell_entry(grid.label(c), x, y)))
+        if len(_GRID_CELLS) > 256:  # boards are few; a program making grids without end keeps a bounded cache
+            _GRID_CELLS.clear()
+        known = _GRID_CELLS[id(grid)] = (grid, entries)
+    if not fills:
+        return [dict(e) for _, e in known[1]]
     out = []
-    for c in grid.cells:
-        x, y = grid.center(c)
-        out.append(cell_entry(grid.label(c), x, y, fill=fills.get(c)))
+    for c, e in known[1]:
+        d = dict(e)
+        f = fills.get(c)
+        if f is not None:
+            d["fill"] = f
+        out.append(d)
     return out
 
 

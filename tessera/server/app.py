@@ -2,7 +2,9 @@
 
 ``create_app(database_url)`` wires storage → match service → hub and AI worker.
 Endpoints are plain functions run in the thread pool (storage is synchronous);
-the event loop only carries WebSockets.  Every refusal is a 4xx with
+the event loop only carries WebSockets.  Views are answered as ``JSONResponse``
+(encoded once by ``json.dumps``, not walked field by field by FastAPI: a view
+holds the whole render description).  Every refusal is a 4xx with
 ``{"detail": "<the reason>"}``.
 """
 
@@ -197,8 +199,11 @@ def create_app(
 
     def on_change(game_id: str) -> None:
         hub.notify(game_id)
-        worker.schedule(game_id)
-        arm_clock(game_id)
+        ai, clock = service.needs(game_id)
+        if ai:
+            worker.schedule(game_id)
+        if clock or game_id in timers:
+            arm_clock(game_id)
 
     service.on_change = on_change
     worker.on_progress = lambda game_id, info: hub.push(game_id, {"type": "ai", "thinking": info})
@@ -278,9 +283,9 @@ def create_app(
         game_id: str,
         token: str | None = None,
         x_seat_token: Annotated[str | None, Header()] = None,
-    ) -> dict[str, Any]:
+    ) -> JSONResponse:
         """The game as the token's seat sees it (no token: a spectator)."""
-        return service.view(game_id, _token(token, x_seat_token))
+        return JSONResponse(service.view(game_id, _token(token, x_seat_token)))
 
     @app.post("/api/games/{game_id}/join")
     def join_game(game_id: str) -> dict[str, Any]:
@@ -294,9 +299,9 @@ def create_app(
         body: MoveIn,
         x_seat_token: Annotated[str | None, Header()] = None,
         token: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> JSONResponse:
         """Play a move (a Nelaxtam order is sealed until both are in)."""
-        return service.play(game_id, _token(body.token, x_seat_token, token), body.move, body.expected)
+        return JSONResponse(service.play(game_id, _token(body.token, x_seat_token, token), body.move, body.expected))
 
     @app.post("/api/games/{game_id}/resign")
     def resign(
@@ -304,9 +309,9 @@ def create_app(
         body: Annotated[TokenIn | None, Body()] = None,
         x_seat_token: Annotated[str | None, Header()] = None,
         token: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> JSONResponse:
         """Give up the game."""
-        return service.resign(game_id, _token(body.token if body else None, x_seat_token, token))
+        return JSONResponse(service.resign(game_id, _token(body.token if body else None, x_seat_token, token)))
 
     @app.post("/api/games/{game_id}/undo")
     def undo(
@@ -314,9 +319,9 @@ def create_app(
         body: Annotated[TokenIn | None, Body()] = None,
         x_seat_token: Annotated[str | None, Header()] = None,
         token: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> JSONResponse:
         """Take back your last move (online: ask the opponent)."""
-        return service.undo(game_id, _token(body.token if body else None, x_seat_token, token))
+        return JSONResponse(service.undo(game_id, _token(body.token if body else None, x_seat_token, token)))
 
     @app.post("/api/games/{game_id}/undo/accept")
     def undo_accept(
@@ -324,9 +329,11 @@ def create_app(
         body: Annotated[TokenIn | None, Body()] = None,
         x_seat_token: Annotated[str | None, Header()] = None,
         token: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> JSONResponse:
         """Accept the opponent's request to take back a move."""
-        return service.answer_undo(game_id, _token(body.token if body else None, x_seat_token, token), True)
+        return JSONResponse(
+            service.answer_undo(game_id, _token(body.token if body else None, x_seat_token, token), True)
+        )
 
     @app.post("/api/games/{game_id}/undo/decline")
     def undo_decline(
@@ -334,9 +341,11 @@ def create_app(
         body: Annotated[TokenIn | None, Body()] = None,
         x_seat_token: Annotated[str | None, Header()] = None,
         token: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> JSONResponse:
         """Refuse the opponent's request to take back a move."""
-        return service.answer_undo(game_id, _token(body.token if body else None, x_seat_token, token), False)
+        return JSONResponse(
+            service.answer_undo(game_id, _token(body.token if body else None, x_seat_token, token), False)
+        )
 
     @app.get("/api/games/{game_id}/positions/{n}")
     def position(game_id: str, n: int) -> dict[str, Any]:

@@ -38,6 +38,9 @@ MODES = ("hotseat", "ai", "online")
 CACHE_GAMES = 4096
 """How many games the service keeps in memory (the rest are read and replayed when next used)."""
 
+RENDER_CACHE = 512
+"""How many render descriptions (game, version, seat) are kept: a move's answer and its pushes share one."""
+
 MAX_MOVE_CHARS = 2000
 """The longest move or order text accepted (every game's longest legal move is far shorter)."""
 
@@ -440,8 +443,6 @@ class Live:
     """Sealed orders of the current simultaneous turn, by player."""
     move_dicts: list[dict[str, Any]] = field(default_factory=list)
     """``moves`` as the views show them (appended to, never rebuilt)."""
-    renders: dict[int | None, dict[str, Any]] = field(default_factory=dict)
-    """Render descriptions of this version, by seat (None: spectators)."""
 
     def __post_init__(self) -> None:
         if not self.move_dicts:
@@ -501,6 +502,7 @@ class MatchService:
         self._cache: OrderedDict[str, Live] = OrderedDict()  # most recently used last
         self._cache_guard = threading.Lock()
         self._games: dict[str, Game] = {}
+        self._renders: OrderedDict[tuple[str, int, int | None], dict[str, Any]] = OrderedDict()
         self.on_change: Callable[[str], None] = lambda game_id: None
         """Called (from any thread) after a game changed: the app pushes views and wakes the AI."""
         self.presence: Callable[[str], list[bool]] = lambda game_id: []
@@ -583,7 +585,7 @@ class MatchService:
         ``Work``; the new state is kept in memory only once the transaction has committed."""
         with self._locked(game_id):
             live = self._cached(game_id)
-            with self.storage.transaction() as tx:
+            with self.storage.transaction(write=True) as tx:
                 if live is not None and tx.bump_version(game_id, live.row.version):
                     row = copy_row(live.row)
                     row.version += 1
@@ -752,7 +754,7 @@ class MatchService:
         state = g.new_initial_state(seed=seed)
         if row.clock is not None and all(s.claimed for s in seats):
             clock_start(row.clock, movers(state), now)
-        with self.storage.transaction() as tx:
+        with self.storage.transaction(write=True) as tx:
             tx.insert_game(row)
         self._games.setdefault(row.spec, g)
         self._install(Live(copy_row(row), state, [], {}))
@@ -830,7 +832,9 @@ class MatchService:
 
     def _render(self, live: Live, seat: int | None) -> dict[str, Any]:
         """The render description ``seat`` sees (cached for this version)."""
-        cached = live.renders.get(seat)
+        key = (live.row.id, live.row.version, seat)
+        with self._cache_guard:
+            cached = self._renders.get(key)
         if cached is not None:
             return cached
         row, state, sealed = live.row, live.state, live.sealed
@@ -857,7 +861,10 @@ class MatchService:
                     order["units"] = [] if row.status != "active" else order.get("units", [])
             elif isinstance(order, dict):
                 render["order"] = None
-        live.renders[seat] = render
+        with self._cache_guard:
+            self._renders[key] = render
+            while len(self._renders) > RENDER_CACHE:
+                self._renders.popitem(last=False)
         return render
 
     def _view(self, live: Live, seat: int | None) -> dict[str, Any]:
@@ -896,6 +903,13 @@ class MatchService:
             "undo_request": row.undo_request,
             "render": self._render(live, seat),
         }
+
+    def needs(self, game_id: str) -> tuple[bool, bool]:
+        """Whether the game has AI seats and whether it has a clock (both True when not in memory)."""
+        live = self._cached(game_id)
+        if live is None:
+            return True, True
+        return any(s.kind == "ai" for s in live.row.seats), live.row.clock is not None
 
     def version(self, game_id: str) -> int:
         """The game's stored version (``ServiceError`` 404 if there is no such game)."""
@@ -1035,7 +1049,7 @@ class MatchService:
         nrow = copy_row(row)
         self._after_move(nrow, new, [cp], now)
         record = MoveRow(n, cp, normal)
-        with self.storage.transaction() as tx:
+        with self.storage.transaction(write=True) as tx:
             if not tx.bump_version(row.id, row.version, **self._columns(nrow)):
                 raise _Stale
             if not nrow.seats[seat].claimed:
@@ -1102,7 +1116,7 @@ class MatchService:
                 ) from None
             record = MoveRow(n, SIMULTANEOUS, new.history()[-1][1])
             self._after_move(nrow, new, [], now)
-        with self.storage.transaction() as tx:
+        with self.storage.transaction(write=True) as tx:
             if not tx.bump_version(row.id, row.version, **self._columns(nrow)):
                 raise _Stale
             if not nrow.seats[seat].claimed:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -152,8 +153,26 @@ def default_database_url() -> str:
         return "sqlite:///tessera.db"
 
 
-def make_engine(url: str) -> Engine:
-    """An engine for ``url``; SQLite gets a busy timeout and foreign keys on."""
+def sqlite_synchronous() -> str:
+    """``TESSERA_SQLITE_SYNCHRONOUS``: ``NORMAL`` (default) or ``FULL``.
+
+    In WAL mode both keep every committed transaction through a crash of the server process
+    (``kill -9``): the commit has reached the operating system before it returns.  ``NORMAL``
+    does not wait for the disk at each commit, so a power cut or a crash of the machine may
+    lose the last transactions; ``FULL`` waits for the disk (an fsync per move: a few hundred
+    moves/s at best).  A deployment that must survive power cuts without loss uses PostgreSQL
+    (docs/deploy.md) or ``FULL``.
+    """
+    level = os.environ.get("TESSERA_SQLITE_SYNCHRONOUS", "NORMAL").strip().upper()
+    if level not in ("NORMAL", "FULL"):
+        raise ValueError(f"TESSERA_SQLITE_SYNCHRONOUS={level!r} is not accepted: expected NORMAL or FULL")
+    return level
+
+
+def make_engine(url: str, immediate: threading.local | None = None) -> Engine:
+    """An engine for ``url``; SQLite gets a busy timeout, foreign keys on, WAL and the
+    ``synchronous`` level of :func:`sqlite_synchronous`.  While ``immediate.on`` is true in a
+    thread, its SQLite transactions begin ``IMMEDIATE`` (the write lock first)."""
     if url.startswith("postgresql://"):
         url = "postgresql+psycopg://" + url[len("postgresql://") :]
     if url.startswith("sqlite"):
@@ -167,11 +186,14 @@ def make_engine(url: str) -> Engine:
             cur.execute("PRAGMA foreign_keys=ON")
             if ":memory:" not in url and url not in ("sqlite://", "sqlite:///"):
                 cur.execute("PRAGMA journal_mode=WAL")
+                cur.execute(f"PRAGMA synchronous={sqlite_synchronous()}")
             cur.close()
 
         @sa.event.listens_for(engine, "begin")
         def _begin(conn: Any) -> None:
-            conn.exec_driver_sql("BEGIN")
+            conn.exec_driver_sql(
+                "BEGIN IMMEDIATE" if immediate is not None and getattr(immediate, "on", False) else "BEGIN"
+            )
 
         return engine
     return sa.create_engine(url, pool_pre_ping=True)
@@ -386,15 +408,33 @@ class Storage:
 
     def __init__(self, url: str | None = None, *, migrate: bool = True) -> None:
         self.url = url or default_database_url()
-        self.engine = make_engine(self.url)
+        self.sqlite = self.url.startswith("sqlite")
+        self._immediate = threading.local()
+        self._write_lock = threading.Lock()
+        self.engine = make_engine(self.url, self._immediate)
         if migrate:
             run_migrations(self.engine)
 
     @contextmanager
-    def transaction(self) -> Iterator[Transaction]:
-        """One transaction: committed when the block ends, rolled back on an exception."""
-        with self.engine.begin() as conn:
-            yield Transaction(conn)
+    def transaction(self, *, write: bool = False) -> Iterator[Transaction]:
+        """One transaction: committed when the block ends, rolled back on an exception.
+
+        ``write``: the transaction will write.  On SQLite this process's writers then queue on a
+        lock of their own and begin ``IMMEDIATE``, instead of meeting in SQLite's busy handler
+        (which sleeps and retries: long tails under load).  Readers never wait (WAL).
+        """
+        if not (write and self.sqlite):
+            with self.engine.begin() as conn:
+                yield Transaction(conn)
+            return
+        with self._write_lock:
+            self._immediate.on = True
+            try:
+                with self.engine.begin() as conn:
+                    self._immediate.on = False
+                    yield Transaction(conn)
+            finally:
+                self._immediate.on = False
 
     def dispose(self) -> None:
         """Close every pooled connection."""

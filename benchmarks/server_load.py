@@ -1,0 +1,424 @@
+"""Load benchmark of ``tessera serve`` (issue 14): its own bounded client on 127.0.0.1, prints JSON.
+
+Two scenarios, each against a fresh server started here (SQLite file, or a throwaway
+PostgreSQL cluster with ``--db postgres``; ``--workers N`` starts N server processes on the
+same database, and the client spreads games and viewers over them round-robin):
+
+``saturate``
+    ``--games`` (20) hot-seat games of ``--game`` (``nume(size=8)``: 216 cells), each with a
+    move always in flight (random legal moves, from a replica of the position kept by the
+    client), for ``--seconds``; then as many concurrent loops of ``GET /api/catalog`` for as
+    long.  Reports accepted moves/s, catalog requests/s, their ratio (target >= 0.5) and the
+    latency percentiles (target p99 <= 150 ms).
+``crowd``
+    ``--crowd`` (1000) games, each moving every ``--think`` (5) s on average (exponential
+    think times) with a spectator WebSocket per game (a viewer on another server process
+    when ``--workers`` > 1).  Reports move latency percentiles (target p99 <= 150 ms),
+    errors, whether every viewer received a state for every accepted move, lost moves
+    (acknowledged moves missing from the stored game afterwards) and the server's memory.
+
+The server's CPU use (user+system seconds per wall second, from /proc) is reported for each
+phase.  Everything stops by itself: ``--seconds`` per phase plus set-up and drain.
+
+    python benchmarks/server_load.py --db sqlite --seconds 20 --crowd 1000
+    python benchmarks/server_load.py --db postgres --workers 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import tessera  # noqa: E402
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def percentiles(xs: list[float]) -> dict[str, float | None]:
+    """p50/p90/p99/max of latencies in ms."""
+    if not xs:
+        return {"p50": None, "p90": None, "p99": None, "max": None}
+    s = sorted(xs)
+
+    def q(f: float) -> float:
+        return round(s[min(len(s) - 1, int(f * len(s)))] * 1000, 1)
+
+    return {"p50": q(0.5), "p90": q(0.9), "p99": q(0.99), "max": round(s[-1] * 1000, 1)}
+
+
+def proc_cpu(pid: int) -> float:
+    """User + system CPU seconds of a process."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def proc_rss_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    return 0.0
+
+
+class Servers:
+    """``n`` ``tessera serve`` processes on one database."""
+
+    def __init__(self, url: str, n: int) -> None:
+        self.url = url
+        self.procs: list[subprocess.Popen[bytes]] = []
+        self.bases: list[str] = []
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        for _ in range(n):
+            port = free_port()
+            cmd = [sys.executable, "-m", "tessera", "serve", "--port", str(port), "--db", url]
+            cmd += ["--max-sockets-per-client", "100000", "--ai-threads"]
+            self.procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))
+            self.bases.append(f"http://127.0.0.1:{port}")
+
+    async def wait_ready(self, session: aiohttp.ClientSession) -> None:
+        deadline = time.time() + 90
+        for base, proc in zip(self.bases, self.procs, strict=True):
+            while True:
+                if proc.poll() is not None:
+                    err = proc.stderr.read().decode() if proc.stderr else ""
+                    raise RuntimeError(f"the server exited: {err[-2000:]}")
+                with contextlib.suppress(aiohttp.ClientError):
+                    async with session.get(base + "/api/catalog") as r:
+                        if r.status == 200:
+                            break
+                if time.time() > deadline:
+                    raise RuntimeError("the server did not start")
+                await asyncio.sleep(0.2)
+
+    def cpu(self) -> float:
+        return sum(proc_cpu(p.pid) for p in self.procs)
+
+    def rss_mb(self) -> list[float]:
+        return [proc_rss_mb(p.pid) for p in self.procs]
+
+    def stop(self) -> None:
+        for p in self.procs:
+            p.send_signal(signal.SIGINT)
+        for p in self.procs:
+            try:
+                p.wait(15)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+class Player:
+    """One hot-seat game played by the client: a replica of its position picks random legal moves."""
+
+    def __init__(self, base: str, spec: str, rng: random.Random) -> None:
+        self.base = base
+        self.spec = spec
+        self.rng = rng
+        self.gid = ""
+        self.tokens: dict[int, str] = {}
+        self.state: Any = None
+        self.acked: list[str] = []
+        self.games_played = 0
+
+    async def new_game(self, session: aiohttp.ClientSession) -> None:
+        seed = self.rng.randrange(2**31)
+        async with session.post(self.base + "/api/games", json={"game": self.spec, "seed": seed}) as r:
+            if r.status != 201:
+                raise RuntimeError(f"create failed: {r.status} {await r.text()}")
+            body = await r.json()
+        self.gid = body["id"]
+        self.tokens = {int(k): v for k, v in body["tokens"].items()}
+        self.state = tessera.load_game(self.spec).new_initial_state(seed=seed)
+        self.acked = []
+        self.games_played += 1
+
+    async def move(self, session: aiohttp.ClientSession, base: str | None = None) -> tuple[bool, float, str]:
+        """One random legal move: (accepted, latency, error text)."""
+        s = self.state
+        cp = s.current_player()
+        mv = s.random_move(self.rng)
+        t0 = time.perf_counter()
+        payload = {"token": self.tokens[cp], "move": mv, "expected": s.move_number()}
+        async with session.post(f"{base or self.base}/api/games/{self.gid}/moves", json=payload) as r:
+            await r.read()
+            dt = time.perf_counter() - t0
+            if r.status != 200:
+                return False, dt, f"{r.status}: {(await r.text())[:200]}"
+        s.play(mv)
+        self.acked.append(mv)
+        return True, dt, ""
+
+
+async def warm_up(session: aiohttp.ClientSession, players: list[Player], moves: int = 3) -> None:
+    """A few unmeasured moves per server first: a fresh process compiles the game's kernels on its first moves."""
+    for p in players[:8]:
+        for _ in range(moves):
+            if not p.state.is_terminal():
+                await p.move(session)
+
+
+async def saturate(servers: Servers, args: argparse.Namespace) -> dict[str, Any]:
+    """Moves always in flight on ``args.games`` games, then catalog requests at the same concurrency."""
+    conn = aiohttp.TCPConnector(limit=args.games * 2)
+    async with aiohttp.ClientSession(connector=conn) as session:
+        rng = random.Random(1)
+        players = [
+            Player(servers.bases[i % len(servers.bases)], args.game, random.Random(rng.random()))
+            for i in range(args.games)
+        ]
+        for p in players:
+            await p.new_game(session)
+        await warm_up(session, players)
+        lat: list[float] = []
+        errors: list[str] = []
+        stop = 0.0
+
+        async def mover(p: Player) -> None:
+            while time.time() < stop:
+                if p.state.is_terminal():
+                    await p.new_game(session)
+                ok, dt, err = await p.move(session)
+                if ok:
+                    lat.append(dt)
+                else:
+                    errors.append(err)
+
+        stop = time.time() + args.seconds
+        cpu0, t0 = servers.cpu(), time.time()
+        await asyncio.gather(*(mover(p) for p in players))
+        wall = time.time() - t0
+        move_cpu = (servers.cpu() - cpu0) / wall
+        moves_per_s = len(lat) / wall
+
+        clat: list[float] = []
+
+        async def reader(i: int) -> None:
+            base = servers.bases[i % len(servers.bases)]
+            while time.time() < stop:
+                t = time.perf_counter()
+                async with session.get(base + "/api/catalog") as r:
+                    await r.read()
+                    if r.status == 200:
+                        clat.append(time.perf_counter() - t)
+                    else:
+                        errors.append(f"catalog {r.status}")
+
+        stop = time.time() + args.seconds
+        cpu0, t0 = servers.cpu(), time.time()
+        await asyncio.gather(*(reader(i) for i in range(args.games)))
+        cwall = time.time() - t0
+        catalog_cpu = (servers.cpu() - cpu0) / cwall
+        catalog_per_s = len(clat) / cwall
+    return {
+        "games": args.games,
+        "game": args.game,
+        "seconds": args.seconds,
+        "accepted_moves": len(lat),
+        "moves_per_s": round(moves_per_s, 1),
+        "move_latency_ms": percentiles(lat),
+        "catalog_per_s": round(catalog_per_s, 1),
+        "catalog_latency_ms": percentiles(clat),
+        "ratio_moves_to_catalog": round(moves_per_s / catalog_per_s, 2) if catalog_per_s else None,
+        "errors": len(errors),
+        "error_examples": errors[:3],
+        "server_cpu_cores_moves": round(move_cpu, 2),
+        "server_cpu_cores_catalog": round(catalog_cpu, 2),
+    }
+
+
+async def crowd(servers: Servers, args: argparse.Namespace) -> dict[str, Any]:
+    """``args.crowd`` games moving every ``args.think`` s on average, a WebSocket viewer on each."""
+    n = args.crowd
+    bases = servers.bases
+    http = aiohttp.TCPConnector(limit=256)
+    wsconn = aiohttp.TCPConnector(limit=0)
+    async with aiohttp.ClientSession(connector=http) as session, aiohttp.ClientSession(connector=wsconn) as wss:
+        rng = random.Random(2)
+        players = [Player(bases[i % len(bases)], args.game, random.Random(rng.random())) for i in range(n)]
+        sem = asyncio.Semaphore(32)
+
+        async def setup(p: Player) -> None:
+            async with sem:
+                await p.new_game(session)
+
+        t_setup = time.time()
+        await asyncio.gather(*(setup(p) for p in players))
+        await warm_up(session, players)
+        seen: list[set[int]] = [set() for _ in range(n)]
+        last_moves: list[list[str]] = [[] for _ in range(n)]
+        ws_errors: list[str] = []
+        sockets: list[aiohttp.ClientWebSocketResponse] = []
+        listeners: list[asyncio.Future[None]] = []
+
+        async def open_viewer(i: int) -> None:
+            base = bases[(i + 1) % len(bases)]  # another process than the one the moves go to, if any
+            url = base.replace("http", "ws") + f"/api/games/{players[i].gid}/ws"
+            async with sem:
+                ws = await wss.ws_connect(url, heartbeat=None, max_msg_size=0)
+            sockets.append(ws)
+            first = await ws.receive_json()
+            if first.get("type") != "state":
+                ws_errors.append(str(first)[:200])
+            listeners.append(asyncio.ensure_future(listen(i, ws)))
+
+        async def listen(i: int, ws: aiohttp.ClientWebSocketResponse) -> None:
+            async for msg in ws:
+                if msg.type != aiohttp.WSMsgType.TEXT:
+                    continue
+                data = json.loads(msg.data)
+                if data.get("type") == "state":
+                    v = data["view"]
+                    seen[i].add(v["move_number"])
+                    last_moves[i] = [m["move"] for m in v["moves"]]
+                elif data.get("type") == "error":
+                    ws_errors.append(data["detail"][:200])
+
+        await asyncio.gather(*(open_viewer(i) for i in range(n)))
+        setup_s = time.time() - t_setup
+        lat: list[float] = []
+        errors: list[str] = []
+        finished_games: list[tuple[int, str, list[str]]] = []
+        stop = time.time() + args.seconds
+
+        async def game_loop(i: int, p: Player) -> None:
+            r = random.Random(i)
+            await asyncio.sleep(r.uniform(0, args.think))
+            while True:
+                await asyncio.sleep(r.expovariate(1 / args.think))
+                if time.time() >= stop:
+                    return
+                if p.state.is_terminal():
+                    return  # the viewer stays on the finished game; checked below
+                ok, dt, err = await p.move(session)
+                if ok:
+                    lat.append(dt)
+                else:
+                    errors.append(err)
+
+        cpu0, t0 = servers.cpu(), time.time()
+        await asyncio.gather(*(game_loop(i, p) for i, p in enumerate(players)))
+        wall = time.time() - t0
+        cpu = (servers.cpu() - cpu0) / wall
+        await asyncio.sleep(2.0)  # the last pushes
+        rss = servers.rss_mb()
+        missed = 0
+        stale_final = 0
+        for i, p in enumerate(players):
+            for k in range(1, len(p.acked) + 1):
+                if k not in seen[i]:
+                    missed += 1
+            if last_moves[i] != p.acked:
+                stale_final += 1
+        lost = 0
+        checked = 0
+
+        async def verify(p: Player) -> int:
+            async with sem, session.get(f"{p.base}/api/games/{p.gid}/record") as r:
+                rec = await r.json()
+            stored = [m for t in rec["turns"] for m in t.get("moves", t.get("orders", []))]
+            return sum(1 for a, b in zip(p.acked, stored + [None] * len(p.acked), strict=False) if a != b)
+
+        results = await asyncio.gather(*(verify(p) for p in players))
+        lost = sum(results)
+        checked = sum(len(p.acked) for p in players)
+        for ws in sockets:
+            await ws.close()
+        await asyncio.gather(*listeners, return_exceptions=True)
+    del finished_games
+    return {
+        "games": n,
+        "viewers": n,
+        "think_mean_s": args.think,
+        "seconds": args.seconds,
+        "setup_s": round(setup_s, 1),
+        "accepted_moves": len(lat),
+        "moves_per_s": round(len(lat) / wall, 1),
+        "move_latency_ms": percentiles(lat),
+        "errors": len(errors) + len(ws_errors),
+        "error_examples": (errors + ws_errors)[:3],
+        "viewer_updates_missed": missed,
+        "viewers_with_stale_final_state": stale_final,
+        "moves_checked_in_storage": checked,
+        "lost_moves": lost,
+        "server_rss_mb": rss,
+        "server_cpu_cores": round(cpu, 2),
+    }
+
+
+@contextlib.contextmanager
+def database(kind: str) -> Iterator[str]:
+    if kind == "sqlite":
+        with tempfile.TemporaryDirectory(prefix="tessera-bench-") as d:
+            yield f"sqlite:///{d}/bench.db"
+        return
+    from tests.server.pg import postgres_cluster
+
+    with postgres_cluster() as url:
+        yield url
+
+
+async def main_async(args: argparse.Namespace) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "db": args.db,
+        "workers": args.workers,
+        "machine": {"cpus": os.cpu_count(), "load_avg_at_start": [round(x, 2) for x in os.getloadavg()]},
+        "note": "client and server share this machine (and it is shared with other jobs): figures are noisy",
+    }
+    for scenario in args.scenarios.split(","):
+        with database(args.db) as url:
+            servers = Servers(url, args.workers)
+            try:
+                async with aiohttp.ClientSession() as s:
+                    await servers.wait_ready(s)
+                client0 = time.process_time()
+                if scenario == "saturate":
+                    out["saturate"] = await saturate(servers, args)
+                elif scenario == "crowd":
+                    out["crowd"] = await crowd(servers, args)
+                else:
+                    raise SystemExit(f"unknown scenario {scenario!r}")
+                out[scenario]["client_cpu_s"] = round(time.process_time() - client0, 1)
+            finally:
+                servers.stop()
+    out["machine"]["load_avg_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--db", choices=("sqlite", "postgres"), default="sqlite")
+    ap.add_argument("--workers", type=int, default=1, help="server processes on the one database")
+    ap.add_argument("--scenarios", default="saturate,crowd")
+    ap.add_argument("--game", default="nume(size=8)")
+    ap.add_argument("--games", type=int, default=20, help="games in the saturate scenario")
+    ap.add_argument("--crowd", type=int, default=1000, help="games (and viewers) in the crowd scenario")
+    ap.add_argument("--think", type=float, default=5.0, help="mean think time in the crowd scenario (s)")
+    ap.add_argument("--seconds", type=float, default=20.0, help="length of each measured phase")
+    args = ap.parse_args()
+    print(json.dumps(asyncio.run(main_async(args)), indent=2))
+
+
+if __name__ == "__main__":
+    main()
