@@ -174,7 +174,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     state = game.new_initial_state(seed=args.seed)
     rng = random.Random(args.seed)
     bot = _bot(args.vs, args.seconds) if args.vs else None
-    names = game.info.player_names
+    names = game.player_names
     print(f"{game.info.title}: type a move, 'moves' to list the legal ones, 'quit' to stop.")
     while not state.is_terminal():
         print()

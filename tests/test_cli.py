@@ -74,3 +74,13 @@ def test_play_against_an_agent_at_simultaneous_turns() -> None:
     )
     assert r.returncode == 0, r.stderr
     assert "illegal" not in r.stdout and "Turn: 2 (battle)" in r.stdout
+
+
+def test_play_four_player_nymbat_against_three_bots_names_every_seat(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`tessera play 'nymbat(players=4)' --vs random`: seats 1–3 are bots named Green, Blue and Yellow."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO("o4=3\nend\n" + "pass\n" * 10))
+    assert main(["play", "nymbat(players=4,reserve=6,first_limit=6,max_turns=12)", "--vs", "random"]) == 0
+    out = capsys.readouterr().out
+    assert "Green plays" in out and "Blue plays" in out and "Yellow plays" in out
