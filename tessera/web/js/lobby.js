@@ -55,7 +55,7 @@ function showGame() {
   box.innerHTML = "<legend>Parameters</legend>";
   for (const p of g.params) box.appendChild(paramInput(p));
   const ex = g.examples.length ? ` Variants: ${g.examples.join(", ")}.` : "";
-  $("game-about").innerHTML = `${escapeHtml(g.title)}: ${g.players} players, ${escapeHtml(g.dynamics)} turns.${escapeHtml(ex)} <a href="/rules/${g.name}">Rules</a>`;
+  $("game-about").innerHTML = `${escapeHtml(g.title)}: ${Object.keys(g.seats_by_players || {}).join(" or ") || g.players} players, ${escapeHtml(g.dynamics)} turns.${escapeHtml(ex)} <a href="/rules/${g.name}">Rules</a>`;
   const players = $("param-players");
   if (players) players.addEventListener("change", showSeats);
   showSeats();
