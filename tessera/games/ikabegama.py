@@ -281,6 +281,27 @@ class IkabegamaState(TurnState):
         w = int(a[kern.WINNER])
         self._winner = w if self._over and w != kern.DRAW else None
 
+    def outcome(self) -> dict[str, str] | None:
+        """Why the game ended (see :meth:`State.outcome`): a nest taken, two passes, or the safeguard."""
+        if not self._over:
+            return None
+        tokens = self.tokens
+        light_home, dark_home = self.game.nest_ids
+        if tokens.get(dark_home) == LIGHT:
+            return {"reason": "nest", "text": "Light occupies the Dark nest: Light wins"}
+        if tokens.get(light_home) == DARK:
+            return {"reason": "nest", "text": "Dark occupies the Light nest: Dark wins"}
+        if self.passes >= 2:
+            a, b = self.counts
+            if a == b:
+                return {"reason": "passes", "text": f"Both players passed with {a} tokens each: a draw"}
+            w = LIGHT if a > b else DARK
+            return {
+                "reason": "passes",
+                "text": f"Both players passed; {NAMES[w]} has more tokens ({max(a, b)} to {min(a, b)}) and wins",
+            }
+        return {"reason": "safeguard", "text": f"Draw: the {self.game.params['max_plies']}-ply safeguard was reached"}
+
     def _copy_from(self, other: IkabegamaState) -> None:
         self._a = other._a.copy()
         self.to_move = other.to_move

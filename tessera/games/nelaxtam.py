@@ -407,6 +407,23 @@ class NelaxtamState(State):
         geo = self.game.geo
         return [_k.territory(self.a, geo, 0), _k.territory(self.a, geo, 1)]
 
+    def outcome(self) -> dict[str, str] | None:
+        """Why the game ended (see :meth:`State.outcome`): no destruction possible, or the idle safeguard."""
+        if self.phase != OVER:
+            return None
+        a, b = (int(x) for x in self.scores())
+        if not self.can_destroy():
+            head = "No troop can destroy any more"
+            if self._winner is None:
+                return {"reason": "territory", "text": f"{head}; both control {a} territory pieces: a draw"}
+            w = self._winner
+            return {
+                "reason": "territory",
+                "text": f"{head}: {NAMES[w]} controls more territory ({max(a, b)} pieces to {min(a, b)}) and wins",
+            }
+        limit = self.game._params["max_idle_turns"]
+        return {"reason": "safeguard", "text": f"Draw: {limit} turns in a row without a destruction"}
+
     def history(self) -> list[tuple[int, Move]]:
         """``(SIMULTANEOUS, "black order | white order")`` per resolved turn."""
         tok = self.game.tokens
