@@ -338,6 +338,126 @@ def random_order(st: np.ndarray, geo: np.ndarray, player: int, rs: np.ndarray, o
 
 
 @kernel
+def _pack(code: int, x: int, y: int, z: int) -> int:
+    return code | (x << 8) | (y << 24) | (z << 40)
+
+
+@kernel
+def order_code(st: np.ndarray, geo: np.ndarray, player: int, acts: np.ndarray) -> int:
+    """``0`` when ``acts`` (one per token, as written) are a legal full order of ``player``, else why not,
+    packed as ``code | x << 8 | y << 24 | z << 40`` (``nelaxtam._order_message`` turns each code into its sentence).
+
+    The game must not be over.  Checks, in this order, token by token: a real action,
+    troop order, a living troop, the token kind for the phase, then adjacency, colour
+    and presence of the target, and distinct end squares; then the order as a whole
+    (quiet: one token and no move onto a friendly troop; otherwise every living troop;
+    invasion: every troop, ``by_sea`` of them on edge squares).
+    """
+    sq = geo.shape[0] - 1
+    t = geo[sq, 2]
+    b = geo[sq, 6]
+    h = sq + 2 * t
+    n = acts.shape[0]
+    base = sq + player * t
+    invasion = st[h + PHASE] == INVASION
+    quiet = geo[sq, 5] == 1 and not invasion
+    if quiet and n != 1:
+        return _pack(14, n, 0, 0)
+    endk = np.zeros(sq, np.int64)
+    given = np.zeros(t, np.uint8)
+    prev = -1
+    on_edge = 0
+    for i in range(n):
+        a = acts[i]
+        if a < 0 or a >= t * b:
+            return _pack(15, i, 0, 0)
+        tr = a // b
+        local = a % b
+        kind = 0
+        cell = -1
+        if local:
+            kind = (local - 1) // sq + 1
+            cell = (local - 1) % sq
+        k = tr + 1
+        if invasion:
+            if kind != 3:
+                return _pack(20, i, 0, 0)
+            if tr == prev:
+                return _pack(21, k, 0, 0)
+            if tr < prev:
+                return _pack(2, k, prev + 1, 0)
+            prev = tr
+            given[tr] = 1
+            if geo[cell, COLOUR] != player:
+                return _pack(23, k, cell, 0)
+            if endk[cell]:
+                return _pack(24, endk[cell], k, cell)
+            endk[cell] = k
+            on_edge += geo[cell, EDGE]
+            continue
+        if tr == prev:
+            return _pack(1, k, 0, 0)
+        if tr < prev:
+            return _pack(2, k, prev + 1, 0)
+        prev = tr
+        given[tr] = 1
+        here = st[base + tr]
+        if here < 0:
+            return _pack(3, k, 0, 0)
+        if kind == 3:
+            return _pack(4, k, cell, 0)
+        end = here
+        if kind == 1:
+            diag = False
+            for j in range(4, 8):
+                if geo[here, j] == cell:
+                    diag = True
+            if not diag:
+                for j in range(4):
+                    if geo[here, j] == cell:
+                        return _pack(5, k, here, cell)
+                return _pack(6, k, here, cell)
+            if st[cell] == 0:
+                return _pack(7, k, cell, 0)
+            end = cell
+        elif kind == 2:
+            if geo[cell, COLOUR] == player:
+                return _pack(8, k, cell, 0)
+            ortho = False
+            for j in range(4):
+                if geo[here, j] == cell:
+                    ortho = True
+            if not ortho:
+                return _pack(9, k, here, cell)
+            if st[cell] == 0:
+                return _pack(10, k, cell, 0)
+        if endk[end]:
+            return _pack(11, endk[end], k, end)
+        endk[end] = k
+    if invasion:
+        for u in range(t):
+            if not given[u]:
+                return _pack(25, u + 1, 0, 0)
+        if on_edge < geo[sq, 3]:
+            return _pack(26, on_edge, geo[sq, 3], 0)
+        return 0
+    if quiet:
+        a = acts[0]
+        tr = a // b
+        local = a % b
+        if local and (local - 1) // sq == 0:
+            cell = (local - 1) % sq
+            for u in range(t):
+                if u != tr and st[base + u] == cell:
+                    return _pack(12, u + 1, tr + 1, cell)
+        return 0
+    for u in range(t):
+        if st[base + u] >= 0 and not given[u]:
+            return _pack(13, u + 1, 0, 0)
+    return 0
+
+
+@kernel
 def evaluate(st: np.ndarray, geo: np.ndarray, player: int) -> float:
     """Territory share (0.7) and troop share (0.3) lead of ``player``, clipped to ±0.99; exact once over."""
     h = header(st, geo)

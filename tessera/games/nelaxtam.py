@@ -536,112 +536,18 @@ class NelaxtamState(State):
         return int(player)
 
     def order_reason(self, actions: Sequence[Action], player: int) -> str | None:
-        """``None`` when ``actions`` (one per token, as written) are a legal full order of ``player``."""
-        g = self.game
+        """``None`` when ``actions`` (one per token, as written) are a legal full order of ``player``.
+
+        The check is one kernel call (:func:`tessera.games._nelaxtam_kernels.order_code`);
+        its code becomes the sentence here.
+        """
         if self.phase == OVER:
             return "the game is over"
         if player not in (0, 1):
             return f"there is no player {player!r}; players are 0 (Black) and 1 (White)"
-        if self.phase == INVASION:
-            return self._invasion_reason(actions, player)
-        quiet = g._params["variant"] == "quiet"
-        if quiet and len(actions) != 1:
-            return f"the quiet variant allows one token per turn (one troop acts), not {len(actions)}"
-        pos = self._troops(player)
-        left = self.a
-        color = g.sq_color
-        block, nsq = g.block, g.num_squares
-        lab = g.sq_label
-        prev = -1
-        ends: dict[int, int] = {}
-        for a in actions:
-            t, local = divmod(a, block)
-            if local:
-                kind, cell = divmod(local - 1, nsq)  # cell: a square index
-                kind += 1
-            else:
-                kind, cell = HOLD, -1
-            k = t + 1
-            if t == prev:
-                return f"troop {k} is given two tokens"
-            if t < prev:
-                return f"tokens must be listed in increasing troop number: troop {k} comes after troop {prev + 1}"
-            prev = t
-            here = pos[t]
-            if here < 0:
-                return f"troop {k} is no longer on the board"
-            if kind == PLACE:
-                return f"{k}@{lab[cell]}: troops are placed only in the invasion (turn 1)"
-            end = here
-            if kind == MOVE:
-                if cell not in g.sq_diag[here]:
-                    if cell in g.sq_ortho[here]:
-                        return f"troop {k} on {lab[here]} cannot move to {lab[cell]}: moves are diagonal"
-                    return f"troop {k} on {lab[here]} cannot move to {lab[cell]}: it is not adjacent"
-                if not left[cell]:
-                    return f"troop {k} cannot move to {lab[cell]}: that square's territory has been removed"
-                end = cell
-            elif kind == DESTROY:
-                if color[cell] == player:
-                    return f"troop {k} cannot destroy {lab[cell]}: it is {NAMES[player]}'s own territory square"
-                if cell not in g.sq_ortho[here]:
-                    return f"troop {k} on {lab[here]} cannot destroy {lab[cell]}: it is not orthogonally adjacent"
-                if not left[cell]:
-                    return f"troop {k} cannot destroy {lab[cell]}: it has already been removed"
-            other = ends.get(end)
-            if other is not None:
-                return f"troops {other} and {k} would both end on {lab[end]}"
-            ends[end] = k
-        if quiet:
-            t, kind, cell = g.decode(actions[0])
-            if kind == MOVE:
-                square = g.sq_of_cell[cell]
-                for u, c in enumerate(pos):
-                    if c == square and u != t:
-                        return (
-                            f"troops {u + 1} and {t + 1} would both end on {g.labels[cell]} "
-                            f"(troop {u + 1} does not act)"
-                        )
-            return None
-        if len(actions) == sum(1 for c in pos if c >= 0):
-            return None  # distinct living troops, one token each: all of them
-        given = {a // block for a in actions}
-        missing = min(t for t, c in enumerate(pos) if c >= 0 and t not in given)
-        return f"troop {missing + 1} has no token: every living troop must be given one ({missing + 1}= to hold)"
-
-    def _invasion_reason(self, actions: Sequence[Action], player: int) -> str | None:
-        g = self.game
-        lab = g.labels
-        prev = -1
-        used: dict[int, int] = {}
-        on_edge = 0
-        for a in actions:
-            t, kind, cell = g.decode(a)
-            k = t + 1
-            if kind != PLACE:
-                return f"{g.tokens[a]}: the invasion places every troop with a token like {k}@a3"
-            if t == prev:
-                return f"troop {k} is placed twice"
-            if t < prev:
-                return f"tokens must be listed in increasing troop number: troop {k} comes after troop {prev + 1}"
-            prev = t
-            if g.color[cell] != player:
-                return f"troop {k} cannot land on {lab[cell]}: it is {NAMES[1 - player]} territory"
-            if cell in used:
-                return f"troops {used[cell]} and {k} are both placed on {lab[cell]}"
-            used[cell] = k
-            on_edge += g.edge >> cell & 1
-        if len(used) < g.ntroops:
-            given = {g.decode(a)[0] for a in actions}
-            missing = min(t for t in range(g.ntroops) if t not in given)
-            return f"troop {missing + 1} is missing: the invasion places every troop (1 to {g.ntroops})"
-        need = g._params["by_sea"]
-        if on_edge < need:
-            return (
-                f"only {on_edge} troop{'s' if on_edge != 1 else ''} stand on edge squares, but {need} come by sea "
-                "and must land on the edge of the island"
-            )
-        return None
+        acts = list(actions)
+        code = _k.order_code(self.a, self.game.geo, player, np.array(acts, np.int64))
+        return _order_message(self.game, code, acts, player) if code else None
 
     def _check_order(self, order: str, player: int | None) -> list[Action]:
         """The actions of a legal order, normalised, or ``IllegalMove`` saying why not."""
@@ -1022,6 +928,59 @@ class NelaxtamState(State):
     def __str__(self) -> str:
         """A text diagram: ``x``/``o`` territory, ``.`` removed, ``X3``/``O3`` troops; rank ``size`` on top."""
         return text_diagram(self.render())
+
+
+def _order_message(g: NelaxtamGame, code: int, actions: list[Action], player: int) -> str:
+    """The sentence of an order check's code (:func:`tessera.games._nelaxtam_kernels.order_code`)."""
+    kind, x, y, z = code & 255, (code >> 8) & 0xFFFF, (code >> 24) & 0xFFFF, code >> 40
+    lab = g.sq_label
+    if kind == 1:
+        return f"troop {x} is given two tokens"
+    if kind == 2:
+        return f"tokens must be listed in increasing troop number: troop {x} comes after troop {y}"
+    if kind == 3:
+        return f"troop {x} is no longer on the board"
+    if kind == 4:
+        return f"{x}@{lab[y]}: troops are placed only in the invasion (turn 1)"
+    if kind == 5:
+        return f"troop {x} on {lab[y]} cannot move to {lab[z]}: moves are diagonal"
+    if kind == 6:
+        return f"troop {x} on {lab[y]} cannot move to {lab[z]}: it is not adjacent"
+    if kind == 7:
+        return f"troop {x} cannot move to {lab[y]}: that square's territory has been removed"
+    if kind == 8:
+        return f"troop {x} cannot destroy {lab[y]}: it is {NAMES[player]}'s own territory square"
+    if kind == 9:
+        return f"troop {x} on {lab[y]} cannot destroy {lab[z]}: it is not orthogonally adjacent"
+    if kind == 10:
+        return f"troop {x} cannot destroy {lab[y]}: it has already been removed"
+    if kind == 11:
+        return f"troops {x} and {y} would both end on {lab[z]}"
+    if kind == 12:
+        return f"troops {x} and {y} would both end on {lab[z]} (troop {x} does not act)"
+    if kind == 13:
+        return f"troop {x} has no token: every living troop must be given one ({x}= to hold)"
+    if kind == 14:
+        return f"the quiet variant allows one token per turn (one troop acts), not {x}"
+    if kind == 15:
+        return f"action {actions[x]!r} is not an action of {g}"
+    if kind == 20:
+        a = actions[x]
+        return f"{g.tokens[a]}: the invasion places every troop with a token like {a // g.block + 1}@a3"
+    if kind == 21:
+        return f"troop {x} is placed twice"
+    if kind == 23:
+        return f"troop {x} cannot land on {lab[y]}: it is {NAMES[1 - player]} territory"
+    if kind == 24:
+        return f"troops {x} and {y} are both placed on {lab[z]}"
+    if kind == 25:
+        return f"troop {x} is missing: the invasion places every troop (1 to {g.ntroops})"
+    if kind == 26:
+        return (
+            f"only {x} troop{'s' if x != 1 else ''} stand on edge squares, but {y} come by sea "
+            "and must land on the edge of the island"
+        )
+    raise AssertionError(f"unknown order check code {code}")  # the kernel returns only the codes above
 
 
 def _state_from_dict(game: NelaxtamGame, d: Mapping[str, Any]) -> NelaxtamState:
