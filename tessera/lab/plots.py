@@ -227,6 +227,7 @@ def _draw(ax: Any, fig: Any, plot: dict[str, Any]) -> None:
         ax.errorbar(xs, ys, yerr=[lo, hi], fmt="o" if categorical else "o-", capsize=3, label=s["label"], ms=4)
     if categorical:
         ax.set_xticks(range(len(cats)), cats, rotation=30, ha="right", fontsize=8)
+        ax.set_xlim(-0.5, len(cats) - 0.5)
     if "curve" in plot:
         ax.plot(plot["curve"]["x"], plot["curve"]["y"], "-", color="grey", lw=1, label="logistic fit")
     if "marker" in plot:
