@@ -27,6 +27,6 @@ run ikabegama balance ikabegama --vary distance=2,4,6,8,10,12 --agent mcts --ite
 # Nume: fair komi (to Black) per size.
 NUME="mcts(c=0.7,rollout_cutoff=0,sample=8)"
 run nume-komi-3 balance "nume(size=3)" --find komi=0:6 --agent "$NUME" --iterations 100 --games 24 --rounds 3 --seed 1
-run nume-komi-4 balance "nume(size=4)" --find komi=0:6 --agent "$NUME" --iterations 100 --games 16 --rounds 2 --seed 1
-run nume-komi-5 balance "nume(size=5)" --find komi=0:8 --agent "$NUME" --iterations 100 --games 16 --rounds 2 --seed 1
-run nume-komi-6 balance "nume(size=6)" --find komi=0:8 --agent "$NUME" --iterations 100 --games 12 --rounds 2 --points 4 --seed 1
+run nume-komi-4 balance "nume(size=4)" --find komi=0:6 --agent "$NUME" --iterations 100 --games 12 --rounds 2 --seed 1
+run nume-komi-5 balance "nume(size=5)" --find komi=0:8 --agent "$NUME" --iterations 100 --games 12 --rounds 2 --seed 1
+run nume-komi-6 balance "nume(size=6)" --find komi=0:8 --agent "$NUME" --iterations 100 --games 8 --rounds 2 --points 4 --seed 1

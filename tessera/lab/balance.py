@@ -221,8 +221,13 @@ class BalanceResult:
         }
         if self.find is not None:
             d["find"] = self.find
+        busy = sum(r.seconds for s in self.settings for r in s.results)
+        d["game_seconds_total"] = round(busy, 2)
+        if busy > 0:
+            # Games per second of playing time (the sum of every game's wall time, whichever run played it).
+            d["games_per_second"] = round(d["games"] / busy, 3)
         if self.played_now and self.wall_seconds > 0:
-            d["games_per_second"] = round(self.played_now / self.wall_seconds, 3)
+            d["games_per_second_this_run"] = round(self.played_now / self.wall_seconds, 3)
         return d
 
 

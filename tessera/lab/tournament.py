@@ -187,8 +187,12 @@ class TournamentResult:
             "game_seconds_total": round(sum(r.seconds for r in self.results), 2),
             "forfeits": forfeits,
         }
+        busy = sum(r.seconds for r in self.results)
+        if busy > 0:
+            # Games per second of playing time (the sum of every game's wall time, whichever run played it).
+            d["games_per_second"] = round(len(self.results) / busy, 3)
         if self.played_now and self.wall_seconds > 0:
-            d["games_per_second"] = round(self.played_now / self.wall_seconds, 3)
+            d["games_per_second_this_run"] = round(self.played_now / self.wall_seconds, 3)
         if with_games:
             d["records"] = [r.__dict__ for r in self.results]
         return d
