@@ -148,3 +148,11 @@ def test_find_fair_on_a_synthetic_game_with_a_known_answer(tmp_path: object) -> 
 def test_quartiles() -> None:
     assert quartiles([1, 2, 3, 4, 5]) == (2.0, 3.0, 4.0)
     assert all(math.isnan(v) for v in quartiles([]))
+
+
+def test_wilson_interval_always_contains_the_observed_rate() -> None:
+    """The interval of k successes in n contains k/n, also at k = 0 and k = n (no rounding slip past it)."""
+    for n in range(1, 60):
+        for k in range(n + 1):
+            lo, hi = wilson_interval(k, n)
+            assert 0.0 <= lo <= k / n <= hi <= 1.0
