@@ -48,7 +48,7 @@ from tessera.core.game import Action, State
 class Node:
     """One position in the tree."""
 
-    __slots__ = ("children", "mover", "n", "sampled", "untried", "w")
+    __slots__ = ("children", "isq", "mover", "n", "q", "sampled", "untried", "w")
 
     def __init__(self, mover: int) -> None:
         self.mover = mover
@@ -57,6 +57,10 @@ class Node:
         """Visits."""
         self.w = 0.0
         """Total reward of ``mover``."""
+        self.q = math.inf
+        """Mean reward ``w / n`` (infinite while unvisited, so UCB1 tries it first)."""
+        self.isq = 0.0
+        """``1 / sqrt(n)`` (0 while unvisited): UCB1's exploration term is ``c·sqrt(ln N)·isq``."""
         self.children: dict[Action, Node] = {}
         """Expanded children by action."""
         self.untried: list[Action] | None = None
@@ -232,16 +236,14 @@ class MCTSAgent(Agent):
                     node.children[expand] = child
                     path.append(child)
                     break
-                # UCB1 among the children (all visited at least once here).
-                ln = log(node.n) if node.n > 1 else 0.0
+                # UCB1 among the children, Q + c·sqrt(ln N / n) = q + c·sqrt(ln N)·isq; the mean
+                # and 1/sqrt(n) are kept up to date in the back-up (a wide root has hundreds of children).
+                cs = c * sqrt(log(node.n)) if node.n > 1 else 0.0
                 best_child: Node | None = None
                 best_a = -1
                 best_u = -math.inf
                 for a, ch in node.children.items():
-                    if ch.n == 0:
-                        u = math.inf
-                    else:
-                        u = ch.w / ch.n + c * sqrt(ln / ch.n)
+                    u = ch.q + cs * ch.isq
                     if u > best_u:
                         best_u, best_a, best_child = u, a, ch
                 assert best_child is not None
@@ -260,6 +262,8 @@ class MCTSAgent(Agent):
                     nd.n += 1
                     if nd.mover >= 0:
                         nd.w += rewards[nd.mover]
+                    nd.q = nd.w / nd.n
+                    nd.isq = 1.0 / sqrt(nd.n)
                 done += 1
                 continue
             # Two players, zero-sum: score once for player 0.
@@ -275,6 +279,8 @@ class MCTSAgent(Agent):
                     nd.w += v0
                 elif nd.mover > 0:
                     nd.w -= v0
+                nd.q = nd.w / nd.n
+                nd.isq = 1.0 / sqrt(nd.n)
             done += 1
         return done
 

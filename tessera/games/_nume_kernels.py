@@ -149,28 +149,13 @@ def place(a: np.ndarray, nbr: np.ndarray, c: int, k: int, col: int) -> int:
 
 
 @kernel
-def legal_placements(a: np.ndarray, nbr: np.ndarray, col: int) -> np.ndarray:
-    """Every legal placement action of ``col``, in cell order (``N + 1`` numbered ones per free cell)."""
+def statuses(a: np.ndarray, nbr: np.ndarray, col: int) -> np.ndarray:
+    """:func:`status` of every cell for a stone of ``col`` (the legal placements: ``JOINS`` cells take
+    the joining stone, ``STARTS`` cells a new group with any number ``0 … N``)."""
     n = nbr.shape[0]
-    kk = n + 2
-    count = 0
+    out = np.empty(n, dtype=np.int8)
     for c in range(n):
-        st = status(a, nbr, c, col)
-        if st == JOINS:
-            count += 1
-        elif st == STARTS:
-            count += n + 1
-    out = np.empty(count, dtype=np.int64)
-    i = 0
-    for c in range(n):
-        st = status(a, nbr, c, col)
-        if st == JOINS:
-            out[i] = c * kk
-            i += 1
-        elif st == STARTS:
-            for k in range(1, kk):
-                out[i] = c * kk + k
-                i += 1
+        out[c] = status(a, nbr, c, col)
     return out
 
 
@@ -292,12 +277,12 @@ def rollouts(
 __all__ = [
     "empty_board",
     "estimates",
-    "legal_placements",
     "outcome",
     "place",
     "random_placement",
     "rollouts",
     "size",
     "status",
+    "statuses",
     "value",
 ]

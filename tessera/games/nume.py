@@ -237,6 +237,15 @@ class NumeGame(Game):
         self.numbers = n + 1
         """How many numbers a new group may carry (``0 … n``)."""
         self._empty_board = kern.empty_board(n)
+        self._new_group_actions: list[list[int]] | None = None
+
+    @property
+    def new_group_actions(self) -> list[list[int]]:
+        """The actions ``d3=0 … d3=N`` of each cell index, built on first use (shared by every state)."""
+        if self._new_group_actions is None:
+            K = self.K
+            self._new_group_actions = [list(range(c * K + 1, c * K + K)) for c in range(self.cells)]
+        return self._new_group_actions
 
     @staticmethod
     def _default_size(variant: str) -> int:
@@ -533,7 +542,15 @@ class NumeState(State):
     def _legal_actions(self) -> list[Action]:
         g = self.game
         if self._phase == PLAY:
-            return kern.legal_placements(self._a, g.nbr, self._col).tolist()  # type: ignore[no-any-return]
+            K = g.K
+            numbered = g.new_group_actions
+            out: list[int] = []
+            for c, st in enumerate(self._statuses()):
+                if st == kern.JOINS:
+                    out.append(c * K)
+                elif st == kern.STARTS:
+                    out.extend(numbered[c])
+            return out
         if self._phase == BID:
             return list(range(g.place_actions, g.choose_base))
         return [g.choose_base, g.choose_base + 1]
@@ -683,9 +700,8 @@ class NumeState(State):
         return out
 
     def _statuses(self) -> list[int]:
-        """:func:`_nume_kernels.status` of every cell for the colour to place."""
-        a, nbr, col = self._a, self.game.nbr, self._col
-        return [kern.status(a, nbr, c, col) for c in range(self.game.cells)]
+        """:func:`_nume_kernels.status` of every cell for the colour to place (one kernel call)."""
+        return kern.statuses(self._a, self.game.nbr, self._col).tolist()  # type: ignore[no-any-return]
 
     # -- notation ------------------------------------------------------------------------
     def action_to_string(self, action: Action) -> str:
