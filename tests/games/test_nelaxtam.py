@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 import re
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -810,3 +811,32 @@ def test_calls_naming_a_player_refuse_anything_but_0_and_1() -> None:
             with pytest.raises(IllegalMove, match=f"there is no player {bad!r}"):
                 call(bad)
     assert st.view(None).pending(0) is None and st.view(0).pending(1) is None
+
+
+def test_random_quiet_orders_draw_every_legal_token_about_equally() -> None:
+    """Engine notes / random_actions: in a quiet battle turn the random order is one of the legal tokens
+    (the full orders), each about equally often."""
+    st = nx("nelaxtam(size=8,variant=quiet)").new_initial_state()
+    rng = random.Random(3)
+    for _ in range(3):
+        st.apply_actions([st.random_actions(rng, p) for p in (0, 1)])
+    assert not st.is_terminal()
+    legal = st.legal_actions(0)
+    seen = Counter(a for _ in range(200 * len(legal)) for a in st.random_actions(rng, 0))
+    assert set(seen) == set(legal)
+    assert all(140 <= seen[a] <= 260 for a in legal), seen
+
+
+def test_rollouts_play_the_rules_from_any_turn() -> None:
+    """State.rollouts plays random legal turns to the end in one kernel call: from every position of a
+    random game the rollouts end the game (no cut-off), Black's total is minus White's, and a cut-off of 0
+    scores the position itself with evaluate."""
+    for spec in ("nelaxtam(size=10)", "nelaxtam(size=8,variant=quiet)"):
+        st = nx(spec).new_initial_state()
+        rng = random.Random(spec)
+        while not st.is_terminal():
+            res = st.rollouts(4, rng.getrandbits(63))
+            assert res.n == 4 and res.plies >= 4 and res.totals[0] == -res.totals[1]
+            assert all(v in (-4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0, 4.0) for v in res.totals)  # ±1/0 each
+            assert st.rollouts(2, 5, 0).totals[0] == pytest.approx(2 * st.evaluate(0))
+            st.apply_actions([st.random_actions(rng, p) for p in (0, 1)])
