@@ -585,8 +585,9 @@ class NibbleState(TurnState):
         if self._over:
             raise IllegalMove("the game is over")
         g = self.game
-        if type(action) is not int or not 0 <= action <= g.end_action:
+        if not isinstance(action, int) or not 0 <= action <= g.end_action:
             raise IllegalMove(f"action {action!r} is not an action of {g.name}")
+        action = int(action)  # a bool is an int, as in State.apply_action; the kernel takes plain ints
         p = self.to_move
         status = _k.apply_checked(self.s, self._deal, g.geo, action)
         if status < 0:
