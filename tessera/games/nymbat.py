@@ -1238,10 +1238,11 @@ def _from_dict(game: NymbatGame, d: Mapping[str, Any]) -> NymbatState:
     lm = d.get("last_mover")
     st.last_mover = None if lm is None else _player(lm, f"{where}: last_mover", names)
     it = d.get("in_turn")
-    if st.resigned[st.to_move] and (it is not None or st.resigned.count(False) > 1):
-        raise ValueError(f"{where}: {names[st.to_move]} has resigned, so he is never to move")
     if it is None:
         st._settle()
+    if st.resigned[st.to_move] and not st._over:  # (a game can end at a resigned player's turn)
+        raise ValueError(f"{where}: {names[st.to_move]} has resigned, so he is never to move")
+    if it is None:
         return st
     if not isinstance(it, Mapping) or it.get("phase") not in ("bring", "move", "penalty"):
         raise ValueError(f"{where}: in_turn must be a dict whose phase is 'bring', 'move' or 'penalty'")

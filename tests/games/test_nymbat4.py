@@ -13,6 +13,8 @@ import random
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st_
 
 import tessera
 from tessera import TERMINAL, IllegalMove
@@ -379,3 +381,40 @@ def test_random_four_player_games_end_with_a_winner_or_a_draw() -> None:
         assert r == [0.0] * 4 or sorted(r) == [-1 / 3] * 3 + [1.0]
         outcomes.add(st.winner())
     assert len(outcomes) > 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st_.integers(0, 10**6), resign_at=st_.lists(st_.integers(0, 400), max_size=3))
+def test_random_games_with_resignations_keep_the_position_consistent(seed: int, resign_at: list[int]) -> None:
+    """Property: random four-player games with players resigning at random moments never put two
+    pieces on a hex, never let a resigned player move or keep pieces, replay from their history,
+    and round-trip through the position dict."""
+    game = tessera.load_game("nymbat(players=4,reserve=16,first_limit=10,max_turns=200)")
+    state = game.new_initial_state()
+    rng = random.Random(seed)
+    steps = 0
+    while not state.is_terminal():
+        if steps in resign_at:
+            alive = [p for p in range(4) if not state.resigned[p]]
+            state.resign(rng.choice(alive))
+            if state.is_terminal():
+                break
+        cp = state.current_player()
+        assert not state.resigned[cp]
+        state.apply_action(state.random_action(rng))
+        steps += 1
+        own = state.own
+        assert all(own[a] & own[b] == 0 for a in range(4) for b in range(a + 1, 4))
+        assert all(own[p] == 0 and state.reserves[p] == 0 for p in range(4) if state.resigned[p])
+        assert min(state.reserves) >= 0
+    d = state.to_dict()
+    assert game.state_from_dict(d).to_dict() == d
+    again = game.new_initial_state()
+    for player, move in state.history():
+        if move == "resign":
+            again.resign(player)
+        else:
+            again.play(move)
+    assert again.to_dict() == d and again.returns() == state.returns()
+    if sum(state.resigned) == 3:
+        assert state.winner() == state.resigned.index(False)
