@@ -27,6 +27,7 @@ from starlette.concurrency import run_in_threadpool
 import tessera
 from tessera.core.registry import game_class
 from tessera.server.ai import AGENTS_AVAILABLE
+from tessera.server.bus import ChangeListener
 from tessera.server.hub import MAX_SOCKETS_PER_CLIENT, MAX_SOCKETS_PER_GAME, Connection, Hub
 from tessera.server.limits import BODY_READ_TIMEOUT, BodyLimits
 from tessera.server.service import MatchService, ServiceError
@@ -162,6 +163,22 @@ def rules_text(name: str) -> dict[str, str]:
     return {"game": name, "title": info.title, "markdown": text}
 
 
+def app_from_env() -> FastAPI:
+    """The app as ``tessera serve --workers N`` starts it in each worker process (settings from the
+    environment: ``TESSERA_DATABASE_URL``, ``TESSERA_AI_MODE``, ``TESSERA_AI_SECONDS``,
+    ``TESSERA_SOCKETS_PER_CLIENT``)."""
+    import os
+
+    seconds = os.environ.get("TESSERA_AI_SECONDS")
+    per_client = os.environ.get("TESSERA_SOCKETS_PER_CLIENT")
+    return create_app(
+        os.environ.get("TESSERA_DATABASE_URL"),
+        ai_mode=os.environ.get("TESSERA_AI_MODE", "process"),
+        ai_seconds=float(seconds) if seconds else None,
+        sockets_per_client=int(per_client) if per_client else MAX_SOCKETS_PER_CLIENT,
+    )
+
+
 def create_app(
     database_url: str | None = None,
     *,
@@ -209,10 +226,22 @@ def create_app(
     worker.on_progress = lambda game_id, info: hub.push(game_id, {"type": "ai", "thinking": info})
     service.presence = hub.presence
 
+    listener: ChangeListener | None = None
+    if storage.engine.dialect.name == "postgresql":  # other processes may share the database
+        listener = ChangeListener(
+            storage.url,
+            on_remote=lambda game_id: hub.notify(game_id, fresh=False),
+            on_reconnect=lambda: hub.notify_all(fresh=False),
+        )
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         hub.loop = asyncio.get_running_loop()
+        if listener is not None:
+            await run_in_threadpool(listener.start)
         yield
+        if listener is not None:
+            await run_in_threadpool(listener.close)
         for t in timers.values():
             t.cancel()
         worker.close()

@@ -32,6 +32,12 @@ def register(subparsers: Any) -> None:
         default=None,
         help="open WebSockets one client address may hold (default 50; raise it behind a proxy or for load tests)",
     )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="server processes sharing the port and the database (more than 1 needs PostgreSQL; docs/deploy.md)",
+    )
     p.set_defaults(func=serve)
 
 
@@ -45,6 +51,8 @@ def serve(args: argparse.Namespace) -> int:
     from tessera.server.storage import default_database_url
 
     url = args.db or os.environ.get("TESSERA_DATABASE_URL") or default_database_url()
+    if args.workers != 1:
+        return _serve_workers(args, url)
     try:
         extra = {} if args.max_sockets_per_client is None else {"sockets_per_client": args.max_sockets_per_client}
         app = create_app(url, ai_mode="thread" if args.ai_threads else "process", ai_seconds=args.ai_seconds, **extra)
@@ -61,6 +69,47 @@ def serve(args: argparse.Namespace) -> int:
     shown = "localhost" if args.host in ("127.0.0.1", "::1") else args.host
     print(f"tessera: serving on http://{shown}:{port}/  (database: {_safe(url)})", flush=True)
     uvicorn.run(app, host=args.host, port=port, log_level="warning")
+    return 0
+
+
+def _serve_workers(args: argparse.Namespace, url: str) -> int:
+    """``--workers N``: N uvicorn worker processes, each with its own app, on one PostgreSQL database."""
+    import uvicorn
+
+    from tessera.server.storage import Storage
+
+    if not 1 <= args.workers <= 64:
+        print(f"tessera serve: --workers {args.workers} is not accepted: expected 1 to 64", file=sys.stderr)
+        return 2
+    if url.startswith("sqlite"):
+        print(
+            "tessera serve: --workers needs a PostgreSQL database (--db postgresql+psycopg://…): processes on one "
+            "SQLite file cannot tell each other's WebSocket viewers about moves (docs/deploy.md)",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        Storage(url).dispose()  # the schema is brought up to date once, before the workers start
+    except Exception as e:
+        print(f"tessera serve: cannot open the database {url!r}: {e}", file=sys.stderr)
+        return 2
+    os.environ["TESSERA_DATABASE_URL"] = url
+    os.environ["TESSERA_AI_MODE"] = "thread" if args.ai_threads else "process"
+    if args.ai_seconds is not None:
+        os.environ["TESSERA_AI_SECONDS"] = str(args.ai_seconds)
+    if args.max_sockets_per_client is not None:
+        os.environ["TESSERA_SOCKETS_PER_CLIENT"] = str(args.max_sockets_per_client)
+    shown = "localhost" if args.host in ("127.0.0.1", "::1") else args.host
+    print(f"tessera: serving on http://{shown}:{args.port}/ with {args.workers} processes (database: {_safe(url)})")
+    sys.stdout.flush()
+    uvicorn.run(
+        "tessera.server.app:app_from_env",
+        factory=True,
+        host=args.host,
+        port=args.port,
+        workers=args.workers,
+        log_level="warning",
+    )
     return 0
 
 

@@ -139,17 +139,33 @@ class Hub:
         task.add_done_callback(lambda t: t.exception() if not t.cancelled() else None)
 
     # -- views ---------------------------------------------------------------------------
-    def notify(self, game_id: str) -> None:
-        """Thread-safe: push fresh views of ``game_id`` to its viewers soon."""
+    def notify(self, game_id: str, *, fresh: bool = True) -> None:
+        """Thread-safe: push fresh views of ``game_id`` to its viewers soon.
+
+        ``fresh``: this process made the change (its copy of the game is current); False for a
+        change announced by another process (the game is read again first).
+        """
         loop = self.loop
         if loop is None or loop.is_closed():
             return
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
-            loop.call_soon_threadsafe(self._start_broadcast, game_id)
+            loop.call_soon_threadsafe(self._start_broadcast, game_id, fresh)
 
-    def _start_broadcast(self, game_id: str) -> None:
+    def notify_all(self, *, fresh: bool = True) -> None:
+        """Thread-safe: push fresh views of every watched game (after missed change notices)."""
+        for game_id in self.watched():
+            self.notify(game_id, fresh=fresh)
+
+    def watched(self) -> list[str]:
+        """The games with open sockets here (thread-safe snapshot)."""
+        for _ in range(3):
+            with contextlib.suppress(RuntimeError):  # changed size during iteration
+                return list(self.games)
+        return []
+
+    def _start_broadcast(self, game_id: str, fresh: bool = True) -> None:
         if game_id in self.games:
-            self._spawn(self.broadcast(game_id))
+            self._spawn(self.broadcast(game_id, fresh=fresh))
 
     def push(self, game_id: str, message: dict[str, object]) -> None:
         """Thread-safe: send the same ``message`` to every viewer of ``game_id`` (the AI's progress)."""
@@ -175,7 +191,7 @@ class Hub:
         if view is not None:
             await self._send(conn, {"type": "state", "view": view})
 
-    async def broadcast(self, game_id: str) -> None:
+    async def broadcast(self, game_id: str, *, fresh: bool = True) -> None:
         """Every viewer of ``game_id`` gets his own view (computed once per seat)."""
         conns = list(self.games.get(game_id, ()))
         views: dict[str | None, dict[str, object]] = {}
@@ -183,7 +199,7 @@ class Hub:
             if conn.token not in views:
                 try:
                     views[conn.token] = await run_in_threadpool(
-                        functools.partial(self.service.view, game_id, conn.token, trust_cache=True)
+                        functools.partial(self.service.view, game_id, conn.token, trust_cache=fresh)
                     )
                 except ServiceError as e:
                     await self._send(conn, {"type": "error", "detail": e.detail})

@@ -597,6 +597,7 @@ class MatchService:
                     row = copy_row(live.row)
                 work = Work(tx, row, live.state, live.moves, dict(live.sealed))
                 yield work
+                tx.changed(game_id)
             self._install(Live(work.row, work.state, work.moves, work.sealed))
 
     @staticmethod
@@ -756,6 +757,7 @@ class MatchService:
             clock_start(row.clock, movers(state), now)
         with self.storage.transaction(write=True) as tx:
             tx.insert_game(row)
+            tx.changed(row.id)
         self._games.setdefault(row.spec, g)
         self._install(Live(copy_row(row), state, [], {}))
         if mode == "hotseat":
@@ -1056,6 +1058,7 @@ class MatchService:
                 tx.claim_seat(row.id, seat)
                 nrow.seats[seat].claimed = True
             tx.insert_move(row.id, n, cp, normal)
+            tx.changed(row.id)
         nrow.version += 1
         return self._advance(live, nrow, new, record, {}, seat), True
 
@@ -1126,6 +1129,7 @@ class MatchService:
             if record is not None:
                 tx.insert_move(row.id, n, SIMULTANEOUS, record.move)
                 tx.delete_sealed(row.id)
+            tx.changed(row.id)
         nrow.version += 1
         return self._advance(live, nrow, new, record, {} if record is not None else sealed, seat)
 

@@ -269,6 +269,14 @@ class Transaction:
             return None
         return self.get_game(game_id)
 
+    def changed(self, game_id: str) -> None:
+        """Announce a change of the game to the other server processes when this transaction commits
+        (PostgreSQL ``NOTIFY``, see tessera.server.bus; nothing on SQLite)."""
+        if self.conn.dialect.name == "postgresql":
+            from tessera.server.bus import CHANNEL, notice
+
+            self.conn.execute(sa.select(sa.func.pg_notify(CHANNEL, notice(game_id))))
+
     def version(self, game_id: str) -> int | None:
         """The game's stored version (None: no such game) — one indexed read."""
         v = self.conn.execute(sa.select(games_table.c.version).where(games_table.c.id == game_id)).scalar()

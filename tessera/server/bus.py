@@ -1,0 +1,100 @@
+"""Change notices between server processes on one PostgreSQL database (``LISTEN``/``NOTIFY``).
+
+Several ``tessera serve`` processes (``--workers N``, or processes on several machines behind
+a load balancer) share one PostgreSQL database.  A move posted to one process must reach the
+WebSocket viewers connected to another: every write transaction of a game also runs
+``pg_notify('tessera_games', '<process id>:<game id>')`` (see
+:meth:`tessera.server.storage.Transaction.changed`).  PostgreSQL delivers a notice only when
+its transaction commits, so a viewer never hears of a change that is not stored, and a
+change is never stored without its notice being sent.  Each process listens on one
+connection of its own (:class:`ChangeListener`) and, for a game changed by another process,
+re-reads the game (its cached copy is stale) and pushes fresh views to its own sockets.
+
+PostgreSQL is the broker because it is already there: no other service to deploy, secure
+and keep running, and the notice is tied to the transaction that stores the change.  SQLite
+has no such mechanism: several processes on one SQLite file keep every guarantee of storage
+(races stay exactly-one) but viewers only hear of changes made by their own process, so
+``tessera serve --workers`` requires PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import threading
+import time
+from collections.abc import Callable
+
+log = logging.getLogger("tessera.server.bus")
+
+CHANNEL = "tessera_games"
+"""The PostgreSQL notification channel of game changes."""
+
+ORIGIN = f"{os.getpid()}-{secrets.token_hex(4)}"
+"""This process's name in notices (its own notices are ignored)."""
+
+
+def notice(game_id: str) -> str:
+    """The payload announcing a change of ``game_id`` by this process."""
+    return f"{ORIGIN}:{game_id}"
+
+
+def libpq_url(url: str) -> str:
+    """A SQLAlchemy PostgreSQL URL as psycopg takes it (``postgresql+psycopg://`` → ``postgresql://``)."""
+    _scheme, sep, rest = url.partition("://")
+    return "postgresql://" + rest if sep else url
+
+
+class ChangeListener:
+    """A thread that ``LISTEN``s on :data:`CHANNEL` and calls ``on_remote(game_id)`` for changes
+    made by other processes; ``on_reconnect()`` after a lost connection (notices may have been missed)."""
+
+    def __init__(
+        self,
+        url: str,
+        on_remote: Callable[[str], None],
+        on_reconnect: Callable[[], None] = lambda: None,
+    ) -> None:
+        self.url = libpq_url(url)
+        self.on_remote = on_remote
+        self.on_reconnect = on_reconnect
+        self._stop = threading.Event()
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="tessera-listen", daemon=True)
+
+    def start(self, timeout: float = 10.0) -> None:
+        """Start listening; returns once the first ``LISTEN`` is in place (or after ``timeout``)."""
+        self._thread.start()
+        self._ready.wait(timeout)
+
+    def close(self) -> None:
+        """Stop the thread (within about a second)."""
+        self._stop.set()
+        self._thread.join(5)
+
+    def _run(self) -> None:
+        import psycopg
+
+        first = True
+        while not self._stop.is_set():
+            try:
+                with psycopg.connect(self.url, autocommit=True) as conn:
+                    conn.execute(f"LISTEN {CHANNEL}")
+                    self._ready.set()
+                    if not first:
+                        self.on_reconnect()
+                    first = False
+                    while not self._stop.is_set():
+                        for n in conn.notifies(timeout=1.0):
+                            origin, _, game_id = n.payload.partition(":")
+                            if origin != ORIGIN and game_id:
+                                try:
+                                    self.on_remote(game_id)
+                                except Exception:
+                                    log.exception("handling a change of game %s failed", game_id)
+            except Exception as e:  # the database went away: try again
+                if self._stop.is_set():
+                    return
+                log.warning("listening for game changes failed (%s); retrying", e)
+                time.sleep(1.0)
