@@ -26,11 +26,12 @@ from starlette.concurrency import run_in_threadpool
 
 import tessera
 from tessera.core.registry import game_class
+from tessera.server import analysis
 from tessera.server.ai import AGENTS_AVAILABLE
 from tessera.server.bus import ChangeListener
 from tessera.server.hub import MAX_SOCKETS_PER_CLIENT, MAX_SOCKETS_PER_GAME, Connection, Hub
 from tessera.server.limits import BODY_READ_TIMEOUT, BodyLimits
-from tessera.server.service import MatchService, ServiceError
+from tessera.server.service import MatchService, ServiceError, check_seed
 from tessera.server.storage import Storage
 from tessera.server.worker import AIWorker
 
@@ -63,6 +64,18 @@ class CreateIn(BaseModel):
         None,
         description="every seat at once, any mix: {'kind': 'here'|'invite'|'ai', 'level': 1-5 (AI), 'name': ...}",
     )
+
+
+class AnalysisIn(BaseModel):
+    """``POST /api/analysis/…``: a position as a game spec, a seed and the moves played."""
+
+    game: str = Field(max_length=500, description="game spec, e.g. 'nume(size=3)'")
+    seed: int = 0
+    moves: list[tuple[int, str]] = Field(default_factory=list, max_length=5000)
+    seconds: float = 0.5
+    mode: str = "hotseat"
+    seat: int = 0
+    ai_level: int = 3
 
 
 class MoveIn(BaseModel):
@@ -381,6 +394,33 @@ def create_app(
         """The board after the first ``n`` moves, as a spectator sees it (replay)."""
         return service.position(game_id, n)
 
+    # -- analysis board ------------------------------------------------------------------
+    @app.get("/api/games/{game_id}/analysis")
+    def analysis_source(
+        game_id: str, token: str | None = None, x_seat_token: Annotated[str | None, Header()] = None
+    ) -> dict[str, Any]:
+        """A game's resolved moves for the analysis board (refused to a player of it while it goes on)."""
+        return service.analysis_source(game_id, _token(token, x_seat_token))
+
+    @app.post("/api/analysis/position")
+    def analysis_position(body: AnalysisIn) -> dict[str, Any]:
+        """The node's picture, with the legal moves of the player to move."""
+        return analysis.position(body.game, check_seed(body.seed), [list(m) for m in body.moves])
+
+    @app.post("/api/analysis/evaluate")
+    def analysis_evaluate(body: AnalysisIn) -> dict[str, Any]:
+        """Our AI on the node: value for the side to move and its best move (``seconds`` of thought)."""
+        return analysis.evaluate(body.game, check_seed(body.seed), [list(m) for m in body.moves], body.seconds)
+
+    @app.post("/api/analysis/continue", status_code=201)
+    def analysis_continue(body: AnalysisIn) -> dict[str, Any]:
+        """A new game from the node: hot-seat, or against the AI (``seat``, ``ai_level``)."""
+        state = analysis.replay_list(body.game, check_seed(body.seed), [list(m) for m in body.moves])
+        created = service.continue_from(
+            str(state.game), body.seed, state.history(), mode=body.mode, seat=body.seat, ai_level=body.ai_level
+        )
+        return _created(created)
+
     @app.get("/api/games/{game_id}/record")
     def record(game_id: str) -> dict[str, Any]:
         """The JSON game record (docs/records.md)."""
@@ -478,6 +518,10 @@ def create_app(
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:
         return FileResponse(WEB / "index.html")
+
+    @app.get("/analysis", include_in_schema=False)
+    def analysis_page() -> FileResponse:
+        return FileResponse(WEB / "analysis.html")
 
     @app.get("/g/{game_id}", include_in_schema=False)
     def game_page(game_id: str) -> FileResponse:

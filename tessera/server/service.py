@@ -1513,3 +1513,61 @@ class MatchService:
             w.tx.update_game(row.id, status=row.status, result=row.result, clock=row.clock)
         self.on_change(created.game_id)
         return created
+
+    # -- analysis board ---------------------------------------------------------------------
+    def analysis_source(self, game_id: str, token: str | None) -> dict[str, Any]:
+        """A game's public moves for the analysis board, unless ``token`` holds a seat of it in progress.
+
+        No help during a live game: a seated player (other than at a hot-seat screen,
+        which has no opponent to hide from) cannot analyse it until it is over.  A
+        spectator may; the moves are the resolved ones (a sealed order never is).
+        """
+        view = self.view(game_id)  # the spectator's view: resolved turns only
+        if token and view["status"] == "active" and view["mode"] != "hotseat":
+            with self._locked(game_id):
+                row = self._live(game_id, check=False).row
+            try:
+                seat = self._seat_of(row, token, required=False)
+            except ServiceError:  # a token of another game: this person watches
+                seat = None
+            if seat is not None:
+                raise ServiceError(403, "no analysis during your own game: it opens when the game is over")
+        return {
+            "id": view["id"],
+            "game": view["game"],
+            "spec": view["spec"],
+            "seed": view["seed"],
+            "title": view["title"],
+            "status": view["status"],
+            "moves": [[m["player"], m["move"]] for m in view["moves"]],
+            "result": view["result"],
+        }
+
+    def continue_from(
+        self, spec: str, seed: int, moves: list[tuple[int, str]], *, mode: str, seat: int = 0, ai_level: int = 2
+    ) -> Created:
+        """A new game (hot-seat or against the AI) from a position: ``moves`` played from ``seed``."""
+        if mode not in ("hotseat", "ai"):
+            raise ServiceError(422, f"mode {_short(str(mode), 40)!r} is not accepted here: expected hotseat or ai")
+        seed = check_seed(seed)
+        try:
+            g = load_checked(spec)
+        except ValueError as e:
+            raise ServiceError(422, _short(str(e), 1000)) from None
+        try:
+            state = replay_moves(g, seed, [MoveRow(i, p, mv) for i, (p, mv) in enumerate(moves)])
+        except IllegalMove as e:
+            raise ServiceError(422, f"the position cannot be reached: {_short(str(e), 500)}") from None
+        if state.is_terminal():
+            raise ServiceError(409, "the game is over in this position: there is nothing to continue")
+        played = state.history()
+        created = self.create(g.name, g.params, mode=mode, seed=seed, public=False, seat=seat, ai_level=ai_level)
+        with self._write(created.game_id) as w:
+            row = w.row
+            for i, (p, mv) in enumerate(played):
+                w.tx.insert_move(row.id, i, p, mv)
+            w.moves = [MoveRow(i, p, mv) for i, (p, mv) in enumerate(played)]
+            w.state = state
+            w.tx.update_game(row.id, status=row.status)
+        self.on_change(created.game_id)
+        return created

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -158,4 +159,109 @@ def test_the_clock_waits_for_the_first_move_and_a_game_without_one_is_aborted(
     )
     page.screenshot(path=str(artifacts / f"aborted-{viewport['width']}.png"))
     assert not page.errors, page.errors
+    page.close()
+
+
+def play_random(base: str, created: dict[str, Any], name: str, params: dict[str, Any], n: int, seed: int = 1) -> None:
+    """``n`` random legal moves through the API (hot-seat: every token is known)."""
+    gid = created["id"]
+    state = tessera.load_game(name, **params).new_initial_state(seed=get(base, f"/api/games/{gid}")["seed"])
+    rng = random.Random(seed)
+    for _ in range(n):
+        if state.is_terminal():
+            break
+        p = state.current_player()
+        move = state.random_move(rng)
+        token = created["tokens"][str(p)]
+        post(base, f"/api/games/{gid}/moves", {"token": token, "move": move, "expected": state.move_number()})
+        state.play(move)
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_the_analysis_board_explores_variations_as_a_tree_and_continues_against_the_ai(
+    server: str, browser: Any, artifacts: Path, viewport: dict[str, int]
+) -> None:
+    """ "Analysis board: from any position of a game ..., an evaluation bar for the side to move from our
+    AI, the AI's best move on request, and free exploration of variations as a move tree (branches
+    kept, click to go back), with 'continue from here against the AI' or as a new hot-seat game"."""
+    params = {"distance": 3}
+    created = post(server, "/api/games", {"game": "ikabegama", "params": params, "mode": "hotseat"})
+    play_random(server, created, "ikabegama", params, 6)
+    page = open_game(browser, server, created, viewport)
+    page.locator("#rp-first").click()
+    page.locator("#rp-next").click()
+    page.locator("#rp-next").click()
+    page.wait_for_function("document.getElementById('replay-pos').textContent.startsWith('2 /')")
+    href = page.locator("#analyse").get_attribute("href")
+    assert href.endswith("&n=2"), href
+    page.goto(server + href)
+    page.wait_for_selector("svg.board .cell")
+    page.wait_for_function("document.getElementById('eval').dataset.value !== undefined", timeout=30000)
+    assert re.match(r"Evaluation for Light \(to move\): [+-]?\d\.\d\d", page.locator("#eval").inner_text())
+    fill = page.locator("#eval-fill").evaluate("e => parseFloat(e.style.height)")
+    value = float(page.locator("#eval").get_attribute("data-value"))
+    assert abs(fill - round((value + 1) * 50)) <= 1, "the bar shows the side to move's share"
+    main_line = page.locator("#tree > .tree-move").count()
+    assert main_line == 7, "start and the six moves of the game"
+    assert (
+        page.locator("#tree .tree-move.current")
+        .inner_text()
+        .endswith(page.locator("#tree > .tree-move").nth(2).inner_text().split()[-1])
+    )
+    # a move of our own: click a target (twice for a jump when needed) until the position changes
+    for _ in range(3):
+        page.locator("svg.board .target-dot").first.click()
+        try:
+            page.wait_for_selector("#tree .variation .tree-move.current", timeout=3000)
+            break
+        except Exception:  # a jump's source was selected: its targets are shown now
+            continue
+    page.wait_for_selector("#tree .variation .tree-move.current")
+    assert page.locator("#tree > .tree-move").count() == main_line, "the game's line is kept"
+    # best move on request, played as the next move of the variation
+    page.locator("#best").click()
+    page.wait_for_selector("#play-best:not([hidden])", timeout=30000)
+    best = page.locator("#best-text").get_attribute("data-best")
+    page.locator("#play-best").click()
+    page.wait_for_function(
+        "(best) => document.querySelector('#tree .tree-move.current').textContent.trim().endsWith(best)", arg=best
+    )
+    page.screenshot(path=str(artifacts / f"analysis-{viewport['width']}.png"), full_page=True)
+    # click back to the game's line, then forward to the variation's end is still there
+    page.locator("#tree > .tree-move").nth(4).click()
+    page.wait_for_function("document.querySelector('#tree > .tree-move.current') !== null")
+    assert page.locator("#tree .variation .tree-move").count() == 2, "the branch is kept"
+    # continue from the variation's end against the AI
+    page.locator("#tree .variation .tree-move").nth(1).click()
+    page.wait_for_selector("#tree .variation .tree-move.current")
+    page.locator("#cont-level").select_option("1")
+    page.locator("#cont-ai").click()
+    page.wait_for_url(re.compile(r"/g/"))
+    page.wait_for_selector("svg.board .cell")
+    page.wait_for_function("document.querySelectorAll('#moves li').length >= 4")
+    assert "against the AI" in page.locator("#spec").inner_text()
+    assert not page.errors, page.errors
+    page.close()
+
+
+def test_no_analysis_for_a_player_of_a_game_in_progress(server: str, browser: Any) -> None:
+    """ "Never available to a player of a game in progress": the game page offers no analysis link to
+    a seated player of a live game against the AI, and the server refuses his token; a spectator
+    of the same live game may analyse it."""
+    created = post(server, "/api/games", {"game": "ikabegama", "mode": "ai", "seat": 1, "ai_level": 1})
+    page = open_game(browser, server, created, DESKTOP)
+    page.wait_for_function("document.querySelectorAll('#moves li').length >= 1")
+    assert page.locator("#analyse-wrap").is_hidden()
+    gid, token = created["id"], created["tokens"]["1"]
+    try:
+        urllib.request.urlopen(server + f"/api/games/{gid}/analysis?token={token}", timeout=10)
+        raise AssertionError("the player's analysis request was accepted")
+    except urllib.error.HTTPError as e:
+        assert e.code == 403 and "your own game" in json.loads(e.read())["detail"]
+    watcher = browser.new_page(viewport=DESKTOP)
+    watcher.goto(server + f"/g/{gid}")
+    watcher.wait_for_selector("svg.board .cell")
+    assert watcher.locator("#analyse-wrap").is_visible()
+    assert get(server, f"/api/games/{gid}/analysis")["moves"]
+    watcher.close()
     page.close()

@@ -817,6 +817,15 @@ function renderReplay(v) {
   box.classList.toggle("replaying", ui.replay !== null);
   const at = ui.replay === null ? v.moves.length : ui.replay;
   $("replay-pos").textContent = `${at} / ${v.moves.length}`;
+  renderAnalyse(v, at);
+}
+
+// The analysis board opens for spectators and finished games, never for a player of a game in
+// progress (no help during a live game; a hot-seat screen has no opponent to hide it from).
+function renderAnalyse(v, at) {
+  const allowed = v.status !== "active" || !mySeats.length || v.mode === "hotseat";
+  $("analyse-wrap").hidden = !allowed;
+  $("analyse").href = `/analysis?game=${encodeURIComponent(gameId)}&n=${at}`;
 }
 
 function renderInvite(v) {

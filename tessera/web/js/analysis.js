@@ -1,0 +1,343 @@
+// The analysis board: any position of a game (a finished one, one watched live, an imported record),
+// our AI's evaluation bar for the side to move, its best move on request, and free exploration:
+// every move played here becomes a branch of a move tree (branches kept, click to go back).
+// It knows no game: the server sends render descriptions with the legal moves of the player to move.
+import { api, ApiError, escapeHtml, loadSeats, saveSeats } from "./api.js";
+import { BoardView } from "./board.js";
+
+const SIMULTANEOUS = -2;
+const TERMINAL = -4;
+const $ = (id) => document.getElementById(id);
+const query = new URLSearchParams(location.search);
+
+const tree = { nodes: [], current: 0 }; // node: {id, parent, player, move, children: [ids], pos, evaluation}
+const ui = { spec: null, seed: 0, sel: [], choice: null, evalToken: 0, best: null, players: [] };
+const board = new BoardView($("board"), { onCell: (c) => onCell(c) });
+
+function node(id = tree.current) {
+  return tree.nodes[id];
+}
+
+function addNode(parent, player, move) {
+  const existing = node(parent).children.map((id) => node(id)).find((n) => n.move === move);
+  if (existing) return existing.id;
+  const id = tree.nodes.length;
+  tree.nodes.push({ id, parent, player, move, children: [], pos: null, evaluation: null });
+  node(parent).children.push(id);
+  return id;
+}
+
+function movesTo(id) {
+  const out = [];
+  for (let n = node(id); n.parent !== null; n = node(n.parent)) out.push([n.player, n.move]);
+  return out.reverse();
+}
+
+function showError(text) {
+  $("error").textContent = text;
+  $("error").hidden = !text;
+}
+
+// -- positions and the AI's view -----------------------------------------------------------
+async function goTo(id) {
+  tree.current = id;
+  ui.sel = [];
+  ui.choice = null;
+  ui.best = null;
+  const n = node(id);
+  if (!n.pos) {
+    try {
+      n.pos = await api("POST", "/api/analysis/position", { game: ui.spec, seed: ui.seed, moves: movesTo(id) });
+    } catch (e) {
+      showError(e instanceof ApiError ? e.detail : String(e));
+      return;
+    }
+  }
+  if (tree.current !== id) return;
+  showError("");
+  render();
+  evaluate(0.4);
+}
+
+async function evaluate(seconds) {
+  const id = tree.current;
+  const n = node(id);
+  if (n.pos.to_move === TERMINAL) {
+    n.evaluation = null;
+    return renderEval();
+  }
+  if (n.evaluation && n.evaluation.seconds >= seconds * 0.8) return renderEval();
+  const token = ++ui.evalToken;
+  $("eval").textContent = "Our AI is looking at this position…";
+  try {
+    const r = await api("POST", "/api/analysis/evaluate", { game: ui.spec, seed: ui.seed, moves: movesTo(id), seconds });
+    if (!n.evaluation || seconds >= (n.evaluation.asked || 0)) n.evaluation = { ...r, asked: seconds };
+  } catch (e) {
+    if (token === ui.evalToken) showError(e instanceof ApiError ? e.detail : String(e));
+    return;
+  }
+  if (token === ui.evalToken && tree.current === id) renderEval();
+}
+
+function name(p) {
+  return (ui.players[p] && ui.players[p].name) || `Player ${p}`;
+}
+
+function renderEval() {
+  const n = node();
+  const e = n.evaluation;
+  const fill = $("eval-fill");
+  if (n.pos.to_move === TERMINAL) {
+    const res = n.pos.render.result || {};
+    $("eval").textContent = `Game over: ${res.text || ""}`;
+    const w = res.winner;
+    fill.style.height = w === 0 ? "100%" : w === null || w === undefined ? "50%" : "0%";
+    return;
+  }
+  if (!e) return;
+  // the bar is the side to move's share: full when our AI thinks he wins, empty when he loses
+  const pct = Math.round(((e.value + 1) / 2) * 100);
+  fill.style.height = `${pct}%`;
+  fill.style.background = (ui.players[e.side] && ui.players[e.side].color) || "#444";
+  $("eval-bar").title = `${name(e.side)}: ${pct}%`;
+  const sign = e.value > 0 ? "+" : "";
+  const how = e.stats && e.stats.depth ? `, ${e.stats.depth} steps deep` : e.stats && e.stats.iterations ? `, ${e.stats.iterations} simulations` : "";
+  $("eval").textContent = `Evaluation for ${name(e.side)}${e.to_move === SIMULTANEOUS ? "" : " (to move)"}: ${sign}${e.value.toFixed(2)} (−1 lost … +1 won; ${e.seconds.toFixed(1)} s${how})`;
+  $("eval").dataset.value = String(e.value);
+}
+
+async function bestMove() {
+  const id = tree.current;
+  $("best-text").textContent = "Thinking for 2 seconds…";
+  await evaluate(2.0);
+  if (tree.current !== id) return;
+  const e = node(id).evaluation;
+  ui.best = e && e.best ? e.best : null;
+  $("best-text").textContent = ui.best ? `Best move: ${ui.best}` : "No move to suggest here.";
+  $("best-text").dataset.best = ui.best || "";
+  $("play-best").hidden = !ui.best;
+}
+
+function play(move) {
+  const n = node();
+  const player = n.pos.to_move;
+  goTo(addNode(n.id, player === SIMULTANEOUS ? SIMULTANEOUS : player, move));
+}
+
+// -- clicking on the board (the same path logic as the game page) ---------------------------
+function actions() {
+  return (node().pos && node().pos.render.actions) || [];
+}
+
+function startsWith(path, prefix) {
+  return path.length >= prefix.length && prefix.every((c, i) => path[i] === c);
+}
+
+function onCell(cell) {
+  const acts = actions().filter((a) => a.path && a.path.length);
+  if (cell === null || !acts.length) {
+    ui.sel = [];
+    ui.choice = null;
+    return render();
+  }
+  let sel = [...ui.sel, cell];
+  let matching = acts.filter((a) => startsWith(a.path, sel));
+  if (!matching.length) {
+    sel = [cell];
+    matching = acts.filter((a) => startsWith(a.path, sel));
+  }
+  if (!matching.length) {
+    ui.sel = [];
+    ui.choice = null;
+    return render();
+  }
+  const exact = matching.filter((a) => a.path.length === sel.length);
+  const longer = matching.filter((a) => a.path.length > sel.length);
+  ui.sel = sel;
+  ui.choice = null;
+  if (exact.length === 1 && !longer.length && exact[0].move !== undefined) return play(exact[0].move);
+  if (exact.length) ui.choice = exact;
+  render();
+}
+
+function nextCells() {
+  const out = new Set();
+  for (const a of actions()) {
+    if (a.path && a.path.length > ui.sel.length && startsWith(a.path, ui.sel)) out.add(a.path[ui.sel.length]);
+  }
+  return out;
+}
+
+function button(label, onclick, cls = "") {
+  const b = document.createElement("button");
+  b.textContent = label;
+  if (cls) b.className = cls;
+  b.addEventListener("click", onclick);
+  return b;
+}
+
+function renderPrompt() {
+  const box = $("prompt");
+  box.innerHTML = "";
+  const fill = (a, x) => a.template.replace("{n}", String(x));
+  if (ui.choice) {
+    const wrap = document.createElement("div");
+    wrap.className = "choice";
+    wrap.append(`On ${ui.sel.join(" → ")}: `);
+    for (const a of ui.choice) {
+      if (a.number) {
+        const [lo, hi] = a.number;
+        const input = document.createElement("input");
+        input.type = "number";
+        input.min = lo;
+        input.max = hi;
+        input.value = Math.min(hi, Math.max(lo, 1));
+        input.id = "number-input";
+        wrap.append(input, button("Play", () => play(fill(a, parseInt(input.value, 10))), "primary"));
+      } else if (a.choices) {
+        for (const c of a.choices) wrap.appendChild(button(String(c), () => play(fill(a, c)), "choice-btn"));
+      } else if (a.move !== undefined) {
+        wrap.appendChild(button(a.label || a.move, () => play(a.move), "primary"));
+      }
+    }
+    box.appendChild(wrap);
+  }
+  const buttons = actions().filter((a) => (!a.path || !a.path.length) && a.move !== undefined);
+  if (buttons.length && buttons.length <= 30) {
+    const row = document.createElement("div");
+    row.className = "action-buttons";
+    for (const a of buttons) row.appendChild(button(a.label || a.move, () => play(a.move), "action-btn"));
+    box.appendChild(row);
+  }
+  if (node().pos.to_move === SIMULTANEOUS) {
+    const p = document.createElement("p");
+    p.className = "hint";
+    p.textContent = "Both players give orders here: ask for the best move and play it to explore on.";
+    box.appendChild(p);
+  }
+}
+
+// -- the move tree: the main line inline, each branch in brackets under the move it leaves ----
+function treeHtml(id, depth) {
+  let html = "";
+  let n = node(id);
+  let first = true;
+  while (n.children.length) {
+    const [main, ...others] = n.children;
+    const m = node(main);
+    const who = m.player === SIMULTANEOUS ? "both" : name(m.player);
+    html += `<span class="tree-move${main === tree.current ? " current" : ""}" data-node="${main}" title="${escapeHtml(who)}">${first || m.player !== node(m.parent).player ? `<small>${escapeHtml(who)}</small> ` : ""}${escapeHtml(m.move)}</span> `;
+    for (const o of others) {
+      const v = node(o);
+      html += `<div class="variation" style="margin-left:${Math.min(depth + 1, 6) * 0.8}em">(<span class="tree-move${o === tree.current ? " current" : ""}" data-node="${o}"><small>${escapeHtml(v.player === SIMULTANEOUS ? "both" : name(v.player))}</small> ${escapeHtml(v.move)}</span> ${treeHtml(o, depth + 1)})</div>`;
+    }
+    n = m;
+    first = false;
+  }
+  return html;
+}
+
+function renderTree() {
+  const box = $("tree");
+  box.innerHTML = `<span class="tree-move${tree.current === 0 ? " current" : ""}" data-node="0">start</span> ` + treeHtml(0, 0);
+  for (const s of box.querySelectorAll(".tree-move")) s.addEventListener("click", () => goTo(Number(s.dataset.node)));
+}
+
+function render() {
+  const n = node();
+  const desc = n.pos.render;
+  ui.players = desc.players || [];
+  board.draw(desc, { clickable: nextCells(), selected: new Set(ui.sel), marks: new Map(), hints: new Map() });
+  const cp = n.pos.to_move;
+  $("status").textContent = cp === TERMINAL ? desc.status : `${desc.status} — move ${n.pos.move_number}`;
+  renderPrompt();
+  renderTree();
+  $("best-text").textContent = "";
+  $("play-best").hidden = true;
+  $("panel-table").innerHTML = (desc.panel || [])
+    .map((r) => `<tr><th>${escapeHtml(r.label)}</th>${r.values.map((x) => `<td>${escapeHtml(x)}</td>`).join("")}</tr>`)
+    .join("");
+  $("cont-seat").innerHTML = ui.players.map((p, i) => `<option value="${i}"${i === (cp >= 0 ? cp : 0) ? " selected" : ""}>${escapeHtml(p.name)}</option>`).join("");
+  for (const id of ["cont-ai", "cont-hotseat"]) $(id).disabled = cp === TERMINAL;
+  renderEval();
+}
+
+async function continueFrom(mode) {
+  const body = { game: ui.spec, seed: ui.seed, moves: movesTo(tree.current), mode };
+  if (mode === "ai") {
+    body.seat = parseInt($("cont-seat").value, 10);
+    body.ai_level = parseInt($("cont-level").value, 10);
+  }
+  try {
+    const r = await api("POST", "/api/analysis/continue", body);
+    saveSeats(r.id, { tokens: r.tokens, invites: r.invites });
+    const hash = Object.entries(r.tokens).map(([s, t]) => `t${s}=${encodeURIComponent(t)}`).join("&");
+    location.href = `${r.url}#${hash}`;
+  } catch (e) {
+    showError(e instanceof ApiError ? e.detail : String(e));
+  }
+}
+
+// -- wiring ---------------------------------------------------------------------------------
+$("zoom-in").addEventListener("click", () => board.zoom(1 / 1.25));
+$("zoom-out").addEventListener("click", () => board.zoom(1.25));
+$("zoom-fit").addEventListener("click", () => board.fitAll());
+$("coords").addEventListener("change", (e) => {
+  board.showCoords = e.target.checked;
+  render();
+});
+$("nav-first").addEventListener("click", () => goTo(0));
+$("nav-prev").addEventListener("click", () => node().parent !== null && goTo(node().parent));
+$("nav-next").addEventListener("click", () => node().children.length && goTo(node().children[0]));
+$("nav-last").addEventListener("click", () => {
+  let n = node();
+  while (n.children.length) n = node(n.children[0]);
+  goTo(n.id);
+});
+$("best").addEventListener("click", bestMove);
+$("play-best").addEventListener("click", () => ui.best && play(ui.best));
+$("cont-ai").addEventListener("click", () => continueFrom("ai"));
+$("cont-hotseat").addEventListener("click", () => continueFrom("hotseat"));
+document.addEventListener("keydown", (e) => {
+  if (["INPUT", "SELECT", "TEXTAREA"].includes(e.target.tagName)) return;
+  if (e.key === "ArrowLeft") $("nav-prev").click();
+  if (e.key === "ArrowRight") $("nav-next").click();
+});
+
+async function start() {
+  tree.nodes.push({ id: 0, parent: null, player: null, move: null, children: [], pos: null, evaluation: null });
+  let moves = [];
+  let at = null;
+  try {
+    const gid = query.get("game");
+    if (gid) {
+      const seats = loadSeats(gid).tokens || {};
+      const token = Object.values(seats)[0];
+      const src = await api("GET", `/api/games/${encodeURIComponent(gid)}/analysis`, undefined, token || undefined);
+      ui.spec = src.spec;
+      ui.seed = src.seed;
+      moves = src.moves;
+      $("title").textContent = `Analysis: ${src.title}`;
+      $("back").href = `/g/${encodeURIComponent(gid)}`;
+      $("back").hidden = false;
+      at = query.has("n") ? parseInt(query.get("n"), 10) : null;
+    } else {
+      ui.spec = query.get("spec") || "nume";
+      ui.seed = parseInt(query.get("seed") || "0", 10);
+      $("title").textContent = "Analysis";
+    }
+  } catch (e) {
+    showError(e instanceof ApiError ? e.detail : String(e));
+    return;
+  }
+  $("spec").textContent = `${ui.spec} · seed ${ui.seed}`;
+  let id = 0;
+  const line = [0];
+  for (const [p, m] of moves) {
+    id = addNode(id, p, m);
+    line.push(id);
+  }
+  const startAt = at === null || Number.isNaN(at) ? line[line.length - 1] : line[Math.max(0, Math.min(at, line.length - 1))];
+  await goTo(startAt);
+}
+start();
