@@ -165,7 +165,7 @@ INFO = GameInfo(
     name="nibble",
     title="Nibble",
     params=(
-        Param("colors", 9, int, "number of colours (and blocks of each)", choices=(9, 13)),
+        Param("colors", None, int, "number of colours and blocks of each (9; 13 on the hex board)", choices=(9, 13)),
         Param(
             "board",
             "square",
@@ -254,6 +254,8 @@ class NibbleGame(Game):
     info = INFO
 
     def _check_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        if params["colors"] is None:  # a dependent default: the hex board has 13 colours
+            params["colors"] = 13 if params["board"] == "hex" else 9
         n = params["colors"]
         if params["board"] == "hex" and n != 13:
             raise ValueError(

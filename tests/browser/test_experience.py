@@ -265,3 +265,47 @@ def test_no_analysis_for_a_player_of_a_game_in_progress(server: str, browser: An
     assert get(server, f"/api/games/{gid}/analysis")["moves"]
     watcher.close()
     page.close()
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_the_lobby_form_is_private_by_default_readable_and_lists_my_games(
+    server: str, browser: Any, artifacts: Path, viewport: dict[str, int]
+) -> None:
+    """ "Online games are private (invite link only) unless the creator ticks 'list in the lobby'";
+    "human labels, choices as selects"; the Nibble colour count follows the hex board; '"My games":
+    the lobby lists the games this browser holds seats in (ongoing first, whose turn it is)'."""
+    ctx = browser.new_context(viewport=viewport)
+    page = ctx.new_page()
+    page.goto(server + "/?game=nibble")
+    page.wait_for_selector("#param-board")
+    assert page.locator("label:has(#param-shuffle_table)").inner_text().startswith("Shuffle table")
+    assert page.locator("#param-colors").evaluate("e => e.tagName") == "SELECT"
+    assert page.locator("#param-colors").input_value() == "", "the colour count is automatic by default"
+    page.locator("#param-board").select_option("hex")
+    page.locator("input[name=mode][value=online]").check()
+    assert not page.locator("#public").is_checked(), "private unless ticked"
+    page.screenshot(path=str(artifacts / f"lobby-form-{viewport['width']}.png"), full_page=True)
+    page.locator("#create-btn").click()
+    page.wait_for_url(re.compile(r"/g/"))
+    page.wait_for_selector("svg.board .cell")
+    private_id = page.url.split("/g/")[1].split("#")[0]
+    view = get(server, f"/api/games/{private_id}")
+    assert view["public"] is False and view["params"]["colors"] == 13 and view["params"]["board"] == "hex"
+    assert private_id not in [g["id"] for g in get(server, "/api/games?status=open")["games"]]
+    # a listed one
+    page.goto(server + "/?game=nume")
+    page.wait_for_selector("#param-size")
+    page.locator("input[name=mode][value=online]").check()
+    page.locator("#public").check()
+    page.locator("#create-btn").click()
+    page.wait_for_url(re.compile(r"/g/"))
+    public_id = page.url.split("/g/")[1].split("#")[0]
+    assert public_id in [g["id"] for g in get(server, "/api/games?status=open")["games"]]
+    # My games: both, with whose turn it is (Nume: Black, this browser's seat, moves first)
+    page.goto(server + "/")
+    page.wait_for_selector(f'#my-games li[data-game="{public_id}"]')
+    mine = page.locator("#my-games li")
+    assert mine.count() == 2
+    assert "your turn" in page.locator(f'#my-games li[data-game="{public_id}"]').inner_text()
+    page.screenshot(path=str(artifacts / f"lobby-my-games-{viewport['width']}.png"), full_page=True)
+    ctx.close()

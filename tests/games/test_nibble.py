@@ -186,9 +186,10 @@ def test_colour_table_is_dealt_or_in_order() -> None:
 
 
 def test_parameters_are_checked() -> None:
-    """'board="hex" (13 colours only)'; colours are 9 or 13."""
+    """'board="hex" (13 colours only)'; colours are 9 or 13 (the hex board alone takes 13: issue 15)."""
     with pytest.raises(ValueError, match="colors=13"):
-        tessera.load_game("nibble(board=hex)")
+        tessera.load_game("nibble(board=hex,colors=9)")
+    assert tessera.load_game("nibble(board=hex)").params["colors"] == 13
     with pytest.raises(ValueError, match="colors"):
         tessera.load_game("nibble", colors=10)
     with pytest.raises(ValueError, match="board"):

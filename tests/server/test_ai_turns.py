@@ -73,7 +73,7 @@ def test_think_step_says_whether_the_turn_goes_on() -> None:
     assert state.current_player() != player, "the AI's turn ended"
 
 
-def _wait(pred: Any, seconds: float = 60.0) -> None:
+def _wait(pred: Any, seconds: float = 120.0) -> None:
     end = time.monotonic() + seconds
     while not pred():
         if time.monotonic() > end:

@@ -458,7 +458,7 @@ function renderSeats(v, desc) {
     if (v.clock && v.status === "active" && firstMoveLeft(v, p) !== null) {
       clock += `<span class="first-move" data-seat="${p}" title="without a first move in time the game is aborted">first move: ${fmtClock(firstMoveLeft(v, p))}</span>`;
     }
-    const sealed = v.sealed ? `<span class="sealed">${v.sealed[p] ? "order sealed" : "thinking"}</span>` : "";
+    const sealed = v.sealed ? `<span class="sealed">${v.sealed[p] ? "order sealed" : s.kind === "ai" ? "thinking" : "to give orders"}</span>` : "";
     const turn = v.status === "active" && (v.to_move === p || v.to_move === SIMULTANEOUS) ? " to-move" : "";
     return `<div class="seat${turn}" data-seat="${p}">
       <span class="swatch" style="background:${escapeHtml(color)}"></span>

@@ -1,5 +1,5 @@
 // The lobby: create a game (any game, parameters, opponent, seat, clock), list open and finished games, import.
-import { api, ApiError, escapeHtml, saveSeats } from "./api.js";
+import { api, ApiError, escapeHtml, loadSeats, saveSeats } from "./api.js";
 
 const $ = (id) => document.getElementById(id);
 let catalog = [];
@@ -8,14 +8,28 @@ function current() {
   return catalog.find((g) => g.name === $("game").value);
 }
 
+// A parameter's name in words: "max_plies" → "Max plies", "dark_nest" → "Dark nest".
+export function humanLabel(name) {
+  const words = String(name).replace(/_/g, " ").trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
 function paramInput(p) {
   const id = `param-${p.name}`;
   const label = document.createElement("label");
-  label.title = p.doc || "";
-  label.append(`${p.name} `);
+  label.title = `${p.name}: ${p.doc || ""}`;
+  label.append(`${humanLabel(p.name)} `);
   let input;
   if (p.choices) {
     input = document.createElement("select");
+    if (p.default === null) {
+      // a default that depends on the other parameters (Nibble's colours follow the board)
+      const auto = document.createElement("option");
+      auto.value = "";
+      auto.textContent = "automatic";
+      auto.selected = true;
+      input.appendChild(auto);
+    }
     for (const c of p.choices) {
       const o = document.createElement("option");
       o.value = String(c);
@@ -152,7 +166,47 @@ function gameItem(g, open) {
   return `<li><a href="/g/${g.id}">${escapeHtml(g.title)}</a> <code>${escapeHtml(g.spec)}</code> — ${seats}${clock}${res} ${join}</li>`;
 }
 
+// "My games": the games this browser holds seats in (no accounts: the seat tokens kept here),
+// ongoing first and those where it is your turn before them, then finished ones.
+async function refreshMyGames() {
+  const ids = [];
+  for (let i = 0; i < localStorage.length; i++) {
+    const m = /^tessera:game:(.+)$/.exec(localStorage.key(i) || "");
+    if (m) ids.push(m[1]);
+  }
+  const rows = [];
+  await Promise.all(
+    ids.slice(-40).map(async (id) => {
+      const tokens = loadSeats(id).tokens || {};
+      const seats = Object.keys(tokens).map(Number);
+      if (!seats.length) return;
+      try {
+        const v = await api("GET", `/api/games/${encodeURIComponent(id)}`, undefined, tokens[seats[0]]);
+        const yours =
+          v.status === "active" &&
+          (seats.includes(v.to_move) || (v.to_move === -2 && v.sealed && seats.some((s) => !v.sealed[s])));
+        rows.push({ v, yours, seats });
+      } catch {
+        /* a game of another server or database: not listed */
+      }
+    }),
+  );
+  const rank = (r) => (r.v.status === "active" ? (r.yours ? 0 : 1) : 2);
+  rows.sort((a, b) => rank(a) - rank(b) || b.v.version - a.v.version);
+  $("my-games").innerHTML = rows.length
+    ? rows
+        .map(({ v, yours, seats }) => {
+          const hash = seats.map((s) => `t${s}=${encodeURIComponent(loadSeats(v.id).tokens[s])}`).join("&");
+          const names = v.seats.map((s) => escapeHtml(s.name)).join(" vs ");
+          const state = v.status !== "active" ? escapeHtml(v.result ? v.result.text : "finished") : yours ? "<strong>your turn</strong>" : "waiting for the opponent";
+          return `<li class="my-game${yours ? " yours" : ""}" data-game="${escapeHtml(v.id)}"><a href="/g/${encodeURIComponent(v.id)}#${hash}">${escapeHtml(v.title)}</a> <code>${escapeHtml(v.spec)}</code> — ${names} · ${state}</li>`;
+        })
+        .join("")
+    : '<li class="hint">Games you play in this browser appear here.</li>';
+}
+
 async function refreshLists() {
+  refreshMyGames();
   try {
     const open = await api("GET", "/api/games?status=open");
     $("open-games").innerHTML = open.games.length ? open.games.map((g) => gameItem(g, true)).join("") : '<li class="hint">No open games. Create one and invite a friend.</li>';
