@@ -57,14 +57,19 @@ def act(page: Any, rng: random.Random) -> bool:
     if choices.count():
         choices.nth(rng.randrange(choices.count())).click()
         return True
-    dots = page.locator("svg.board .target-dot")
-    buttons = page.locator("#prompt .action-btn")
-    if dots.count() and (not buttons.count() or rng.random() < 0.6):
-        dots.nth(rng.randrange(dots.count())).click()
-        return True
-    if buttons.count():
-        buttons.nth(rng.randrange(buttons.count())).click()
-        return True
+    # count once: the page may redraw between two counts (a pushed view)
+    n_dots = page.locator("svg.board .target-dot").count()
+    n_buttons = page.locator("#prompt .action-btn").count()
+    try:
+        if n_dots and (not n_buttons or rng.random() < 0.6):
+            page.locator("svg.board .target-dot").nth(rng.randrange(n_dots)).click(timeout=5000)
+            return True
+        if n_buttons:
+            page.locator("#prompt .action-btn").nth(rng.randrange(n_buttons)).click(timeout=5000)
+            return True
+    except Exception as e:  # Playwright's TimeoutError: it vanished under the click, the caller looks again
+        if type(e).__name__ != "TimeoutError":
+            raise
     return False
 
 
