@@ -30,7 +30,7 @@ starts, so a slow spell of the machine hits every game alike.
 game and plays one rollout (``rollouts`` when the game has it), first with an
 empty numba cache (``NUMBA_CACHE_DIR`` set to a new directory: the cold, compiling
 start) and then again with that cache filled (the warm start); it reports wall
-seconds of the child process.
+seconds and the CPU seconds of the child process.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ import json
 import os
 import platform
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -275,7 +276,7 @@ print(time.perf_counter() - t0)
 
 
 def startup(specs: list[str]) -> dict[str, dict[str, float]]:
-    """Seconds (wall, in a fresh interpreter) of import + first rollout, cold then warm numba cache."""
+    """Seconds (wall and CPU, in a fresh interpreter) of import + first rollout, cold then warm numba cache."""
     out: dict[str, dict[str, float]] = {}
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     for spec in specs:
@@ -285,9 +286,12 @@ def startup(specs: list[str]) -> dict[str, dict[str, float]]:
             row = {}
             for label in ("cold", "warm"):
                 t0 = time.perf_counter()
+                r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
                 code = STARTUP.format(spec=spec)
                 subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True)
+                r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
                 row[label] = time.perf_counter() - t0
+                row[label + "_cpu"] = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
             out[spec] = row
     return out
 
@@ -307,9 +311,9 @@ def main() -> int:
         if args.json:
             print(json.dumps(res, indent=2))
         else:
-            print("| game | cold cache s | warm cache s |\n|---|---:|---:|")
+            print("| game | cold cache: wall s | CPU s | warm cache: wall s | CPU s |\n|---|---:|---:|---:|---:|")
             for spec, r in res.items():
-                print(f"| {spec} | {r['cold']:.2f} | {r['warm']:.2f} |")
+                print(f"| {spec} | {r['cold']:.2f} | {r['cold_cpu']:.2f} | {r['warm']:.2f} | {r['warm_cpu']:.2f} |")
         return 0
     result = run(specs, args.seconds, args.rounds, args.verbose)
     if args.json:

@@ -95,6 +95,28 @@ INFO = GameInfo(
 )
 
 
+_kernels_loaded = False
+
+
+def _load_kernels(game: IkabegamaGame) -> None:
+    """Call each kernel the ``State`` uses once, on the first game built in this process, so numba
+    loads them from its cache (or compiles them) here and not inside an agent's first timed search."""
+    global _kernels_loaded
+    if _kernels_loaded:
+        return
+    k, allowed = game.kconst, game.allowed_mask
+    a = kern.new_array(4)
+    kern.add_token(a, game.nest_ids[0], LIGHT)
+    kern.add_token(a, game.nest_ids[1], DARK)
+    kern.settle(a, k)
+    kern.legal_actions(a, k, allowed)
+    kern.check(a, k, allowed, game.pass_action)
+    kern.value(a, k, LIGHT)
+    kern.rollouts(a, k, allowed, 1, 0, 1)
+    kern.apply(a, k, kern.random_action(a, k, allowed, 0))
+    _kernels_loaded = True
+
+
 @register
 class IkabegamaGame(Game):
     """Ikabegamá with fixed nests, board and safeguard."""
@@ -161,6 +183,7 @@ class IkabegamaGame(Game):
         """1 on the hexes of a bounded board (the kernels' ``allowed``)."""
         if self.allowed is not None:
             self.allowed_mask[sorted(self.allowed)] = 1
+        _load_kernels(self)
         return params
 
     def new_initial_state(self, seed: int | None = None) -> IkabegamaState:

@@ -176,6 +176,26 @@ def _fmt_komi(v: float) -> str:
     return str(int(v)) if float(v).is_integer() else str(float(v))
 
 
+_kernels_loaded = False
+
+
+def _load_kernels(game: NumeGame) -> None:
+    """Call each kernel the ``State`` uses once, on the first board built in this process, so numba
+    loads them from its cache (or compiles them) here and not inside an agent's first timed search."""
+    global _kernels_loaded
+    if _kernels_loaded:
+        return
+    a = game._empty_board.copy()
+    nbr = game.nbr
+    kern.status(a, nbr, 0, BLACK)
+    kern.statuses(a, nbr, BLACK)
+    kern.random_placement(a, nbr, BLACK, 0.0, 0.0)
+    kern.value(a, nbr, 0.5, 0.0, BLACK)
+    kern.rollouts(a, nbr, BLACK, 1, rng_state(0), 1, 0.5, 0.0, BLACK)
+    kern.place(a, nbr, 0, 1, BLACK)
+    _kernels_loaded = True
+
+
 @register
 class NumeGame(Game):
     """Nume on one board with fixed komi rules; holds the board tables states share."""
@@ -238,6 +258,7 @@ class NumeGame(Game):
         """How many numbers a new group may carry (``0 … n``)."""
         self._empty_board = kern.empty_board(n)
         self._new_group_actions: list[list[int]] | None = None
+        _load_kernels(self)
 
     @property
     def new_group_actions(self) -> list[list[int]]:
