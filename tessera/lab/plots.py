@@ -140,6 +140,7 @@ def balance_plots(d: dict[str, Any]) -> dict[str, dict[str, Any]]:
                 "hi": [s["seat0_score_ci95"][1] for s in sets],
             }
         ]
+        seats["title"] = f"{d['game']}: seat 0 score against {f['param']}, self-play of {d['agent']} (95% CI)"
         seats["ylabel"] = "seat 0 score (draw = ½)"
         seats["reference"] = 0.5
         seats["curve"] = {"x": xs, "y": [1 / (1 + math.exp(-(a + b * v))) for v in xs]}
