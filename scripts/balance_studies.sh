@@ -4,8 +4,13 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 T="${TESSERA:-python -m tessera}"
-R="${RUNS:-runs}"
-run() { local name="$1"; shift; echo "== $name: $*"; local t0=$SECONDS; $T "$@" --out "$R/$name" --no-progress > "$R/$name.txt" 2> "$R/$name.log"; echo "   exit $? in $((SECONDS - t0)) s"; }
+R="${RUNS:-docs/balance}"   # the results shipped in docs/balance/: rerunning continues them
+run() {
+  local name="$1"; shift; echo "== $name: $*"; local t0=$SECONDS
+  mkdir -p "$R/$name"
+  $T "$@" --out "$R/$name" --no-progress > "$R/$name/report.txt" 2> "$R/$name/errors.log"
+  echo "   exit $? in $((SECONDS - t0)) s"
+}
 mkdir -p "$R"
 
 # Nymbat: first-move advantage (self-play), and restricted armies (nontransitivity).
