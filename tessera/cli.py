@@ -232,7 +232,9 @@ def _ask(state: State, prompt: str, player: int) -> str:
 
 def bench(game: Game, seconds: float, seed: int, mode: str) -> dict[str, float]:
     """Random playouts for ``seconds`` of this process's CPU time: ``list`` picks from
-    ``legal_actions()``, ``rollout`` uses the game's ``random_action`` sampler.
+    ``legal_actions()``, ``rollout`` uses the game's ``random_action`` sampler, both one
+    checked ``apply_action`` per ply; ``batch`` plays 64 games a call with ``State.rollouts``
+    (the game's rollout kernel, what MCTS leaves use).
 
     Rates are per CPU second (``time.process_time``: time other processes take on a
     loaded machine is not counted); the wall-clock rates are given beside them.
@@ -244,6 +246,11 @@ def bench(game: Game, seconds: float, seed: int, mode: str) -> dict[str, float]:
     deadline = start_cpu + seconds
     while time.process_time() < deadline or games == 0:
         state = game.new_initial_state(seed=rng.randrange(2**31))
+        if mode == "batch":
+            res = state.rollouts(64, rng.getrandbits(63))
+            games += res.n
+            plies += res.plies
+            continue
         while True:
             cp = state.current_player()
             if cp == TERMINAL:
@@ -279,6 +286,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         "clock": "cpu",
         "list": bench(game, args.seconds, args.seed, "list"),
         "rollout": bench(game, args.seconds, args.seed, "rollout"),
+        "batch": bench(game, args.seconds, args.seed, "batch"),
     }
     if args.json:
         print(json.dumps(result, indent=2))
@@ -287,7 +295,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         f"{result['game']} — random playouts, {args.seconds:g} CPU s per mode, Python {result['python']} "
         "(per CPU second; wall clock in brackets)"
     )
-    for mode in ("list", "rollout"):
+    for mode in ("list", "rollout", "batch"):
         r = result[mode]
         print(
             f"  {mode:<8} {r['games_per_s']:>9.2f} games/s ({r['wall_games_per_s']:.2f})"

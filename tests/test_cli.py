@@ -29,8 +29,11 @@ def test_rules_prints_the_summary_and_parameters(capsys: pytest.CaptureFixture[s
 def test_bench_reports_figures_as_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "ikabegama(distance=2)", "--seconds", "0.2", "--json"]) == 0
     r = json.loads(capsys.readouterr().out)
-    for mode in ("list", "rollout"):
+    for mode in ("list", "rollout", "batch"):
         assert r[mode]["games"] >= 1 and r[mode]["plies_per_s"] > 0
+        assert r[mode]["seconds"] >= 0.2  # CPU seconds, the rates' clock
+        assert r[mode]["wall_seconds"] > 0 and r[mode]["wall_plies_per_s"] > 0
+    assert r["clock"] == "cpu"
 
 
 def test_bad_game_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
