@@ -202,6 +202,26 @@ INFO = GameInfo(
 )
 
 
+_kernels_loaded = False
+
+
+def _load_kernels(game: NelaxtamGame) -> None:
+    """Run each kernel the ``State`` uses once, on the first board built in this process, so numba
+    loads them from its cache (or compiles them) here and not inside an agent's first timed search."""
+    global _kernels_loaded
+    if _kernels_loaded:
+        return
+    st = NelaxtamState(game)
+    rng = random.Random(0)
+    st.legal_actions(0)
+    st.evaluate(0)
+    st.scores()
+    st.can_destroy()
+    st.rollouts(1, 0, max_plies=1)
+    st.apply_actions([st.random_actions(rng, 0), st.random_actions(rng, 1)])  # order check, resolution, end
+    _kernels_loaded = True
+
+
 @register
 class NelaxtamGame(Game):
     """Nelaxtam with a fixed board size, variant, troop counts and safeguard."""
@@ -302,6 +322,7 @@ class NelaxtamGame(Game):
     # -- protocol ----------------------------------------------------------------------
     def new_initial_state(self, seed: int | None = None) -> NelaxtamState:
         """The virgin island: every square holds territory of its colour; troops still at sea."""
+        _load_kernels(self)
         return NelaxtamState(self)
 
     def state_from_dict(self, d: Mapping[str, Any]) -> NelaxtamState:
