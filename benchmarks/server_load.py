@@ -323,12 +323,12 @@ async def crowd(servers: Servers, args: argparse.Namespace) -> dict[str, Any]:
         cpu = (servers.cpu() - cpu0) / wall
         await asyncio.sleep(2.0)  # the last pushes
         rss = servers.rss_mb()
-        missed = 0
-        stale_final = 0
+        coalesced = 0  # a push showed a later state (two moves close together): the move is in its list
+        stale_final = 0  # a viewer whose last state lacks an acknowledged move: an update really lost
         for i, p in enumerate(players):
             for k in range(1, len(p.acked) + 1):
                 if k not in seen[i]:
-                    missed += 1
+                    coalesced += 1
             if last_moves[i] != p.acked:
                 stale_final += 1
         lost = 0
@@ -358,8 +358,8 @@ async def crowd(servers: Servers, args: argparse.Namespace) -> dict[str, Any]:
         "move_latency_ms": percentiles(lat),
         "errors": len(errors) + len(ws_errors),
         "error_examples": (errors + ws_errors)[:3],
-        "viewer_updates_missed": missed,
-        "viewers_with_stale_final_state": stale_final,
+        "viewer_states_coalesced": coalesced,
+        "viewers_missing_a_move": stale_final,
         "moves_checked_in_storage": checked,
         "lost_moves": lost,
         "server_rss_mb": rss,

@@ -11,6 +11,7 @@ holds the whole render description).  Every refusal is a 4xx with
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -250,6 +251,8 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         hub.loop = asyncio.get_running_loop()
+        gc.collect()
+        gc.freeze()  # start-up objects (modules, compiled kernels) are never traversed by later collections
         if listener is not None:
             await run_in_threadpool(listener.start)
         yield

@@ -199,8 +199,16 @@ def make_engine(url: str, immediate: threading.local | None = None) -> Engine:
     return sa.create_engine(url, pool_pre_ping=True)
 
 
+MIGRATION_LOCK = 0x7E55E4A
+"""The PostgreSQL advisory lock key held while migrating."""
+
+
 def run_migrations(engine: Engine) -> None:
-    """Bring the database schema up to date (``alembic upgrade head``)."""
+    """Bring the database schema up to date (``alembic upgrade head``).
+
+    On PostgreSQL the upgrade holds an advisory lock: server processes starting together
+    migrate one after the other (the others then find the schema up to date).
+    """
     from alembic import command
     from alembic.config import Config
 
@@ -208,6 +216,8 @@ def run_migrations(engine: Engine) -> None:
     cfg = Config(str(here / "alembic.ini"))
     cfg.set_main_option("script_location", str(here / "migrations"))
     with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK})")
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, "head")
 

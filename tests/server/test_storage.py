@@ -122,3 +122,27 @@ def test_two_servers_on_one_database_accept_exactly_one_of_two_racing_moves(db_u
         assert len(tx.moves(created.game_id)) == 6
     a.storage.dispose()
     b.storage.dispose()
+
+
+@pytest.mark.postgres
+def test_processes_starting_together_migrate_one_after_the_other(db_url: str) -> None:
+    """Several server processes started at once on a fresh PostgreSQL database (``--workers N``) all
+    start: the migrations run one at a time (two concurrent first migrations collided on creating
+    ``alembic_version``)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    if not db_url.startswith("postgresql"):
+        pytest.skip("several server processes share a PostgreSQL database (--workers refuses SQLite)")
+    root = str(Path(__file__).resolve().parents[2])
+    code = "import sys; from tessera.server.storage import Storage; Storage(sys.argv[1]).dispose()"
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, db_url], env={**os.environ, "PYTHONPATH": root}, stderr=subprocess.PIPE
+        )
+        for _ in range(3)
+    ]
+    failures = [p.stderr.read().decode()[-500:] for p in procs if p.wait(120) != 0 and p.stderr]
+    assert failures == []
