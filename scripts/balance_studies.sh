@@ -36,6 +36,6 @@ run ikabegama-bounded balance "ikabegama(distance=6)" --vary board=plane,hexhex:
 # Nume: fair komi (to Black) per size.
 NUME="mcts(c=0.7,rollout_cutoff=0,sample=8)"
 run nume-komi-3 balance "nume(size=3)" --find komi=0:6 --agent "$NUME" --iterations 100 --games 24 --rounds 3 --seed 1
-run nume-komi-4 balance "nume(size=4)" --find komi=0:6 --agent "$NUME" --iterations 100 --games 12 --rounds 4 --seed 1
-run nume-komi-5 balance "nume(size=5)" --find komi=0:8 --agent "$NUME" --iterations 100 --games 12 --rounds 4 --seed 1
-run nume-komi-6 balance "nume(size=6)" --find komi=0:8 --agent "$NUME" --iterations 100 --games 8 --rounds 4 --points 4 --seed 1
+run nume-komi-4 balance "nume(size=4)" --find komi=0:6 --agent "$NUME" --iterations 100 --games 12 --rounds 7 --seed 1
+run nume-komi-5 balance "nume(size=5)" --find komi=0:8 --agent "$NUME" --iterations 100 --games 12 --rounds 7 --seed 1
+run nume-komi-6 balance "nume(size=6)" --find komi=0:8 --agent "$NUME" --iterations 100 --games 8 --rounds 7 --points 4 --seed 1
