@@ -729,6 +729,15 @@ class NibbleState(TurnState):
             )
             panel.append({"label": f"{pos + 1}. {name}", "values": counts, "color": fill})
         panel.append({"label": "Majorities", "values": self.majorities()})
+        panel.append(
+            {
+                "label": "Wins at once",
+                "values": [
+                    f"all {n} blocks of one colour, or {g.triple_need} or more of each of three colours that are "
+                    f"neighbours in the table above (e.g. 1, 2, 3 or 2, 3, 4)"
+                ],
+            }
+        )
         cp = self.current_player()
         actions: list[dict[str, Any]] = []
         if cp >= 0 and (player is None or player == cp):
@@ -758,7 +767,16 @@ class NibbleState(TurnState):
             table=table_view,
             taking=self.taking,
             thresholds={"all_of_one": n, "three_adjacent": g.triple_need, "majority": m},
+            move_notes=self._move_notes(),
         )
+
+    def _move_notes(self) -> list[str] | None:
+        """The colour of the block each step of the history took (``"end"`` for End turn), for the move list."""
+        if self.seed is None or not self._history:
+            return None
+        g = self.game
+        dealt, _ = g.deal(self.seed)  # grid cell id -> colour, as dealt
+        return ["end" if a == g.end_action else PALETTE[dealt[g.cells[a]]][0] for _, a in self._history]
 
     def __str__(self) -> str:
         return text_diagram(self.render())

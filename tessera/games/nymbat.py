@@ -1093,17 +1093,24 @@ class NymbatState(TurnState):
                     }
                 )
         last: list[str] = []
-        if self._history:
-            s = self.action_to_string(self._history[-1][1])
+        # the last-move marker covers the whole turn: every step of the trailing run of one player
+        who = self._history[-1][0] if self._history else None
+        for p_step, a_step in reversed(self._history):
+            if p_step != who:
+                break
+            s = self.action_to_string(a_step) if a_step != RESIGN else ""
             if "-" in s:
-                last = s.split("-")
+                step_cells = s.split("-")
             elif "=" in s:
-                last = [s.split("=")[0]]
+                step_cells = [s.split("=")[0]]
             elif s.startswith("x"):
-                last = [s[1:]]
+                step_cells = [s[1:]]
             elif s.startswith("lose "):
-                last = [s[5:]]
-            highlights += [{"cell": c, "kind": "last"} for c in last]
+                step_cells = [s[5:]]
+            else:
+                step_cells = []
+            last = [c for c in step_cells if c not in last] + last
+        highlights += [{"cell": c, "kind": "last"} for c in last]
         actions: list[dict[str, Any]] = []
         cp = self.current_player()
         if cp >= 0 and (player is None or player == cp):
@@ -1155,6 +1162,18 @@ class NymbatState(TurnState):
             actions=actions,
             last_move=last,
             viewer=player,
+            hint=self._hint(),
+        )
+
+    def _hint(self) -> str | None:
+        """What the player to move may do that the board alone does not say (render ``hint``)."""
+        if self._over or self.phase != MOVE or self.brk_cell < 0:
+            return None
+        at = GRID.label(self.brk_cell)
+        return (
+            f"Breakthrough at {at}: your attack split the defender's group, so you may now remove opponent "
+            f"pieces next to {at} whose numbers total at most {self.brk_budget} (click them, one step each); "
+            "any other step closes the breakthrough."
         )
 
     def __str__(self) -> str:

@@ -309,3 +309,28 @@ def test_the_lobby_form_is_private_by_default_readable_and_lists_my_games(
     assert "your turn" in page.locator(f'#my-games li[data-game="{public_id}"]').inner_text()
     page.screenshot(path=str(artifacts / f"lobby-my-games-{viewport['width']}.png"), full_page=True)
     ctx.close()
+
+
+def test_nibble_move_list_shows_colours_and_the_table_rule_and_nelaxtam_coordinates_stay_readable(
+    server: str, browser: Any, artifacts: Path
+) -> None:
+    """ "Nothing says that neighbours on Nibble's colour table matter, and the move list shows cells,
+    not colours"; "coordinates on dark Nelaxtam squares are dark on dark"."""
+    created = post(server, "/api/games", {"game": "nibble", "mode": "hotseat"})
+    play_random(server, created, "nibble", {}, 6)
+    page = open_game(browser, server, created, DESKTOP)
+    notes = page.locator("#moves .move-note")
+    assert notes.count() >= 2
+    colours = {"red", "green", "yellow", "blue", "orange", "purple", "cyan", "magenta", "brown"}
+    assert all(set(n.strip("()").split(", ")) <= colours for n in notes.all_inner_texts())
+    assert "neighbours in the table" in page.locator("#panel-table").inner_text()
+    page.screenshot(path=str(artifacts / "nibble-move-colours.png"))
+    page.close()
+    created = post(server, "/api/games", {"game": "nelaxtam", "mode": "hotseat"})
+    page = open_game(browser, server, created, DESKTOP)
+    on_dark = page.locator("svg.board text.coord-on-dark")
+    assert on_dark.count() > 0, "dark squares get light lettering"
+    fill = on_dark.first.evaluate("e => getComputedStyle(e).fill")
+    assert fill == "rgb(246, 241, 228)", fill
+    page.screenshot(path=str(artifacts / "nelaxtam-coordinates.png"))
+    page.close()

@@ -129,8 +129,10 @@ export class BoardView {
     if (this.showCoords) {
       const fs = hex ? 0.26 : 0.19;
       for (const c of cells) {
+        // a dark square gets light lettering (Nelaxtam's dark squares: no dark on dark)
+        const dark = lightness(c.fill || defaultFill) < 0.45;
         el("text", {
-          class: "coord",
+          class: dark ? "coord coord-on-dark" : "coord",
           x: hex ? c.x : c.x - 0.46,
           y: hex ? c.y - 0.6 : c.y - 0.31,
           "font-size": fs,

@@ -596,6 +596,14 @@ function renderPrompt(v, desc, o, b) {
       : "Your turn goes on: make the next step on the board.";
     box.appendChild(p);
   }
+  if (!ui.choice && desc.hint && v.to_move === v.you) {
+    // the game's own word on what may be done now (Nymbat's breakthrough), where the player looks
+    const h = document.createElement("p");
+    h.className = "continue-hint game-hint";
+    h.id = "game-hint";
+    h.textContent = desc.hint;
+    box.appendChild(h);
+  }
   if (buttons.length) {
     const row = document.createElement("div");
     row.className = "action-buttons";
@@ -782,7 +790,10 @@ function renderMoves(v) {
     .map((t, i) => {
       const who = t.player === SIMULTANEOUS ? "both" : playerName(desc, t.player);
       const cur = ui.replay !== null && ui.replay >= t.start + 1 && ui.replay <= t.end ? " current" : "";
-      return `<li class="turn${cur}" data-end="${t.end}"><span class="who">${escapeHtml(who)}</span> <code>${escapeHtml(t.moves.join(" "))}</code></li>`;
+      // the game's notes on the steps (Nibble: the colour taken), e.g. "c1 i9 (red)"
+      const notes = desc.move_notes ? [...new Set(desc.move_notes.slice(t.start, t.end).filter((x) => x && x !== "end"))] : [];
+      const note = notes.length ? ` <span class="move-note">(${escapeHtml(notes.join(", "))})</span>` : "";
+      return `<li class="turn${cur}" data-end="${t.end}"><span class="who">${escapeHtml(who)}</span> <code>${escapeHtml(t.moves.join(" "))}</code>${note}</li>`;
     })
     .join("");
   if (ui.replay === null) ol.scrollTop = ol.scrollHeight;
