@@ -1163,7 +1163,65 @@ class NymbatState(TurnState):
             last_move=last,
             viewer=player,
             hint=self._hint(),
+            setups=self._setups() if player is None or player == self.current_player() else [],
         )
+
+    def _setups(self) -> list[dict[str, Any]]:
+        """Ready-made first-turn set-ups for the player to move (render ``setups``): each a list of
+        placement steps within his first-turn allowance, placed in one click and then adjusted with
+        the allowance left.  Only at the start of a first turn."""
+        if self._over or self.phase not in (START, BRING) or self.placed:
+            return []
+        p = self.to_move
+        if self.first_done[p]:
+            return []
+        allowance = min(self.reserves[p], self.game.first_limit)
+        spend = allowance - 6 if allowance > 12 else allowance  # leave some to adjust with
+        lines = GRID.edge_lines(self.L.edges[p])
+        cq, cr = GRID.coords[CELLS[len(CELLS) // 2]]  # the centre hex
+
+        def from_centre(c: int) -> tuple[int, int]:
+            """Hex distance to the centre, then sideways distance (twice the x offset): middle hexes first."""
+            q, r = GRID.coords[c]
+            return (abs(q - cq) + abs(r - cr) + abs(q - cq + r - cr)) // 2, abs(2 * (q - cq) + (r - cr))
+
+        occupied = self._occupied()
+        free = [c for c in CELLS if self.L.setup[p] >> c & 1 and not occupied >> c & 1]
+        front = sorted((c for c in free if lines[c] == 2), key=from_centre)
+        middle = sorted((c for c in free if lines[c] == 1), key=from_centre)
+
+        def fill(cells_numbers: list[tuple[int, int]]) -> list[str]:
+            out, left = [], spend
+            for c, k in cells_numbers:
+                k = min(k, left)
+                if k < 1:
+                    break
+                out.append(f"{GRID.label(c)}={k}")
+                left -= k
+            return out
+
+        plans = [
+            ("Shield of 3s", "a wall of 3s across your front row", fill([(c, 3) for c in front])),
+            ("Horde of 1s", "1s on your two front rows: many fast pieces", fill([(c, 1) for c in front + middle])),
+            (
+                "Spearhead",
+                "a 6 in the front centre with 5s beside it, 3s behind",
+                fill([(c, k) for c, k in zip(front[:3], (6, 5, 5), strict=False)] + [(c, 3) for c in middle]),
+            ),
+        ]
+        out = []
+        for label, title, moves in plans:
+            probe = self.clone()
+            try:
+                for m in moves:
+                    probe.play(m)
+            except IllegalMove:
+                continue
+            if moves:
+                total = sum(int(m.split("=")[1]) for m in moves)
+                note = f"{len(moves)} pieces, {total} of your {allowance}"
+                out.append({"label": label, "title": f"{title} ({note})", "moves": moves})
+        return out
 
     def _hint(self) -> str | None:
         """What the player to move may do that the board alone does not say (render ``hint``)."""

@@ -188,10 +188,9 @@ def test_the_analysis_board_explores_variations_as_a_tree_and_continues_against_
     created = post(server, "/api/games", {"game": "ikabegama", "params": params, "mode": "hotseat"})
     play_random(server, created, "ikabegama", params, 6)
     page = open_game(browser, server, created, viewport)
-    page.locator("#rp-first").click()
-    page.locator("#rp-next").click()
-    page.locator("#rp-next").click()
-    page.wait_for_function("document.getElementById('replay-pos').textContent.startsWith('2 /')")
+    for button, at in (("#rp-first", 0), ("#rp-next", 1), ("#rp-next", 2)):  # one step at a time
+        page.locator(button).click()
+        page.wait_for_function(f"document.getElementById('replay-pos').textContent.startsWith('{at} /')")
     href = page.locator("#analyse").get_attribute("href")
     assert href.endswith("&n=2"), href
     page.goto(server + href)
@@ -333,4 +332,24 @@ def test_nibble_move_list_shows_colours_and_the_table_rule_and_nelaxtam_coordina
     fill = on_dark.first.evaluate("e => getComputedStyle(e).fill")
     assert fill == "rgb(246, 241, 228)", fill
     page.screenshot(path=str(artifacts / "nelaxtam-coordinates.png"))
+    page.close()
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_a_nymbat_set_up_is_placed_in_one_click_then_adjusted(
+    server: str, browser: Any, artifacts: Path, viewport: dict[str, int]
+) -> None:
+    """ "Offer a few good ready-made set-ups (e.g. shields of 3s, a horde of 1s) that the player can
+    place in one click and then adjust"."""
+    created = post(server, "/api/games", {"game": "nymbat", "mode": "ai", "seat": 0, "ai_level": 1})
+    page = open_game(browser, server, created, viewport)
+    page.locator('[data-setup="Spearhead"]').click()
+    page.wait_for_function("document.querySelectorAll('#moves li code').length === 1")
+    page.wait_for_function("document.querySelector('#moves li code').textContent.split(' ').length === 6")
+    assert page.locator("#moves li code").inner_text().startswith("m5=6")
+    assert page.locator('#status[data-turn="yours"]').count() == 1, "the turn goes on: adjust"
+    page.screenshot(path=str(artifacts / f"nymbat-setup-{viewport['width']}.png"))
+    page.locator("#prompt .action-btn", has_text="End turn").click()
+    page.wait_for_function("document.querySelectorAll('#moves li').length >= 2", timeout=60000)
+    assert not page.errors, page.errors
     page.close()

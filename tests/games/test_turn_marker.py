@@ -46,3 +46,24 @@ def test_nymbat_explains_a_breakthrough_where_the_player_looks() -> None:
             assert "any other step closes the breakthrough" in hint
             return
     raise AssertionError("no breakthrough in 300 random Nymbat games")
+
+
+def test_nymbat_offers_ready_made_set_ups_on_a_first_turn() -> None:
+    """Issue 15: "Nymbat's first turn is 20–30 clicks: offer a few good ready-made set-ups ... that
+    the player can place in one click and then adjust" — each set-up is legal placement steps within
+    the first-turn allowance ("at most first_limit"), the turn goes on after it, and none is offered
+    once the player has placed a piece or his first turn is done."""
+    state = tessera.load_game("nymbat").new_initial_state(seed=1)
+    setups = state.render()["setups"]
+    assert [s["label"] for s in setups] == ["Shield of 3s", "Horde of 1s", "Spearhead"]
+    for s in setups:
+        st = state.clone()
+        for m in s["moves"]:
+            st.play(m)
+        assert sum(int(m.split("=")[1]) for m in s["moves"]) <= 30 - 6, "some allowance is left to adjust with"
+        assert st.current_player() == 0, "the turn goes on: adjust, then End turn"
+    shield = setups[0]["moves"]
+    assert shield == [m for m in shield if m.startswith("m") and m.endswith("=3")] and len(shield) == 8
+    state.play(setups[1]["moves"][0])
+    assert state.render()["setups"] == []
+    assert state.render(1)["setups"] == [], "only the player to move sees them"

@@ -596,6 +596,19 @@ function renderPrompt(v, desc, o, b) {
       : "Your turn goes on: make the next step on the board.";
     box.appendChild(p);
   }
+  if (!ui.choice && desc.setups && desc.setups.length && v.to_move === v.you) {
+    // ready-made first-turn set-ups (Nymbat): placed in one click, then adjusted with what is left
+    const box2 = document.createElement("div");
+    box2.className = "setups";
+    box2.append("Ready-made set-ups — one click places them, then add or end the turn: ");
+    for (const s of desc.setups) {
+      const bt = button(s.label, () => placeSetup(s.moves), "setup-btn");
+      bt.title = s.title || "";
+      bt.dataset.setup = s.label;
+      box2.appendChild(bt);
+    }
+    box.appendChild(box2);
+  }
   if (!ui.choice && desc.hint && v.to_move === v.you) {
     // the game's own word on what may be done now (Nymbat's breakthrough), where the player looks
     const h = document.createElement("p");
@@ -643,6 +656,14 @@ function renderPrompt(v, desc, o, b) {
     const p = document.createElement("p");
     p.textContent = "No move to make.";
     box.appendChild(p);
+  }
+}
+
+// Play the steps of a ready-made set-up one after the other (each is checked by the server).
+async function placeSetup(moves) {
+  for (const m of moves) {
+    await submit(m);
+    if (ui.error) break;
   }
 }
 
