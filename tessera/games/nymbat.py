@@ -1178,11 +1178,15 @@ class NymbatState(TurnState):
         allowance = min(self.reserves[p], self.game.first_limit)
         spend = allowance - 6 if allowance > 12 else allowance  # leave some to adjust with
         lines = GRID.edge_lines(self.L.edges[p])
-        cq, cr = GRID.coords[CELLS[len(CELLS) // 2]]  # the centre hex
+        centre = GRID.coords[CELLS[len(CELLS) // 2]]  # the centre hex
+        assert centre is not None
+        cq, cr = centre
 
         def from_centre(c: int) -> tuple[int, int]:
             """Hex distance to the centre, then sideways distance (twice the x offset): middle hexes first."""
-            q, r = GRID.coords[c]
+            qr = GRID.coords[c]
+            assert qr is not None
+            q, r = qr
             return (abs(q - cq) + abs(r - cr) + abs(q - cq + r - cr)) // 2, abs(2 * (q - cq) + (r - cr))
 
         occupied = self._occupied()
