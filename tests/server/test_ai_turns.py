@@ -128,3 +128,13 @@ def test_progress_at_a_simultaneous_turn_never_reveals_the_order(tmp_path: Any) 
         assert infos and all(i["steps"] == [] for i in infos)
     finally:
         worker.close()
+
+
+def test_the_text_record_names_an_ai_seat_once(tmp_path: Any) -> None:
+    """Issue 15: 'the text record "AI level 1 (AI level 1)"' — the AI's default name already says
+    its level, so the record says it once; a named human seat keeps "(human)"."""
+    service = MatchService(Storage(f"sqlite:///{tmp_path / 'rec.db'}"))
+    created = service.create("nume", {"size": 2}, mode="ai", seat=0, ai_level=1, names=["Ann"])
+    text = service.text(created.game_id)
+    assert '[Player1 "AI level 1"]' in text and '[Player0 "Ann (human)"]' in text
+    service.storage.dispose()
