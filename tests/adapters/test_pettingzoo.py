@@ -18,6 +18,7 @@ AEC = [
     "ikabegama(distance=4,max_plies=60)",
     "nibble",
     "nymbat(max_turns=30)",
+    "nymbat(players=4,max_turns=12)",
     "nelaxtam(size=8,variant=quiet,max_idle_turns=3)",
     "nelaxtam(size=10,troops=3,by_sea=1,max_idle_turns=3)",
 ]
