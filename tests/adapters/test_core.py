@@ -193,3 +193,14 @@ def test_nelaxtam_sealed_order_never_reaches_the_other_players_observation() -> 
         views.append(AdaptedState(game, st))
     assert np.array_equal(views[0].observation(1), views[1].observation(1))
     assert views[0].observation_string(1) == views[1].observation_string(1)
+
+
+def test_core_games_and_agents_never_import_an_adapter() -> None:
+    """Issue 17: the adapters are optional extras; nothing in core, games or agents imports them."""
+    from pathlib import Path
+
+    root = Path(tessera.__file__).resolve().parent
+    for package in ("core", "games", "agents"):
+        for path in (root / package).rglob("*.py"):
+            text = path.read_text(encoding="utf-8")
+            assert "tessera.adapters" not in text and "from tessera import adapters" not in text, path
