@@ -7,6 +7,7 @@ catalogue then offer its game, and the lab finds the answer its theory predicts.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -31,6 +32,9 @@ def test_without_the_package_its_game_is_unknown() -> None:
 @pytest.fixture(scope="module")
 def nim_installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     target = tmp_path_factory.mktemp("site")
+    # build from a copy: pip's in-tree build writes build/ and *.egg-info/ next to the sources
+    source = tmp_path_factory.mktemp("src") / EXAMPLE.name
+    shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("build", "*.egg-info"))
     cmd = [
         sys.executable,
         "-m",
@@ -43,7 +47,7 @@ def nim_installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         "--disable-pip-version-check",
         "--target",
         str(target),
-        str(EXAMPLE),
+        str(source),
     ]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
