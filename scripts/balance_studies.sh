@@ -26,11 +26,11 @@ run nelaxtam-wild balance "nelaxtam(variant=wild)" --vary size=10,12,14 --agent 
 run nelaxtam-sea balance "nelaxtam(variant=wild,size=12)" --vary by_sea=0,1,3,5 --agent greedy --games 20 --seed 1
 # Nibble: first-player rate per board, colour table shuffled or not.
 run nibble-square balance "nibble(board=square)" --vary colors=9,13 --vary shuffle_table=true,false \
-    --agent mcts --iterations 100 --games 16 --seed 1
+    --agent mcts --iterations 100 --games 64 --seed 1
 run nibble-hex balance "nibble(board=hex,colors=13)" --vary shuffle_table=true,false \
-    --agent mcts --iterations 100 --games 16 --seed 1
+    --agent mcts --iterations 100 --games 64 --seed 1
 # Ikabegamá: first-player rate and length vs nest distance.
-run ikabegama balance ikabegama --vary distance=2,4,6,8,10,12 --agent mcts --iterations 50 --games 12 --seed 1
+run ikabegama balance ikabegama --vary distance=2,4,6,8,10,12 --agent mcts --iterations 50 --games 40 --seed 1
 run ikabegama-bounded balance "ikabegama(distance=6)" --vary board=plane,hexhex:7,hexhex:10 --agent mcts --iterations 50 \
     --games 12 --seed 1
 # Nume: fair komi (to Black) per size.
