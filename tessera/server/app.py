@@ -392,6 +392,40 @@ def create_app(
             service.answer_undo(game_id, _token(body.token if body else None, x_seat_token, token), False)
         )
 
+    @app.post("/api/games/{game_id}/draw")
+    def offer_draw(
+        game_id: str,
+        body: Annotated[TokenIn | None, Body()] = None,
+        x_seat_token: Annotated[str | None, Header()] = None,
+        token: str | None = None,
+    ) -> JSONResponse:
+        """Offer a draw (a game whose rules allow one); an AI opponent answers at once."""
+        return JSONResponse(service.offer_draw(game_id, _token(body.token if body else None, x_seat_token, token)))
+
+    @app.post("/api/games/{game_id}/draw/accept")
+    def draw_accept(
+        game_id: str,
+        body: Annotated[TokenIn | None, Body()] = None,
+        x_seat_token: Annotated[str | None, Header()] = None,
+        token: str | None = None,
+    ) -> JSONResponse:
+        """Accept the opponent's draw offer: the game ends drawn (reason "agreement")."""
+        return JSONResponse(
+            service.answer_draw(game_id, _token(body.token if body else None, x_seat_token, token), True)
+        )
+
+    @app.post("/api/games/{game_id}/draw/decline")
+    def draw_decline(
+        game_id: str,
+        body: Annotated[TokenIn | None, Body()] = None,
+        x_seat_token: Annotated[str | None, Header()] = None,
+        token: str | None = None,
+    ) -> JSONResponse:
+        """Decline the opponent's draw offer."""
+        return JSONResponse(
+            service.answer_draw(game_id, _token(body.token if body else None, x_seat_token, token), False)
+        )
+
     @app.get("/api/games/{game_id}/positions/{n}")
     def position(game_id: str, n: int) -> dict[str, Any]:
         """The board after the first ``n`` moves, as a spectator sees it (replay)."""

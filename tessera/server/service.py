@@ -204,6 +204,40 @@ def forfeit_result(game: Game, loser: int, reason: str) -> dict[str, Any]:
     }
 
 
+def draws_possible(game: Game) -> str | None:
+    """Why a draw cannot be offered in ``game`` (None: the rules allow a draw, so an offer is possible).
+
+    RULES.md: Nibble has no tie; Nume ties only with a whole-number komi (never with komi
+    bidding, whose komi ends in .5); Ikabegamá, Nelaxtam and Nymbat draw (equal counts or a
+    safeguard).  Offers are between two players: a four-player game has none.
+    """
+    if game.num_players != 2:
+        return f"draw offers are for two-player games; this {game.name} game has {game.num_players} players"
+    if game.name == "nibble":
+        return "Nibble has no draws (RULES.md: a tie cannot happen)"
+    if game.name == "nume":
+        komi = game.params.get("komi", 0.5)
+        if game.params.get("komi_bidding") or float(komi) % 1 != 0:
+            return "this Nume game cannot end in a draw (its komi is not a whole number)"
+    return None
+
+
+def agreement_result(game: Game, offerer: int | None) -> dict[str, Any]:
+    """The result of a draw agreed between the players: ``offerer`` offered (None: not known), the other accepted."""
+    n = game.num_players
+    names = _names(game)
+    text = (
+        "Draw by agreement between the players"
+        if offerer is None
+        else f"Draw by agreement: {names[offerer]} offered a draw and {names[(offerer + 1) % n]} accepted"
+    )
+    return {"winner": None, "returns": [0.0] * n, "reason": "agreement", "text": text}
+
+
+AI_DRAW_THRESHOLD = -0.5
+"""An AI accepts a draw offer only when its evaluation for its own side is at most this (clearly losing)."""
+
+
 # -- clocks -------------------------------------------------------------------------------
 
 
@@ -903,6 +937,8 @@ class MatchService:
             "result": row.result,
             "clock": clock_public(row.clock, time.time()),
             "undo_request": row.undo_request,
+            "draw_offer": row.draw_offer if row.status == "active" else None,
+            "draws": draws_possible(state.game) is None,
             "render": self._render(live, seat),
         }
 
@@ -1076,7 +1112,13 @@ class MatchService:
     @staticmethod
     def _columns(row: GameRow) -> dict[str, Any]:
         """The columns a move may change."""
-        return {"clock": row.clock, "status": row.status, "result": row.result, "undo_request": row.undo_request}
+        return {
+            "clock": row.clock,
+            "status": row.status,
+            "result": row.result,
+            "undo_request": row.undo_request,
+            "draw_offer": row.draw_offer,
+        }
 
     @staticmethod
     def _is_retry(moves: list[MoveRow], state: State, seat: int, move: str) -> bool:
@@ -1104,6 +1146,8 @@ class MatchService:
         now = time.time()
         nrow = copy_row(row)
         nrow.undo_request = None
+        if nrow.draw_offer is not None and nrow.draw_offer != seat:
+            nrow.draw_offer = None  # the offerer's opponent gave his order instead of answering: the offer lapses
         if nrow.clock is not None:
             clock_stop(nrow.clock, seat, now, turn_done=True)
         new, record = state, None
@@ -1146,6 +1190,8 @@ class MatchService:
             elif all(s.claimed for s in row.seats):
                 clock_start(row.clock, nxt, now)
         row.undo_request = None
+        if row.draw_offer is not None and any(p != row.draw_offer for p in stepped or [SIMULTANEOUS]):
+            row.draw_offer = None  # the offerer's opponent moved (or a joint turn was resolved): the offer lapses
         if new.is_terminal():
             row.status = "finished"
             row.result = rules_result(new)
@@ -1323,6 +1369,86 @@ class MatchService:
             self._seat_of(self._live(game_id, check=False).row, token)
         return self._guarded(game_id, "the game is over: moves can no longer be taken back", body)
 
+    # -- draw offers ------------------------------------------------------------------------
+    def offer_draw(self, game_id: str, token: str | None) -> dict[str, Any]:
+        """The seat offers a draw.  Against an AI the AI answers at once: it accepts only when its
+        evaluation for its own side is at most :data:`AI_DRAW_THRESHOLD`, else declines (the answer
+        is in the view's ``draw_answer``).  Otherwise the offer is stored until the opponent
+        accepts, declines, or moves (a move instead of an answer lets it lapse)."""
+        answer: dict[str, str] = {}
+
+        def body(w: Work) -> int | None:
+            seat = self._seat_of(w.row, token)
+            assert seat is not None
+            why = draws_possible(w.state.game)
+            if why is not None:
+                raise ServiceError(422, why)
+            row = w.row
+            if row.draw_offer == seat:
+                raise ServiceError(409, "you have already offered a draw: wait for your opponent's answer")
+            if row.draw_offer is not None:
+                raise ServiceError(409, "your opponent has offered a draw: accept or decline it")
+            other = 1 - seat
+            if row.seats[other].kind == "ai":
+                value = w.state.evaluate(other)
+                if value <= AI_DRAW_THRESHOLD:
+                    self._agree_draw(w, seat)
+                    answer["draw_answer"] = "accepted"
+                else:
+                    answer["draw_answer"] = f"{row.seats[other].name} declines the draw"
+                    raise _Unchanged
+            else:
+                row.draw_offer = seat
+                w.tx.update_game(game_id, draw_offer=seat)
+            return seat
+
+        with self._locked(game_id):
+            self._seat_of(self._live(game_id, check=False).row, token)
+        try:
+            view = self._guarded(game_id, "the game is over: a draw can no longer be offered", body)
+        except _Unchanged:
+            with self._locked(game_id):
+                live = self._live(game_id, check=False)
+                view = self._view(live, self._seat_of(live.row, token))
+        view.update(answer)
+        return view
+
+    def _agree_draw(self, w: Work, offerer: int) -> None:
+        row = w.row
+        if row.clock is not None:
+            for p in range(len(row.clock["since"])):
+                clock_stop(row.clock, p, time.time(), turn_done=False)
+        row.result = agreement_result(w.state.game, offerer)
+        row.status = "finished"
+        row.undo_request = row.draw_offer = None
+        w.tx.update_game(
+            row.id, status="finished", result=row.result, clock=row.clock, undo_request=None, draw_offer=None
+        )
+        w.tx.delete_sealed(row.id)
+        w.sealed = {}
+
+    def answer_draw(self, game_id: str, token: str | None, accept: bool) -> dict[str, Any]:
+        """The offerer's opponent accepts (the game ends drawn, ``reason`` "agreement") or declines."""
+
+        def body(w: Work) -> int | None:
+            seat = self._seat_of(w.row, token)
+            assert seat is not None
+            offer = w.row.draw_offer
+            if offer is None:
+                raise ServiceError(409, "nobody has offered a draw (an offer lapses when its opponent moves)")
+            if offer == seat:
+                raise ServiceError(409, "you cannot answer your own draw offer")
+            if accept:
+                self._agree_draw(w, offer)
+            else:
+                w.row.draw_offer = None
+                w.tx.update_game(game_id, draw_offer=None)
+            return seat
+
+        with self._locked(game_id):
+            self._seat_of(self._live(game_id, check=False).row, token)
+        return self._guarded(game_id, "the game is over: there is no draw offer to answer", body)
+
     # -- clocks ----------------------------------------------------------------------------
     def check_clock(self, game_id: str) -> float | None:
         """End the game on a flag; return seconds until the next possible flag (None: no clock running)."""
@@ -1479,6 +1605,11 @@ class MatchService:
                     raise ValueError("'players' must be a list")
                 names = [clean_name(p.get("name", "")) for p in players if isinstance(p, dict)]
                 res = record.get("result")
+                if isinstance(res, dict) and res.get("reason") == "agreement" and not state.is_terminal():
+                    why = draws_possible(g)
+                    if why is not None:
+                        raise ValueError(f"'result' says the players agreed a draw, but {why}")
+                    result = agreement_result(g, None)
                 if isinstance(res, dict) and res.get("reason") in ("resign", "flag") and not state.is_terminal():
                     w = res.get("winner")
                     if isinstance(w, bool) or not isinstance(w, int) or not 0 <= w < g.num_players:

@@ -52,6 +52,7 @@ games_table = sa.Table(
     sa.Column("result", sa.Text, nullable=True),
     sa.Column("clock", sa.Text, nullable=True),
     sa.Column("undo_request", sa.Integer, nullable=True),
+    sa.Column("draw_offer", sa.Integer, nullable=True),
     sa.Column("version", sa.Integer, nullable=False, default=0),
     sa.Column("created_at", sa.Float, nullable=False),
     sa.Column("updated_at", sa.Float, nullable=False),
@@ -125,6 +126,8 @@ class GameRow:
     created_at: float
     updated_at: float
     seats: list[SeatRow] = field(default_factory=list)
+    draw_offer: int | None = None
+    """The seat whose draw offer waits for an answer (None: no offer)."""
 
 
 @dataclass
@@ -252,6 +255,7 @@ class Transaction:
                 result=_dump(row.result),
                 clock=_dump(row.clock),
                 undo_request=row.undo_request,
+                draw_offer=row.draw_offer,
                 version=0,
                 created_at=row.created_at,
                 updated_at=row.updated_at,
@@ -332,6 +336,7 @@ class Transaction:
             result=_load(r["result"]),
             clock=_load(r["clock"]),
             undo_request=r["undo_request"],
+            draw_offer=r["draw_offer"],
             version=r["version"],
             created_at=r["created_at"],
             updated_at=r["updated_at"],

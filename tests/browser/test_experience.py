@@ -353,3 +353,70 @@ def test_a_nymbat_set_up_is_placed_in_one_click_then_adjusted(
     page.wait_for_function("document.querySelectorAll('#moves li').length >= 2", timeout=60000)
     assert not page.errors, page.errors
     page.close()
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_a_draw_offer_is_answered_online_and_watched_by_a_spectator(
+    server: str, browser: Any, artifacts: Path, viewport: dict[str, int]
+) -> None:
+    """ "There is no draw offer where draws exist": online, a seated player offers a draw, the
+    opponent sees Accept/Decline, a spectator sees the offer live; accepted, the game ends drawn
+    and the result strip says "Draw by agreement"."""
+    created = post(server, "/api/games", {"game": "ikabegama", "mode": "online", "seat": 0})
+    light = open_game(browser, server, created, viewport)
+    dark = browser.new_page(viewport=viewport)
+    dark.errors = []
+    dark.on("pageerror", lambda e: dark.errors.append(str(e)))
+    dark.goto(server + created["invites"]["1"])  # the invite link
+    dark.wait_for_selector("svg.board .cell")
+    watcher = browser.new_page(viewport=viewport)
+    watcher.goto(server + created["url"])
+    watcher.wait_for_selector("svg.board .cell")
+    for page in (light, dark, watcher):
+        page.wait_for_selector("#conn.conn-online")
+    light.locator("#offer-draw").click()
+    light.wait_for_selector("#draw-offer >> text=waiting for the answer")
+    dark.wait_for_selector("#draw-accept")
+    assert "Light offers a draw" in dark.locator("#draw-offer").inner_text()
+    watcher.wait_for_selector("#draw-offer >> text=Light offers a draw")
+    dark.screenshot(path=str(artifacts / f"draw-offer-{viewport['width']}.png"))
+    dark.locator("#draw-decline").click()
+    light.wait_for_selector("#offer-draw")  # declined: the offer is gone, a new one may be made
+    watcher.wait_for_selector("#draw-offer", state="detached")
+    light.locator("#offer-draw").click()
+    dark.locator("#draw-accept").click()
+    for page in (light, dark, watcher):
+        page.wait_for_selector("#banner:not([hidden])")
+        why = page.locator("#result-why")
+        assert why.inner_text() == "Draw by agreement: Light offered a draw and Dark accepted"
+        assert why.get_attribute("data-reason") == "agreement"
+    light.screenshot(path=str(artifacts / f"draw-agreed-{viewport['width']}.png"))
+    assert not light.errors and not dark.errors, light.errors + dark.errors
+    for page in (light, dark, watcher):
+        page.close()
+
+
+def test_draw_offers_at_one_screen_and_against_the_ai(server: str, browser: Any) -> None:
+    """Hot-seat: the other player answers at the same screen; against the AI: the AI declines at the
+    start (its evaluation is not losing) and says so; Nibble, which has no draws, offers none."""
+    hot = post(server, "/api/games", {"game": "nymbat", "mode": "hotseat"})
+    page = open_game(browser, server, hot, DESKTOP)
+    page.locator("#offer-draw").click()
+    page.wait_for_selector("#draw-accept")
+    assert "Red offers a draw to Blue" in page.locator("#draw-offer").inner_text()
+    page.locator("#draw-accept").click()
+    page.wait_for_selector("#banner:not([hidden])")
+    assert page.locator("#result-why").get_attribute("data-reason") == "agreement"
+    page.close()
+    vs_ai = post(server, "/api/games", {"game": "ikabegama", "mode": "ai", "seat": 0, "ai_level": 1})
+    page = open_game(browser, server, vs_ai, DESKTOP)
+    page.locator("#offer-draw").click()
+    page.wait_for_selector("#draw-offer >> text=declines the draw")
+    assert page.locator("#banner").is_hidden()
+    page.close()
+    nibble = post(server, "/api/games", {"game": "nibble", "mode": "hotseat"})
+    page = open_game(browser, server, nibble, DESKTOP)
+    page.wait_for_selector("#resign")
+    assert page.locator("#offer-draw").count() == 0
+    assert not page.errors, page.errors
+    page.close()

@@ -37,6 +37,7 @@ const ui = {
   error: "",
   thinking: null, // the AI's last progress report {player, budget, elapsed, steps, stats} and when it came
   thinkingAt: 0,
+  drawNote: null, // an AI's answer to a draw offer {text, at: the view version it answers}
 };
 
 const board = new BoardView($("board"), { onCell: (c) => onCell(c) });
@@ -728,7 +729,19 @@ function renderOrderBuilder(box, o, b) {
 function renderControls(v) {
   const box = $("controls");
   box.innerHTML = "";
-  if (v.status !== "active" || !mySeats.length || ui.replay !== null) return;
+  if (v.status !== "active" || ui.replay !== null) return;
+  if (!mySeats.length) {
+    // spectators see a pending draw offer too (it is pushed to every viewer)
+    if (v.draw_offer !== null && v.draw_offer !== undefined) {
+      const p = document.createElement("div");
+      p.className = "undo-request";
+      p.id = "draw-offer";
+      p.textContent = `${v.seats[v.draw_offer].name} offers a draw.`;
+      box.appendChild(p);
+    }
+    return;
+  }
+  renderDrawOffer(v, box);
   if (v.undo_request !== null && v.undo_request !== undefined && !mySeats.includes(v.undo_request)) {
     const p = document.createElement("div");
     p.className = "undo-request";
@@ -762,13 +775,48 @@ function renderControls(v) {
   }, ui.resignArmed ? "danger" : "");
   resign.id = "resign";
   box.append(undo, resign);
+  if (v.draws && (v.draw_offer === null || v.draw_offer === undefined)) {
+    const offer = button("Offer a draw", () => act("draw"));
+    offer.id = "offer-draw";
+    box.append(offer);
+  }
 }
 
-async function act(what) {
+// Draw offers (games whose rules allow a draw): the opponent answers, or lets it lapse by moving.
+function renderDrawOffer(v, box) {
+  const offer = v.draw_offer;
+  if (offer !== null && offer !== undefined) {
+    const p = document.createElement("div");
+    p.className = "undo-request";
+    p.id = "draw-offer";
+    const answerer = mySeats.find((s) => s !== offer); // online: my seat; hot-seat: the other player
+    if (answerer !== undefined) {
+      p.textContent = `${v.seats[offer].name} offers a draw${mySeats.length > 1 ? ` to ${v.seats[answerer].name}` : ""}. `;
+      const yes = button("Accept draw", () => act("draw/accept", tokens[answerer]), "primary");
+      yes.id = "draw-accept";
+      const no = button("Decline", () => act("draw/decline", tokens[answerer]));
+      no.id = "draw-decline";
+      p.append(yes, no);
+      p.append(document.createTextNode(" (a move declines it)"));
+    } else {
+      p.textContent = "You offered a draw; waiting for the answer (it lapses if your opponent moves).";
+    }
+    box.appendChild(p);
+  } else if (ui.drawNote && ui.drawNote.at === v.version) {
+    const p = document.createElement("div");
+    p.className = "undo-request";
+    p.id = "draw-offer";
+    p.textContent = ui.drawNote.text;
+    box.appendChild(p);
+  }
+}
+
+async function act(what, token) {
   showError("");
   try {
-    const view = await api("POST", `/api/games/${gameId}/${what}`, { token: myToken() });
+    const view = await api("POST", `/api/games/${gameId}/${what}`, { token: token || myToken() });
     ui.order = null;
+    if (view.draw_answer && view.draw_answer !== "accepted") ui.drawNote = { text: `${view.draw_answer}.`, at: view.version };
     await receive(view);
   } catch (e) {
     showError(e instanceof ApiError ? e.detail : String(e));
