@@ -11,7 +11,8 @@ True
 Agents: ``random``, ``greedy`` (one-step lookahead with the game's
 ``evaluate``), ``mcts`` (UCT with rollout cut-off, progressive widening, tree
 reuse; decoupled UCT at simultaneous nodes), ``smmcts``, ``alphabeta``
-(negamax, iterative deepening) and the strength levels ``level1``–``level5``
+(negamax, iterative deepening), ``turns`` (search over whole turns with greedy
+rollouts, for games of more than two players) and the strength levels ``level1``–``level5``
 (:func:`level`).  See docs/agents.md.
 """
 
@@ -21,6 +22,7 @@ from tessera.agents.mcts import MCTSAgent
 from tessera.agents.simple import GreedyAgent, RandomAgent
 from tessera.agents.sm_mcts import SMMCTSAgent
 from tessera.agents.spec import LEVEL_SECONDS, Level, LevelAgent, level, make_agent, parse_spec
+from tessera.agents.turns import TurnAgent
 
 __all__ = [
     "DEFAULT_SECONDS",
@@ -34,6 +36,7 @@ __all__ = [
     "MCTSAgent",
     "RandomAgent",
     "SMMCTSAgent",
+    "TurnAgent",
     "level",
     "make_agent",
     "parse_spec",

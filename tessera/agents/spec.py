@@ -9,6 +9,7 @@ A spec is a name with optional keyword options in parentheses:
                 ``reuse``, ``sample``); at simultaneous nodes it runs ``smmcts`` with its ``c`` and cut-off
 ``smmcts``      decoupled simultaneous-move UCT (``c``, ``rollout_cutoff``, ``pw_k``, ``pw_alpha``)
 ``alphabeta``   negamax alpha-beta with iterative deepening (``max_depth``, ``width``, ``sample``)
+``turns``       UCB over greedy-completed whole turns, greedy rollouts (``width``, ``rounds``, ``noise``, ``c``)
 ``level1``…     the web app's strength levels (``level(3)`` too), tuned per game
 ==============  ==============================================================
 
@@ -30,6 +31,7 @@ from tessera.agents.base import Agent, Budget
 from tessera.agents.mcts import MCTSAgent
 from tessera.agents.simple import GreedyAgent, RandomAgent
 from tessera.agents.sm_mcts import SMMCTSAgent
+from tessera.agents.turns import TurnAgent
 from tessera.core.game import Action, State
 
 _SPEC = re.compile(r"^\s*([a-z_][a-z0-9_]*)\s*(?:\((.*)\))?\s*$", re.IGNORECASE)
@@ -40,6 +42,7 @@ AGENT_OPTIONS: dict[str, tuple[str, ...]] = {
     "mcts": ("c", "rollout_cutoff", "widen", "wide", "pw_k", "pw_alpha", "reuse", "sample", "seed", "army"),
     "smmcts": ("c", "rollout_cutoff", "pw_k", "pw_alpha", "seed"),
     "alphabeta": ("max_depth", "width", "sample", "seed", "army"),
+    "turns": ("width", "rounds", "noise", "c", "seed"),
     "level": ("n", "game", "scale", "seed"),
 }
 """The options each agent name accepts."""
@@ -131,6 +134,8 @@ def make_agent(spec: str | Agent, *, game: str | None = None) -> Agent:
             agent = SMMCTSAgent(**opts, name=canonical)
         elif name == "alphabeta":
             agent = AlphaBetaAgent(**opts, name=canonical)
+        elif name == "turns":
+            agent = TurnAgent(**opts, name=canonical)
         else:
             if "game" not in opts and game is not None:
                 opts["game"] = game
@@ -192,10 +197,18 @@ _LEVEL5_SPEC: dict[str, str] = {}
 """Games where level 5 uses another algorithm than levels 3–4."""
 
 _MULTI_SPEC: dict[str, str] = {
-    # Games of more than two players (four-player Nymbat): max-n MCTS; alpha-beta is two-player negamax.
-    "nymbat": "mcts(c=0.7,rollout_cutoff=10)",
+    # Games of more than two players (four-player Nymbat): search over whole turns with greedy
+    # rollouts (tessera.agents.turns); step-level MCTS and alpha-beta did not beat greedy there.
+    "nymbat": "turns",
 }
 """Search agent of levels 3–5 in the variants of more than two players."""
+
+_MULTI_LEVEL1: dict[str, str] = {
+    # Four-player Nymbat: greedy with noise 0.5 was not clearly weaker than greedy (12 of 40 games
+    # for greedy against three of them), uniformly random play is (greedy won 20 of 20): docs/agents.md.
+    "nymbat": "random",
+}
+"""Level 1 in the variants of more than two players, where it differs from ``greedy(noise=0.5)``."""
 
 
 def level(n: int, game: str | None = None, players: int = 2) -> Level:
@@ -204,11 +217,14 @@ def level(n: int, game: str | None = None, players: int = 2) -> Level:
     1: greedy that plays a random move half of the time; 2: greedy;
     3: the game's search agent at 0.3 s; 4: the same at 1 s; 5: the game's best
     agent at about 3 s.  With more than two ``players`` the search levels use
-    max-n MCTS (:data:`_MULTI_SPEC`).
+    :data:`_MULTI_SPEC` (four-player Nymbat: ``turns``, search over whole turns)
+    and level 1 may differ (:data:`_MULTI_LEVEL1`; four-player Nymbat: ``random``).
     """
     if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 5:
         raise ValueError(f"strength level must be an integer from 1 to 5, not {n!r}")
     if n == 1:
+        if players > 2 and game in _MULTI_LEVEL1:
+            return Level(_MULTI_LEVEL1[game], None)
         return Level("greedy(noise=0.5)", None)
     if n == 2:
         return Level("greedy", None)

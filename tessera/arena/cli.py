@@ -34,7 +34,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         description=(
             "Play GAMES games of GAME between AGENT_A and AGENT_B with seats alternated "
             "(A is player 0 in even-numbered games). Agents: random, greedy, mcts, mcts(c=1.4,rollout_cutoff=20), "
-            "smmcts, alphabeta, level1..level5; openspiel-mcts (OpenSpiel's MCTS, needs tessera[openspiel])."
+            "smmcts, alphabeta, turns, level1..level5; openspiel-mcts (OpenSpiel's MCTS, needs tessera[openspiel])."
         ),
     )
     p.add_argument("game", metavar="GAME", help="game string, e.g. nume or 'ikabegama(distance=4)'")

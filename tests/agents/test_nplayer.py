@@ -39,11 +39,16 @@ def test_mcts_credits_each_player_his_own_result_max_n(player: int) -> None:
     assert agent.stats["value"] == pytest.approx(1.0)
 
 
-def test_search_levels_of_four_player_nymbat_use_max_n_mcts() -> None:
-    """Alpha-beta is two-player negamax: the four-player variant's levels 3–5 are MCTS."""
+def test_levels_of_four_player_nymbat_are_random_greedy_then_search_over_whole_turns() -> None:
+    """Four-player Nymbat: level 1 random, level 2 greedy, levels 3–5 ``turns`` (whole-turn search with
+    greedy rollouts; docs/agents.md, the measured ladder); two players keep their levels."""
     assert level(3, "nymbat").spec == "alphabeta"
+    assert level(1, "nymbat").spec == "greedy(noise=0.5)"
+    assert level(1, "nymbat", players=4).spec == "random"
+    assert level(2, "nymbat", players=4).spec == "greedy"
     for n in (3, 4, 5):
-        assert level(n, "nymbat", players=4).spec.startswith("mcts")
+        assert level(n, "nymbat", players=4).spec == "turns"
+    assert [level(n, "nymbat", players=4).seconds for n in (3, 4, 5)] == [0.3, 1.0, 3.0]
     agent = make_agent("level3(scale=0.05)")
     st = FOUR.new_initial_state()
     rng = random.Random(3)
@@ -51,7 +56,7 @@ def test_search_levels_of_four_player_nymbat_use_max_n_mcts() -> None:
         if st.is_terminal():
             break
         st.apply_action(agent.choose(st, rng=rng))
-    assert "nymbat/4" in agent._inner and agent._inner["nymbat/4"].name.startswith("mcts")
+    assert "nymbat/4" in agent._inner and agent._inner["nymbat/4"].name == "turns"
     assert agent.default_seconds == pytest.approx(0.3 * 0.05)
     with pytest.raises(ValueError, match="scale"):
         make_agent("level3(scale=0)")
