@@ -20,6 +20,7 @@ same database, and the client spreads games and viewers over them round-robin):
 The server's CPU use (user+system seconds per wall second, from /proc) is reported for each
 phase.  Everything stops by itself: ``--seconds`` per phase plus set-up and drain.
 
+    pip install -e ".[server,bench]"   # aiohttp for the client
     python benchmarks/server_load.py --db sqlite --seconds 20 --crowd 1000
     python benchmarks/server_load.py --db postgres --workers 2
 """
