@@ -13,6 +13,7 @@ from tessera.core.game import (
     IllegalMove,
     Move,
     Param,
+    ParamRule,
     State,
 )
 from tessera.core.registry import game_class, list_games, load_game, register
@@ -26,6 +27,7 @@ __all__ = [
     "IllegalMove",
     "Move",
     "Param",
+    "ParamRule",
     "State",
     "game_class",
     "list_games",

@@ -177,6 +177,33 @@ class RolloutResult:
 
 
 @dataclass(frozen=True)
+class ParamRule:
+    """How a parameter's accepted values follow another parameter (data for the web form, which follows it live).
+
+    The game's own checks stay the authority; the conformance tests hold each rule to them.
+    """
+
+    param: str
+    """The dependent parameter."""
+    when: str | None = None
+    """The controlling parameter (None: the rule always holds)."""
+    equals: ParamValue | None = None
+    """The controlling parameter's value for which the rule holds."""
+    default: ParamValue | None = None
+    """The dependent parameter's default then (None: unchanged)."""
+    min: float | None = None
+    """Its smallest accepted value then (None: unchanged)."""
+    max: float | None = None
+    """Its largest accepted value then (None: unchanged)."""
+    choices: tuple[ParamValue, ...] | None = None
+    """Its accepted values then (None: unchanged)."""
+    fixed: bool = False
+    """It must keep its default then."""
+    max_from: str | None = None
+    """It may not exceed the value of this other parameter."""
+
+
+@dataclass(frozen=True)
 class GameInfo:
     """A game's declaration: everything about it that is data."""
 
@@ -204,6 +231,8 @@ class GameInfo:
     """Who designed the game."""
     examples: tuple[str, ...] = ()
     """One-string forms of notable variants; the conformance suite plays each."""
+    param_rules: tuple[ParamRule, ...] = ()
+    """How parameters follow each other (:class:`ParamRule`)."""
 
     def param(self, name: str) -> Param:
         """The declared parameter called ``name``."""

@@ -146,6 +146,7 @@ from tessera.core.game import (
     IllegalMove,
     Move,
     Param,
+    ParamRule,
     RolloutResult,
     State,
 )
@@ -191,6 +192,11 @@ INFO = GameInfo(
         Param(
             "max_idle_turns", 30, int, "safeguard: draw after this many turns without a destruction", min=1, max=1000
         ),
+    ),
+    param_rules=(
+        ParamRule("size", when="variant", equals="wild", min=10),
+        ParamRule("size", when="variant", equals="quiet", min=8),
+        ParamRule("by_sea", max_from="troops"),
     ),
     player_names=NAMES,
     board_kind="square",

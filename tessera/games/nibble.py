@@ -120,7 +120,7 @@ from typing import Any
 
 import numpy as np
 
-from tessera.core.game import TERMINAL, Action, Game, GameInfo, IllegalMove, Param, RolloutResult, TurnState
+from tessera.core.game import TERMINAL, Action, Game, GameInfo, IllegalMove, Param, ParamRule, RolloutResult, TurnState
 from tessera.core.geometry import Grid, hexagon, square
 from tessera.core.kernels import rng_state
 from tessera.core.registry import register
@@ -182,6 +182,10 @@ INFO = GameInfo(
     summary=__doc__ or "",
     designer="Jared McComb (after Dieter Stein and Reiner Knizia)",
     examples=("nibble(colors=13)", "nibble(colors=13,board=hex)", "nibble(shuffle_table=false)"),
+    param_rules=(
+        ParamRule("colors", when="board", equals="square", default=9),
+        ParamRule("colors", when="board", equals="hex", default=13, choices=(13,)),
+    ),
 )
 
 

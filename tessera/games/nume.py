@@ -103,7 +103,7 @@ from typing import Any
 
 import numpy as np
 
-from tessera.core.game import TERMINAL, Action, Game, GameInfo, IllegalMove, Param, RolloutResult, State
+from tessera.core.game import TERMINAL, Action, Game, GameInfo, IllegalMove, Param, ParamRule, RolloutResult, State
 from tessera.core.geometry import Grid, alternating_hexagon, square
 from tessera.core.kernels import rng_state
 from tessera.core.registry import register
@@ -162,6 +162,12 @@ INFO = GameInfo(
         ),
         Param("komi_to", "black", str, "colour that receives the komi", choices=("black", "white")),
         Param("komi_bidding", False, bool, "player 0 bids komi and recipient, player 1 then chooses his colour"),
+    ),
+    param_rules=(
+        ParamRule("size", when="variant", equals="hex", default=5, min=2, max=12),
+        ParamRule("size", when="variant", equals="square", default=9, min=3, max=19),
+        ParamRule("komi", when="komi_bidding", equals=True, fixed=True),
+        ParamRule("komi_to", when="komi_bidding", equals=True, fixed=True),
     ),
     player_names=("Black", "White"),
     board_kind="hex",

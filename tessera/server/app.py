@@ -161,6 +161,20 @@ def catalog() -> list[dict[str, Any]]:
                     }
                     for p in info.params
                 ],
+                "param_rules": [  # how parameters follow each other: the form applies them live
+                    {
+                        "param": r.param,
+                        "when": r.when,
+                        "equals": r.equals,
+                        "default": r.default,
+                        "min": r.min,
+                        "max": r.max,
+                        "choices": list(r.choices) if r.choices is not None else None,
+                        "fixed": r.fixed,
+                        "max_from": r.max_from,
+                    }
+                    for r in info.param_rules
+                ],
             }
         )
     return out

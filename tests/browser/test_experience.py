@@ -420,3 +420,65 @@ def test_draw_offers_at_one_screen_and_against_the_ai(server: str, browser: Any)
     assert page.locator("#offer-draw").count() == 0
     assert not page.errors, page.errors
     page.close()
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_the_creation_form_follows_dependent_parameters_live(
+    server: str, browser: Any, artifacts: Path, viewport: dict[str, int]
+) -> None:
+    """ "Parameters that depend on each other follow each other in the form (Nibble hex ⇒ 13
+    colours)": the choices, defaults and ranges change as soon as the controlling choice does."""
+    page = browser.new_page(viewport=viewport)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server + "/?game=nibble")
+    page.wait_for_selector("#param-board")
+    colours = page.locator("#param-colors")
+    texts = "e => [...e.options].map(o => o.textContent)"
+    assert colours.evaluate(texts) == ["automatic (9)", "9", "13"]
+    colours.select_option("9")
+    page.locator("#param-board").select_option("hex")
+    assert colours.evaluate(texts) == ["automatic (13)", "13"], "the hex board has 13 colours only"
+    assert colours.input_value() == "", "9 is no longer possible: back to automatic"
+    assert "Now one of 13" in page.locator("label:has(#param-colors)").inner_text()
+    page.screenshot(path=str(artifacts / f"form-follows-{viewport['width']}.png"), full_page=True)
+    page.locator("#param-board").select_option("square")
+    colours.select_option("13")
+    page.locator("#param-board").select_option("hex")
+    assert colours.input_value() == "13", "a value still accepted is kept"
+    # Nume: the size's range and default follow the variant; komi bidding fixes the komi
+    page.goto(server + "/?game=nume")
+    page.wait_for_selector("#param-size")
+    size = page.locator("#param-size")
+    assert (size.get_attribute("min"), size.get_attribute("max"), size.get_attribute("placeholder")) == (
+        "2", "12", "automatic (5)"
+    )
+    size.fill("2")
+    page.locator("#param-variant").select_option("square")
+    assert (size.get_attribute("min"), size.get_attribute("max"), size.get_attribute("placeholder")) == (
+        "3", "19", "automatic (9)"
+    )
+    assert size.input_value() == "", "size 2 is too small for the square board: back to automatic"
+    page.locator("#param-komi").fill("1")
+    page.locator("#param-komi_bidding").check()
+    assert page.locator("#param-komi").is_disabled() and page.locator("#param-komi").input_value() == "0.5"
+    assert page.locator("#param-komi_to").is_disabled()
+    # Nelaxtam: troops coming by sea are at most the troops
+    page.goto(server + "/?game=nelaxtam")
+    page.wait_for_selector("#param-troops")
+    page.locator("#param-troops").fill("2")
+    page.locator("#param-troops").dispatch_event("change")
+    assert page.locator("#param-by_sea").get_attribute("max") == "2"
+    assert page.locator("#param-by_sea").input_value() == "2", "3 by sea of 2 troops is clamped"
+    page.locator("#param-variant").select_option("quiet")
+    assert page.locator("#param-size").get_attribute("min") == "8"
+    # the form's choice creates the game
+    page.goto(server + "/?game=nibble")
+    page.wait_for_selector("#param-board")
+    page.locator("#param-board").select_option("hex")
+    page.locator("#create-btn").click()
+    page.wait_for_url(re.compile(r"/g/"))
+    gid = page.url.split("/g/")[1].split("#")[0]
+    assert get(server, f"/api/games/{gid}")["params"]["board"] == "hex"
+    assert not errors, errors
+    page.close()

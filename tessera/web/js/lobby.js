@@ -68,11 +68,104 @@ function showGame() {
   const box = $("params");
   box.innerHTML = "<legend>Parameters</legend>";
   for (const p of g.params) box.appendChild(paramInput(p));
+  box.addEventListener("change", applyParamRules);
+  applyParamRules();
   const ex = g.examples.length ? ` Variants: ${g.examples.join(", ")}.` : "";
   $("game-about").innerHTML = `${escapeHtml(g.title)}: ${Object.keys(g.seats_by_players || {}).join(" or ") || g.players} players, ${escapeHtml(g.dynamics)} turns.${escapeHtml(ex)} <a href="/rules/${g.name}">Rules</a>`;
   const players = $("param-players");
   if (players) players.addEventListener("change", showSeats);
   showSeats();
+}
+
+// -- parameters that follow each other (the catalogue's param_rules) ------------------------
+function paramValue(p) {
+  const input = $(`param-${p.name}`);
+  if (!input) return p.default;
+  if (p.kind === "bool") return input.checked;
+  if (input.value === "") return p.default;
+  if (p.kind === "int") return parseInt(input.value, 10);
+  if (p.kind === "float") return parseFloat(input.value);
+  return input.value;
+}
+
+// What a parameter accepts given the others' current values: its declaration overlaid by the rules that hold.
+function effectiveParam(g, p) {
+  const eff = { default: p.default, min: p.min, max: p.max, choices: p.choices, fixed: false, ruled: false };
+  for (const r of g.param_rules || []) {
+    if (r.param !== p.name) continue;
+    if (r.when !== null) {
+      const ctl = g.params.find((q) => q.name === r.when);
+      if (!ctl || paramValue(ctl) !== r.equals) continue;
+    }
+    eff.ruled = true;
+    if (r.default !== null) eff.default = r.default;
+    if (r.min !== null) eff.min = r.min;
+    if (r.max !== null) eff.max = r.max;
+    if (r.choices !== null) eff.choices = r.choices;
+    if (r.fixed) eff.fixed = true;
+    if (r.max_from) {
+      const lim = paramValue(g.params.find((q) => q.name === r.max_from) || {});
+      if (typeof lim === "number" && !Number.isNaN(lim)) eff.max = eff.max === null ? lim : Math.min(eff.max, lim);
+    }
+  }
+  return eff;
+}
+
+function rangeText(eff) {
+  if (eff.fixed) return "fixed by the other choices";
+  if (eff.choices) return `one of ${eff.choices.join(", ")}`;
+  if (eff.min !== null && eff.max !== null) return `from ${eff.min} to ${eff.max}`;
+  if (eff.min !== null) return `at least ${eff.min}`;
+  if (eff.max !== null) return `at most ${eff.max}`;
+  return "";
+}
+
+function applyParamRules() {
+  const g = current();
+  if (!g || !(g.param_rules || []).length) return;
+  for (const p of g.params) {
+    if (!(g.param_rules || []).some((r) => r.param === p.name)) continue;
+    const input = $(`param-${p.name}`);
+    if (!input) continue;
+    const eff = effectiveParam(g, p);
+    const auto = p.default === null; // the game derives the default: the form leaves it "automatic"
+    input.disabled = eff.fixed;
+    if (input.tagName === "SELECT") {
+      const keep = input.value;
+      const opts = [];
+      if (auto) opts.push(["", eff.default === null ? "automatic" : `automatic (${eff.default})`]);
+      for (const c of eff.choices || []) opts.push([String(c), String(c)]);
+      const same = opts.length === input.options.length && opts.every(([v, t], i) => input.options[i].value === v && input.options[i].textContent === t);
+      if (!same) {
+        input.innerHTML = "";
+        for (const [v, t] of opts) {
+          const o = document.createElement("option");
+          o.value = v;
+          o.textContent = t;
+          input.appendChild(o);
+        }
+      }
+      const values = opts.map(([v]) => v);
+      input.value = eff.fixed ? String(eff.default ?? "") : values.includes(keep) ? keep : auto ? "" : String(eff.default);
+    } else if (p.kind === "bool") {
+      if (eff.fixed) input.checked = !!eff.default;
+    } else {
+      if (eff.min !== null) input.min = eff.min; else input.removeAttribute("min");
+      if (eff.max !== null) input.max = eff.max; else input.removeAttribute("max");
+      if (auto) input.placeholder = eff.default === null ? "automatic" : `automatic (${eff.default})`;
+      const v = input.value === "" ? null : Number(input.value);
+      const outside = v !== null && ((eff.min !== null && v < eff.min) || (eff.max !== null && v > eff.max));
+      if (eff.fixed) input.value = eff.default === null ? "" : String(eff.default);
+      else if (outside) input.value = auto ? "" : String(Math.min(Math.max(v, eff.min ?? v), eff.max ?? v));
+    }
+    let note = input.parentElement.querySelector(".param-range");
+    if (!note) {
+      note = document.createElement("small");
+      note.className = "param-range";
+      input.parentElement.appendChild(note);
+    }
+    note.textContent = eff.ruled ? `Now ${rangeText(eff)}.` : "";
+  }
 }
 
 // The seats of the chosen variant (four-player Nymbat has four): the "You play" list and the seat plan.
@@ -118,6 +211,7 @@ function params() {
   for (const p of g.params) {
     const input = $(`param-${p.name}`);
     let v;
+    if (input.disabled) continue; // fixed by another parameter: the game's default
     if (p.kind === "bool") v = input.checked;
     else if (input.value === "") continue;
     else if (p.kind === "int") v = parseInt(input.value, 10);
