@@ -128,6 +128,17 @@ class AxialLayout:
         return a[:, 0], a[:, 1]
 
 
+class FlatLayout(Layout):
+    """The cells of a render description in one row (``1 × cells``), in the order the game lists
+    them: the layout of a game the adapters have no planes for (:func:`_render_spec`)."""
+
+    def __init__(self, labels: list[str]) -> None:
+        self.index = {lab: (0, i) for i, lab in enumerate(labels)}
+        self.height, self.width = 1, len(labels)
+        self.mask = np.ones((1, len(labels)), dtype=np.float32)
+        self.cells = len(labels)
+
+
 def _set(plane: np.ndarray, layout: Layout | AxialLayout, labels: Any, value: Any = 1.0) -> None:
     r, c = layout.rows_cols(labels)
     plane[r, c] = value
@@ -530,7 +541,34 @@ def _observation_spec(game: Game, window: AxialLayout | None) -> ObservationSpec
         return _nibble_spec(game)
     if name == "nelaxtam":
         return _nelaxtam_spec(game)
-    raise ValueError(f"no observation planes are defined for {name!r}")
+    return _render_spec(game)
+
+
+def _render_spec(game: Game) -> ObservationSpec:
+    """Planes read off the render description, for a game the adapters know nothing of (a game
+    from another package, docs/games.md): over the board's cells in the game's order, one plane
+    per player (his pieces), one for pieces of nobody, and one that is all 1 when the observer
+    is to move.  ``render(player)`` is the player's own view, so nothing hidden is read."""
+    board = game.new_initial_state(seed=0).render()["board"]
+    if board.get("unbounded"):
+        raise ValueError(f"{game.name}: the adapters have no observation planes for it and its board is unbounded")
+    layout = FlatLayout([c["id"] for c in board["cells"]])
+    n = game.num_players
+    planes = [f"pieces of player {k}" for k in range(n)] + ["pieces of nobody", "the observer is to move"]
+
+    def encode(st: State, player: int, ad: AdaptedState) -> np.ndarray:
+        out = np.zeros((n + 2, 1, layout.width), dtype=np.float32)
+        for pc in st.render(player)["pieces"]:
+            rc = layout.index.get(pc["cell"])
+            if rc is None:
+                raise ValueError(f"{game.name}: a piece on {pc['cell']!r}, a cell the initial board does not have")
+            owner = pc.get("owner")
+            out[n if owner is None else owner, rc[0], rc[1]] = 1.0
+        if st.current_player() == player:
+            out[n + 1] = 1.0
+        return out
+
+    return ObservationSpec(planes, layout, encode)
 
 
 # -- the adapted state --------------------------------------------------------------------------

@@ -235,10 +235,23 @@ def _register(name: str) -> type[TesseraGame]:
 REGISTERED: list[str] = []
 """Short names registered by importing this module."""
 
-for _name in list_games():
-    if PREFIX + _name not in pyspiel.registered_names():
-        _register(_name)
-    REGISTERED.append(PREFIX + _name)
+
+
+def register_new_games() -> list[str]:
+    """Register every tessera game not registered yet (done on import; call it again after a
+    package offering games was installed in this process); returns the names it registered."""
+    known = set(pyspiel.registered_names())
+    added = []
+    for name in list_games():
+        if PREFIX + name not in known:
+            _register(name)
+            added.append(PREFIX + name)
+        if PREFIX + name not in REGISTERED:
+            REGISTERED.append(PREFIX + name)
+    return added
+
+
+register_new_games()
 
 
 def load(spec: str, **params: Any) -> pyspiel.Game:
@@ -248,4 +261,4 @@ def load(spec: str, **params: Any) -> pyspiel.Game:
     return pyspiel.load_game(PREFIX + spec)
 
 
-__all__ = ["PREFIX", "REGISTERED", "TesseraGame", "TesseraObserver", "TesseraState", "game_type", "load"]
+__all__ = ["PREFIX", "REGISTERED", "TesseraGame", "TesseraObserver", "TesseraState", "game_type", "load", "register_new_games"]

@@ -96,3 +96,27 @@ def test_arena_and_web_catalogue_offer_the_installed_game(nim_installed: Path) -
     assert res.games == 2 and all(r.error is None for r in res.records)
     app = pytest.importorskip("tessera.server.app")
     assert "nim" in [g["name"] for g in app.catalog()]
+
+
+def test_the_adapters_offer_the_installed_game(nim_installed: Path) -> None:
+    """The adapters offer a package's game too: OpenSpiel loads ``tessera_nim`` and plays it to the end,
+    PettingZoo passes its API test; the observation planes are read off the render description
+    (one plane per player's pieces, one for pieces of nobody — Nim's stones — and who is to move)."""
+    pyspiel = pytest.importorskip("pyspiel")
+    from tessera.adapters import openspiel as ad_openspiel
+
+    ad_openspiel.register_new_games()
+    game = pyspiel.load_game("tessera_nim(stones=7)")
+    assert game.observation_tensor_shape() == [4, 1, 7]
+    state = game.new_initial_state()
+    assert sum(state.observation_tensor(0)[14:21]) == 7  # plane 2: the seven stones, owned by nobody
+    assert state.observation_tensor(0)[21:] == [1.0] * 7 and state.observation_tensor(1)[21:] == [0.0] * 7
+    state.apply_action(2)  # take 3
+    assert sum(state.observation_tensor(0)[14:21]) == 4
+    while not state.is_terminal():
+        state.apply_action(state.legal_actions()[0])
+    assert sorted(state.returns()) == [-1.0, 1.0]
+    pettingzoo_test = pytest.importorskip("pettingzoo.test")
+    from tessera.adapters.pettingzoo import env
+
+    pettingzoo_test.api_test(env("nim(stones=6)"), num_cycles=20)
