@@ -261,4 +261,13 @@ def load(spec: str, **params: Any) -> pyspiel.Game:
     return pyspiel.load_game(PREFIX + spec)
 
 
-__all__ = ["PREFIX", "REGISTERED", "TesseraGame", "TesseraObserver", "TesseraState", "game_type", "load", "register_new_games"]
+__all__ = [
+    "PREFIX",
+    "REGISTERED",
+    "TesseraGame",
+    "TesseraObserver",
+    "TesseraState",
+    "game_type",
+    "load",
+    "register_new_games",
+]
