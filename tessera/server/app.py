@@ -485,6 +485,16 @@ def create_app(
     @app.post("/api/records", status_code=201)
     async def import_record(request: Request) -> dict[str, Any]:
         """Import a JSON record (application/json) or a text record (text/plain) as a new hot-seat game."""
+        created = await run_in_threadpool(service.import_record, await _record_body(request))
+        return _created(created)
+
+    @app.post("/api/analysis/record")
+    async def analysis_record(request: Request) -> dict[str, Any]:
+        """A record (JSON or text, as for ``POST /api/records``) read for the analysis board: no game is created."""
+        return dict(await run_in_threadpool(service.analysis_record, await _record_body(request)))
+
+    async def _record_body(request: Request) -> Any:
+        """A record body: JSON (application/json) or UTF-8 text."""
         raw = await request.body()  # BodyLimits caps it at MAX_RECORD_BYTES (413) before it is read whole
         ctype = request.headers.get("content-type", "")
         data: Any
@@ -502,8 +512,7 @@ def create_app(
                 data = raw.decode("utf-8")
             except UnicodeDecodeError:
                 raise ServiceError(422, "a text record must be UTF-8") from None
-        created = await run_in_threadpool(service.import_record, data)
-        return _created(created)
+        return data
 
     # -- WebSocket -----------------------------------------------------------------------
     @app.websocket("/api/games/{game_id}/ws")

@@ -24,6 +24,8 @@ MAX_BODY_BYTES = 256 * 1024
 
 MAX_RECORD_BYTES = 2 * 1024 * 1024
 """The largest record accepted by ``POST /api/records`` (a long game's record is a few kilobytes)."""
+RECORD_PATHS = ("/api/records", "/api/analysis/record")
+"""The paths that take a record (the analysis board reads one without creating a game)."""
 
 BODY_READ_TIMEOUT = 15.0
 """Seconds a client may pause while sending a request body before it is answered 408."""
@@ -48,7 +50,7 @@ class BodyLimits:
         read_timeout: float = BODY_READ_TIMEOUT,
     ) -> None:
         self.app = app
-        self.cap_for = cap_for or (lambda path: MAX_RECORD_BYTES if path == "/api/records" else MAX_BODY_BYTES)
+        self.cap_for = cap_for or (lambda path: MAX_RECORD_BYTES if path in RECORD_PATHS else MAX_BODY_BYTES)
         self.read_timeout = read_timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

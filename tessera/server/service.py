@@ -21,7 +21,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import tessera
 from tessera.core.game import SIMULTANEOUS, TERMINAL, Game, IllegalMove, State
@@ -505,6 +505,20 @@ class _Unchanged(Exception):
 
 class _FlagFirst(Exception):
     """A clock ran out: the flag is stored (in its own transaction) before the request is refused."""
+
+
+class ParsedRecord(NamedTuple):
+    """A record checked and replayed (:meth:`MatchService.parse_record`)."""
+
+    game: Game
+    seed: int
+    state: State
+    played: list[tuple[int, str]]
+    """``(player, move)`` in order, joint moves as one entry of player SIMULTANEOUS."""
+    names: list[str] | None
+    result: dict[str, Any] | None
+    """A result the record gives that the rules do not (resign, flag, agreement)."""
+    clock: tuple[float, float] | None
 
 
 def copy_row(row: GameRow) -> GameRow:
@@ -1541,8 +1555,8 @@ class MatchService:
                 raise ServiceError(404, f"there is no game {game_id!r}")
             return row, tx.moves(game_id)
 
-    def import_record(self, record: dict[str, Any] | str) -> Created:
-        """A new hot-seat game from a JSON record (dict) or a plain-text record (str)."""
+    def parse_record(self, record: dict[str, Any] | str) -> ParsedRecord:
+        """A JSON record (dict) or a plain-text record (str) checked and replayed, nothing stored (422 says why)."""
         result: dict[str, Any] | None = None
         names: list[str] | None = None
         clock = None
@@ -1626,6 +1640,11 @@ class MatchService:
             raise ServiceError(422, f"the record cannot be imported: {e.detail}") from None
         except (ValueError, KeyError, TypeError, OverflowError) as e:
             raise ServiceError(422, f"the record cannot be imported: {_short(str(e), 1000)}") from None
+        return ParsedRecord(g, seed, state, played, names, result, clock)
+
+    def import_record(self, record: dict[str, Any] | str) -> Created:
+        """A new hot-seat game from a JSON record (dict) or a plain-text record (str)."""
+        g, seed, state, played, names, result, clock = self.parse_record(record)
         created = self.create(g.name, g.params, mode="hotseat", seed=seed, names=names, public=False, clock=clock)
         with self._write(created.game_id) as w:
             row = w.row
@@ -1672,6 +1691,20 @@ class MatchService:
             "status": view["status"],
             "moves": [[m["player"], m["move"]] for m in view["moves"]],
             "result": view["result"],
+        }
+
+    def analysis_record(self, record: dict[str, Any] | str) -> dict[str, Any]:
+        """A record for the analysis board, straight from its text or JSON: no game is created."""
+        g, seed, state, played, _names, result, _clock = self.parse_record(record)
+        if state.is_terminal():
+            result = rules_result(state)
+        return {
+            "game": g.name,
+            "spec": str(g),
+            "seed": seed,
+            "title": g.info.title,
+            "moves": [[p, m] for p, m in played],
+            "result": result,
         }
 
     def continue_from(

@@ -482,3 +482,45 @@ def test_the_creation_form_follows_dependent_parameters_live(
     assert get(server, f"/api/games/{gid}")["params"]["board"] == "hex"
     assert not errors, errors
     page.close()
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_a_record_opens_straight_in_the_analysis_board(
+    server: str, browser: Any, artifacts: Path, viewport: dict[str, int]
+) -> None:
+    """Analysis board "from ... an imported record": a text record pasted in the lobby, or a JSON
+    record pasted on the analysis page, opens in the board without creating a game."""
+    params = {"distance": 3}
+    created = post(server, "/api/games", {"game": "ikabegama", "params": params, "mode": "hotseat"})
+    play_random(server, created, "ikabegama", params, 5)
+    text = urllib.request.urlopen(server + f"/api/games/{created['id']}/record.txt", timeout=10).read().decode()
+    record = get(server, f"/api/games/{created['id']}/record")
+    ctx = browser.new_context(viewport=viewport)
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server + "/")
+    page.wait_for_selector("#import-text")
+    page.locator("#import-text").fill(text)
+    page.locator("#import-analyse").click()
+    page.wait_for_url(re.compile(r"/analysis\?spec="))
+    page.wait_for_function("document.querySelectorAll('#tree > .tree-move').length === 6")
+    assert "(imported record)" in page.locator("#title").inner_text()
+    assert page.locator("#tree > .tree-move.current").count() == 1, "the board opens at the record's end"
+    page.wait_for_function("document.getElementById('eval').dataset.value !== undefined", timeout=30000)
+    page.screenshot(path=str(artifacts / f"analysis-record-{viewport['width']}.png"), full_page=True)
+    # a JSON record on the analysis page itself, one move shorter
+    record["turns"] = record["turns"][:-1]
+    record["result"] = None
+    if not page.locator("#record-box").evaluate("e => e.open"):
+        page.locator("#record-box summary").click()
+    page.locator("#record-text").fill(json.dumps(record))
+    page.locator("#record-open").click()
+    page.wait_for_function("document.querySelectorAll('#tree > .tree-move').length === 5")
+    page.locator("#record-text").fill("[Game \"chess\"]\n\n1. e4\n")
+    page.locator("#record-open").click()
+    page.wait_for_selector("#record-error:not([hidden])")
+    assert "cannot be imported" in page.locator("#record-error").inner_text()
+    assert page.locator("#tree > .tree-move").count() == 5, "a bad record leaves the board as it was"
+    assert not errors, errors
+    ctx.close()

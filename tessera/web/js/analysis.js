@@ -304,13 +304,75 @@ document.addEventListener("keydown", (e) => {
   if (e.key === "ArrowRight") $("nav-next").click();
 });
 
+// -- a record read straight into the board (docs/records.md: JSON or text), no game created --
+export const RECORD_KEY = "tessera.analysis.record"; // the lobby hands a pasted record over in sessionStorage
+
+async function readRecord(text) {
+  const body = text.trim();
+  const json = body.startsWith("{");
+  const res = await fetch("/api/analysis/record", {
+    method: "POST",
+    headers: { "Content-Type": json ? "application/json" : "text/plain" },
+    body,
+  });
+  const data = await res.json().catch(() => ({ detail: `HTTP ${res.status}` }));
+  if (!res.ok) throw new ApiError(res.status, typeof data.detail === "string" ? data.detail : JSON.stringify(data.detail));
+  return data;
+}
+
+async function importRecord(text) {
+  $("record-error").hidden = true;
+  let src;
+  try {
+    src = await readRecord(text);
+  } catch (e) {
+    $("record-error").textContent = e instanceof ApiError ? e.detail : String(e);
+    $("record-error").hidden = false;
+    return;
+  }
+  ui.spec = src.spec;
+  ui.seed = src.seed;
+  $("title").textContent = `Analysis: ${src.title} (imported record)`;
+  $("back").hidden = true;
+  history.replaceState(null, "", `/analysis?spec=${encodeURIComponent(src.spec)}&seed=${src.seed}`);
+  await showLine(src.moves, null);
+}
+
+async function showLine(moves, at) {
+  tree.nodes.length = 0;
+  tree.nodes.push({ id: 0, parent: null, player: null, move: null, children: [], pos: null, evaluation: null });
+  $("spec").textContent = `${ui.spec} · seed ${ui.seed}`;
+  let id = 0;
+  const line = [0];
+  for (const [p, m] of moves) {
+    id = addNode(id, p, m);
+    line.push(id);
+  }
+  const startAt = at === null || Number.isNaN(at) ? line[line.length - 1] : line[Math.max(0, Math.min(at, line.length - 1))];
+  await goTo(startAt);
+}
+
+$("record-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  importRecord($("record-text").value);
+});
+
 async function start() {
   tree.nodes.push({ id: 0, parent: null, player: null, move: null, children: [], pos: null, evaluation: null });
   let moves = [];
   let at = null;
   try {
     const gid = query.get("game");
-    if (gid) {
+    const handed = query.get("record") === "paste" ? sessionStorage.getItem(RECORD_KEY) : null;
+    if (handed !== null) {
+      sessionStorage.removeItem(RECORD_KEY);
+      $("record-text").value = handed;
+      $("record-box").open = true;
+      await importRecord(handed);
+      if (ui.spec) return;
+      ui.spec = "nume"; // an unreadable record: its error is shown above an empty board
+      $("title").textContent = "Analysis";
+    } else if (gid) {
       const seats = loadSeats(gid).tokens || {};
       const token = Object.values(seats)[0];
       const src = await api("GET", `/api/games/${encodeURIComponent(gid)}/analysis`, undefined, token || undefined);
@@ -330,14 +392,6 @@ async function start() {
     showError(e instanceof ApiError ? e.detail : String(e));
     return;
   }
-  $("spec").textContent = `${ui.spec} · seed ${ui.seed}`;
-  let id = 0;
-  const line = [0];
-  for (const [p, m] of moves) {
-    id = addNode(id, p, m);
-    line.push(id);
-  }
-  const startAt = at === null || Number.isNaN(at) ? line[line.length - 1] : line[Math.max(0, Math.min(at, line.length - 1))];
-  await goTo(startAt);
+  await showLine(moves, at);
 }
 start();

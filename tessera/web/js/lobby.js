@@ -354,6 +354,13 @@ async function start() {
   for (const r of document.querySelectorAll("input[name=mode]")) r.addEventListener("change", showMode);
   $("create").addEventListener("submit", create);
   $("import").addEventListener("submit", importRecord);
+  $("import-analyse").addEventListener("click", () => {
+    // the analysis board reads the record itself (POST /api/analysis/record): no game is created
+    const text = $("import-text").value.trim();
+    if (!text) return;
+    sessionStorage.setItem("tessera.analysis.record", text);
+    location.href = "/analysis?record=paste";
+  });
   // the clock's minutes and increment matter only with a clock
   const clockFields = () => {
     for (const id of ["clock-min", "clock-inc"]) $(id).disabled = !$("clock-on").checked;
