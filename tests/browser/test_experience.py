@@ -177,6 +177,31 @@ def play_random(base: str, created: dict[str, Any], name: str, params: dict[str,
         state.play(move)
 
 
+def test_quick_replay_clicks_count_from_the_position_asked_for(server: str, browser: Any) -> None:
+    """Replay: a click made before the previous click's position has arrived counts from the position that
+    click asked for ("first", then "next" twice shows move 2 even when the first answer is slow), and a
+    late answer never replaces a later one."""
+    params = {"distance": 3}
+    created = post(server, "/api/games", {"game": "ikabegama", "params": params, "mode": "hotseat"})
+    play_random(server, created, "ikabegama", params, 6)
+    page = open_game(browser, server, created, DESKTOP)
+    total = len(get(server, f"/api/games/{created['id']}")["moves"])
+
+    def slow(route: Any) -> None:
+        page.wait_for_timeout(600)  # the answer for position 0 comes late
+        route.continue_()
+
+    page.route(re.compile(r".*/positions/0$"), slow)
+    page.locator("#rp-first").click()
+    page.locator("#rp-next").click()
+    page.locator("#rp-next").click()
+    page.wait_for_function(f"document.getElementById('replay-pos').textContent === '2 / {total}'")
+    page.wait_for_timeout(900)  # the slow answer has come and gone: it must not move the replay back
+    assert page.locator("#replay-pos").inner_text() == f"2 / {total}"
+    assert page.errors == []
+    page.close()
+
+
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
 def test_the_analysis_board_explores_variations_as_a_tree_and_continues_against_the_ai(
     server: str, browser: Any, artifacts: Path, viewport: dict[str, int]

@@ -30,6 +30,7 @@ const ui = {
   choice: null, // actions waiting for a number/choice
   order: null, // order builder {moveNumber, tokens: {unit: token}, current}
   replay: null, // null: live; else the move number shown
+  replayTarget: null, // the move number a replay click asked for, until its position arrives
   busy: false,
   clockAt: 0,
   resignArmed: false,
@@ -873,17 +874,30 @@ function renderMoves(v) {
   }
 }
 
+let positionTicket = 0; // the latest replay request: an older answer arriving late is dropped
+
+// Where the replay is, or is going: a click made before the last click's position arrived
+// counts from the position that click asked for, not from the one still on the board.
+function replayAt() {
+  return ui.replayTarget ?? ui.replay ?? ui.view.moves.length;
+}
+
 async function showPosition(n) {
   const v = ui.view;
   if (!v) return;
   n = Math.max(0, Math.min(v.moves.length, n));
+  const ticket = ++positionTicket;
+  ui.replayTarget = n;
   try {
     const desc = await api("GET", `/api/games/${gameId}/positions/${n}`);
+    if (ticket !== positionTicket) return;
     ui.replay = n === v.moves.length ? null : n;
     ui.shown = ui.replay === null ? v.render : desc;
     renderAll();
   } catch (e) {
-    showError(e.detail || String(e));
+    if (ticket === positionTicket) showError(e.detail || String(e));
+  } finally {
+    if (ticket === positionTicket) ui.replayTarget = null;
   }
 }
 
@@ -1066,8 +1080,8 @@ $("coords").addEventListener("change", (e) => {
   renderAll();
 });
 $("rp-first").addEventListener("click", () => showPosition(0));
-$("rp-prev").addEventListener("click", () => showPosition((ui.replay ?? ui.view.moves.length) - 1));
-$("rp-next").addEventListener("click", () => showPosition((ui.replay ?? ui.view.moves.length) + 1));
+$("rp-prev").addEventListener("click", () => showPosition(replayAt() - 1));
+$("rp-next").addEventListener("click", () => showPosition(replayAt() + 1));
 $("rp-last").addEventListener("click", () => showPosition(ui.view.moves.length));
 document.addEventListener("keydown", (e) => {
   if (!ui.view || !ui.view.moves.length || ["INPUT", "SELECT", "TEXTAREA"].includes(e.target.tagName)) return;
