@@ -18,7 +18,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import Body, FastAPI, Header, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi import Body, Depends, FastAPI, Header, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -99,6 +99,19 @@ SeatHeader = Annotated[str | None, Header()]
 def _token(body_token: str | None, header: str | None, query: str | None = None) -> str | None:
     """The seat token from the JSON body, the ``X-Seat-Token`` header or ``?token=`` (in that order)."""
     return body_token or header or query
+
+
+def seat_token(
+    body: Annotated[TokenIn | None, Body()] = None,
+    x_seat_token: Annotated[str | None, Header()] = None,
+    token: str | None = None,
+) -> str | None:
+    """The seat token of a request whose body is only ``{"token": ...}`` (or empty): see :func:`_token`."""
+    return _token(body.token if body else None, x_seat_token, token)
+
+
+SeatToken = Annotated[str | None, Depends(seat_token)]
+"""The shared dependency of the seat's own actions (resign, undo, draw offers and their answers)."""
 
 
 def validation_message(errors: Any) -> str:
@@ -365,80 +378,58 @@ def create_app(
     @app.post("/api/games/{game_id}/resign")
     def resign(
         game_id: str,
-        body: Annotated[TokenIn | None, Body()] = None,
-        x_seat_token: Annotated[str | None, Header()] = None,
-        token: str | None = None,
+        seat_token: SeatToken,
     ) -> JSONResponse:
         """Give up the game."""
-        return JSONResponse(service.resign(game_id, _token(body.token if body else None, x_seat_token, token)))
+        return JSONResponse(service.resign(game_id, seat_token))
 
     @app.post("/api/games/{game_id}/undo")
     def undo(
         game_id: str,
-        body: Annotated[TokenIn | None, Body()] = None,
-        x_seat_token: Annotated[str | None, Header()] = None,
-        token: str | None = None,
+        seat_token: SeatToken,
     ) -> JSONResponse:
         """Take back your last move (online: ask the opponent)."""
-        return JSONResponse(service.undo(game_id, _token(body.token if body else None, x_seat_token, token)))
+        return JSONResponse(service.undo(game_id, seat_token))
 
     @app.post("/api/games/{game_id}/undo/accept")
     def undo_accept(
         game_id: str,
-        body: Annotated[TokenIn | None, Body()] = None,
-        x_seat_token: Annotated[str | None, Header()] = None,
-        token: str | None = None,
+        seat_token: SeatToken,
     ) -> JSONResponse:
         """Accept the opponent's request to take back a move."""
-        return JSONResponse(
-            service.answer_undo(game_id, _token(body.token if body else None, x_seat_token, token), True)
-        )
+        return JSONResponse(service.answer_undo(game_id, seat_token, True))
 
     @app.post("/api/games/{game_id}/undo/decline")
     def undo_decline(
         game_id: str,
-        body: Annotated[TokenIn | None, Body()] = None,
-        x_seat_token: Annotated[str | None, Header()] = None,
-        token: str | None = None,
+        seat_token: SeatToken,
     ) -> JSONResponse:
         """Refuse the opponent's request to take back a move."""
-        return JSONResponse(
-            service.answer_undo(game_id, _token(body.token if body else None, x_seat_token, token), False)
-        )
+        return JSONResponse(service.answer_undo(game_id, seat_token, False))
 
     @app.post("/api/games/{game_id}/draw")
     def offer_draw(
         game_id: str,
-        body: Annotated[TokenIn | None, Body()] = None,
-        x_seat_token: Annotated[str | None, Header()] = None,
-        token: str | None = None,
+        seat_token: SeatToken,
     ) -> JSONResponse:
         """Offer a draw (a game whose rules allow one); an AI opponent answers at once."""
-        return JSONResponse(service.offer_draw(game_id, _token(body.token if body else None, x_seat_token, token)))
+        return JSONResponse(service.offer_draw(game_id, seat_token))
 
     @app.post("/api/games/{game_id}/draw/accept")
     def draw_accept(
         game_id: str,
-        body: Annotated[TokenIn | None, Body()] = None,
-        x_seat_token: Annotated[str | None, Header()] = None,
-        token: str | None = None,
+        seat_token: SeatToken,
     ) -> JSONResponse:
         """Accept the opponent's draw offer: the game ends drawn (reason "agreement")."""
-        return JSONResponse(
-            service.answer_draw(game_id, _token(body.token if body else None, x_seat_token, token), True)
-        )
+        return JSONResponse(service.answer_draw(game_id, seat_token, True))
 
     @app.post("/api/games/{game_id}/draw/decline")
     def draw_decline(
         game_id: str,
-        body: Annotated[TokenIn | None, Body()] = None,
-        x_seat_token: Annotated[str | None, Header()] = None,
-        token: str | None = None,
+        seat_token: SeatToken,
     ) -> JSONResponse:
         """Decline the opponent's draw offer."""
-        return JSONResponse(
-            service.answer_draw(game_id, _token(body.token if body else None, x_seat_token, token), False)
-        )
+        return JSONResponse(service.answer_draw(game_id, seat_token, False))
 
     @app.get("/api/games/{game_id}/positions/{n}")
     def position(game_id: str, n: int) -> dict[str, Any]:
