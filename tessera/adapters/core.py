@@ -271,7 +271,7 @@ def _nymbat_spec(game: Game) -> ObservationSpec:
         "move phase: the group's speed / 6 (constant)",
         "move phase: breakthrough hex",
         "move phase: breakthrough budget / 6 (constant)",
-        "bring phase: placed this turn / first_limit (constant)",
+        "bring phase: placed this turn / reserve parameter (constant)",
         "on the board",
         "I am to move (constant)",
     ]
@@ -296,7 +296,7 @@ def _nymbat_spec(game: Game) -> ObservationSpec:
             phase = it["phase"]
             if phase == "bring":
                 out[k] = 1.0
-                out[k + 8] = it.get("placed", 0) / float(p["first_limit"])
+                out[k + 8] = it.get("placed", 0) / reserve  # a later turn may place more than first_limit
             elif phase == "penalty":
                 out[k + 2] = 1.0
             else:

@@ -55,6 +55,18 @@ def _obs_space(game: AdaptedGame) -> gymnasium.spaces.Dict:
     )
 
 
+
+def _render_text(render_mode: str | None, state: object) -> str | None:
+    """PettingZoo's ``render()``: the board as text ("ansi"), printed ("human"), or a warning without a mode."""
+    if render_mode is None:
+        gymnasium.logger.warn("render() called without a render_mode")
+        return None
+    text = str(state)
+    if render_mode == "human":
+        print(text)
+        return None
+    return text
+
 class TesseraAECEnv(AECEnv):  # type: ignore[misc]
     """A tessera game as a PettingZoo AEC environment (see the module docstring)."""
 
@@ -141,14 +153,7 @@ class TesseraAECEnv(AECEnv):  # type: ignore[misc]
         self.agent_selection = self.possible_agents[(offender + 1) % len(self.possible_agents)]
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode")
-            return None
-        text = str(self.state_)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return _render_text(self.render_mode, self.state_)
 
     def close(self) -> None:
         pass
@@ -276,14 +281,7 @@ class NelaxtamParallelEnv(ParallelEnv):  # type: ignore[misc]
         return obs, rewards, terms, truncs, infos
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode")
-            return None
-        text = str(self.state_)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return _render_text(self.render_mode, self.state_)
 
     def close(self) -> None:
         pass

@@ -204,3 +204,16 @@ def test_core_games_and_agents_never_import_an_adapter() -> None:
         for path in (root / package).rglob("*.py"):
             text = path.read_text(encoding="utf-8")
             assert "tessera.adapters" not in text and "from tessera import adapters" not in text, path
+
+
+def test_nymbat_placed_plane_stays_in_range_on_a_later_bring_turn() -> None:
+    """Nymbat: "the total placed this turn may not exceed the reserve, nor 30 on the player's first turn
+    (first_limit)" — a later turn may place more than first_limit, and the plane still stays in [0, 1]."""
+    game = adapt("nymbat(first_limit=2)")
+    state = game.new_initial_state()
+    for move in ["o1=1", "o2=1", "a1=1", "a2=1", "o3=1", "o4=1", "o5=1"]:  # a full first turn ends by itself
+        state.apply(state.string_to_action(move))
+    obs = state.observation(0)
+    assert obs.min() >= 0.0 and obs.max() <= 1.0
+    placed = game.obs.planes.index("bring phase: placed this turn / reserve parameter (constant)")
+    assert obs[placed].max() == pytest.approx(3 / 60)
