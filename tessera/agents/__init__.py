@@ -17,7 +17,7 @@ rollouts, for games of more than two players) and the strength levels ``level1``
 """
 
 from tessera.agents.alphabeta import AlphaBetaAgent
-from tessera.agents.base import DEFAULT_SECONDS, Agent, Budget
+from tessera.agents.base import CLOCKS, DEFAULT_SECONDS, Agent, Budget, clock, clock_name, set_clock, using_clock
 from tessera.agents.mcts import MCTSAgent
 from tessera.agents.simple import GreedyAgent, RandomAgent
 from tessera.agents.sm_mcts import SMMCTSAgent
@@ -25,6 +25,7 @@ from tessera.agents.spec import LEVEL_SECONDS, Level, LevelAgent, level, make_ag
 from tessera.agents.turns import TurnAgent
 
 __all__ = [
+    "CLOCKS",
     "DEFAULT_SECONDS",
     "LEVEL_SECONDS",
     "Agent",
@@ -37,7 +38,11 @@ __all__ = [
     "RandomAgent",
     "SMMCTSAgent",
     "TurnAgent",
+    "clock",
+    "clock_name",
     "level",
     "make_agent",
     "parse_spec",
+    "set_clock",
+    "using_clock",
 ]

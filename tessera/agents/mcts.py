@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import math
 import random
-import time
 from typing import Any
 
 from tessera.agents.base import DEFAULT_SECONDS, Agent, Budget
@@ -286,7 +285,7 @@ class MCTSAgent(Agent):
 
 
 def _elapsed(budget: Budget) -> float:
-    return time.perf_counter() - budget.start
+    return budget.elapsed()
 
 
 def describe(agent: MCTSAgent) -> dict[str, Any]:

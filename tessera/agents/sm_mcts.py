@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import math
 import random
-import time
 from typing import Any
 
 from tessera.agents.base import DEFAULT_SECONDS, Agent, Budget
@@ -185,7 +184,7 @@ class SMMCTSAgent(Agent):
         value = sum(arms[a][1] / max(arms[a][0], 1) for arms, a in zip(slots, best, strict=True) if a in arms)
         self.stats = {
             "iterations": done,
-            "seconds": time.perf_counter() - budget.start,
+            "seconds": budget.elapsed(),
             "decision": how,
             "arms": [len(a) for a in slots],
             "value": value / max(len(arms_visits), 1),
@@ -253,7 +252,7 @@ class SMMCTSAgent(Agent):
         visits, total = best[1]
         self.stats = {
             "iterations": done,
-            "seconds": time.perf_counter() - budget.start,
+            "seconds": budget.elapsed(),
             "orders": len(mine),
             "value": total / visits if visits else 0.0,
         }

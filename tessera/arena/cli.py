@@ -1,6 +1,7 @@
 """The ``tessera match`` command.
 
 ``tessera match GAME AGENT_A AGENT_B --games N --seconds S [--iterations I] [--json] [--seed K] [--jobs J]``
+``[--clock cpu]``
 
 For a game of more than two players list one agent per seat
 (``tessera match 'nymbat(players=4)' level3 level2 level2 level2``): seats
@@ -51,6 +52,13 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--iterations", "-i", type=_positive_int, default=None, help="iterations per move")
     p.add_argument("--seed", type=int, default=0, help="base seed of deals and agents (default 0)")
     p.add_argument("--jobs", "-j", type=_positive_int, default=1, help="games played in parallel (processes)")
+    p.add_argument(
+        "--clock",
+        choices=["wall", "cpu"],
+        default="wall",
+        help="count time budgets in wall time (default) or in the searching thread's CPU time "
+        "(fair timed matches on a busy machine; games take longer)",
+    )
     p.add_argument("--json", action="store_true", help="print the result as JSON instead of a table")
     p.add_argument("--moves", action="store_true", help="with --json: include every game's moves in its record")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -160,6 +168,8 @@ def format_table(res: MatchResult) -> str:
     budget = []
     if res.seconds is not None:
         budget.append(f"{res.seconds:g} s/move")
+    if res.clock != "wall":
+        budget.append(f"time counted on the {res.clock} clock")
     if res.iterations is not None:
         budget.append(f"{res.iterations} iterations/move")
     lines = [
@@ -186,6 +196,8 @@ def format_seats_table(res: SeatsResult) -> str:
     budget = []
     if res.seconds is not None:
         budget.append(f"{res.seconds:g} s/move")
+    if res.clock != "wall":
+        budget.append(f"time counted on the {res.clock} clock")
     if res.iterations is not None:
         budget.append(f"{res.iterations} iterations/move")
     n = len(res.agents)
@@ -233,6 +245,7 @@ def _run_seats(args: argparse.Namespace, agents: list[str]) -> int:
             jobs=args.jobs,
             keep_moves=bool(args.json and args.moves),
             progress=progress,
+            clock=args.clock,
         )
     except ValueError as e:
         print(f"tessera match: error: {e}", file=sys.stderr)
@@ -269,6 +282,7 @@ def run(args: argparse.Namespace) -> int:
                 jobs=args.jobs,
                 keep_moves=bool(args.json and args.moves),
                 progress=progress,
+                clock=args.clock,
             )
         finally:
             progress.close()

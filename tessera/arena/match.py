@@ -19,7 +19,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from tessera.agents import Agent, LevelAgent, make_agent
+from tessera.agents import CLOCKS, Agent, LevelAgent, clock, make_agent, using_clock
 from tessera.agents.spec import level_key
 from tessera.core.game import SIMULTANEOUS, State
 from tessera.core.registry import load_game
@@ -65,7 +65,7 @@ class GameRecord:
     seconds: float
     """Wall time of the game."""
     think: list[float]
-    """Total thinking time of agent A and agent B."""
+    """Total thinking time of agent A and agent B (on the match's clock: wall or CPU seconds)."""
     moves: list[str] = field(default_factory=list)
     """The moves as ``history()`` strings."""
     error: str | None = None
@@ -85,6 +85,8 @@ class MatchResult:
     iterations: int | None
     seed: int
     records: list[GameRecord]
+    clock: str = "wall"
+    """How the agents' time budgets were counted: ``wall`` or ``cpu`` (see :func:`tessera.agents.set_clock`)."""
 
     @property
     def games(self) -> int:
@@ -149,6 +151,7 @@ class MatchResult:
             "agent_b": self.agent_b,
             "seconds": self.seconds,
             "iterations": self.iterations,
+            "clock": self.clock,
             "seed": self.seed,
             "games": self.games,
             "wins": self.wins,
@@ -195,12 +198,12 @@ def play_game(
         if cp == SIMULTANEOUS:
             orders: list[str] = []
             for p, agent in enumerate(agents):
-                t0 = time.perf_counter()
+                t0 = clock()
                 try:
                     order = agent.choose(state, seconds=seconds, iterations=iterations, rng=rngs[p], player=p)
                 except Exception as e:
                     return state, think, f"{agent.name} (seat {p}) raised {type(e).__name__}: {e}", p
-                think[p] += time.perf_counter() - t0
+                think[p] += clock() - t0
                 if not isinstance(order, str):
                     order = state.action_to_string(order)
                 if not state.is_legal(order, p):
@@ -209,12 +212,12 @@ def play_game(
             state.play_joint(orders)
             continue
         agent = agents[cp]
-        t0 = time.perf_counter()
+        t0 = clock()
         try:
             a = agent.choose(state, seconds=seconds, iterations=iterations, rng=rngs[cp])
         except Exception as e:
             return state, think, f"{agent.name} (seat {cp}) raised {type(e).__name__}: {e}", cp
-        think[cp] += time.perf_counter() - t0
+        think[cp] += clock() - t0
         try:
             if isinstance(a, str):
                 state.play(a)
@@ -236,8 +239,13 @@ def _make(spec: str | Agent) -> Agent:
     return make_agent(spec)
 
 
-def _run_one(task: tuple[str, str | Agent, str | Agent, int, float | None, int | None, int, bool]) -> GameRecord:
-    game_spec, spec_a, spec_b, index, seconds, iterations, seed, keep_moves = task
+def _run_one(task: tuple[str, str | Agent, str | Agent, int, float | None, int | None, int, bool, str]) -> GameRecord:
+    with using_clock(task[8]):
+        return _play_one(task)
+
+
+def _play_one(task: tuple[str, str | Agent, str | Agent, int, float | None, int | None, int, bool, str]) -> GameRecord:
+    game_spec, spec_a, spec_b, index, seconds, iterations, seed, keep_moves, _ = task
     seat_a = index % 2
     deal_seed = seed + index // 2
     agent_a, agent_b = _make(spec_a), _make(spec_b)
@@ -292,13 +300,16 @@ def play_match(
     jobs: int = 1,
     keep_moves: bool = False,
     progress: Callable[[GameRecord, int, int], None] | None = None,
+    clock: str = "wall",
 ) -> MatchResult:
     """Play ``games`` games of ``game_spec`` between two agents (specs or ``Agent`` objects).
 
     Seats alternate (A is player 0 in even games).  ``seconds``/``iterations``
     is each move's budget for both agents (``None`` and ``None``: the agents'
     defaults).  ``jobs > 1`` plays games in that many processes.
-    ``progress(record, done, total)`` is called after every game.
+    ``progress(record, done, total)`` is called after every game.  ``clock="cpu"``
+    counts time budgets in the CPU time of the searching thread instead of wall time
+    (a fair timed match on a machine busy with other work; see :func:`tessera.agents.set_clock`).
     """
     n = load_game(game_spec).num_players  # fail early on a bad game string
     if n != 2:
@@ -313,7 +324,9 @@ def play_match(
         raise ValueError(f"games must be a positive integer, not {games!r}")
     if not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be a positive integer, not {jobs!r}")
-    tasks = [(game_spec, agent_a, agent_b, i, seconds, iterations, seed, keep_moves) for i in range(games)]
+    if clock not in CLOCKS:
+        raise ValueError(f"clock must be one of {', '.join(CLOCKS)}, not {clock!r}")
+    tasks = [(game_spec, agent_a, agent_b, i, seconds, iterations, seed, keep_moves, clock) for i in range(games)]
     records: list[GameRecord] = []
     if jobs == 1:
         for t in tasks:
@@ -340,6 +353,7 @@ def play_match(
         iterations=iterations,
         seed=seed,
         records=records,
+        clock=clock,
     )
 
 
@@ -365,7 +379,7 @@ class SeatsRecord:
     seconds: float
     """Wall time of the game."""
     think: list[float]
-    """Total thinking time of each agent."""
+    """Total thinking time of each agent (on the match's clock: wall or CPU seconds)."""
     moves: list[str] = field(default_factory=list)
     """The moves as ``history()`` strings."""
     error: str | None = None
@@ -384,6 +398,8 @@ class SeatsResult:
     iterations: int | None
     seed: int
     records: list[SeatsRecord]
+    clock: str = "wall"
+    """How the agents' time budgets were counted: ``wall`` or ``cpu``."""
 
     @property
     def games(self) -> int:
@@ -416,6 +432,7 @@ class SeatsResult:
             "agents": list(self.agents),
             "seconds": self.seconds,
             "iterations": self.iterations,
+            "clock": self.clock,
             "seed": self.seed,
             "games": self.games,
             "results": [
@@ -436,8 +453,13 @@ class SeatsResult:
         return d
 
 
-def _run_seats(task: tuple[str, list[str | Agent], int, float | None, int | None, int, bool]) -> SeatsRecord:
-    game_spec, specs, index, seconds, iterations, seed, keep_moves = task
+def _run_seats(task: tuple[str, list[str | Agent], int, float | None, int | None, int, bool, str]) -> SeatsRecord:
+    with using_clock(task[7]):
+        return _play_seats_one(task)
+
+
+def _play_seats_one(task: tuple[str, list[str | Agent], int, float | None, int | None, int, bool, str]) -> SeatsRecord:
+    game_spec, specs, index, seconds, iterations, seed, keep_moves, _ = task
     n = len(specs)
     seats = [(k + index) % n for k in range(n)]
     deal_seed = seed + index // n
@@ -487,6 +509,7 @@ def play_seats(
     jobs: int = 1,
     keep_moves: bool = False,
     progress: Callable[[SeatsRecord, int, int], None] | None = None,
+    clock: str = "wall",
 ) -> SeatsResult:
     """Play ``games`` games of a game of any number of players, one agent listed per seat.
 
@@ -496,7 +519,7 @@ def play_seats(
     (and so does another player's forfeit), a loss 0.  To compare two agents
     in a four-player game, list one against three copies of the other
     (``["level3", "level2", "level2", "level2"]``): an equal agent wins a
-    quarter of the games.
+    quarter of the games.  ``clock`` is as in :func:`play_match`.
     """
     game = load_game(game_spec)  # fail early on a bad game string
     n = game.num_players
@@ -510,7 +533,9 @@ def play_seats(
         raise ValueError(f"games must be a positive integer, not {games!r}")
     if not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be a positive integer, not {jobs!r}")
-    tasks = [(game_spec, specs, i, seconds, iterations, seed, keep_moves) for i in range(games)]
+    if clock not in CLOCKS:
+        raise ValueError(f"clock must be one of {', '.join(CLOCKS)}, not {clock!r}")
+    tasks = [(game_spec, specs, i, seconds, iterations, seed, keep_moves, clock) for i in range(games)]
     records: list[SeatsRecord] = []
     if jobs == 1:
         for t in tasks:
@@ -536,6 +561,7 @@ def play_seats(
         iterations=iterations,
         seed=seed,
         records=records,
+        clock=clock,
     )
 
 

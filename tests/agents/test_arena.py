@@ -133,3 +133,37 @@ def test_match_command_with_four_agents_prints_win_draw_loss_per_seat(capsys: py
     assert out.count("0: ") == 4
     assert main(["match", FOUR, "greedy", "random", "--games", "1"]) == 2
     assert "list 4 agents" in capsys.readouterr().err
+
+
+def test_clock_cpu_counts_budgets_in_the_searching_threads_cpu_time() -> None:
+    """'--clock cpu': budgets count the CPU time of the searching thread, not the time waited."""
+    import time
+
+    from tessera.agents import Budget, clock, set_clock, using_clock
+
+    assert set_clock("wall") == "wall"
+    with using_clock("cpu"):
+        budget = Budget.make(0.05, None, None)
+        time.sleep(0.1)  # sleeping uses no CPU: a CPU-time budget is not spent by waiting
+        assert not budget.out_of_time()
+        spin = clock()
+        while clock() - spin < 0.06:  # burning CPU spends it
+            pass
+        assert budget.out_of_time()
+    budget = Budget.make(0.05, None, None)  # back on the wall clock: waiting spends it
+    time.sleep(0.06)
+    assert budget.out_of_time()
+    with pytest.raises(ValueError, match="clock must be one of wall, cpu"):
+        set_clock("sundial")
+
+
+def test_match_on_the_cpu_clock_records_it_and_plays_legally() -> None:
+    """A match with clock='cpu' plays every game to the end and says which clock it used."""
+    from tessera.agents import clock_name
+
+    res = play_match("nume(size=3)", "mcts", "greedy", games=2, seconds=0.02, clock="cpu", seed=1)
+    assert res.clock == "cpu" and res.to_dict()["clock"] == "cpu"
+    assert res.games == 2 and not any(r.error for r in res.records)
+    assert clock_name() == "wall"  # the match restores the process's clock
+    with pytest.raises(ValueError, match="clock must be one of"):
+        play_match("nume(size=3)", "random", "random", games=1, clock="gpu")
