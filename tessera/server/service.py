@@ -951,6 +951,7 @@ class MatchService:
             "result": row.result,
             "clock": clock_public(row.clock, time.time()),
             "undo_request": row.undo_request,
+            "undo_waiting": None if row.undo_request is None else self._undo_waiting(row, live.moves),
             "draw_offer": row.draw_offer if row.status == "active" else None,
             "draws": draws_possible(state.game) is None,
             "render": self._render(live, seat),
@@ -1203,7 +1204,8 @@ class MatchService:
                     clock_stop(row.clock, p, now, turn_done=False)
             elif all(s.claimed for s in row.seats):
                 clock_start(row.clock, nxt, now)
-        row.undo_request = None
+        if not stepped or any(row.seats[p].kind != "ai" for p in stepped):
+            row.undo_request = None  # a move lets a pending undo request lapse (an AI seat's move does not)
         if row.draw_offer is not None and any(p != row.draw_offer for p in stepped or [SIMULTANEOUS]):
             row.draw_offer = None  # the offerer's opponent moved (or a joint turn was resolved): the offer lapses
         if new.is_terminal():
@@ -1317,19 +1319,33 @@ class MatchService:
             return self._view(self._live(game_id, check=False), seat)
 
     def undo(self, game_id: str, token: str | None) -> dict[str, Any]:
-        """Take back the seat's last move: at once in hot-seat and against the AI, else ask the opponent."""
+        """Take back the seat's last move: at once in hot-seat and against the AI, else ask the others.
+
+        Online, the move is taken back once every other human seat still in the game
+        has accepted (AI seats agree by themselves; with two players that is the
+        opponent).  With more than two seats only the AI seats' moves may be taken
+        back along with it, and a resignation is never taken back
+        (:meth:`_undo_target`; docs/http-api.md, "Taking back a move").
+        """
 
         def body(w: Work) -> int | None:
             seat = self._seat_of(w.row, token)
             assert seat is not None
-            target = self._undo_target(w.row, w.moves, seat)
-            if w.row.mode in ("hotseat", "ai"):
-                self._take_back(w, target)
-            else:
-                if w.row.undo_request is not None and w.row.undo_request != seat:
+            row = w.row
+            if row.mode == "online" and row.undo_request is not None and row.undo_request != seat:
+                if len(row.seats) == 2:
                     raise ServiceError(409, "your opponent has asked to take back a move: accept or decline it")
-                w.row.undo_request = seat
-                w.tx.update_game(game_id, undo_request=seat)
+                asker = row.seats[row.undo_request].name
+                raise ServiceError(409, f"{asker} has asked to take back a move: that request is answered first")
+            target = self._undo_target(row, w.moves, seat)
+            if row.mode in ("hotseat", "ai"):
+                self._take_back(w, target)
+            elif row.undo_request is None:
+                row.undo_request, row.undo_agreed = seat, 0
+                if self._undo_waiting(row, w.moves):
+                    w.tx.update_game(game_id, undo_request=seat, undo_agreed=0)
+                else:  # no other human seat has a say (the others are AI seats, resigned or not yet taken)
+                    self._take_back(w, target)
             return seat
 
         with self._locked(game_id):  # the token is checked before the clock (a stranger learns nothing)
@@ -1338,14 +1354,58 @@ class MatchService:
 
     @staticmethod
     def _undo_target(row: GameRow, moves: list[MoveRow], seat: int) -> int:
+        """The index of the first move an undo by ``seat`` takes back (409 with the reason if none may be).
+
+        Hot-seat: the last move, whoever made it; otherwise the seat's last move and
+        every move after it.  A resignation (also a player out of time, stored as his
+        ``resign``) is never taken back, and a player who has resigned has nothing
+        to take back.  Online with more than two seats, only AI seats may have moved
+        since (another human's move is his, not the requester's, to take back).
+        """
+        if any(m.player == seat and m.move == RESIGN for m in moves):
+            raise ServiceError(409, "you have resigned: you have no move to take back")
         if row.mode == "hotseat":
             if not moves:
                 raise ServiceError(409, "there is no move to take back")
-            return moves[-1].index
-        for m in reversed(moves):
-            if m.player in (seat, SIMULTANEOUS):
-                return m.index
-        raise ServiceError(409, "you have no move to take back")
+            target = moves[-1].index
+        else:
+            for m in reversed(moves):
+                if m.player in (seat, SIMULTANEOUS):
+                    target = m.index
+                    break
+            else:
+                raise ServiceError(409, "you have no move to take back")
+        for m in moves[target:]:
+            if m.move == RESIGN:
+                name = row.seats[m.player].name if 0 <= m.player < len(row.seats) else "a player"
+                raise ServiceError(409, f"{name} has resigned since: a resignation is never taken back")
+            if (
+                row.mode == "online"
+                and len(row.seats) > 2
+                and m.player not in (seat, SIMULTANEOUS)
+                and row.seats[m.player].kind != "ai"
+            ):
+                raise ServiceError(
+                    409, f"{row.seats[m.player].name} has moved since your move: it can no longer be taken back"
+                )
+        return target
+
+    @staticmethod
+    def _undo_waiting(row: GameRow, moves: list[MoveRow]) -> list[int]:
+        """The seats whose answer the pending undo request still needs: every human seat other than
+        the requester's that is taken, has not resigned and has not accepted yet."""
+        if row.undo_request is None:
+            return []
+        resigned = {m.player for m in moves if m.move == RESIGN}
+        return [
+            s.seat
+            for s in row.seats
+            if s.kind == "human"
+            and s.claimed
+            and s.seat != row.undo_request
+            and s.seat not in resigned
+            and not row.undo_agreed >> s.seat & 1
+        ]
 
     def _take_back(self, w: Work, target: int) -> None:
         row = w.row
@@ -1355,28 +1415,44 @@ class MatchService:
         w.state = replay_moves(w.state.game, row.seed, w.moves)
         w.sealed = {}
         row.undo_request = None
+        row.undo_agreed = 0
         if row.clock is not None:
             now = time.time()
             for p in range(len(row.clock["since"])):
                 clock_stop(row.clock, p, now, turn_done=False)
             clock_start(row.clock, movers(w.state), now)
-        w.tx.update_game(row.id, undo_request=None, clock=row.clock)
+        w.tx.update_game(row.id, undo_request=None, undo_agreed=0, clock=row.clock)
 
     def answer_undo(self, game_id: str, token: str | None, accept: bool) -> dict[str, Any]:
-        """The opponent accepts (the move is taken back) or declines an undo request."""
+        """Another player accepts or declines an undo request.  One refusal ends the request; the move
+        is taken back when the last human seat whose answer is needed accepts (:meth:`undo`)."""
 
         def body(w: Work) -> int | None:
             seat = self._seat_of(w.row, token)
             assert seat is not None
-            if w.row.undo_request is None:
+            row = w.row
+            if row.undo_request is None:
                 raise ServiceError(409, "nobody has asked to take back a move")
-            if w.row.undo_request == seat:
+            if row.undo_request == seat:
                 raise ServiceError(409, "you cannot answer your own request to take back a move")
-            if accept:
-                self._take_back(w, self._undo_target(w.row, w.moves, w.row.undo_request))
+            waiting = self._undo_waiting(row, w.moves)
+            if seat not in waiting:
+                if row.seats[seat].kind == "ai":
+                    why = "an AI seat agrees by itself"
+                elif row.undo_agreed >> seat & 1:
+                    why = "you have already accepted it"
+                else:
+                    why = "you have resigned: the others decide"
+                raise ServiceError(409, f"this request to take back a move is not yours to answer: {why}")
+            if not accept:
+                row.undo_request, row.undo_agreed = None, 0
+                w.tx.update_game(game_id, undo_request=None, undo_agreed=0)
+            elif waiting == [seat]:
+                self._take_back(w, self._undo_target(row, w.moves, row.undo_request))
             else:
-                w.row.undo_request = None
-                w.tx.update_game(game_id, undo_request=None)
+                self._undo_target(row, w.moves, row.undo_request)  # still possible (an AI may have resigned since)
+                row.undo_agreed |= 1 << seat
+                w.tx.update_game(game_id, undo_agreed=row.undo_agreed)
             return seat
 
         with self._locked(game_id):

@@ -6,7 +6,8 @@ Alembic migrations in ``tessera/server/migrations``):
 
 ``games``
     one row per game: game name, one-string spec, parameters (JSON), seed,
-    mode, status, result (JSON), clock (JSON), a pending undo request and a
+    mode, status, result (JSON), clock (JSON), a pending undo request (and the
+    seats that have agreed to it), a pending draw offer and a
     ``version`` counter that every writer bumps first, so that writers of one
     game are serialised (a row lock in PostgreSQL, the write lock in SQLite).
 ``seats``
@@ -53,6 +54,7 @@ games_table = sa.Table(
     sa.Column("clock", sa.Text, nullable=True),
     sa.Column("undo_request", sa.Integer, nullable=True),
     sa.Column("draw_offer", sa.Integer, nullable=True),
+    sa.Column("undo_agreed", sa.Integer, nullable=True),
     sa.Column("version", sa.Integer, nullable=False, default=0),
     sa.Column("created_at", sa.Float, nullable=False),
     sa.Column("updated_at", sa.Float, nullable=False),
@@ -128,6 +130,8 @@ class GameRow:
     seats: list[SeatRow] = field(default_factory=list)
     draw_offer: int | None = None
     """The seat whose draw offer waits for an answer (None: no offer)."""
+    undo_agreed: int = 0
+    """The seats that have accepted the pending undo request, as a bit mask (bit ``s``: seat ``s``)."""
 
 
 @dataclass
@@ -256,6 +260,7 @@ class Transaction:
                 clock=_dump(row.clock),
                 undo_request=row.undo_request,
                 draw_offer=row.draw_offer,
+                undo_agreed=row.undo_agreed,
                 version=0,
                 created_at=row.created_at,
                 updated_at=row.updated_at,
@@ -337,6 +342,7 @@ class Transaction:
             clock=_load(r["clock"]),
             undo_request=r["undo_request"],
             draw_offer=r["draw_offer"],
+            undo_agreed=r["undo_agreed"] or 0,
             version=r["version"],
             created_at=r["created_at"],
             updated_at=r["updated_at"],

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import random
 import re
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -85,4 +87,52 @@ def test_resigning_in_a_four_player_hot_seat_game_lets_the_others_play_on(server
     page.wait_for_selector("#banner", state="visible")
     assert "Yellow wins" in page.locator("#banner").inner_text()
     assert page.locator("#seats").inner_text().count("(resigned)") == 3
+    assert not errors, errors
+
+
+def _post(base: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    req = urllib.request.Request(
+        base + path, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+    )
+    return dict(json.loads(urllib.request.urlopen(req, timeout=10).read()))
+
+
+def test_an_undo_request_in_a_four_seat_online_game_waits_for_every_other_player(server: str, browser: Any) -> None:
+    """'Online, an undo is a request: the move is taken back once every other human seat still in
+    the game has accepted it' — asked and answered on the game pages (Red asks, Green accepts on
+    his page and sees whom it still waits for, Blue and Yellow accept)."""
+    from tests.browser.test_play import api_create
+
+    seats = [{"kind": "here"}, {"kind": "invite"}, {"kind": "invite"}, {"kind": "invite"}]
+    g = api_create(server, {"game": "nymbat", "params": {"players": 4, "reserve": 6, "first_limit": 6}, "seats": seats})
+    gid = g["id"]
+    t = {0: g["tokens"]["0"]}
+    for _ in range(3):
+        joined = _post(server, f"/api/games/{gid}/join", {})
+        t[joined["seat"]] = joined["token"]
+    _post(server, f"/api/games/{gid}/moves", {"token": t[0], "move": "o4=1", "expected": 0})
+    errors: list[str] = []
+    red = browser.new_page(viewport={"width": 1280, "height": 900})
+    green = browser.new_page(viewport={"width": 1280, "height": 900})
+    for page in (red, green):
+        page.on("pageerror", lambda e: errors.append(str(e)))
+    red.goto(f"{server}/g/{gid}#t0={t[0]}")
+    green.goto(f"{server}/g/{gid}#seat=1&t={t[1]}")
+    red.wait_for_selector("#undo")
+    red.wait_for_function("() => document.querySelectorAll('#moves li').length === 1")
+    assert red.locator("#undo").inner_text() == "Ask to undo"
+    red.locator("#undo").click()
+    red.wait_for_selector("#undo-request")
+    assert "waiting for Green, Blue, Yellow" in red.locator("#undo-request").inner_text()
+    green.wait_for_selector("#undo-accept")
+    assert "Red asks to take back a move" in green.locator("#undo-request").inner_text()
+    green.locator("#undo-accept").click()
+    green.wait_for_function(
+        "() => (document.querySelector('#undo-request') || {}).textContent?.includes('waiting for Blue, Yellow')"
+    )
+    assert green.locator("#undo-accept").count() == 0
+    for seat in (2, 3):
+        _post(server, f"/api/games/{gid}/undo/accept", {"token": t[seat]})
+    red.wait_for_function("() => !document.querySelector('#undo-request')")
+    red.wait_for_function("() => document.querySelectorAll('#moves li').length === 0")
     assert not errors, errors

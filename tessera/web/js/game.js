@@ -743,21 +743,7 @@ function renderControls(v) {
     return;
   }
   renderDrawOffer(v, box);
-  if (v.undo_request !== null && v.undo_request !== undefined && !mySeats.includes(v.undo_request)) {
-    const p = document.createElement("div");
-    p.className = "undo-request";
-    p.textContent = "Your opponent asks to take back a move. ";
-    p.append(
-      button("Accept", () => act("undo/accept"), "primary"),
-      button("Decline", () => act("undo/decline")),
-    );
-    box.appendChild(p);
-  } else if (v.undo_request !== null && v.undo_request !== undefined) {
-    const p = document.createElement("div");
-    p.className = "undo-request";
-    p.textContent = "You asked to take back a move; waiting for the answer.";
-    box.appendChild(p);
-  }
+  renderUndoRequest(v, box);
   const undo = button(v.mode === "online" ? "Ask to undo" : "Undo", () => act("undo"));
   undo.id = "undo";
   undo.disabled = !v.moves.length;
@@ -781,6 +767,36 @@ function renderControls(v) {
     offer.id = "offer-draw";
     box.append(offer);
   }
+}
+
+// Undo requests (online): every other human seat still in the game answers (v.undo_waiting);
+// AI seats agree by themselves.  This screen answers for the first of its seats still asked.
+function renderUndoRequest(v, box) {
+  const asker = v.undo_request;
+  if (asker === null || asker === undefined) return;
+  const waiting = v.undo_waiting || [];
+  const p = document.createElement("div");
+  p.className = "undo-request";
+  p.id = "undo-request";
+  const answerer = mySeats.find((s) => s !== asker && waiting.includes(s));
+  const names = waiting.map((s) => v.seats[s].name).join(", ");
+  const many = v.seats.length > 2;
+  if (answerer !== undefined) {
+    const as = mySeats.length > 1 ? ` (you answer as ${v.seats[answerer].name})` : "";
+    p.textContent = many ? `${v.seats[asker].name} asks to take back a move${as}. ` : "Your opponent asks to take back a move. ";
+    const yes = button("Accept", () => act("undo/accept", tokens[answerer]), "primary");
+    yes.id = "undo-accept";
+    const no = button("Decline", () => act("undo/decline", tokens[answerer]));
+    no.id = "undo-decline";
+    p.append(yes, no);
+  } else if (mySeats.includes(asker)) {
+    p.textContent = many
+      ? `You asked to take back a move; waiting for ${names || "the others"}.`
+      : "You asked to take back a move; waiting for the answer.";
+  } else {
+    p.textContent = `${v.seats[asker].name} asks to take back a move; waiting for ${names || "the others"}.`;
+  }
+  box.appendChild(p);
 }
 
 // Draw offers (games whose rules allow a draw): the opponent answers, or lets it lapse by moving.
