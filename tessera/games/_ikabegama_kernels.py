@@ -47,6 +47,9 @@ K_LEN = 25
 DRAW = 2
 """``WINNER`` of a drawn game."""
 
+FULL = -2
+"""What :func:`apply` returns, changing nothing, when a growth finds the token list full (see :func:`grown`)."""
+
 OK, OFF_BOARD, NOT_EMPTY, NOT_ADJACENT, NOT_OWN, MUST_MOVE = range(6)
 """Codes of :func:`check`."""
 
@@ -54,6 +57,7 @@ TRIES = 24
 """Rejection-sampling draws of :func:`random_action` before it lists the moves."""
 
 
+@kernel
 def new_array(cap: int) -> np.ndarray:
     """An empty state array with room for ``cap`` tokens."""
     cap = max(cap, 1)
@@ -65,6 +69,23 @@ def new_array(cap: int) -> np.ndarray:
     a[HSIZE] = hsize
     a[HEADER + 2 * cap : HEADER + 2 * cap + hsize] = -1
     return a
+
+
+@kernel
+def grown(a: np.ndarray, cap: int) -> np.ndarray:
+    """A copy of ``a`` with room for ``cap`` tokens (at least those it holds), its hash table rebuilt.
+
+    A state starts with a small list and grows it (doubling) when a growth finds it full, so a
+    clone copies what the position holds, not room for every ply the game may still last."""
+    n = np.int64(a[NTOK])
+    b = new_array(max(cap, n))
+    for f in range(HEADER):
+        if f != CAP and f != HSIZE and f != NTOK and f != CNT0 and f != CNT1:
+            b[f] = a[f]
+    own = HEADER + np.int64(a[CAP])
+    for i in range(n):
+        add_token(b, np.int64(a[HEADER + i]), np.int64(a[own + i]))
+    return b
 
 
 @kernel
@@ -180,8 +201,11 @@ def settle(a: np.ndarray, k: np.ndarray) -> None:
 @kernel
 def apply(a: np.ndarray, k: np.ndarray, action: int) -> int:
     """Play a legal ``action`` of the player to move: growth or jump, the flips, then the end check.
-    Returns -1 while the game goes on, else the ``WINNER`` code."""
+    Returns -1 while the game goes on, else the ``WINNER`` code; :data:`FULL` (nothing changed) when a
+    growth finds the token list full — the caller grows the array (:func:`grown`) and plays it again."""
     player = np.int64(a[TO_MOVE])
+    if action % 13 == 0 and action != k[K_SIZE] * 13 and a[NTOK] >= a[CAP]:
+        return FULL
     if action == k[K_SIZE] * 13:
         a[PASSES] += 1
     else:
@@ -372,11 +396,13 @@ def rollouts(
     else :func:`value` after ``max_plies`` plies; ``max_plies < 0``: to the end) and the plies played."""
     rs = np.empty(1, dtype=np.uint64)
     rs[0] = np.uint64(seed)
-    work = np.empty_like(a)
+    # room for a growth on every ply left (the safeguard bounds them)
+    base = grown(a, np.int64(a[NTOK]) + max(0, k[K_MAXPLY] - np.int64(a[PLY])) + 1)
+    work = np.empty_like(base)
     total = 0.0
     plies = 0
     for _ in range(count):
-        work[:] = a
+        work[:] = base
         steps = 0
         while work[OVER] == 0 and (max_plies < 0 or steps < max_plies):
             apply(work, k, _draw(work, k, allowed, rs))
@@ -394,6 +420,7 @@ __all__ = [
     "add_token",
     "apply",
     "check",
+    "grown",
     "has_move",
     "legal_actions",
     "new_array",

@@ -160,6 +160,24 @@ def statuses(a: np.ndarray, nbr: np.ndarray, col: int) -> np.ndarray:
 
 
 @kernel
+def placement_codes(a: np.ndarray, nbr: np.ndarray, col: int) -> np.ndarray:
+    """The legal placements of ``col`` as codes in cell order: ``2·c`` the joining stone on empty cell
+    ``c``, ``2·c + 1`` the new groups ``c=0 … c=N``; occupied cells have none."""
+    n = nbr.shape[0]
+    out = np.empty(np.int64(a[HEAD * n + NEMPTY]), dtype=np.int64)
+    m = 0
+    for c in range(n):
+        st = status(a, nbr, c, col)
+        if st == JOINS:
+            out[m] = 2 * c
+            m += 1
+        elif st == STARTS:
+            out[m] = 2 * c + 1
+            m += 1
+    return out[:m]
+
+
+@kernel
 def random_placement(a: np.ndarray, nbr: np.ndarray, col: int, u_cell: float, u_number: float) -> int:
     """The random placement drawn from two uniform numbers in [0, 1): a cell uniformly among the empty
     ones, then — if the stone starts a group — a number uniformly from ``0 … N``."""
@@ -279,6 +297,7 @@ __all__ = [
     "estimates",
     "outcome",
     "place",
+    "placement_codes",
     "random_placement",
     "rollouts",
     "size",

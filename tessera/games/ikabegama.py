@@ -114,6 +114,7 @@ def _load_kernels(game: IkabegamaGame) -> None:
     kern.value(a, k, LIGHT)
     kern.rollouts(a, k, allowed, 1, 0, 1)
     kern.apply(a, k, kern.random_action(a, k, allowed, 0))
+    kern.grown(a, 8)
     _kernels_loaded = True
 
 
@@ -287,8 +288,8 @@ class IkabegamaState(TurnState):
         passes: int = 0,
     ) -> None:
         super().__init__(game)
-        # room for every token there is plus one growth per ply left
-        a = kern.new_array(len(tokens) + max(0, game.params["max_plies"] - ply))
+        # room for the tokens there are and a few growths; _apply grows the array when it is full
+        a = kern.new_array(len(tokens) + 16)
         for h, o in tokens.items():
             kern.add_token(a, h, o)
         a[kern.TO_MOVE], a[kern.PLY], a[kern.PASSES] = to_move, ply, passes
@@ -407,6 +408,9 @@ class IkabegamaState(TurnState):
 
     def _apply(self, action: Action) -> None:
         result = kern.apply(self._a, self.game.kconst, action)
+        if result == kern.FULL:
+            self._a = kern.grown(self._a, 2 * int(self._a[kern.CAP]))
+            result = kern.apply(self._a, self.game.kconst, action)
         self.to_move = 1 - self.to_move
         if result >= 0:
             self._over = True

@@ -195,6 +195,7 @@ def _load_kernels(game: NumeGame) -> None:
     nbr = game.nbr
     kern.status(a, nbr, 0, BLACK)
     kern.statuses(a, nbr, BLACK)
+    kern.placement_codes(a, nbr, BLACK)
     kern.random_placement(a, nbr, BLACK, 0.0, 0.0)
     kern.value(a, nbr, 0.5, 0.0, BLACK)
     kern.rollouts(a, nbr, BLACK, 1, rng_state(0), 1, 0.5, 0.0, BLACK)
@@ -264,6 +265,7 @@ class NumeGame(Game):
         """How many numbers a new group may carry (``0 … n``)."""
         self._empty_board = kern.empty_board(n)
         self._new_group_actions: list[list[int]] | None = None
+        self._placement_lists: list[list[int]] | None = None
         _load_kernels(self)
 
     @property
@@ -273,6 +275,16 @@ class NumeGame(Game):
             K = self.K
             self._new_group_actions = [list(range(c * K + 1, c * K + K)) for c in range(self.cells)]
         return self._new_group_actions
+
+    @property
+    def placement_lists(self) -> list[list[int]]:
+        """The actions of each code of :func:`_nume_kernels.placement_codes` (``2·c``: ``[c·K]``, the
+        joining stone; ``2·c + 1``: the new groups of cell ``c``), built on first use."""
+        if self._placement_lists is None:
+            K = self.K
+            numbered = self.new_group_actions
+            self._placement_lists = [x for c in range(self.cells) for x in ([c * K], numbered[c])]
+        return self._placement_lists
 
     @staticmethod
     def _default_size(variant: str) -> int:
@@ -569,14 +581,11 @@ class NumeState(State):
     def _legal_actions(self) -> list[Action]:
         g = self.game
         if self._phase == PLAY:
-            K = g.K
-            numbered = g.new_group_actions
+            lists = g.placement_lists
             out: list[int] = []
-            for c, st in enumerate(self._statuses()):
-                if st == kern.JOINS:
-                    out.append(c * K)
-                elif st == kern.STARTS:
-                    out.extend(numbered[c])
+            extend = out.extend
+            for i in kern.placement_codes(self._a, g.nbr, self._col).tolist():
+                extend(lists[i])
             return out
         if self._phase == BID:
             return list(range(g.place_actions, g.choose_base))

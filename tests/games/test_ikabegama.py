@@ -424,3 +424,27 @@ def test_rollouts_draw_uniform_moves_and_score_a_taken_nest_as_a_win() -> None:
     mean = sum(expected) / len(expected)
     assert abs(res.totals[0] / res.n - mean) < 0.02
     assert res.totals[1] == -res.totals[0]
+
+
+def test_growth_always_adds_a_token_however_many_the_board_holds() -> None:
+    """'Growth: place a new token on an empty hex adjacent to one of your tokens' — also after the
+    state's token list has had to grow (it starts small so that a clone stays cheap)."""
+    game = tessera.load_game("ikabegama(distance=30)")
+    state = game.new_initial_state()
+    rng = random.Random(7)
+    clones = []
+    for _ in range(120):
+        growths = [a for a in state.legal_actions() if ">" not in state.action_to_string(a)]
+        if not growths or state.is_terminal():
+            break
+        before = sum(state.counts)
+        clones.append((state.clone(), state.to_dict()))
+        state.apply_action(rng.choice(growths))
+        assert sum(state.counts) == before + 1
+    assert sum(state.counts) >= 100
+    assert len(state.tokens) == sum(state.counts)
+    assert game.state_from_dict(state.to_dict()).to_dict() == state.to_dict()
+    for clone, d in clones:  # the clones kept their positions while the original grew
+        assert clone.to_dict() == d
+    # rollouts from a grown position play on without running out of room
+    assert state.rollouts(8, seed=1).n == 8
