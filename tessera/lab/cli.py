@@ -36,6 +36,12 @@ def register(subparsers: Any) -> None:
     p.add_argument("game", metavar="GAME", help="game string, e.g. nume or 'nume(size=4)'")
     p.add_argument("agents", metavar="AGENT", nargs="+", help="agent specs, e.g. random greedy 'mcts(c=0.7)'")
     p.add_argument("--gauntlet", metavar="AGENT", default=None, help="only games of AGENT against the rest")
+    p.add_argument(
+        "--clock",
+        choices=["wall", "cpu"],
+        default="wall",
+        help="count time budgets in wall time (default) or in the searching thread's CPU time",
+    )
     _common(p)
     p.set_defaults(func=run_tournament_cmd)
 
@@ -128,6 +134,7 @@ def run_tournament_cmd(args: argparse.Namespace) -> int:
             ray_address=args.ray,
             out=args.out,
             progress=not args.no_progress,
+            clock=args.clock,
         )
     except ValueError as e:
         print(f"tessera tournament: error: {e}", file=sys.stderr)

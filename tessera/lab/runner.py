@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tessera.agents import make_agent
+from tessera.agents import make_agent, using_clock
 from tessera.core.game import SIMULTANEOUS, State
 from tessera.core.registry import load_game
 
@@ -51,6 +51,8 @@ class Task:
     """Record evaluations and branching factors ply by ply (balance runs)."""
     group: str = ""
     """The setting or table this game belongs to."""
+    clock: str = "wall"
+    """How time budgets are counted: ``wall`` or ``cpu`` (:func:`tessera.agents.set_clock`)."""
 
 
 @dataclass
@@ -114,6 +116,11 @@ def decided_ply(evals: Sequence[Sequence[float]], winner: int) -> int:
 
 def play_task(task: Task) -> GameResult:
     """Play one task to the end (an illegal move or an exception forfeits the game)."""
+    with using_clock(task.clock):
+        return _play_task(task)
+
+
+def _play_task(task: Task) -> GameResult:
     game = load_game(task.game)
     n = game.num_players
     agents = [make_agent(spec, game=game.name) for spec in task.seats]

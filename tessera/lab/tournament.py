@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tessera.agents import make_agent
+from tessera.agents import CLOCKS, make_agent
 from tessera.core.registry import load_game
 from tessera.lab.runner import GameResult, ProgressBar, ResultsFile, Task, run_tasks
 from tessera.lab.stats import Pairing, Ratings, bradley_terry, wilson_interval
@@ -35,6 +35,7 @@ def schedule(
     iterations: int | None,
     seed: int,
     gauntlet: str | None = None,
+    clock: str = "wall",
 ) -> list[Task]:
     """The tasks of a tournament (validated: unknown agents or games fail here, before any game)."""
     g = load_game(game)
@@ -72,6 +73,7 @@ def schedule(
                     deal_seed=seed + k // n,
                     agent_seed=f"{seed}/{ti}/{k}",
                     group=" vs ".join(table),
+                    clock=clock,
                 )
             )
     return tasks
@@ -167,6 +169,7 @@ class TournamentResult:
     ratings: Ratings | None
     wall_seconds: float = 0.0
     played_now: int = 0
+    clock: str = "wall"
 
     def to_dict(self, *, with_games: bool = False) -> dict[str, Any]:
         """JSON-able summary."""
@@ -179,6 +182,7 @@ class TournamentResult:
             "games_per_table": self.games_per_table,
             "seconds": self.seconds,
             "iterations": self.iterations,
+            "clock": self.clock,
             "seed": self.seed,
             "games": len(self.results),
             "pairs": [p.to_dict() for p in self.pairs],
@@ -211,13 +215,21 @@ def run_tournament(
     ray_address: str | None = None,
     out: str | None = None,
     progress: bool = False,
+    clock: str = "wall",
 ) -> TournamentResult:
-    """Play (or continue, with the same ``out``) a tournament and summarize it."""
+    """Play (or continue, with the same ``out``) a tournament and summarize it.
+
+    ``clock="cpu"`` counts time budgets in the searching thread's CPU time (fair timed games
+    on a busy machine; see :func:`tessera.agents.set_clock`)."""
     import time
 
     if not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be a positive integer, not {jobs!r}")
-    tasks = schedule(game, agents, games=games, seconds=seconds, iterations=iterations, seed=seed, gauntlet=gauntlet)
+    if clock not in CLOCKS:
+        raise ValueError(f"clock must be one of {', '.join(CLOCKS)}, not {clock!r}")
+    tasks = schedule(
+        game, agents, games=games, seconds=seconds, iterations=iterations, seed=seed, gauntlet=gauntlet, clock=clock
+    )
     all_agents = list(agents) if gauntlet is None or gauntlet in agents else [gauntlet, *agents]
     config = {
         "kind": "tournament",
@@ -228,6 +240,8 @@ def run_tournament(
         "iterations": iterations,
         "seed": seed,
     }
+    if clock != "wall":  # (results files written before clocks existed stay resumable)
+        config["clock"] = clock
     store = ResultsFile(out, config)
     before = sum(1 for t in tasks if t.key in store.done)
     bar = ProgressBar(len(tasks), f"{game}: tournament", enabled=progress)
@@ -252,6 +266,7 @@ def run_tournament(
         ratings=ratings,
         wall_seconds=wall,
         played_now=len(results) - before,
+        clock=clock,
     )
 
 
@@ -262,6 +277,8 @@ def format_tournament(res: TournamentResult) -> str:
         budget.append(f"{res.seconds:g} s/move")
     if res.iterations is not None:
         budget.append(f"{res.iterations} iterations/move")
+    if res.clock != "wall":
+        budget.append(f"time counted on the {res.clock} clock")
     lines = [
         f"{res.game}: {'gauntlet of ' + res.gauntlet if res.gauntlet else 'round robin'}, "
         f"{len(res.results)} games ({res.games_per_table} per table), {', '.join(budget) or 'default budgets'}, "

@@ -179,3 +179,19 @@ def test_local_processes_give_the_same_results_as_one_process() -> None:
     a = run_tournament(TINY, AGENTS, games=2, seed=3, jobs=1, iterations=None)
     b = run_tournament(TINY, AGENTS, games=2, seed=3, jobs=2, iterations=None)
     assert [(r.key, r.returns, r.plies) for r in a.results] == [(r.key, r.returns, r.plies) for r in b.results]
+
+
+def test_a_tournament_on_the_cpu_clock_says_so_and_keeps_its_clock_on_resume(tmp_path: Path) -> None:
+    """'--clock cpu': time budgets count the searching thread's CPU time; a results directory of a
+    wall-clock run is not continued on the CPU clock (another experiment)."""
+    out = tmp_path / "cpu"
+    res = run_tournament("nume(size=3)", ["greedy", "mcts"], games=2, seconds=0.01, out=str(out), clock="cpu")
+    assert res.clock == "cpu" and res.to_dict()["clock"] == "cpu" and len(res.results) == 2
+    header = json.loads((out / RESULTS_FILE).read_text().splitlines()[0])["header"]
+    assert header["clock"] == "cpu"
+    with pytest.raises(ValueError, match="clock"):
+        run_tournament("nume(size=3)", ["greedy", "mcts"], games=2, seconds=0.01, out=str(out))
+    with pytest.raises(ValueError, match="clock must be one of"):
+        run_tournament("nume(size=3)", ["greedy", "mcts"], games=2, clock="sundial")
+    tasks = schedule("nume(size=3)", ["greedy", "random"], games=2, seconds=1, iterations=None, seed=0, clock="cpu")
+    assert [t.clock for t in tasks] == ["cpu", "cpu"]
