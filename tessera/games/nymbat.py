@@ -112,10 +112,14 @@ Position dict
     removal is possible).
 
 Engine notes
-    Cells are :func:`tessera.core.geometry.hexagon` ids; each player's pieces are
-    a bit set, numbers a per-cell list.  Reachability is a bit-set flood of
-    ``speed`` rings through ``~opponent`` hexes, computed once per piece and
-    position (cached until the next step).  Integer actions use the compact cell
+    The rules are compiled kernels (numba, :mod:`tessera.games._nymbat_kernels`, their
+    only implementation; two and four players share them).  A position is one small
+    ``int32`` array (the owner and number of each hex, the turn in progress, the
+    header with reserves, delays and the end of the game); cloning copies it.  A
+    checked ``apply_action``, ``random_action``, ``legal_actions`` and
+    :meth:`NymbatState.rollouts` (many random games from a position) are one kernel
+    call each; Python keeps the notation, the position dict, the sentences of
+    refused steps and the drawing.  Integer actions use the compact cell
     index ``i`` (0–168, label order): ``from·169 + to`` a move step (0–28560),
     ``28561 + i·6 + (k−1)`` a placement of ``k``, ``29575 + i`` a breakthrough
     removal ``x…``, ``29744 + i`` a ``lose`` step, ``29913`` ``end``, ``29914``
@@ -133,16 +137,19 @@ Evaluation (for agents)
 
 from __future__ import annotations
 
-import math
 import random
 import re
 from collections.abc import Mapping
 from typing import Any
 
-from tessera.core.game import Action, Game, GameInfo, IllegalMove, Param, TurnState
+import numpy as np
+
+from tessera.core.game import Action, Game, GameInfo, IllegalMove, Param, RolloutResult, TurnState
 from tessera.core.geometry import bits, hexagon
+from tessera.core.kernels import rng_state
 from tessera.core.registry import register
 from tessera.core.render import PLAYER_COLORS, cell_entry, describe, piece, text_diagram
+from tessera.games import _nymbat_kernels as _k
 
 RED, BLUE = 0, 1
 NAMES = ("Red", "Blue")
@@ -244,28 +251,62 @@ _LOSE_RE = re.compile(rf"lose {_CELL}")
 _SYNTAX = "steps are 'n5=3' (bring in), 'h5-g7' (move), 'xg6' (breakthrough), 'lose h5', 'end' or 'pass'"
 
 
-_grow = GRID.grow
-"""``m`` plus its neighbours (core geometry)."""
-_flood = GRID.flood
-"""Cells of ``allowed`` connected to ``seed`` (core geometry)."""
+assert _k.N == N and _k.NUM_ACTIONS == NUM_ACTIONS and _k.END == END and _k.FAR == LAST_ROW
+_H = _k.H
 
 
-_NBYTES = (GRID.size + 7) // 8
-_BYTE_CELLS: list[list[tuple[int, ...]]] = [
-    [tuple(8 * i + j for j in range(8) if v >> j & 1) for v in range(256)] for i in range(_NBYTES)
-]
-"""``_BYTE_CELLS[i][v]``: the cells of byte ``i`` of a bit set when that byte is ``v``."""
+def _geo(layout: Layout, params: Mapping[str, Any]) -> np.ndarray:
+    """The kernels' ``geo`` array for a layout and the game's parameters (layout in the kernels module)."""
+    geo = np.zeros(_k.GEO_SHAPE, np.int32)
+    for i, c in enumerate(CELLS):
+        nbrs = [INDEX[d] for d in GRID.neighbors[c]]
+        geo[i, :6] = -1
+        geo[i, : len(nbrs)] = nbrs
+        for p in range(layout.n):
+            geo[i, _k.SETUP_COL + p] = layout.setup[p] >> c & 1
+            geo[i, _k.DIST_COL + p] = layout.dist[p][c]
+            geo[i, _k.TARGET_COL + p] = layout.target[p] >> c & 1
+    geo[N, :5] = (layout.n, params["reserve"], params["first_limit"], params["delay_period"], params["max_turns"])
+    for p in range(layout.n):
+        for row, mask in ((_k.TARGET_ROW + p, layout.target[p]), (_k.SETUP_ROW + p, layout.setup[p])):
+            cells = [INDEX[c] for c in bits(mask)]
+            geo[row, 0] = len(cells)
+            geo[row, 1 : 1 + len(cells)] = cells
+    return geo
 
 
-def _bit_list(m: int) -> list[int]:
-    """The cells of a bit set, lowest first: bit by bit when sparse, by a byte table when dense."""
-    if m.bit_count() <= 8:
-        return list(bits(m))
-    out: list[int] = []
-    for row, v in zip(_BYTE_CELLS, m.to_bytes(_NBYTES, "little"), strict=True):
-        if v:
-            out += row[v]
-    return out
+def _start(players: int, reserve: int) -> np.ndarray:
+    """The kernels' position array of a new game: an empty board, every reserve full, Red to move."""
+    s = np.zeros(_k.SIZE, np.int32)
+    s[_k.OWNER : _k.OWNER + N] = -1
+    s[_H + _k.LAST] = -1
+    s[_H + _k.WINNER] = -1
+    s[_H + _k.BRK_CELL] = -1
+    s[_H + _k.BRK_OWNER] = -1
+    s[_H + _k.RES : _H + _k.RES + players] = reserve
+    return s
+
+
+_kernels_loaded = False
+
+
+def _load_kernels(game: NymbatGame) -> None:
+    """Call each kernel the ``State`` uses once, on the first game built in this process, so numba
+    loads them from its cache (or compiles them) here and not inside an agent's first timed search."""
+    global _kernels_loaded
+    if _kernels_loaded:
+        return
+    s = _start(game.players, game.reserve)
+    geo = game.geo
+    _k.legal(s, geo)
+    _k.check(s, geo, END)
+    _k.random_action(s, geo, 1)
+    _k.query(s, geo, _k.Q_ALLOWANCE, 0)
+    _k.evaluate(s, geo, 0)
+    _k.rollouts(s, geo, 1, rng_state(0), 2, np.zeros(game.players))
+    _k.step(s.copy(), geo, PASS, True)
+    _k.resign(s.copy(), geo, 1)
+    _kernels_loaded = True
 
 
 INFO = GameInfo(
@@ -305,6 +346,11 @@ class NymbatGame(Game):
         self.first_limit = int(params["first_limit"])
         self.delay_period = int(params["delay_period"])
         self.max_turns = int(params["max_turns"])
+        self.geo = _geo(self.layout, params)
+        """The board, the seats and the parameters for the kernels."""
+        self.start = _start(self.players, self.reserve)
+        """The position array of a new game."""
+        _load_kernels(self)
         return params
 
     @property
@@ -335,81 +381,146 @@ class NymbatGame(Game):
 
 
 class NymbatState(TurnState):
-    """Pieces as bit sets and numbers, reserves, delays, and the turn in progress."""
+    """A position as one ``int32`` array played by the kernels (module docstring, Engine notes).
+
+    ``to_move``, ``_over`` and ``_winner`` mirror the array's header after every kernel
+    call; everything else (``reserves``, ``own``, ``phase`` …) is read from the array.
+    """
 
     game: NymbatGame
 
     def __init__(self, game: NymbatGame) -> None:
         super().__init__(game)
-        n = game.players
-        self.n = n
+        self.n = game.players
         self.L = game.layout
-        self.num = [0] * GRID.size
-        self.own = [0] * n
-        self.reserves = [game.reserve] * n
-        self.delays = [0] * n
-        self.first_done = [False] * n
-        self.resigned = [False] * n
-        self.brk_owner = -1
+        self.s: np.ndarray = game.start.copy()
+        """The position (layout in :mod:`tessera.games._nymbat_kernels`)."""
         self.to_move = RED
-        self.turn = 0
-        self.last_mover: int | None = None
-        self._reset_turn()
         self._over = False
         self._winner: int | None = None
-        self._reach: dict[int, int] = {}
-
-    def _reset_turn(self) -> None:
-        self.phase = START
-        self.placed = 0
-        self.speed = 0
-        self.unmoved = 0
-        self.tracked = 0
-        self.start_dist = 0
-        self.captured = False
-        self.brk_cell = -1
-        self.brk_budget = 0
-        self.brk_owner = -1
 
     def _copy_from(self, other: NymbatState) -> None:
         self.n = other.n
         self.L = other.L
-        self.resigned = list(other.resigned)
-        self.brk_owner = other.brk_owner
-        self.num = list(other.num)
-        self.own = list(other.own)
-        self.reserves = list(other.reserves)
-        self.delays = list(other.delays)
-        self.first_done = list(other.first_done)
+        self.s = other.s.copy()
         self.to_move = other.to_move
-        self.turn = other.turn
-        self.last_mover = other.last_mover
-        self.phase = other.phase
-        self.placed = other.placed
-        self.speed = other.speed
-        self.unmoved = other.unmoved
-        self.tracked = other.tracked
-        self.start_dist = other.start_dist
-        self.captured = other.captured
-        self.brk_cell = other.brk_cell
-        self.brk_budget = other.brk_budget
         self._over = other._over
         self._winner = other._winner
-        self._reach = dict(other._reach)
+
+    def _sync(self, status: int) -> None:
+        """Mirror the kernels' packed header (``_nymbat_kernels.status``)."""
+        self.to_move = status & 3
+        self._over = bool(status & 4)
+        w = (status >> 3) - 1
+        self._winner = w if w >= 0 else None
+
+    # -- the position, read from the array -----------------------------------------------
+    def _hdr(self, field: int) -> int:
+        return int(self.s[_H + field])
+
+    def _seats(self, field: int) -> list[int]:
+        return self.s[_H + field : _H + field + self.n].tolist()  # type: ignore[no-any-return]
+
+    @property
+    def reserves(self) -> list[int]:
+        """Each player's reserve."""
+        return self._seats(_k.RES)
+
+    @property
+    def delays(self) -> list[int]:
+        """Each player's cumulative delay count."""
+        return self._seats(_k.DEL)
+
+    @property
+    def first_done(self) -> list[bool]:
+        """Whether each player has played his first turn."""
+        return [bool(x) for x in self._seats(_k.FIRST)]
+
+    @property
+    def resigned(self) -> list[bool]:
+        """Whether each player has resigned."""
+        return [bool(x) for x in self._seats(_k.RESIGNED)]
+
+    @property
+    def turn(self) -> int:
+        """Completed turns (for ``max_turns``)."""
+        return self._hdr(_k.TURN)
+
+    @property
+    def last_mover(self) -> int | None:
+        """The player whose turn ended last (``None``: nobody yet)."""
+        v = self._hdr(_k.LAST)
+        return None if v < 0 else v
+
+    @property
+    def phase(self) -> int:
+        """``START``, ``BRING``, ``MOVE`` or ``PENALTY``."""
+        return self._hdr(_k.PHASE)
+
+    @property
+    def placed(self) -> int:
+        """Numbers brought in this turn."""
+        return self._hdr(_k.PLACED)
+
+    @property
+    def speed(self) -> int:
+        """The moving group's speed."""
+        return self._hdr(_k.SPEED)
+
+    @property
+    def start_dist(self) -> int:
+        """The moving group's distance at the start of the turn."""
+        return self._hdr(_k.START_DIST)
+
+    @property
+    def captured(self) -> bool:
+        """Whether this turn removed an opponent's piece."""
+        return bool(self._hdr(_k.CAPTURED))
+
+    @property
+    def brk_cell(self) -> int:
+        """The hex (cell id) of an open breakthrough, −1 if none."""
+        i = self._hdr(_k.BRK_CELL)
+        return CELLS[i] if i >= 0 else -1
+
+    @property
+    def brk_budget(self) -> int:
+        """What an open breakthrough may still remove."""
+        return self._hdr(_k.BRK_BUDGET)
+
+    @property
+    def brk_owner(self) -> int:
+        """The defender of an open breakthrough, −1 if none."""
+        return self._hdr(_k.BRK_OWNER)
+
+    def _flagged(self, flag: int) -> int:
+        f = self.s[_k.FLAG : _k.FLAG + N]
+        return sum(1 << CELLS[i] for i in np.flatnonzero(f & flag).tolist())
+
+    @property
+    def unmoved(self) -> int:
+        """The moving group's pieces that may still move (bit set of cell ids)."""
+        return self._flagged(_k.UNMOVED)
+
+    @property
+    def tracked(self) -> int:
+        """Where the pieces of the moving group stand now (bit set of cell ids)."""
+        return self._flagged(_k.TRACKED)
+
+    @property
+    def own(self) -> list[int]:
+        """Each player's pieces (bit sets of cell ids)."""
+        owners = self.s[_k.OWNER : _k.OWNER + N]
+        return [sum(1 << CELLS[i] for i in np.flatnonzero(owners == q).tolist()) for q in range(self.n)]
+
+    def _number(self, i: int) -> int:
+        """The number of the piece on compact cell ``i`` (0: empty)."""
+        return int(self.s[_k.NUM + i])
 
     # -- end of game -------------------------------------------------------------------
     def _settle(self) -> None:
         """At the start of a turn: the last player left, the home-row win, the empty-board win, the safeguard."""
-        p = self.to_move
-        target = self.L.target[p]
-        if self.resigned.count(False) == 1:
-            self._over, self._winner = True, self.resigned.index(False)
-        elif self.own[p] & target and not self.own[self.L.opposite[p]] & target:
-            self._over, self._winner = True, p
-        elif not any(self.own) and not any(self.reserves):
-            self._over, self._winner = True, self.last_mover
-        elif self.turn >= self.game.max_turns:
-            self._over, self._winner = True, None
+        self._sync(_k.query(self.s, self.game.geo, _k.Q_SETTLE, 0))
 
     def returns(self) -> list[float]:
         """Winner +1, every other player −1/(players−1) (−1 with two); a draw or a game not over: all 0."""
@@ -422,17 +533,11 @@ class NymbatState(TurnState):
 
     def _occupied(self) -> int:
         """Every piece on the board (bit set)."""
-        m = 0
-        for o in self.own:
-            m |= o
-        return m
+        return sum(1 << CELLS[i] for i in np.flatnonzero(self.s[_k.OWNER : _k.OWNER + N] >= 0).tolist())
 
     def owner(self, cell: int) -> int:
         """The player whose piece stands on ``cell`` (−1: empty)."""
-        for q, m in enumerate(self.own):
-            if m >> cell & 1:
-                return q
-        return -1
+        return int(self.s[_k.OWNER + INDEX[cell]])
 
     # -- resigning ---------------------------------------------------------------------
     def resign(self, player: int) -> None:
@@ -456,28 +561,8 @@ class NymbatState(TurnState):
             raise IllegalMove(f"resign: player must be 0 to {self.n - 1}, not {player!r}")
         if self.resigned[player]:
             raise IllegalMove(f"resign: {self.L.names[player]} has already resigned")
-        self.resigned[player] = True
-        num = self.num
-        for c in bits(self.own[player]):
-            num[c] = 0
-        self.own[player] = 0
-        self.reserves[player] = 0
+        self._sync(_k.resign(self.s, self.game.geo, player))
         self._history.append((player, RESIGN))
-        self._reach = {}
-        if self.resigned.count(False) == 1:
-            self._reset_turn()
-            self._over, self._winner = True, self.resigned.index(False)
-            return
-        if player == self.to_move:
-            self._next_turn(moved=False)
-            return
-        if self.phase == MOVE:
-            if self.brk_owner == player:
-                self.brk_cell, self.brk_owner = -1, -1
-            if not self._has_step():
-                self._finish_turn("move")
-        elif self.phase == BRING and not self._has_step():
-            self._finish_turn("bring")
 
     def outcome(self) -> dict[str, str] | None:
         """Why the game ended (see :meth:`State.outcome`): the last player left, the home row, the empty
@@ -488,10 +573,12 @@ class NymbatState(TurnState):
         names = self.L.names
         if w is None:
             return {"reason": "safeguard", "text": f"Draw: the {self.game.max_turns}-turn safeguard was reached"}
-        if self.resigned.count(False) == 1 and any(self.resigned):
+        resigned = self.resigned
+        if resigned.count(False) == 1 and any(resigned):
             return {"reason": "resign", "text": f"Every other player resigned: {names[w]} wins"}
         target, o = self.L.target[w], self.L.opposite[w]
-        if self.own[w] & target and not self.own[o] & target:
+        own = self.own
+        if own[w] & target and not own[o] & target:
             return {
                 "reason": "home_row",
                 "text": f"{names[w]} has a piece on {names[o]}'s home row and {names[o]} has none there: "
@@ -505,336 +592,117 @@ class NymbatState(TurnState):
     # -- helpers -----------------------------------------------------------------------
     def _allowance(self) -> int:
         """The largest number that may be placed now (0: none)."""
-        p = self.to_move
-        a = self.reserves[p]
-        if not self.first_done[p]:
-            a = min(a, self.game.first_limit - self.placed)
-        return max(0, min(a, 6))
-
-    def _place_cells(self) -> int:
-        return self.L.setup[self.to_move] & ~self._occupied()
-
-    def _can_place(self) -> bool:
-        return self._allowance() > 0 and self._place_cells() != 0
-
-    def _group_speed(self, group: int) -> int:
-        num = self.num
-        return min(num[c] for c in bits(group))
-
-    def _dests(self, src: int, speed: int) -> int:
-        """Hexes the piece on ``src`` may end on with ``speed`` (cached per position)."""
-        got = self._reach.get(src)
-        if got is not None:
-            return got
-        own = self.own[self.to_move]
-        opp = self._occupied() & ~own
-        passable = FULL & ~opp
-        r = 1 << src
-        prev = r
-        for _ in range(speed):
-            prev = r
-            r = _grow(r) & passable
-            if r == prev:
-                break
-        dest = (r & ~own & ~opp) | (_grow(prev) & opp)
-        self._reach[src] = dest
-        return dest
-
-    def _start_speeds(self) -> dict[int, int]:
-        """At the start of a turn: each own piece's group speed."""
-        out: dict[int, int] = {}
-        m = self.own[self.to_move]
-        while m:
-            comp = _flood(m & -m, m)
-            s = self._group_speed(comp)
-            for c in bits(comp):
-                out[c] = s
-            m &= ~comp
-        return out
+        return int(_k.query(self.s, self.game.geo, _k.Q_ALLOWANCE, 0))
 
     def _removable(self) -> int:
-        """Opponent pieces a breakthrough may still remove."""
-        if self.brk_cell < 0:
-            return 0
-        opp = self.own[self.brk_owner]
-        out = 0
-        budget = self.brk_budget
-        num = self.num
-        for c in bits(NBR[self.brk_cell] & opp):
-            if num[c] <= budget:
-                out |= 1 << c
-        return out
+        """How many opponent pieces an open breakthrough may still remove."""
+        return int(_k.query(self.s, self.game.geo, _k.Q_REMOVABLE, 0))
 
     def _has_step(self) -> bool:
         """Whether a step other than ``end`` is legal (BRING and MOVE phases)."""
-        if self.phase == BRING:
-            return self._can_place()
-        if self._removable():
-            return True
-        speed = self.speed
-        return any(self._dests(c, speed) for c in bits(self.unmoved))
+        return bool(_k.query(self.s, self.game.geo, _k.Q_HAS_STEP, 0))
 
     # -- moves -------------------------------------------------------------------------
-    def _placements(self) -> list[Action]:
-        k = self._allowance()
-        if k <= 0:
-            return []
-        out: list[Action] = []
-        for c in bits(self._place_cells()):
-            base = PLACE_BASE + INDEX[c] * 6
-            out.extend(range(base, base + k))
-        return out
-
     def _legal_actions(self) -> list[Action]:
-        phase = self.phase
-        if phase == PENALTY:
-            return [LOSE_BASE + INDEX[c] for c in bits(self.own[self.to_move])]
-        if phase == BRING:
-            return [*self._placements(), END]
-        out: list[Action] = []
-        if phase == START:
-            out = self._placements()
-            if not self.first_done[self.to_move]:
-                return out or [PASS]
-            for src, s in self._start_speeds().items():
-                base = INDEX[src] * N
-                out += [base + INDEX[d] for d in _bit_list(self._dests(src, s))]
-            out.append(PASS)
-            return out
-        out = [REMOVE_BASE + INDEX[c] for c in bits(self._removable())]
-        speed = self.speed
-        for src in bits(self.unmoved):
-            base = INDEX[src] * N
-            out += [base + INDEX[d] for d in _bit_list(self._dests(src, speed))]
-        out.append(END)
-        return out
+        return _k.legal(self.s, self.game.geo).tolist()  # type: ignore[no-any-return]
 
     def _illegal_reason(self, action: Action) -> str | None:
         if action == RESIGN:
             return "resign: resigning is not a step of a turn; the server (or a program) calls state.resign(player)"
         if not 0 <= action < NUM_ACTIONS:
             return f"action {action} is not a Nymbat action"
+        code = _k.check(self.s, self.game.geo, action)
+        return self._reason(code, action) if code else None
+
+    def _reason(self, code: int, action: Action) -> str:
+        """The sentence for the kernels' refusal ``code`` of ``action`` (``_nymbat_kernels._check``)."""
         p = self.to_move
-        phase = self.phase
+        names = self.L.names
         move = self.action_to_string(action)
-        if phase == PENALTY and not LOSE_BASE <= action < END:
+        src, dst = divmod(action, N) if action < PLACE_BASE else (0, 0)
+        c = (action - PLACE_BASE) // 6 if PLACE_BASE <= action < REMOVE_BASE else 0
+        if code == 1:
             return (
-                f"{move}: {self.L.names[p]} must first pay a penalty at reserve 0 by removing one of his own pieces "
+                f"{move}: {names[p]} must first pay a penalty at reserve 0 by removing one of his own pieces "
                 "('lose <hex>')"
             )
-        if action < PLACE_BASE:
-            return self._move_reason(move, CELLS[action // N], CELLS[action % N])
-        if action < REMOVE_BASE:
-            i, k = divmod(action - PLACE_BASE, 6)
-            return self._place_reason(move, CELLS[i], k + 1)
-        if action < LOSE_BASE:
-            c = CELLS[action - REMOVE_BASE]
-            if self.brk_cell < 0:
-                return (
-                    f"{move}: removals 'x<hex>' are only allowed right after an attack that splits a group "
-                    "(breakthrough)"
-                )
-            if not NBR[self.brk_cell] >> c & 1 or not self.own[self.brk_owner] >> c & 1:
-                whose = "opponent pieces"
-                if self.n > 2:
-                    whose = f"{self.L.names[self.brk_owner]}'s pieces (the defender's)"
-                return (
-                    f"{move}: a breakthrough removes only {whose} adjacent to the attacked hex "
-                    f"{GRID.label(self.brk_cell)}"
-                )
-            if self.num[c] > self.brk_budget:
-                return (
-                    f"{move}: the pieces removed by breakthrough may total at most the attacker's number; "
-                    f"{self.brk_budget} left, this piece is a {self.num[c]}"
-                )
-            return None
-        if action < END:
-            c = CELLS[action - LOSE_BASE]
-            if phase != PENALTY:
-                return f"{move}: 'lose' is only played to pay a retreat or delay penalty at reserve 0"
-            if not self.own[p] >> c & 1:
-                return f"{move}: {GRID.label(c)} holds no {self.L.names[p]} piece"
-            return None
-        if action == END:
-            if phase == START:
-                return "end: a turn must first bring in a piece or move a piece (or pass)"
-            return None
-        if phase != START:
-            return "pass: a pass is a whole turn; it cannot follow other steps"
-        if not self.first_done[p] and self._placements():
-            return f"pass: on his first turn {self.L.names[p]} must bring in reserves"
-        return None
-
-    def _place_reason(self, move: str, c: int, k: int) -> str | None:
-        p = self.to_move
-        if self.phase == MOVE:
+        if code == 2:
+            return f"{move}: a turn that brings in reserves cannot also move a group"
+        if code == 3:
+            return f"{move}: on his first turn {names[p]} must bring in reserves"
+        if code == 4:
+            return f"{move}: {LABEL[src]} holds no {names[p]} piece"
+        if code == 5:
+            return f"{move}: each piece moves at most once per turn; the piece on {LABEL[src]} has moved"
+        if code == 6:
+            return f"{move}: only pieces of the group chosen at the first step may move this turn"
+        if code == 7:
+            return f"{move}: a piece that moves must leave its hex"
+        if code == 8:
+            return f"{move}: a piece may not end its move on another own piece"
+        if code == 9:
+            speed = self.speed if self.phase == MOVE else int(_k.query(self.s, self.game.geo, _k.Q_GROUP_SPEED, src))
+            return (
+                f"{move}: {LABEL[dst]} is not reachable within the group's speed {speed} "
+                "(paths go through empty or own hexes, never through an opponent's piece)"
+            )
+        if code == 10:
             return f"{move}: a turn that moves a group cannot also bring in reserves"
-        if not self.L.setup[p] >> c & 1:
-            return f"{move}: pieces are brought in only in {self.L.names[p]}'s setup area ({self.L.setup_text[p]})"
-        if self._occupied() >> c & 1:
-            return f"{move}: hex {GRID.label(c)} is not empty"
-        if k > self.reserves[p]:
+        if code == 11:
+            return f"{move}: pieces are brought in only in {names[p]}'s setup area ({self.L.setup_text[p]})"
+        if code == 12:
+            return f"{move}: hex {LABEL[c]} is not empty"
+        if code == 13:
             return f"{move}: the numbers brought in may not exceed the reserve ({self.reserves[p]} left)"
-        if not self.first_done[p] and self.placed + k > self.game.first_limit:
+        if code == 14:
             return (
                 f"{move}: on the first turn the numbers brought in may total at most {self.game.first_limit} "
                 f"({self.placed} placed so far)"
             )
-        return None
-
-    def _move_reason(self, move: str, src: int, dst: int) -> str | None:
-        p = self.to_move
-        phase = self.phase
-        if phase == BRING:
-            return f"{move}: a turn that brings in reserves cannot also move a group"
-        if phase == START and not self.first_done[p]:
-            return f"{move}: on his first turn {self.L.names[p]} must bring in reserves"
-        if not self.own[p] >> src & 1:
-            return f"{move}: {GRID.label(src)} holds no {self.L.names[p]} piece"
-        if phase == START:
-            speed = self._group_speed(_flood(1 << src, self.own[p]))
-        else:
-            if not self.unmoved >> src & 1:
-                if self.tracked >> src & 1:
-                    return f"{move}: each piece moves at most once per turn; the piece on {GRID.label(src)} has moved"
-                return f"{move}: only pieces of the group chosen at the first step may move this turn"
-            speed = self.speed
-        if src == dst:
-            return f"{move}: a piece that moves must leave its hex"
-        if self.own[p] >> dst & 1:
-            return f"{move}: a piece may not end its move on another own piece"
-        if not self._dests(src, speed) >> dst & 1:
+        if code == 15:
             return (
-                f"{move}: {GRID.label(dst)} is not reachable within the group's speed {speed} "
-                "(paths go through empty or own hexes, never through an opponent's piece)"
+                f"{move}: removals 'x<hex>' are only allowed right after an attack that splits a group (breakthrough)"
             )
-        return None
+        if code == 16:
+            whose = "opponent pieces"
+            if self.n > 2:
+                whose = f"{names[self.brk_owner]}'s pieces (the defender's)"
+            return (
+                f"{move}: a breakthrough removes only {whose} adjacent to the attacked hex {GRID.label(self.brk_cell)}"
+            )
+        if code == 17:
+            return (
+                f"{move}: the pieces removed by breakthrough may total at most the attacker's number; "
+                f"{self.brk_budget} left, this piece is a {self._number(action - REMOVE_BASE)}"
+            )
+        if code == 18:
+            return f"{move}: 'lose' is only played to pay a retreat or delay penalty at reserve 0"
+        if code == 19:
+            return f"{move}: {LABEL[action - LOSE_BASE]} holds no {names[p]} piece"
+        if code == 20:
+            return "end: a turn must first bring in a piece or move a piece (or pass)"
+        if code == 21:
+            return "pass: a pass is a whole turn; it cannot follow other steps"
+        return f"pass: on his first turn {names[p]} must bring in reserves"
 
     def _apply(self, action: Action) -> None:
-        self._reach = {}
-        p = self.to_move
-        if action < PLACE_BASE:
-            self._apply_move(CELLS[action // N], CELLS[action % N])
-        elif action < REMOVE_BASE:
-            i, k = divmod(action - PLACE_BASE, 6)
-            c = CELLS[i]
-            self.own[p] |= 1 << c
-            self.num[c] = k + 1
-            self.reserves[p] -= k + 1
-            self.placed += k + 1
-            self.phase = BRING
-            self._reach = {}
-            if not self._has_step():
-                self._finish_turn("bring")
-        elif action < LOSE_BASE:
-            c = CELLS[action - REMOVE_BASE]
-            self.brk_budget -= self.num[c]
-            self.own[self.brk_owner] &= ~(1 << c)
-            self.num[c] = 0
-            if not self._removable():
-                self.brk_cell = self.brk_owner = -1
-            self._reach = {}
-            if not self._has_step():
-                self._finish_turn("move")
-        elif action < END:
-            c = CELLS[action - LOSE_BASE]
-            self.own[p] &= ~(1 << c)
-            self.num[c] = 0
-            self._next_turn()
-        elif action == END:
-            self._finish_turn("bring" if self.phase == BRING else "move")
-        else:
-            self._finish_turn("pass")
+        self._sync(_k.step(self.s, self.game.geo, action, False))
 
-    def _apply_move(self, src: int, dst: int) -> None:
+    def apply_action(self, action: Action) -> None:
+        """Apply an integer action of the player to move, checked (one kernel call: check and apply)."""
+        if type(self) is not NymbatState:  # a view adding its own checks (an agent's army): the generic path
+            super().apply_action(action)
+            return
+        if self._over:
+            raise IllegalMove("the game is over")
+        if not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
+            raise IllegalMove(f"action {action!r} is not an action of {self.game.name}")
         p = self.to_move
-        o = self.owner(dst)
-        own = self.own
-        num = self.num
-        if self.phase == START:
-            group = _flood(1 << src, own[p])
-            self.speed = self._group_speed(group)
-            self.unmoved = group
-            self.tracked = group
-            dist = self.L.dist[p]
-            self.start_dist = min(dist[c] for c in bits(group))
-            self.captured = False
-            self.phase = MOVE
-        self.brk_cell = self.brk_owner = -1
-        n = num[src]
-        sbit, dbit = 1 << src, 1 << dst
-        self.unmoved &= ~sbit
-        self.tracked &= ~sbit
-        own[p] &= ~sbit
-        num[src] = 0
-        if o >= 0 and o != p:
-            defence = num[dst] + sum(num[c] for c in bits(NBR[dst] & own[o]))
-            rest = _flood(dbit, own[o]) & ~dbit
-            own[o] &= ~dbit
-            num[dst] = 0
-            self.captured = True
-            if n > defence:
-                own[p] |= dbit
-                num[dst] = n
-                self.tracked |= dbit
-            if rest and _flood(rest & -rest, rest) != rest:
-                self.brk_cell = dst
-                self.brk_budget = n
-                self.brk_owner = o
-                if not self._removable():
-                    self.brk_cell = self.brk_owner = -1
-        else:
-            own[p] |= dbit
-            num[dst] = n
-            self.tracked |= dbit
-        self._reach = {}
-        if not self._has_step():
-            self._finish_turn("move")
-
-    def _finish_turn(self, kind: str) -> None:
-        """Retreat/delay accounting and the penalty, then the next turn (or the ``lose`` step)."""
-        p = self.to_move
-        cost = 0
-        delay = kind == "pass"
-        if kind == "move" and not self.captured and self.tracked:
-            dist = self.L.dist[p]
-            end_dist = min(dist[c] for c in bits(self.tracked))
-            if end_dist > self.start_dist:
-                cost = 1
-            elif end_dist == self.start_dist:
-                delay = True
-        if delay:
-            self.delays[p] += 1
-            if self.delays[p] % self.game.delay_period == 0:
-                cost = 1
-        self._reset_turn()
-        self._reach = {}
-        if cost:
-            if self.reserves[p] > 0:
-                self.reserves[p] -= 1
-            elif self.own[p]:
-                self.phase = PENALTY
-                return
-        self._next_turn()
-
-    def _next_turn(self, moved: bool = True) -> None:
-        """The turn of the player to move is over (``moved``: he counts as the last mover)."""
-        p = self.to_move
-        self._reset_turn()
-        self._reach = {}
-        self.first_done[p] = True
-        if moved:
-            self.last_mover = p
-        n = self.n
-        self.to_move = (p + 1) % n
-        self.turn += 1
-        self._settle()
-        while not self._over and self.resigned[self.to_move]:  # a resigned player passes
-            q = self.to_move
-            self.first_done[q] = True
-            self.to_move = (q + 1) % n
-            self.turn += 1
-            self._settle()
+        status = _k.step(self.s, self.game.geo, action, True)
+        if status < 0:
+            raise IllegalMove(self._reason(-status, action))
+        self._sync(status)
+        self._history.append((p, action))
 
     # -- random play -------------------------------------------------------------------
     def random_action(self, rng: random.Random, player: int | None = None) -> Action:
@@ -844,84 +712,32 @@ class NymbatState(TurnState):
         group (67%) or pass (3%), among the kinds possible; while bringing in,
         ``end`` with probability 1/4; while moving, a breakthrough removal (70%
         when one is possible), else ``end`` with probability 1/6, else a random
-        movable piece to a random reachable hex.
+        movable piece to a random reachable hex.  One kernel call, seeded by 63
+        bits drawn from ``rng``; :meth:`rollouts` plays the same distribution.
         """
         if self._over:
             raise IllegalMove("the game is over: there is no move to draw")
         if player is not None and player != self.to_move:
             raise IllegalMove(f"it is player {self.to_move}'s turn, not player {player}'s")
-        phase = self.phase
-        p = self.to_move
-        if phase == PENALTY:
-            return LOSE_BASE + INDEX[rng.choice(_bit_list(self.own[p]))]
-        if phase == BRING:
-            if rng.random() < 0.25:
-                return END
-            return self._random_placement(rng)
-        if phase == START:
-            can_place = self._can_place()
-            if not self.first_done[p]:
-                return self._random_placement(rng) if can_place else PASS
-            r = rng.random()
-            if can_place and r < 0.3:
-                return self._random_placement(rng)
-            if r < 0.97:
-                a = self._random_piece_move(rng, self.own[p], 0)
-                if a >= 0:
-                    return a
-            if can_place:
-                return self._random_placement(rng)
-            return PASS
-        rem = self._removable()
-        if rem and rng.random() < 0.7:
-            return REMOVE_BASE + INDEX[rng.choice(_bit_list(rem))]
-        if rng.random() < 1 / 6:
-            return END
-        a = self._random_piece_move(rng, self.unmoved, self.speed)
-        if a >= 0:
-            return a
-        if rem:
-            return REMOVE_BASE + INDEX[rng.choice(_bit_list(rem))]
-        return END
+        return int(_k.random_action(self.s, self.game.geo, rng.getrandbits(63)))
 
-    def _random_piece_move(self, rng: random.Random, pieces: int, speed: int) -> Action:
-        """A uniformly random piece of ``pieces`` that can move, to a uniform destination (−1: none).
+    def rollouts(self, n: int, seed: int, max_plies: int | None = None) -> RolloutResult:
+        """``n`` random games from here in one kernel call (:meth:`State.rollouts`); the state is unchanged.
 
-        ``speed`` 0 means "its group's speed" (start of a turn), computed only
-        for the pieces drawn.  A few uniform draws first, then a shuffled scan:
-        either way every movable piece is equally likely.
+        Each plays :meth:`random_action`'s distribution to the end (the returns) or for
+        ``max_plies`` steps (then :meth:`evaluate`; two players: player 1 gets minus
+        player 0's value); same seed, same result.
         """
-        srcs = _bit_list(pieces)
-        if not srcs:
-            return -1
-        own = self.own[self.to_move]
-        speeds: dict[int, int] = {}
-
-        def dests(src: int) -> int:
-            s = speed
-            if not s:
-                s = speeds.get(src, 0)
-                if not s:
-                    comp = _flood(1 << src, own)
-                    s = self._group_speed(comp)
-                    speeds.update(dict.fromkeys(bits(comp), s))
-            return self._dests(src, s)
-
-        for _ in range(3):
-            src = srcs[rng.randrange(len(srcs))]
-            d = dests(src)
-            if d:
-                return INDEX[src] * N + INDEX[rng.choice(_bit_list(d))]
-        rng.shuffle(srcs)
-        for src in srcs:
-            d = dests(src)
-            if d:
-                return INDEX[src] * N + INDEX[rng.choice(_bit_list(d))]
-        return -1
-
-    def _random_placement(self, rng: random.Random) -> Action:
-        c = rng.choice(_bit_list(self._place_cells()))
-        return PLACE_BASE + INDEX[c] * 6 + rng.randrange(self._allowance())
+        if type(self) is not NymbatState:  # a view with its own random_action (an agent's army)
+            return super().rollouts(n, seed, max_plies)
+        if n < 0:
+            raise ValueError(f"rollouts: n must be >= 0, not {n!r}")
+        if max_plies is not None and max_plies < 0:
+            raise ValueError(f"rollouts: max_plies must be >= 0 or None, not {max_plies!r}")
+        totals = np.zeros(self.n)
+        cutoff = -1 if max_plies is None else max_plies
+        plies = _k.rollouts(self.s, self.game.geo, n, rng_state(seed), cutoff, totals) if n else 0
+        return RolloutResult(n, tuple(totals.tolist()), int(plies))
 
     # -- notation ----------------------------------------------------------------------
     def action_to_string(self, action: Action) -> str:
@@ -966,11 +782,10 @@ class NymbatState(TurnState):
 
     # -- positions ---------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
-        num = self.num
+        s = self.s
         pieces = {}
-        for c in CELLS:
-            if num[c]:
-                pieces[GRID.label(c)] = [self.owner(c), num[c]]
+        for i in np.flatnonzero(s[_k.NUM : _k.NUM + N]).tolist():
+            pieces[LABEL[i]] = [int(s[_k.OWNER + i]), int(s[_k.NUM + i])]
         d: dict[str, Any] = {
             "to_move": self.to_move,
             "pieces": pieces,
@@ -984,11 +799,12 @@ class NymbatState(TurnState):
             d["last_mover"] = self.last_mover
         if any(self.resigned):
             d["resigned"] = list(self.resigned)
-        if self.phase == BRING:
+        phase = self.phase
+        if phase == BRING:
             d["in_turn"] = {"phase": "bring", "placed": self.placed}
-        elif self.phase == PENALTY:
+        elif phase == PENALTY:
             d["in_turn"] = {"phase": "penalty"}
-        elif self.phase == MOVE:
+        elif phase == MOVE:
             t: dict[str, Any] = {
                 "phase": "move",
                 "speed": self.speed,
@@ -997,26 +813,19 @@ class NymbatState(TurnState):
                 "start_distance": self.start_dist,
                 "captured": self.captured,
             }
-            if self.brk_cell >= 0:
-                t["breakthrough"] = {"hex": GRID.label(self.brk_cell), "budget": self.brk_budget}
+            brk = self.brk_cell
+            if brk >= 0:
+                t["breakthrough"] = {"hex": GRID.label(brk), "budget": self.brk_budget}
                 if self.n > 2:
                     t["breakthrough"]["defender"] = self.brk_owner
             d["in_turn"] = t
         return d
 
     # -- agents ------------------------------------------------------------------------
-    def _material(self, player: int) -> int:
-        num = self.num
-        return self.reserves[player] + sum(num[c] for c in bits(self.own[player]))
-
-    def _best_dist(self, player: int) -> int:
-        dist = self.L.dist[player]
-        return min((dist[c] for c in bits(self.own[player])), default=LAST_ROW)
-
-    def _threatens(self, player: int) -> bool:
-        """Whether ``player`` stands on his opponent home row while the player opposite him does not."""
-        target = self.L.target[player]
-        return bool(self.own[player] & target) and not self.own[self.L.opposite[player]] & target
+    def _on_board(self, player: int) -> int:
+        """The numbers of ``player``'s pieces on the board."""
+        s = self.s
+        return int(s[_k.NUM : _k.NUM + N][s[_k.OWNER : _k.OWNER + N] == player].sum())
 
     def evaluate(self, player: int) -> float:
         """Material, race and home-row threat (module docstring); exact when over.
@@ -1024,18 +833,7 @@ class NymbatState(TurnState):
         With four players the other players' material and race are averaged,
         and any other player's unopposed threat counts −1.
         """
-        if self._over:
-            return self.returns()[player]
-        others = [q for q in range(self.n) if q != player]
-        k = len(others)
-        material = self._material(player) - sum(self._material(q) for q in others) / k
-        race = sum(self._best_dist(q) for q in others) / k - self._best_dist(player)
-        threat = 0
-        if self._threatens(player):
-            threat += 1
-        if any(self._threatens(q) for q in others):
-            threat -= 1
-        return math.tanh(0.04 * material + 0.15 * race + 0.6 * threat)
+        return float(_k.evaluate(self.s, self.game.geo, player))
 
     # -- drawing -----------------------------------------------------------------------
     def render(self, player: int | None = None) -> dict[str, Any]:
@@ -1064,19 +862,11 @@ class NymbatState(TurnState):
             x, y = GRID.center(c)
             cells.append(cell_entry(GRID.label(c), x, y, fill=fills.get(c), title=titles.get(c)))
         pieces = []
-        for c in CELLS:
-            if self.num[c]:
-                o = self.owner(c)
-                pieces.append(
-                    piece(
-                        GRID.label(c),
-                        o,
-                        text=str(self.num[c]),
-                        color=L.colors[o],
-                        symbol=L.symbols[o],
-                        title=f"{names[o]} {self.num[c]}",
-                    )
-                )
+        for i in np.flatnonzero(self.s[_k.NUM : _k.NUM + N]).tolist():
+            o, k = int(self.s[_k.OWNER + i]), int(self.s[_k.NUM + i])
+            pieces.append(
+                piece(LABEL[i], o, text=str(k), color=L.colors[o], symbol=L.symbols[o], title=f"{names[o]} {k}")
+            )
         highlights: list[dict[str, Any]] = []
         for pl in range(self.n):
             for c in bits(L.home[pl]):
@@ -1145,7 +935,7 @@ class NymbatState(TurnState):
         panel: list[dict[str, Any]] = [
             {"label": "Reserve", "values": list(self.reserves)},
             {"label": f"Delays (every {period}th costs 1)", "values": list(self.delays)},
-            {"label": "On board", "values": [self._material(i) - self.reserves[i] for i in range(self.n)]},
+            {"label": "On board", "values": [self._on_board(i) for i in range(self.n)]},
             {"label": "Turn", "values": [f"{self.turn} / {self.game.max_turns}"]},
             {"label": "This turn", "values": [turn_text]},
         ]
@@ -1281,7 +1071,9 @@ def _from_dict(game: NymbatGame, d: Mapping[str, Any]) -> NymbatState:
     st = NymbatState(game)
     players = game.players
     names = game.layout.names
+    s = st.s
     st.to_move = _player(d["to_move"], f"{where}: to_move", names)
+    s[_H + _k.TO_MOVE] = st.to_move
     pieces = d["pieces"]
     if not isinstance(pieces, Mapping):
         raise ValueError(f"{where}: 'pieces' must map a hex to [owner, number]")
@@ -1294,15 +1086,17 @@ def _from_dict(game: NymbatGame, d: Mapping[str, Any]) -> NymbatState:
         n = val[1]
         if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 6:
             raise ValueError(f"{where}: piece {key}: the number must be 1–6, not {n!r}")
-        c = GRID.cell(key)
-        st.own[owner] |= 1 << c
-        st.num[c] = n
-    st.reserves = _pair(d["reserves"], f"{where}: reserves", 0, 10**6, players)
-    st.delays = _pair(d.get("delays", [0] * players), f"{where}: delays", 0, 10**9, players)
+        i = INDEX[GRID.cell(key)]
+        s[_k.OWNER + i] = owner
+        s[_k.NUM + i] = n
+    s[_H + _k.RES : _H + _k.RES + players] = _pair(d["reserves"], f"{where}: reserves", 0, 10**6, players)
+    s[_H + _k.DEL : _H + _k.DEL + players] = _pair(
+        d.get("delays", [0] * players), f"{where}: delays", 0, 10**9, players
+    )
     fd = d.get("first_turn_done", [False] * players)
     if not isinstance(fd, list | tuple) or len(fd) != players or not all(isinstance(x, bool) for x in fd):
         raise ValueError(f"{where}: first_turn_done must be {players} booleans, not {fd!r}")
-    st.first_done = list(fd)
+    s[_H + _k.FIRST : _H + _k.FIRST + players] = fd
     rs = d.get("resigned", [False] * players)
     if not isinstance(rs, list | tuple) or len(rs) != players or not all(isinstance(x, bool) for x in rs):
         raise ValueError(f"{where}: resigned must be {players} booleans, not {rs!r}")
@@ -1311,13 +1105,13 @@ def _from_dict(game: NymbatGame, d: Mapping[str, Any]) -> NymbatState:
             raise ValueError(f"{where}: {names[q]} has resigned, so he has no piece on the board and reserve 0")
     if rs.count(False) == 0:
         raise ValueError(f"{where}: at least one player has not resigned")
-    st.resigned = list(rs)
+    s[_H + _k.RESIGNED : _H + _k.RESIGNED + players] = rs
     turn = d.get("turn", 0)
     if not isinstance(turn, int) or isinstance(turn, bool) or not 0 <= turn <= game.max_turns:
         raise ValueError(f"{where}: turn must be a whole number 0–{game.max_turns}, not {turn!r}")
-    st.turn = turn
+    s[_H + _k.TURN] = turn
     lm = d.get("last_mover")
-    st.last_mover = None if lm is None else _player(lm, f"{where}: last_mover", names)
+    s[_H + _k.LAST] = -1 if lm is None else _player(lm, f"{where}: last_mover", names)
     it = d.get("in_turn")
     if it is None:
         st._settle()
@@ -1338,7 +1132,7 @@ def _from_dict(game: NymbatGame, d: Mapping[str, Any]) -> NymbatState:
     if phase == "penalty":
         if st.reserves[p] != 0 or not st.own[p]:
             raise ValueError(f"{where}: a penalty step needs reserve 0 and a piece of {names[p]} on the board")
-        st.phase = PENALTY
+        s[_H + _k.PHASE] = PENALTY
         return st
     if phase == "bring":
         placed = it.get("placed")
@@ -1346,8 +1140,8 @@ def _from_dict(game: NymbatGame, d: Mapping[str, Any]) -> NymbatState:
             raise ValueError(f"{where}: in_turn placed must be a whole number >= 1, not {placed!r}")
         if not st.first_done[p] and placed > game.first_limit:
             raise ValueError(f"{where}: {placed} placed on a first turn exceeds first_limit={game.first_limit}")
-        st.phase = BRING
-        st.placed = placed
+        s[_H + _k.PHASE] = BRING
+        s[_H + _k.PLACED] = placed
         if not st._has_step():
             raise ValueError(f"{where}: nothing more can be brought in, so the turn would already have ended")
         return st
@@ -1368,8 +1162,12 @@ def _from_dict(game: NymbatGame, d: Mapping[str, Any]) -> NymbatState:
     cap = it.get("captured")
     if not isinstance(cap, bool):
         raise ValueError(f"{where}: in_turn captured must be true or false, not {cap!r}")
-    st.phase = MOVE
-    st.speed, st.unmoved, st.tracked, st.start_dist, st.captured = speed, unmoved, tracked, sd, cap
+    s[_H + _k.PHASE] = MOVE
+    s[_H + _k.SPEED] = speed
+    s[_H + _k.START_DIST] = sd
+    s[_H + _k.CAPTURED] = cap
+    for c in bits(tracked):
+        s[_k.FLAG + INDEX[c]] = _k.TRACKED | (_k.UNMOVED if unmoved >> c & 1 else 0)
     brk = it.get("breakthrough")
     if brk is not None:
         keys = {"hex", "budget"} if players == 2 else {"hex", "budget", "defender"}
@@ -1382,10 +1180,12 @@ def _from_dict(game: NymbatGame, d: Mapping[str, Any]) -> NymbatState:
         b = brk["budget"]
         if not isinstance(b, int) or isinstance(b, bool) or not 1 <= b <= 6:
             raise ValueError(f"{where}: breakthrough budget must be 1–6, not {b!r}")
-        st.brk_cell, st.brk_budget = GRID.cell(h), b
-        st.brk_owner = 1 - p if players == 2 else _player(brk["defender"], f"{where}: breakthrough defender", names)
-        if st.brk_owner == p:
+        owner = 1 - p if players == 2 else _player(brk["defender"], f"{where}: breakthrough defender", names)
+        if owner == p:
             raise ValueError(f"{where}: the breakthrough defender cannot be the player to move")
+        s[_H + _k.BRK_CELL] = INDEX[GRID.cell(h)]
+        s[_H + _k.BRK_BUDGET] = b
+        s[_H + _k.BRK_OWNER] = owner
         if not st._removable():
             raise ValueError(f"{where}: the breakthrough at {h} has nothing left to remove")
     if not st._has_step():

@@ -1,0 +1,951 @@
+"""Nymbat's rules as compiled kernels (numba): the only implementation of the rules.
+
+:mod:`tessera.games.nymbat` keeps a position in one small ``int32`` array and calls
+these kernels for everything the rules decide: the legal steps, the check of a step
+(a code that Python turns into the sentence), applying a step (attacks, breakthroughs,
+retreat and delay, the penalty, the next turn and the end of the game), the random
+step, resigning, the evaluation and batches of random playouts.  Two and four
+players go through the same kernels; the layout array ``geo`` says who sits where.
+
+Cells are the compact indices ``0 … 168`` of the hexagon of side 8 (label order).
+
+``geo`` — the board and the game's parameters, ``int32``, shape ``(N + 9, 32)``:
+    row ``c < N``: columns ``0 … 5`` the neighbours of ``c`` (``−1`` after the last);
+    column ``6 + p`` whether ``c`` is in player ``p``'s setup area; column ``14 + p``
+    the lines between ``c`` and ``p``'s opponent home row (his distance); column
+    ``18 + p`` whether ``c`` is on ``p``'s opponent home row.  Row ``N``: players,
+    reserve, first_limit, delay_period, max_turns.  Row ``N + 1 + p``: the number of
+    cells of ``p``'s opponent home row, then those cells; row ``N + 5 + p``: the same
+    for ``p``'s setup area.
+``s`` — the position (cloned with ``s.copy()``): ``[0, N)`` the owner of the piece on
+    each cell (``−1``: empty); ``[N, 2N)`` its number (0: empty); ``[2N, 3N)`` flags of
+    the turn in progress (1: a piece of the chosen group that may still move, 2: where
+    a piece of the group, as at the start of the turn, now stands); then the header
+    at ``H = 3N`` (offsets below): player to move, completed turns, last mover
+    (``−1``: nobody), phase, placed this turn, the group's speed, its start distance,
+    whether it captured, the breakthrough (cell, budget, defender; cell ``−1``: none),
+    over, winner (``−1``: none or a draw); from ``H + 16`` four reserves, from
+    ``H + 20`` four delay counts, from ``H + 24`` four "first turn done" flags,
+    from ``H + 28`` four "resigned" flags.
+``ws`` — scratch space (``WS_SIZE`` ints, all zero between uses of the marks),
+    allocated by each entry kernel (the kernels release the GIL, so none is shared).
+``rs`` — a ``uint64[1]`` random state (:func:`tessera.core.kernels.rng_state`).
+
+Entry kernels (called from Python): :func:`step` (checked or not), :func:`check`,
+:func:`legal`, :func:`random_action`, :func:`rollouts`, :func:`evaluate`,
+:func:`resign` and :func:`query`.  Every kernel is a
+:func:`tessera.core.kernels.kernel` (``numba.njit(cache=True, nogil=True)``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tessera.core.kernels import kernel, rand_below, rand_next
+
+N = 169
+"""Cells of the board."""
+OWNER, NUM, FLAG, H = 0, N, 2 * N, 3 * N
+"""Sections of the position array."""
+UNMOVED, TRACKED = 1, 2
+"""Flags of the turn in progress."""
+TO_MOVE, TURN, LAST, PHASE, PLACED, SPEED, START_DIST, CAPTURED = 0, 1, 2, 3, 4, 5, 6, 7
+BRK_CELL, BRK_BUDGET, BRK_OWNER, OVER, WINNER = 8, 9, 10, 11, 12
+RES, DEL, FIRST, RESIGNED = 16, 20, 24, 28
+"""Offsets of the header fields from ``H``; the last four start four per-player values."""
+SIZE = H + 32
+"""Length of the position array."""
+
+SETUP_COL, DIST_COL, TARGET_COL = 6, 14, 18
+"""Columns of ``geo``."""
+G_PLAYERS, G_RESERVE, G_FIRST_LIMIT, G_DELAY_PERIOD, G_MAX_TURNS = 0, 1, 2, 3, 4
+"""Columns of ``geo``'s parameter row ``N``."""
+TARGET_ROW, SETUP_ROW = N + 1, N + 5
+GEO_SHAPE = (N + 9, 32)
+
+START, BRING, MOVE, PENALTY = 0, 1, 2, 3
+PLACE_BASE = N * N
+REMOVE_BASE = PLACE_BASE + 6 * N
+LOSE_BASE = REMOVE_BASE + N
+END = LOSE_BASE + N
+PASS = END + 1
+NUM_ACTIONS = PASS + 1
+FAR = 14
+"""The distance of a side without pieces in the evaluation (the last row index)."""
+
+K_BRING, K_MOVE, K_PASS = 0, 1, 2
+"""How a turn ended (:func:`_finish_turn`)."""
+
+SEEN, QUEUE, AUX, DEST, LIST, COMP = 0, N, 2 * N, 3 * N, 4 * N, 5 * N
+"""Regions of ``ws``: marks (kept zero), a flood/search queue, a group, destinations, a list, marks."""
+WS_SIZE = 6 * N
+
+Q_ALLOWANCE, Q_GROUP_SPEED, Q_HAS_STEP, Q_REMOVABLE, Q_SETTLE = 0, 1, 2, 3, 4
+"""What :func:`query` answers."""
+
+
+# -- small helpers -------------------------------------------------------------------------
+
+
+@kernel
+def _unit(rs: np.ndarray) -> float:
+    """A uniform float in ``[0, 1)`` (53 random bits)."""
+    return float(rand_next(rs) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@kernel
+def _below(rs: np.ndarray, n: int) -> int:
+    """A uniform ``0 <= k < n`` as a signed integer."""
+    return np.int64(rand_below(rs, n))  # type: ignore[return-value]
+
+
+@kernel
+def status(s: np.ndarray) -> int:
+    """The header packed for Python: ``to_move + 4·over + 8·(winner + 1)``."""
+    return int(s[H + TO_MOVE]) + 4 * int(s[H + OVER]) + 8 * (int(s[H + WINNER]) + 1)
+
+
+@kernel
+def _sort(a: np.ndarray, lo: int, hi: int) -> None:
+    """Sort ``a[lo:hi]`` ascending in place (insertion sort: the lists are short)."""
+    for i in range(lo + 1, hi):
+        v = a[i]
+        j = i - 1
+        while j >= lo and a[j] > v:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = v
+
+
+@kernel
+def _flood(s: np.ndarray, geo: np.ndarray, start: int, who: int, skip: int, ws: np.ndarray, q: int) -> int:
+    """The pieces of ``who`` connected to ``start`` (which holds one), not through ``skip`` (``−1``: none).
+
+    Lists them at ``ws[q:q + count]`` (search order) and returns ``count``; the marks are cleared.
+    """
+    ws[SEEN + start] = 1
+    if skip >= 0:
+        ws[SEEN + skip] = 1
+    ws[q] = start
+    head = 0
+    tail = 1
+    while head < tail:
+        c = ws[q + head]
+        head += 1
+        for j in range(6):
+            nb = geo[c, j]
+            if nb < 0:
+                break
+            if ws[SEEN + nb] == 0 and s[OWNER + nb] == who:
+                ws[SEEN + nb] = 1
+                ws[q + tail] = nb
+                tail += 1
+    for i in range(tail):
+        ws[SEEN + ws[q + i]] = 0
+    if skip >= 0:
+        ws[SEEN + skip] = 0
+    return tail
+
+
+@kernel
+def _group_speed(s: np.ndarray, geo: np.ndarray, src: int, ws: np.ndarray) -> int:
+    """The lowest number in the group of the piece on ``src`` (its owner's contiguous pieces)."""
+    k = _flood(s, geo, src, int(s[OWNER + src]), -1, ws, AUX)
+    lo = 7
+    for i in range(k):
+        v = s[NUM + ws[AUX + i]]
+        if v < lo:
+            lo = v
+    return lo
+
+
+@kernel
+def _reach(s: np.ndarray, geo: np.ndarray, src: int, speed: int, p: int, ws: np.ndarray, any_only: bool) -> int:
+    """Where the piece of ``p`` on ``src`` may end with ``speed``: listed at ``ws[DEST:DEST + count]``.
+
+    Up to ``speed`` steps through empty or own hexes, ending on an empty hex or (an
+    attack) on another player's piece, never passing through one.  ``any_only``: stop
+    at the first destination (returns 0 or 1).  The marks are cleared.
+    """
+    ws[SEEN + src] = 1
+    ws[QUEUE] = src
+    head = 0
+    tail = 1
+    k = 0
+    done = False
+    for _level in range(speed):
+        level_end = tail
+        if head == level_end:
+            break
+        while head < level_end and not done:
+            c = ws[QUEUE + head]
+            head += 1
+            for j in range(6):
+                nb = geo[c, j]
+                if nb < 0:
+                    break
+                if ws[SEEN + nb]:
+                    continue
+                ws[SEEN + nb] = 1
+                o = s[OWNER + nb]
+                if o < 0:
+                    ws[DEST + k] = nb
+                    k += 1
+                    ws[QUEUE + tail] = nb
+                    tail += 1
+                elif o == p:
+                    ws[QUEUE + tail] = nb
+                    tail += 1
+                else:
+                    ws[DEST + k] = nb
+                    k += 1
+                if any_only and k:
+                    done = True
+                    break
+        if done:
+            break
+    for i in range(tail):
+        ws[SEEN + ws[QUEUE + i]] = 0
+    for i in range(k):
+        ws[SEEN + ws[DEST + i]] = 0
+    return k
+
+
+@kernel
+def _allowance(s: np.ndarray, geo: np.ndarray) -> int:
+    """The largest number that may be placed now (0: none)."""
+    p = int(s[H + TO_MOVE])
+    a = int(s[H + RES + p])
+    if not s[H + FIRST + p]:
+        a = min(a, int(geo[N, G_FIRST_LIMIT]) - int(s[H + PLACED]))
+    return max(0, min(a, 6))
+
+
+@kernel
+def _free_setup(s: np.ndarray, geo: np.ndarray, p: int, ws: np.ndarray, out: int) -> int:
+    """The empty hexes of ``p``'s setup area, ascending, at ``ws[out:]``; their count (``out < 0``: count only)."""
+    row = SETUP_ROW + p
+    k = 0
+    for i in range(int(geo[row, 0])):
+        c = geo[row, 1 + i]
+        if s[OWNER + c] < 0:
+            if out >= 0:
+                ws[out + k] = c
+            k += 1
+    return k
+
+
+@kernel
+def _can_place(s: np.ndarray, geo: np.ndarray) -> bool:
+    """Whether a piece can be brought in now."""
+    return _allowance(s, geo) > 0 and _free_setup(s, geo, int(s[H + TO_MOVE]), s, -1) > 0
+
+
+@kernel
+def _removable(s: np.ndarray, geo: np.ndarray, ws: np.ndarray, out: int) -> int:
+    """The pieces an open breakthrough may still remove, ascending at ``ws[out:]`` (``out < 0``: count only)."""
+    b = int(s[H + BRK_CELL])
+    if b < 0:
+        return 0
+    who = s[H + BRK_OWNER]
+    budget = s[H + BRK_BUDGET]
+    k = 0
+    for j in range(6):
+        nb = geo[b, j]
+        if nb < 0:
+            break
+        if s[OWNER + nb] == who and s[NUM + nb] <= budget:
+            if out >= 0:
+                ws[out + k] = nb
+            k += 1
+    if out >= 0:
+        _sort(ws, out, out + k)
+    return k
+
+
+@kernel
+def _has_step(s: np.ndarray, geo: np.ndarray, ws: np.ndarray) -> bool:
+    """Whether a step other than ``end`` is legal (bring and move phases)."""
+    if s[H + PHASE] == BRING:
+        return _can_place(s, geo)
+    if _removable(s, geo, ws, -1):
+        return True
+    p = int(s[H + TO_MOVE])
+    speed = int(s[H + SPEED])
+    for c in range(N):  # noqa: SIM110 (a plain loop compiles to the simplest code)
+        if s[FLAG + c] & UNMOVED and _reach(s, geo, c, speed, p, ws, True):
+            return True
+    return False
+
+
+@kernel
+def _on_target(s: np.ndarray, geo: np.ndarray, who: int, p: int) -> bool:
+    """Whether ``who`` has a piece on ``p``'s opponent home row."""
+    row = TARGET_ROW + p
+    for i in range(int(geo[row, 0])):  # noqa: SIM110 (a plain loop compiles to the simplest code)
+        if s[OWNER + geo[row, 1 + i]] == who:
+            return True
+    return False
+
+
+@kernel
+def _threatens(s: np.ndarray, geo: np.ndarray, p: int) -> bool:
+    """Whether ``p`` stands on his opponent home row while the player opposite him does not."""
+    n = int(geo[N, G_PLAYERS])
+    return _on_target(s, geo, p, p) and not _on_target(s, geo, (p + n // 2) % n, p)
+
+
+# -- turns ---------------------------------------------------------------------------------
+
+
+@kernel
+def _settle(s: np.ndarray, geo: np.ndarray) -> None:
+    """At the start of a turn: the last player left, the home-row win, the empty-board win, the safeguard."""
+    n = int(geo[N, G_PLAYERS])
+    p = int(s[H + TO_MOVE])
+    alive = 0
+    last = -1
+    for q in range(n):
+        if not s[H + RESIGNED + q]:
+            alive += 1
+            last = q
+    if alive == 1:
+        s[H + OVER] = 1
+        s[H + WINNER] = last
+        return
+    if _threatens(s, geo, p):
+        s[H + OVER] = 1
+        s[H + WINNER] = p
+        return
+    empty = True
+    for q in range(n):
+        if s[H + RES + q]:
+            empty = False
+    if empty:
+        for c in range(N):
+            if s[OWNER + c] >= 0:
+                empty = False
+                break
+    if empty:
+        s[H + OVER] = 1
+        s[H + WINNER] = s[H + LAST]
+        return
+    if s[H + TURN] >= geo[N, G_MAX_TURNS]:
+        s[H + OVER] = 1
+        s[H + WINNER] = -1
+
+
+@kernel
+def _reset_turn(s: np.ndarray) -> None:
+    """A fresh turn: start phase, nothing placed or chosen, no breakthrough."""
+    s[H + PHASE] = START
+    s[H + PLACED] = 0
+    s[H + SPEED] = 0
+    s[H + START_DIST] = 0
+    s[H + CAPTURED] = 0
+    s[H + BRK_CELL] = -1
+    s[H + BRK_BUDGET] = 0
+    s[H + BRK_OWNER] = -1
+    s[FLAG : FLAG + N] = 0
+
+
+@kernel
+def _next_turn(s: np.ndarray, geo: np.ndarray, moved: bool) -> None:
+    """The turn of the player to move is over (``moved``: he counts as the last mover); resigned players pass."""
+    n = int(geo[N, G_PLAYERS])
+    p = int(s[H + TO_MOVE])
+    _reset_turn(s)
+    s[H + FIRST + p] = 1
+    if moved:
+        s[H + LAST] = p
+    s[H + TO_MOVE] = (p + 1) % n
+    s[H + TURN] += 1
+    _settle(s, geo)
+    while not s[H + OVER] and s[H + RESIGNED + s[H + TO_MOVE]]:
+        q = int(s[H + TO_MOVE])
+        s[H + FIRST + q] = 1
+        s[H + TO_MOVE] = (q + 1) % n
+        s[H + TURN] += 1
+        _settle(s, geo)
+
+
+@kernel
+def _finish_turn(s: np.ndarray, geo: np.ndarray, kind: int) -> None:
+    """Retreat/delay accounting and the penalty, then the next turn (or the ``lose`` step)."""
+    p = int(s[H + TO_MOVE])
+    cost = 0
+    delay = kind == K_PASS
+    if kind == K_MOVE and not s[H + CAPTURED]:
+        end = 99
+        for c in range(N):
+            if s[FLAG + c] & TRACKED:
+                d = geo[c, DIST_COL + p]
+                if d < end:
+                    end = d
+        if end < 99:
+            if end > s[H + START_DIST]:
+                cost = 1
+            elif end == s[H + START_DIST]:
+                delay = True
+    if delay:
+        s[H + DEL + p] += 1
+        if s[H + DEL + p] % geo[N, G_DELAY_PERIOD] == 0:
+            cost = 1
+    _reset_turn(s)
+    if cost:
+        if s[H + RES + p] > 0:
+            s[H + RES + p] -= 1
+        else:
+            for c in range(N):
+                if s[OWNER + c] == p:
+                    s[H + PHASE] = PENALTY
+                    return
+    _next_turn(s, geo, True)
+
+
+# -- steps ---------------------------------------------------------------------------------
+
+
+@kernel
+def _apply_move(s: np.ndarray, geo: np.ndarray, src: int, dst: int, ws: np.ndarray) -> None:
+    """Move the piece on ``src`` to ``dst`` (a legal step): the group chosen at the first step, attacks,
+    breakthroughs; the turn ends by itself when nothing but ``end`` is left."""
+    p = int(s[H + TO_MOVE])
+    if s[H + PHASE] == START:
+        k = _flood(s, geo, src, p, -1, ws, AUX)
+        lo = 7
+        near = 99
+        for i in range(k):
+            c = ws[AUX + i]
+            s[FLAG + c] = UNMOVED | TRACKED
+            if s[NUM + c] < lo:
+                lo = s[NUM + c]
+            if geo[c, DIST_COL + p] < near:
+                near = geo[c, DIST_COL + p]
+        s[H + SPEED] = lo
+        s[H + START_DIST] = near
+        s[H + CAPTURED] = 0
+        s[H + PHASE] = MOVE
+    s[H + BRK_CELL] = -1
+    s[H + BRK_OWNER] = -1
+    n = s[NUM + src]
+    s[FLAG + src] = 0
+    s[OWNER + src] = -1
+    s[NUM + src] = 0
+    o = int(s[OWNER + dst])
+    if o >= 0 and o != p:
+        defence = s[NUM + dst]
+        for j in range(6):
+            nb = geo[dst, j]
+            if nb < 0:
+                break
+            if s[OWNER + nb] == o:
+                defence += s[NUM + nb]
+        whole = _flood(s, geo, dst, o, -1, ws, AUX)
+        split = False
+        if whole > 1:
+            for j in range(6):
+                nb = geo[dst, j]
+                if nb < 0:
+                    break
+                if s[OWNER + nb] == o:
+                    split = _flood(s, geo, int(nb), o, dst, ws, AUX) < whole - 1
+                    break
+        s[OWNER + dst] = -1
+        s[NUM + dst] = 0
+        s[H + CAPTURED] = 1
+        if n > defence:
+            s[OWNER + dst] = p
+            s[NUM + dst] = n
+            s[FLAG + dst] = TRACKED
+        if split:
+            s[H + BRK_CELL] = dst
+            s[H + BRK_BUDGET] = n
+            s[H + BRK_OWNER] = o
+            if not _removable(s, geo, ws, -1):
+                s[H + BRK_CELL] = -1
+                s[H + BRK_OWNER] = -1
+    else:
+        s[OWNER + dst] = p
+        s[NUM + dst] = n
+        s[FLAG + dst] = TRACKED
+    if not _has_step(s, geo, ws):
+        _finish_turn(s, geo, K_MOVE)
+
+
+@kernel
+def _apply(s: np.ndarray, geo: np.ndarray, a: int, ws: np.ndarray) -> None:
+    """Apply a legal step of the player to move."""
+    p = int(s[H + TO_MOVE])
+    if a < PLACE_BASE:
+        _apply_move(s, geo, a // N, a % N, ws)
+    elif a < REMOVE_BASE:
+        c = (a - PLACE_BASE) // 6
+        k = (a - PLACE_BASE) % 6 + 1
+        s[OWNER + c] = p
+        s[NUM + c] = k
+        s[H + RES + p] -= k
+        s[H + PLACED] += k
+        s[H + PHASE] = BRING
+        if not _has_step(s, geo, ws):
+            _finish_turn(s, geo, K_BRING)
+    elif a < LOSE_BASE:
+        c = a - REMOVE_BASE
+        s[H + BRK_BUDGET] -= s[NUM + c]
+        s[OWNER + c] = -1
+        s[NUM + c] = 0
+        if not _removable(s, geo, ws, -1):
+            s[H + BRK_CELL] = -1
+            s[H + BRK_OWNER] = -1
+        if not _has_step(s, geo, ws):
+            _finish_turn(s, geo, K_MOVE)
+    elif a < END:
+        c = a - LOSE_BASE
+        s[OWNER + c] = -1
+        s[NUM + c] = 0
+        _next_turn(s, geo, True)
+    elif a == END:
+        _finish_turn(s, geo, K_BRING if s[H + PHASE] == BRING else K_MOVE)
+    else:
+        _finish_turn(s, geo, K_PASS)
+
+
+@kernel
+def _check(s: np.ndarray, geo: np.ndarray, a: int, ws: np.ndarray) -> int:
+    """0 if step ``a`` (``0 <= a < NUM_ACTIONS``) is legal now, else the code of the reason (Python's sentence).
+
+    1 a penalty is due; moves: 2 while bringing in, 3 on a first turn, 4 no own piece on
+    the source, 5 the piece has moved, 6 not of the chosen group, 7 no movement, 8 onto
+    an own piece, 9 out of reach; placements: 10 while moving, 11 outside the setup
+    area, 12 onto a piece, 13 over the reserve, 14 over the first-turn limit; removals:
+    15 no breakthrough, 16 not a defender's piece next to it, 17 over the budget;
+    ``lose``: 18 no penalty, 19 not an own piece; 20 ``end`` first; ``pass``: 21 after
+    other steps, 22 on a first turn that can bring in.
+    """
+    p = int(s[H + TO_MOVE])
+    phase = s[H + PHASE]
+    if phase == PENALTY and not LOSE_BASE <= a < END:
+        return 1
+    if a < PLACE_BASE:
+        src = a // N
+        dst = a % N
+        if phase == BRING:
+            return 2
+        if phase == START and not s[H + FIRST + p]:
+            return 3
+        if s[OWNER + src] != p:
+            return 4
+        if phase == START:
+            speed = _group_speed(s, geo, src, ws)
+        else:
+            if not s[FLAG + src] & UNMOVED:
+                return 5 if s[FLAG + src] & TRACKED else 6
+            speed = int(s[H + SPEED])
+        if src == dst:
+            return 7
+        if s[OWNER + dst] == p:
+            return 8
+        k = _reach(s, geo, src, speed, p, ws, False)
+        for i in range(k):
+            if ws[DEST + i] == dst:
+                return 0
+        return 9
+    if a < REMOVE_BASE:
+        c = (a - PLACE_BASE) // 6
+        k = (a - PLACE_BASE) % 6 + 1
+        if phase == MOVE:
+            return 10
+        if not geo[c, SETUP_COL + p]:
+            return 11
+        if s[OWNER + c] >= 0:
+            return 12
+        if k > s[H + RES + p]:
+            return 13
+        if not s[H + FIRST + p] and s[H + PLACED] + k > geo[N, G_FIRST_LIMIT]:
+            return 14
+        return 0
+    if a < LOSE_BASE:
+        c = a - REMOVE_BASE
+        b = int(s[H + BRK_CELL])
+        if b < 0:
+            return 15
+        adjacent = False
+        for j in range(6):
+            if geo[b, j] == c:
+                adjacent = True
+        if not adjacent or s[OWNER + c] != s[H + BRK_OWNER]:
+            return 16
+        if s[NUM + c] > s[H + BRK_BUDGET]:
+            return 17
+        return 0
+    if a < END:
+        if phase != PENALTY:
+            return 18
+        if s[OWNER + a - LOSE_BASE] != p:
+            return 19
+        return 0
+    if a == END:
+        return 20 if phase == START else 0
+    if phase != START:
+        return 21
+    if not s[H + FIRST + p] and _can_place(s, geo):
+        return 22
+    return 0
+
+
+@kernel
+def step(s: np.ndarray, geo: np.ndarray, a: int, checked: bool) -> int:
+    """Apply step ``a``: the packed :func:`status`, or (``checked`` and illegal) ``−code``, nothing changed."""
+    ws = np.zeros(WS_SIZE, np.int32)
+    if checked:
+        code = _check(s, geo, a, ws)
+        if code:
+            return -code
+    _apply(s, geo, a, ws)
+    return status(s)
+
+
+@kernel
+def check(s: np.ndarray, geo: np.ndarray, a: int) -> int:
+    """0 if step ``a`` is legal now, else the code of the reason (:func:`_check`)."""
+    return _check(s, geo, a, np.zeros(WS_SIZE, np.int32))
+
+
+@kernel
+def _emit_moves(
+    s: np.ndarray, geo: np.ndarray, src: int, speed: int, p: int, ws: np.ndarray, out: np.ndarray, k: int
+) -> int:
+    """Append the moves of the piece on ``src`` (destinations ascending) to ``out[k:]``; the new length."""
+    d = _reach(s, geo, src, speed, p, ws, False)
+    _sort(ws, DEST, DEST + d)
+    for i in range(d):
+        out[k] = src * N + ws[DEST + i]
+        k += 1
+    return k
+
+
+@kernel
+def legal(s: np.ndarray, geo: np.ndarray) -> np.ndarray:
+    """The legal steps of the player to move (game not over), in the order the game lists them.
+
+    Placements (hex, then number), then moves (groups in the order of their lowest hex,
+    pieces ascending within a group, destinations ascending) and ``pass`` at the start
+    of a turn; placements and ``end`` while bringing in; removals, moves and ``end``
+    while moving; ``lose`` steps during a penalty.
+    """
+    ws = np.zeros(WS_SIZE, np.int32)
+    p = int(s[H + TO_MOVE])
+    phase = s[H + PHASE]
+    pieces = 0
+    for c in range(N):
+        if s[OWNER + c] == p:
+            pieces += 1
+    out = np.empty(6 * N + (pieces + 1) * N + 2, np.int64)
+    k = 0
+    if phase == PENALTY:
+        for c in range(N):
+            if s[OWNER + c] == p:
+                out[k] = LOSE_BASE + c
+                k += 1
+        return out[:k]
+    if phase == MOVE:
+        r = _removable(s, geo, ws, LIST)
+        for i in range(r):
+            out[k] = REMOVE_BASE + ws[LIST + i]
+            k += 1
+        speed = int(s[H + SPEED])
+        for c in range(N):
+            if s[FLAG + c] & UNMOVED:
+                k = _emit_moves(s, geo, c, speed, p, ws, out, k)
+        out[k] = END
+        return out[: k + 1]
+    allow = _allowance(s, geo)
+    if allow > 0:
+        f = _free_setup(s, geo, p, ws, LIST)
+        for i in range(f):
+            for j in range(allow):
+                out[k] = PLACE_BASE + ws[LIST + i] * 6 + j
+                k += 1
+    if phase == BRING:
+        out[k] = END
+        return out[: k + 1]
+    if not s[H + FIRST + p]:
+        if k == 0:
+            out[0] = PASS
+            k = 1
+        return out[:k]
+    for c in range(N):
+        if s[OWNER + c] == p and not ws[COMP + c]:
+            g = _flood(s, geo, c, p, -1, ws, AUX)
+            lo = 7
+            for i in range(g):
+                m = ws[AUX + i]
+                ws[COMP + m] = 1
+                if s[NUM + m] < lo:
+                    lo = s[NUM + m]
+                ws[LIST + i] = m
+            _sort(ws, LIST, LIST + g)
+            for i in range(g):
+                k = _emit_moves(s, geo, int(ws[LIST + i]), int(lo), p, ws, out, k)
+    out[k] = PASS
+    return out[: k + 1]
+
+
+# -- random steps and playouts ---------------------------------------------------------------
+
+
+@kernel
+def _random_placement(s: np.ndarray, geo: np.ndarray, rs: np.ndarray, ws: np.ndarray) -> int:
+    """A uniform empty hex of the setup area and a uniform number up to the allowance."""
+    f = _free_setup(s, geo, int(s[H + TO_MOVE]), ws, LIST)
+    c = ws[LIST + _below(rs, f)]
+    return PLACE_BASE + c * 6 + _below(rs, _allowance(s, geo))
+
+
+@kernel
+def _random_piece_move(s: np.ndarray, geo: np.ndarray, rs: np.ndarray, ws: np.ndarray, speed: int) -> int:
+    """A uniformly random piece that can move, to a uniform destination (−1: none).
+
+    At the start of a turn (``speed`` 0) the pieces are all the player's, each at its
+    group's speed; while moving, the group's unmoved pieces at the group's speed.  A
+    few uniform draws first, then a scan in random order: either way every movable
+    piece is equally likely.
+    """
+    p = int(s[H + TO_MOVE])
+    m = 0
+    for c in range(N):
+        if s[OWNER + c] == p and (speed == 0 or s[FLAG + c] & UNMOVED):
+            ws[LIST + m] = c
+            m += 1
+    if m == 0:
+        return -1
+    for _ in range(3):
+        src = int(ws[LIST + _below(rs, m)])
+        sp = speed if speed else _group_speed(s, geo, src, ws)
+        d = _reach(s, geo, src, sp, p, ws, False)
+        if d:
+            return src * N + ws[DEST + _below(rs, d)]
+    for i in range(m):
+        j = i + _below(rs, m - i)
+        src = int(ws[LIST + j])
+        ws[LIST + j] = ws[LIST + i]
+        ws[LIST + i] = src
+        sp = speed if speed else _group_speed(s, geo, src, ws)
+        d = _reach(s, geo, src, sp, p, ws, False)
+        if d:
+            return src * N + ws[DEST + _below(rs, d)]
+    return -1
+
+
+@kernel
+def _random_step(s: np.ndarray, geo: np.ndarray, rs: np.ndarray, ws: np.ndarray) -> int:
+    """A random legal step (game not over): first a kind of step, then a uniform step of that kind.
+
+    At the start of a turn: bring in (30%, always on a first turn), move a group
+    (67%) or pass (3%), among the kinds possible; while bringing in, ``end`` with
+    probability 1/4; while moving, a breakthrough removal (70% when one is
+    possible), else ``end`` with probability 1/6, else a random movable piece to a
+    random reachable hex; during a penalty a uniform own piece.
+    """
+    p = int(s[H + TO_MOVE])
+    phase = s[H + PHASE]
+    if phase == PENALTY:
+        m = 0
+        for c in range(N):
+            if s[OWNER + c] == p:
+                ws[LIST + m] = c
+                m += 1
+        return LOSE_BASE + ws[LIST + _below(rs, m)]
+    if phase == BRING:
+        if _unit(rs) < 0.25:
+            return END
+        return _random_placement(s, geo, rs, ws)
+    if phase == START:
+        can = _can_place(s, geo)
+        if not s[H + FIRST + p]:
+            return _random_placement(s, geo, rs, ws) if can else PASS
+        r = _unit(rs)
+        if can and r < 0.3:
+            return _random_placement(s, geo, rs, ws)
+        if r < 0.97:
+            a = _random_piece_move(s, geo, rs, ws, 0)
+            if a >= 0:
+                return a
+        if can:
+            return _random_placement(s, geo, rs, ws)
+        return PASS
+    rem = _removable(s, geo, ws, -1)
+    if rem and _unit(rs) < 0.7:
+        r = _removable(s, geo, ws, LIST)
+        return REMOVE_BASE + ws[LIST + _below(rs, r)]
+    if _unit(rs) < 1.0 / 6.0:
+        return END
+    a = _random_piece_move(s, geo, rs, ws, int(s[H + SPEED]))
+    if a >= 0:
+        return a
+    if rem:
+        r = _removable(s, geo, ws, LIST)
+        return REMOVE_BASE + ws[LIST + _below(rs, r)]
+    return END
+
+
+@kernel
+def random_action(s: np.ndarray, geo: np.ndarray, seed: int) -> int:
+    """A random legal step (:func:`_random_step`) drawn with the generator seeded by ``seed``."""
+    rs = np.empty(1, np.uint64)
+    rs[0] = np.uint64(seed)
+    return _random_step(s, geo, rs, np.zeros(WS_SIZE, np.int32))
+
+
+@kernel
+def _material(s: np.ndarray, q: int) -> int:
+    """``q``'s reserve plus the numbers of his pieces on the board."""
+    m = int(s[H + RES + q])
+    for c in range(N):
+        if s[OWNER + c] == q:
+            m += s[NUM + c]
+    return m
+
+
+@kernel
+def _best_dist(s: np.ndarray, geo: np.ndarray, q: int) -> int:
+    """The distance of ``q``'s most advanced piece to his opponent home row (``FAR`` without pieces)."""
+    best = FAR
+    for c in range(N):
+        if s[OWNER + c] == q and geo[c, DIST_COL + q] < best:
+            best = geo[c, DIST_COL + q]
+    return best
+
+
+@kernel
+def _returns(s: np.ndarray, geo: np.ndarray, player: int) -> float:
+    """Winner +1, every other player −1/(players − 1); a draw or a game not over 0."""
+    w = s[H + WINNER]
+    if not s[H + OVER] or w < 0:
+        return 0.0
+    if w == player:
+        return 1.0
+    return -1.0 / (geo[N, G_PLAYERS] - 1)
+
+
+@kernel
+def evaluate(s: np.ndarray, geo: np.ndarray, player: int) -> float:
+    """``tanh(0.04·material lead + 0.15·race lead + 0.6·home threat)``; the returns when over.
+
+    The other players' material and race are averaged; any other player's unopposed
+    threat counts −1.
+    """
+    if s[H + OVER]:
+        return _returns(s, geo, player)
+    n = int(geo[N, G_PLAYERS])
+    k = n - 1
+    mat = 0
+    race = 0
+    other_threat = False
+    for q in range(n):
+        if q != player:
+            mat += _material(s, q)
+            race += _best_dist(s, geo, q)
+            if _threatens(s, geo, q):
+                other_threat = True
+    material = _material(s, player) - mat / k
+    lead = race / k - _best_dist(s, geo, player)
+    threat = 0
+    if _threatens(s, geo, player):
+        threat += 1
+    if other_threat:
+        threat -= 1
+    return float(np.tanh(0.04 * material + 0.15 * lead + 0.6 * threat))
+
+
+@kernel
+def rollouts(s: np.ndarray, geo: np.ndarray, n: int, rs: np.ndarray, cutoff: int, totals: np.ndarray) -> int:
+    """Play ``n`` random games from ``s`` (unchanged) with :func:`_random_step`; the steps played.
+
+    A game stops at its end or after ``cutoff`` steps (``−1``: no cut-off); ``totals[q]``
+    gains each player's returns, or the evaluation of a cut-off game (two players:
+    player 1 gets minus player 0's).
+    """
+    ws = np.zeros(WS_SIZE, np.int32)
+    t = np.empty_like(s)
+    players = int(geo[N, G_PLAYERS])
+    plies = 0
+    for _ in range(n):
+        t[:] = s
+        steps = 0
+        while not t[H + OVER] and (cutoff < 0 or steps < cutoff):
+            _apply(t, geo, _random_step(t, geo, rs, ws), ws)
+            steps += 1
+        plies += steps
+        if t[H + OVER]:
+            for q in range(players):
+                totals[q] += _returns(t, geo, q)
+        elif players == 2:
+            v0 = evaluate(t, geo, 0)
+            totals[0] += v0
+            totals[1] -= v0
+        else:
+            for q in range(players):
+                totals[q] += evaluate(t, geo, q)
+    return plies
+
+
+# -- resigning and questions ---------------------------------------------------------------
+
+
+@kernel
+def resign(s: np.ndarray, geo: np.ndarray, player: int) -> int:
+    """``player`` (a seat still playing, game not over) resigns: his pieces leave, his reserve drops to 0.
+
+    The last player left wins; if the resigning player is to move, the next player
+    moves; if another player is mid-turn, a breakthrough against the resigned player
+    closes and that turn ends by itself if it has no step left.  Returns the status.
+    """
+    ws = np.zeros(WS_SIZE, np.int32)
+    n = int(geo[N, G_PLAYERS])
+    s[H + RESIGNED + player] = 1
+    for c in range(N):
+        if s[OWNER + c] == player:
+            s[OWNER + c] = -1
+            s[NUM + c] = 0
+            s[FLAG + c] = 0
+    s[H + RES + player] = 0
+    alive = 0
+    last = -1
+    for q in range(n):
+        if not s[H + RESIGNED + q]:
+            alive += 1
+            last = q
+    if alive == 1:
+        _reset_turn(s)
+        s[H + OVER] = 1
+        s[H + WINNER] = last
+    elif player == s[H + TO_MOVE]:
+        _next_turn(s, geo, False)
+    elif s[H + PHASE] == MOVE:
+        if s[H + BRK_OWNER] == player:
+            s[H + BRK_CELL] = -1
+            s[H + BRK_OWNER] = -1
+        if not _has_step(s, geo, ws):
+            _finish_turn(s, geo, K_MOVE)
+    elif s[H + PHASE] == BRING and not _has_step(s, geo, ws):
+        _finish_turn(s, geo, K_BRING)
+    return status(s)
+
+
+@kernel
+def query(s: np.ndarray, geo: np.ndarray, what: int, arg: int) -> int:
+    """Small questions of the Python side: ``Q_ALLOWANCE``, ``Q_GROUP_SPEED`` (of the piece on cell
+    ``arg``), ``Q_HAS_STEP``, ``Q_REMOVABLE`` (how many), ``Q_SETTLE`` (apply the start-of-turn
+    checks; returns the status)."""
+    ws = np.zeros(WS_SIZE, np.int32)
+    if what == Q_ALLOWANCE:
+        return _allowance(s, geo)
+    if what == Q_GROUP_SPEED:
+        return _group_speed(s, geo, arg, ws)
+    if what == Q_HAS_STEP:
+        return 1 if _has_step(s, geo, ws) else 0
+    if what == Q_REMOVABLE:
+        return _removable(s, geo, ws, -1)
+    _settle(s, geo)
+    return status(s)
