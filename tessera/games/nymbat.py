@@ -833,6 +833,8 @@ class NymbatState(TurnState):
         With four players the other players' material and race are averaged,
         and any other player's unopposed threat counts −1.
         """
+        if not 0 <= player < self.n:
+            raise IndexError(f"evaluate: player must be 0 to {self.n - 1}, not {player!r}")
         return float(_k.evaluate(self.s, self.game.geo, player))
 
     # -- drawing -----------------------------------------------------------------------
@@ -1136,8 +1138,8 @@ def _from_dict(game: NymbatGame, d: Mapping[str, Any]) -> NymbatState:
         return st
     if phase == "bring":
         placed = it.get("placed")
-        if not isinstance(placed, int) or isinstance(placed, bool) or placed < 1:
-            raise ValueError(f"{where}: in_turn placed must be a whole number >= 1, not {placed!r}")
+        if not isinstance(placed, int) or isinstance(placed, bool) or not 1 <= placed <= 10**6:
+            raise ValueError(f"{where}: in_turn placed must be a whole number >= 1 (at most 10**6), not {placed!r}")
         if not st.first_done[p] and placed > game.first_limit:
             raise ValueError(f"{where}: {placed} placed on a first turn exceeds first_limit={game.first_limit}")
         s[_H + _k.PHASE] = BRING

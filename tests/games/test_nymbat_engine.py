@@ -129,3 +129,29 @@ def test_a_clone_is_independent() -> None:
             break
         twin.apply_action(twin.random_action(rng))
     assert st.to_dict() == before and twin.to_dict() != before
+
+
+def test_a_position_dict_with_a_huge_count_placed_is_refused() -> None:
+    """RULES.md: "The total placed this turn may not exceed the reserve" (reserves reach 10**6 in a position
+    dict): a bring-in turn that claims more is a ValueError naming the field, not an overflow."""
+    game = tessera.load_game("nymbat")
+    d = {
+        "to_move": 0,
+        "pieces": {},
+        "reserves": [60, 60],
+        "first_turn_done": [True, True],
+        "in_turn": {"phase": "bring", "placed": 10**12},
+    }
+    with pytest.raises(ValueError, match="in_turn placed"):
+        game.state_from_dict(d)
+
+
+@pytest.mark.parametrize("spec", ("nymbat", "nymbat(players=4)"))
+def test_evaluate_refuses_a_seat_that_is_not_in_the_game(spec: str) -> None:
+    """The evaluation is per seat (0 to players − 1); another number is an error, not a value."""
+    st = tessera.load_game(spec).new_initial_state()
+    n = st.game.num_players
+    assert all(-1 <= st.evaluate(p) <= 1 for p in range(n))
+    for bad in (-1, n, 7):
+        with pytest.raises(IndexError):
+            st.evaluate(bad)
