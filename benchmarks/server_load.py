@@ -84,6 +84,32 @@ def proc_rss_mb(pid: int) -> float:
     return 0.0
 
 
+class LoopLag:
+    """How late the client's own event loop wakes up (a 10 ms ticker): a busy client inflates the
+    latencies it measures, so this is reported next to them."""
+
+    def __init__(self) -> None:
+        self.lags: list[float] = []
+        self._task: asyncio.Task[None] | None = None
+
+    async def _tick(self) -> None:
+        while True:
+            t = time.perf_counter()
+            await asyncio.sleep(0.01)
+            self.lags.append(max(0.0, time.perf_counter() - t - 0.01))
+
+    def __enter__(self) -> LoopLag:
+        self._task = asyncio.ensure_future(self._tick())
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._task is not None:
+            self._task.cancel()
+
+    def report(self) -> dict[str, float | None]:
+        return percentiles(self.lags)
+
+
 class Servers:
     """``n`` ``tessera serve`` processes on one database."""
 
@@ -91,21 +117,25 @@ class Servers:
         self.url = url
         self.procs: list[subprocess.Popen[bytes]] = []
         self.bases: list[str] = []
+        self.logs: list[Any] = []
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         for _ in range(n):
             port = free_port()
             cmd = [sys.executable, "-m", "tessera", "serve", "--port", str(port), "--db", url]
             cmd += ["--max-sockets-per-client", "100000", "--ai-threads"]
-            self.procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))
+            log = tempfile.TemporaryFile()  # noqa: SIM115 - closed by stop(); not a pipe: a server must never block on a full pipe
+            self.logs.append(log)
+            self.procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log))
             self.bases.append(f"http://127.0.0.1:{port}")
+
+        print(f"server pids: {' '.join(str(p.pid) for p in self.procs)}", file=sys.stderr, flush=True)
 
     async def wait_ready(self, session: aiohttp.ClientSession) -> None:
         deadline = time.time() + 90
         for base, proc in zip(self.bases, self.procs, strict=True):
             while True:
                 if proc.poll() is not None:
-                    err = proc.stderr.read().decode() if proc.stderr else ""
-                    raise RuntimeError(f"the server exited: {err[-2000:]}")
+                    raise RuntimeError(f"the server exited: {self.log_tail()}")
                 with contextlib.suppress(aiohttp.ClientError):
                     async with session.get(base + "/api/catalog") as r:
                         if r.status == 200:
@@ -113,6 +143,14 @@ class Servers:
                 if time.time() > deadline:
                     raise RuntimeError("the server did not start")
                 await asyncio.sleep(0.2)
+
+    def log_tail(self, chars: int = 3000) -> str:
+        """The end of the servers' standard error."""
+        out = []
+        for log in self.logs:
+            log.seek(0)
+            out.append(log.read().decode(errors="replace")[-chars:])
+        return "\n".join(out)
 
     def cpu(self) -> float:
         return sum(proc_cpu(p.pid) for p in self.procs)
@@ -128,6 +166,8 @@ class Servers:
                 p.wait(15)
             except subprocess.TimeoutExpired:
                 p.kill()
+        for log in self.logs:
+            log.close()
 
 
 class Player:
@@ -208,7 +248,8 @@ async def saturate(servers: Servers, args: argparse.Namespace) -> dict[str, Any]
 
         stop = time.time() + args.seconds
         cpu0, t0 = servers.cpu(), time.time()
-        await asyncio.gather(*(mover(p) for p in players))
+        with LoopLag() as lag:
+            await asyncio.gather(*(mover(p) for p in players))
         wall = time.time() - t0
         move_cpu = (servers.cpu() - cpu0) / wall
         moves_per_s = len(lat) / wall
@@ -244,6 +285,7 @@ async def saturate(servers: Servers, args: argparse.Namespace) -> dict[str, Any]
         "ratio_moves_to_catalog": round(moves_per_s / catalog_per_s, 2) if catalog_per_s else None,
         "errors": len(errors),
         "error_examples": errors[:3],
+        "client_loop_lag_ms_moves": lag.report(),
         "server_cpu_cores_moves": round(move_cpu, 2),
         "server_cpu_cores_catalog": round(catalog_cpu, 2),
     }
@@ -282,6 +324,8 @@ async def crowd(servers: Servers, args: argparse.Namespace) -> dict[str, Any]:
             first = await ws.receive_json()
             if first.get("type") != "state":
                 ws_errors.append(str(first)[:200])
+            else:
+                seen[i].update(range(first["view"]["move_number"] + 1))  # the warm-up moves came before the viewer
             listeners.append(asyncio.ensure_future(listen(i, ws)))
 
         async def listen(i: int, ws: aiohttp.ClientWebSocketResponse) -> None:
@@ -307,9 +351,10 @@ async def crowd(servers: Servers, args: argparse.Namespace) -> dict[str, Any]:
             r = random.Random(i)
             await asyncio.sleep(r.uniform(0, args.think))
             while True:
-                await asyncio.sleep(r.expovariate(1 / args.think))
-                if time.time() >= stop:
-                    return
+                wait = r.expovariate(1 / args.think)
+                if time.time() + wait >= stop:
+                    return  # the phase ends before this move: no tail of stragglers after ``stop``
+                await asyncio.sleep(wait)
                 if p.state.is_terminal():
                     return  # the viewer stays on the finished game; checked below
                 ok, dt, err = await p.move(session)
@@ -319,7 +364,8 @@ async def crowd(servers: Servers, args: argparse.Namespace) -> dict[str, Any]:
                     errors.append(err)
 
         cpu0, t0 = servers.cpu(), time.time()
-        await asyncio.gather(*(game_loop(i, p) for i, p in enumerate(players)))
+        with LoopLag() as lag:
+            await asyncio.gather(*(game_loop(i, p) for i, p in enumerate(players)))
         wall = time.time() - t0
         cpu = (servers.cpu() - cpu0) / wall
         await asyncio.sleep(2.0)  # the last pushes
@@ -365,6 +411,7 @@ async def crowd(servers: Servers, args: argparse.Namespace) -> dict[str, Any]:
         "lost_moves": lost,
         "server_rss_mb": rss,
         "server_cpu_cores": round(cpu, 2),
+        "client_loop_lag_ms": lag.report(),
     }
 
 
@@ -401,6 +448,9 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
                 else:
                     raise SystemExit(f"unknown scenario {scenario!r}")
                 out[scenario]["client_cpu_s"] = round(time.process_time() - client0, 1)
+            except BaseException:
+                print(servers.log_tail(), file=sys.stderr)
+                raise
             finally:
                 servers.stop()
     out["machine"]["load_avg_at_end"] = [round(x, 2) for x in os.getloadavg()]

@@ -2,9 +2,9 @@
 
 ``create_app(database_url)`` wires storage → match service → hub and AI worker.
 Endpoints are plain functions run in the thread pool (storage is synchronous);
-the event loop only carries WebSockets.  Views are answered as ``JSONResponse``
-(encoded once by ``json.dumps``, not walked field by field by FastAPI: a view
-holds the whole render description).  Every refusal is a 4xx with
+the event loop only carries WebSockets.  Views are answered as ``FastJSONResponse``
+(encoded once by orjson, not walked field by field by FastAPI: a view holds the
+whole render description).  Every refusal is a 4xx with
 ``{"detail": "<the reason>"}``.
 """
 
@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -30,6 +31,7 @@ from tessera.core.registry import game_class
 from tessera.server import analysis
 from tessera.server.ai import AGENTS_AVAILABLE
 from tessera.server.bus import ChangeListener
+from tessera.server.encoding import FastJSONResponse
 from tessera.server.hub import MAX_SOCKETS_PER_CLIENT, MAX_SOCKETS_PER_GAME, Connection, Hub
 from tessera.server.limits import BODY_READ_TIMEOUT, BodyLimits
 from tessera.server.service import MatchService, ServiceError, check_seed
@@ -204,6 +206,27 @@ def rules_text(name: str) -> dict[str, str]:
     return {"game": name, "title": info.title, "markdown": text}
 
 
+WORKER_THREADS = 16
+"""Threads that run the synchronous request handlers (AnyIO's default is 40; ``TESSERA_THREADS``).
+More threads do not add throughput (the work holds the GIL) but make each one wait longer for it."""
+
+SWITCH_INTERVAL = 0.001
+"""Seconds a thread may hold the GIL while another waits for it (Python's default is 0.005;
+``TESSERA_SWITCH_INTERVAL``).  A thread coming back from the database must wait that long behind
+one busy with a view, once per statement: shorter turns keep the SQLite writer moving."""
+
+
+def tune_threads() -> None:
+    """Size the worker thread pool of the running event loop and shorten the GIL's switch interval."""
+    import os
+
+    import anyio.to_thread
+
+    threads = int(os.environ.get("TESSERA_THREADS") or WORKER_THREADS)
+    anyio.to_thread.current_default_thread_limiter().total_tokens = threads
+    sys.setswitchinterval(float(os.environ.get("TESSERA_SWITCH_INTERVAL") or SWITCH_INTERVAL))
+
+
 def app_from_env() -> FastAPI:
     """The app as ``tessera serve --workers N`` starts it in each worker process (settings from the
     environment: ``TESSERA_DATABASE_URL``, ``TESSERA_AI_MODE``, ``TESSERA_AI_SECONDS``,
@@ -278,6 +301,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         hub.loop = asyncio.get_running_loop()
+        tune_threads()
         gc.collect()
         gc.freeze()  # start-up objects (modules, compiled kernels) are never traversed by later collections
         if listener is not None:
@@ -355,9 +379,9 @@ def create_app(
         game_id: str,
         token: str | None = None,
         x_seat_token: Annotated[str | None, Header()] = None,
-    ) -> JSONResponse:
+    ) -> FastJSONResponse:
         """The game as the token's seat sees it (no token: a spectator)."""
-        return JSONResponse(service.view(game_id, _token(token, x_seat_token)))
+        return FastJSONResponse(service.view(game_id, _token(token, x_seat_token)))
 
     @app.post("/api/games/{game_id}/join")
     def join_game(game_id: str) -> dict[str, Any]:
@@ -371,65 +395,66 @@ def create_app(
         body: MoveIn,
         x_seat_token: Annotated[str | None, Header()] = None,
         token: str | None = None,
-    ) -> JSONResponse:
+    ) -> FastJSONResponse:
         """Play a move (a Nelaxtam order is sealed until both are in)."""
-        return JSONResponse(service.play(game_id, _token(body.token, x_seat_token, token), body.move, body.expected))
+        seat_token = _token(body.token, x_seat_token, token)
+        return FastJSONResponse(service.play(game_id, seat_token, body.move, body.expected))
 
     @app.post("/api/games/{game_id}/resign")
     def resign(
         game_id: str,
         seat_token: SeatToken,
-    ) -> JSONResponse:
+    ) -> FastJSONResponse:
         """Give up the game."""
-        return JSONResponse(service.resign(game_id, seat_token))
+        return FastJSONResponse(service.resign(game_id, seat_token))
 
     @app.post("/api/games/{game_id}/undo")
     def undo(
         game_id: str,
         seat_token: SeatToken,
-    ) -> JSONResponse:
+    ) -> FastJSONResponse:
         """Take back your last move (online: ask the opponent)."""
-        return JSONResponse(service.undo(game_id, seat_token))
+        return FastJSONResponse(service.undo(game_id, seat_token))
 
     @app.post("/api/games/{game_id}/undo/accept")
     def undo_accept(
         game_id: str,
         seat_token: SeatToken,
-    ) -> JSONResponse:
+    ) -> FastJSONResponse:
         """Accept the opponent's request to take back a move."""
-        return JSONResponse(service.answer_undo(game_id, seat_token, True))
+        return FastJSONResponse(service.answer_undo(game_id, seat_token, True))
 
     @app.post("/api/games/{game_id}/undo/decline")
     def undo_decline(
         game_id: str,
         seat_token: SeatToken,
-    ) -> JSONResponse:
+    ) -> FastJSONResponse:
         """Refuse the opponent's request to take back a move."""
-        return JSONResponse(service.answer_undo(game_id, seat_token, False))
+        return FastJSONResponse(service.answer_undo(game_id, seat_token, False))
 
     @app.post("/api/games/{game_id}/draw")
     def offer_draw(
         game_id: str,
         seat_token: SeatToken,
-    ) -> JSONResponse:
+    ) -> FastJSONResponse:
         """Offer a draw (a game whose rules allow one); an AI opponent answers at once."""
-        return JSONResponse(service.offer_draw(game_id, seat_token))
+        return FastJSONResponse(service.offer_draw(game_id, seat_token))
 
     @app.post("/api/games/{game_id}/draw/accept")
     def draw_accept(
         game_id: str,
         seat_token: SeatToken,
-    ) -> JSONResponse:
+    ) -> FastJSONResponse:
         """Accept the opponent's draw offer: the game ends drawn (reason "agreement")."""
-        return JSONResponse(service.answer_draw(game_id, seat_token, True))
+        return FastJSONResponse(service.answer_draw(game_id, seat_token, True))
 
     @app.post("/api/games/{game_id}/draw/decline")
     def draw_decline(
         game_id: str,
         seat_token: SeatToken,
-    ) -> JSONResponse:
+    ) -> FastJSONResponse:
         """Decline the opponent's draw offer."""
-        return JSONResponse(service.answer_draw(game_id, seat_token, False))
+        return FastJSONResponse(service.answer_draw(game_id, seat_token, False))
 
     @app.get("/api/games/{game_id}/positions/{n}")
     def position(game_id: str, n: int) -> dict[str, Any]:

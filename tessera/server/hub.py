@@ -3,7 +3,8 @@
 Every connection is for one game and one seat (or none: a spectator).  After
 any change the hub sends every connection ``{"type": "state", "view": ...}``
 computed for *that connection's* seat, so a Nelaxtam order sealed by one
-player never reaches the other or a spectator.  A client that reconnects gets
+player never reaches the other or a spectator.  Each distinct view is built
+and encoded once per change (all spectators of a game share one text).  A client that reconnects gets
 the stored state at once.
 
 Connecting and leaving are cheap: the new connection alone gets a view, and
@@ -27,6 +28,7 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 from starlette.websockets import WebSocket
 
+from tessera.server.encoding import dumps_text
 from tessera.server.service import MatchService, ServiceError
 
 log = logging.getLogger("tessera.server.hub")
@@ -130,9 +132,9 @@ class Hub:
         self._presence_sent[game_id] = now
         if first and not any(now):
             return
-        message: dict[str, object] = {"type": "presence", "connected": now}
+        text = encode({"type": "presence", "connected": now})
         for conn in list(conns):
-            self._spawn(self._send(conn, message))
+            self._spawn(self._send_text(conn, text))
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(coro)
@@ -174,9 +176,10 @@ class Hub:
             return
 
         def start() -> None:
-            for conn in list(self.games.get(game_id, ())):
-                task = asyncio.ensure_future(self._send(conn, message))
-                task.add_done_callback(lambda t: t.exception() if not t.cancelled() else None)
+            conns = list(self.games.get(game_id, ()))
+            text = encode(message) if conns else ""
+            for conn in conns:
+                self._spawn(self._send_text(conn, text))
 
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
             loop.call_soon_threadsafe(start)
@@ -192,23 +195,42 @@ class Hub:
             await self._send(conn, {"type": "state", "view": view})
 
     async def broadcast(self, game_id: str, *, fresh: bool = True) -> None:
-        """Every viewer of ``game_id`` gets his own view (computed once per seat)."""
+        """Every viewer of ``game_id`` gets his own view.
+
+        The views are built and JSON-encoded in one trip to the thread pool, once per distinct
+        token (all spectators share one text), not once per socket; the event loop only sends.
+        """
         conns = list(self.games.get(game_id, ()))
-        views: dict[str | None, dict[str, object]] = {}
+        if not conns:
+            return
+        tokens = {conn.token for conn in conns}
+        texts = await run_in_threadpool(functools.partial(self.encoded_views, game_id, tokens, fresh=fresh))
         for conn in conns:
-            if conn.token not in views:
-                try:
-                    views[conn.token] = await run_in_threadpool(
-                        functools.partial(self.service.view, game_id, conn.token, trust_cache=fresh)
-                    )
-                except ServiceError as e:
-                    await self._send(conn, {"type": "error", "detail": e.detail})
-                    continue
-            await self._send(conn, {"type": "state", "view": views[conn.token]})
+            await self._send_text(conn, texts[conn.token])
+
+    def encoded_views(self, game_id: str, tokens: set[str | None], *, fresh: bool = True) -> dict[str | None, str]:
+        """The ``state`` message (or an ``error``) of each token as JSON text (run in a worker thread)."""
+        out: dict[str | None, str] = {}
+        for token in tokens:
+            try:
+                view = self.service.view(game_id, token, trust_cache=fresh)
+            except ServiceError as e:
+                out[token] = encode({"type": "error", "detail": e.detail})
+            else:
+                out[token] = encode({"type": "state", "view": view})
+        return out
 
     async def _send(self, conn: Connection, message: dict[str, object]) -> None:
+        await self._send_text(conn, encode(message))
+
+    async def _send_text(self, conn: Connection, text: str) -> None:
         async with conn.lock:
             try:
-                await conn.ws.send_json(message)
+                await conn.ws.send_text(text)
             except Exception:  # the socket closed under us; its handler removes it
                 log.debug("send to a closed socket of game %s", conn.game_id)
+
+
+def encode(message: dict[str, object]) -> str:
+    """A message as the WebSocket sends it (what Starlette's ``send_json`` would write)."""
+    return dumps_text(message)

@@ -800,13 +800,13 @@ class MatchService:
             updated_at=now,
             seats=seats,
         )
+        g = self._games.setdefault(row.spec, g)  # one game object per spec: its board geometry is computed once
         state = g.new_initial_state(seed=seed)
         if row.clock is not None and all(s.claimed for s in seats):
             clock_start(row.clock, movers(state), now)
         with self.storage.transaction(write=True) as tx:
             tx.insert_game(row)
             tx.changed(row.id)
-        self._games.setdefault(row.spec, g)
         self._install(Live(copy_row(row), state, [], {}))
         if mode == "hotseat":
             tokens = {s.seat: s.token for s in seats}

@@ -176,6 +176,14 @@ def sqlite_synchronous() -> str:
     return level
 
 
+POOL_SIZE = 20
+"""Database connections one process keeps open (plus ``POOL_OVERFLOW`` more under a burst): at least
+the server's worker threads (``tessera.server.app.WORKER_THREADS``), so that no request waits for a
+connection while holding a thread."""
+
+POOL_OVERFLOW = 4
+
+
 def make_engine(url: str, immediate: threading.local | None = None) -> Engine:
     """An engine for ``url``; SQLite gets a busy timeout, foreign keys on, WAL and the
     ``synchronous`` level of :func:`sqlite_synchronous`.  While ``immediate.on`` is true in a
@@ -183,7 +191,10 @@ def make_engine(url: str, immediate: threading.local | None = None) -> Engine:
     if url.startswith("postgresql://"):
         url = "postgresql+psycopg://" + url[len("postgresql://") :]
     if url.startswith("sqlite"):
-        engine = sa.create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+        pool: dict[str, Any] = {}
+        if ":memory:" not in url and url not in ("sqlite://", "sqlite:///"):
+            pool = {"pool_size": POOL_SIZE, "max_overflow": POOL_OVERFLOW}
+        engine = sa.create_engine(url, connect_args={"check_same_thread": False, "timeout": 30}, **pool)
 
         @sa.event.listens_for(engine, "connect")
         def _pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -203,7 +214,7 @@ def make_engine(url: str, immediate: threading.local | None = None) -> Engine:
             )
 
         return engine
-    return sa.create_engine(url, pool_pre_ping=True)
+    return sa.create_engine(url, pool_pre_ping=True, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW)
 
 
 MIGRATION_LOCK = 0x7E55E4A
@@ -235,6 +246,25 @@ def _dump(v: Any) -> str | None:
 
 def _load(v: str | None) -> Any:
     return None if v is None else json.loads(v)
+
+
+_INSERT_MOVE = moves_table.insert()
+"""Built once: SQLAlchemy then finds its compiled form by the statement's cached key."""
+
+_BUMPS: dict[tuple[str, ...], sa.Update] = {}
+
+
+def _bump_statement(columns: tuple[str, ...]) -> sa.Update:
+    """``UPDATE games SET version = :b_next, <columns> WHERE id = :b_id AND version = :b_version``, built
+    once per set of columns (building and keying a statement per move cost more than running it)."""
+    stmt = _BUMPS.get(columns)
+    if stmt is None:
+        stmt = _BUMPS[columns] = (
+            games_table.update()
+            .where(games_table.c.id == sa.bindparam("b_id"), games_table.c.version == sa.bindparam("b_version"))
+            .values(version=sa.bindparam("b_next"), **{c: sa.bindparam("b_" + c) for c in columns})
+        )
+    return stmt
 
 
 class Transaction:
@@ -312,9 +342,8 @@ class Transaction:
                 values[key] = _dump(values[key])
         values["updated_at"] = time.time()
         res = self.conn.execute(
-            games_table.update()
-            .where(games_table.c.id == game_id, games_table.c.version == version)
-            .values(version=version + 1, **values)
+            _bump_statement(tuple(sorted(values))),
+            {"b_id": game_id, "b_version": version, "b_next": version + 1, **{"b_" + k: v for k, v in values.items()}},
         )
         return res.rowcount == 1
 
@@ -393,9 +422,8 @@ class Transaction:
         """Store one move; ``Conflict`` if that move index is taken (the transaction is then void)."""
         try:
             self.conn.execute(
-                moves_table.insert().values(
-                    game_id=game_id, move_index=index, player=player, move=move, created_at=time.time()
-                )
+                _INSERT_MOVE,
+                {"game_id": game_id, "move_index": index, "player": player, "move": move, "created_at": time.time()},
             )
         except IntegrityError as e:
             raise Conflict(f"move {index} of game {game_id} is already stored") from e
