@@ -223,22 +223,27 @@ def _allowance(s: np.ndarray, geo: np.ndarray) -> int:
 
 @kernel
 def _free_setup(s: np.ndarray, geo: np.ndarray, p: int, ws: np.ndarray, out: int) -> int:
-    """The empty hexes of ``p``'s setup area, ascending, at ``ws[out:]``; their count (``out < 0``: count only)."""
+    """The empty hexes of ``p``'s setup area, ascending, at ``ws[out:]``; their count."""
     row = SETUP_ROW + p
     k = 0
     for i in range(int(geo[row, 0])):
         c = geo[row, 1 + i]
         if s[OWNER + c] < 0:
-            if out >= 0:
-                ws[out + k] = c
+            ws[out + k] = c
             k += 1
     return k
 
 
 @kernel
 def _can_place(s: np.ndarray, geo: np.ndarray) -> bool:
-    """Whether a piece can be brought in now."""
-    return _allowance(s, geo) > 0 and _free_setup(s, geo, int(s[H + TO_MOVE]), s, -1) > 0
+    """Whether a piece can be brought in now: an allowance left and an empty hex in the setup area."""
+    if _allowance(s, geo) <= 0:
+        return False
+    row = SETUP_ROW + s[H + TO_MOVE]
+    for i in range(int(geo[row, 0])):  # noqa: SIM110 (a plain loop compiles to the simplest code)
+        if s[OWNER + geo[row, 1 + i]] < 0:
+            return True
+    return False
 
 
 @kernel
