@@ -39,9 +39,16 @@ Entry kernels (called from Python): :func:`step` (checked or not), :func:`check`
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from tessera.core.kernels import kernel, rand_below, rand_next
+
+I64: Callable[[Any], int] = np.int64  # type: ignore[assignment]
+"""``np.int64``, for the values passed on to another kernel: int64, never int32 nor a literal constant, so
+every kernel compiles exactly one specialisation (numba specialises a call on ``int32`` and on each literal)."""
 
 N = 169
 """Cells of the board."""
@@ -118,11 +125,12 @@ def _sort(a: np.ndarray, lo: int, hi: int) -> None:
 
 
 @kernel
-def _flood(s: np.ndarray, geo: np.ndarray, start: int, who: int, skip: int, ws: np.ndarray, q: int) -> int:
+def _flood(s: np.ndarray, geo: np.ndarray, start: int, who: int, skip: int, ws: np.ndarray) -> int:
     """The pieces of ``who`` connected to ``start`` (which holds one), not through ``skip`` (``−1``: none).
 
-    Lists them at ``ws[q:q + count]`` (search order) and returns ``count``; the marks are cleared.
+    Lists them at ``ws[AUX:AUX + count]`` (search order) and returns ``count``; the marks are cleared.
     """
+    q = AUX
     ws[SEEN + start] = 1
     if skip >= 0:
         ws[SEEN + skip] = 1
@@ -150,7 +158,7 @@ def _flood(s: np.ndarray, geo: np.ndarray, start: int, who: int, skip: int, ws: 
 @kernel
 def _group_speed(s: np.ndarray, geo: np.ndarray, src: int, ws: np.ndarray) -> int:
     """The lowest number in the group of the piece on ``src`` (its owner's contiguous pieces)."""
-    k = _flood(s, geo, src, int(s[OWNER + src]), -1, ws, AUX)
+    k = _flood(s, geo, src, I64(s[OWNER + src]), I64(-1), ws)
     lo = 7
     for i in range(k):
         v = s[NUM + ws[AUX + i]]
@@ -160,11 +168,11 @@ def _group_speed(s: np.ndarray, geo: np.ndarray, src: int, ws: np.ndarray) -> in
 
 
 @kernel
-def _reach(s: np.ndarray, geo: np.ndarray, src: int, speed: int, p: int, ws: np.ndarray, any_only: bool) -> int:
+def _reach(s: np.ndarray, geo: np.ndarray, src: int, speed: int, p: int, ws: np.ndarray, any_only: int) -> int:
     """Where the piece of ``p`` on ``src`` may end with ``speed``: listed at ``ws[DEST:DEST + count]``.
 
     Up to ``speed`` steps through empty or own hexes, ending on an empty hex or (an
-    attack) on another player's piece, never passing through one.  ``any_only``: stop
+    attack) on another player's piece, never passing through one.  ``any_only`` (1): stop
     at the first destination (returns 0 or 1).  The marks are cleared.
     """
     ws[SEEN + src] = 1
@@ -214,16 +222,17 @@ def _reach(s: np.ndarray, geo: np.ndarray, src: int, speed: int, p: int, ws: np.
 @kernel
 def _allowance(s: np.ndarray, geo: np.ndarray) -> int:
     """The largest number that may be placed now (0: none)."""
-    p = int(s[H + TO_MOVE])
-    a = int(s[H + RES + p])
+    p = I64(s[H + TO_MOVE])
+    a = I64(s[H + RES + p])
     if not s[H + FIRST + p]:
-        a = min(a, int(geo[N, G_FIRST_LIMIT]) - int(s[H + PLACED]))
+        a = min(a, I64(geo[N, G_FIRST_LIMIT]) - I64(s[H + PLACED]))
     return max(0, min(a, 6))
 
 
 @kernel
-def _free_setup(s: np.ndarray, geo: np.ndarray, p: int, ws: np.ndarray, out: int) -> int:
-    """The empty hexes of ``p``'s setup area, ascending, at ``ws[out:]``; their count."""
+def _free_setup(s: np.ndarray, geo: np.ndarray, p: int, ws: np.ndarray) -> int:
+    """The empty hexes of ``p``'s setup area, ascending, at ``ws[LIST:]``; their count."""
+    out = LIST
     row = SETUP_ROW + p
     k = 0
     for i in range(int(geo[row, 0])):
@@ -247,24 +256,36 @@ def _can_place(s: np.ndarray, geo: np.ndarray) -> bool:
 
 
 @kernel
-def _removable(s: np.ndarray, geo: np.ndarray, ws: np.ndarray, out: int) -> int:
-    """The pieces an open breakthrough may still remove, ascending at ``ws[out:]`` (``out < 0``: count only)."""
-    b = int(s[H + BRK_CELL])
+def _removable_count(s: np.ndarray, geo: np.ndarray) -> int:
+    """How many pieces an open breakthrough may still remove."""
+    b = s[H + BRK_CELL]
     if b < 0:
         return 0
-    who = s[H + BRK_OWNER]
-    budget = s[H + BRK_BUDGET]
     k = 0
     for j in range(6):
         nb = geo[b, j]
         if nb < 0:
             break
-        if s[OWNER + nb] == who and s[NUM + nb] <= budget:
-            if out >= 0:
-                ws[out + k] = nb
+        if s[OWNER + nb] == s[H + BRK_OWNER] and s[NUM + nb] <= s[H + BRK_BUDGET]:
             k += 1
-    if out >= 0:
-        _sort(ws, out, out + k)
+    return k
+
+
+@kernel
+def _removable_list(s: np.ndarray, geo: np.ndarray, ws: np.ndarray) -> int:
+    """The pieces an open breakthrough may still remove, ascending at ``ws[LIST:]``; their count."""
+    b = s[H + BRK_CELL]
+    if b < 0:
+        return 0
+    k = 0
+    for j in range(6):
+        nb = geo[b, j]
+        if nb < 0:
+            break
+        if s[OWNER + nb] == s[H + BRK_OWNER] and s[NUM + nb] <= s[H + BRK_BUDGET]:
+            ws[LIST + k] = nb
+            k += 1
+    _sort(ws, I64(LIST), I64(LIST + k))
     return k
 
 
@@ -273,12 +294,12 @@ def _has_step(s: np.ndarray, geo: np.ndarray, ws: np.ndarray) -> bool:
     """Whether a step other than ``end`` is legal (bring and move phases)."""
     if s[H + PHASE] == BRING:
         return _can_place(s, geo)
-    if _removable(s, geo, ws, -1):
+    if _removable_count(s, geo):
         return True
-    p = int(s[H + TO_MOVE])
-    speed = int(s[H + SPEED])
+    p = I64(s[H + TO_MOVE])
+    speed = I64(s[H + SPEED])
     for c in range(N):  # noqa: SIM110 (a plain loop compiles to the simplest code)
-        if s[FLAG + c] & UNMOVED and _reach(s, geo, c, speed, p, ws, True):
+        if s[FLAG + c] & UNMOVED and _reach(s, geo, c, speed, p, ws, I64(1)):
             return True
     return False
 
@@ -296,8 +317,8 @@ def _on_target(s: np.ndarray, geo: np.ndarray, who: int, p: int) -> bool:
 @kernel
 def _threatens(s: np.ndarray, geo: np.ndarray, p: int) -> bool:
     """Whether ``p`` stands on his opponent home row while the player opposite him does not."""
-    n = int(geo[N, G_PLAYERS])
-    return _on_target(s, geo, p, p) and not _on_target(s, geo, (p + n // 2) % n, p)
+    n = I64(geo[N, G_PLAYERS])
+    return _on_target(s, geo, p, p) and not _on_target(s, geo, I64((p + n // 2) % n), p)
 
 
 # -- turns ---------------------------------------------------------------------------------
@@ -306,8 +327,8 @@ def _threatens(s: np.ndarray, geo: np.ndarray, p: int) -> bool:
 @kernel
 def _settle(s: np.ndarray, geo: np.ndarray) -> None:
     """At the start of a turn: the last player left, the home-row win, the empty-board win, the safeguard."""
-    n = int(geo[N, G_PLAYERS])
-    p = int(s[H + TO_MOVE])
+    n = I64(geo[N, G_PLAYERS])
+    p = I64(s[H + TO_MOVE])
     alive = 0
     last = -1
     for q in range(n):
@@ -355,10 +376,10 @@ def _reset_turn(s: np.ndarray) -> None:
 
 
 @kernel
-def _next_turn(s: np.ndarray, geo: np.ndarray, moved: bool) -> None:
+def _next_turn(s: np.ndarray, geo: np.ndarray, moved: int) -> None:
     """The turn of the player to move is over (``moved``: he counts as the last mover); resigned players pass."""
-    n = int(geo[N, G_PLAYERS])
-    p = int(s[H + TO_MOVE])
+    n = I64(geo[N, G_PLAYERS])
+    p = I64(s[H + TO_MOVE])
     _reset_turn(s)
     s[H + FIRST + p] = 1
     if moved:
@@ -367,7 +388,7 @@ def _next_turn(s: np.ndarray, geo: np.ndarray, moved: bool) -> None:
     s[H + TURN] += 1
     _settle(s, geo)
     while not s[H + OVER] and s[H + RESIGNED + s[H + TO_MOVE]]:
-        q = int(s[H + TO_MOVE])
+        q = I64(s[H + TO_MOVE])
         s[H + FIRST + q] = 1
         s[H + TO_MOVE] = (q + 1) % n
         s[H + TURN] += 1
@@ -377,7 +398,7 @@ def _next_turn(s: np.ndarray, geo: np.ndarray, moved: bool) -> None:
 @kernel
 def _finish_turn(s: np.ndarray, geo: np.ndarray, kind: int) -> None:
     """Retreat/delay accounting and the penalty, then the next turn (or the ``lose`` step)."""
-    p = int(s[H + TO_MOVE])
+    p = I64(s[H + TO_MOVE])
     cost = 0
     delay = kind == K_PASS
     if kind == K_MOVE and not s[H + CAPTURED]:
@@ -405,7 +426,7 @@ def _finish_turn(s: np.ndarray, geo: np.ndarray, kind: int) -> None:
                 if s[OWNER + c] == p:
                     s[H + PHASE] = PENALTY
                     return
-    _next_turn(s, geo, True)
+    _next_turn(s, geo, I64(1))
 
 
 # -- steps ---------------------------------------------------------------------------------
@@ -415,9 +436,9 @@ def _finish_turn(s: np.ndarray, geo: np.ndarray, kind: int) -> None:
 def _apply_move(s: np.ndarray, geo: np.ndarray, src: int, dst: int, ws: np.ndarray) -> None:
     """Move the piece on ``src`` to ``dst`` (a legal step): the group chosen at the first step, attacks,
     breakthroughs; the turn ends by itself when nothing but ``end`` is left."""
-    p = int(s[H + TO_MOVE])
+    p = I64(s[H + TO_MOVE])
     if s[H + PHASE] == START:
-        k = _flood(s, geo, src, p, -1, ws, AUX)
+        k = _flood(s, geo, src, p, I64(-1), ws)
         lo = 7
         near = 99
         for i in range(k):
@@ -437,7 +458,7 @@ def _apply_move(s: np.ndarray, geo: np.ndarray, src: int, dst: int, ws: np.ndarr
     s[FLAG + src] = 0
     s[OWNER + src] = -1
     s[NUM + src] = 0
-    o = int(s[OWNER + dst])
+    o = I64(s[OWNER + dst])
     if o >= 0 and o != p:
         defence = s[NUM + dst]
         for j in range(6):
@@ -446,7 +467,7 @@ def _apply_move(s: np.ndarray, geo: np.ndarray, src: int, dst: int, ws: np.ndarr
                 break
             if s[OWNER + nb] == o:
                 defence += s[NUM + nb]
-        whole = _flood(s, geo, dst, o, -1, ws, AUX)
+        whole = _flood(s, geo, dst, o, I64(-1), ws)
         split = False
         if whole > 1:
             for j in range(6):
@@ -454,7 +475,7 @@ def _apply_move(s: np.ndarray, geo: np.ndarray, src: int, dst: int, ws: np.ndarr
                 if nb < 0:
                     break
                 if s[OWNER + nb] == o:
-                    split = _flood(s, geo, int(nb), o, dst, ws, AUX) < whole - 1
+                    split = _flood(s, geo, I64(nb), o, dst, ws) < whole - 1
                     break
         s[OWNER + dst] = -1
         s[NUM + dst] = 0
@@ -467,7 +488,7 @@ def _apply_move(s: np.ndarray, geo: np.ndarray, src: int, dst: int, ws: np.ndarr
             s[H + BRK_CELL] = dst
             s[H + BRK_BUDGET] = n
             s[H + BRK_OWNER] = o
-            if not _removable(s, geo, ws, -1):
+            if not _removable_count(s, geo):
                 s[H + BRK_CELL] = -1
                 s[H + BRK_OWNER] = -1
     else:
@@ -475,13 +496,13 @@ def _apply_move(s: np.ndarray, geo: np.ndarray, src: int, dst: int, ws: np.ndarr
         s[NUM + dst] = n
         s[FLAG + dst] = TRACKED
     if not _has_step(s, geo, ws):
-        _finish_turn(s, geo, K_MOVE)
+        _finish_turn(s, geo, I64(K_MOVE))
 
 
 @kernel
 def _apply(s: np.ndarray, geo: np.ndarray, a: int, ws: np.ndarray) -> None:
     """Apply a legal step of the player to move."""
-    p = int(s[H + TO_MOVE])
+    p = I64(s[H + TO_MOVE])
     if a < PLACE_BASE:
         _apply_move(s, geo, a // N, a % N, ws)
     elif a < REMOVE_BASE:
@@ -493,26 +514,26 @@ def _apply(s: np.ndarray, geo: np.ndarray, a: int, ws: np.ndarray) -> None:
         s[H + PLACED] += k
         s[H + PHASE] = BRING
         if not _has_step(s, geo, ws):
-            _finish_turn(s, geo, K_BRING)
+            _finish_turn(s, geo, I64(K_BRING))
     elif a < LOSE_BASE:
         c = a - REMOVE_BASE
         s[H + BRK_BUDGET] -= s[NUM + c]
         s[OWNER + c] = -1
         s[NUM + c] = 0
-        if not _removable(s, geo, ws, -1):
+        if not _removable_count(s, geo):
             s[H + BRK_CELL] = -1
             s[H + BRK_OWNER] = -1
         if not _has_step(s, geo, ws):
-            _finish_turn(s, geo, K_MOVE)
+            _finish_turn(s, geo, I64(K_MOVE))
     elif a < END:
         c = a - LOSE_BASE
         s[OWNER + c] = -1
         s[NUM + c] = 0
-        _next_turn(s, geo, True)
+        _next_turn(s, geo, I64(1))
     elif a == END:
-        _finish_turn(s, geo, K_BRING if s[H + PHASE] == BRING else K_MOVE)
+        _finish_turn(s, geo, I64(K_BRING if s[H + PHASE] == BRING else K_MOVE))
     else:
-        _finish_turn(s, geo, K_PASS)
+        _finish_turn(s, geo, I64(K_PASS))
 
 
 @kernel
@@ -527,7 +548,7 @@ def _check(s: np.ndarray, geo: np.ndarray, a: int, ws: np.ndarray) -> int:
     ``lose``: 18 no penalty, 19 not an own piece; 20 ``end`` first; ``pass``: 21 after
     other steps, 22 on a first turn that can bring in.
     """
-    p = int(s[H + TO_MOVE])
+    p = I64(s[H + TO_MOVE])
     phase = s[H + PHASE]
     if phase == PENALTY and not LOSE_BASE <= a < END:
         return 1
@@ -545,12 +566,12 @@ def _check(s: np.ndarray, geo: np.ndarray, a: int, ws: np.ndarray) -> int:
         else:
             if not s[FLAG + src] & UNMOVED:
                 return 5 if s[FLAG + src] & TRACKED else 6
-            speed = int(s[H + SPEED])
+            speed = I64(s[H + SPEED])
         if src == dst:
             return 7
         if s[OWNER + dst] == p:
             return 8
-        k = _reach(s, geo, src, speed, p, ws, False)
+        k = _reach(s, geo, src, speed, p, ws, I64(0))
         for i in range(k):
             if ws[DEST + i] == dst:
                 return 0
@@ -571,7 +592,7 @@ def _check(s: np.ndarray, geo: np.ndarray, a: int, ws: np.ndarray) -> int:
         return 0
     if a < LOSE_BASE:
         c = a - REMOVE_BASE
-        b = int(s[H + BRK_CELL])
+        b = I64(s[H + BRK_CELL])
         if b < 0:
             return 15
         adjacent = False
@@ -621,8 +642,8 @@ def _emit_moves(
     s: np.ndarray, geo: np.ndarray, src: int, speed: int, p: int, ws: np.ndarray, out: np.ndarray, k: int
 ) -> int:
     """Append the moves of the piece on ``src`` (destinations ascending) to ``out[k:]``; the new length."""
-    d = _reach(s, geo, src, speed, p, ws, False)
-    _sort(ws, DEST, DEST + d)
+    d = _reach(s, geo, src, speed, p, ws, I64(0))
+    _sort(ws, I64(DEST), I64(DEST + d))
     for i in range(d):
         out[k] = src * N + ws[DEST + i]
         k += 1
@@ -639,7 +660,7 @@ def legal(s: np.ndarray, geo: np.ndarray) -> np.ndarray:
     while moving; ``lose`` steps during a penalty.
     """
     ws = np.zeros(WS_SIZE, np.int32)
-    p = int(s[H + TO_MOVE])
+    p = I64(s[H + TO_MOVE])
     phase = s[H + PHASE]
     pieces = 0
     for c in range(N):
@@ -654,19 +675,19 @@ def legal(s: np.ndarray, geo: np.ndarray) -> np.ndarray:
                 k += 1
         return out[:k]
     if phase == MOVE:
-        r = _removable(s, geo, ws, LIST)
+        r = _removable_list(s, geo, ws)
         for i in range(r):
             out[k] = REMOVE_BASE + ws[LIST + i]
             k += 1
-        speed = int(s[H + SPEED])
+        speed = I64(s[H + SPEED])
         for c in range(N):
             if s[FLAG + c] & UNMOVED:
-                k = _emit_moves(s, geo, c, speed, p, ws, out, k)
+                k = _emit_moves(s, geo, c, speed, p, ws, out, I64(k))
         out[k] = END
         return out[: k + 1]
     allow = _allowance(s, geo)
     if allow > 0:
-        f = _free_setup(s, geo, p, ws, LIST)
+        f = _free_setup(s, geo, p, ws)
         for i in range(f):
             for j in range(allow):
                 out[k] = PLACE_BASE + ws[LIST + i] * 6 + j
@@ -681,7 +702,7 @@ def legal(s: np.ndarray, geo: np.ndarray) -> np.ndarray:
         return out[:k]
     for c in range(N):
         if s[OWNER + c] == p and not ws[COMP + c]:
-            g = _flood(s, geo, c, p, -1, ws, AUX)
+            g = _flood(s, geo, c, p, I64(-1), ws)
             lo = 7
             for i in range(g):
                 m = ws[AUX + i]
@@ -689,9 +710,9 @@ def legal(s: np.ndarray, geo: np.ndarray) -> np.ndarray:
                 if s[NUM + m] < lo:
                     lo = s[NUM + m]
                 ws[LIST + i] = m
-            _sort(ws, LIST, LIST + g)
+            _sort(ws, I64(LIST), I64(LIST + g))
             for i in range(g):
-                k = _emit_moves(s, geo, int(ws[LIST + i]), int(lo), p, ws, out, k)
+                k = _emit_moves(s, geo, I64(ws[LIST + i]), I64(lo), p, ws, out, I64(k))
     out[k] = PASS
     return out[: k + 1]
 
@@ -702,7 +723,7 @@ def legal(s: np.ndarray, geo: np.ndarray) -> np.ndarray:
 @kernel
 def _random_placement(s: np.ndarray, geo: np.ndarray, rs: np.ndarray, ws: np.ndarray) -> int:
     """A uniform empty hex of the setup area and a uniform number up to the allowance."""
-    f = _free_setup(s, geo, int(s[H + TO_MOVE]), ws, LIST)
+    f = _free_setup(s, geo, I64(s[H + TO_MOVE]), ws)
     c = ws[LIST + _below(rs, f)]
     return PLACE_BASE + c * 6 + _below(rs, _allowance(s, geo))
 
@@ -716,7 +737,7 @@ def _random_piece_move(s: np.ndarray, geo: np.ndarray, rs: np.ndarray, ws: np.nd
     few uniform draws first, then a scan in random order: either way every movable
     piece is equally likely.
     """
-    p = int(s[H + TO_MOVE])
+    p = I64(s[H + TO_MOVE])
     m = 0
     for c in range(N):
         if s[OWNER + c] == p and (speed == 0 or s[FLAG + c] & UNMOVED):
@@ -725,18 +746,18 @@ def _random_piece_move(s: np.ndarray, geo: np.ndarray, rs: np.ndarray, ws: np.nd
     if m == 0:
         return -1
     for _ in range(3):
-        src = int(ws[LIST + _below(rs, m)])
+        src = I64(ws[LIST + _below(rs, I64(m))])
         sp = speed if speed else _group_speed(s, geo, src, ws)
-        d = _reach(s, geo, src, sp, p, ws, False)
+        d = _reach(s, geo, src, sp, p, ws, I64(0))
         if d:
             return src * N + ws[DEST + _below(rs, d)]
     for i in range(m):
-        j = i + _below(rs, m - i)
-        src = int(ws[LIST + j])
+        j = i + _below(rs, I64(m - i))
+        src = I64(ws[LIST + j])
         ws[LIST + j] = ws[LIST + i]
         ws[LIST + i] = src
         sp = speed if speed else _group_speed(s, geo, src, ws)
-        d = _reach(s, geo, src, sp, p, ws, False)
+        d = _reach(s, geo, src, sp, p, ws, I64(0))
         if d:
             return src * N + ws[DEST + _below(rs, d)]
     return -1
@@ -752,7 +773,7 @@ def _random_step(s: np.ndarray, geo: np.ndarray, rs: np.ndarray, ws: np.ndarray)
     possible), else ``end`` with probability 1/6, else a random movable piece to a
     random reachable hex; during a penalty a uniform own piece.
     """
-    p = int(s[H + TO_MOVE])
+    p = I64(s[H + TO_MOVE])
     phase = s[H + PHASE]
     if phase == PENALTY:
         m = 0
@@ -760,7 +781,7 @@ def _random_step(s: np.ndarray, geo: np.ndarray, rs: np.ndarray, ws: np.ndarray)
             if s[OWNER + c] == p:
                 ws[LIST + m] = c
                 m += 1
-        return LOSE_BASE + ws[LIST + _below(rs, m)]
+        return LOSE_BASE + ws[LIST + _below(rs, I64(m))]
     if phase == BRING:
         if _unit(rs) < 0.25:
             return END
@@ -773,23 +794,23 @@ def _random_step(s: np.ndarray, geo: np.ndarray, rs: np.ndarray, ws: np.ndarray)
         if can and r < 0.3:
             return _random_placement(s, geo, rs, ws)
         if r < 0.97:
-            a = _random_piece_move(s, geo, rs, ws, 0)
+            a = _random_piece_move(s, geo, rs, ws, I64(0))
             if a >= 0:
                 return a
         if can:
             return _random_placement(s, geo, rs, ws)
         return PASS
-    rem = _removable(s, geo, ws, -1)
+    rem = _removable_count(s, geo)
     if rem and _unit(rs) < 0.7:
-        r = _removable(s, geo, ws, LIST)
+        r = _removable_list(s, geo, ws)
         return REMOVE_BASE + ws[LIST + _below(rs, r)]
     if _unit(rs) < 1.0 / 6.0:
         return END
-    a = _random_piece_move(s, geo, rs, ws, int(s[H + SPEED]))
+    a = _random_piece_move(s, geo, rs, ws, I64(s[H + SPEED]))
     if a >= 0:
         return a
     if rem:
-        r = _removable(s, geo, ws, LIST)
+        r = _removable_list(s, geo, ws)
         return REMOVE_BASE + ws[LIST + _below(rs, r)]
     return END
 
@@ -842,7 +863,7 @@ def evaluate(s: np.ndarray, geo: np.ndarray, player: int) -> float:
     """
     if s[H + OVER]:
         return _returns(s, geo, player)
-    n = int(geo[N, G_PLAYERS])
+    n = I64(geo[N, G_PLAYERS])
     k = n - 1
     mat = 0
     race = 0
@@ -873,7 +894,7 @@ def rollouts(s: np.ndarray, geo: np.ndarray, n: int, rs: np.ndarray, cutoff: int
     """
     ws = np.zeros(WS_SIZE, np.int32)
     t = np.empty_like(s)
-    players = int(geo[N, G_PLAYERS])
+    players = I64(geo[N, G_PLAYERS])
     plies = 0
     for _ in range(n):
         t[:] = s
@@ -886,7 +907,7 @@ def rollouts(s: np.ndarray, geo: np.ndarray, n: int, rs: np.ndarray, cutoff: int
             for q in range(players):
                 totals[q] += _returns(t, geo, q)
         elif players == 2:
-            v0 = evaluate(t, geo, 0)
+            v0 = evaluate(t, geo, I64(0))
             totals[0] += v0
             totals[1] -= v0
         else:
@@ -907,7 +928,7 @@ def resign(s: np.ndarray, geo: np.ndarray, player: int) -> int:
     closes and that turn ends by itself if it has no step left.  Returns the status.
     """
     ws = np.zeros(WS_SIZE, np.int32)
-    n = int(geo[N, G_PLAYERS])
+    n = I64(geo[N, G_PLAYERS])
     s[H + RESIGNED + player] = 1
     for c in range(N):
         if s[OWNER + c] == player:
@@ -926,15 +947,15 @@ def resign(s: np.ndarray, geo: np.ndarray, player: int) -> int:
         s[H + OVER] = 1
         s[H + WINNER] = last
     elif player == s[H + TO_MOVE]:
-        _next_turn(s, geo, False)
+        _next_turn(s, geo, I64(0))
     elif s[H + PHASE] == MOVE:
         if s[H + BRK_OWNER] == player:
             s[H + BRK_CELL] = -1
             s[H + BRK_OWNER] = -1
         if not _has_step(s, geo, ws):
-            _finish_turn(s, geo, K_MOVE)
+            _finish_turn(s, geo, I64(K_MOVE))
     elif s[H + PHASE] == BRING and not _has_step(s, geo, ws):
-        _finish_turn(s, geo, K_BRING)
+        _finish_turn(s, geo, I64(K_BRING))
     return status(s)
 
 
@@ -951,6 +972,6 @@ def query(s: np.ndarray, geo: np.ndarray, what: int, arg: int) -> int:
     if what == Q_HAS_STEP:
         return 1 if _has_step(s, geo, ws) else 0
     if what == Q_REMOVABLE:
-        return _removable(s, geo, ws, -1)
+        return _removable_count(s, geo)
     _settle(s, geo)
     return status(s)
