@@ -32,10 +32,16 @@ from ``dest − ring2[j−1]``; ``pass`` is ``window.size·13``.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from tessera.core.kernels import kernel, rand_below
+
+I64: Callable[[Any], int] = np.int64  # type: ignore[assignment]
+"""``np.int64``, for the values passed on to another kernel: int64, never int32 nor a literal constant, so
+every kernel compiles exactly one specialisation (numba specialises a call on ``int32`` and on each literal)."""
 
 CNT0, CNT1, NTOK, PLY, PASSES, TO_MOVE, OVER, WINNER, CAP, HSIZE = range(10)
 HEADER = 10
@@ -166,7 +172,7 @@ def add_token(a: np.ndarray, h: int, owner: int) -> int:
     a[HEADER + a[CAP] + i] = owner
     a[NTOK] = i + 1
     a[CNT0 + owner] += 1
-    _hash_put(a, h, i)
+    _hash_put(a, h, I64(i))
     return i
 
 
@@ -309,12 +315,12 @@ def _draw(a: np.ndarray, k: np.ndarray, allowed: np.ndarray, rs: np.ndarray) -> 
             # a uniformly random own token: rejection over the list, else the r-th own token
             i = -1
             for _ in range(8):
-                c = rand_below(rs, ntok)
+                c = rand_below(rs, I64(ntok))
                 if a[own + c] == player:
                     i = c
                     break
             if i < 0:
-                r = rand_below(rs, mine)
+                r = rand_below(rs, I64(mine))
                 for c in range(ntok):
                     if a[own + c] == player:
                         if r == 0:
@@ -322,7 +328,7 @@ def _draw(a: np.ndarray, k: np.ndarray, allowed: np.ndarray, rs: np.ndarray) -> 
                             break
                         r -= 1
             t = np.int64(a[HEADER + i])
-            j = rand_below(rs, 18)
+            j = rand_below(rs, I64(18))
             if j < 12:
                 dest = t + k[K_RING + j]
                 if on_board(k, allowed, dest) and token_at(a, dest) < 0:
@@ -335,12 +341,12 @@ def _draw(a: np.ndarray, k: np.ndarray, allowed: np.ndarray, rs: np.ndarray) -> 
             for d in range(6):
                 if owner_at(a, dest + k[K_NBR + d]) == player:
                     adjacent += 1
-            if adjacent == 1 or rand_below(rs, adjacent) == 0:
+            if adjacent == 1 or rand_below(rs, I64(adjacent)) == 0:
                 return dest * 13
     moves = legal_actions(a, k, allowed)
     if moves.shape[0] == 0:
         return k[K_SIZE] * 13
-    return moves[rand_below(rs, moves.shape[0])]
+    return moves[rand_below(rs, I64(moves.shape[0]))]
 
 
 @kernel
@@ -412,7 +418,7 @@ def rollouts(
             w = work[WINNER]
             total += 1.0 if w == 0 else -1.0 if w == 1 else 0.0
         else:
-            total += value(work, k, 0)
+            total += value(work, k, I64(0))
     return total, plies
 
 

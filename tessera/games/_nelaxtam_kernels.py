@@ -23,9 +23,16 @@ Squares are numbered ``s = rank·size + file`` (both from 0), as in the integer 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from tessera.core.kernels import kernel, rand_below
+
+I64: Callable[[Any], int] = np.int64  # type: ignore[assignment]
+"""``np.int64``, for the values passed on to another kernel: int64, never int32 nor a literal constant, so
+every kernel compiles exactly one specialisation (numba specialises a call on ``int32`` and on each literal)."""
 
 PHASE, TURN, IDLE, WINNER = 0, 1, 2, 3
 """Offsets of the header fields from ``H = S + 2·troops``."""
@@ -45,7 +52,7 @@ def state_size(squares: int, troops: int) -> int:
 @kernel
 def _below(rs: np.ndarray, n: int) -> int:
     """:func:`rand_below` as a signed integer (it returns ``uint64``, which mixed with signed ints gives floats)."""
-    return np.int64(rand_below(rs, n))  # type: ignore[return-value]
+    return np.int64(rand_below(rs, I64(n)))  # type: ignore[return-value]
 
 
 @kernel
@@ -125,8 +132,8 @@ def check_end(st: np.ndarray, geo: np.ndarray) -> None:
     sq = geo.shape[0] - 1
     h = header(st, geo)
     if not can_destroy(st, geo):
-        a = territory(st, geo, 0)
-        b = territory(st, geo, 1)
+        a = territory(st, geo, I64(0))
+        b = territory(st, geo, I64(1))
         st[h + PHASE] = OVER
         st[h + WINNER] = 0 if a > b else 1 if b > a else -1
     elif st[h + IDLE] >= geo[sq, 4]:
@@ -251,7 +258,7 @@ def random_order(st: np.ndarray, geo: np.ndarray, player: int, rs: np.ndarray, o
                 cand[n] = c
                 n += 1
         for k in range(need):
-            j = _below(rs, n - k)
+            j = _below(rs, I64(n - k))
             chosen[k] = cand[j]
             cand[j] = cand[n - k - 1]
         used = np.zeros(sq, np.uint8)
@@ -263,11 +270,11 @@ def random_order(st: np.ndarray, geo: np.ndarray, player: int, rs: np.ndarray, o
                 cand[n] = c
                 n += 1
         for k in range(need, t):
-            j = _below(rs, n - (k - need))
+            j = _below(rs, I64(n - (k - need)))
             chosen[k] = cand[j]
             cand[j] = cand[n - (k - need) - 1]
         for k in range(t - 1, 0, -1):  # shuffle which troop lands where
-            j = _below(rs, k + 1)
+            j = _below(rs, I64(k + 1))
             x = chosen[k]
             chosen[k] = chosen[j]
             chosen[j] = x
@@ -278,11 +285,11 @@ def random_order(st: np.ndarray, geo: np.ndarray, player: int, rs: np.ndarray, o
     if geo[sq, 5] == 1:  # quiet: one token among all
         opts = np.empty((t, 9), np.int64)
         counts = np.zeros(t, np.int64)
-        options(st, geo, player, opts, counts)
+        options(st, geo, I64(player), opts, counts)
         total = 0
         for i in range(t):
             total += counts[i]
-        j = _below(rs, total)
+        j = _below(rs, I64(total))
         for i in range(t):
             if j < counts[i]:
                 out[0] = opts[i, j]
@@ -300,7 +307,7 @@ def random_order(st: np.ndarray, geo: np.ndarray, player: int, rs: np.ndarray, o
             waiting[c] = 1
     order = live[:n].copy()
     for k in range(n - 1, 0, -1):
-        j = _below(rs, k + 1)
+        j = _below(rs, I64(k + 1))
         x = order[k]
         order[k] = order[j]
         order[j] = x
@@ -329,7 +336,7 @@ def random_order(st: np.ndarray, geo: np.ndarray, player: int, rs: np.ndarray, o
                 opts[m] = i * b + 1 + c
                 ends[m] = c
                 m += 1
-        r = _below(rs, m)
+        r = _below(rs, I64(m))
         claimed[ends[r]] = 1
         pick[i] = opts[r]
     for k in range(n):
@@ -362,7 +369,7 @@ def order_code(st: np.ndarray, geo: np.ndarray, player: int, acts: np.ndarray) -
     invasion = st[h + PHASE] == INVASION
     quiet = geo[sq, 5] == 1 and not invasion
     if quiet and n != 1:
-        return _pack(14, n, 0, 0)
+        return _pack(I64(14), I64(n), I64(0), I64(0))
     endk = np.zeros(sq, np.int64)
     given = np.zeros(t, np.uint8)
     prev = -1
@@ -370,7 +377,7 @@ def order_code(st: np.ndarray, geo: np.ndarray, player: int, acts: np.ndarray) -
     for i in range(n):
         a = acts[i]
         if a < 0 or a >= t * b:
-            return _pack(15, i, 0, 0)
+            return _pack(I64(15), I64(i), I64(0), I64(0))
         tr = a // b
         local = a % b
         kind = 0
@@ -381,31 +388,31 @@ def order_code(st: np.ndarray, geo: np.ndarray, player: int, acts: np.ndarray) -
         k = tr + 1
         if invasion:
             if kind != 3:
-                return _pack(20, i, 0, 0)
+                return _pack(I64(20), I64(i), I64(0), I64(0))
             if tr == prev:
-                return _pack(21, k, 0, 0)
+                return _pack(I64(21), I64(k), I64(0), I64(0))
             if tr < prev:
-                return _pack(2, k, prev + 1, 0)
+                return _pack(I64(2), I64(k), I64(prev + 1), I64(0))
             prev = tr
             given[tr] = 1
             if geo[cell, COLOUR] != player:
-                return _pack(23, k, cell, 0)
+                return _pack(I64(23), I64(k), I64(cell), I64(0))
             if endk[cell]:
-                return _pack(24, endk[cell], k, cell)
+                return _pack(I64(24), I64(endk[cell]), I64(k), I64(cell))
             endk[cell] = k
             on_edge += geo[cell, EDGE]
             continue
         if tr == prev:
-            return _pack(1, k, 0, 0)
+            return _pack(I64(1), I64(k), I64(0), I64(0))
         if tr < prev:
-            return _pack(2, k, prev + 1, 0)
+            return _pack(I64(2), I64(k), I64(prev + 1), I64(0))
         prev = tr
         given[tr] = 1
         here = st[base + tr]
         if here < 0:
-            return _pack(3, k, 0, 0)
+            return _pack(I64(3), I64(k), I64(0), I64(0))
         if kind == 3:
-            return _pack(4, k, cell, 0)
+            return _pack(I64(4), I64(k), I64(cell), I64(0))
         end = here
         if kind == 1:
             diag = False
@@ -415,31 +422,31 @@ def order_code(st: np.ndarray, geo: np.ndarray, player: int, acts: np.ndarray) -
             if not diag:
                 for j in range(4):
                     if geo[here, j] == cell:
-                        return _pack(5, k, here, cell)
-                return _pack(6, k, here, cell)
+                        return _pack(I64(5), I64(k), I64(here), I64(cell))
+                return _pack(I64(6), I64(k), I64(here), I64(cell))
             if st[cell] == 0:
-                return _pack(7, k, cell, 0)
+                return _pack(I64(7), I64(k), I64(cell), I64(0))
             end = cell
         elif kind == 2:
             if geo[cell, COLOUR] == player:
-                return _pack(8, k, cell, 0)
+                return _pack(I64(8), I64(k), I64(cell), I64(0))
             ortho = False
             for j in range(4):
                 if geo[here, j] == cell:
                     ortho = True
             if not ortho:
-                return _pack(9, k, here, cell)
+                return _pack(I64(9), I64(k), I64(here), I64(cell))
             if st[cell] == 0:
-                return _pack(10, k, cell, 0)
+                return _pack(I64(10), I64(k), I64(cell), I64(0))
         if endk[end]:
-            return _pack(11, endk[end], k, end)
+            return _pack(I64(11), I64(endk[end]), I64(k), I64(end))
         endk[end] = k
     if invasion:
         for u in range(t):
             if not given[u]:
-                return _pack(25, u + 1, 0, 0)
+                return _pack(I64(25), I64(u + 1), I64(0), I64(0))
         if on_edge < geo[sq, 3]:
-            return _pack(26, on_edge, geo[sq, 3], 0)
+            return _pack(I64(26), I64(on_edge), I64(geo[sq, 3]), I64(0))
         return 0
     if quiet:
         a = acts[0]
@@ -449,11 +456,11 @@ def order_code(st: np.ndarray, geo: np.ndarray, player: int, acts: np.ndarray) -
             cell = (local - 1) % sq
             for u in range(t):
                 if u != tr and st[base + u] == cell:
-                    return _pack(12, u + 1, tr + 1, cell)
+                    return _pack(I64(12), I64(u + 1), I64(tr + 1), I64(cell))
         return 0
     for u in range(t):
         if st[base + u] >= 0 and not given[u]:
-            return _pack(13, u + 1, 0, 0)
+            return _pack(I64(13), I64(u + 1), I64(0), I64(0))
     return 0
 
 
@@ -467,10 +474,10 @@ def evaluate(st: np.ndarray, geo: np.ndarray, player: int) -> float:
         return 0.0 if w < 0 else (1.0 if w == player else -1.0)
     if phase == INVASION:
         return 0.0
-    t_me = territory(st, geo, player)
-    t_op = territory(st, geo, 1 - player)
-    n_me = living(st, geo, player)
-    n_op = living(st, geo, 1 - player)
+    t_me = territory(st, geo, I64(player))
+    t_op = territory(st, geo, I64(1 - player))
+    n_me = living(st, geo, I64(player))
+    n_op = living(st, geo, I64(1 - player))
     v = 0.0
     if t_me + t_op:
         v += 0.7 * (t_me - t_op) / (t_me + t_op)
@@ -489,11 +496,11 @@ def playout(st: np.ndarray, geo: np.ndarray, rs: np.ndarray, cutoff: int) -> int
     one = np.empty(t, np.int64)
     turns = 0
     while st[h + PHASE] != OVER and (cutoff < 0 or turns < cutoff):
-        n0 = random_order(st, geo, 0, rs, one)
+        n0 = random_order(st, geo, I64(0), rs, one)
         acts[:n0] = one[:n0]
-        n1 = random_order(st, geo, 1, rs, one)
+        n1 = random_order(st, geo, I64(1), rs, one)
         acts[n0 : n0 + n1] = one[:n1]
-        resolve(st, geo, acts[: n0 + n1], n0)
+        resolve(st, geo, acts[: n0 + n1], I64(n0))
         turns += 1
     return turns
 
@@ -506,6 +513,6 @@ def playouts(st: np.ndarray, geo: np.ndarray, rs: np.ndarray, cutoff: int, out: 
     total = 0
     for j in range(out.shape[0]):
         work[:] = st
-        total += playout(work, geo, rs, cutoff)
-        out[j] = evaluate(work, geo, 0)
+        total += playout(work, geo, rs, I64(cutoff))
+        out[j] = evaluate(work, geo, I64(0))
     return total

@@ -33,9 +33,16 @@ nogil=True)``): compiled on first use, then loaded from numba's on-disk cache.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from tessera.core.kernels import kernel, rand_below
+
+I64: Callable[[Any], int] = np.int64  # type: ignore[assignment]
+"""``np.int64``, for the values passed on to another kernel: int64, never int32 nor a literal constant, so
+every kernel compiles exactly one specialisation (numba specialises a call on ``int32`` and on each literal)."""
 
 TO_MOVE, TAKING, OVER, WINNER, ON_BOARD, N_LEGAL = 0, 1, 2, 3, 4, 5
 """Offsets of the header fields from ``H = K + 2·colours``."""
@@ -53,7 +60,7 @@ def state_size(k: int, colors: int) -> int:
 @kernel
 def _below(rs: np.ndarray, n: int) -> int:
     """:func:`rand_below` as a signed integer (it returns ``uint64``, which mixed with signed ints gives floats)."""
-    return np.int64(rand_below(rs, n))  # type: ignore[return-value]
+    return np.int64(rand_below(rs, I64(n)))  # type: ignore[return-value]
 
 
 @kernel
@@ -172,7 +179,7 @@ def _fill_legal(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, ws: np.ndarray
     colour = s[h + TAKING]
     if colour < 0:
         for i in range(k):
-            if s[i] >= 0 and on_corner(s, geo, i) and not splits(s, geo, i, ws):
+            if s[i] >= 0 and on_corner(s, geo, I64(i)) and not splits(s, geo, I64(i), ws):
                 s[out + m] = i
                 m += 1
     else:
@@ -181,7 +188,7 @@ def _fill_legal(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, ws: np.ndarray
             i = int(deal[base + j])
             if i < 0:
                 break
-            if s[i] == colour and on_corner(s, geo, i) and not splits(s, geo, i, ws):
+            if s[i] == colour and on_corner(s, geo, I64(i)) and not splits(s, geo, I64(i), ws):
                 s[out + m] = i
                 m += 1
         s[out + m] = k
@@ -253,18 +260,18 @@ def settle(s: np.ndarray, deal: np.ndarray, geo: np.ndarray) -> None:
     k = geo.shape[0] - 1
     h = k + 2 * geo[k, 1]
     for p in range(2):
-        if instant_win(s, deal, geo, p, -1):
+        if instant_win(s, deal, geo, I64(p), I64(-1)):
             s[h + OVER] = 1
             s[h + WINNER] = p
             return
     if s[h + ON_BOARD] == 0:
-        _finish_by_majority(s, geo, h)
+        _finish_by_majority(s, geo, I64(h))
 
 
 @kernel
 def _finish_by_majority(s: np.ndarray, geo: np.ndarray, h: int) -> None:
-    a = majorities(s, geo, 0)
-    b = majorities(s, geo, 1)
+    a = majorities(s, geo, I64(0))
+    b = majorities(s, geo, I64(1))
     s[h + OVER] = 1
     s[h + WINNER] = 0 if a > b else 1 if b > a else -1
 
@@ -298,13 +305,13 @@ def _apply(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, ws: np.ndarray, a: 
     s[a] = -1
     s[h + ON_BOARD] -= 1
     s[k + p * n + colour] += 1
-    if instant_win(s, deal, geo, p, colour):
+    if instant_win(s, deal, geo, I64(p), I64(colour)):
         s[h + OVER] = 1
         s[h + WINNER] = p
         s[h + TAKING] = -1
     elif s[h + ON_BOARD] == 0:
         s[h + TAKING] = -1
-        _finish_by_majority(s, geo, h)
+        _finish_by_majority(s, geo, I64(h))
     else:
         s[h + TAKING] = colour
         if _fill_legal(s, deal, geo, ws) == 1:  # only end: the turn ends by itself
@@ -359,7 +366,7 @@ def playout(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, ws: np.ndarray, rs
     n = 0
     for i in range(k):
         pos[i] = -1
-        if s[i] >= 0 and on_corner(s, geo, i):
+        if s[i] >= 0 and on_corner(s, geo, I64(i)):
             cl[n] = i
             pos[i] = n
             n += 1
@@ -369,14 +376,14 @@ def playout(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, ws: np.ndarray, rs
         if m < 0 and s[h + TAKING] >= 0:
             m = _fill_legal(s, deal, geo, ws)
         if m >= 0:
-            a = int(s[h + LEGAL + _below(rs, m)])
+            a = int(s[h + LEGAL + _below(rs, I64(m))])
         else:
             a = -1
             c = n
             while c > 0:
-                j = _below(rs, c)
+                j = _below(rs, I64(c))
                 i = int(cl[j])
-                if not splits(s, geo, i, ws):
+                if not splits(s, geo, I64(i), ws):
                     a = i
                     break
                 c -= 1  # move the refused block behind the ones still to try
@@ -387,7 +394,7 @@ def playout(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, ws: np.ndarray, rs
                 pos[t] = j
             if a < 0:
                 return -1  # unreachable: a connected, non-empty board always has a block to take
-        _apply(s, deal, geo, ws, a)
+        _apply(s, deal, geo, ws, I64(a))
         steps += 1
         if a < k:
             j = pos[a]
@@ -398,7 +405,7 @@ def playout(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, ws: np.ndarray, rs
             pos[a] = -1
             for e in range(d):
                 nb = int(geo[a, e])
-                if nb >= 0 and s[nb] >= 0 and pos[nb] < 0 and on_corner(s, geo, nb):
+                if nb >= 0 and s[nb] >= 0 and pos[nb] < 0 and on_corner(s, geo, I64(nb)):
                     cl[n] = nb
                     pos[nb] = n
                     n += 1
@@ -458,8 +465,8 @@ def evaluate(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, player: int) -> f
         else:
             race += 0.5 * (a - b) / m
     race /= m
-    t_me = _progress(s, deal, geo, player)
-    t_op = _progress(s, deal, geo, 1 - player)
+    t_me = _progress(s, deal, geo, I64(player))
+    t_op = _progress(s, deal, geo, I64(1 - player))
     return np.tanh(1.2 * race + 2.0 * (t_me * t_me - t_op * t_op))
 
 
@@ -479,8 +486,8 @@ def playouts(
     total = 0
     for j in range(out.shape[0]):
         work[:] = s
-        total += playout(work, deal, geo, ws, rs, cutoff)
-        out[j] = evaluate(work, deal, geo, 0)
+        total += playout(work, deal, geo, ws, rs, I64(cutoff))
+        out[j] = evaluate(work, deal, geo, I64(0))
     return total
 
 
