@@ -1,8 +1,9 @@
 """The FastAPI application: JSON API (docs/http-api.md), WebSocket, and the static web client.
 
 ``create_app(database_url)`` wires storage → match service → hub and AI worker.
-Endpoints are plain functions run in the thread pool (storage is synchronous);
-the event loop only carries WebSockets.  Views are answered as ``FastJSONResponse``
+Endpoints are plain functions run in the thread pool (storage is synchronous),
+except the move: it is checked and answered on the event loop and only its
+transaction goes to a thread.  Views are answered as ``FastJSONResponse``
 (encoded once by orjson, not walked field by field by FastAPI: a view holds the
 whole render description).  Every refusal is a 4xx with
 ``{"detail": "<the reason>"}``.
@@ -390,15 +391,19 @@ def create_app(
         return {"id": game_id, "seat": seat, "token": token, "link": f"/g/{game_id}#seat={seat}&t={token}"}
 
     @app.post("/api/games/{game_id}/moves")
-    def post_move(
+    async def post_move(
         game_id: str,
         body: MoveIn,
         x_seat_token: Annotated[str | None, Header()] = None,
         token: str | None = None,
     ) -> FastJSONResponse:
-        """Play a move (a Nelaxtam order is sealed until both are in)."""
+        """Play a move (a Nelaxtam order is sealed until both are in).
+
+        Asynchronous: the move is checked and answered on the event loop against the game in
+        memory; only its database transaction runs in a worker thread (MatchService.play_async).
+        """
         seat_token = _token(body.token, x_seat_token, token)
-        return FastJSONResponse(service.play(game_id, seat_token, body.move, body.expected))
+        return FastJSONResponse(await service.play_async(game_id, seat_token, body.move, body.expected))
 
     @app.post("/api/games/{game_id}/resign")
     def resign(

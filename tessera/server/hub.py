@@ -197,16 +197,34 @@ class Hub:
     async def broadcast(self, game_id: str, *, fresh: bool = True) -> None:
         """Every viewer of ``game_id`` gets his own view.
 
-        The views are built and JSON-encoded in one trip to the thread pool, once per distinct
-        token (all spectators share one text), not once per socket; the event loop only sends.
+        The views are built and JSON-encoded once per distinct token (all spectators share one
+        text), not once per socket: on the event loop from the game in memory after this
+        process's own change, else in one trip to the thread pool.
         """
         conns = list(self.games.get(game_id, ()))
         if not conns:
             return
         tokens = {conn.token for conn in conns}
-        texts = await run_in_threadpool(functools.partial(self.encoded_views, game_id, tokens, fresh=fresh))
+        texts = self.encoded_views_from_memory(game_id, tokens) if fresh else None
+        if texts is None:
+            texts = await run_in_threadpool(functools.partial(self.encoded_views, game_id, tokens, fresh=fresh))
         for conn in conns:
             await self._send_text(conn, texts[conn.token])
+
+    def encoded_views_from_memory(self, game_id: str, tokens: set[str | None]) -> dict[str | None, str] | None:
+        """:meth:`encoded_views` on the event loop from the game in memory (no lock, no thread), or None
+        if a view needs more (see :meth:`MatchService.cached_view`)."""
+        out: dict[str | None, str] = {}
+        for token in tokens:
+            try:
+                view = self.service.cached_view(game_id, token)
+            except ServiceError as e:
+                out[token] = encode({"type": "error", "detail": e.detail})
+                continue
+            if view is None:
+                return None
+            out[token] = encode({"type": "state", "view": view})
+        return out
 
     def encoded_views(self, game_id: str, tokens: set[str | None], *, fresh: bool = True) -> dict[str | None, str]:
         """The ``state`` message (or an ``error``) of each token as JSON text (run in a worker thread)."""

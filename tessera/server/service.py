@@ -477,10 +477,26 @@ class Live:
     """Sealed orders of the current simultaneous turn, by player."""
     move_dicts: list[dict[str, Any]] = field(default_factory=list)
     """``moves`` as the views show them (appended to, never rebuilt)."""
+    n_moves: int = -1
+    """How many of ``moves``/``move_dicts`` belong to this version (the lists are shared with later
+    versions, which append to them): a view built from this object while a later move is being
+    stored shows this version's moves only."""
 
     def __post_init__(self) -> None:
         if not self.move_dicts:
             self.move_dicts = [{"index": m.index, "player": m.player, "move": m.move} for m in self.moves]
+        if self.n_moves < 0:
+            self.n_moves = len(self.moves)
+
+
+@dataclass
+class _Prepared:
+    """A move checked against a cached position, ready to be stored (:meth:`MatchService.play_async`)."""
+
+    seat: int
+    row: GameRow
+    state: State
+    record: MoveRow
 
 
 @dataclass
@@ -569,6 +585,25 @@ class MatchService:
             with entry.lock:
                 yield
         finally:
+            with self._locks_guard:
+                entry.users -= 1
+                if entry.users == 0:
+                    del self._locks[game_id]
+
+    @contextmanager
+    def _locked_now(self, game_id: str) -> Iterator[bool]:
+        """:meth:`_locked` without waiting: yields False (and holds nothing) if someone holds the game."""
+        with self._locks_guard:
+            entry = self._locks.get(game_id)
+            if entry is None:
+                entry = self._locks[game_id] = _GameLock()
+            entry.users += 1
+        got = entry.lock.acquire(blocking=False)
+        try:
+            yield got
+        finally:
+            if got:
+                entry.lock.release()
             with self._locks_guard:
                 entry.users -= 1
                 if entry.users == 0:
@@ -880,6 +915,18 @@ class MatchService:
         with self._locked(game_id):
             return self._view(self._live(game_id, check=False), seat)
 
+    def cached_view(self, game_id: str, token: str | None) -> dict[str, Any] | None:
+        """:meth:`view` straight from memory, without waiting for any lock (for the event loop, right
+        after this process's own change); None when that is not enough (the game is not in memory,
+        or the view would claim a seat or enforce a clock): then call :meth:`view` in a thread."""
+        live = self._cached(game_id)
+        if live is None:
+            return None
+        seat = self._seat_of(live.row, token, required=False)
+        if (seat is not None and not live.row.seats[seat].claimed) or self._flagged(live.row, time.time()):
+            return None
+        return self._view(live, seat)
+
     def _render(self, live: Live, seat: int | None) -> dict[str, Any]:
         """The render description ``seat`` sees (cached for this version)."""
         key = (live.row.id, live.row.version, seat)
@@ -947,7 +994,7 @@ class MatchService:
             "move_number": state.move_number(),
             "to_move": cp if row.status == "active" else TERMINAL,
             "sealed": [p in sealed for p in range(len(row.seats))] if cp == SIMULTANEOUS else None,
-            "moves": list(live.move_dicts),
+            "moves": live.move_dicts[: live.n_moves],
             "result": row.result,
             "clock": clock_public(row.clock, time.time()),
             "undo_request": row.undo_request,
@@ -1029,13 +1076,8 @@ class MatchService:
         ``UPDATE`` of the game's version and one ``INSERT``, acknowledged after the commit.
         A refusal is only given once the cached game is known to be the stored one.
         """
-        if not isinstance(move, str) or not move.strip():
-            raise ServiceError(422, "the move is empty")
-        if len(move) > MAX_MOVE_CHARS:
-            raise ServiceError(422, f"the move is too long: {len(move)} characters (at most {MAX_MOVE_CHARS})")
-        move = move.strip()
-        if expected is None:
-            raise ServiceError(422, "expected (the move number the move is for) is required")
+        move = self._checked_input(move, expected)
+        assert expected is not None
         flagged = False
         with self._locked(game_id):
             live = self._live(game_id, check=False)
@@ -1069,13 +1111,80 @@ class MatchService:
             self.on_change(game_id)
         return out
 
-    def _try_play(self, live: Live, token: str | None, move: str, expected: int) -> tuple[dict[str, Any], bool]:
-        """Check and store one move against ``live`` (the view, and whether the game changed)."""
+    @staticmethod
+    def _checked_input(move: object, expected: int | None) -> str:
+        """The move text, stripped, if the request is well formed."""
+        if not isinstance(move, str) or not move.strip():
+            raise ServiceError(422, "the move is empty")
+        if len(move) > MAX_MOVE_CHARS:
+            raise ServiceError(422, f"the move is too long: {len(move)} characters (at most {MAX_MOVE_CHARS})")
+        if expected is None:
+            raise ServiceError(422, "expected (the move number the move is for) is required")
+        return move.strip()
+
+    async def play_async(self, game_id: str, token: str | None, move: str, expected: int | None) -> dict[str, Any]:
+        """:meth:`play` for the event loop: the same checks, answers and guarantees, but at most
+        the database transaction runs in a worker thread.
+
+        The move is checked and the answer built on the loop against the game in memory, then
+        stored (the game's lock, its version claimed by the conditional ``UPDATE``, one
+        ``INSERT``, the commit) and acknowledged after the commit.  The transaction is awaited in
+        a worker thread (PostgreSQL: network round trips; SQLite ``synchronous=FULL``: a disk
+        flush), except on an SQLite file in ``NORMAL`` mode when nothing has to be waited for:
+        its commit is a write into the log (about 0.05 ms), cheaper than the trip to a thread,
+        so it is done on the loop (:meth:`Storage.transaction_now`).  If the game in memory
+        turns out stale (another request or process changed it), it is read again and the move
+        checked again.  Games not in memory, sealed orders and running-out clocks take the
+        synchronous path (:meth:`play`) in a thread.
+        """
+        from anyio.to_thread import run_sync
+
+        move = self._checked_input(move, expected)
+        assert expected is not None
+        live = self._cached(game_id)
+        for attempt in range(3):
+            if live is None or self._flagged(live.row, time.time()):
+                return await run_sync(self.play, game_id, token, move, expected)
+            try:
+                prepared = self._prepare_move(live, token, move, expected)
+            except ServiceError:
+                if attempt == 0 and not await run_sync(self._fresh, live):
+                    live = await run_sync(self._reload, game_id)
+                    continue
+                raise
+            if prepared is None:  # a sealed order: the synchronous path stores those
+                return await run_sync(self.play, game_id, token, move, expected)
+            if isinstance(prepared, dict):
+                return prepared  # a duplicate of the accepted move
+            try:
+                new = self._commit_move_now(live, prepared)
+                if new is None:
+                    new = await run_sync(self._commit_move, live, prepared)
+            except _Stale:
+                live = await run_sync(self._reload, game_id)
+                continue
+            except Conflict as e:
+                raise ServiceError(409, f"stale move: another move was stored first ({e})") from None
+            view = self._view(new, prepared.seat)
+            self.on_change(game_id)
+            return view
+        raise ServiceError(409, "stale move: the game kept changing; send it again")
+
+    def _reload(self, game_id: str) -> Live | None:
+        """The game checked against the stored version (read again if it changed), under its lock."""
+        with self._locked(game_id):
+            return self._live(game_id, check=True)
+
+    def _prepare_move(
+        self, live: Live, token: str | None, move: str, expected: int
+    ) -> _Prepared | dict[str, Any] | None:
+        """Check ``move`` against ``live`` without storing it: the move and its new position, the view
+        of a duplicate of the move just accepted, or None at a simultaneous node (an order to seal)."""
         row, state = live.row, live.state
         seat = self._seat_of(row, token)
         assert seat is not None
-        if expected == state.move_number() - 1 and self._is_retry(live.moves, state, seat, move):
-            return self._view(live, seat), False  # a duplicate of the accepted move
+        if expected == state.move_number() - 1 and self._is_retry(live.moves[: live.n_moves], state, seat, move):
+            return self._view(live, seat)
         if row.status != "active":
             raise ServiceError(409, "the game is over" + (f": {row.result['text']}" if row.result else ""))
         n = state.move_number()
@@ -1083,7 +1192,7 @@ class MatchService:
         if expected != n:
             raise ServiceError(409, f"stale move: it was sent for move number {expected}, but the game is at move {n}")
         if cp == SIMULTANEOUS:
-            return self._seal(live, seat, move), True
+            return None
         if cp != seat:
             raise ServiceError(
                 409, f"it is not your turn: {_names(state.game)[cp]} (seat {cp}) is to move, you hold seat {seat}"
@@ -1098,31 +1207,84 @@ class MatchService:
             new.play(move)
         except IllegalMove as e:
             raise ServiceError(400, str(e)) from None
-        now = time.time()
         nrow = copy_row(row)
-        self._after_move(nrow, new, [cp], now)
-        record = MoveRow(n, cp, normal)
-        with self.storage.transaction(write=True) as tx:
+        self._after_move(nrow, new, [cp], time.time())
+        return _Prepared(seat, nrow, new, MoveRow(n, cp, normal))
+
+    def _commit_move(self, live: Live, p: _Prepared) -> Live:
+        """Store a prepared move (in a worker thread): ``_Stale`` if the game changed since ``live``."""
+        game_id = live.row.id
+        with self._locked(game_id):
+            if self._cached(game_id) is not live:
+                raise _Stale
+            new = self._store_move(live, p)
+            assert new is not None
+            return new
+
+    def _commit_move_now(self, live: Live, p: _Prepared) -> Live | None:
+        """:meth:`_commit_move` on the calling thread (the event loop) if nothing has to be waited
+        for (see :meth:`Storage.transaction_now`); None if something would have to be."""
+        if not self.storage.writes_now:
+            return None
+        game_id = live.row.id
+        with self._locked_now(game_id) as got:
+            if not got:
+                return None
+            if self._cached(game_id) is not live:
+                raise _Stale
+            return self._store_move(live, p, now=True)
+
+    def _store_move(self, live: Live, p: _Prepared, *, now: bool = False) -> Live | None:
+        """One conditional ``UPDATE`` and one ``INSERT``, committed; then the new version in memory
+        (call under the game's lock).  ``now``: only if the transaction can begin without waiting
+        (else None, nothing done)."""
+        row, nrow = live.row, p.row
+        with self.storage.transaction_now() if now else self.storage.transaction(write=True) as tx:
+            if tx is None:
+                return None
             if not tx.bump_version(row.id, row.version, **self._columns(nrow)):
                 raise _Stale
-            if not nrow.seats[seat].claimed:
-                tx.claim_seat(row.id, seat)
-                nrow.seats[seat].claimed = True
-            tx.insert_move(row.id, n, cp, normal)
+            if not nrow.seats[p.seat].claimed:
+                tx.claim_seat(row.id, p.seat)
+                nrow.seats[p.seat].claimed = True
+            tx.insert_move(row.id, p.record.index, p.record.player, p.record.move)
             tx.changed(row.id)
         nrow.version += 1
-        return self._advance(live, nrow, new, record, {}, seat), True
+        return self._advance_live(live, nrow, p.state, p.record, {})
+
+    def _try_play(self, live: Live, token: str | None, move: str, expected: int) -> tuple[dict[str, Any], bool]:
+        """Check and store one move against ``live`` (the view, and whether the game changed)."""
+        prepared = self._prepare_move(live, token, move, expected)
+        if isinstance(prepared, dict):
+            return prepared, False  # a duplicate of the accepted move
+        if prepared is None:
+            seat = self._seat_of(live.row, token)
+            assert seat is not None
+            return self._seal(live, seat, move), True
+        new = self._store_move(live, prepared)
+        assert new is not None
+        return self._view(new, prepared.seat), True
 
     def _advance(
         self, live: Live, row: GameRow, state: State, record: MoveRow | None, sealed: dict[int, str], seat: int
     ) -> dict[str, Any]:
         """Keep the committed change in memory (the moves list grows in place) and answer ``seat``'s view."""
+        return self._view(self._advance_live(live, row, state, record, sealed), seat)
+
+    def _advance_live(
+        self, live: Live, row: GameRow, state: State, record: MoveRow | None, sealed: dict[int, str]
+    ) -> Live:
+        """Keep the committed change in memory: the moves lists grow in place (``live`` keeps showing
+        its own ``n_moves``), unless ``live`` is not their latest version (then they are copied)."""
+        moves, dicts = live.moves, live.move_dicts
+        if len(moves) != live.n_moves or len(dicts) != live.n_moves:
+            moves, dicts = moves[: live.n_moves], dicts[: live.n_moves]
         if record is not None:
-            live.moves.append(record)
-            live.move_dicts.append({"index": record.index, "player": record.player, "move": record.move})
-        new = Live(row, state, live.moves, sealed, live.move_dicts)
+            moves.append(record)
+            dicts.append({"index": record.index, "player": record.player, "move": record.move})
+        new = Live(row, state, moves, sealed, dicts)
         self._install(new)
-        return self._view(new, seat)
+        return new
 
     @staticmethod
     def _columns(row: GameRow) -> dict[str, Any]:

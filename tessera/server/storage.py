@@ -24,6 +24,7 @@ Alembic migrations in ``tessera/server/migrations``):
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
 import time
@@ -36,6 +37,8 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
+
+log = logging.getLogger("tessera.server.storage")
 
 metadata = sa.MetaData()
 
@@ -205,6 +208,9 @@ def make_engine(url: str, immediate: threading.local | None = None) -> Engine:
             if ":memory:" not in url and url not in ("sqlite://", "sqlite:///"):
                 cur.execute("PRAGMA journal_mode=WAL")
                 cur.execute(f"PRAGMA synchronous={sqlite_synchronous()}")
+                # no checkpoint inside a commit (it waits for the disk while this process's writers
+                # queue behind it): Storage's own thread checkpoints (Checkpointer)
+                cur.execute("PRAGMA wal_autocheckpoint=0")
             cur.close()
 
         @sa.event.listens_for(engine, "begin")
@@ -460,6 +466,52 @@ class Transaction:
         self.conn.execute(sealed_table.delete().where(sealed_table.c.game_id == game_id))
 
 
+CHECKPOINT_SECONDS = 1.0
+"""How often an SQLite file's write-ahead log is copied back into the database (:class:`Checkpointer`)."""
+
+
+class Checkpointer:
+    """A thread that checkpoints an SQLite file's write-ahead log every ``CHECKPOINT_SECONDS``.
+
+    SQLite's automatic checkpoint runs inside the commit that fills the log past 1,000 pages and
+    waits for the disk there (``fsync``), while every other writer of the process queues behind
+    that commit: a tail of hundreds of milliseconds every few hundred moves on a busy disk.  A
+    ``PASSIVE`` checkpoint on a connection of its own blocks no writer and no reader; committed
+    transactions are safe in the log meanwhile (it is replayed after a crash).
+    """
+
+    def __init__(self, path: str, every: float = CHECKPOINT_SECONDS) -> None:
+        self.path = path
+        self.every = every
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="tessera-checkpoint", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        import sqlite3
+
+        try:
+            conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error:
+            return
+        try:
+            while not self._stop.wait(self.every):
+                try:
+                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                except sqlite3.Error as e:  # e.g. the file went away; try again later
+                    log.debug("checkpoint of %s failed: %s", self.path, e)
+            conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+        except sqlite3.Error:
+            pass
+        finally:
+            conn.close()
+
+    def stop(self) -> None:
+        """Checkpoint once more and stop the thread."""
+        self._stop.set()
+        self._thread.join(10)
+
+
 class Storage:
     """The database: run migrations once, then hand out transactions."""
 
@@ -469,8 +521,12 @@ class Storage:
         self._immediate = threading.local()
         self._write_lock = threading.Lock()
         self.engine = make_engine(self.url, self._immediate)
+        self._checkpointer: Checkpointer | None = None
         if migrate:
             run_migrations(self.engine)
+        path = self.engine.url.database if self.sqlite else None
+        if path and path != ":memory:" and not path.startswith("file:"):
+            self._checkpointer = Checkpointer(path)
 
     @contextmanager
     def transaction(self, *, write: bool = False) -> Iterator[Transaction]:
@@ -493,6 +549,49 @@ class Storage:
             finally:
                 self._immediate.on = False
 
+    @property
+    def writes_now(self) -> bool:
+        """Whether :meth:`transaction_now` may write on the calling thread: an SQLite file with
+        ``synchronous=NORMAL``, where a commit is a write into the log without waiting for the disk
+        (measured: 0.05 ms median, 0.1 ms p99 for a move's transaction)."""
+        return self._checkpointer is not None and sqlite_synchronous() == "NORMAL"
+
+    @contextmanager
+    def transaction_now(self) -> Iterator[Transaction | None]:
+        """A write transaction begun at once on the calling thread (the event loop), or None
+        (then use :meth:`transaction` in a worker thread) when it would have to wait: not
+        :attr:`writes_now`, another writer of this process holds the write lock, or another
+        process holds SQLite's (``BEGIN IMMEDIATE`` with no busy wait)."""
+        if not self.writes_now or not self._write_lock.acquire(blocking=False):
+            yield None
+            return
+        try:
+            with self.engine.connect() as conn:
+                raw = conn.connection.dbapi_connection
+                assert raw is not None
+                raw.execute("PRAGMA busy_timeout=0")
+                try:
+                    self._immediate.on = True
+                    try:
+                        trans = conn.begin()
+                    finally:
+                        self._immediate.on = False
+                except sa.exc.OperationalError:  # SQLITE_BUSY: another process is writing
+                    trans = None
+                try:
+                    if trans is None:
+                        yield None
+                    else:
+                        with trans:
+                            yield Transaction(conn)
+                finally:
+                    raw.execute("PRAGMA busy_timeout=30000")
+        finally:
+            self._write_lock.release()
+
     def dispose(self) -> None:
-        """Close every pooled connection."""
+        """Close every pooled connection (and stop the SQLite checkpoint thread)."""
+        if self._checkpointer is not None:
+            self._checkpointer.stop()
+            self._checkpointer = None
         self.engine.dispose()
