@@ -188,8 +188,8 @@ _SEARCH_SPEC: dict[str, str] = {
     "ikabegama": "alphabeta",
     "nymbat": "alphabeta",
     "nume": "mcts(c=0.7,rollout_cutoff=0,sample=8)",
-    "nibble": "alphabeta",
-    "nelaxtam": "smmcts(c=0.7,rollout_cutoff=6)",
+    "nibble": "mcts(c=0.7,rollout_cutoff=-1)",  # since the kernels: beat alphabeta 19-1 at 0.1 s and 0.3 s
+    "nelaxtam": "smmcts(c=0.7,rollout_cutoff=20)",  # since the kernels: beat cutoff 6 and -1 (docs/agents.md)
 }
 _DEFAULT_SEARCH = "mcts(c=0.7,rollout_cutoff=10)"
 
