@@ -27,6 +27,10 @@ and twelve distance-2 offsets) and a uint8 array ``allowed`` over the window
 (1 = on the board; a bounded ``hexhex`` board only).  An action is
 ``dest·13 + j``: ``j = 0`` a growth onto ``dest``, ``j = 1…12`` a jump onto ``dest``
 from ``dest − ring2[j−1]``; ``pass`` is ``window.size·13``.
+
+Values passed from one kernel to another go through ``I64`` (one specialisation per kernel), and
+arrays are copied by loops, not slice assignments (``work[:] = src``), whose shape-mismatch error
+message numba compiles at ~1.5 CPU s of a cold start (docs/engine.md, the *Types* note).
 """
 
 from __future__ import annotations
@@ -408,7 +412,8 @@ def rollouts(
     total = 0.0
     plies = 0
     for _ in range(count):
-        work[:] = base
+        for i in range(base.shape[0]):  # a loop, not work[:] = base (module docstring)
+            work[i] = base[i]
         steps = 0
         while work[OVER] == 0 and (max_plies < 0 or steps < max_plies):
             apply(work, k, _draw(work, k, allowed, rs))

@@ -19,6 +19,10 @@ Squares are numbered ``s = rank·size + file`` (both from 0), as in the integer 
     ``H = S + 2T`` the phase (0 invasion, 1 battle, 2 over), the turn number, the
     idle count and the winner (``−1``: none or a draw).
 ``rs`` — a ``uint64[1]`` random state (:func:`tessera.core.kernels.rng_state`).
+
+Values passed from one kernel to another go through ``I64`` (one specialisation per kernel), and
+arrays are copied by loops, not slice assignments (``work[:] = src``), whose shape-mismatch error
+message numba compiles at ~1.5 CPU s of a cold start (docs/engine.md, the *Types* note).
 """
 
 from __future__ import annotations
@@ -497,9 +501,11 @@ def playout(st: np.ndarray, geo: np.ndarray, rs: np.ndarray, cutoff: int) -> int
     turns = 0
     while st[h + PHASE] != OVER and (cutoff < 0 or turns < cutoff):
         n0 = random_order(st, geo, I64(0), rs, one)
-        acts[:n0] = one[:n0]
+        for i in range(n0):  # loops, not slice assignments (module docstring)
+            acts[i] = one[i]
         n1 = random_order(st, geo, I64(1), rs, one)
-        acts[n0 : n0 + n1] = one[:n1]
+        for i in range(n1):
+            acts[n0 + i] = one[i]
         resolve(st, geo, acts[: n0 + n1], I64(n0))
         turns += 1
     return turns
@@ -512,7 +518,8 @@ def playouts(st: np.ndarray, geo: np.ndarray, rs: np.ndarray, cutoff: int, out: 
     work = np.empty_like(st)
     total = 0
     for j in range(out.shape[0]):
-        work[:] = st
+        for i in range(st.shape[0]):  # a loop, not work[:] = st (module docstring)
+            work[i] = st[i]
         total += playout(work, geo, rs, I64(cutoff))
         out[j] = evaluate(work, geo, I64(0))
     return total

@@ -29,6 +29,10 @@ Arrays (all ``int32`` unless said otherwise):
 
 Every kernel is a :func:`tessera.core.kernels.kernel` (``numba.njit(cache=True,
 nogil=True)``): compiled on first use, then loaded from numba's on-disk cache.
+
+Values passed from one kernel to another go through ``I64`` (one specialisation per kernel), and
+arrays are copied by loops, not slice assignments (``work[:] = src``), whose shape-mismatch error
+message numba compiles at ~1.5 CPU s of a cold start (docs/engine.md, the *Types* note).
 """
 
 from __future__ import annotations
@@ -485,7 +489,8 @@ def playouts(
     ws = scratch(geo)
     total = 0
     for j in range(out.shape[0]):
-        work[:] = s
+        for i in range(s.shape[0]):  # a loop, not work[:] = s (module docstring)
+            work[i] = s[i]
         total += playout(work, deal, geo, ws, rs, I64(cutoff))
         out[j] = evaluate(work, deal, geo, I64(0))
     return total

@@ -22,6 +22,10 @@ Array layout, ``N`` cells (``a = np.zeros(size(N), np.int32)``), by offset:
 ``nbr`` is the game's int32 table ``[N, 6]`` of neighbour cells, padded with -1.
 A placement's code ``k`` is 0 for a stone that joins its colour's groups and
 ``1 + number`` for a stone that starts a group (the action is ``cell·(N+2) + k``).
+
+Values passed from one kernel to another are ``np.int64`` (one specialisation per kernel), and
+arrays are copied by loops, not slice assignments (``work[:] = src``), whose shape-mismatch error
+message numba compiles at ~1.5 CPU s of a cold start (docs/engine.md, the *Types* note).
 """
 
 from __future__ import annotations
@@ -271,7 +275,8 @@ def rollouts(
     total = 0.0
     plies = 0
     for _ in range(count):
-        work[:] = a
+        for i in range(a.shape[0]):  # a loop, not work[:] = a (module docstring)
+            work[i] = a[i]
         c_col = np.int64(col)
         steps = 0
         left = np.int64(work[HEAD * n + NEMPTY])
