@@ -18,7 +18,11 @@ same database, and the client spreads games and viewers over them round-robin):
     (acknowledged moves missing from the stored game afterwards) and the server's memory.
 
 The server's CPU use (user+system seconds per wall second, from /proc) is reported for each
-phase.  Everything stops by itself: ``--seconds`` per phase plus set-up and drain.
+phase, and so are the client's own CPU use and how late its event loop wakes up (a 10 ms
+ticker): a busy client would inflate the latencies it measures.  The load average of the
+machine is reported at the start and the end (the client and the server share the machine;
+other jobs on it make every figure worse).  Everything stops by itself: ``--seconds`` per
+phase plus set-up and drain.
 
     pip install -e ".[server,bench]"   # aiohttp for the client
     python benchmarks/server_load.py --db sqlite --seconds 20 --crowd 1000
@@ -182,6 +186,7 @@ class Player:
         self.state: Any = None
         self.acked: list[str] = []
         self.games_played = 0
+        self.resent = 0
 
     async def new_game(self, session: aiohttp.ClientSession) -> None:
         seed = self.rng.randrange(2**31)
@@ -202,11 +207,23 @@ class Player:
         mv = s.random_move(self.rng)
         t0 = time.perf_counter()
         payload = {"token": self.tokens[cp], "move": mv, "expected": s.move_number()}
-        async with session.post(f"{base or self.base}/api/games/{self.gid}/moves", json=payload) as r:
-            await r.read()
-            dt = time.perf_counter() - t0
-            if r.status != 200:
-                return False, dt, f"{r.status}: {(await r.text())[:200]}"
+        url = f"{base or self.base}/api/games/{self.gid}/moves"
+        for attempt in (0, 1):
+            try:
+                async with session.post(url, json=payload) as r:
+                    body = await r.read()
+                    status = r.status
+                break
+            except aiohttp.ServerDisconnectedError:
+                # the server closed an idle keep-alive connection just as it was reused (HTTP's
+                # keep-alive race): send again, as browsers do; a move sent twice is answered as
+                # a duplicate, never stored twice
+                if attempt:
+                    raise
+                self.resent += 1
+        dt = time.perf_counter() - t0
+        if status != 200:
+            return False, dt, f"{status}: {body[:200].decode(errors='replace')}"
         s.play(mv)
         self.acked.append(mv)
         return True, dt, ""
@@ -295,7 +312,7 @@ async def crowd(servers: Servers, args: argparse.Namespace) -> dict[str, Any]:
     """``args.crowd`` games moving every ``args.think`` s on average, a WebSocket viewer on each."""
     n = args.crowd
     bases = servers.bases
-    http = aiohttp.TCPConnector(limit=256)
+    http = aiohttp.TCPConnector(limit=256, keepalive_timeout=3)  # below uvicorn's 5 s: the client closes first
     wsconn = aiohttp.TCPConnector(limit=0)
     async with aiohttp.ClientSession(connector=http) as session, aiohttp.ClientSession(connector=wsconn) as wss:
         rng = random.Random(2)
@@ -363,11 +380,12 @@ async def crowd(servers: Servers, args: argparse.Namespace) -> dict[str, Any]:
                 else:
                     errors.append(err)
 
-        cpu0, t0 = servers.cpu(), time.time()
+        cpu0, t0, own0 = servers.cpu(), time.time(), time.process_time()
         with LoopLag() as lag:
             await asyncio.gather(*(game_loop(i, p) for i, p in enumerate(players)))
         wall = time.time() - t0
         cpu = (servers.cpu() - cpu0) / wall
+        client_cpu = (time.process_time() - own0) / wall
         await asyncio.sleep(2.0)  # the last pushes
         rss = servers.rss_mb()
         coalesced = 0  # a push showed a later state (two moves close together): the move is in its list
@@ -408,10 +426,12 @@ async def crowd(servers: Servers, args: argparse.Namespace) -> dict[str, Any]:
         "viewer_states_coalesced": coalesced,
         "viewers_missing_a_move": stale_final,
         "moves_checked_in_storage": checked,
+        "requests_resent_after_keepalive_close": sum(p.resent for p in players),
         "lost_moves": lost,
         "server_rss_mb": rss,
         "server_cpu_cores": round(cpu, 2),
         "client_loop_lag_ms": lag.report(),
+        "client_cpu_cores": round(client_cpu, 2),
     }
 
 
