@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import os
 import random
@@ -86,6 +87,15 @@ def proc_rss_mb(pid: int) -> float:
             if line.startswith("VmRSS:"):
                 return round(int(line.split()[1]) / 1024, 1)
     return 0.0
+
+
+def quiet_collector() -> None:
+    """Keep the client's own garbage collector from pausing it mid-measurement (which would count
+    as server latency): the set-up's objects (replicas of 1,000 positions, sockets) are frozen out
+    of future collections, and young collections are spaced out as the server does."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(20_000, 10, 10)
 
 
 class LoopLag:
@@ -249,6 +259,7 @@ async def saturate(servers: Servers, args: argparse.Namespace) -> dict[str, Any]
         for p in players:
             await p.new_game(session)
         await warm_up(session, players)
+        quiet_collector()
         lat: list[float] = []
         errors: list[str] = []
         stop = 0.0
@@ -359,6 +370,7 @@ async def crowd(servers: Servers, args: argparse.Namespace) -> dict[str, Any]:
 
         await asyncio.gather(*(open_viewer(i) for i in range(n)))
         setup_s = time.time() - t_setup
+        quiet_collector()
         lat: list[float] = []
         errors: list[str] = []
         finished_games: list[tuple[int, str, list[str]]] = []
