@@ -18,8 +18,10 @@ same database, and the client spreads games and viewers over them round-robin):
     (acknowledged moves missing from the stored game afterwards) and the server's memory.
 
 The server's CPU use (user+system seconds per wall second, from /proc) is reported for each
-phase, and so are the client's own CPU use and how late its event loop wakes up (a 10 ms
-ticker): a busy client would inflate the latencies it measures.  The load average of the
+phase, and in the crowd phase the seconds per second the server's threads were runnable but
+waiting for a CPU (``/proc/PID/task/*/schedstat``: other work on the machine had the cores),
+the client's own CPU use and how late its event loop wakes up (a 10 ms ticker): a busy
+client would inflate the latencies it measures.  The load average of the
 machine is reported at the start and the end (the client and the server share the machine;
 other jobs on it make every figure worse).  Everything stops by itself: ``--seconds`` per
 phase plus set-up and drain.
@@ -79,6 +81,16 @@ def proc_cpu(pid: int) -> float:
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def proc_runqueue_wait(pid: int) -> float:
+    """Seconds the process's threads spent runnable but waiting for a CPU (``/proc/PID/task/*/schedstat``):
+    time the server wanted to run and the machine's other work had the cores."""
+    total = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with contextlib.suppress(OSError, IndexError, ValueError), open(f"/proc/{pid}/task/{task}/schedstat") as f:
+            total += int(f.read().split()[1])
+    return total / 1e9
 
 
 def proc_rss_mb(pid: int) -> float:
@@ -168,6 +180,9 @@ class Servers:
 
     def cpu(self) -> float:
         return sum(proc_cpu(p.pid) for p in self.procs)
+
+    def waited(self) -> float:
+        return sum(proc_runqueue_wait(p.pid) for p in self.procs)
 
     def rss_mb(self) -> list[float]:
         return [proc_rss_mb(p.pid) for p in self.procs]
@@ -392,11 +407,12 @@ async def crowd(servers: Servers, args: argparse.Namespace) -> dict[str, Any]:
                 else:
                     errors.append(err)
 
-        cpu0, t0, own0 = servers.cpu(), time.time(), time.process_time()
+        cpu0, t0, own0, wait0 = servers.cpu(), time.time(), time.process_time(), servers.waited()
         with LoopLag() as lag:
             await asyncio.gather(*(game_loop(i, p) for i, p in enumerate(players)))
         wall = time.time() - t0
         cpu = (servers.cpu() - cpu0) / wall
+        waited = (servers.waited() - wait0) / wall
         client_cpu = (time.process_time() - own0) / wall
         await asyncio.sleep(2.0)  # the last pushes
         rss = servers.rss_mb()
@@ -442,6 +458,7 @@ async def crowd(servers: Servers, args: argparse.Namespace) -> dict[str, Any]:
         "lost_moves": lost,
         "server_rss_mb": rss,
         "server_cpu_cores": round(cpu, 2),
+        "server_waiting_for_cpu_s_per_s": round(waited, 2),
         "client_loop_lag_ms": lag.report(),
         "client_cpu_cores": round(client_cpu, 2),
     }
