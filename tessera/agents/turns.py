@@ -9,13 +9,19 @@ spends its budget inside the mover's own turn and hardly reaches them
   greedy does) and, best first, completed into a whole turn by greedy steps
   of the same player (a *macro-action*).  Candidates are added one at a time,
   progressive widening: at most ``max(width, 2·sqrt(N + 1))`` candidates
-  after ``N`` rollouts.
+  after ``N`` rollouts, and at most ``cap`` if ``cap`` > 0 (the rest of the
+  budget goes to rollouts of those).
 * **Rollouts.** From the position after a candidate turn, the other players
   play ``rounds`` rounds of whole turns with greedy steps (a random step with
   probability ``noise``, so repeated rollouts differ), until the mover's turn
   comes back ``rounds`` times (the home-row win is checked at the start of his
   turn); the result is ``returns()`` if the game ended, else
   ``evaluate(mover)``.  The game's one evaluation is the only knowledge used.
+  With ``reply=k`` (k > 1) each other player instead answers with his best of
+  ``k`` whole turns (:func:`best_turn`: his ``k`` best first steps, each
+  completed greedily, judged by his own evaluation at the turn's end) — a
+  stronger model of opponents who search themselves, at about ``k``/2 times
+  the cost of a rollout.
 * **Selection** by UCB1 over the candidates (``c``); the decision is the best
   mean value among the most visited half (ties: more visits).
 * **Plan.** The chosen turn's steps are kept: the following calls of the same
@@ -71,6 +77,38 @@ def finish_turn(state: State, rng: random.Random, noise: float = 0.0, limit: int
     return played
 
 
+def best_turn(state: State, rng: random.Random, k: int, noise: float = 0.0) -> State:
+    """The position after the current player's best of ``k`` whole turns (``state`` is not changed).
+
+    His ``k`` best first steps by ``evaluate`` (greedy's view) are each completed by
+    :func:`finish_turn` (with ``noise``), and the turn he likes best at its end
+    (``returns`` if the game ended, else ``evaluate`` for him) is kept: a whole-turn
+    greedy player, who sees what a chain of steps leads to.  ``k=1`` is a greedy turn.
+    """
+    me = state.current_player()
+    actions = state.legal_actions()
+    if k <= 1 or len(actions) == 1:
+        out = state.clone()
+        finish_turn(out, rng, noise)
+        return out
+    scored: list[tuple[float, float, State]] = []
+    for a in actions:
+        child = state.clone()
+        child.apply_legal(a)
+        scored.append((terminal_or_eval(child, me), rng.random(), child))
+    scored.sort(key=lambda t: (t[0], t[1]), reverse=True)
+    best: State | None = None
+    best_v = -math.inf
+    for _, _, child in scored[:k]:
+        if not child.is_terminal() and child.current_player() == me:
+            finish_turn(child, rng, noise)
+        v = terminal_or_eval(child, me)
+        if v > best_v:
+            best_v, best = v, child
+    assert best is not None
+    return best
+
+
 class _Candidate:
     __slots__ = ("after", "n", "steps", "w")
 
@@ -92,6 +130,8 @@ class TurnAgent(Agent):
         rounds: int = 1,
         noise: float = 0.15,
         c: float = 0.4,
+        reply: int = 1,
+        cap: int = 0,
         seed: int | None = None,
         name: str | None = None,
     ) -> None:
@@ -104,6 +144,12 @@ class TurnAgent(Agent):
             raise ValueError(f"turns: noise must be from 0 to 1, not {noise!r}")
         if isinstance(c, bool) or not isinstance(c, int | float) or c < 0:
             raise ValueError(f"turns: c must be a number >= 0, not {c!r}")
+        if isinstance(reply, bool) or not isinstance(reply, int) or not 1 <= reply <= 50:
+            raise ValueError(f"turns: reply must be an integer from 1 to 50, not {reply!r}")
+        if isinstance(cap, bool) or not isinstance(cap, int) or cap < 0:
+            raise ValueError(f"turns: cap must be an integer >= 0 (0: no cap), not {cap!r}")
+        self.reply = reply
+        self.cap = cap
         self.width = width
         self.rounds = rounds
         self.noise = float(noise)
@@ -179,7 +225,9 @@ class TurnAgent(Agent):
 
         add()
         while not budget.exhausted(done):
-            wide = len(cands) < max(self.width, 2.0 * math.sqrt(total + 1))
+            wide = len(cands) < max(self.width, 2.0 * math.sqrt(total + 1)) and not (
+                self.cap and len(cands) >= self.cap
+            )
             if nxt < len(order) and wide and add():
                 continue
             best = self._select(cands, total)
@@ -232,8 +280,12 @@ class TurnAgent(Agent):
                 rounds += 1
                 if rounds >= self.rounds:
                     break
-            guard += 1 + len(finish_turn(s, rng, self.noise))
+            if self.reply > 1:
+                s = best_turn(s, rng, self.reply, self.noise)
+                guard += 1
+            else:
+                guard += 1 + len(finish_turn(s, rng, self.noise))
         return terminal_or_eval(s, me)
 
 
-__all__ = ["TurnAgent", "finish_turn"]
+__all__ = ["TurnAgent", "best_turn", "finish_turn"]

@@ -108,6 +108,59 @@ def test_turns_spec_options_are_checked() -> None:
     agent = make_agent("turns(width=3,rounds=2,noise=0.2,c=0.5)")
     assert isinstance(agent, TurnAgent) and (agent.width, agent.rounds, agent.noise, agent.c) == (3, 2, 0.2, 0.5)
     assert agent.name == "turns(width=3,rounds=2,noise=0.2,c=0.5)"
-    for bad in ("turns(width=0)", "turns(rounds=0)", "turns(noise=2)", "turns(c=-1)", "turns(depth=2)"):
+    for bad in (
+        "turns(width=0)",
+        "turns(rounds=0)",
+        "turns(noise=2)",
+        "turns(c=-1)",
+        "turns(depth=2)",
+        "turns(reply=0)",
+        "turns(cap=-1)",
+    ):
         with pytest.raises(ValueError):
             make_agent(bad)
+
+
+def test_best_turn_keeps_the_best_of_the_players_k_turns_for_him() -> None:
+    """``best_turn(state, rng, k)``: the mover's best of his k greedy-completed turns by his own
+    evaluation at the turn's end — never worse for him than the greedy turn (k=1), which is one of them."""
+    from tessera.agents.base import terminal_or_eval
+    from tessera.agents.turns import best_turn
+
+    game = tessera.load_game(SMALL)
+    rng = random.Random(11)
+    st = game.new_initial_state()
+    checked = 0
+    for _ in range(16):
+        if st.is_terminal():
+            break
+        me = st.current_player()
+        greedy = best_turn(st, random.Random(1), 1)
+        best = best_turn(st, random.Random(1), 4)
+        for after in (greedy, best):
+            assert after.is_terminal() or after.current_player() != me  # a whole turn was played
+        assert terminal_or_eval(best, me) >= terminal_or_eval(greedy, me) - 1e-9
+        checked += 1
+        finish_turn(st, rng, noise=0.3)
+    assert checked >= 8
+
+
+def test_turns_with_a_cap_keeps_at_most_cap_candidates_and_replies_by_best_turns() -> None:
+    """``cap`` bounds the candidate turns (the rest of the budget goes to rollouts) and ``reply=k`` makes
+    the other players answer with their best of k turns; both play legal whole turns."""
+    game = tessera.load_game(SMALL)
+    st = game.new_initial_state()
+    agent = make_agent("turns(cap=3,reply=2,seed=2)")
+    assert isinstance(agent, TurnAgent) and (agent.cap, agent.reply) == (3, 2)
+    rng = random.Random(2)
+    for _ in range(3):
+        me = st.current_player()
+        a = agent.choose(st, iterations=30, rng=rng)
+        assert agent.stats["candidates"] <= 3 and agent.stats["rollouts"] >= 20
+        assert a in st.legal_actions()
+        st.apply_action(a)
+        while not st.is_terminal() and st.current_player() == me:
+            st.apply_action(agent.choose(st, iterations=30, rng=rng))
+        finish_turn(st, rng)
+        if st.is_terminal():
+            break
