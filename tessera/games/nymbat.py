@@ -162,6 +162,8 @@ GRID = hexagon(8)
 CELLS: tuple[int, ...] = GRID.cells
 """Cell ids in label order; the compact index of ``CELLS[i]`` is ``i``."""
 N = len(CELLS)
+if N != _k.N:  # the kernels number cells and actions for this board
+    raise ImportError(f"nymbat: the board has {N} cells, the kernels expect {_k.N}")
 INDEX = [-1] * GRID.size
 for _i, _c in enumerate(CELLS):
     INDEX[_c] = _i
@@ -230,17 +232,20 @@ SETUP = LAYOUTS[2].setup
 DIST = LAYOUTS[2].dist
 """Two players: rows between a hex and the opponent's home row, per player."""
 
+# The action numbering is the kernels' (one definition).
 MOVE_BASE = 0
-PLACE_BASE = N * N
-REMOVE_BASE = PLACE_BASE + 6 * N
-LOSE_BASE = REMOVE_BASE + N
-END = LOSE_BASE + N
-PASS = END + 1
-NUM_ACTIONS = PASS + 1
+PLACE_BASE, REMOVE_BASE, LOSE_BASE, END, PASS, NUM_ACTIONS = (
+    _k.PLACE_BASE,
+    _k.REMOVE_BASE,
+    _k.LOSE_BASE,
+    _k.END,
+    _k.PASS,
+    _k.NUM_ACTIONS,
+)
 RESIGN = NUM_ACTIONS
 """Not a legal action: the history entry of :meth:`NymbatState.resign` (written ``resign``)."""
 
-START, BRING, MOVE, PENALTY = 0, 1, 2, 3
+START, BRING, MOVE, PENALTY = _k.START, _k.BRING, _k.MOVE, _k.PENALTY
 PHASE_NAMES = ("start", "bring", "move", "penalty")
 
 _CELL = r"([a-o](?:1[0-5]|[1-9]))"

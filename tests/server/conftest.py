@@ -13,6 +13,8 @@ pytest.importorskip("fastapi", reason="the server extras are not installed: pip 
 from fastapi.testclient import TestClient
 
 from tessera.server.app import create_app
+from tessera.server.service import MatchService
+from tessera.server.storage import Storage
 from tests.server.pg import postgres_cluster
 
 CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
@@ -52,3 +54,12 @@ def client(db_url: str) -> Iterator[TestClient]:
     app = create_app(db_url, ai_mode="thread", ai_seconds=0.01)
     with TestClient(app) as c:
         yield c
+
+
+@pytest.fixture
+def services(db_url: str) -> Iterator[tuple[MatchService, MatchService]]:
+    """Two services on one database: two server processes as far as the database can tell."""
+    a, b = MatchService(Storage(db_url)), MatchService(Storage(db_url))
+    yield a, b
+    a.storage.dispose()
+    b.storage.dispose()

@@ -10,7 +10,6 @@ import asyncio
 import random
 import sqlite3
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,15 +18,6 @@ import sqlalchemy as sa
 
 from tessera.server.service import MatchService, ServiceError
 from tessera.server.storage import Storage
-
-
-@pytest.fixture
-def services(db_url: str) -> Iterator[tuple[MatchService, MatchService]]:
-    """Two services on one database: two server processes as far as the database can tell."""
-    a, b = MatchService(Storage(db_url)), MatchService(Storage(db_url))
-    yield a, b
-    a.storage.dispose()
-    b.storage.dispose()
 
 
 def _a_move(svc: MatchService, gid: str, rng: random.Random) -> tuple[int, str, int]:

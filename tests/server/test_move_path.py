@@ -7,7 +7,6 @@ Each test quotes the requirement it checks.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -15,21 +14,12 @@ import sqlalchemy as sa
 
 import tessera.server.service as service_module
 from tessera.server.service import MatchService, ServiceError
-from tessera.server.storage import Storage, Transaction
+from tessera.server.storage import Transaction
 
 
 def tessera_state(svc: MatchService, gid: str) -> Any:
     with svc._locked(gid):
         return svc._live(gid, check=True).state
-
-
-@pytest.fixture
-def services(db_url: str) -> Iterator[tuple[MatchService, MatchService]]:
-    """Two services on one database: two server processes as far as the database can tell."""
-    a, b = MatchService(Storage(db_url)), MatchService(Storage(db_url))
-    yield a, b
-    a.storage.dispose()
-    b.storage.dispose()
 
 
 def test_a_move_neither_replays_nor_reads_the_history(
