@@ -137,6 +137,7 @@ Evaluation (for agents)
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 from collections.abc import Mapping
@@ -262,6 +263,15 @@ _H = _k.H
 
 def _geo(layout: Layout, params: Mapping[str, Any]) -> np.ndarray:
     """The kernels' ``geo`` array for a layout and the game's parameters (layout in the kernels module)."""
+    geo = _board_geo(layout.n).copy()
+    geo[N, :5] = (layout.n, params["reserve"], params["first_limit"], params["delay_period"], params["max_turns"])
+    return geo
+
+
+@functools.cache
+def _board_geo(players: int) -> np.ndarray:
+    """The part of :func:`_geo` that depends on the seats only, built once per number of players."""
+    layout = LAYOUTS[players]
     geo = np.zeros(_k.GEO_SHAPE, np.int32)
     for i, c in enumerate(CELLS):
         nbrs = [INDEX[d] for d in GRID.neighbors[c]]
@@ -271,12 +281,12 @@ def _geo(layout: Layout, params: Mapping[str, Any]) -> np.ndarray:
             geo[i, _k.SETUP_COL + p] = layout.setup[p] >> c & 1
             geo[i, _k.DIST_COL + p] = layout.dist[p][c]
             geo[i, _k.TARGET_COL + p] = layout.target[p] >> c & 1
-    geo[N, :5] = (layout.n, params["reserve"], params["first_limit"], params["delay_period"], params["max_turns"])
     for p in range(layout.n):
         for row, mask in ((_k.TARGET_ROW + p, layout.target[p]), (_k.SETUP_ROW + p, layout.setup[p])):
             cells = [INDEX[c] for c in bits(mask)]
             geo[row, 0] = len(cells)
             geo[row, 1 : 1 + len(cells)] = cells
+    geo.flags.writeable = False
     return geo
 
 
