@@ -83,14 +83,22 @@ def proc_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def proc_runqueue_wait(pid: int) -> float:
-    """Seconds the process's threads spent runnable but waiting for a CPU (``/proc/PID/task/*/schedstat``):
-    time the server wanted to run and the machine's other work had the cores."""
-    total = 0
+def proc_runqueue_wait(pid: int) -> dict[str, int]:
+    """Nanoseconds each of the process's threads spent runnable but waiting for a CPU
+    (``/proc/PID/task/*/schedstat``): time the server wanted to run and the machine's other work
+    had the cores.  By thread, so that a thread ending between two readings does not make the
+    difference negative (see :func:`runqueue_wait_between`)."""
+    out: dict[str, int] = {}
     for task in os.listdir(f"/proc/{pid}/task"):
         with contextlib.suppress(OSError, IndexError, ValueError), open(f"/proc/{pid}/task/{task}/schedstat") as f:
-            total += int(f.read().split()[1])
-    return total / 1e9
+            out[f"{pid}/{task}"] = int(f.read().split()[1])
+    return out
+
+
+def runqueue_wait_between(before: dict[str, int], after: dict[str, int]) -> float:
+    """Seconds of waiting for a CPU between two readings, over the threads alive at the second one
+    (a thread that ended in between is not counted: a lower bound)."""
+    return sum(ns - before.get(tid, 0) for tid, ns in after.items()) / 1e9
 
 
 def proc_rss_mb(pid: int) -> float:
@@ -181,8 +189,11 @@ class Servers:
     def cpu(self) -> float:
         return sum(proc_cpu(p.pid) for p in self.procs)
 
-    def waited(self) -> float:
-        return sum(proc_runqueue_wait(p.pid) for p in self.procs)
+    def waited(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for p in self.procs:
+            out.update(proc_runqueue_wait(p.pid))
+        return out
 
     def rss_mb(self) -> list[float]:
         return [proc_rss_mb(p.pid) for p in self.procs]
@@ -412,7 +423,7 @@ async def crowd(servers: Servers, args: argparse.Namespace) -> dict[str, Any]:
             await asyncio.gather(*(game_loop(i, p) for i, p in enumerate(players)))
         wall = time.time() - t0
         cpu = (servers.cpu() - cpu0) / wall
-        waited = (servers.waited() - wait0) / wall
+        waited = runqueue_wait_between(wait0, servers.waited()) / wall
         client_cpu = (time.process_time() - own0) / wall
         await asyncio.sleep(2.0)  # the last pushes
         rss = servers.rss_mb()
