@@ -1135,7 +1135,7 @@ class MatchService:
         a worker thread (PostgreSQL: network round trips; SQLite ``synchronous=FULL``: a disk
         flush), except on an SQLite file in ``NORMAL`` mode when nothing has to be waited for:
         its commit is a write into the log (about 0.05 ms), cheaper than the trip to a thread,
-        so it is done on the loop (:meth:`Storage.transaction_now`).  If the game in memory
+        so it is done on the loop (:meth:`Storage.append_move_now`).  If the game in memory
         turns out stale (another request or process changed it), it is read again and the move
         checked again.  Games not in memory, sealed orders and running-out clocks take the
         synchronous path (:meth:`play`) in a thread.
@@ -1226,7 +1226,7 @@ class MatchService:
 
     def _commit_move_now(self, live: Live, p: _Prepared) -> Live | None:
         """:meth:`_commit_move` on the calling thread (the event loop) if nothing has to be waited
-        for (see :meth:`Storage.transaction_now`); None if something would have to be."""
+        for (see :meth:`Storage.append_move_now`); None if something would have to be."""
         if not self.storage.writes_now:
             return None
         game_id = live.row.id
@@ -1242,9 +1242,20 @@ class MatchService:
         (call under the game's lock).  ``now``: only if the transaction can begin without waiting
         (else None, nothing done)."""
         row, nrow = live.row, p.row
-        with self.storage.transaction_now() if now else self.storage.transaction(write=True) as tx:
-            if tx is None:
+        if now:
+            claim = None if nrow.seats[p.seat].claimed else p.seat
+            done = self.storage.append_move_now(
+                row.id, row.version, self._columns(nrow), (p.record.index, p.record.player, p.record.move), claim
+            )
+            if done is None:
                 return None
+            if not done:
+                raise _Stale
+            if claim is not None:
+                nrow.seats[p.seat].claimed = True
+            nrow.version += 1
+            return self._advance_live(live, nrow, p.state, p.record, {})
+        with self.storage.transaction(write=True) as tx:
             if not tx.bump_version(row.id, row.version, **self._columns(nrow)):
                 raise _Stale
             if not nrow.seats[p.seat].claimed:

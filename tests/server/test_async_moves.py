@@ -93,17 +93,22 @@ def test_an_sqlite_move_is_one_update_and_one_insert_on_the_loop(tmp_path: Path)
         created = svc.create("nume", {"size": 2}, mode="hotseat", seed=1)
         seen: list[str] = []
 
-        def record(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        def record(statement: str) -> None:
             words = statement.split()
-            if words and words[0].upper() in ("SELECT", "INSERT", "UPDATE", "DELETE", "BEGIN"):
+            if words and words[0].upper() in ("SELECT", "INSERT", "UPDATE", "DELETE", "BEGIN", "COMMIT"):
                 seen.append(" ".join(words[:2]).upper())
 
-        sa.event.listen(svc.storage.engine, "before_cursor_execute", record)
+        def pooled(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+            record(statement)
+
+        # the loop's move goes through the storage's own connection: trace it, and the pool too
+        svc.storage._now_connection().set_trace_callback(record)
+        sa.event.listen(svc.storage.engine, "before_cursor_execute", pooled)
         try:
             asyncio.run(svc.play_async(created.game_id, created.tokens[0], "a1=3", 0))
         finally:
-            sa.event.remove(svc.storage.engine, "before_cursor_execute", record)
-        assert seen == ["BEGIN IMMEDIATE", "UPDATE GAMES", "INSERT INTO"], seen
+            sa.event.remove(svc.storage.engine, "before_cursor_execute", pooled)
+        assert seen == ["BEGIN IMMEDIATE", "UPDATE GAMES", "INSERT INTO", "COMMIT"], seen
     finally:
         svc.storage.dispose()
 
@@ -119,8 +124,8 @@ def test_a_write_lock_held_by_another_process_never_blocks_the_loop(tmp_path: Pa
         created = svc.create("nume", {"size": 2}, mode="hotseat", seed=1)
         gid = created.game_id
         other.execute("BEGIN IMMEDIATE")  # another process is writing
-        with svc.storage.transaction_now() as tx:
-            assert tx is None  # the loop does not wait for it
+        # the loop does not wait for it: nothing is written there
+        assert svc.storage.append_move_now(gid, 0, {"status": "active"}, (0, 0, "a1=3")) is None
 
         async def run() -> dict[str, Any]:
             task = asyncio.ensure_future(svc.play_async(gid, created.tokens[0], "a1=3", 0))
