@@ -254,6 +254,8 @@ class NumeGame(Game):
         self.labels = [grid.label(c) for c in ids]
         """Label of each cell index."""
         self.label_index = {lab: i for i, lab in enumerate(self.labels)}
+        self.templates = [lab + "={n}" for lab in self.labels]
+        """The render's move template of each cell (``a1={n}``: the client asks for the number)."""
         self.nbrs: list[tuple[int, ...]] = [tuple(index[m] for m in grid.neighbors[c]) for c in ids]
         """Neighbour cell indices of each cell index."""
         self.nbr = np.full((n, 6), -1, dtype=np.int32)
@@ -890,32 +892,40 @@ class NumeState(State):
             "coords": "rows" if hexes else "chess",
         }
         owner = {c: i for i, c in enumerate(self._colors)} if self._colors is not None else {}
-        titles: dict[int, str] = {}
-        table = self._group_table()
-        for gr in table:
-            nums = gr["numbers"]
-            t = (
-                f"{COLOUR_NAMES[gr['color']]} group of {gr['size']}, "
-                f"number{'s' if len(nums) > 1 else ''} {', '.join(map(str, nums))}, price {gr['price']}"
-            )
-            for m in gr["members"]:
-                titles[m] = t
-        stone, num = self._field(STONE), self._field(NUM)
-        pieces = []
-        for c in range(n):
-            col = stone[c]
+        stone, num, gid = self._field(STONE), self._field(NUM), self._field(GID)
+        # each group's numbers, by the cell its group is filed under (one pass, no member lists)
+        numbers: dict[int, list[int]] = {}
+        for c, col in enumerate(stone):
             if col >= 0:
-                k = num[c]
-                pieces.append(
-                    piece(
-                        g.labels[c],
-                        owner.get(col),
-                        text="" if k < 0 else str(k),
-                        color=COLOURS[col],
-                        symbol="BW"[col],
-                        title=titles[c],
-                    )
-                )
+                r = gid[c]
+                if r not in numbers:
+                    numbers[r] = []
+                if num[c] >= 0:
+                    numbers[r].append(num[c])
+        gsize, gprice = self._field(GSIZE), self._field(GPRICE)
+        group_title: dict[int, str] = {}
+        ngroups = [0, 0]
+        for r, nums in numbers.items():
+            nums.sort()
+            group_title[r] = (
+                f"{COLOUR_NAMES[stone[r]]} group of {gsize[r]}, "
+                f"number{'s' if len(nums) > 1 else ''} {', '.join(map(str, nums))}, price {gprice[r]}"
+            )
+            ngroups[stone[r]] += 1
+        titles = [group_title.get(r, "") for r in gid]
+        labels = g.labels
+        pieces = [
+            piece(
+                labels[c],
+                owner.get(col),
+                text="" if num[c] < 0 else str(num[c]),
+                color=COLOURS[col],
+                symbol="BW"[col],
+                title=titles[c],
+            )
+            for c, col in enumerate(stone)
+            if col >= 0
+        ]
         last: list[str] = []
         highlights: list[dict[str, Any]] = []
         if self._history:
@@ -927,13 +937,14 @@ class NumeState(State):
         actions: list[dict[str, Any]] = []
         if cp >= 0 and (player is None or player == cp):
             if self._phase == PLAY:
-                for c, st in enumerate(self._statuses()):
-                    if st != kern.OCCUPIED:
-                        lab = g.labels[c]
-                        if st == kern.JOINS:
-                            actions.append({"move": lab, "path": [lab]})
-                        else:
-                            actions.append({"template": lab + "={n}", "path": [lab], "number": [0, n]})
+                occupied, joins, templates = kern.OCCUPIED, kern.JOINS, g.templates
+                actions = [
+                    {"move": labels[c], "path": [labels[c]]}
+                    if st == joins
+                    else {"template": templates[c], "path": [labels[c]], "number": [0, n]}
+                    for c, st in enumerate(self._statuses())
+                    if st != occupied
+                ]
             elif self._phase == BID:
                 # one button per bid (docs/render.md: a button is a move with an empty path; the
                 # generic client lists a long group of buttons as a drop-down)
@@ -968,9 +979,6 @@ class NumeState(State):
         if self._colors is not None:
             prices = self._prices()
             panel.append({"label": "Prices", "values": [prices[c] for c in self._colors]})
-            ngroups = [0, 0]
-            for gr in table:
-                ngroups[gr["color"]] += 1
             panel.append({"label": "Groups", "values": [ngroups[c] for c in self._colors]})
         panel.append({"label": "Empty cells", "values": [self._nempty()]})
         return describe(
