@@ -7,9 +7,12 @@ same database, and the client spreads games and viewers over them round-robin):
 ``saturate``
     ``--games`` (20) hot-seat games of ``--game`` (``nume(size=8)``: 216 cells), each with a
     move always in flight (random legal moves, from a replica of the position kept by the
-    client), for ``--seconds``; then as many concurrent loops of ``GET /api/catalog`` for as
-    long.  Reports accepted moves/s, catalog requests/s, their ratio (target >= 0.5) and the
-    latency percentiles (target p99 <= 150 ms).
+    client), for ``--seconds`` with every move answered by the mover's new view (the API's
+    default), then as long with moves answered by their acknowledgement alone (``"view":
+    false``, what the web client sends: it gets the view by its WebSocket); then as many
+    concurrent loops of ``GET /api/catalog`` for as long.  Reports accepted moves/s for each
+    kind of answer, catalog requests/s, the ratios (target >= 0.5) and the latency percentiles
+    (target p99 <= 150 ms).
 ``crowd``
     ``--crowd`` (1000) games, each moving every ``--think`` (5) s on average (exponential
     think times) with a spectator WebSocket per game (a viewer on another server process
@@ -236,13 +239,18 @@ class Player:
         self.acked = []
         self.games_played += 1
 
-    async def move(self, session: aiohttp.ClientSession, base: str | None = None) -> tuple[bool, float, str]:
-        """One random legal move: (accepted, latency, error text)."""
+    async def move(
+        self, session: aiohttp.ClientSession, base: str | None = None, view: bool = True
+    ) -> tuple[bool, float, str]:
+        """One random legal move: (accepted, latency, error text).  ``view`` False: ask for the
+        acknowledgement alone, as the web client does (it gets the view by its socket)."""
         s = self.state
         cp = s.current_player()
         mv = s.random_move(self.rng)
         t0 = time.perf_counter()
-        payload = {"token": self.tokens[cp], "move": mv, "expected": s.move_number()}
+        payload: dict[str, Any] = {"token": self.tokens[cp], "move": mv, "expected": s.move_number()}
+        if not view:
+            payload["view"] = False
         url = f"{base or self.base}/api/games/{self.gid}/moves"
         for attempt in (0, 1):
             try:
@@ -286,27 +294,39 @@ async def saturate(servers: Servers, args: argparse.Namespace) -> dict[str, Any]
             await p.new_game(session)
         await warm_up(session, players)
         quiet_collector()
-        lat: list[float] = []
         errors: list[str] = []
         stop = 0.0
 
-        async def mover(p: Player) -> None:
-            while time.time() < stop:
-                if p.state.is_terminal():
-                    await p.new_game(session)
-                ok, dt, err = await p.move(session)
-                if ok:
-                    lat.append(dt)
-                else:
-                    errors.append(err)
+        async def moves_phase(view: bool) -> dict[str, Any]:
+            nonlocal stop
+            lat: list[float] = []
 
-        stop = time.time() + args.seconds
-        cpu0, t0 = servers.cpu(), time.time()
-        with LoopLag() as lag:
-            await asyncio.gather(*(mover(p) for p in players))
-        wall = time.time() - t0
-        move_cpu = (servers.cpu() - cpu0) / wall
-        moves_per_s = len(lat) / wall
+            async def mover(p: Player) -> None:
+                while time.time() < stop:
+                    if p.state.is_terminal():
+                        await p.new_game(session)
+                    ok, dt, err = await p.move(session, view=view)
+                    if ok:
+                        lat.append(dt)
+                    else:
+                        errors.append(err)
+
+            stop = time.time() + args.seconds
+            cpu0, t0 = servers.cpu(), time.time()
+            with LoopLag() as lag:
+                await asyncio.gather(*(mover(p) for p in players))
+            wall = time.time() - t0
+            return {
+                "accepted_moves": len(lat),
+                "moves_per_s": round(len(lat) / wall, 1),
+                "move_latency_ms": percentiles(lat),
+                "server_cpu_cores": round((servers.cpu() - cpu0) / wall, 2),
+                "client_loop_lag_ms": lag.report(),
+            }
+
+        # the answer of each move: the mover's new view (the API's default), then the
+        # acknowledgement alone (what the web client asks for: it gets the view by its socket)
+        phases = {"view": await moves_phase(True), "ack": await moves_phase(False)}
 
         clat: list[float] = []
 
@@ -327,21 +347,19 @@ async def saturate(servers: Servers, args: argparse.Namespace) -> dict[str, Any]
         cwall = time.time() - t0
         catalog_cpu = (servers.cpu() - cpu0) / cwall
         catalog_per_s = len(clat) / cwall
+    for ph in phases.values():
+        ph["ratio_moves_to_catalog"] = round(ph["moves_per_s"] / catalog_per_s, 2) if catalog_per_s else None
     return {
         "games": args.games,
         "game": args.game,
         "seconds": args.seconds,
-        "accepted_moves": len(lat),
-        "moves_per_s": round(moves_per_s, 1),
-        "move_latency_ms": percentiles(lat),
+        "moves_answered_by_view": phases["view"],
+        "moves_answered_by_ack": phases["ack"],
         "catalog_per_s": round(catalog_per_s, 1),
         "catalog_latency_ms": percentiles(clat),
-        "ratio_moves_to_catalog": round(moves_per_s / catalog_per_s, 2) if catalog_per_s else None,
+        "server_cpu_cores_catalog": round(catalog_cpu, 2),
         "errors": len(errors),
         "error_examples": errors[:3],
-        "client_loop_lag_ms_moves": lag.report(),
-        "server_cpu_cores_moves": round(move_cpu, 2),
-        "server_cpu_cores_catalog": round(catalog_cpu, 2),
     }
 
 

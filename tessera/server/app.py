@@ -88,6 +88,9 @@ class MoveIn(BaseModel):
     token: str | None = None
     move: str
     expected: int | None = None
+    view: bool = True
+    """False: answer the acknowledgement alone (version, move number, who is to move, status,
+    result, the last move), for a client that gets the new view by its WebSocket."""
 
 
 class TokenIn(BaseModel):
@@ -416,7 +419,7 @@ def create_app(
         memory; only its database transaction runs in a worker thread (MatchService.play_async).
         """
         seat_token = _token(body.token, x_seat_token, token)
-        return FastJSONResponse(await service.play_async(game_id, seat_token, body.move, body.expected))
+        return FastJSONResponse(await service.play_async(game_id, seat_token, body.move, body.expected, view=body.view))
 
     @app.post("/api/games/{game_id}/resign")
     def resign(

@@ -21,6 +21,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any, NamedTuple
 
 import tessera
@@ -1071,9 +1072,19 @@ class MatchService:
 
     # -- moves -----------------------------------------------------------------------------
     def play(
-        self, game_id: str, token: str | None, move: str, expected: int | None, *, _flag_stored: bool = False
+        self,
+        game_id: str,
+        token: str | None,
+        move: str,
+        expected: int | None,
+        *,
+        view: bool = True,
+        _flag_stored: bool = False,
     ) -> dict[str, Any]:
         """Submit a move (or at a simultaneous node, seal an order) for the token's seat.
+
+        The answer is the seat's new view, or with ``view`` False only the acknowledgement
+        (:meth:`_ack`).
 
         The move is checked against the position in memory; storing it is one conditional
         ``UPDATE`` of the game's version and one ``INSERT``, acknowledged after the commit.
@@ -1089,7 +1100,7 @@ class MatchService:
                     if self._flagged(live.row, time.time()):
                         flagged = True
                         break
-                    out, changed = self._try_play(live, token, move, expected)
+                    out, changed = self._try_play(live, token, move, expected, view)
                 except _Stale:
                     live = self._live(game_id, check=True)
                     continue
@@ -1108,7 +1119,7 @@ class MatchService:
             with self._locked(game_id):
                 row = self._live(game_id, check=False).row
             if row.status == "active" and not _flag_stored:  # the flagged player resigned; the others play on
-                return self.play(game_id, token, move, expected, _flag_stored=True)
+                return self.play(game_id, token, move, expected, view=view, _flag_stored=True)
             raise ServiceError(409, "the game is over" + (f": {row.result['text']}" if row.result else ""))
         if changed:
             self.on_change(game_id)
@@ -1125,7 +1136,9 @@ class MatchService:
             raise ServiceError(422, "expected (the move number the move is for) is required")
         return move.strip()
 
-    async def play_async(self, game_id: str, token: str | None, move: str, expected: int | None) -> dict[str, Any]:
+    async def play_async(
+        self, game_id: str, token: str | None, move: str, expected: int | None, *, view: bool = True
+    ) -> dict[str, Any]:
         """:meth:`play` for the event loop: the same checks, answers and guarantees, but at most
         the database transaction runs in a worker thread.
 
@@ -1147,7 +1160,7 @@ class MatchService:
         live = self._cached(game_id)
         for attempt in range(3):
             if live is None or self._flagged(live.row, time.time()):
-                return await run_sync(self.play, game_id, token, move, expected)
+                return await run_sync(partial(self.play, game_id, token, move, expected, view=view))
             try:
                 prepared = self._prepare_move(live, token, move, expected)
             except ServiceError:
@@ -1156,9 +1169,9 @@ class MatchService:
                     continue
                 raise
             if prepared is None:  # a sealed order: the synchronous path stores those
-                return await run_sync(self.play, game_id, token, move, expected)
-            if isinstance(prepared, dict):
-                return prepared  # a duplicate of the accepted move
+                return await run_sync(partial(self.play, game_id, token, move, expected, view=view))
+            if isinstance(prepared, int):
+                return self._answer(live, prepared, view)  # a duplicate of the accepted move
             try:
                 new = self._commit_move_now(live, prepared)
                 if new is None:
@@ -1168,9 +1181,9 @@ class MatchService:
                 continue
             except Conflict as e:
                 raise ServiceError(409, f"stale move: another move was stored first ({e})") from None
-            view = self._view(new, prepared.seat)
+            answer = self._answer(new, prepared.seat, view)
             self.on_change(game_id)
-            return view
+            return answer
         raise ServiceError(409, "stale move: the game kept changing; send it again")
 
     def _reload(self, game_id: str) -> Live | None:
@@ -1180,14 +1193,15 @@ class MatchService:
 
     def _prepare_move(
         self, live: Live, token: str | None, move: str, expected: int
-    ) -> _Prepared | dict[str, Any] | None:
-        """Check ``move`` against ``live`` without storing it: the move and its new position, the view
-        of a duplicate of the move just accepted, or None at a simultaneous node (an order to seal)."""
+    ) -> _Prepared | int | None:
+        """Check ``move`` against ``live`` without storing it: the move and its new position, the
+        sender's seat if it is a duplicate of the move just accepted, or None at a simultaneous
+        node (an order to seal)."""
         row, state = live.row, live.state
         seat = self._seat_of(row, token)
         assert seat is not None
         if expected == state.move_number() - 1 and self._is_retry(live.moves[: live.n_moves], state, seat, move):
-            return self._view(live, seat)
+            return seat
         if row.status != "active":
             raise ServiceError(409, "the game is over" + (f": {row.result['text']}" if row.result else ""))
         n = state.move_number()
@@ -1266,24 +1280,45 @@ class MatchService:
         nrow.version += 1
         return self._advance_live(live, nrow, p.state, p.record, {})
 
-    def _try_play(self, live: Live, token: str | None, move: str, expected: int) -> tuple[dict[str, Any], bool]:
-        """Check and store one move against ``live`` (the view, and whether the game changed)."""
+    def _try_play(
+        self, live: Live, token: str | None, move: str, expected: int, view: bool
+    ) -> tuple[dict[str, Any], bool]:
+        """Check and store one move against ``live`` (the answer, and whether the game changed)."""
         prepared = self._prepare_move(live, token, move, expected)
-        if isinstance(prepared, dict):
-            return prepared, False  # a duplicate of the accepted move
+        if isinstance(prepared, int):
+            return self._answer(live, prepared, view), False  # a duplicate of the accepted move
         if prepared is None:
             seat = self._seat_of(live.row, token)
             assert seat is not None
-            return self._seal(live, seat, move), True
+            after, changed = self._seal(live, seat, move)
+            return self._answer(after, seat, view), changed
         new = self._store_move(live, prepared)
         assert new is not None
-        return self._view(new, prepared.seat), True
+        return self._answer(new, prepared.seat, view), True
 
-    def _advance(
-        self, live: Live, row: GameRow, state: State, record: MoveRow | None, sealed: dict[int, str], seat: int
-    ) -> dict[str, Any]:
-        """Keep the committed change in memory (the moves list grows in place) and answer ``seat``'s view."""
-        return self._view(self._advance_live(live, row, state, record, sealed), seat)
+    def _answer(self, live: Live, seat: int, view: bool) -> dict[str, Any]:
+        """What the sender of a move gets back: his view, or with ``view`` False the acknowledgement
+        alone (:meth:`_ack`)."""
+        return self._view(live, seat) if view else self._ack(live, seat)
+
+    def _ack(self, live: Live, seat: int) -> dict[str, Any]:
+        """The acknowledgement of a stored move (or sealed order): the game's new version, move
+        number, who is to move, status and result, and the last stored move.  The fields are those
+        of the view (:meth:`_view`) without its position and history: a client that follows the
+        game by its WebSocket (the web client) gets the new view there, rendered once for it."""
+        row, state, sealed = live.row, live.state, live.sealed
+        cp = state.current_player()
+        return {
+            "id": row.id,
+            "you": seat,
+            "version": row.version,
+            "move_number": state.move_number(),
+            "to_move": cp if row.status == "active" else TERMINAL,
+            "sealed": [p in sealed for p in range(len(row.seats))] if cp == SIMULTANEOUS else None,
+            "status": row.status,
+            "result": row.result,
+            "last_move": live.move_dicts[live.n_moves - 1] if live.n_moves else None,
+        }
 
     def _advance_live(
         self, live: Live, row: GameRow, state: State, record: MoveRow | None, sealed: dict[int, str]
@@ -1322,13 +1357,15 @@ class MatchService:
             return seat < len(parts) and parts[seat] == move
         return last.player == seat and last.move == move
 
-    def _seal(self, live: Live, seat: int, order: str) -> dict[str, Any]:
+    def _seal(self, live: Live, seat: int, order: str) -> tuple[Live, bool]:
+        """Seal ``seat``'s order (resolving the turn once every order is in): the game after it, and
+        whether it changed (False: the same order was sealed already)."""
         row, state = live.row, live.state
         n = state.move_number()
         sealed = dict(live.sealed)
         if seat in sealed:
             if sealed[seat] == order:
-                return self._view(live, seat)
+                return live, False
             raise ServiceError(409, "your order for this turn is already sealed")
         reason = state.why_illegal(order, seat)
         if reason is not None:
@@ -1366,7 +1403,7 @@ class MatchService:
                 tx.delete_sealed(row.id)
             tx.changed(row.id)
         nrow.version += 1
-        return self._advance(live, nrow, new, record, {} if record is not None else sealed, seat)
+        return self._advance_live(live, nrow, new, record, {} if record is not None else sealed), True
 
     @staticmethod
     def _after_move(row: GameRow, new: State, stepped: list[int], now: float) -> None:

@@ -286,3 +286,39 @@ def test_the_player_looks_back_during_a_game_and_returns(server: str, browser: A
     assert page.locator("svg.board .target-dot").count() > 0
     assert not page.errors, page.errors
     page.close()
+
+
+def test_a_move_shows_by_the_socket_or_without_it(server: str, browser: Any) -> None:
+    """The web client asks for a move's acknowledgement alone and waits for the new view the socket
+    brings before it sends the next move: a ready-made Nymbat set-up (six steps sent one after the
+    other, each for the move number the previous one made) is placed whole.  With a socket that
+    brings nothing (a silent proxy) the client reads the view itself: the move still shows."""
+    created = post(server, "/api/games", {"game": "nymbat", "mode": "hotseat"})
+    page = browser.new_page(viewport=DESKTOP)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    answers: list[dict[str, Any]] = []
+    page.on("response", lambda r: answers.append(r.json()) if r.url.endswith("/moves") else None)
+    page.goto(server + created["links"]["0"])
+    page.wait_for_selector("svg.board .cell")
+    page.locator('[data-setup="Spearhead"]').click()
+    page.wait_for_function("document.querySelectorAll('#moves li code').length === 1")
+    page.wait_for_function("document.querySelector('#moves li code').textContent.split(' ').length === 6")
+    assert page.locator("#error").inner_text() == ""
+    assert len(answers) == 6 and all("render" not in a and "moves" not in a for a in answers)
+    assert [a["move_number"] for a in answers] == [1, 2, 3, 4, 5, 6]
+    assert not errors, errors
+    page.close()
+
+    created = post(server, "/api/games", {"game": "nume", "mode": "hotseat"})
+    page = browser.new_page(viewport=DESKTOP)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.route_web_socket("**/ws*", lambda ws: None)  # open, but nothing ever comes
+    page.goto(server + created["links"]["0"])
+    page.wait_for_selector("svg.board .cell")
+    page.locator("svg.board .target-dot").first.click()
+    page.locator("#number-input").fill("3")
+    page.locator("#number-ok").click()
+    page.wait_for_function("document.querySelectorAll('#moves li').length === 1", timeout=10000)
+    assert not errors, errors
+    page.close()

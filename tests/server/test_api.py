@@ -189,6 +189,56 @@ def test_stale_move_number_is_refused_and_a_duplicate_is_idempotent(client: Test
     assert view(client, g["id"])["move_number"] == 1
 
 
+ACK_FIELDS = {"id", "you", "version", "move_number", "to_move", "sealed", "status", "result", "last_move"}
+
+
+def test_a_move_can_be_answered_by_its_acknowledgement_alone(client: TestClient) -> None:
+    """'a move is acknowledged only after its row is committed': with ``"view": false`` the answer
+    is the acknowledgement alone (the web client gets the new view by its socket), for the stored
+    version; a retry of it gets the same acknowledgement, and refusals are unchanged."""
+    g = create(client, "nume", mode="hotseat")
+    gid, t0, t1 = g["id"], g["tokens"]["0"], g["tokens"]["1"]
+    with client.websocket_connect(f"/api/games/{gid}/ws") as ws:
+        ws.receive_json()
+        body = {"token": t0, "move": " a1=2 ", "expected": 0, "view": False}
+        r = client.post(f"/api/games/{gid}/moves", json=body)
+        assert r.status_code == 200, r.text
+        ack = r.json()
+        assert set(ack) == ACK_FIELDS
+        stored = view(client, gid, t1)
+        assert ack["version"] == stored["version"] and ack["move_number"] == stored["move_number"] == 1
+        assert ack["last_move"] == stored["moves"][-1] == {"index": 0, "player": 0, "move": "a1=2"}
+        assert (ack["you"], ack["to_move"], ack["status"], ack["result"]) == (0, 1, "active", None)
+        while True:  # the socket brings the view of that version
+            msg = ws.receive_json()
+            if msg["type"] == "state" and msg["view"]["version"] == ack["version"]:
+                assert msg["view"]["moves"] == stored["moves"]
+                break
+    again = client.post(f"/api/games/{gid}/moves", json=body)  # the same request again (a retry)
+    assert again.status_code == 200 and again.json() == ack
+    stale = client.post(f"/api/games/{gid}/moves", json={**body, "token": t1, "move": "b2=1"})
+    assert stale.status_code == 409 and "stale" in stale.json()["detail"]
+    assert client.post(f"/api/games/{gid}/moves", json={**body, "view": "maybe"}).status_code == 422
+    assert view(client, gid)["version"] == ack["version"]
+
+
+def test_a_sealed_order_acknowledged_alone_says_only_that_it_is_sealed(client: TestClient) -> None:
+    """Sealed orders never leak: the acknowledgement of a Nelaxtam order tells which orders are in,
+    not what they are; the second order's acknowledgement is the resolved turn."""
+    g = create(client, "nelaxtam", mode="hotseat")
+    gid, t0, t1 = g["id"], g["tokens"]["0"], g["tokens"]["1"]
+    state = tessera.load_game("nelaxtam", **SMALL["nelaxtam"]).new_initial_state()
+    o0, o1 = state.random_move(random.Random(1), 0), state.random_move(random.Random(2), 1)
+    first = client.post(f"/api/games/{gid}/moves", json={"token": t0, "move": o0, "expected": 0, "view": False})
+    assert first.status_code == 200, first.text
+    assert first.json()["sealed"] == [True, False] and first.json()["last_move"] is None
+    assert first.json()["move_number"] == 0 and o0 not in first.text
+    second = client.post(f"/api/games/{gid}/moves", json={"token": t1, "move": o1, "expected": 0, "view": False})
+    assert second.status_code == 200, second.text
+    assert second.json()["move_number"] == 1 and second.json()["sealed"] in (None, [False, False])
+    assert second.json()["last_move"] == view(client, gid)["moves"][-1]
+
+
 def test_racing_submissions_for_one_turn_exactly_one_accepted(client: TestClient) -> None:
     """Two racing submissions for one turn: exactly one accepted."""
     g = create(client, "nume", mode="hotseat")

@@ -140,6 +140,27 @@ async function receive(view) {
   if (ui.replay === null) ui.shown = view.render;
   document.title = `${view.title} — tessera`;
   renderAll();
+  viewArrived();
+}
+
+// A move is answered by its acknowledgement; its new view comes by the socket (rendered once
+// for this browser). submit() waits for a view at least as new as the acknowledged version.
+const awaited = [];
+function viewArrived() {
+  for (let i = awaited.length - 1; i >= 0; i--) {
+    if (ui.view && ui.view.version >= awaited[i].version) awaited.splice(i, 1)[0].resolve(true);
+  }
+}
+function viewAfter(version, ms) {
+  if (ui.view && ui.view.version >= version) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const w = { version, resolve };
+    awaited.push(w);
+    setTimeout(() => {
+      const i = awaited.indexOf(w);
+      if (i >= 0) awaited.splice(i, 1)[0].resolve(false);
+    }, ms);
+  });
 }
 
 function myToken() {
@@ -155,10 +176,14 @@ async function submit(move) {
   ui.busy = true;
   showError("");
   try {
-    const view = await api("POST", `/api/games/${gameId}/moves`, { token: myToken(), move, expected: v.move_number });
+    const ack = await api("POST", `/api/games/${gameId}/moves`, { token: myToken(), move, expected: v.move_number, view: false });
     ui.sel = [];
     ui.choice = null;
-    await receive(view);
+    // the new view comes by the socket; without one (or if it is slow) it is read here
+    const live = ws && ws.readyState === 1;
+    if (!(live && (await viewAfter(ack.version, 2000)))) {
+      await receive(await api("GET", `/api/games/${gameId}`, undefined, myToken() || undefined));
+    }
   } catch (e) {
     showError(e instanceof ApiError ? e.detail : String(e));
     ui.sel = [];
