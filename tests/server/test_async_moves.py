@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import random
 import sqlite3
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -201,3 +202,43 @@ def test_a_view_of_an_older_version_shows_its_own_moves(services: tuple[MatchSer
     view = svc._view(old, None)
     assert [m["move"] for m in view["moves"]] == ["a1=3"] and view["move_number"] == 1
     assert len(svc.view(gid)["moves"]) == 2
+
+
+def test_a_move_waits_on_the_loop_while_a_thread_of_this_process_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """'uses a full core': while a worker thread of this process holds the write lock (a new game,
+    an AI move), a move waits for it on the event loop and is then stored there, not handed to a
+    worker thread (whose transaction would hold the lock longer and draw the next moves after it)."""
+    svc = MatchService(Storage(f"sqlite:///{tmp_path / 'x.db'}"))
+    try:
+        created = svc.create("nume", {"size": 2}, mode="hotseat", seed=1)
+        threaded: list[Any] = []
+        real = svc._commit_move
+        monkeypatch.setattr(svc, "_commit_move", lambda *a: threaded.append(a) or real(*a))
+        held, release = threading.Event(), threading.Event()
+
+        def writer() -> None:
+            with svc.storage.transaction(write=True):
+                held.set()
+                release.wait(5)
+
+        t = threading.Thread(target=writer)
+        t.start()
+        held.wait(5)
+
+        async def run() -> dict[str, Any]:
+            task = asyncio.ensure_future(svc.play_async(created.game_id, created.tokens[0], "a1=3", 0))
+            for _ in range(10):  # the loop keeps running while the move waits
+                await asyncio.sleep(0.005)
+            assert not task.done()  # not acknowledged: nothing is committed yet
+            release.set()
+            return await task
+
+        out = asyncio.run(run())
+        t.join()
+        assert out["move_number"] == 1 and threaded == []
+        with svc.storage.transaction() as tx:
+            assert [m.move for m in tx.moves(created.game_id)] == ["a1=3"]
+    finally:
+        svc.storage.dispose()
