@@ -11,6 +11,7 @@ import random
 import sqlite3
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,13 @@ import sqlalchemy as sa
 
 from tessera.server.service import MatchService, ServiceError
 from tessera.server.storage import Storage
+
+
+def run_coroutine(coro: Any) -> Any:
+    """``asyncio.run(coro)`` in a thread of its own: a test in the same worker may have left an event
+    loop running in this thread (Playwright's synchronous API does), where ``asyncio.run`` refuses."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
 
 
 def _a_move(svc: MatchService, gid: str, rng: random.Random) -> tuple[int, str, int]:
@@ -54,7 +62,7 @@ def test_async_moves_from_two_processes_stay_exact(services: tuple[MatchService,
                 await other.play_async(gid, tokens[cp], mv, n + 3)
             assert stale.value.status == 409
 
-    asyncio.run(run())
+    run_coroutine(run())
     with a.storage.transaction() as tx:
         assert [m.move for m in tx.moves(gid)] == played
     assert [m["move"] for m in b.view(gid)["moves"]] == played
@@ -76,7 +84,7 @@ def test_racing_async_moves_store_exactly_one(services: tuple[MatchService, Matc
             )
         )
 
-    results = asyncio.run(race())
+    results = run_coroutine(race())
     accepted = [r for r in results if isinstance(r, dict)]
     refused = [r for r in results if isinstance(r, ServiceError)]
     assert len(accepted) == 1 and len(refused) == 1 and refused[0].status == 409, results
@@ -106,7 +114,7 @@ def test_an_sqlite_move_is_one_update_and_one_insert_on_the_loop(tmp_path: Path)
         svc.storage._now_connection().set_trace_callback(record)
         sa.event.listen(svc.storage.engine, "before_cursor_execute", pooled)
         try:
-            asyncio.run(svc.play_async(created.game_id, created.tokens[0], "a1=3", 0))
+            run_coroutine(svc.play_async(created.game_id, created.tokens[0], "a1=3", 0))
         finally:
             sa.event.remove(svc.storage.engine, "before_cursor_execute", pooled)
         assert seen == ["BEGIN IMMEDIATE", "UPDATE GAMES", "INSERT INTO", "COMMIT"], seen
@@ -116,11 +124,12 @@ def test_an_sqlite_move_is_one_update_and_one_insert_on_the_loop(tmp_path: Path)
 
 def test_a_write_lock_held_by_another_process_never_blocks_the_loop(tmp_path: Path) -> None:
     """'async handlers where the work is I/O': while another process holds SQLite's write lock, a move
-    waits for it in a worker thread — the event loop keeps running other work meanwhile — and is stored
-    (and only then acknowledged) once the lock is released."""
+    waits for it without blocking the event loop (trying again on the loop, then in a worker thread) —
+    the loop keeps running other work meanwhile — and is stored (and only then acknowledged) once the
+    lock is released."""
     path = tmp_path / "x.db"
     svc = MatchService(Storage(f"sqlite:///{path}"))
-    other = sqlite3.connect(path, isolation_level=None)
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     try:
         created = svc.create("nume", {"size": 2}, mode="hotseat", seed=1)
         gid = created.game_id
@@ -138,7 +147,7 @@ def test_a_write_lock_held_by_another_process_never_blocks_the_loop(tmp_path: Pa
             other.execute("ROLLBACK")
             return await task
 
-        out = asyncio.run(run())
+        out = run_coroutine(run())
         assert out["move_number"] == 1
         with svc.storage.transaction() as tx:
             assert [m.move for m in tx.moves(gid)] == ["a1=3"]
@@ -235,7 +244,7 @@ def test_a_move_waits_on_the_loop_while_a_thread_of_this_process_writes(
             release.set()
             return await task
 
-        out = asyncio.run(run())
+        out = run_coroutine(run())
         t.join()
         assert out["move_number"] == 1 and threaded == []
         with svc.storage.transaction() as tx:
