@@ -9,7 +9,8 @@ A spec is a name with optional keyword options in parentheses:
                 ``reuse``, ``sample``); at simultaneous nodes it runs ``smmcts`` with its ``c`` and cut-off
 ``smmcts``      decoupled simultaneous-move UCT (``c``, ``rollout_cutoff``, ``pw_k``, ``pw_alpha``)
 ``alphabeta``   negamax alpha-beta with iterative deepening (``max_depth``, ``width``, ``sample``)
-``turns``       UCB over whole turns with rollouts (``width``, ``rounds``, ``noise``, ``c``, ``reply``, ``cap``)
+``turns``       UCB over whole turns with rollouts (``width``, ``rounds``, ``noise``, ``c``, ``reply``, ``cap``,
+                ``limit``: at most that many iterations per turn)
 ``level1``…     the web app's strength levels (``level(3)`` too), tuned per game
 ==============  ==============================================================
 
@@ -42,7 +43,7 @@ AGENT_OPTIONS: dict[str, tuple[str, ...]] = {
     "mcts": ("c", "rollout_cutoff", "widen", "wide", "pw_k", "pw_alpha", "reuse", "sample", "seed", "army"),
     "smmcts": ("c", "rollout_cutoff", "pw_k", "pw_alpha", "seed"),
     "alphabeta": ("max_depth", "width", "sample", "seed", "army"),
-    "turns": ("width", "rounds", "noise", "c", "reply", "cap", "seed"),
+    "turns": ("width", "rounds", "noise", "c", "reply", "cap", "limit", "seed"),
     "level": ("n", "game", "scale", "seed"),
 }
 """The options each agent name accepts."""

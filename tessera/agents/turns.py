@@ -30,7 +30,10 @@ spends its budget inside the mover's own turn and hardly reaches them
 
 Each candidate completion and each rollout counts one iteration of the budget;
 the greedy completion of the best first step is always made, so a tiny budget
-plays like greedy over whole turns.
+plays like greedy over whole turns.  ``limit=N`` (N > 0) stops the search of a
+turn after N iterations even when the caller's budget (time) allows more: a
+strength set by effort rather than by the machine's speed (the four-player
+Nymbat levels, docs/agents.md).
 """
 
 from __future__ import annotations
@@ -132,6 +135,7 @@ class TurnAgent(Agent):
         c: float = 0.4,
         reply: int = 1,
         cap: int = 0,
+        limit: int = 0,
         seed: int | None = None,
         name: str | None = None,
     ) -> None:
@@ -148,8 +152,11 @@ class TurnAgent(Agent):
             raise ValueError(f"turns: reply must be an integer from 1 to 50, not {reply!r}")
         if isinstance(cap, bool) or not isinstance(cap, int) or cap < 0:
             raise ValueError(f"turns: cap must be an integer >= 0 (0: no cap), not {cap!r}")
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+            raise ValueError(f"turns: limit must be an integer >= 0 (0: no limit), not {limit!r}")
         self.reply = reply
         self.cap = cap
+        self.limit = limit
         self.width = width
         self.rounds = rounds
         self.noise = float(noise)
@@ -208,7 +215,7 @@ class TurnAgent(Agent):
 
         def add() -> bool:
             nonlocal nxt, done
-            while nxt < len(order):
+            while nxt < len(order) and not (cands and self.limit and done >= self.limit):
                 a = order[nxt]
                 nxt += 1
                 child = state.clone()
@@ -224,7 +231,7 @@ class TurnAgent(Agent):
             return False
 
         add()
-        while not budget.exhausted(done):
+        while not budget.exhausted(done) and not (self.limit and done >= self.limit):
             wide = len(cands) < max(self.width, 2.0 * math.sqrt(total + 1)) and not (
                 self.cap and len(cands) >= self.cap
             )

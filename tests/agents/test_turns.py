@@ -164,3 +164,19 @@ def test_turns_with_a_cap_keeps_at_most_cap_candidates_and_replies_by_best_turns
         finish_turn(st, rng)
         if st.is_terminal():
             break
+
+
+@pytest.mark.parametrize("limit", [5, 12, 40])
+def test_turns_limit_caps_the_iterations_of_a_turn_below_the_callers_budget(limit: int) -> None:
+    """``turns(limit=N)``: a turn's search stops after N iterations (candidate completions and
+    rollouts) even when the caller's budget allows more, so a level can be set by effort."""
+    st = _open_home_row()
+    agent = make_agent(f"turns(limit={limit},seed=1)")
+    assert isinstance(agent, TurnAgent) and agent.limit == limit
+    agent.choose(st, iterations=1000, rng=random.Random(1))
+    assert agent.stats["iterations"] == limit
+    unlimited = TurnAgent(seed=1)
+    unlimited.choose(st, iterations=limit + 20, rng=random.Random(1))
+    assert unlimited.stats["iterations"] == limit + 20
+    with pytest.raises(ValueError, match="limit"):
+        make_agent("turns(limit=-1)")
