@@ -54,6 +54,30 @@ def test_turns_covers_its_home_row_against_the_player_opposite(seed: int) -> Non
     assert st.current_player() == 2 and st.returns() == [0.0] * 4
 
 
+def _after_red_and_green(lv: int, seed: int) -> tessera.State:
+    """Red (level ``lv``) plays his turn in the open-home-row position, then Green a greedy turn."""
+    st = _open_home_row()
+    rng = random.Random(seed)
+    red = make_agent(f"level{lv}", game="nymbat")
+    while st.current_player() == 0:
+        st.apply_action(red.choose(st, rng=rng))
+    green = make_agent("greedy")
+    while not st.is_terminal() and st.current_player() == 1:
+        st.apply_action(green.choose(st, rng=rng))
+    return st
+
+
+def test_four_player_levels_4_and_5_cover_the_home_row_that_level_3_leaves_open() -> None:
+    """Blue stands on Red's home row and Red has no piece there: 'a player who has a piece on his
+    opponent home row while the player opposite him has none there wins' at the start of his turn.
+    Level 3 (greedy) takes the bait (a Green 3) and Blue wins; level 5 covers the row at every seed
+    tried and level 4 (8 iterations, one noisy rollout per candidate) at nearly every one."""
+    saved = {lv: [_after_red_and_green(lv, seed).returns() == [0.0] * 4 for seed in range(10)] for lv in (3, 4, 5)}
+    assert not any(saved[3])
+    assert sum(saved[4]) >= 8
+    assert all(saved[5])
+
+
 def test_turns_plays_the_planned_turn_without_searching_again() -> None:
     """One search per turn: the later steps of the chosen turn come from the kept plan, and a
     position the plan does not expect (another game) makes it search afresh."""
