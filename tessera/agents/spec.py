@@ -200,13 +200,13 @@ _LEVEL5_SPEC: dict[str, str] = {}
 _MULTI_LEVELS: dict[str, dict[int, str]] = {
     # Four-player Nymbat, each level measured against three of the level below, seats rotated
     # (docs/agents.md, "Four-player ladder"; win rates of level k+1, an equal agent wins 25 %):
-    # 1 random; 2 greedy playing a random step 3 times in 4 (87 % against random; with noise 0.5
-    # it was not clearly weaker than greedy); 3 greedy (60 % against level 2); 4 and 5 the
-    # whole-turn search (tessera.agents.turns) set by iterations per turn, not by time: 8
-    # iterations (45 % against greedy) and 40 (40 % against 8).  Step-level MCTS and alpha-beta did
-    # not beat greedy here, and above ~10 iterations nothing tried made `turns` clearly stronger
-    # (more iterations, 1 s or 3 s, two rounds, best-of-3 or paranoid replies, a leader term):
-    # the level's time is only an upper bound on a slow machine.
+    # 1 random; 2 greedy playing a random step 3 times in 4 (91 % against random over 120 games;
+    # with noise 0.5 it was not clearly weaker than greedy); 3 greedy (69 % against level 2); 4
+    # and 5 the whole-turn search (tessera.agents.turns) set by iterations per turn, not by time:
+    # 8 iterations (48 % against greedy) and 40 (35 % against 8; Wilson lower bound 27 %).
+    # Step-level MCTS and alpha-beta did not beat greedy here, and above ~10 iterations nothing
+    # tried made `turns` clearly stronger (more iterations, 1 s or 3 s, two rounds, best-of-3 or
+    # paranoid replies, a leader term): the level's time is only an upper bound on a slow machine.
     "nymbat": {1: "random", 2: "greedy(noise=0.75)", 3: "greedy", 4: "turns(limit=8)", 5: "turns(limit=40)"},
 }
 """All five levels of the variants of more than two players that have their own ladder."""
