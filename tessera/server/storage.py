@@ -585,9 +585,10 @@ class Storage:
         three quarters of the transaction).  It begins only if nothing has to be waited for:
         :attr:`writes_now`, no other writer of this process holds the write lock, and no other
         process holds SQLite's (``BEGIN IMMEDIATE`` with no busy wait).  True: committed.
-        False: the stored version was not ``version``.  None: it would have had to wait (then
-        write in a worker thread with :meth:`transaction`).  ``Conflict``: the move index is
-        taken.  Nothing is written unless True.
+        False: the stored version was not ``version``.  None: it would have had to wait (the
+        caller tries again later on the loop, or writes in a worker thread with
+        :meth:`transaction`).  ``Conflict``: the move index is taken.  Nothing is written unless
+        True.
         """
         import sqlite3
 
