@@ -1219,9 +1219,7 @@ class MatchService:
         with self._locked(game_id):
             return self._live(game_id, check=True)
 
-    def _prepare_move(
-        self, live: Live, token: str | None, move: str, expected: int
-    ) -> _Prepared | int | None:
+    def _prepare_move(self, live: Live, token: str | None, move: str, expected: int) -> _Prepared | int | None:
         """Check ``move`` against ``live`` without storing it: the move and its new position, the
         sender's seat if it is a duplicate of the move just accepted, or None at a simultaneous
         node (an order to seal)."""

@@ -356,9 +356,7 @@ def test_nibble_move_list_shows_colours_and_the_table_rule_and_nelaxtam_coordina
     assert on_dark.count() > 0, "dark squares get light lettering"
     # read in one step from the board as it is then: the board may be drawn again (the socket's
     # first view) between finding a label and reading its style, and a detached label has none
-    fill = page.evaluate(
-        "() => getComputedStyle(document.querySelector('svg.board text.coord-on-dark')).fill"
-    )
+    fill = page.evaluate("() => getComputedStyle(document.querySelector('svg.board text.coord-on-dark')).fill")
     assert fill == "rgb(246, 241, 228)", fill
     page.screenshot(path=str(artifacts / "nelaxtam-coordinates.png"))
     page.close()
