@@ -109,7 +109,7 @@ from tessera.core.kernels import rng_state
 from tessera.core.registry import register
 from tessera.core.render import PLAYER_COLORS, describe, grid_cells, piece, text_diagram
 from tessera.games import _nume_kernels as kern
-from tessera.games._nume_kernels import GID, GPRICE, GSIZE, HEAD, NEMPTY, NEXT, NUM, STONE
+from tessera.games._nume_kernels import GID, GPRICE, GSIZE, HEAD, NEMPTY, NUM, STONE
 
 BLACK, WHITE = 0, 1
 """Colours (not players: with komi bidding a player may take either)."""
@@ -810,30 +810,31 @@ class NumeState(State):
 
     # -- groups --------------------------------------------------------------------------
     def _group_table(self) -> list[dict[str, Any]]:
-        """Every group as ``{"root", "color", "members", "size", "numbers", "price"}`` (cell indices)."""
-        n = self.game.cells
-        stone, num, gid, nxt = self._field(STONE), self._field(NUM), self._field(GID), self._field(NEXT)
+        """Every group as ``{"root", "color", "members", "size", "numbers", "price"}`` (cell indices),
+        in the order of their roots; built in one pass over the cells (the render uses it after
+        every move)."""
+        stone, num, gid = self._field(STONE), self._field(NUM), self._field(GID)
         gsize, gprice = self._field(GSIZE), self._field(GPRICE)
-        out = []
-        for c in range(n):
-            if stone[c] >= 0 and gid[c] == c:
-                members = [c]
-                x = nxt[c]
-                while x != c:
-                    members.append(x)
-                    x = nxt[x]
-                members.sort()
-                out.append(
-                    {
-                        "root": c,
-                        "color": stone[c],
-                        "members": members,
-                        "size": gsize[c],
-                        "numbers": sorted(num[m] for m in members if num[m] >= 0),
-                        "price": gprice[c],
+        groups: dict[int, dict[str, Any]] = {}
+        for c, col in enumerate(stone):
+            if col >= 0:
+                r = gid[c]
+                gr = groups.get(r)
+                if gr is None:
+                    gr = groups[r] = {
+                        "root": r,
+                        "color": stone[r],
+                        "members": [],
+                        "size": gsize[r],
+                        "numbers": [],
+                        "price": gprice[r],
                     }
-                )
-        return out
+                gr["members"].append(c)
+                if num[c] >= 0:
+                    gr["numbers"].append(num[c])
+        for gr in groups.values():
+            gr["numbers"].sort()
+        return sorted(groups.values(), key=lambda gr: gr["root"])
 
     def groups(self) -> list[dict[str, Any]]:
         """Every group: colour, cells (labels), size, written numbers and price."""
@@ -893,26 +894,16 @@ class NumeState(State):
         }
         owner = {c: i for i, c in enumerate(self._colors)} if self._colors is not None else {}
         stone, num, gid = self._field(STONE), self._field(NUM), self._field(GID)
-        # each group's numbers, by the cell its group is filed under (one pass, no member lists)
-        numbers: dict[int, list[int]] = {}
-        for c, col in enumerate(stone):
-            if col >= 0:
-                r = gid[c]
-                if r not in numbers:
-                    numbers[r] = []
-                if num[c] >= 0:
-                    numbers[r].append(num[c])
-        gsize, gprice = self._field(GSIZE), self._field(GPRICE)
         group_title: dict[int, str] = {}
         ngroups = [0, 0]
-        for r, nums in numbers.items():
-            nums.sort()
-            group_title[r] = (
-                f"{COLOUR_NAMES[stone[r]]} group of {gsize[r]}, "
-                f"number{'s' if len(nums) > 1 else ''} {', '.join(map(str, nums))}, price {gprice[r]}"
+        for gr in self._group_table():
+            nums = gr["numbers"]
+            group_title[gr["root"]] = (
+                f"{COLOUR_NAMES[gr['color']]} group of {gr['size']}, "
+                f"number{'s' if len(nums) > 1 else ''} {', '.join(map(str, nums))}, price {gr['price']}"
             )
-            ngroups[stone[r]] += 1
-        titles = [group_title.get(r, "") for r in gid]
+            ngroups[gr["color"]] += 1
+        titles = [group_title.get(r, "") for r in gid]  # a stone's title is its group's
         labels = g.labels
         pieces = [
             piece(
