@@ -27,8 +27,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # time this working tree, not another install
 
 import tessera
-from tessera.games import _nibble_kernels as nibble_kernels
 from tessera.games.nibble import NibbleState
+from tessera.games.nibble import kernels as nibble_kernels
 
 SPECS = ("nibble", "nibble(colors=13)", "nibble(colors=13,board=hex)")
 

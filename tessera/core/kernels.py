@@ -1,6 +1,6 @@
 """Shared pieces of the compiled rule kernels (numba): the kernel decorator and a seeded RNG.
 
-The rules of a game with kernels live in ``tessera/games/_<game>_kernels.py`` as
+The rules of a game with kernels live in ``tessera/games/<game>/kernels.py`` as
 ``@kernel`` functions over compact numpy arrays (docs/engine.md gives the
 convention); the game's ``State`` keeps its position in those arrays and calls
 the kernels for every rule, so the State API, the agents and the rollouts share

@@ -1,6 +1,6 @@
 """The game registry: discovery of game modules, ``list_games`` and ``load_game``.
 
-A game lives in ``tessera/games/<name>.py`` or ``tessera/games/<name>/`` and
+A game lives in ``tessera/games/<name>/`` (a package) or ``tessera/games/<name>.py`` and
 registers its :class:`~tessera.core.game.Game` subclass with :func:`register`.
 Modules are found without importing them and imported on first use, so one
 game's import cost (or a broken module) never touches another game.

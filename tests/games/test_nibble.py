@@ -713,7 +713,7 @@ def test_position_numbers_must_be_whole_numbers() -> None:
 def test_deal_draws_equal_python_random() -> None:
     """Engine notes: the deal's swap draws, made at once from ``rng.getrandbits``, are the numbers
     ``rng.random()`` gives one by one, and the generator is left where those calls leave it."""
-    from tessera.games.nibble import _random_floats
+    from tessera.games.nibble.game import _random_floats
 
     for seed, count in ((0, 1000), (1, 1), (2**31 + 5, 3380)):
         ours, theirs = random.Random(seed), random.Random(seed)
@@ -726,7 +726,7 @@ def test_deal_draws_equal_python_random() -> None:
 
 def kernel_step(st: NibbleState, seed: int) -> np.ndarray:
     """One step of the compiled random playout from ``st``; the position array after it."""
-    from tessera.games import _nibble_kernels as K
+    from tessera.games.nibble import kernels as K
 
     s = st.s.copy()
     g = st.game
@@ -735,7 +735,7 @@ def kernel_step(st: NibbleState, seed: int) -> np.ndarray:
 
 
 def header_end(st: NibbleState) -> int:
-    from tessera.games import _nibble_kernels as K
+    from tessera.games.nibble import kernels as K
 
     return st._h + K.LEGAL  # the board, the counts and the turn header
 

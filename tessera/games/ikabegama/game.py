@@ -40,7 +40,7 @@ Engine notes
     ``ValueError`` says so otherwise).
     Integer action ``hex * 13 + k``: ``k = 0`` a growth onto ``hex``, ``k = 1…12`` a
     jump onto ``hex`` from ``hex − ring2[k−1]``; the last action is ``pass``.
-    The rules are numba kernels (:mod:`tessera.games._ikabegama_kernels`) over
+    The rules are numba kernels (:mod:`tessera.games.ikabegama.kernels`) over
     one int32 array per state: the tokens in a list plus a hash table from hex
     to token (the plane has no grid to copy), the counts, the ply, the passes
     and the result; a clone copies that array (docs/engine.md).
@@ -72,7 +72,7 @@ from tessera.core.hexplane import (
 )
 from tessera.core.registry import register
 from tessera.core.render import PLAYER_COLORS, cell_entry, describe, piece, text_diagram
-from tessera.games import _ikabegama_kernels as kern
+from tessera.games.ikabegama import kernels as kern
 
 LIGHT, DARK = 0, 1
 NAMES = ("Light", "Dark")
@@ -172,7 +172,7 @@ class IkabegamaGame(Game):
         """``(hex offset, action offset)`` of each of the twelve jump directions."""
         self.pass_action = w.size * 13
         self.kconst = np.zeros(kern.K_LEN, dtype=np.int64)
-        """The kernels' game constants (``_ikabegama_kernels.K_*``)."""
+        """The kernels' game constants (``kernels.K_*``)."""
         k = self.kconst
         k[kern.K_STRIDE], k[kern.K_BOUND], k[kern.K_SIZE] = w.stride, w.bound, w.size
         k[kern.K_NEST0], k[kern.K_NEST1] = self.nest_ids
@@ -274,7 +274,7 @@ def _midpoint_hex(light: tuple[int, int], dark: tuple[int, int]) -> tuple[int, i
 
 class IkabegamaState(TurnState):
     """Tokens, the player to move, the ply count and consecutive passes, in one int32 array
-    (the layout of :mod:`tessera.games._ikabegama_kernels`), changed only by those kernels."""
+    (the layout of :mod:`tessera.games.ikabegama.kernels`), changed only by those kernels."""
 
     game: IkabegamaGame
 
@@ -468,7 +468,7 @@ class IkabegamaState(TurnState):
     # -- agents ------------------------------------------------------------------------
     def evaluate(self, player: int) -> float:
         """``tanh(0.15·token lead + 0.35·nest-race lead)`` for ``player``; exact when over
-        (:func:`_ikabegama_kernels.value`, the evaluation rollouts use)."""
+        (:func:`kernels.value`, the evaluation rollouts use)."""
         if self._over:
             return self.returns()[player]
         return float(kern.value(self._a, self.game.kconst, player))

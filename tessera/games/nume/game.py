@@ -108,8 +108,8 @@ from tessera.core.geometry import Grid, alternating_hexagon, square
 from tessera.core.kernels import rng_state
 from tessera.core.registry import register
 from tessera.core.render import PLAYER_COLORS, describe, grid_cells, piece, text_diagram
-from tessera.games import _nume_kernels as kern
-from tessera.games._nume_kernels import GID, GPRICE, GSIZE, HEAD, NEMPTY, NUM, STONE
+from tessera.games.nume import kernels as kern
+from tessera.games.nume.kernels import GID, GPRICE, GSIZE, HEAD, NEMPTY, NUM, STONE
 
 BLACK, WHITE = 0, 1
 """Colours (not players: with komi bidding a player may take either)."""
@@ -280,7 +280,7 @@ class NumeGame(Game):
 
     @property
     def placement_lists(self) -> list[list[int]]:
-        """The actions of each code of :func:`_nume_kernels.placement_codes` (``2·c``: ``[c·K]``, the
+        """The actions of each code of :func:`kernels.placement_codes` (``2·c``: ``[c·K]``, the
         joining stone; ``2·c + 1``: the new groups of cell ``c``), built on first use."""
         if self._placement_lists is None:
             K = self.K
@@ -461,7 +461,7 @@ class NumeState(State):
     """The board, the groups with their prices, the komi and who holds which colour.
 
     The board and its groups live in one int32 array (``_a``, laid out as in
-    :mod:`tessera.games._nume_kernels`), changed only by the kernels there: a clone
+    :mod:`tessera.games.nume.kernels`), changed only by the kernels there: a clone
     copies one array.
     """
 
@@ -470,7 +470,7 @@ class NumeState(State):
     def __init__(self, game: NumeGame) -> None:
         super().__init__(game)
         self._a = game._empty_board.copy()
-        """The board: stones, numbers, groups, empty cells and prices (_nume_kernels layout)."""
+        """The board: stones, numbers, groups, empty cells and prices (kernels layout)."""
         p = game.params
         if p["komi_bidding"]:
             self._setup(BID, None, None, None)
@@ -738,7 +738,7 @@ class NumeState(State):
         return out
 
     def _statuses(self) -> list[int]:
-        """:func:`_nume_kernels.status` of every cell for the colour to place (one kernel call)."""
+        """:func:`kernels.status` of every cell for the colour to place (one kernel call)."""
         return kern.statuses(self._a, self.game.nbr, self._col).tolist()  # type: ignore[no-any-return]
 
     # -- notation ------------------------------------------------------------------------
@@ -862,7 +862,7 @@ class NumeState(State):
     # -- agents --------------------------------------------------------------------------
     def evaluate(self, player: int) -> float:
         """Estimated final-score lead of ``player`` squashed to [-1, 1] (see module docstring;
-        computed by :func:`_nume_kernels.value`, the evaluation rollouts use)."""
+        computed by :func:`kernels.value`, the evaluation rollouts use)."""
         if self._over:
             return self.returns()[player]
         g = self.game

@@ -112,7 +112,7 @@ Position dict
     removal is possible).
 
 Engine notes
-    The rules are compiled kernels (numba, :mod:`tessera.games._nymbat_kernels`, their
+    The rules are compiled kernels (numba, :mod:`tessera.games.nymbat.kernels`, their
     only implementation; two and four players share them).  A position is one small
     ``int32`` array (the owner and number of each hex, the turn in progress, the
     header with reserves, delays and the end of the game); cloning copies it.  A
@@ -150,7 +150,7 @@ from tessera.core.geometry import bits, hexagon
 from tessera.core.kernels import rng_state
 from tessera.core.registry import register
 from tessera.core.render import PLAYER_COLORS, cell_entry, describe, piece, text_diagram
-from tessera.games import _nymbat_kernels as _k
+from tessera.games.nymbat import kernels as _k
 
 RED, BLUE = 0, 1
 NAMES = ("Red", "Blue")
@@ -409,7 +409,7 @@ class NymbatState(TurnState):
         self.n = game.players
         self.L = game.layout
         self.s: np.ndarray = game.start.copy()
-        """The position (layout in :mod:`tessera.games._nymbat_kernels`)."""
+        """The position (layout in :mod:`tessera.games.nymbat.kernels`)."""
         self.to_move = RED
         self._over = False
         self._winner: int | None = None
@@ -423,7 +423,7 @@ class NymbatState(TurnState):
         self._winner = other._winner
 
     def _sync(self, status: int) -> None:
-        """Mirror the kernels' packed header (``_nymbat_kernels.status``)."""
+        """Mirror the kernels' packed header (``kernels.status``)."""
         self.to_move = status & 3
         self._over = bool(status & 4)
         w = (status >> 3) - 1
@@ -630,7 +630,7 @@ class NymbatState(TurnState):
         return self._reason(code, action) if code else None
 
     def _reason(self, code: int, action: Action) -> str:
-        """The sentence for the kernels' refusal ``code`` of ``action`` (``_nymbat_kernels._check``)."""
+        """The sentence for the kernels' refusal ``code`` of ``action`` (``kernels._check``)."""
         p = self.to_move
         names = self.L.names
         move = self.action_to_string(action)

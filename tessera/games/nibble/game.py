@@ -70,7 +70,7 @@ Notation and position
     who made the last step).
 
 Engine notes
-    The rules are compiled kernels (numba, :mod:`tessera.games._nibble_kernels`, their
+    The rules are compiled kernels (numba, :mod:`tessera.games.nibble.kernels`, their
     only implementation).  A position is one small ``int32`` array: the colour of the
     block on each cell (``-1`` if none), both players' counts, the turn header and the
     cached legal steps; cloning copies it.  A block is on a corner when ``run``
@@ -125,7 +125,7 @@ from tessera.core.geometry import Grid, hexagon, square
 from tessera.core.kernels import rng_state
 from tessera.core.registry import register
 from tessera.core.render import describe, grid_cells, piece, text_diagram
-from tessera.games import _nibble_kernels as _k
+from tessera.games.nibble import kernels as _k
 
 NAMES = ("First", "Second")
 PLAYER_COLORS = ("#1d1d1f", "#f4f1ea")
@@ -248,7 +248,7 @@ _STATUS: list[tuple[int, bool, int | None, int | None]] = [
     (b & 1, bool(b & 2), ((b >> 2) & 3) - 1 if (b >> 2) & 3 else None, (b >> 4) - 1 if b >> 4 else None)
     for b in range(16 * 15)
 ]
-"""The kernels' packed header (``_nibble_kernels.status``) → ``(to_move, over, winner, taking)``."""
+"""The kernels' packed header (``kernels.status``) → ``(to_move, over, winner, taking)``."""
 
 
 @register
@@ -282,7 +282,7 @@ class NibbleGame(Game):
         self.nbr_index: list[tuple[int, ...]] = [tuple(self.index[x] for x in grid.neighbors[c]) for c in self.cells]
         """Neighbours of each cell, as cell indices."""
         self.geo: np.ndarray = _geometry(self)
-        """The board for the kernels (:mod:`tessera.games._nibble_kernels`)."""
+        """The board for the kernels (:mod:`tessera.games.nibble.kernels`)."""
         self._nbr: np.ndarray = np.full((len(self.cells), 6), -1, np.int32)
         for i, row in enumerate(self.nbr_index):
             self._nbr[i, : len(row)] = row
@@ -450,7 +450,7 @@ class NibbleState(TurnState):
         s[h + _k.OVER] = 0
         s[h + _k.ON_BOARD] = int(np.count_nonzero(s[:k] >= 0))
         self.s: np.ndarray = s
-        """The position (module docstring, Engine notes; layout in :mod:`tessera.games._nibble_kernels`)."""
+        """The position (module docstring, Engine notes; layout in :mod:`tessera.games.nibble.kernels`)."""
         self._h = h
         self.table: tuple[int, ...] = tuple(table)
         """The colour table, left to right."""

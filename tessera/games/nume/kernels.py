@@ -2,7 +2,7 @@
 # (kernels pass numpy int64 scalars where the hints say int: explicit casts keep one numba specialisation)
 """Nume's rule kernels (numba): placing a stone, legal placements, random rollouts, evaluation.
 
-These functions ARE Nume's placement rules: :class:`tessera.games.nume.NumeState`
+These functions ARE Nume's placement rules: :class:`tessera.games.nume.game.NumeState`
 keeps its board in one int32 array laid out as below and calls them for every
 placement, legality check, move list, rollout and evaluation (docs/engine.md).
 

@@ -80,7 +80,7 @@ Position dict
     ``"?"`` for one that is sealed but hidden in a player's :meth:`~NelaxtamState.view`.
 
 Engine notes
-    The rules are compiled kernels (numba, :mod:`tessera.games._nelaxtam_kernels`,
+    The rules are compiled kernels (numba, :mod:`tessera.games.nelaxtam.kernels`,
     their only implementation): listing each troop's tokens, drawing a random legal
     order, resolving a turn (moves, destructions, deaths, removal of uncontrolled
     groups by a diagonal flood from the troops, the end) and the evaluation.  A
@@ -154,7 +154,7 @@ from tessera.core.geometry import Grid, bits, diagonal_flood, diagonal_neighbors
 from tessera.core.kernels import rng_state
 from tessera.core.registry import register
 from tessera.core.render import PLAYER_COLORS, cell_entry, describe, piece, text_diagram
-from tessera.games import _nelaxtam_kernels as _k
+from tessera.games.nelaxtam import kernels as _k
 
 BLACK, WHITE = 0, 1
 NAMES = ("Black", "White")
@@ -307,7 +307,7 @@ class NelaxtamGame(Game):
             geo[s, _k.COLOUR] = self.sq_color[s]
             geo[s, _k.EDGE] = self.edge >> self.cell_of_sq[s] & 1
         self.geo: np.ndarray = geo
-        """The board for the kernels (:mod:`tessera.games._nelaxtam_kernels`); its header row is set by
+        """The board for the kernels (:mod:`tessera.games.nelaxtam.kernels`); its header row is set by
         :meth:`_check_params` (it needs every parameter)."""
 
     # -- helpers used by states --------------------------------------------------------
@@ -358,7 +358,7 @@ class NelaxtamState(State):
         self._h = nsq + 2 * t
         a[self._h : self._h + 4] = (_k.INVASION, 1, 0, -1)
         self.a: np.ndarray = a
-        """The position (layout in :mod:`tessera.games._nelaxtam_kernels`)."""
+        """The position (layout in :mod:`tessera.games.nelaxtam.kernels`)."""
         self._pending: list[str | None] = [None, None]
         self._turns: list[tuple[tuple[Action, ...], tuple[Action, ...]]] = []
         self._sync()
@@ -565,7 +565,7 @@ class NelaxtamState(State):
     def order_reason(self, actions: Sequence[Action], player: int) -> str | None:
         """``None`` when ``actions`` (one per token, as written) are a legal full order of ``player``.
 
-        The check is one kernel call (:func:`tessera.games._nelaxtam_kernels.order_code`);
+        The check is one kernel call (:func:`tessera.games.nelaxtam.kernels.order_code`);
         its code becomes the sentence here.
         """
         if self.phase == OVER:
@@ -958,7 +958,7 @@ class NelaxtamState(State):
 
 
 def _order_message(g: NelaxtamGame, code: int, actions: list[Action], player: int) -> str:
-    """The sentence of an order check's code (:func:`tessera.games._nelaxtam_kernels.order_code`)."""
+    """The sentence of an order check's code (:func:`tessera.games.nelaxtam.kernels.order_code`)."""
     kind, x, y, z = code & 255, (code >> 8) & 0xFFFF, (code >> 24) & 0xFFFF, code >> 40
     lab = g.sq_label
     if kind == 1:

@@ -2,7 +2,7 @@
 # (kernels pass numpy int64 scalars where the hints say int: explicit casts keep one numba specialisation)
 """Ikabegamá's rule kernels (numba): moves, legality, the end, random rollouts, evaluation.
 
-These functions ARE Ikabegamá's rules: :class:`tessera.games.ikabegama.IkabegamaState`
+These functions ARE Ikabegamá's rules: :class:`tessera.games.ikabegama.game.IkabegamaState`
 keeps its position in one int32 array laid out as below and calls them for every
 move, legality check, move list, random move, rollout and evaluation (docs/engine.md).
 

@@ -1,0 +1,43 @@
+"""Nelaxtam: the game (``game``) and its compiled rule kernels (``kernels``); the rules are ``game``'s docstring."""
+
+from tessera.games.nelaxtam.game import (
+    BATTLE,
+    BLACK,
+    COLORS,
+    DESTROY,
+    HIDDEN,
+    HOLD,
+    INFO,
+    INVASION,
+    MOVE,
+    NAMES,
+    OVER,
+    PHASES,
+    PLACE,
+    SEA_FILL,
+    TERRITORY_FILL,
+    WHITE,
+    NelaxtamGame,
+    NelaxtamState,
+)
+
+__all__ = [
+    "BATTLE",
+    "BLACK",
+    "COLORS",
+    "DESTROY",
+    "HIDDEN",
+    "HOLD",
+    "INFO",
+    "INVASION",
+    "MOVE",
+    "NAMES",
+    "OVER",
+    "PHASES",
+    "PLACE",
+    "SEA_FILL",
+    "TERRITORY_FILL",
+    "WHITE",
+    "NelaxtamGame",
+    "NelaxtamState",
+]

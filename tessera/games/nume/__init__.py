@@ -1,0 +1,41 @@
+"""Nume: the game (``game``) and its compiled rule kernels (``kernels``); the rules are ``game``'s docstring."""
+
+from tessera.games.nume.game import (
+    BID,
+    BLACK,
+    CHOOSE,
+    COLOUR_LETTERS,
+    COLOUR_NAMES,
+    COLOUR_WORDS,
+    COLOURS,
+    FIRST_MOVE_EDGE,
+    HEX_SIZES,
+    INFO,
+    KOMI_MAX,
+    NO_COLOUR,
+    PLAY,
+    SQUARE_SIZES,
+    WHITE,
+    NumeGame,
+    NumeState,
+)
+
+__all__ = [
+    "BID",
+    "BLACK",
+    "CHOOSE",
+    "COLOURS",
+    "COLOUR_LETTERS",
+    "COLOUR_NAMES",
+    "COLOUR_WORDS",
+    "FIRST_MOVE_EDGE",
+    "HEX_SIZES",
+    "INFO",
+    "KOMI_MAX",
+    "NO_COLOUR",
+    "PLAY",
+    "SQUARE_SIZES",
+    "WHITE",
+    "NumeGame",
+    "NumeState",
+]
