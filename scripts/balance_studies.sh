@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# The studies of docs/balance.md, in order, each resumable (rerun to continue).
+# The studies of docs/balance.md (results in studies/balance/), in order, each resumable (rerun to continue).
 # Budgets fit a shared 2-core machine: one process, fast agents, few games.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 T="${TESSERA:-python -m tessera}"
-R="${RUNS:-docs/balance}"   # the results shipped in docs/balance/: rerunning continues them
+R="${RUNS:-studies/balance}"   # the results shipped in studies/balance/: rerunning continues them
 run() {
   local name="$1"; shift; echo "== $name: $*"; local t0=$SECONDS
   mkdir -p "$R/$name"
   $T "$@" --out "$R/$name" --no-progress > "$R/$name/report.txt" 2> "$R/$name/errors.log"
-  echo "   exit $? in $((SECONDS - t0)) s"
+  local rc=$?
+  [ -s "$R/$name/errors.log" ] || rm -f "$R/$name/errors.log"   # keep the log only when something went wrong
+  echo "   exit $rc in $((SECONDS - t0)) s"
 }
 mkdir -p "$R"
 
