@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install everything the tests need, then run the whole suite (lint, types, tests).
+# Install everything the tests need, then run the whole suite (lint, format, types, tests).
 # This is the README's second set-up command; .ci/run calls exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,6 +28,7 @@ $PY -c "import tessera, fastapi, sqlalchemy, playwright, hypothesis"  # fail her
 
 echo "== ruff"
 $PY -m ruff check .
+$PY -m ruff format --check .
 echo "== mypy"
 $PY -m mypy
 echo "== pytest"

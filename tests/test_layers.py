@@ -1,0 +1,235 @@
+"""Imports point one way: ``core`` ← ``games`` ← ``agents`` ← ``arena``, everything else on top.
+
+The imports are read from the source with :mod:`ast` (every ``import`` and ``from … import``
+anywhere in a file, including those inside functions and ``TYPE_CHECKING`` blocks, and
+``importlib.import_module("tessera.…")`` with a literal name), over every Python file of
+the package. Text that merely mentions a module (a docstring, a comment) is not an import.
+
+The layers (docs/architecture.md):
+
+* ``core`` — the game protocol, registry, geometry, render types: imports nothing above it;
+* ``games`` — one module or package per game: imports only ``core``, its own modules and
+  the shared modules of ``tessera.games`` — never the agents, the server or another game;
+* ``agents`` — imports ``core`` and ``games``;
+* ``arena`` — imports the layers below; ``lab`` (the balance lab) stands on the arena;
+* on top: ``vector``, ``adapters``, ``learn``, ``ratings``, ``server``, ``cli``, the
+  ``__main__`` entry point — they may use every lower layer and each other, without a cycle.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+import tessera
+
+PACKAGE = Path(tessera.__file__).resolve().parent
+
+TOP = 5
+LAYER = {
+    "__init__": 0,  # the package's own module re-exports the core API
+    "core": 0,
+    "games": 1,
+    "agents": 2,
+    "arena": 3,
+    "lab": 4,  # the balance lab uses the arena's matches; it merges into the arena
+    "vector": TOP,
+    "adapters": TOP,
+    "learn": TOP,
+    "ratings": TOP,
+    "server": TOP,
+    "cli": TOP,
+    "__main__": TOP,
+}
+"""The floor of each top-level part of ``tessera`` (a package, or a module such as ``cli``)."""
+
+NOT_PYTHON = {"rules", "web"}
+"""Parts of the package that hold no Python (players' rules pages, the static web client)."""
+
+EXCEPTIONS = {
+    ("tessera.core.registry", "tessera.games"): (
+        "the registry lists and loads the game modules found in the tessera.games package (by directory, "
+        "then importlib by name): the one place a lower layer names a higher one, and only the package"
+    ),
+    ("tessera.arena.match", "tessera.adapters.openspiel_agents"): (
+        "the openspiel-mcts agent kind, imported on demand from the research adapters; "
+        "remove this entry when the runner takes that agent kind from a registry instead"
+    ),
+}
+"""Imports that go against the layers on purpose, each with its reason. An entry that no
+longer matches an import fails the test, so the list only ever shrinks to what is true."""
+
+
+@dataclass(frozen=True)
+class Import:
+    source: str  # dotted module that imports
+    target: str  # dotted module imported (within tessera)
+    where: str  # file:line
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _targets(node: ast.AST, module: str, is_package: bool) -> list[str]:
+    """The tessera modules one AST node imports (empty for any other node)."""
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    if isinstance(node, ast.ImportFrom):
+        if node.level:  # relative: resolve against the importing module's package
+            base = module.split(".")
+            base = base if is_package else base[:-1]
+            base = base[: len(base) - (node.level - 1)]
+            stem = ".".join(base + ([node.module] if node.module else []))
+        else:
+            stem = node.module or ""
+        names = [a.name for a in node.names if a.name != "*"]
+        # `from tessera import server` imports the module tessera.server; `from x.y import f` imports x.y.
+        subs = [f"{stem}.{n}" for n in names if _exists(f"{stem}.{n}")]
+        return subs or [stem]
+    if (
+        isinstance(node, ast.Call)
+        and (
+            (isinstance(node.func, ast.Attribute) and node.func.attr == "import_module")
+            or (isinstance(node.func, ast.Name) and node.func.id == "import_module")
+        )
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str)
+    ):
+        return [node.args[0].value]
+    return []
+
+
+def _exists(dotted: str) -> bool:
+    """Whether a dotted name is a module or package of tessera (not a function or class)."""
+    if not dotted.startswith("tessera."):
+        return False
+    rel = Path(*dotted.split(".")[1:])
+    return (PACKAGE / rel).with_suffix(".py").is_file() or (PACKAGE / rel / "__init__.py").is_file()
+
+
+def _read_imports() -> list[Import]:
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = _module_name(path)
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            for target in _targets(node, module, path.name == "__init__.py"):
+                if target == "tessera" or target.startswith("tessera."):
+                    where = f"{path.relative_to(PACKAGE.parent)}:{getattr(node, 'lineno', 0)}"
+                    found.append(Import(module, target, where))
+    return found
+
+
+IMPORTS = _read_imports()
+
+
+def _part(dotted: str) -> str:
+    """The top-level part of tessera a dotted module belongs to (``__init__`` for tessera itself)."""
+    parts = dotted.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def _game_of(dotted: str, games: set[str]) -> str | None:
+    """The game a module of tessera.games belongs to (``nume`` for ``tessera.games._nume_kernels``
+    or ``tessera.games.nume.render``), or None for the package itself and its shared modules."""
+    parts = dotted.split(".")
+    if len(parts) < 3 or parts[1] != "games":
+        return None
+    name = parts[2].lstrip("_").removesuffix("_kernels")
+    return name if name in games else None
+
+
+def _game_names() -> set[str]:
+    root = PACKAGE / "games"
+    names = {p.stem for p in root.glob("*.py") if not p.name.startswith("_")}
+    names |= {p.name for p in root.iterdir() if (p / "__init__.py").is_file() and not p.name.startswith("_")}
+    return names
+
+
+def _against_the_layers(imp: Import) -> bool:
+    return LAYER[_part(imp.target)] > LAYER[_part(imp.source)] or (
+        LAYER[_part(imp.source)] < TOP
+        and LAYER[_part(imp.target)] == LAYER[_part(imp.source)]
+        and _part(imp.target) != _part(imp.source)
+        and {_part(imp.target), _part(imp.source)} != {"__init__", "core"}
+    )
+
+
+def test_the_reader_finds_imports_at_module_level_and_inside_functions() -> None:
+    """The check is only as good as its reader: it sees the games' core imports and the
+    on-demand import inside a function of the arena."""
+    edges = {(_part(i.source), _part(i.target)) for i in IMPORTS}
+    assert ("games", "core") in edges and ("agents", "core") in edges and ("server", "core") in edges
+    assert any(i.source == "tessera.core.registry" and i.target == "tessera.games" for i in IMPORTS)
+
+
+def test_every_part_of_the_package_has_a_floor() -> None:
+    """A new package of tessera must be placed in the layers before it can be merged."""
+    parts = {p.stem if p.is_file() else p.name for p in PACKAGE.iterdir() if not p.name.startswith(".")}
+    parts = {p for p in parts if p not in {"__pycache__", "py"} and not p.endswith(".typed")}
+    unplaced = sorted(p for p in parts - NOT_PYTHON if p not in LAYER)
+    assert not unplaced, f"add these parts of tessera to LAYER in {__file__}: {unplaced}"
+    python_in = sorted(p for p in NOT_PYTHON if any((PACKAGE / p).rglob("*.py")))
+    assert not python_in, f"these parts now hold Python and need a floor: {python_in}"
+
+
+@pytest.mark.parametrize("part", sorted(p for p, floor in LAYER.items() if floor < TOP))
+def test_a_lower_layer_never_imports_a_higher_one_or_a_neighbour(part: str) -> None:
+    """The rule "core ← games ← agents ← arena": each imports only the floors below it (and itself)."""
+    wrong = [
+        f"{i.where}: {i.source} imports {i.target}"
+        for i in IMPORTS
+        if _part(i.source) == part and _against_the_layers(i) and (i.source, i.target) not in EXCEPTIONS
+    ]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_a_game_imports_only_its_own_modules_and_the_shared_ones() -> None:
+    """The rule "no game imports the server, the agents or another game"."""
+    games = _game_names()
+    assert {"ikabegama", "nelaxtam", "nibble", "nume", "nymbat"} <= games
+    wrong = []
+    for i in IMPORTS:
+        mine, theirs = _game_of(i.source, games), _game_of(i.target, games)
+        if mine is not None and theirs is not None and mine != theirs:
+            wrong.append(f"{i.where}: game {mine} imports {i.target} of game {theirs}")
+        if _part(i.source) == "games" and _part(i.target) not in {"core", "games", "__init__"}:
+            wrong.append(f"{i.where}: {i.source} imports {i.target}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_parts_of_the_package_import_each_other_without_a_cycle() -> None:
+    """Imports point one way: no chain of imports between parts comes back to where it started
+    (the top floor's parts may use each other, but never in a circle)."""
+    graph: dict[str, set[str]] = defaultdict(set)
+    for i in IMPORTS:
+        a, b = _part(i.source), _part(i.target)
+        if a != b and {a, b} != {"__init__", "core"} and (i.source, i.target) not in EXCEPTIONS:
+            graph[a].add(b)
+    done: set[str] = set()
+
+    def visit(node: str, path: list[str]) -> None:
+        if node in path:
+            cycle = [*path[path.index(node) :], node]
+            pytest.fail("import cycle: " + " -> ".join(cycle))
+        if node in done:
+            return
+        for nxt in sorted(graph[node]):
+            visit(nxt, [*path, node])
+        done.add(node)
+
+    for start in sorted(graph):
+        visit(start, [])
+
+
+@pytest.mark.parametrize("edge", sorted(EXCEPTIONS))
+def test_each_exception_to_the_layers_is_still_an_import_of_the_code(edge: tuple[str, str]) -> None:
+    """An exception that no longer matches an import is removed, so the list stays true."""
+    assert any((i.source, i.target) == edge for i in IMPORTS), f"{edge} no longer happens: {EXCEPTIONS[edge]}"
