@@ -67,7 +67,13 @@ def _value(text: str) -> Any:
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """``"mcts(c=1.4)"`` → ``("mcts", {"c": 1.4})``; ``"level3"`` → ``("level", {"n": 3})``."""
+    """An agent spec's name and options.
+
+    >>> parse_spec("mcts(c=1.4)")
+    ('mcts', {'c': 1.4})
+    >>> parse_spec("level3") == parse_spec("level(3)") == ("level", {"n": 3})
+    True
+    """
     if not isinstance(spec, str):
         raise ValueError(f"an agent spec must be a string, not {type(spec).__name__}")
     m = _SPEC.match(spec)
@@ -116,6 +122,11 @@ def make_agent(spec: str | Agent, *, game: str | None = None) -> Agent:
 
     ``game`` (a game name) picks the per-game tuning of the ``level`` agents
     up front; without it a level agent picks it from the first state it sees.
+
+    >>> make_agent("mcts(c=1.4)").name
+    'mcts(c=1.4)'
+    >>> make_agent("level3", game="nume").name
+    'level3(game=nume)'
     """
     if isinstance(spec, Agent):
         return spec
@@ -221,6 +232,11 @@ def level(n: int, game: str | None = None, players: int = 2) -> Level:
     its own (:data:`_MULTI_LEVELS`; four-player Nymbat: random, noisy greedy,
     greedy, then ``turns`` at 8 and 40 iterations per turn, with the level's time
     as an upper bound); else levels 3–5 there use the default search.
+
+    >>> level(3, "nume")
+    Level(spec='mcts(c=0.7,rollout_cutoff=0,sample=8)', seconds=0.3)
+    >>> level(5, "nymbat", players=4)
+    Level(spec='turns(limit=40)', seconds=3.0)
     """
     if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 5:
         raise ValueError(f"strength level must be an integer from 1 to 5, not {n!r}")
