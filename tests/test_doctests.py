@@ -3,6 +3,7 @@
 The examples are found, not listed: every module of the ``tessera`` package (a new module
 is covered the day it is added) and every page of ``docs/`` and ``README.md`` that holds a
 ``>>>`` prompt. Markdown code fences around an example are not part of its expected output.
+The rulebook (``docs/rules/``) is held to the games' own declarations the same way.
 """
 
 from __future__ import annotations
@@ -96,3 +97,19 @@ def test_the_collection_reaches_every_package_and_the_modules_that_hold_examples
             parts = path.relative_to(ROOT).with_suffix("").parts
             dotted = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
             assert dotted in MODULES, f"{path} holds examples but is not collected"
+
+
+BUILT_IN_GAMES = [n for n in tessera.list_games() if type(tessera.load_game(n)).__module__.startswith("tessera.games.")]
+
+
+@pytest.mark.parametrize("name", BUILT_IN_GAMES)
+def test_every_game_has_a_rulebook_page_that_names_each_of_its_parameters(name: str) -> None:
+    """The rulebook has a page per game, linked from its index, whose parameter table names
+    every parameter the game declares (a new parameter cannot go undocumented)."""
+    page = ROOT / "docs" / "rules" / f"{name}.md"
+    assert page.is_file(), f"the rulebook has no page for {name}: write docs/rules/{name}.md"
+    assert f"]({name}.md)" in (ROOT / "docs" / "rules" / "README.md").read_text(encoding="utf-8")
+    text = page.read_text(encoding="utf-8")
+    rows = {line.split("|")[1].strip().strip("`") for line in text.splitlines() if line.startswith("| `")}
+    declared = {p.name for p in tessera.load_game(name).info.params}
+    assert declared <= rows, f"docs/rules/{name}.md does not list the parameters {sorted(declared - rows)}"
