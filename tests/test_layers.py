@@ -147,10 +147,9 @@ def _game_of(dotted: str, games: set[str]) -> str | None:
 
 
 def _game_names() -> set[str]:
-    root = PACKAGE / "games"
-    names = {p.stem for p in root.glob("*.py") if not p.name.startswith("_")}
-    names |= {p.name for p in root.iterdir() if (p / "__init__.py").is_file() and not p.name.startswith("_")}
-    return names
+    """The registered games (a module of tessera.games that is not one, such as a shared helper
+    package, is shared by every game)."""
+    return set(tessera.list_games())
 
 
 def _against_the_layers(imp: Import) -> bool:
