@@ -332,6 +332,16 @@ class Game(ABC):
     def max_game_length(self) -> int:
         """An upper bound on the number of moves (steps) in a game."""
 
+    # -- what the rules say beyond the moves ---------------------------------------------
+    def why_no_draw(self) -> str | None:
+        """Why a game with these parameters can never end in a draw, or ``None`` when it can.
+
+        The server offers a draw by agreement only where the rules allow a draw;
+        a game without ties overrides this (Nibble; Nume with a komi that is not
+        a whole number).
+        """
+        return None
+
 
 def _format_value(v: Any) -> str:
     if isinstance(v, bool):
@@ -517,6 +527,39 @@ class State(ABC):
     def scores(self) -> list[float] | None:
         """Per-player scores where the game has them, else ``None``."""
         return None
+
+    # -- hidden information and resignation -------------------------------------------
+    def view(self: S, player: int | None, sealed: Mapping[int, Move] | None = None) -> S:
+        """A copy of the position as ``player`` may see it (``None``: a spectator).
+
+        The one place where a game hides what a player must not know: the server
+        renders from it, agents search from it, records and adapters read it.
+        ``sealed`` holds orders already sealed at a simultaneous node but kept
+        outside the state (the server's storage), by player; the view carries them,
+        each player's own in full and the others' hidden.  A game of perfect
+        information (and no sealed orders) returns a plain copy; a game with secrets
+        overrides this (Nelaxtam).
+        """
+        if sealed:
+            raise ValueError(f"{self.game.name} has no sealed orders")
+        return self.clone()
+
+    def resign_plays_on(self) -> bool:
+        """Whether :meth:`resign` is a rule here: a player may resign and the others play on.
+
+        False by default (a resignation ends a two-player game: the caller scores it as
+        a forfeit); four-player Nymbat overrides it.
+        """
+        return False
+
+    def resign(self, player: int) -> None:
+        """``player`` resigns and the others play on (only where :meth:`resign_plays_on`).
+
+        Recorded in ``history()`` as ``(player, "resign")`` and replayed by this
+        method (:func:`tessera.core.records.play_stored`).  ``IllegalMove`` where the
+        rules have no such resignation; the state is then unchanged.
+        """
+        raise IllegalMove(f"{self.game.name}: a resignation ends this game; the others do not play on without him")
 
     def history(self) -> list[tuple[int, Move]]:
         """``(player, move)`` pairs played since the initial state."""

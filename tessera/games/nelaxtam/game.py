@@ -776,14 +776,24 @@ class NelaxtamState(State):
         """``player``'s sealed order (``"?"`` when it is hidden in this view), or ``None``."""
         return self._pending[self._check_player(player)]
 
-    def view(self, player: int | None) -> NelaxtamState:
+    def view(self, player: int | None, sealed: Mapping[int, Move] | None = None) -> NelaxtamState:
         """A copy as ``player`` may see it: the opponent's sealed order replaced by ``"?"``.
 
-        ``None`` is a spectator: both sealed orders hidden.
+        ``None`` is a spectator: both sealed orders hidden.  ``sealed`` adds orders sealed
+        outside this state (the server keeps them in its storage), by player; each is
+        checked like :meth:`submit` (``IllegalMove``) but the turn never resolves in a view.
+        This is the one place an order is hidden: :meth:`render` and :meth:`to_dict` of
+        the view show only what ``player`` may see.
         """
         if player is not None:
             player = self._check_player(player)
         v = self.clone()
+        for p, order in sorted((sealed or {}).items()):
+            p = self._check_player(p)
+            norm = v.actions_to_order(v._check_order(order, p))
+            if v._pending[p] is not None and v._pending[p] != norm:
+                raise IllegalMove(f"{NAMES[p]}'s order is already sealed in this state")
+            v._pending[p] = norm
         for p in (0, 1):
             if p != player and v._pending[p] is not None:
                 v._pending[p] = HIDDEN

@@ -417,6 +417,10 @@ class NibbleGame(Game):
         """Every block is taken at most once and each ``end`` follows a take."""
         return 2 * len(self.cells)
 
+    def why_no_draw(self) -> str | None:
+        """A tie cannot happen: the numbers of colours and of blocks per colour are odd."""
+        return "Nibble has no draws (a tie cannot happen)"
+
 
 class NibbleState(TurnState):
     """A position as one ``int32`` array (module docstring, Engine notes) played by the kernels."""

@@ -304,6 +304,12 @@ class NumeGame(Game):
         """One stone per cell, plus the two bidding steps."""
         return self.cells + (2 if self.params["komi_bidding"] else 0)
 
+    def why_no_draw(self) -> str | None:
+        """A tie needs a whole-number komi: never with komi bidding, whose komi ends in .5."""
+        if self._params["komi_bidding"] or float(self._params["komi"]) % 1 != 0:
+            return "this Nume game cannot end in a draw (its komi is not a whole number)"
+        return None
+
     # -- positions -----------------------------------------------------------------------
     def state_from_dict(self, d: Mapping[str, Any]) -> NumeState:
         """A state from the RULES.md position dict; ``ValueError`` names any inconsistency."""

@@ -555,6 +555,11 @@ class NymbatState(TurnState):
         return int(self.s[_k.OWNER + INDEX[cell]])
 
     # -- resigning ---------------------------------------------------------------------
+    def resign_plays_on(self) -> bool:
+        """Whether a player may resign and the others play on: with four players (with two, a
+        resignation ends the game and is scored as a forfeit)."""
+        return self.n > 2
+
     def resign(self, player: int) -> None:
         """``player`` gives up, on his turn or not (RULES.md, Nymbat four players; issue 16).
 
