@@ -70,6 +70,7 @@ from tessera.core.hexplane import (
     hex_round,
     parse_axial,
 )
+from tessera.core.observation import ObservationSpec
 from tessera.core.registry import register
 from tessera.core.render import PLAYER_COLORS, cell_entry, describe, piece, text_diagram
 from tessera.games.ikabegama import kernels as kern
@@ -251,6 +252,12 @@ class IkabegamaGame(Game):
     def num_distinct_actions(self) -> int:
         """13 per hex of the window (growth + 12 jump directions), plus ``pass``."""
         return self.pass_action + 1
+
+    def observation_spec(self) -> ObservationSpec:
+        """The observation planes of the research adapters (:mod:`tessera.games.ikabegama.observation`)."""
+        from tessera.games.ikabegama.observation import observation_spec
+
+        return observation_spec(self)
 
     def max_game_length(self) -> int:
         """The ``max_plies`` safeguard."""

@@ -123,6 +123,7 @@ import numpy as np
 from tessera.core.game import TERMINAL, Action, Game, GameInfo, IllegalMove, Param, ParamRule, RolloutResult, TurnState
 from tessera.core.geometry import Grid, hexagon, square
 from tessera.core.kernels import rng_state
+from tessera.core.observation import ObservationSpec
 from tessera.core.registry import register
 from tessera.core.render import describe, grid_cells, piece, text_diagram
 from tessera.games.nibble import kernels as _k
@@ -412,6 +413,12 @@ class NibbleGame(Game):
     def num_distinct_actions(self) -> int:
         """One per cell (take its block), plus ``end``."""
         return len(self.cells) + 1
+
+    def observation_spec(self) -> ObservationSpec:
+        """The observation planes of the research adapters (:mod:`tessera.games.nibble.observation`)."""
+        from tessera.games.nibble.observation import observation_spec
+
+        return observation_spec(self)
 
     def max_game_length(self) -> int:
         """Every block is taken at most once and each ``end`` follows a take."""

@@ -106,6 +106,7 @@ import numpy as np
 from tessera.core.game import TERMINAL, Action, Game, GameInfo, IllegalMove, Param, ParamRule, RolloutResult, State
 from tessera.core.geometry import Grid, alternating_hexagon, square
 from tessera.core.kernels import rng_state
+from tessera.core.observation import ObservationSpec
 from tessera.core.registry import register
 from tessera.core.render import PLAYER_COLORS, describe, grid_cells, piece, text_diagram
 from tessera.games.nume import kernels as kern
@@ -299,6 +300,12 @@ class NumeGame(Game):
     def num_distinct_actions(self) -> int:
         """``N·(N+2)`` placements, ``2·(N+1)`` komi bids, 2 colour choices."""
         return self.choose_base + 2
+
+    def observation_spec(self) -> ObservationSpec:
+        """The observation planes of the research adapters (:mod:`tessera.games.nume.observation`)."""
+        from tessera.games.nume.observation import observation_spec
+
+        return observation_spec(self)
 
     def max_game_length(self) -> int:
         """One stone per cell, plus the two bidding steps."""

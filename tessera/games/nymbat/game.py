@@ -148,6 +148,7 @@ import numpy as np
 from tessera.core.game import Action, Game, GameInfo, IllegalMove, Param, RolloutResult, TurnState
 from tessera.core.geometry import bits, hexagon
 from tessera.core.kernels import rng_state
+from tessera.core.observation import ObservationSpec
 from tessera.core.registry import register
 from tessera.core.render import PLAYER_COLORS, cell_entry, describe, piece, text_diagram
 from tessera.games.nymbat import kernels as _k
@@ -389,6 +390,12 @@ class NymbatGame(Game):
     def num_distinct_actions(self) -> int:
         """Moves ``169·169``, placements ``169·6``, removals, losses (169 each), end, pass."""
         return NUM_ACTIONS
+
+    def observation_spec(self) -> ObservationSpec:
+        """The observation planes of the research adapters (:mod:`tessera.games.nymbat.observation`)."""
+        from tessera.games.nymbat.observation import observation_spec
+
+        return observation_spec(self)
 
     def max_game_length(self) -> int:
         """``max_turns`` turns of at most ``2·169 + 2`` steps each."""
