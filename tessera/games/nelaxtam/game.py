@@ -151,7 +151,7 @@ from tessera.core.game import (
     State,
 )
 from tessera.core.geometry import Grid, bits, diagonal_flood, diagonal_neighbors, square
-from tessera.core.kernels import rng_state
+from tessera.core.kernels import rng_state, warm_up
 from tessera.core.observation import ObservationSpec
 from tessera.core.registry import register
 from tessera.core.render import PLAYER_COLORS, cell_entry, describe, piece, text_diagram
@@ -209,15 +209,10 @@ INFO = GameInfo(
 )
 
 
-_kernels_loaded = False
-
-
-def _load_kernels(game: NelaxtamGame) -> None:
-    """Run each kernel the ``State`` uses once, on the first board built in this process, so numba
-    loads them from its cache (or compiles them) here and not inside an agent's first timed search."""
-    global _kernels_loaded
-    if _kernels_loaded:
-        return
+@warm_up
+def _warm_up(game: NelaxtamGame) -> None:
+    """Call each kernel the ``State`` uses once (:func:`~tessera.core.kernels.warm_up`: on the first game
+    built in this process)."""
     st = NelaxtamState(game)
     rng = random.Random(0)
     st.legal_actions(0)
@@ -226,7 +221,6 @@ def _load_kernels(game: NelaxtamGame) -> None:
     st.can_destroy()
     st.rollouts(1, 0, max_plies=1)
     st.apply_actions([st.random_actions(rng, 0), st.random_actions(rng, 1)])  # order check, resolution, end
-    _kernels_loaded = True
 
 
 @register
@@ -335,7 +329,7 @@ class NelaxtamGame(Game):
     # -- protocol ----------------------------------------------------------------------
     def new_initial_state(self, seed: int | None = None) -> NelaxtamState:
         """The virgin island: every square holds territory of its colour; troops still at sea."""
-        _load_kernels(self)
+        _warm_up(self)
         return NelaxtamState(self)
 
     def state_from_dict(self, d: Mapping[str, Any]) -> NelaxtamState:
