@@ -158,8 +158,8 @@ class TesseraState(pyspiel.State):
         super().__init__(game)
         self.adapted: AdaptedState = game.adapted.new_initial_state()
 
-    # pyspiel copies a Python state's attributes with copy.deepcopy: clone the
-    # adapted state, sharing the (immutable) game objects.
+    # pyspiel copies a Python state's attributes with copy.deepcopy, which clones the
+    # adapted state (AdaptedState.__deepcopy__), sharing the (immutable) game objects.
     def current_player(self) -> int:
         cp = self.adapted.current_player()
         if cp == CHANCE:
@@ -188,13 +188,6 @@ class TesseraState(pyspiel.State):
 
     def __str__(self) -> str:
         return str(self.adapted)
-
-
-def _deepcopy_adapted(self: AdaptedState, memo: dict[int, Any]) -> AdaptedState:
-    return self.clone()
-
-
-AdaptedState.__deepcopy__ = _deepcopy_adapted  # type: ignore[attr-defined]
 
 
 class TesseraObserver:
@@ -234,7 +227,6 @@ def _register(name: str) -> type[TesseraGame]:
 
 REGISTERED: list[str] = []
 """Short names registered by importing this module."""
-
 
 
 def register_new_games() -> list[str]:

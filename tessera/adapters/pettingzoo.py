@@ -55,7 +55,6 @@ def _obs_space(game: AdaptedGame) -> gymnasium.spaces.Dict:
     )
 
 
-
 def _render_text(render_mode: str | None, state: object) -> str | None:
     """PettingZoo's ``render()``: the board as text ("ansi"), printed ("human"), or a warning without a mode."""
     if render_mode is None:
@@ -66,6 +65,7 @@ def _render_text(render_mode: str | None, state: object) -> str | None:
         print(text)
         return None
     return text
+
 
 class TesseraAECEnv(AECEnv):  # type: ignore[misc]
     """A tessera game as a PettingZoo AEC environment (see the module docstring)."""

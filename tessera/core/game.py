@@ -31,7 +31,10 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+if TYPE_CHECKING:
+    from tessera.core.observation import ObservationSpec
 
 SIMULTANEOUS = -2
 """``current_player()`` at a node where every player moves at once."""
@@ -332,6 +335,26 @@ class Game(ABC):
     def max_game_length(self) -> int:
         """An upper bound on the number of moves (steps) in a game."""
 
+    def observation_spec(self) -> ObservationSpec:
+        """The game's observation planes for the research adapters (:mod:`tessera.core.observation`).
+
+        A game declares its planes beside its rules (``tessera/games/<name>/observation.py``)
+        and overrides this; the default reads planes off the render description.
+        """
+        from tessera.core.observation import render_spec
+
+        return render_spec(self)
+
+    # -- what the rules say beyond the moves ---------------------------------------------
+    def why_no_draw(self) -> str | None:
+        """Why a game with these parameters can never end in a draw, or ``None`` when it can.
+
+        The server offers a draw by agreement only where the rules allow a draw;
+        a game without ties overrides this (Nibble; Nume with a komi that is not
+        a whole number).
+        """
+        return None
+
 
 def _format_value(v: Any) -> str:
     if isinstance(v, bool):
@@ -518,6 +541,39 @@ class State(ABC):
         """Per-player scores where the game has them, else ``None``."""
         return None
 
+    # -- hidden information and resignation -------------------------------------------
+    def view(self: S, player: int | None, sealed: Mapping[int, Move] | None = None) -> S:
+        """A copy of the position as ``player`` may see it (``None``: a spectator).
+
+        The one place where a game hides what a player must not know: the server
+        renders from it, agents search from it, records and adapters read it.
+        ``sealed`` holds orders already sealed at a simultaneous node but kept
+        outside the state (the server's storage), by player; the view carries them,
+        each player's own in full and the others' hidden.  A game of perfect
+        information (and no sealed orders) returns a plain copy; a game with secrets
+        overrides this (Nelaxtam).
+        """
+        if sealed:
+            raise ValueError(f"{self.game.name} has no sealed orders")
+        return self.clone()
+
+    def resign_plays_on(self) -> bool:
+        """Whether :meth:`resign` is a rule here: a player may resign and the others play on.
+
+        False by default (a resignation ends a two-player game: the caller scores it as
+        a forfeit); four-player Nymbat overrides it.
+        """
+        return False
+
+    def resign(self, player: int) -> None:
+        """``player`` resigns and the others play on (only where :meth:`resign_plays_on`).
+
+        Recorded in ``history()`` as ``(player, "resign")`` and replayed by this
+        method (:func:`tessera.core.records.play_stored`).  ``IllegalMove`` where the
+        rules have no such resignation; the state is then unchanged.
+        """
+        raise IllegalMove(f"{self.game.name}: a resignation ends this game; the others do not play on without him")
+
     def history(self) -> list[tuple[int, Move]]:
         """``(player, move)`` pairs played since the initial state."""
         return [(p, self.action_to_string(a)) for p, a in self._history]
@@ -544,6 +600,21 @@ class State(ABC):
             cp = self.current_player()
             raise IllegalMove("the game is over" if cp == TERMINAL else f"player {player} has no move now")
         return rng.choice(actions)
+
+    def decision_units(self, player: int) -> list[int | None]:
+        """At a simultaneous node: the decisions that make up ``player``'s order, for a program
+        that plays an order one decision at a time (the research adapters).
+
+        Each unit is decided by one integer action (:meth:`decision_choices`); ``None`` is the
+        whole order as one decision, the default when ``player`` has legal actions.  A game
+        whose orders are too many to number overrides both (Nelaxtam: one unit per troop).
+        """
+        return [None] if self.legal_actions(player) else []
+
+    def decision_choices(self, player: int, unit: int | None, pending: Sequence[Action]) -> list[Action]:
+        """The sorted actions ``player`` may choose for ``unit`` after his ``pending`` choices for the
+        earlier units of :meth:`decision_units`, such that his order can still be completed legally."""
+        return sorted(self.legal_actions(player))
 
     def random_move(self, rng: random.Random, player: int | None = None) -> Move:
         """A random legal move string of ``player``.

@@ -70,6 +70,8 @@ from tessera.core.hexplane import (
     hex_round,
     parse_axial,
 )
+from tessera.core.kernels import warm_up
+from tessera.core.observation import ObservationSpec
 from tessera.core.registry import register
 from tessera.core.render import PLAYER_COLORS, cell_entry, describe, piece, text_diagram
 from tessera.games.ikabegama import kernels as kern
@@ -95,15 +97,10 @@ INFO = GameInfo(
 )
 
 
-_kernels_loaded = False
-
-
-def _load_kernels(game: IkabegamaGame) -> None:
-    """Call each kernel the ``State`` uses once, on the first game built in this process, so numba
-    loads them from its cache (or compiles them) here and not inside an agent's first timed search."""
-    global _kernels_loaded
-    if _kernels_loaded:
-        return
+@warm_up
+def _warm_up(game: IkabegamaGame) -> None:
+    """Call each kernel the ``State`` uses once (:func:`~tessera.core.kernels.warm_up`: on the first game
+    built in this process)."""
     k, allowed = game.kconst, game.allowed_mask
     a = kern.new_array(4)
     kern.add_token(a, game.nest_ids[0], LIGHT)
@@ -115,7 +112,6 @@ def _load_kernels(game: IkabegamaGame) -> None:
     kern.rollouts(a, k, allowed, 1, 0, 1)
     kern.apply(a, k, kern.random_action(a, k, allowed, 0))
     kern.grown(a, 8)
-    _kernels_loaded = True
 
 
 @register
@@ -184,7 +180,7 @@ class IkabegamaGame(Game):
         """1 on the hexes of a bounded board (the kernels' ``allowed``)."""
         if self.allowed is not None:
             self.allowed_mask[sorted(self.allowed)] = 1
-        _load_kernels(self)
+        _warm_up(self)
         return params
 
     def new_initial_state(self, seed: int | None = None) -> IkabegamaState:
@@ -251,6 +247,12 @@ class IkabegamaGame(Game):
     def num_distinct_actions(self) -> int:
         """13 per hex of the window (growth + 12 jump directions), plus ``pass``."""
         return self.pass_action + 1
+
+    def observation_spec(self) -> ObservationSpec:
+        """The observation planes of the research adapters (:mod:`tessera.games.ikabegama.observation`)."""
+        from tessera.games.ikabegama.observation import observation_spec
+
+        return observation_spec(self)
 
     def max_game_length(self) -> int:
         """The ``max_plies`` safeguard."""

@@ -36,14 +36,11 @@ message numba compiles at ~1.5 CPU s of a cold start (docs/engine.md, the *Types
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
-from tessera.core.kernels import kernel, rand_below
+from tessera.core.kernels import I64, kernel, rand_below
 
-I64: Callable[[Any], int] = np.int64  # type: ignore[assignment]
 """``np.int64``, for the values passed on to another kernel: int64, never int32 nor a literal constant, so
 every kernel compiles exactly one specialisation (numba specialises a call on ``int32`` and on each literal)."""
 

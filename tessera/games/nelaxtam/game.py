@@ -151,7 +151,8 @@ from tessera.core.game import (
     State,
 )
 from tessera.core.geometry import Grid, bits, diagonal_flood, diagonal_neighbors, square
-from tessera.core.kernels import rng_state
+from tessera.core.kernels import rng_state, warm_up
+from tessera.core.observation import ObservationSpec
 from tessera.core.registry import register
 from tessera.core.render import PLAYER_COLORS, cell_entry, describe, piece, text_diagram
 from tessera.games.nelaxtam import kernels as _k
@@ -208,15 +209,10 @@ INFO = GameInfo(
 )
 
 
-_kernels_loaded = False
-
-
-def _load_kernels(game: NelaxtamGame) -> None:
-    """Run each kernel the ``State`` uses once, on the first board built in this process, so numba
-    loads them from its cache (or compiles them) here and not inside an agent's first timed search."""
-    global _kernels_loaded
-    if _kernels_loaded:
-        return
+@warm_up
+def _warm_up(game: NelaxtamGame) -> None:
+    """Call each kernel the ``State`` uses once (:func:`~tessera.core.kernels.warm_up`: on the first game
+    built in this process)."""
     st = NelaxtamState(game)
     rng = random.Random(0)
     st.legal_actions(0)
@@ -225,7 +221,6 @@ def _load_kernels(game: NelaxtamGame) -> None:
     st.can_destroy()
     st.rollouts(1, 0, max_plies=1)
     st.apply_actions([st.random_actions(rng, 0), st.random_actions(rng, 1)])  # order check, resolution, end
-    _kernels_loaded = True
 
 
 @register
@@ -249,7 +244,13 @@ class NelaxtamGame(Game):
         self._build(size, params["troops"])
         quiet = 1 if params["variant"] == "quiet" else 0
         self.geo[self.num_squares, :7] = (
-            size, self.num_squares, self.ntroops, params["by_sea"], params["max_idle_turns"], quiet, self.block
+            size,
+            self.num_squares,
+            self.ntroops,
+            params["by_sea"],
+            params["max_idle_turns"],
+            quiet,
+            self.block,
         )
         return params
 
@@ -328,7 +329,7 @@ class NelaxtamGame(Game):
     # -- protocol ----------------------------------------------------------------------
     def new_initial_state(self, seed: int | None = None) -> NelaxtamState:
         """The virgin island: every square holds territory of its colour; troops still at sea."""
-        _load_kernels(self)
+        _warm_up(self)
         return NelaxtamState(self)
 
     def state_from_dict(self, d: Mapping[str, Any]) -> NelaxtamState:
@@ -338,6 +339,12 @@ class NelaxtamGame(Game):
     def num_distinct_actions(self) -> int:
         """``troops · (1 + 3·size²)``: one token per troop (hold, move/destroy/place onto a square)."""
         return self.ntroops * self.block
+
+    def observation_spec(self) -> ObservationSpec:
+        """The observation planes of the research adapters (:mod:`tessera.games.nelaxtam.observation`)."""
+        from tessera.games.nelaxtam.observation import observation_spec
+
+        return observation_spec(self)
 
     def max_game_length(self) -> int:
         """Invasion + at most ``size²`` destroying turns, with fewer than ``max_idle_turns`` idle turns around each."""
@@ -643,6 +650,83 @@ class NelaxtamState(State):
                 out[t + 1] = rows[t][:m]
         return out
 
+    # -- an order built one troop at a time (the research adapters) ------------------------
+    def decision_units(self, player: int) -> list[int | None]:
+        """The decisions that make up ``player``'s order this turn, in order: each troop's number
+        (the troops of :meth:`troop_actions`, increasing), or ``[None]`` when a whole order is one
+        choice (battle turns of ``variant="quiet"``); ``[]`` when he has nothing to decide."""
+        if self.phase == OVER:
+            return []
+        if self.legal_moves(0) or self.legal_moves(1):  # whole orders are enumerated (quiet battle)
+            return [None] if self.legal_actions(player) else []
+        return sorted(self.troop_actions(player))
+
+    def decision_choices(self, player: int, unit: int | None, pending: Sequence[Action]) -> list[Action]:
+        """``player``'s tokens for troop ``unit`` that leave his order completable, sorted.
+
+        ``pending`` are his tokens for the earlier troops of :meth:`decision_units`.  A
+        token is offered only if the order can still be completed legally: distinct end
+        squares, and in the invasion distinct squares and at least ``by_sea`` troops on
+        the edge.  So every sequence of offered tokens is a legal order and every legal
+        order is such a sequence.  ``unit=None`` (a whole quiet order): the legal orders.
+        """
+        if unit is None:
+            return sorted(self.legal_actions(player))
+        options = self.troop_actions(player)
+        cells = self.troop_cells(player)
+        size = int(self.game._params["size"])
+        claimed: set[str] = set()
+        edges = 0
+        for a in pending:
+            t, op, sq = _token(self.action_to_string(a))
+            end = sq if op in (">", "@") else cells[t]
+            claimed.add(end)
+            edges += _is_edge(end, size)
+        later = [t for t in sorted(options) if t > unit]
+        out = []
+        if self.phase == INVASION:
+            need = int(self.game._params["by_sea"])
+            for a in options[unit]:
+                _, _, sq = _token(self.action_to_string(a))
+                if sq in claimed:
+                    continue
+                if edges + _is_edge(sq, size) + len(later) < need:
+                    continue
+                out.append(a)
+            return sorted(out)
+        ends_of = {
+            t: sorted(
+                {(sq if op == ">" else cells[t]) for _, op, sq in (_token(self.action_to_string(a)) for a in acts)}
+            )
+            for t, acts in options.items()
+        }
+        for a in options[unit]:
+            _, op, sq = _token(self.action_to_string(a))
+            end = sq if op == ">" else cells[unit]
+            if end in claimed:
+                continue
+            if _completable([ends_of[t] for t in later], claimed | {end}):
+                out.append(a)
+        return sorted(out)
+
+    def pending_squares(self, player: int, pending: Sequence[Action]) -> tuple[list[str], list[str]]:
+        """End squares and destroyed squares of ``player``'s tokens ``pending`` (an order in the making)."""
+        ends: list[str] = []
+        destroyed: list[str] = []
+        if not pending:
+            return ends, destroyed
+        cells = self.troop_cells(player)
+        for a in pending:
+            troop, op, sq = _token(self.action_to_string(a))
+            if op in (">", "@"):
+                ends.append(sq)
+            else:
+                if troop in cells:
+                    ends.append(cells[troop])
+                if op == "x":
+                    destroyed.append(sq)
+        return ends, destroyed
+
     def troop_options(self, player: int) -> dict[int, list[str]]:
         """``{troop: [tokens]}``: the string form of :meth:`troop_actions`."""
         tok = self.game.tokens
@@ -776,14 +860,24 @@ class NelaxtamState(State):
         """``player``'s sealed order (``"?"`` when it is hidden in this view), or ``None``."""
         return self._pending[self._check_player(player)]
 
-    def view(self, player: int | None) -> NelaxtamState:
+    def view(self, player: int | None, sealed: Mapping[int, Move] | None = None) -> NelaxtamState:
         """A copy as ``player`` may see it: the opponent's sealed order replaced by ``"?"``.
 
-        ``None`` is a spectator: both sealed orders hidden.
+        ``None`` is a spectator: both sealed orders hidden.  ``sealed`` adds orders sealed
+        outside this state (the server keeps them in its storage), by player; each is
+        checked like :meth:`submit` (``IllegalMove``) but the turn never resolves in a view.
+        This is the one place an order is hidden: :meth:`render` and :meth:`to_dict` of
+        the view show only what ``player`` may see.
         """
         if player is not None:
             player = self._check_player(player)
         v = self.clone()
+        for p, order in sorted((sealed or {}).items()):
+            p = self._check_player(p)
+            norm = v.actions_to_order(v._check_order(order, p))
+            if v._pending[p] is not None and v._pending[p] != norm:
+                raise IllegalMove(f"{NAMES[p]}'s order is already sealed in this state")
+            v._pending[p] = norm
         for p in (0, 1):
             if p != player and v._pending[p] is not None:
                 v._pending[p] = HIDDEN
@@ -890,9 +984,7 @@ class NelaxtamState(State):
             panel.append({"label": "Order sealed", "values": sealed})
         if self.phase == INVASION:
             need = g._params["by_sea"]
-            panel.append(
-                {"label": "Invasion", "values": [f"at least {need} troops land on the shaded edge (by sea)"]}
-            )
+            panel.append({"label": "Invasion", "values": [f"at least {need} troops land on the shaded edge (by sea)"]})
             for p in (0, 1) if player is None else (player,):
                 highlights += [
                     {"cell": lab[c], "kind": "setup", "owner": p, "title": "edge square: troops by sea land here"}
@@ -955,6 +1047,28 @@ class NelaxtamState(State):
     def __str__(self) -> str:
         """A text diagram: ``x``/``o`` territory, ``.`` removed, ``X3``/``O3`` troops; rank ``size`` on top."""
         return text_diagram(self.render())
+
+
+def _token(tok: str) -> tuple[int, str, str]:
+    """``"3>d5"`` → ``(3, ">", "d5")``; ``"3="`` → ``(3, "=", "")``."""
+    i = 0
+    while tok[i].isdigit():
+        i += 1
+    return int(tok[:i]), tok[i], tok[i + 1 :]
+
+
+def _is_edge(label: str, size: int) -> int:
+    x = ord(label[0]) - ord("a")
+    y = int(label[1:]) - 1
+    return int(x in (0, size - 1) or y in (0, size - 1))
+
+
+def _completable(options: list[list[str]], claimed: set[str]) -> bool:
+    """Whether each remaining troop can pick an end square, all distinct and unclaimed."""
+    if not options:
+        return True
+    first, rest = options[0], options[1:]
+    return any(end not in claimed and _completable(rest, claimed | {end}) for end in first)
 
 
 def _order_message(g: NelaxtamGame, code: int, actions: list[Action], player: int) -> str:

@@ -27,14 +27,10 @@ message numba compiles at ~1.5 CPU s of a cold start (docs/engine.md, the *Types
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import numpy as np
 
-from tessera.core.kernels import kernel, rand_below
+from tessera.core.kernels import I64, below, kernel
 
-I64: Callable[[Any], int] = np.int64  # type: ignore[assignment]
 """``np.int64``, for the values passed on to another kernel: int64, never int32 nor a literal constant, so
 every kernel compiles exactly one specialisation (numba specialises a call on ``int32`` and on each literal)."""
 
@@ -51,12 +47,6 @@ MAX_OPTIONS = 9
 def state_size(squares: int, troops: int) -> int:
     """Length of the position array for ``squares`` squares and ``troops`` troops a side."""
     return squares + 2 * troops + 4
-
-
-@kernel
-def _below(rs: np.ndarray, n: int) -> int:
-    """:func:`rand_below` as a signed integer (it returns ``uint64``, which mixed with signed ints gives floats)."""
-    return np.int64(rand_below(rs, I64(n)))  # type: ignore[return-value]
 
 
 @kernel
@@ -262,7 +252,7 @@ def random_order(st: np.ndarray, geo: np.ndarray, player: int, rs: np.ndarray, o
                 cand[n] = c
                 n += 1
         for k in range(need):
-            j = _below(rs, I64(n - k))
+            j = below(rs, I64(n - k))
             chosen[k] = cand[j]
             cand[j] = cand[n - k - 1]
         used = np.zeros(sq, np.uint8)
@@ -274,11 +264,11 @@ def random_order(st: np.ndarray, geo: np.ndarray, player: int, rs: np.ndarray, o
                 cand[n] = c
                 n += 1
         for k in range(need, t):
-            j = _below(rs, I64(n - (k - need)))
+            j = below(rs, I64(n - (k - need)))
             chosen[k] = cand[j]
             cand[j] = cand[n - (k - need) - 1]
         for k in range(t - 1, 0, -1):  # shuffle which troop lands where
-            j = _below(rs, I64(k + 1))
+            j = below(rs, I64(k + 1))
             x = chosen[k]
             chosen[k] = chosen[j]
             chosen[j] = x
@@ -293,7 +283,7 @@ def random_order(st: np.ndarray, geo: np.ndarray, player: int, rs: np.ndarray, o
         total = 0
         for i in range(t):
             total += counts[i]
-        j = _below(rs, I64(total))
+        j = below(rs, I64(total))
         for i in range(t):
             if j < counts[i]:
                 out[0] = opts[i, j]
@@ -311,7 +301,7 @@ def random_order(st: np.ndarray, geo: np.ndarray, player: int, rs: np.ndarray, o
             waiting[c] = 1
     order = live[:n].copy()
     for k in range(n - 1, 0, -1):
-        j = _below(rs, I64(k + 1))
+        j = below(rs, I64(k + 1))
         x = order[k]
         order[k] = order[j]
         order[j] = x
@@ -340,7 +330,7 @@ def random_order(st: np.ndarray, geo: np.ndarray, player: int, rs: np.ndarray, o
                 opts[m] = i * b + 1 + c
                 ends[m] = c
                 m += 1
-        r = _below(rs, I64(m))
+        r = below(rs, I64(m))
         claimed[ends[r]] = 1
         pick[i] = opts[r]
     for k in range(n):

@@ -122,7 +122,8 @@ import numpy as np
 
 from tessera.core.game import TERMINAL, Action, Game, GameInfo, IllegalMove, Param, ParamRule, RolloutResult, TurnState
 from tessera.core.geometry import Grid, hexagon, square
-from tessera.core.kernels import rng_state
+from tessera.core.kernels import neighbour_table, rng_state, warm_up
+from tessera.core.observation import ObservationSpec
 from tessera.core.registry import register
 from tessera.core.render import describe, grid_cells, piece, text_diagram
 from tessera.games.nibble import kernels as _k
@@ -251,6 +252,21 @@ _STATUS: list[tuple[int, bool, int | None, int | None]] = [
 """The kernels' packed header (``kernels.status``) → ``(to_move, over, winner, taking)``."""
 
 
+@warm_up
+def _warm_up(game: NibbleGame) -> None:
+    """Call each kernel the ``State`` uses once (:func:`~tessera.core.kernels.warm_up`: on the first game
+    built in this process): deal, check, play, evaluate and roll out a few steps."""
+    st = game.new_initial_state(seed=0)
+    rng = random.Random(0)
+    st.rollouts(1, 0, max_plies=2)
+    for _ in range(3):
+        st.is_legal(st.action_to_string(st.random_action(rng)))
+        st.apply_action(st.random_action(rng))
+        st.clone().apply_legal(st.random_action(rng))
+        st.evaluate(0)
+        st.scores()
+
+
 @register
 class NibbleGame(Game):
     """Nibble with a fixed number of colours, board shape and table rule."""
@@ -283,13 +299,12 @@ class NibbleGame(Game):
         """Neighbours of each cell, as cell indices."""
         self.geo: np.ndarray = _geometry(self)
         """The board for the kernels (:mod:`tessera.games.nibble.kernels`)."""
-        self._nbr: np.ndarray = np.full((len(self.cells), 6), -1, np.int32)
-        for i, row in enumerate(self.nbr_index):
-            self._nbr[i, : len(row)] = row
+        self._nbr: np.ndarray = neighbour_table(grid, self.cells)
         return params
 
     def new_initial_state(self, seed: int | None = None) -> NibbleState:
         """Deal the board and the colour table from ``seed`` (None: a fresh random seed)."""
+        _warm_up(self)
         if seed is None:
             seed = random.randrange(2**32)
         if not isinstance(seed, int) or isinstance(seed, bool):
@@ -413,9 +428,19 @@ class NibbleGame(Game):
         """One per cell (take its block), plus ``end``."""
         return len(self.cells) + 1
 
+    def observation_spec(self) -> ObservationSpec:
+        """The observation planes of the research adapters (:mod:`tessera.games.nibble.observation`)."""
+        from tessera.games.nibble.observation import observation_spec
+
+        return observation_spec(self)
+
     def max_game_length(self) -> int:
         """Every block is taken at most once and each ``end`` follows a take."""
         return 2 * len(self.cells)
+
+    def why_no_draw(self) -> str | None:
+        """A tie cannot happen: the numbers of colours and of blocks per colour are odd."""
+        return "Nibble has no draws (a tie cannot happen)"
 
 
 class NibbleState(TurnState):

@@ -37,14 +37,10 @@ message numba compiles at ~1.5 CPU s of a cold start (docs/engine.md, the *Types
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import numpy as np
 
-from tessera.core.kernels import kernel, rand_below
+from tessera.core.kernels import I64, below, kernel
 
-I64: Callable[[Any], int] = np.int64  # type: ignore[assignment]
 """``np.int64``, for the values passed on to another kernel: int64, never int32 nor a literal constant, so
 every kernel compiles exactly one specialisation (numba specialises a call on ``int32`` and on each literal)."""
 
@@ -59,12 +55,6 @@ RING = 6
 def state_size(k: int, colors: int) -> int:
     """Length of the position array ``s`` for ``k`` cells and ``colors`` colours."""
     return k + 2 * colors + LEGAL + k + 1
-
-
-@kernel
-def _below(rs: np.ndarray, n: int) -> int:
-    """:func:`rand_below` as a signed integer (it returns ``uint64``, which mixed with signed ints gives floats)."""
-    return np.int64(rand_below(rs, I64(n)))  # type: ignore[return-value]
 
 
 @kernel
@@ -380,12 +370,12 @@ def playout(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, ws: np.ndarray, rs
         if m < 0 and s[h + TAKING] >= 0:
             m = _fill_legal(s, deal, geo, ws)
         if m >= 0:
-            a = int(s[h + LEGAL + _below(rs, I64(m))])
+            a = int(s[h + LEGAL + below(rs, I64(m))])
         else:
             a = -1
             c = n
             while c > 0:
-                j = _below(rs, I64(c))
+                j = below(rs, I64(c))
                 i = int(cl[j])
                 if not splits(s, geo, I64(i), ws):
                     a = i

@@ -101,11 +101,10 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
-
 from tessera.core.game import TERMINAL, Action, Game, GameInfo, IllegalMove, Param, ParamRule, RolloutResult, State
 from tessera.core.geometry import Grid, alternating_hexagon, square
-from tessera.core.kernels import rng_state
+from tessera.core.kernels import neighbour_table, rng_state, warm_up
+from tessera.core.observation import ObservationSpec
 from tessera.core.registry import register
 from tessera.core.render import PLAYER_COLORS, describe, grid_cells, piece, text_diagram
 from tessera.games.nume import kernels as kern
@@ -182,15 +181,10 @@ def _fmt_komi(v: float) -> str:
     return str(int(v)) if float(v).is_integer() else str(float(v))
 
 
-_kernels_loaded = False
-
-
-def _load_kernels(game: NumeGame) -> None:
-    """Call each kernel the ``State`` uses once, on the first board built in this process, so numba
-    loads them from its cache (or compiles them) here and not inside an agent's first timed search."""
-    global _kernels_loaded
-    if _kernels_loaded:
-        return
+@warm_up
+def _warm_up(game: NumeGame) -> None:
+    """Call each kernel the ``State`` uses once (:func:`~tessera.core.kernels.warm_up`: on the first game
+    built in this process)."""
     a = game._empty_board.copy()
     nbr = game.nbr
     kern.status(a, nbr, 0, BLACK)
@@ -200,7 +194,6 @@ def _load_kernels(game: NumeGame) -> None:
     kern.value(a, nbr, 0.5, 0.0, BLACK)
     kern.rollouts(a, nbr, BLACK, 1, rng_state(0), 1, 0.5, 0.0, BLACK)
     kern.place(a, nbr, 0, 1, BLACK)
-    _kernels_loaded = True
 
 
 @register
@@ -258,17 +251,15 @@ class NumeGame(Game):
         """The render's move template of each cell (``a1={n}``: the client asks for the number)."""
         self.nbrs: list[tuple[int, ...]] = [tuple(index[m] for m in grid.neighbors[c]) for c in ids]
         """Neighbour cell indices of each cell index."""
-        self.nbr = np.full((n, 6), -1, dtype=np.int32)
+        self.nbr = neighbour_table(grid, ids)
         """The kernels' neighbour table: row ``c`` lists ``nbrs[c]``, padded with -1."""
-        for c, nb in enumerate(self.nbrs):
-            self.nbr[c, : len(nb)] = nb
         self.numstr = [str(k) for k in range(n + 1)]
         self.numbers = n + 1
         """How many numbers a new group may carry (``0 … n``)."""
         self._empty_board = kern.empty_board(n)
         self._new_group_actions: list[list[int]] | None = None
         self._placement_lists: list[list[int]] | None = None
-        _load_kernels(self)
+        _warm_up(self)
 
     @property
     def new_group_actions(self) -> list[list[int]]:
@@ -300,9 +291,21 @@ class NumeGame(Game):
         """``N·(N+2)`` placements, ``2·(N+1)`` komi bids, 2 colour choices."""
         return self.choose_base + 2
 
+    def observation_spec(self) -> ObservationSpec:
+        """The observation planes of the research adapters (:mod:`tessera.games.nume.observation`)."""
+        from tessera.games.nume.observation import observation_spec
+
+        return observation_spec(self)
+
     def max_game_length(self) -> int:
         """One stone per cell, plus the two bidding steps."""
         return self.cells + (2 if self.params["komi_bidding"] else 0)
+
+    def why_no_draw(self) -> str | None:
+        """A tie needs a whole-number komi: never with komi bidding, whose komi ends in .5."""
+        if self._params["komi_bidding"] or float(self._params["komi"]) % 1 != 0:
+            return "this Nume game cannot end in a draw (its komi is not a whole number)"
+        return None
 
     # -- positions -----------------------------------------------------------------------
     def state_from_dict(self, d: Mapping[str, Any]) -> NumeState:

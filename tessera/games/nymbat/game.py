@@ -147,7 +147,8 @@ import numpy as np
 
 from tessera.core.game import Action, Game, GameInfo, IllegalMove, Param, RolloutResult, TurnState
 from tessera.core.geometry import bits, hexagon
-from tessera.core.kernels import rng_state
+from tessera.core.kernels import neighbour_table, rng_state, warm_up
+from tessera.core.observation import ObservationSpec
 from tessera.core.registry import register
 from tessera.core.render import PLAYER_COLORS, cell_entry, describe, piece, text_diagram
 from tessera.games.nymbat import kernels as _k
@@ -273,10 +274,8 @@ def _board_geo(players: int) -> np.ndarray:
     """The part of :func:`_geo` that depends on the seats only, built once per number of players."""
     layout = LAYOUTS[players]
     geo = np.zeros(_k.GEO_SHAPE, np.int32)
+    geo[:N, :6] = neighbour_table(GRID, CELLS)
     for i, c in enumerate(CELLS):
-        nbrs = [INDEX[d] for d in GRID.neighbors[c]]
-        geo[i, :6] = -1
-        geo[i, : len(nbrs)] = nbrs
         for p in range(layout.n):
             geo[i, _k.SETUP_COL + p] = layout.setup[p] >> c & 1
             geo[i, _k.DIST_COL + p] = layout.dist[p][c]
@@ -302,15 +301,10 @@ def _start(players: int, reserve: int) -> np.ndarray:
     return s
 
 
-_kernels_loaded = False
-
-
-def _load_kernels(game: NymbatGame) -> None:
-    """Call each kernel the ``State`` uses once, on the first game built in this process, so numba
-    loads them from its cache (or compiles them) here and not inside an agent's first timed search."""
-    global _kernels_loaded
-    if _kernels_loaded:
-        return
+@warm_up
+def _warm_up(game: NymbatGame) -> None:
+    """Call each kernel the ``State`` uses once (:func:`~tessera.core.kernels.warm_up`: on the first game
+    built in this process)."""
     s = _start(game.players, game.reserve)
     geo = game.geo
     _k.legal(s, geo)
@@ -321,7 +315,6 @@ def _load_kernels(game: NymbatGame) -> None:
     _k.rollouts(s, geo, 1, rng_state(0), 2, np.zeros(game.players))
     _k.step(s.copy(), geo, PASS, True)
     _k.resign(s.copy(), geo, 1)
-    _kernels_loaded = True
 
 
 INFO = GameInfo(
@@ -365,7 +358,7 @@ class NymbatGame(Game):
         """The board, the seats and the parameters for the kernels."""
         self.start = _start(self.players, self.reserve)
         """The position array of a new game."""
-        _load_kernels(self)
+        _warm_up(self)
         return params
 
     @property
@@ -389,6 +382,12 @@ class NymbatGame(Game):
     def num_distinct_actions(self) -> int:
         """Moves ``169·169``, placements ``169·6``, removals, losses (169 each), end, pass."""
         return NUM_ACTIONS
+
+    def observation_spec(self) -> ObservationSpec:
+        """The observation planes of the research adapters (:mod:`tessera.games.nymbat.observation`)."""
+        from tessera.games.nymbat.observation import observation_spec
+
+        return observation_spec(self)
 
     def max_game_length(self) -> int:
         """``max_turns`` turns of at most ``2·169 + 2`` steps each."""
@@ -555,6 +554,11 @@ class NymbatState(TurnState):
         return int(self.s[_k.OWNER + INDEX[cell]])
 
     # -- resigning ---------------------------------------------------------------------
+    def resign_plays_on(self) -> bool:
+        """Whether a player may resign and the others play on: with four players (with two, a
+        resignation ends the game and is scored as a forfeit)."""
+        return self.n > 2
+
     def resign(self, player: int) -> None:
         """``player`` gives up, on his turn or not (RULES.md, Nymbat four players; issue 16).
 

@@ -39,14 +39,10 @@ Entry kernels (called from Python): :func:`step` (checked or not), :func:`check`
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import numpy as np
 
-from tessera.core.kernels import kernel, rand_below, rand_next
+from tessera.core.kernels import I64, below, kernel, rand_next
 
-I64: Callable[[Any], int] = np.int64  # type: ignore[assignment]
 """``np.int64``, for the values passed on to another kernel: int64, never int32 nor a literal constant, so
 every kernel compiles exactly one specialisation (numba specialises a call on ``int32`` and on each literal)."""
 
@@ -98,12 +94,6 @@ Q_ALLOWANCE, Q_GROUP_SPEED, Q_HAS_STEP, Q_REMOVABLE, Q_SETTLE = 0, 1, 2, 3, 4
 def _unit(rs: np.ndarray) -> float:
     """A uniform float in ``[0, 1)`` (53 random bits)."""
     return float(rand_next(rs) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-
-
-@kernel
-def _below(rs: np.ndarray, n: int) -> int:
-    """A uniform ``0 <= k < n`` as a signed integer."""
-    return np.int64(rand_below(rs, n))  # type: ignore[return-value]
 
 
 @kernel
@@ -724,8 +714,8 @@ def legal(s: np.ndarray, geo: np.ndarray) -> np.ndarray:
 def _random_placement(s: np.ndarray, geo: np.ndarray, rs: np.ndarray, ws: np.ndarray) -> int:
     """A uniform empty hex of the setup area and a uniform number up to the allowance."""
     f = _free_setup(s, geo, I64(s[H + TO_MOVE]), ws)
-    c = ws[LIST + _below(rs, f)]
-    return PLACE_BASE + c * 6 + _below(rs, _allowance(s, geo))
+    c = ws[LIST + below(rs, f)]
+    return PLACE_BASE + c * 6 + below(rs, _allowance(s, geo))
 
 
 @kernel
@@ -746,20 +736,20 @@ def _random_piece_move(s: np.ndarray, geo: np.ndarray, rs: np.ndarray, ws: np.nd
     if m == 0:
         return -1
     for _ in range(3):
-        src = I64(ws[LIST + _below(rs, I64(m))])
+        src = I64(ws[LIST + below(rs, I64(m))])
         sp = speed if speed else _group_speed(s, geo, src, ws)
         d = _reach(s, geo, src, sp, p, ws, I64(0))
         if d:
-            return src * N + ws[DEST + _below(rs, d)]
+            return src * N + ws[DEST + below(rs, d)]
     for i in range(m):
-        j = i + _below(rs, I64(m - i))
+        j = i + below(rs, I64(m - i))
         src = I64(ws[LIST + j])
         ws[LIST + j] = ws[LIST + i]
         ws[LIST + i] = src
         sp = speed if speed else _group_speed(s, geo, src, ws)
         d = _reach(s, geo, src, sp, p, ws, I64(0))
         if d:
-            return src * N + ws[DEST + _below(rs, d)]
+            return src * N + ws[DEST + below(rs, d)]
     return -1
 
 
@@ -781,7 +771,7 @@ def _random_step(s: np.ndarray, geo: np.ndarray, rs: np.ndarray, ws: np.ndarray)
             if s[OWNER + c] == p:
                 ws[LIST + m] = c
                 m += 1
-        return LOSE_BASE + ws[LIST + _below(rs, I64(m))]
+        return LOSE_BASE + ws[LIST + below(rs, I64(m))]
     if phase == BRING:
         if _unit(rs) < 0.25:
             return END
@@ -803,7 +793,7 @@ def _random_step(s: np.ndarray, geo: np.ndarray, rs: np.ndarray, ws: np.ndarray)
     rem = _removable_count(s, geo)
     if rem and _unit(rs) < 0.7:
         r = _removable_list(s, geo, ws)
-        return REMOVE_BASE + ws[LIST + _below(rs, r)]
+        return REMOVE_BASE + ws[LIST + below(rs, r)]
     if _unit(rs) < 1.0 / 6.0:
         return END
     a = _random_piece_move(s, geo, rs, ws, I64(s[H + SPEED]))
@@ -811,7 +801,7 @@ def _random_step(s: np.ndarray, geo: np.ndarray, rs: np.ndarray, ws: np.ndarray)
         return a
     if rem:
         r = _removable_list(s, geo, ws)
-        return REMOVE_BASE + ws[LIST + _below(rs, r)]
+        return REMOVE_BASE + ws[LIST + below(rs, r)]
     return END
 
 
