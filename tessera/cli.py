@@ -1,9 +1,8 @@
 """The ``tessera`` command: list, rules, play, bench — plus match, serve, tournament and balance.
 
-``match`` comes from :mod:`tessera.arena.cli`, ``serve`` from
-:mod:`tessera.server.cli`, ``tournament`` and ``balance`` from
-:mod:`tessera.lab.cli`; each registers its own sub-command, so this module
-stays small and the core CLI needs no optional dependency.
+``match``, ``tournament`` and ``balance`` come from :mod:`tessera.arena.cli`,
+``serve`` from :mod:`tessera.server.cli`; each registers its own sub-commands, so
+this module stays small and the core CLI needs no optional dependency.
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ import tessera
 from tessera.core.game import SIMULTANEOUS, TERMINAL, Game, IllegalMove, State
 from tessera.core.registry import game_class
 
-PLUGINS = ("tessera.arena.cli", "tessera.server.cli", "tessera.lab.cli")
+PLUGINS = ("tessera.arena.cli", "tessera.server.cli")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -84,10 +83,8 @@ def _load_plugin(sub: Any, module: str) -> None:
         if e.name and (e.name == module or module.startswith(e.name + ".")):
             return  # not part of this installation
         missing = e.name
-        commands = {"tessera.arena.cli": ["match"], "tessera.server.cli": ["serve"]}.get(
-            module, ["tournament", "balance"]
-        )
-        extra = "lab" if module == "tessera.lab.cli" else "server"
+        commands = {"tessera.arena.cli": ["match", "tournament", "balance"]}.get(module, ["serve"])
+        extra = "lab" if module == "tessera.arena.cli" else "server"
         for command in commands:
             p = sub.add_parser(command, help=f"(needs {missing}: pip install 'tessera[{extra}]')")
 

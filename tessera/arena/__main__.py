@@ -1,4 +1,4 @@
-"""``python -m tessera.arena match GAME AGENT_A AGENT_B ...`` (same as ``tessera match``)."""
+"""``python -m tessera.arena match|tournament|balance ...`` (the same as ``tessera match`` and the rest)."""
 
 import sys
 

@@ -1,41 +1,53 @@
-"""The ``tessera match`` command.
+"""The ``tessera match``, ``tessera tournament`` and ``tessera balance`` commands.
 
-``tessera match GAME AGENT_A AGENT_B --games N --seconds S [--iterations I] [--json] [--seed K] [--jobs J]``
-``[--clock cpu]``
+``tessera match GAME AGENT_A AGENT_B [AGENT...] --games N [--seconds S | --iterations I]``
+``tessera tournament GAME AGENT... --games N [--gauntlet AGENT] ...``
+``tessera balance GAME [--vary PARAM=V1,V2,...]... --agent SPEC --games N [--find PARAM=LO:HI] ...``
 
-For a game of more than two players list one agent per seat
-(``tessera match 'nymbat(players=4)' level3 level2 level2 level2``): seats
-rotate from game to game, and the table gives each agent's wins, draws and
-losses in total and per seat.
+Every command takes the same run options: ``--games``, ``--seconds``, ``--iterations``,
+``--seed``, ``--clock wall|cpu``, ``--jobs J`` (local processes), ``--ray ADDRESS|auto|local``,
+``--out DIR`` (each game is appended to ``DIR/results.jsonl`` as it ends, so the same command
+run again continues the run; the summary, and the plots of tournaments and balance runs, are
+written there), ``--json`` and ``--no-progress``.
 
-Plays a match (seats alternated), shows a progress bar on stderr (rich or tqdm
-when installed, plain text otherwise), then prints a win/draw/loss table with
-95 % confidence intervals — or, with ``--json``, the result as JSON on stdout.
-The lead's ``tessera/cli.py`` calls :func:`register`; ``python -m tessera.arena``
-runs the same command on its own.
+A match of a two-player game alternates seats and prints a win/draw/loss table with 95 %
+confidence intervals; for a game of more than two players list one agent per seat
+(``tessera match 'nymbat(players=4)' level3 level2 level2 level2``): seats rotate from game
+to game, and the table gives each agent's wins, draws and losses in total and per seat.
+``tessera/cli.py`` calls :func:`register`; ``python -m tessera.arena`` runs the same commands
+on their own.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
-from tessera.arena.match import GameRecord, MatchResult, SeatsRecord, SeatsResult, play_match, play_seats
+from tessera.arena.match import MatchResult, SeatsResult, match_progress, play_match, play_seats
+from tessera.arena.plots import balance_plots, json_safe, tournament_plots, write_plots
+from tessera.arena.runner import budget_text
 from tessera.core.registry import load_game
 
+AGENTS_HELP = (
+    "Agents: random, greedy, mcts, mcts(c=1.4,rollout_cutoff=20), smmcts, alphabeta, turns, level1..level5; "
+    "openspiel-mcts (OpenSpiel's MCTS, needs tessera[openspiel])."
+)
 
-def register(subparsers: Any) -> argparse.ArgumentParser:
-    """Add the ``match`` command to an argparse ``subparsers`` object."""
+
+def register(subparsers: Any) -> None:
+    """Add ``match``, ``tournament`` and ``balance`` to an argparse ``subparsers`` object."""
     p = subparsers.add_parser(
         "match",
-        help="play a match between two agents and report win/draw/loss with 95%% confidence intervals",
+        help="play a match between agents and report win/draw/loss with 95%% confidence intervals",
         description=(
             "Play GAMES games of GAME between AGENT_A and AGENT_B with seats alternated "
-            "(A is player 0 in even-numbered games). Agents: random, greedy, mcts, mcts(c=1.4,rollout_cutoff=20), "
-            "smmcts, alphabeta, turns, level1..level5; openspiel-mcts (OpenSpiel's MCTS, needs tessera[openspiel])."
+            "(A is player 0 in even-numbered games); in a game of more than two players, list one agent per seat "
+            "(seats rotated). " + AGENTS_HELP
         ),
     )
     p.add_argument("game", metavar="GAME", help="game string, e.g. nume or 'ikabegama(distance=4)'")
@@ -47,23 +59,81 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         nargs="*",
         help="games of more than two players: the agents of the further seats (one agent per seat, seats rotated)",
     )
-    p.add_argument("--games", "-n", type=_positive_int, default=10, help="number of games (default 10)")
+    _run_options(p, games_help="number of games (default 10)")
+    p.add_argument("--moves", action="store_true", help="with --json: include every game's moves in its record")
+    p.set_defaults(func=run)
+
+    p = subparsers.add_parser(
+        "tournament",
+        help="round robin (or gauntlet) between agents: W/D/L with 95%% intervals and Bradley-Terry ratings",
+        description=(
+            "Every table of agents plays GAMES games with seats rotated (alternated in two-player games); "
+            "prints ratings with 95%% intervals and per-pair W/D/L. " + AGENTS_HELP
+        ),
+    )
+    p.add_argument("game", metavar="GAME", help="game string, e.g. nume or 'nume(size=4)'")
+    p.add_argument("agents", metavar="AGENT", nargs="+", help="agent specs, e.g. random greedy 'mcts(c=0.7)'")
+    p.add_argument("--gauntlet", metavar="AGENT", default=None, help="only games of AGENT against the rest")
+    _run_options(p)
+    p.set_defaults(func=run_tournament_cmd)
+
+    p = subparsers.add_parser(
+        "balance",
+        help="self-play balance figures per parameter setting; --find searches a fair parameter value",
+        description=(
+            "Self-play of one agent in every seat, for each combination of the --vary values: seat win rates "
+            "with 95%% intervals, draws, length, Ludii-style metrics and how early the result is decided."
+        ),
+    )
+    p.add_argument("game", metavar="GAME", help="game string, e.g. 'nume(size=4)'")
+    p.add_argument(
+        "--vary",
+        metavar="PARAM=V1,V2,...",
+        action="append",
+        default=[],
+        help="a parameter and its values (repeatable: every combination is played)",
+    )
+    p.add_argument("--agent", required=True, metavar="SPEC", help="agent spec playing every seat")
+    p.add_argument(
+        "--find",
+        metavar="PARAM=LO:HI",
+        default=None,
+        help="search the value of a numeric PARAM in LO..HI at which seat 0 scores 1/2",
+    )
+    p.add_argument("--rounds", type=_positive_int, default=3, help="--find: rounds of the search (default 3)")
+    p.add_argument("--points", type=_positive_int, default=5, help="--find: values in the first round (default 5)")
+    _run_options(p)
+    p.set_defaults(func=run_balance_cmd)
+
+
+def _run_options(p: argparse.ArgumentParser, games_help: str = "games per table / setting (default 10)") -> None:
+    """The options of every run (the same for every command)."""
+    p.add_argument("--games", "-n", type=_positive_int, default=10, help=games_help)
     p.add_argument("--seconds", "-s", type=_non_negative_float, default=None, help="time per move (seconds)")
-    p.add_argument("--iterations", "-i", type=_positive_int, default=None, help="iterations per move")
+    p.add_argument("--iterations", "-i", type=_positive_int, default=None, help="iterations per move (reproducible)")
     p.add_argument("--seed", type=int, default=0, help="base seed of deals and agents (default 0)")
-    p.add_argument("--jobs", "-j", type=_positive_int, default=1, help="games played in parallel (processes)")
     p.add_argument(
         "--clock",
         choices=["wall", "cpu"],
         default="wall",
         help="count time budgets in wall time (default) or in the searching thread's CPU time "
-        "(fair timed matches on a busy machine; games take longer)",
+        "(fair timed games on a busy machine; games take longer)",
+    )
+    p.add_argument("--jobs", "-j", type=_positive_int, default=1, help="games played in parallel (local processes)")
+    p.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        default=None,
+        help="play on Ray: a cluster address, 'auto' (the running cluster) or 'local' (start one here)",
+    )
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        default=None,
+        help="keep every game in DIR/results.jsonl (the same command again continues the run), the summary and plots",
     )
     p.add_argument("--json", action="store_true", help="print the result as JSON instead of a table")
-    p.add_argument("--moves", action="store_true", help="with --json: include every game's moves in its record")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.set_defaults(func=run)
-    return p
 
 
 def _positive_int(text: str) -> int:
@@ -86,125 +156,36 @@ def _non_negative_float(text: str) -> float:
     return v
 
 
-class _Progress:
-    """A progress display on stderr: rich, else tqdm, else plain lines (always plain when stderr is not a terminal)."""
-
-    def __init__(self, total: int, label: str, enabled: bool) -> None:
-        self.total = total
-        self.label = label
-        self.enabled = enabled
-        self._close: Callable[[], None] = lambda: None
-        self._update: Callable[[GameRecord, int], None] = self._plain
-        self.score = 0.0
-        if not enabled:
-            self._update = lambda rec, done: None
-            return
-        if not sys.stderr.isatty():
-            return  # a log file: plain lines
-        try:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-            prog = Progress(
-                TextColumn("{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn("{task.fields[status]}"),
-                TimeRemainingColumn(),
-                transient=False,
-                console=_stderr_console(),
-            )
-            prog.start()
-            task = prog.add_task(label, total=total, status="")
-            self._close = prog.stop
-
-            def upd(rec: GameRecord, done: int) -> None:
-                prog.update(task, completed=done, status=f"A score {self.score:.1f}/{done}")
-
-            self._update = upd
-            return
-        except ImportError:
-            pass
-        try:
-            from tqdm import tqdm  # type: ignore[import-untyped]
-
-            bar = tqdm(total=total, desc=label, file=sys.stderr)
-            self._close = bar.close
-
-            def upd_tqdm(rec: GameRecord, done: int) -> None:
-                bar.set_postfix_str(f"A score {self.score:.1f}/{done}")
-                bar.update(1)
-
-            self._update = upd_tqdm
-        except ImportError:
-            pass
-
-    def _plain(self, rec: GameRecord, done: int) -> None:
-        result = {1.0: "A wins", 0.5: "draw", 0.0: "B wins"}[rec.score_a]
-        print(
-            f"[{done}/{self.total}] game {rec.index + 1}: {result} (A as player {rec.seat_a}, {rec.plies} plies, "
-            f"{rec.seconds:.1f} s); A score {self.score:.1f}",
-            file=sys.stderr,
-            flush=True,
-        )
-
-    def __call__(self, rec: GameRecord, done: int, total: int) -> None:
-        self.score += rec.score_a
-        self._update(rec, done)
-
-    def close(self) -> None:
-        self._close()
-
-
-def _stderr_console() -> Any:
-    from rich.console import Console
-
-    return Console(stderr=True)
+# -- tables -----------------------------------------------------------------------------------
 
 
 def format_table(res: MatchResult) -> str:
-    """The plain-text win/draw/loss table of a match."""
+    """The plain-text win/draw/loss table of a two-player match."""
     lo, hi = res.score_ci
-    wlo, whi = res.win_ci
-    budget = []
-    if res.seconds is not None:
-        budget.append(f"{res.seconds:g} s/move")
-    if res.clock != "wall":
-        budget.append(f"time counted on the {res.clock} clock")
-    if res.iterations is not None:
-        budget.append(f"{res.iterations} iterations/move")
+    wlo, whi = res.win_ci()
     lines = [
         f"{res.game}: {res.agent_a} (A) vs {res.agent_b} (B), {res.games} games, "
-        f"{', '.join(budget) or 'default budgets'}, seed {res.seed}",
+        f"{budget_text(res.seconds, res.iterations, res.clock)}, seed {res.seed}",
         "",
         f"{'':14}{'games':>7}{'wins':>7}{'draws':>7}{'losses':>8}",
     ]
-    seats = res.by_seat()
-    for seat, row in enumerate(seats):
+    for seat, row in enumerate(res.by_seat()):
         lines.append(f"{f'A as player {seat}':14}{row['games']:>7}{row['wins']:>7}{row['draws']:>7}{row['losses']:>8}")
     lines.append(f"{'total':14}{res.games:>7}{res.wins:>7}{res.draws:>7}{res.losses:>8}")
     lines.append("")
     lines.append(f"A win rate {100 * res.win_rate:.1f}%  (95% CI {100 * wlo:.1f}–{100 * whi:.1f}%, Wilson)")
     lines.append(f"A score    {100 * res.score:.1f}%  (95% CI {100 * lo:.1f}–{100 * hi:.1f}%, Wilson; draw = ½)")
-    forfeits = [r for r in res.records if r.error]
-    for r in forfeits:
-        lines.append(f"forfeit in game {r.index + 1}: {r.error}")
+    lines.extend(_forfeits(res))
     return "\n".join(lines)
 
 
 def format_seats_table(res: SeatsResult) -> str:
     """The plain-text table of a seat-rotated match: each agent's results in total and per seat."""
-    budget = []
-    if res.seconds is not None:
-        budget.append(f"{res.seconds:g} s/move")
-    if res.clock != "wall":
-        budget.append(f"time counted on the {res.clock} clock")
-    if res.iterations is not None:
-        budget.append(f"{res.iterations} iterations/move")
     n = len(res.agents)
     w = max(24, *(len(a) + 5 for a in res.agents))
     lines = [
         f"{res.game}: {' / '.join(res.agents)} ({n} seats, rotated), {res.games} games, "
-        f"{', '.join(budget) or 'default budgets'}, seed {res.seed}",
+        f"{budget_text(res.seconds, res.iterations, res.clock)}, seed {res.seed}",
         "",
         f"{'agent':{w}}{'games':>7}{'wins':>7}{'draws':>7}{'losses':>8}  win rate (95% CI)   W/D/L by seat",
     ]
@@ -218,86 +199,152 @@ def format_seats_table(res: SeatsResult) -> str:
             f"{label:{w}}{c['games']:>7}{c['wins']:>7}{c['draws']:>7}{c['losses']:>8}  "
             f"{100 * rate:5.1f}% ({100 * lo:.0f}–{100 * hi:.0f}%)   {seats}"
         )
-    for r in res.records:
-        if r.error:
-            lines.append(f"forfeit in game {r.index + 1}: {r.error}")
+    lines.extend(_forfeits(res))
     return "\n".join(lines)
 
 
-def _run_seats(args: argparse.Namespace, agents: list[str]) -> int:
-    def progress(rec: SeatsRecord, done: int, total: int) -> None:
-        if args.no_progress:
-            return
-        winners = [agents[k] for k, sc in enumerate(rec.scores) if sc == 1.0]
-        what = f"agent {rec.scores.index(1.0) + 1} ({winners[0]}) wins" if winners else "draw"
-        print(
-            f"[{done}/{total}] game {rec.index + 1}: {what} ({rec.plies} plies, {rec.seconds:.1f} s)", file=sys.stderr
-        )
+def _forfeits(res: SeatsResult) -> list[str]:
+    return [f"forfeit in game {int(r.key) + 1}: {r.error}" for r in res.records if r.error]
 
-    try:
-        res = play_seats(
-            args.game,
-            agents,
-            games=args.games,
-            seconds=args.seconds,
-            iterations=args.iterations,
-            seed=args.seed,
-            jobs=args.jobs,
-            keep_moves=bool(args.json and args.moves),
-            progress=progress,
-            clock=args.clock,
-        )
-    except ValueError as e:
-        print(f"tessera match: error: {e}", file=sys.stderr)
-        return 2
-    if args.json:
-        print(json.dumps(res.to_dict(), indent=2))
-    else:
-        print(format_seats_table(res))
-    return 0
+
+# -- the commands -----------------------------------------------------------------------------
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the ``match`` command; the exit code is 0, or 2 on bad input."""
-    more = list(getattr(args, "more_agents", None) or [])
+    agents = [args.agent_a, args.agent_b, *(getattr(args, "more_agents", None) or [])]
+
+    def play() -> tuple[SeatsResult, str]:
+        label = f"{args.game}: {' vs '.join(agents)}"
+        display = match_progress(agents, args.games, label, enabled=not args.no_progress)
+        common: dict[str, Any] = {
+            "games": args.games,
+            "seconds": args.seconds,
+            "iterations": args.iterations,
+            "seed": args.seed,
+            "jobs": args.jobs,
+            "keep_moves": bool(args.json and args.moves),
+            "progress": display,
+            "clock": args.clock,
+            "ray_address": args.ray,
+            "out": args.out,
+        }
+        if load_game(args.game).num_players == 2 and len(agents) == 2:
+            res = play_match(args.game, agents[0], agents[1], **common)
+            return res, format_table(res)
+        seats = play_seats(args.game, agents, **common)
+        return seats, format_seats_table(seats)
+
+    return _command("match", args, play)
+
+
+def run_tournament_cmd(args: argparse.Namespace) -> int:
+    """Run ``tessera tournament``; exit code 2 on bad input (before any game is played)."""
+
+    def play() -> tuple[Any, str]:
+        from tessera.arena.tournament import format_tournament, run_tournament
+
+        res = run_tournament(
+            args.game,
+            args.agents,
+            games=args.games,
+            seconds=args.seconds,
+            iterations=args.iterations,
+            seed=args.seed,
+            gauntlet=args.gauntlet,
+            jobs=args.jobs,
+            ray_address=args.ray,
+            out=args.out,
+            progress=not args.no_progress,
+            clock=args.clock,
+        )
+        return res, format_tournament(res)
+
+    return _command("tournament", args, play)
+
+
+def run_balance_cmd(args: argparse.Namespace) -> int:
+    """Run ``tessera balance``; exit code 2 on bad input (before any game is played)."""
+
+    def play() -> tuple[Any, str]:
+        from tessera.arena.balance import find_fair, format_balance, run_balance
+
+        common: dict[str, Any] = {
+            "games": args.games,
+            "seconds": args.seconds,
+            "iterations": args.iterations,
+            "seed": args.seed,
+            "jobs": args.jobs,
+            "ray_address": args.ray,
+            "out": args.out,
+            "progress": not args.no_progress,
+            "clock": args.clock,
+        }
+        if args.find:
+            if args.vary:
+                raise ValueError("--find and --vary cannot be combined (put fixed parameters in the game string)")
+            param, lo, hi = parse_find(args.find)
+            res = find_fair(args.game, args.agent, param, lo, hi, rounds=args.rounds, points=args.points, **common)
+        else:
+            res = run_balance(args.game, args.agent, vary=args.vary, **common)
+        return res, format_balance(res)
+
+    return _command("balance", args, play)
+
+
+def parse_find(text: str) -> tuple[str, float, float]:
+    """``--find PARAM=LO:HI``.
+
+    >>> parse_find("komi=0:6.5")
+    ('komi', 0.0, 6.5)
+    >>> parse_find("komi=0")
+    Traceback (most recent call last):
+    ValueError: --find 'komi=0': expected PARAM=LO:HI, e.g. komi=0:6
+    """
+    param, eq, rng = text.partition("=")
+    lo_s, colon, hi_s = rng.partition(":")
     try:
-        players = load_game(args.game).num_players
-    except ValueError as e:
-        print(f"tessera match: error: {e}", file=sys.stderr)
-        return 2
-    if players != 2 or more:
-        return _run_seats(args, [args.agent_a, args.agent_b, *more])
-    label = f"{args.game}: {args.agent_a} vs {args.agent_b}"
+        lo, hi = float(lo_s), float(hi_s)
+    except ValueError:
+        lo = hi = math.nan
+    if not eq or not colon or not param.strip() or not (math.isfinite(lo) and math.isfinite(hi)):
+        raise ValueError(f"--find {text!r}: expected PARAM=LO:HI, e.g. komi=0:6")
+    return param.strip().lower(), lo, hi
+
+
+def _command(name: str, args: argparse.Namespace, play: Callable[[], tuple[Any, str]]) -> int:
+    """Run a command's games, then print (and with ``--out`` write) what it found; bad input is exit code 2."""
     try:
-        progress = _Progress(args.games, label, enabled=not args.no_progress)
-        try:
-            res = play_match(
-                args.game,
-                args.agent_a,
-                args.agent_b,
-                games=args.games,
-                seconds=args.seconds,
-                iterations=args.iterations,
-                seed=args.seed,
-                jobs=args.jobs,
-                keep_moves=bool(args.json and args.moves),
-                progress=progress,
-                clock=args.clock,
-            )
-        finally:
-            progress.close()
+        res, text = play()
     except ValueError as e:
-        print(f"tessera match: error: {e}", file=sys.stderr)
+        print(f"tessera {name}: error: {e}", file=sys.stderr)
         return 2
+    except ModuleNotFoundError as e:
+        print(f"tessera {name}: needs the Python package {e.name!r}: pip install 'tessera[lab]'", file=sys.stderr)
+        return 2
+    d = res.to_dict(with_games=bool(args.json)) if isinstance(res, SeatsResult) else res.to_dict()
+    if args.out:
+        text += "\n\nwritten: " + ", ".join(str(p) for p in _write(name, res, args.out))
     if args.json:
-        print(json.dumps(res.to_dict(), indent=2))
+        print(json.dumps(json_safe(d), indent=2))
     else:
-        print(format_table(res))
+        print(text)
     return 0
 
 
+def _write(name: str, res: Any, out: str) -> list[Path]:
+    """``OUT/summary.json`` and the plots (tournaments and balance runs) beside the results file."""
+    d = res.to_dict(with_games=False) if isinstance(res, SeatsResult) else res.to_dict()
+    path = Path(out) / "summary.json"
+    path.write_text(json.dumps(json_safe(d), indent=1), encoding="utf-8")
+    if name == "match":
+        return [path]
+    plots = tournament_plots(d) if name == "tournament" else balance_plots(d)
+    return [path, *write_plots(plots, out)]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m tessera.arena match ...``: the command without the rest of the CLI."""
+    """``python -m tessera.arena match|tournament|balance ...``: the commands without the rest of the CLI."""
     parser = argparse.ArgumentParser(prog="python -m tessera.arena")
     sub = parser.add_subparsers(dest="command", required=True)
     register(sub)
@@ -305,4 +352,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     return int(args.func(args))
 
 
-__all__ = ["format_seats_table", "format_table", "main", "register", "run"]
+__all__ = [
+    "format_seats_table",
+    "format_table",
+    "main",
+    "parse_find",
+    "register",
+    "run",
+    "run_balance_cmd",
+    "run_tournament_cmd",
+]

@@ -1,90 +1,91 @@
-"""Matches: two agents with seats alternated, or one agent per seat with seats rotated (any number of players).
+"""Matches: agents listed one per seat, seats rotated — two agents with seats alternated, or any number.
 
-Game ``i`` of a match is played with agent A in seat ``i % 2`` and with the
-deal seed ``seed + i // 2`` (dealt games, Nibble, see the same deal from both
-seats); each agent gets its own generator seeded from ``seed``, ``i`` and its
-seat, so a match with ``iterations`` budgets is reproducible.  An agent that
-returns an illegal move (or raises) forfeits that game; the record says why.
-Games of more than two players (four-player Nymbat) use :func:`play_seats`:
-one agent listed per seat, seats rotated, win/draw/loss per agent and per seat.
+In game ``i`` of a match the ``k``-th listed agent plays seat ``(k + i) % n``, with the
+deal seed ``seed + i // n`` (so every rotation of a dealt game, Nibble, sees the same
+deal) and each seat's generator seeded from ``seed``, ``i`` and the seat, so a match with
+``iterations`` budgets is reproducible.  In a two-player match (:func:`play_match`) agent
+A is player 0 in even games.  An agent that returns an illegal move (or raises) forfeits
+that game (:mod:`tessera.arena.play`); the record says why.  The games are
+:class:`~tessera.arena.play.Task` played by the one runner (:mod:`tessera.arena.runner`):
+``jobs`` processes or Ray, and with ``out`` a results file that a second call continues.
+
+>>> res = play_match("ikabegama(distance=2)", "greedy", "random", games=4, seed=1)
+>>> res.wins + res.draws + res.losses, [seat_of(0, r) for r in res.records]
+(4, [0, 1, 0, 1])
+>>> lo, hi = res.score_ci
+>>> lo <= res.score <= hi
+True
 """
 
 from __future__ import annotations
 
-import math
-import random
-import time
-from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict, dataclass, field
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
 from typing import Any
 
-from tessera.agents import CLOCKS, Agent, LevelAgent, clock, make_agent, using_clock
-from tessera.agents.spec import level_key
-from tessera.core.game import SIMULTANEOUS, State
+from tessera.arena.play import AgentSpec, GameResult, Task, agent_name, make
+from tessera.arena.progress import ProgressDisplay
+from tessera.arena.runner import Progress, ResultsFile, Run, check_options
+from tessera.arena.stats import Z95, wilson_interval
 from tessera.core.registry import load_game
 
-Z95 = 1.959963984540054
-"""The two-sided 95 % normal quantile."""
+
+def seat_of(agent: int, record: GameResult) -> int:
+    """The seat the ``agent``-th listed agent played in a match's game (seats rotate: ``(agent + i) % n``)."""
+    return (agent + int(record.key)) % len(record.seats)
 
 
-def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval of a proportion (``successes`` may be fractional: draws count half).
+def match_tasks(
+    game: str,
+    agents: Sequence[AgentSpec],
+    *,
+    games: int,
+    seconds: float | None = None,
+    iterations: int | None = None,
+    seed: int = 0,
+    clock: str = "wall",
+    moves: bool = False,
+) -> list[Task]:
+    """The games of a match: game ``i`` seats the listed agents rotated by ``i`` (see the module docstring).
 
-    >>> lo, hi = wilson_interval(95, 100)
-    >>> round(lo, 3), round(hi, 3)
-    (0.888, 0.978)
+    >>> [t.seats for t in match_tasks("nume", ["a", "b"], games=3)]
+    [('a', 'b'), ('b', 'a'), ('a', 'b')]
+    >>> [t.deal_seed for t in match_tasks("nume", ["a", "b"], games=4, seed=7)]
+    [7, 7, 8, 8]
     """
-    if n <= 0:
-        return (0.0, 1.0)
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    lo = 0.0 if successes <= 0 else max(0.0, centre - half)  # exact ends: no rounding residue at p = 0 or 1
-    hi = 1.0 if successes >= n else min(1.0, centre + half)
-    return (lo, hi)
+    n = len(agents)
+    tasks = []
+    for i in range(games):
+        by_seat: list[AgentSpec] = [agents[0]] * n
+        for k, a in enumerate(agents):
+            by_seat[(k + i) % n] = a
+        tasks.append(
+            Task(
+                key=str(i),
+                game=game,
+                seats=tuple(by_seat),
+                seconds=seconds,
+                iterations=iterations,
+                deal_seed=seed + i // n,
+                agent_seed=f"{seed}/{i}",
+                clock=clock,
+                moves=moves,
+            )
+        )
+    return tasks
 
 
 @dataclass
-class GameRecord:
-    """One game of a match."""
-
-    index: int
-    """Position in the match (0-based)."""
-    seat_a: int
-    """The seat (player index) agent A played."""
-    deal_seed: int
-    """Seed of ``new_initial_state``."""
-    score_a: float
-    """1 win, 0.5 draw, 0 loss, for agent A."""
-    returns: list[float]
-    """``state.returns()`` by seat."""
-    plies: int
-    """Moves (steps) played."""
-    seconds: float
-    """Wall time of the game."""
-    think: list[float]
-    """Total thinking time of agent A and agent B (on the match's clock: wall or CPU seconds)."""
-    moves: list[str] = field(default_factory=list)
-    """The moves as ``history()`` strings."""
-    error: str | None = None
-    """Why the game was forfeited, if it was."""
-    agents: list[str] = field(default_factory=list)
-    """What agent A and agent B really were (a level shows the agent it stands for: ``level5=alphabeta``)."""
-
-
-@dataclass
-class MatchResult:
-    """The outcome of a match, from agent A's point of view."""
+class SeatsResult:
+    """The outcome of a seat-rotated match, per listed agent and per seat."""
 
     game: str
-    agent_a: str
-    agent_b: str
+    agents: list[str]
     seconds: float | None
     iterations: int | None
     seed: int
-    records: list[GameRecord]
+    records: list[GameResult]
+    """Every game, by seat (:func:`seat_of` says where each listed agent sat)."""
     clock: str = "wall"
     """How the agents' time budgets were counted: ``wall`` or ``cpu`` (see :func:`tessera.agents.set_clock`)."""
 
@@ -93,20 +94,109 @@ class MatchResult:
         """Games played."""
         return len(self.records)
 
+    def counts(self, agent: int, seat: int | None = None) -> dict[str, int]:
+        """Games, wins, draws and losses of the ``agent``-th agent (in ``seat`` only, if given).
+
+        A draw is any game the agent neither won nor lost: a drawn game, or another player's forfeit.
+        """
+        rs = [r for r in self.records if seat is None or seat_of(agent, r) == seat]
+        scores = [r.score(seat_of(agent, r)) for r in rs]
+        return {
+            "games": len(rs),
+            "wins": scores.count(1.0),
+            "draws": scores.count(0.5),
+            "losses": scores.count(0.0),
+        }
+
+    def win_ci(self, agent: int) -> tuple[float, float]:
+        """95 % Wilson interval of the ``agent``-th agent's win rate."""
+        return wilson_interval(self.counts(agent)["wins"], self.games)
+
+    def by_seat(self, agent: int) -> list[dict[str, int]]:
+        """Win/draw/loss counts of the ``agent``-th agent in each seat."""
+        return [self.counts(agent, seat) for seat in range(len(self.agents))]
+
+    def record_dict(self, r: GameResult) -> dict[str, Any]:
+        """One game as JSON, by listed agent: the seat, score, thinking time and real agent of each."""
+        n = len(self.agents)
+        seats = [seat_of(k, r) for k in range(n)]
+        return {
+            "index": int(r.key),
+            "seats": seats,
+            "deal_seed": r.deal_seed,
+            "scores": [r.score(s) for s in seats],
+            "returns": r.returns,
+            "plies": r.plies,
+            "seconds": r.seconds,
+            "think": [r.think[s] for s in seats] if r.think else [],
+            "moves": r.moves,
+            "error": r.error,
+            "agents": [r.agents[s] for s in seats] if r.agents else [],
+        }
+
+    def to_dict(self, *, with_games: bool = True) -> dict[str, Any]:
+        """JSON-able summary (and the games, unless ``with_games=False``)."""
+        results = []
+        for k, name in enumerate(self.agents):
+            c = self.counts(k)
+            results.append(
+                {
+                    "agent": name,
+                    **c,
+                    "win_rate": c["wins"] / self.games if self.games else 0.0,
+                    "win_ci95": list(self.win_ci(k)),
+                    "by_seat": self.by_seat(k),
+                }
+            )
+        d: dict[str, Any] = {
+            "game": self.game,
+            "agents": list(self.agents),
+            "seconds": self.seconds,
+            "iterations": self.iterations,
+            "clock": self.clock,
+            "seed": self.seed,
+            "games": self.games,
+            "results": results,
+            "forfeits": sum(1 for r in self.records if r.error),
+            "mean_plies": _mean_plies(self.records),
+        }
+        if with_games:
+            d["records"] = [self.record_dict(r) for r in self.records]
+        return d
+
+
+def _mean_plies(records: Sequence[GameResult]) -> float:
+    return sum(r.plies for r in records) / len(records) if records else 0.0
+
+
+@dataclass
+class MatchResult(SeatsResult):
+    """The outcome of a two-player match, from agent A's point of view (A is the first listed agent)."""
+
+    @property
+    def agent_a(self) -> str:
+        """Agent A's name."""
+        return self.agents[0]
+
+    @property
+    def agent_b(self) -> str:
+        """Agent B's name."""
+        return self.agents[1]
+
     @property
     def wins(self) -> int:
         """Games agent A won."""
-        return sum(1 for r in self.records if r.score_a == 1.0)
+        return self.counts(0)["wins"]
 
     @property
     def draws(self) -> int:
         """Drawn games."""
-        return sum(1 for r in self.records if r.score_a == 0.5)
+        return self.counts(0)["draws"]
 
     @property
     def losses(self) -> int:
         """Games agent A lost."""
-        return sum(1 for r in self.records if r.score_a == 0.0)
+        return self.counts(0)["losses"]
 
     @property
     def score(self) -> float:
@@ -123,25 +213,24 @@ class MatchResult:
         """Fraction of games A won."""
         return self.wins / self.games if self.games else 0.0
 
-    @property
-    def win_ci(self) -> tuple[float, float]:
-        """95 % Wilson interval of A's win rate."""
-        return wilson_interval(self.wins, self.games)
+    def by_seat(self, agent: int = 0) -> list[dict[str, int]]:
+        """Win/draw/loss counts of A (or of the ``agent``-th agent) in each seat."""
+        return super().by_seat(agent)
 
-    def by_seat(self) -> list[dict[str, int]]:
-        """Win/draw/loss counts of A in each seat."""
-        out = []
-        for seat in (0, 1):
-            rs = [r for r in self.records if r.seat_a == seat]
-            out.append(
-                {
-                    "games": len(rs),
-                    "wins": sum(r.score_a == 1.0 for r in rs),
-                    "draws": sum(r.score_a == 0.5 for r in rs),
-                    "losses": sum(r.score_a == 0.0 for r in rs),
-                }
-            )
-        return out
+    def win_ci(self, agent: int = 0) -> tuple[float, float]:
+        """95 % Wilson interval of A's (or the ``agent``-th agent's) win rate."""
+        return super().win_ci(agent)
+
+    def record_dict(self, r: GameResult) -> dict[str, Any]:
+        """One game as JSON from A's side: A's seat and score, the think time and real agent of A and B."""
+        d = super().record_dict(r)
+        return {
+            "index": d["index"],
+            "seat_a": d["seats"][0],
+            "deal_seed": d["deal_seed"],
+            "score_a": d["scores"][0],
+            **{k: d[k] for k in ("returns", "plies", "seconds", "think", "moves", "error", "agents")},
+        }
 
     def to_dict(self, *, with_games: bool = True) -> dict[str, Any]:
         """JSON-able summary (and the games, unless ``with_games=False``)."""
@@ -160,156 +249,72 @@ class MatchResult:
             "score": self.score,
             "score_ci95": list(self.score_ci),
             "win_rate": self.win_rate,
-            "win_ci95": list(self.win_ci),
+            "win_ci95": list(self.win_ci()),
             "by_seat": self.by_seat(),
             "forfeits": sum(1 for r in self.records if r.error),
-            "mean_plies": (sum(r.plies for r in self.records) / self.games) if self.games else 0.0,
-            "agents": sorted({" vs ".join(r.agents) for r in self.records}),
+            "mean_plies": _mean_plies(self.records),
+            "agents": sorted({" vs ".join(self.record_dict(r)["agents"]) for r in self.records}),
         }
         if with_games:
-            d["records"] = [asdict(r) for r in self.records]
+            d["records"] = [self.record_dict(r) for r in self.records]
         return d
 
 
-def _agent_name(a: str | Agent) -> str:
-    return a if isinstance(a, str) else a.name
-
-
-def play_game(
+def play_seats(
     game_spec: str,
-    agents: list[Agent],
+    agents: Sequence[AgentSpec],
+    games: int = 8,
+    seconds: float | None = None,
+    iterations: int | None = None,
+    seed: int = 0,
+    jobs: int = 1,
+    keep_moves: bool = False,
+    progress: Progress | bool | None = None,
+    clock: str = "wall",
     *,
-    seconds: float | None,
-    iterations: int | None,
-    deal_seed: int,
-    rngs: list[random.Random],
-) -> tuple[State, list[float], str | None, int | None]:
-    """Play one game between ``agents`` (by seat); returns the final state, think times, error, offender."""
-    game = load_game(game_spec)
-    state = game.new_initial_state(seed=deal_seed)
-    for a in agents:
-        a.reset()
-    think = [0.0 for _ in agents]
-    limit = game.max_game_length() + 10
-    while not state.is_terminal():
-        if state.move_number() > limit:
-            return state, think, f"the game ran past max_game_length() = {game.max_game_length()}", None
-        cp = state.current_player()
-        if cp == SIMULTANEOUS:
-            orders: list[str] = []
-            for p, agent in enumerate(agents):
-                t0 = clock()
-                try:
-                    order = agent.choose(state, seconds=seconds, iterations=iterations, rng=rngs[p], player=p)
-                except Exception as e:
-                    return state, think, f"{agent.name} (seat {p}) raised {type(e).__name__}: {e}", p
-                think[p] += clock() - t0
-                if not isinstance(order, str):
-                    order = state.action_to_string(order)
-                if not state.is_legal(order, p):
-                    return state, think, f"{agent.name} (seat {p}) gave an illegal order {order!r}", p
-                orders.append(order)
-            state.play_joint(orders)
-            continue
-        agent = agents[cp]
-        t0 = clock()
-        try:
-            a = agent.choose(state, seconds=seconds, iterations=iterations, rng=rngs[cp])
-        except Exception as e:
-            return state, think, f"{agent.name} (seat {cp}) raised {type(e).__name__}: {e}", cp
-        think[cp] += clock() - t0
-        try:
-            if isinstance(a, str):
-                state.play(a)
-            else:
-                state.apply_action(a)
-        except ValueError as e:
-            return state, think, f"{agent.name} (seat {cp}) played an illegal move: {e}", cp
-    return state, think, None, None
+    ray_address: str | None = None,
+    out: str | None = None,
+) -> SeatsResult:
+    """Play ``games`` games of a game of any number of players, one agent (spec or ``Agent``) listed per seat.
 
-
-def _make(spec: str | Agent) -> Agent:
-    """``make_agent``, plus the agents of the research adapters (``openspiel-mcts``), imported on demand."""
-    if isinstance(spec, str) and spec.strip().lower().startswith(("openspiel-", "openspiel_")):
-        try:
-            from tessera.adapters.openspiel_agents import make_openspiel_agent
-        except ImportError as e:
-            raise ValueError(f"agent {spec!r} needs OpenSpiel: pip install 'tessera[openspiel]' ({e})") from None
-        return make_openspiel_agent(spec)
-    return make_agent(spec)
-
-
-def _run_one(task: tuple[str, str | Agent, str | Agent, int, float | None, int | None, int, bool, str]) -> GameRecord:
-    with using_clock(task[8]):
-        return _play_one(task)
-
-
-def _play_one(task: tuple[str, str | Agent, str | Agent, int, float | None, int | None, int, bool, str]) -> GameRecord:
-    game_spec, spec_a, spec_b, index, seconds, iterations, seed, keep_moves, _ = task
-    seat_a = index % 2
-    deal_seed = seed + index // 2
-    agent_a, agent_b = _make(spec_a), _make(spec_b)
-    agents = [agent_a, agent_b] if seat_a == 0 else [agent_b, agent_a]
-    rngs = [random.Random(f"{seed}/{index}/{p}") for p in range(2)]
-    t0 = time.perf_counter()
-    state, think, error, offender = play_game(
-        game_spec, agents, seconds=seconds, iterations=iterations, deal_seed=deal_seed, rngs=rngs
+    Seats rotate: in game ``i`` the ``k``-th agent plays seat ``(k + i) % n``, so ``games``
+    a multiple of ``n`` gives every agent every seat equally often; the deal seed is
+    ``seed + i // n``.  A win scores 1, a draw 0.5 (and so does another player's forfeit),
+    a loss 0.  To compare two agents in a four-player game, list one against three copies
+    of the other (``["level3", "level2", "level2", "level2"]``): an equal agent wins a
+    quarter of the games.  ``seconds``/``iterations`` is each move's budget for every agent
+    (``None`` and ``None``: the agents' defaults); ``clock="cpu"`` counts time budgets in
+    the CPU time of the searching thread instead of wall time (a fair timed match on a busy
+    machine; see :func:`tessera.agents.set_clock`).  ``jobs > 1`` plays games in that many
+    processes, ``ray_address`` on Ray (``"local"``, ``"auto"`` or a cluster address);
+    ``out`` keeps every game in ``out/results.jsonl`` as it ends, so the same call again
+    continues the match.  ``progress`` is called as ``progress(record, done, total)`` after
+    every game (``True``: the progress display on stderr).
+    """
+    return _play(
+        SeatsResult, game_spec, agents, games, seconds, iterations, seed, jobs, keep_moves, progress, clock, ray_address, out
     )
-    elapsed = time.perf_counter() - t0
-    if error is not None:
-        if offender is None:
-            score_a, returns = 0.5, [0.0, 0.0]
-        else:
-            score_a = 0.0 if offender == seat_a else 1.0
-            returns = [1.0, 1.0]
-            returns[offender] = -1.0
-    else:
-        returns = state.returns()
-        r = returns[seat_a]
-        score_a = 1.0 if r > 0 else 0.0 if r < 0 else 0.5
-    return GameRecord(
-        index=index,
-        seat_a=seat_a,
-        deal_seed=deal_seed,
-        score_a=score_a,
-        returns=list(returns),
-        plies=state.move_number(),
-        seconds=elapsed,
-        think=[think[seat_a], think[1 - seat_a]],
-        moves=[m for _, m in state.history()] if keep_moves else [],
-        error=error,
-        agents=[_label(agent_a, state), _label(agent_b, state)],
-    )
-
-
-def _label(agent: Agent, state: State) -> str:
-    if isinstance(agent, LevelAgent):
-        inner = agent._inner.get(level_key(state))
-        return f"{agent.name}={inner.name}" if inner is not None else agent.name
-    return agent.name
 
 
 def play_match(
     game_spec: str,
-    agent_a: str | Agent,
-    agent_b: str | Agent,
+    agent_a: AgentSpec,
+    agent_b: AgentSpec,
     games: int = 100,
     seconds: float | None = None,
     iterations: int | None = None,
     seed: int = 0,
     jobs: int = 1,
     keep_moves: bool = False,
-    progress: Callable[[GameRecord, int, int], None] | None = None,
+    progress: Progress | bool | None = None,
     clock: str = "wall",
+    *,
+    ray_address: str | None = None,
+    out: str | None = None,
 ) -> MatchResult:
-    """Play ``games`` games of ``game_spec`` between two agents (specs or ``Agent`` objects).
+    """Play ``games`` games of a two-player game between agents A and B, seats alternated (A is player 0 in even games).
 
-    Seats alternate (A is player 0 in even games).  ``seconds``/``iterations``
-    is each move's budget for both agents (``None`` and ``None``: the agents'
-    defaults).  ``jobs > 1`` plays games in that many processes.
-    ``progress(record, done, total)`` is called after every game.  ``clock="cpu"``
-    counts time budgets in the CPU time of the searching thread instead of wall time
-    (a fair timed match on a machine busy with other work; see :func:`tessera.agents.set_clock`).
+    The options are those of :func:`play_seats`.
     """
     n = load_game(game_spec).num_players  # fail early on a bad game string
     if n != 2:
@@ -317,262 +322,104 @@ def play_match(
             f"{game_spec} is a game of {n} players: list one agent per seat (play_seats, or "
             f"'tessera match GAME AGENT×{n}')"
         )
-    for a in (agent_a, agent_b):
-        if isinstance(a, str):
-            _make(a)  # fail early on a bad spec
-    if not isinstance(games, int) or games < 1:
-        raise ValueError(f"games must be a positive integer, not {games!r}")
-    if not isinstance(jobs, int) or jobs < 1:
-        raise ValueError(f"jobs must be a positive integer, not {jobs!r}")
-    if clock not in CLOCKS:
-        raise ValueError(f"clock must be one of {', '.join(CLOCKS)}, not {clock!r}")
-    tasks = [(game_spec, agent_a, agent_b, i, seconds, iterations, seed, keep_moves, clock) for i in range(games)]
-    records: list[GameRecord] = []
-    if jobs == 1:
-        for t in tasks:
-            rec = _run_one(t)
-            records.append(rec)
-            if progress:
-                progress(rec, len(records), games)
-    else:
-        import multiprocessing as mp
-
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("fork")) as pool:
-            futures = [pool.submit(_run_one, t) for t in tasks]
-            for fut in as_completed(futures):
-                rec = fut.result()
-                records.append(rec)
-                if progress:
-                    progress(rec, len(records), games)
-    records.sort(key=lambda r: r.index)
-    return MatchResult(
-        game=str(load_game(game_spec)),
-        agent_a=_agent_name(agent_a),
-        agent_b=_agent_name(agent_b),
-        seconds=seconds,
-        iterations=iterations,
-        seed=seed,
-        records=records,
-        clock=clock,
+    res = _play(
+        MatchResult,
+        game_spec,
+        [agent_a, agent_b],
+        games,
+        seconds,
+        iterations,
+        seed,
+        jobs,
+        keep_moves,
+        progress,
+        clock,
+        ray_address,
+        out,
     )
+    assert isinstance(res, MatchResult)
+    return res
 
 
-# -- games of any number of players: agents listed per seat, seats rotated --------------------
-
-
-@dataclass
-class SeatsRecord:
-    """One game of a seat-rotated match (:func:`play_seats`); lists are by agent (as listed) unless named by seat."""
-
-    index: int
-    """Position in the match (0-based)."""
-    seats: list[int]
-    """The seat (player index) each agent played."""
-    deal_seed: int
-    """Seed of ``new_initial_state``."""
-    scores: list[float]
-    """Per agent: 1 win, 0.5 draw (or another player's forfeit), 0 loss."""
-    returns: list[float]
-    """``state.returns()`` by seat (a forfeit: −1 for the offender, the rest shared by the others)."""
-    plies: int
-    """Moves (steps) played."""
-    seconds: float
-    """Wall time of the game."""
-    think: list[float]
-    """Total thinking time of each agent (on the match's clock: wall or CPU seconds)."""
-    moves: list[str] = field(default_factory=list)
-    """The moves as ``history()`` strings."""
-    error: str | None = None
-    """Why the game was forfeited, if it was."""
-    agents: list[str] = field(default_factory=list)
-    """What each agent really was (``level5=mcts``)."""
-
-
-@dataclass
-class SeatsResult:
-    """The outcome of a seat-rotated match, per agent and per seat."""
-
-    game: str
-    agents: list[str]
-    seconds: float | None
-    iterations: int | None
-    seed: int
-    records: list[SeatsRecord]
-    clock: str = "wall"
-    """How the agents' time budgets were counted: ``wall`` or ``cpu``."""
-
-    @property
-    def games(self) -> int:
-        """Games played."""
-        return len(self.records)
-
-    def counts(self, agent: int, seat: int | None = None) -> dict[str, int]:
-        """Games, wins, draws and losses of the ``agent``-th agent (in ``seat`` only, if given)."""
-        rs = [r for r in self.records if seat is None or r.seats[agent] == seat]
-        return {
-            "games": len(rs),
-            "wins": sum(r.scores[agent] == 1.0 for r in rs),
-            "draws": sum(r.scores[agent] == 0.5 for r in rs),
-            "losses": sum(r.scores[agent] == 0.0 for r in rs),
-        }
-
-    def win_ci(self, agent: int) -> tuple[float, float]:
-        """95 % Wilson interval of the ``agent``-th agent's win rate."""
-        return wilson_interval(self.counts(agent)["wins"], self.games)
-
-    def by_seat(self, agent: int) -> list[dict[str, int]]:
-        """Win/draw/loss counts of the ``agent``-th agent in each seat."""
-        n = len(self.agents)
-        return [self.counts(agent, seat) for seat in range(n)]
-
-    def to_dict(self, *, with_games: bool = True) -> dict[str, Any]:
-        """JSON-able summary (and the games, unless ``with_games=False``)."""
-        d: dict[str, Any] = {
-            "game": self.game,
-            "agents": list(self.agents),
-            "seconds": self.seconds,
-            "iterations": self.iterations,
-            "clock": self.clock,
-            "seed": self.seed,
-            "games": self.games,
-            "results": [
-                {
-                    "agent": name,
-                    **self.counts(k),
-                    "win_rate": self.counts(k)["wins"] / self.games if self.games else 0.0,
-                    "win_ci95": list(self.win_ci(k)),
-                    "by_seat": self.by_seat(k),
-                }
-                for k, name in enumerate(self.agents)
-            ],
-            "forfeits": sum(1 for r in self.records if r.error),
-            "mean_plies": (sum(r.plies for r in self.records) / self.games) if self.games else 0.0,
-        }
-        if with_games:
-            d["records"] = [asdict(r) for r in self.records]
-        return d
-
-
-def _run_seats(task: tuple[str, list[str | Agent], int, float | None, int | None, int, bool, str]) -> SeatsRecord:
-    with using_clock(task[7]):
-        return _play_seats_one(task)
-
-
-def _play_seats_one(task: tuple[str, list[str | Agent], int, float | None, int | None, int, bool, str]) -> SeatsRecord:
-    game_spec, specs, index, seconds, iterations, seed, keep_moves, _ = task
-    n = len(specs)
-    seats = [(k + index) % n for k in range(n)]
-    deal_seed = seed + index // n
-    made = [make_agent(s) for s in specs]
-    by_seat: list[Agent] = [made[0]] * n
-    for k, agent in enumerate(made):
-        by_seat[seats[k]] = agent
-    rngs = [random.Random(f"{seed}/{index}/{p}") for p in range(n)]
-    t0 = time.perf_counter()
-    state, think, error, offender = play_game(
-        game_spec, by_seat, seconds=seconds, iterations=iterations, deal_seed=deal_seed, rngs=rngs
-    )
-    elapsed = time.perf_counter() - t0
-    if error is not None:
-        if offender is None:
-            returns, scores = [0.0] * n, [0.5] * n
-        else:
-            returns = [1.0 / (n - 1)] * n
-            returns[offender] = -1.0
-            scores = [0.0 if seats[k] == offender else 0.5 for k in range(n)]
-    else:
-        returns = list(state.returns())
-        w = state.winner()
-        scores = [0.5 if w is None else 1.0 if seats[k] == w else 0.0 for k in range(n)]
-    return SeatsRecord(
-        index=index,
-        seats=seats,
-        deal_seed=deal_seed,
-        scores=scores,
-        returns=returns,
-        plies=state.move_number(),
-        seconds=elapsed,
-        think=[think[seats[k]] for k in range(n)],
-        moves=[m for _, m in state.history()] if keep_moves else [],
-        error=error,
-        agents=[_label(a, state) for a in made],
-    )
-
-
-def play_seats(
+def _play(
+    kind: type[SeatsResult],
     game_spec: str,
-    agents: Sequence[str | Agent],
-    games: int = 8,
-    seconds: float | None = None,
-    iterations: int | None = None,
-    seed: int = 0,
-    jobs: int = 1,
-    keep_moves: bool = False,
-    progress: Callable[[SeatsRecord, int, int], None] | None = None,
-    clock: str = "wall",
+    agents: Sequence[AgentSpec],
+    games: int,
+    seconds: float | None,
+    iterations: int | None,
+    seed: int,
+    jobs: int,
+    keep_moves: bool,
+    progress: Progress | bool | None,
+    clock: str,
+    ray_address: str | None,
+    out: str | None,
 ) -> SeatsResult:
-    """Play ``games`` games of a game of any number of players, one agent listed per seat.
-
-    Seats rotate: in game ``i`` the ``k``-th agent plays seat ``(k + i) % n``,
-    so ``games`` a multiple of ``n`` gives every agent every seat equally
-    often; the deal seed is ``seed + i // n``.  A win scores 1, a draw 0.5
-    (and so does another player's forfeit), a loss 0.  To compare two agents
-    in a four-player game, list one against three copies of the other
-    (``["level3", "level2", "level2", "level2"]``): an equal agent wins a
-    quarter of the games.  ``clock`` is as in :func:`play_match`.
-    """
     game = load_game(game_spec)  # fail early on a bad game string
-    n = game.num_players
     specs = list(agents)
+    n = game.num_players
     if len(specs) != n:
         raise ValueError(f"{game} has {n} seats: list {n} agents, one per seat (got {len(specs)})")
     for a in specs:
-        if isinstance(a, str):
-            make_agent(a)  # fail early on a bad spec
-    if not isinstance(games, int) or games < 1:
-        raise ValueError(f"games must be a positive integer, not {games!r}")
-    if not isinstance(jobs, int) or jobs < 1:
-        raise ValueError(f"jobs must be a positive integer, not {jobs!r}")
-    if clock not in CLOCKS:
-        raise ValueError(f"clock must be one of {', '.join(CLOCKS)}, not {clock!r}")
-    tasks = [(game_spec, specs, i, seconds, iterations, seed, keep_moves, clock) for i in range(games)]
-    records: list[SeatsRecord] = []
-    if jobs == 1:
-        for t in tasks:
-            rec = _run_seats(t)
-            records.append(rec)
-            if progress:
-                progress(rec, len(records), games)
-    else:
-        import multiprocessing as mp
-
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("fork")) as pool:
-            futures = [pool.submit(_run_seats, t) for t in tasks]
-            for fut in as_completed(futures):
-                rec = fut.result()
-                records.append(rec)
-                if progress:
-                    progress(rec, len(records), games)
-    records.sort(key=lambda r: r.index)
-    return SeatsResult(
-        game=str(game),
-        agents=[_agent_name(a) for a in specs],
-        seconds=seconds,
-        iterations=iterations,
-        seed=seed,
-        records=records,
-        clock=clock,
+        make(a)  # fail early on a bad spec
+    check_options(games=games, jobs=jobs, clock=clock)
+    names = [agent_name(a) for a in specs]
+    config: dict[str, Any] = {
+        "kind": "match",
+        "game": game_spec,
+        "agents": names,
+        "seconds": seconds,
+        "iterations": iterations,
+        "seed": seed,
+        "clock": clock,
+        "moves": keep_moves,
+    }
+    if out is not None and any(not isinstance(a, str) for a in specs):
+        raise ValueError("a match kept in a results file (out) needs agent specs, not Agent objects")
+    store = ResultsFile(out, config)
+    tasks = match_tasks(
+        game_spec, specs, games=games, seconds=seconds, iterations=iterations, seed=seed, clock=clock, moves=keep_moves
     )
+    result = kind(
+        game=str(game), agents=names, seconds=seconds, iterations=iterations, seed=seed, records=[], clock=clock
+    )
+    if progress is True:
+        progress = match_progress(names, games, f"{game_spec}: {' vs '.join(names)}", enabled=True)
+    result.records = Run(tasks, store, jobs=jobs, ray_address=ray_address, progress=progress or None).results
+    return result
+
+
+def match_progress(names: Sequence[str], total: int, label: str, *, enabled: bool) -> ProgressDisplay:
+    """The progress display of a match of the agents ``names``: who won each game and, with two, A's score so far."""
+    score = [0.0]
+
+    def line(r: GameResult) -> str:
+        seats = [seat_of(k, r) for k in range(len(names))]
+        winners = [k for k, s in enumerate(seats) if r.score(s) == 1.0]
+        if len(names) == 2:
+            what = {1.0: "A wins", 0.5: "draw", 0.0: "B wins"}[r.score(seats[0])]
+            return f"game {int(r.key) + 1}: {what} (A as player {seats[0]}, {r.plies} plies, {r.seconds:.1f} s)"
+        what = f"agent {winners[0] + 1} ({names[winners[0]]}) wins" if winners else "draw"
+        return f"game {int(r.key) + 1}: {what} ({r.plies} plies, {r.seconds:.1f} s)"
+
+    def status(r: GameResult) -> str:
+        if len(names) != 2:
+            return ""
+        score[0] += r.score(seat_of(0, r))
+        return f"A score {score[0]:.1f}"
+
+    return ProgressDisplay(total, label, line=line, status=status, enabled=enabled)
 
 
 __all__ = [
     "Z95",
-    "GameRecord",
     "MatchResult",
-    "SeatsRecord",
     "SeatsResult",
-    "play_game",
+    "match_progress",
+    "match_tasks",
     "play_match",
     "play_seats",
+    "seat_of",
     "wilson_interval",
 ]

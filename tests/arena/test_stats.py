@@ -10,9 +10,10 @@ import random
 
 import pytest
 
-from tessera.lab.balance import find_fair
-from tessera.lab.runner import GameResult, ResultsFile, Task
-from tessera.lab.stats import ELO, Pairing, bradley_terry, fair_value, quartiles, wilson_interval
+from tessera.arena.balance import find_fair
+from tessera.arena.play import GameResult, Task
+from tessera.arena.runner import ResultsFile
+from tessera.arena.stats import ELO, Pairing, bradley_terry, fair_value, quartiles, wilson_interval
 
 TRUE = {"a": 1.0, "b": 0.3, "c": 0.0, "d": -1.3}
 """Known log-strengths of four synthetic agents."""

@@ -19,7 +19,7 @@ Per setting (each combination of the ``--vary`` values) :func:`run_balance` repo
 score is ½: round 1 plays an even grid over the range, every later round three values
 around the current estimate (± twice its standard error), all snapped to values the game
 accepts; the answer is the logistic-regression root over every game played, with
-Fieller's 95 % interval (:func:`tessera.lab.stats.fair_value`).
+Fieller's 95 % interval (:func:`tessera.arena.stats.fair_value`).
 """
 
 from __future__ import annotations
@@ -27,14 +27,15 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
-from tessera.agents import make_agent
+from tessera.arena.play import GameResult, Task, make
+from tessera.arena.progress import ProgressDisplay
+from tessera.arena.runner import ResultsFile, Run, budget_text, check_options, speed
+from tessera.arena.stats import FairValue, fair_value, quartiles, wilson_interval
 from tessera.core.game import Game
 from tessera.core.registry import load_game, parse_game_string
-from tessera.lab.runner import GameResult, ProgressBar, ResultsFile, Task, run_tasks
-from tessera.lab.stats import FairValue, fair_value, quartiles, wilson_interval
 
 
 def game_string(name: str, params: dict[str, Any]) -> str:
@@ -169,8 +170,18 @@ def balance_tasks(
     iterations: int | None,
     seed: int,
     offset: int = 0,
+    clock: str = "wall",
 ) -> list[Task]:
-    """Self-play tasks: ``games`` games per setting, agent ``agent`` in every seat, deal seeds ``seed + k``."""
+    """Self-play tasks: ``games`` games per setting, agent ``agent`` in every seat, deal seeds ``seed + k``.
+
+    >>> sg = settings("nume(size=3)", parse_vary(["komi=0.5,2"]))
+    >>> [(t.key, t.game, t.seats, t.deal_seed, t.group) for t in balance_tasks(sg, "greedy", games=2, seconds=None,
+    ...     iterations=None, seed=5)]  # doctest: +NORMALIZE_WHITESPACE
+    [('0/0', 'nume(size=3,komi=0.5)', ('greedy', 'greedy'), 5, 'komi=0.5'),
+     ('0/1', 'nume(size=3,komi=0.5)', ('greedy', 'greedy'), 6, 'komi=0.5'),
+     ('1/0', 'nume(size=3,komi=2)', ('greedy', 'greedy'), 5, 'komi=2'),
+     ('1/1', 'nume(size=3,komi=2)', ('greedy', 'greedy'), 6, 'komi=2')]
+    """
     tasks = []
     for si, (setting, g) in enumerate(setting_games, start=offset):
         gs = str(g)
@@ -187,6 +198,7 @@ def balance_tasks(
                     agent_seed=f"{seed}/{gs}/{k}",
                     trace=True,
                     group=label,
+                    clock=clock,
                 )
             )
     return tasks
@@ -205,7 +217,7 @@ class BalanceResult:
     find: dict[str, Any] | None = None
     wall_seconds: float = 0.0
     played_now: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
+    clock: str = "wall"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able summary."""
@@ -215,24 +227,15 @@ class BalanceResult:
             "agent": self.agent,
             "seconds": self.seconds,
             "iterations": self.iterations,
+            "clock": self.clock,
             "seed": self.seed,
             "games": sum(len(s.results) for s in self.settings),
             "settings": [s.to_dict() for s in self.settings],
         }
         if self.find is not None:
             d["find"] = self.find
-        busy = sum(r.seconds for s in self.settings for r in s.results)
-        d["game_seconds_total"] = round(busy, 2)
-        if busy > 0:
-            # Games per second of playing time (the sum of every game's wall time, whichever run played it).
-            d["games_per_second"] = round(d["games"] / busy, 3)
-        if self.played_now and self.wall_seconds > 0:
-            d["games_per_second_this_run"] = round(self.played_now / self.wall_seconds, 3)
+        d.update(speed([r for s in self.settings for r in s.results], self.played_now, self.wall_seconds))
         return d
-
-
-def _check_agent(agent: str) -> None:
-    make_agent(agent)
 
 
 def run_balance(
@@ -248,15 +251,16 @@ def run_balance(
     ray_address: str | None = None,
     out: str | None = None,
     progress: bool = False,
+    clock: str = "wall",
 ) -> BalanceResult:
-    """Self-play ``games`` games per setting and report the balance figures (resumable with ``out``)."""
-    import time
+    """Self-play ``games`` games per setting and report the balance figures (resumable with ``out``).
 
-    _check_agent(agent)
-    if not isinstance(games, int) or games < 1:
-        raise ValueError(f"games must be a positive integer, not {games!r}")
+    ``clock="cpu"`` counts time budgets in the searching thread's CPU time (:func:`tessera.agents.set_clock`).
+    """
+    make(agent)
+    check_options(games=games, jobs=jobs, clock=clock)
     sg = settings(game, parse_vary(vary))
-    tasks = balance_tasks(sg, agent, games=games, seconds=seconds, iterations=iterations, seed=seed)
+    tasks = balance_tasks(sg, agent, games=games, seconds=seconds, iterations=iterations, seed=seed, clock=clock)
     config = {
         "kind": "balance",
         "game": game,
@@ -266,17 +270,13 @@ def run_balance(
         "iterations": iterations,
         "seed": seed,
     }
+    if clock != "wall":  # (results files written before clocks existed stay resumable)
+        config["clock"] = clock
     store = ResultsFile(out, config)
-    before = sum(1 for t in tasks if t.key in store.done)
-    bar = ProgressBar(len(tasks), f"{game}: balance", enabled=progress)
-    t0 = time.perf_counter()
-    try:
-        results = run_tasks(tasks, store, jobs=jobs, ray_address=ray_address, progress=bar)
-    finally:
-        bar.close()
-    wall = time.perf_counter() - t0
+    display = ProgressDisplay(len(tasks), f"{game}: balance", line=_line, enabled=progress)
+    run = Run(tasks, store, jobs=jobs, ray_address=ray_address, progress=display)
     by_group: dict[str, list[GameResult]] = {}
-    for r in results:
+    for r in run.results:
         by_group.setdefault(r.key.split("/")[0], []).append(r)
     stats = [
         SettingStats(setting, str(g), by_group.get(str(i), []), g.num_players) for i, (setting, g) in enumerate(sg)
@@ -288,9 +288,16 @@ def run_balance(
         iterations=iterations,
         seed=seed,
         settings=stats,
-        wall_seconds=wall,
-        played_now=len(results) - before,
+        wall_seconds=run.wall_seconds,
+        played_now=run.played_now,
+        clock=clock,
     )
+
+
+def _line(r: GameResult) -> str:
+    """A game in the plain progress lines: its setting, key and winner."""
+    w = r.winner
+    return f"{r.group} {r.key}: {'draw' if w is None else f'seat {w} wins'}, {r.plies} plies, {r.seconds:.1f} s"
 
 
 # -- the fair value of a parameter -----------------------------------------------------------
@@ -336,15 +343,15 @@ def find_fair(
     ray_address: str | None = None,
     out: str | None = None,
     progress: bool = False,
+    clock: str = "wall",
     play: Callable[[list[Task], ResultsFile], list[GameResult]] | None = None,
 ) -> BalanceResult:
     """Search the value of ``param`` in ``[lo, hi]`` where seat 0 scores ½ (see the module docstring).
 
     ``play`` replaces the games (tests give a synthetic game with a known answer).
     """
-    import time
-
-    _check_agent(agent)
+    make(agent)
+    check_options(jobs=jobs, clock=clock)
     if not (isinstance(games, int) and games >= 1 and isinstance(rounds, int) and rounds >= 1 and points >= 2):
         raise ValueError("--find needs games >= 1, rounds >= 1 and points >= 2")
     if not lo < hi:
@@ -368,13 +375,14 @@ def find_fair(
         "iterations": iterations,
         "seed": seed,
     }
+    if clock != "wall":  # (results files written before clocks existed stay resumable)
+        config["clock"] = clock
     store = ResultsFile(out, config)
     int_kind = load_game(game).info.param(param).kind is int
     rounds_log: list[dict[str, Any]] = []
     fv: FairValue | None = None
     all_results: dict[float, list[GameResult]] = {}
-    t0 = time.perf_counter()
-    before = len(store.done)
+    wall, played_now = 0.0, 0
     values = first
     for rnd in range(rounds):
         sg = [
@@ -383,18 +391,23 @@ def find_fair(
         tasks = []
         for vi, (setting, g) in enumerate(sg):
             for t in balance_tasks(
-                [(setting, g)], agent, games=games, seconds=seconds, iterations=iterations, seed=seed + rnd * games
+                [(setting, g)],
+                agent,
+                games=games,
+                seconds=seconds,
+                iterations=iterations,
+                seed=seed + rnd * games,
+                clock=clock,
             ):
                 k = t.key.split("/")[1]
                 tasks.append(replace(t, key=f"{rnd}/{vi}/{k}", agent_seed=f"{t.agent_seed}/{rnd}"))
-        bar = ProgressBar(len(tasks), f"{game}: find {param}, round {rnd + 1}/{rounds}", enabled=progress)
-        try:
-            if play is not None:
-                res = play(tasks, store)
-            else:
-                res = run_tasks(tasks, store, jobs=jobs, ray_address=ray_address, progress=bar)
-        finally:
-            bar.close()
+        if play is not None:
+            res = play(tasks, store)
+        else:
+            label = f"{game}: find {param}, round {rnd + 1}/{rounds}"
+            display = ProgressDisplay(len(tasks), label, line=_line, enabled=progress)
+            run = Run(tasks, store, jobs=jobs, ray_address=ray_address, progress=display)
+            res, wall, played_now = run.results, wall + run.wall_seconds, played_now + run.played_now
         for r in res:
             vi = int(r.key.split("/")[1])
             all_results.setdefault(values[vi], []).append(r)
@@ -412,7 +425,6 @@ def find_fair(
         # the game accepts no others nearby: they then get more games).
         cand = [_snap(game, param, x) for x in (centre - spread, centre, centre + spread)]
         values = sorted({v for v in cand if v is not None})
-    wall = time.perf_counter() - t0
     assert fv is not None
     setting_stats = [
         SettingStats({param: v}, rs[0].game if rs else "", rs, len(rs[0].seats) if rs else 2)
@@ -427,7 +439,8 @@ def find_fair(
         settings=setting_stats,
         find={"param": param, "range": [lo, hi], "tried": sorted(all_results), "rounds": rounds_log, **fv.to_dict()},
         wall_seconds=wall,
-        played_now=len(store.done) - before,
+        played_now=played_now,
+        clock=clock,
     )
 
 
@@ -457,12 +470,8 @@ def _root_variance(fv: FairValue) -> float | None:
 
 def format_balance(res: BalanceResult) -> str:
     """Plain-text table: one row per setting."""
-    budget = []
-    if res.seconds is not None:
-        budget.append(f"{res.seconds:g} s/move")
-    if res.iterations is not None:
-        budget.append(f"{res.iterations} iterations/move")
-    lines = [f"{res.game}: self-play of {res.agent}, {', '.join(budget) or 'default budget'}, seed {res.seed}", ""]
+    budget = budget_text(res.seconds, res.iterations, res.clock)
+    lines = [f"{res.game}: self-play of {res.agent}, {budget}, seed {res.seed}", ""]
     header = (
         f"{'setting':<22}{'games':>6}  {'seat 0 wins (95% CI)':>22}  {'draws':>6}  {'length mean [q1 med q3]':>24}"
         f"  {'balance':>7}  {'decided at':>10}  {'branching':>9}"

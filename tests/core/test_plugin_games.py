@@ -82,7 +82,7 @@ def test_an_installed_package_offers_its_game(nim_installed: Path, capsys: pytes
 def test_the_lab_finds_the_known_answer_of_an_installed_game(nim_installed: Path) -> None:
     """Theory: with take=3 the first player loses exactly when stones is a multiple of 4 — perfect play
     (alpha-beta, a short game) shows seat 0 winning every game at 13 stones and none at 12."""
-    from tessera.lab import run_balance
+    from tessera.arena import run_balance
 
     res = run_balance("nim", "alphabeta", vary=["stones=12,13"], games=2, iterations=400)
     rates = [s.to_dict()["seat_win_rate"][0] for s in res.settings]

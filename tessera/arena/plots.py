@@ -21,13 +21,18 @@ from pathlib import Path
 from typing import Any
 
 
-def _clean(v: Any) -> Any:
+def json_safe(v: Any) -> Any:
+    """``v`` with every NaN or infinite float replaced by ``None`` (JSON has no such numbers).
+
+    >>> json_safe({"rate": float("nan"), "ci": (0.25, float("inf")), "n": 3})
+    {'rate': None, 'ci': [0.25, None], 'n': 3}
+    """
     if isinstance(v, float) and not math.isfinite(v):
         return None
     if isinstance(v, list | tuple):
-        return [_clean(x) for x in v]
+        return [json_safe(x) for x in v]
     if isinstance(v, dict):
-        return {k: _clean(x) for k, x in v.items()}
+        return {k: json_safe(x) for k, x in v.items()}
     return v
 
 
@@ -169,7 +174,7 @@ def write_plots(plots: dict[str, dict[str, Any]], out: str | Path, prefix: str =
     written = []
     for name, plot in plots.items():
         p = out / f"{prefix}{name}.json"
-        p.write_text(json.dumps(_clean(plot), indent=1), encoding="utf-8")
+        p.write_text(json.dumps(json_safe(plot), indent=1), encoding="utf-8")
         written.append(p)
     try:
         import matplotlib

@@ -1,6 +1,6 @@
-"""Statistics of the balance lab: intervals, Bradley–Terry ratings, and the fair value of a parameter.
+"""Statistics of the arena: intervals, Bradley–Terry ratings, and the fair value of a parameter.
 
-* :func:`wilson_interval` — 95 % Wilson score interval of a proportion (the arena's).
+* :func:`wilson_interval` — 95 % Wilson score interval of a proportion (draws may count half).
 * :func:`bradley_terry` — ratings by maximum likelihood of the Bradley–Terry model
   ``P(i beats j) = 1 / (1 + exp(-(θi − θj ± h)))`` with an optional first-seat
   advantage ``h``, draws counted as half a win each way, a weak Gaussian prior so an
@@ -26,7 +26,28 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tessera.arena.match import Z95, wilson_interval
+Z95 = 1.959963984540054
+"""The two-sided 95 % normal quantile."""
+
+
+def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval of a proportion (``successes`` may be fractional: draws count half).
+
+    >>> lo, hi = wilson_interval(95, 100)
+    >>> round(lo, 3), round(hi, 3)
+    (0.888, 0.978)
+    >>> wilson_interval(0, 10)[0], wilson_interval(10, 10)[1], wilson_interval(3, 0)
+    (0.0, 1.0, (0.0, 1.0))
+    """
+    if n <= 0:
+        return (0.0, 1.0)
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    lo = 0.0 if successes <= 0 else max(0.0, centre - half)  # exact ends: no rounding residue at p = 0 or 1
+    hi = 1.0 if successes >= n else min(1.0, centre + half)
+    return (lo, hi)
 
 ELO = 400.0 / math.log(10.0)
 """Elo points per unit of the Bradley–Terry log-strength."""
@@ -284,7 +305,13 @@ def fair_value(xs: Sequence[float], scores: Sequence[float], z: float = Z95) -> 
 
 
 def quartiles(values: Sequence[float]) -> tuple[float, float, float]:
-    """First quartile, median and third quartile (linear interpolation)."""
+    """First quartile, median and third quartile (linear interpolation).
+
+    >>> quartiles([1, 2, 3, 4, 5])
+    (2.0, 3.0, 4.0)
+    >>> quartiles([])
+    (nan, nan, nan)
+    """
     if not values:
         return (math.nan, math.nan, math.nan)
     q = np.percentile(np.asarray(values, dtype=float), [25, 50, 75])
@@ -293,6 +320,7 @@ def quartiles(values: Sequence[float]) -> tuple[float, float, float]:
 
 __all__ = [
     "ELO",
+    "Z95",
     "FairValue",
     "LogisticFit",
     "Pairing",

@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 
 from tessera.cli import main
-from tessera.lab.balance import run_balance
-from tessera.lab.runner import RESULTS_FILE, GameResult, decided_ply
-from tessera.lab.tournament import run_tournament, schedule
+from tessera.arena.balance import run_balance
+from tessera.arena.play import GameResult, decided_ply
+from tessera.arena.runner import RESULTS_FILE
+from tessera.arena.tournament import run_tournament, schedule
 
 TINY = "nume(size=2)"
 AGENTS = ["random", "greedy", "greedy(noise=0.5)"]
@@ -63,7 +64,7 @@ def test_an_interrupted_tournament_continues_where_it_stopped(tmp_path: Path) ->
     out = tmp_path / "run"
     calls = {"n": 0}
 
-    import tessera.lab.runner as runner
+    import tessera.arena.runner as runner
 
     real = runner.play_task
 

@@ -9,6 +9,7 @@ import pytest
 
 from tessera.arena import play_match, wilson_interval
 from tessera.arena.cli import main, register
+from tessera.arena.match import seat_of
 
 TINY = "ikabegama(distance=2)"
 
@@ -27,13 +28,14 @@ def test_wilson_interval_matches_known_values() -> None:
 def test_match_alternates_seats_and_counts_add_up() -> None:
     """Seats alternated: agent A is player 0 in even games and player 1 in odd ones."""
     res = play_match(TINY, "greedy", "random", games=6, seed=3)
-    assert [r.seat_a for r in res.records] == [0, 1, 0, 1, 0, 1]
+    assert [seat_of(0, r) for r in res.records] == [0, 1, 0, 1, 0, 1]
+    assert [r.seats for r in res.records] == [["greedy", "random"], ["random", "greedy"]] * 3
     assert res.wins + res.draws + res.losses == res.games == 6
     assert sum(row["games"] for row in res.by_seat()) == 6
     for r in res.records:
         assert r.error is None
-        mine = r.returns[r.seat_a]
-        assert r.score_a == {1.0: 1.0, 0.0: 0.5, -1.0: 0.0}[mine]
+        mine = r.returns[seat_of(0, r)]
+        assert r.score(seat_of(0, r)) == {1.0: 1.0, 0.0: 0.5, -1.0: 0.0}[mine]
     lo, hi = res.score_ci
     assert lo <= res.score <= hi
 
@@ -75,6 +77,8 @@ def test_match_command_json_and_jobs(capsys: pytest.CaptureFixture[str]) -> None
     assert d["games"] == 4 and d["wins"] + d["draws"] + d["losses"] == 4
     assert d["agent_a"] == "mcts" and d["agent_b"] == "random" and d["iterations"] == 10
     assert len(d["score_ci95"]) == 2 and 0 <= d["score_ci95"][0] <= d["score"] <= d["score_ci95"][1] <= 1
+    assert [g["seat_a"] for g in d["records"]] == [0, 1, 0, 1]  # each game from A's side, as before
+    assert sum(g["score_a"] for g in d["records"]) == d["wins"] + d["draws"] / 2
 
 
 def test_match_command_reports_bad_agents(capsys: pytest.CaptureFixture[str]) -> None:
@@ -101,18 +105,22 @@ def test_seats_match_rotates_every_agent_over_every_seat() -> None:
     from tessera.arena import play_seats
 
     res = play_seats(FOUR, ["greedy", "random", "random(seed=1)", "random(seed=2)"], games=4, seed=2)
-    assert [r.seats for r in res.records] == [[0, 1, 2, 3], [1, 2, 3, 0], [2, 3, 0, 1], [3, 0, 1, 2]]
+    rotation = [[0, 1, 2, 3], [1, 2, 3, 0], [2, 3, 0, 1], [3, 0, 1, 2]]
+    assert [[seat_of(k, r) for k in range(4)] for r in res.records] == rotation
+    assert res.records[1].seats == ["random(seed=2)", "greedy", "random", "random(seed=1)"]
     for k in range(4):
         assert [row["games"] for row in res.by_seat(k)] == [1, 1, 1, 1]
     for r in res.records:
         assert r.error is None and sum(r.returns) == pytest.approx(0.0)
-        assert sorted(r.scores) in ([0.0, 0.0, 0.0, 1.0], [0.5] * 4)
-        w = [k for k in range(4) if r.scores[k] == 1.0]
-        assert not w or r.returns[r.seats[w[0]]] == 1.0
+        scores = [r.score(s) for s in range(4)]
+        assert sorted(scores) in ([0.0, 0.0, 0.0, 1.0], [0.5] * 4)
+        w = [s for s in range(4) if scores[s] == 1.0]
+        assert not w or r.returns[w[0]] == 1.0
     total = [res.counts(k) for k in range(4)]
     assert sum(c["wins"] for c in total) + sum(c["draws"] for c in total) // 4 == 4
-    d = res.to_dict()
-    assert json.loads(json.dumps(d))["results"][0]["by_seat"] == res.by_seat(0)
+    d = json.loads(json.dumps(res.to_dict()))
+    assert d["results"][0]["by_seat"] == res.by_seat(0)
+    assert [g["seats"] for g in d["records"]] == rotation  # each game by listed agent, as before
 
 
 def test_seats_match_needs_one_agent_per_seat() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tessera.lab.tournament import run_tournament
+from tessera.arena.tournament import run_tournament
 
 ray = pytest.importorskip("ray")
 

@@ -8,7 +8,7 @@ of the table sees the same deal.
 
 Each game is scored pairwise between the agents of the table: the one with the higher
 return scores 1, equal returns ½.  Ratings are the Bradley–Terry fit of
-:func:`tessera.lab.stats.bradley_terry` over every pairwise result (in games of more than
+:func:`tessera.arena.stats.bradley_terry` over every pairwise result (in games of more than
 two players each of a game's pairs has weight ``1/(n−1)``, so a game counts about as
 much as a two-player one), with a first-seat advantage term for two-player games.
 """
@@ -20,10 +20,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tessera.agents import CLOCKS, make_agent
+from tessera.arena.play import GameResult, Task, make
+from tessera.arena.progress import ProgressDisplay
+from tessera.arena.runner import ResultsFile, Run, budget_text, check_options, speed
+from tessera.arena.stats import Pairing, Ratings, bradley_terry, wilson_interval
 from tessera.core.registry import load_game
-from tessera.lab.runner import GameResult, ProgressBar, ResultsFile, Task, run_tasks
-from tessera.lab.stats import Pairing, Ratings, bradley_terry, wilson_interval
 
 
 def schedule(
@@ -37,7 +38,17 @@ def schedule(
     gauntlet: str | None = None,
     clock: str = "wall",
 ) -> list[Task]:
-    """The tasks of a tournament (validated: unknown agents or games fail here, before any game)."""
+    """The tasks of a tournament (validated: unknown agents or games fail here, before any game).
+
+    >>> tasks = schedule("nume", ["random", "greedy", "mcts"], games=2, seconds=None, iterations=9, seed=4)
+    >>> [(t.key, t.seats, t.deal_seed) for t in tasks]  # doctest: +NORMALIZE_WHITESPACE
+    [('0/0', ('random', 'greedy'), 4), ('0/1', ('greedy', 'random'), 4),
+     ('1/0', ('random', 'mcts'), 4), ('1/1', ('mcts', 'random'), 4),
+     ('2/0', ('greedy', 'mcts'), 4), ('2/1', ('mcts', 'greedy'), 4)]
+    >>> schedule("nume", ["random", "random"], games=1, seconds=None, iterations=None, seed=0)
+    Traceback (most recent call last):
+    ValueError: an agent is listed twice: ['random', 'random']
+    """
     g = load_game(game)
     n = g.num_players
     agents = list(agents)
@@ -46,11 +57,10 @@ def schedule(
     if len(set(agents)) != len(agents):
         raise ValueError(f"an agent is listed twice: {agents}")
     for a in agents:
-        make_agent(a)  # a clear error for an unknown agent or option
+        make(a)  # a clear error for an unknown agent or option
     if len(agents) < n:
         raise ValueError(f"{g.name} has {n} players: a tournament needs at least {n} agents, got {len(agents)}")
-    if not isinstance(games, int) or games < 1:
-        raise ValueError(f"games must be a positive integer, not {games!r}")
+    check_options(games=games, clock=clock)
     if gauntlet is not None:
         others = [a for a in agents if a != gauntlet]
         if len(others) < n - 1:
@@ -188,15 +198,9 @@ class TournamentResult:
             "pairs": [p.to_dict() for p in self.pairs],
             "ratings": None if self.ratings is None else self.ratings.to_dict(),
             "mean_plies": sum(r.plies for r in self.results) / len(self.results) if self.results else None,
-            "game_seconds_total": round(sum(r.seconds for r in self.results), 2),
             "forfeits": forfeits,
         }
-        busy = sum(r.seconds for r in self.results)
-        if busy > 0:
-            # Games per second of playing time (the sum of every game's wall time, whichever run played it).
-            d["games_per_second"] = round(len(self.results) / busy, 3)
-        if self.played_now and self.wall_seconds > 0:
-            d["games_per_second_this_run"] = round(self.played_now / self.wall_seconds, 3)
+        d.update(speed(self.results, self.played_now, self.wall_seconds))
         if with_games:
             d["records"] = [r.__dict__ for r in self.results]
         return d
@@ -221,12 +225,7 @@ def run_tournament(
 
     ``clock="cpu"`` counts time budgets in the searching thread's CPU time (fair timed games
     on a busy machine; see :func:`tessera.agents.set_clock`)."""
-    import time
-
-    if not isinstance(jobs, int) or jobs < 1:
-        raise ValueError(f"jobs must be a positive integer, not {jobs!r}")
-    if clock not in CLOCKS:
-        raise ValueError(f"clock must be one of {', '.join(CLOCKS)}, not {clock!r}")
+    check_options(jobs=jobs, clock=clock)
     tasks = schedule(
         game, agents, games=games, seconds=seconds, iterations=iterations, seed=seed, gauntlet=gauntlet, clock=clock
     )
@@ -243,14 +242,9 @@ def run_tournament(
     if clock != "wall":  # (results files written before clocks existed stay resumable)
         config["clock"] = clock
     store = ResultsFile(out, config)
-    before = sum(1 for t in tasks if t.key in store.done)
-    bar = ProgressBar(len(tasks), f"{game}: tournament", enabled=progress)
-    t0 = time.perf_counter()
-    try:
-        results = run_tasks(tasks, store, jobs=jobs, ray_address=ray_address, progress=bar)
-    finally:
-        bar.close()
-    wall = time.perf_counter() - t0
+    display = ProgressDisplay(len(tasks), f"{game}: tournament", line=_line, enabled=progress)
+    run = Run(tasks, store, jobs=jobs, ray_address=ray_address, progress=display)
+    results = run.results
     n = load_game(game).num_players
     pairs, ratings = summarize(all_agents, results, num_players=n)
     return TournamentResult(
@@ -264,24 +258,24 @@ def run_tournament(
         results=results,
         pairs=pairs,
         ratings=ratings,
-        wall_seconds=wall,
-        played_now=len(results) - before,
+        wall_seconds=run.wall_seconds,
+        played_now=run.played_now,
         clock=clock,
     )
 
 
+def _line(r: GameResult) -> str:
+    """A game in the plain progress lines: its table, key and winner."""
+    w = r.winner
+    return f"{r.group} {r.key}: {'draw' if w is None else f'seat {w} wins'}, {r.plies} plies, {r.seconds:.1f} s"
+
+
 def format_tournament(res: TournamentResult) -> str:
     """The plain-text tables: ratings, then W/D/L of every pair."""
-    budget = []
-    if res.seconds is not None:
-        budget.append(f"{res.seconds:g} s/move")
-    if res.iterations is not None:
-        budget.append(f"{res.iterations} iterations/move")
-    if res.clock != "wall":
-        budget.append(f"time counted on the {res.clock} clock")
     lines = [
         f"{res.game}: {'gauntlet of ' + res.gauntlet if res.gauntlet else 'round robin'}, "
-        f"{len(res.results)} games ({res.games_per_table} per table), {', '.join(budget) or 'default budgets'}, "
+        f"{len(res.results)} games ({res.games_per_table} per table), "
+        f"{budget_text(res.seconds, res.iterations, res.clock)}, "
         f"seed {res.seed}",
         "",
     ]
