@@ -1,4 +1,4 @@
-"""OpenSpiel's MCTS as a tessera agent: ``openspiel-mcts`` in ``tessera match``.
+"""OpenSpiel's MCTS as a tessera agent: ``openspiel-mcts`` in ``tessera match``, ``tournament`` and ``balance``.
 
 ``make_openspiel_agent("openspiel-mcts(uct_c=2,rollouts=1,solve=true,seed=0)")``
 returns an :class:`~tessera.agents.base.Agent` that searches with OpenSpiel's
@@ -20,6 +20,11 @@ against the budget's deadline).  With ``iterations`` it is the simulation
 count.  Everything OpenSpiel does — cloning states, the tree policy, rollouts
 through the adapter — is charged to its own budget; that is the price of
 running a generic framework on our engine.
+
+It plays sequential games of any number of players (OpenSpiel's MCTS backs up every
+player's return: four-player Nymbat too).  OpenSpiel's MCTS searches sequential games
+only: at a simultaneous turn (Nelaxtam's orders) the agent gives a random legal order,
+the default of every tessera agent.
 """
 
 from __future__ import annotations

@@ -39,7 +39,11 @@ from tessera.core.registry import load_game, parse_game_string
 
 
 def game_string(name: str, params: dict[str, Any]) -> str:
-    """``nume(size=4,komi=2.5)`` from a name and parameters (in the order given)."""
+    """``nume(size=4,komi=2.5)`` from a name and parameters (in the order given).
+
+    >>> game_string("nume", {"size": 4, "komi": 2.5}), game_string("nibble", {"shuffle_table": False})
+    ('nume(size=4,komi=2.5)', 'nibble(shuffle_table=false)')
+    """
     if not params:
         return name
     return f"{name}({','.join(f'{k}={_fmt(v)}' for k, v in params.items())})"
@@ -55,7 +59,14 @@ def _fmt(v: Any) -> str:
 
 
 def parse_vary(items: Sequence[str]) -> list[tuple[str, list[str]]]:
-    """``["komi=0.5,1.5", "size=3,4"]`` → ``[("komi", ["0.5", "1.5"]), ("size", ["3", "4"])]``."""
+    """The ``--vary`` values, checked for form.
+
+    >>> parse_vary(["komi=0.5,1.5", "Size=3,4"])
+    [('komi', ['0.5', '1.5']), ('size', ['3', '4'])]
+    >>> parse_vary(["komi=1", "komi=2"])
+    Traceback (most recent call last):
+    ValueError: --vary names 'komi' twice
+    """
     out: list[tuple[str, list[str]]] = []
     for item in items:
         key, eq, vals = item.partition("=")
@@ -174,11 +185,11 @@ def balance_tasks(
 ) -> list[Task]:
     """Self-play tasks: ``games`` games per setting, agent ``agent`` in every seat, deal seeds ``seed + k``.
 
-    >>> sg = settings("nume(size=3)", parse_vary(["komi=0.5,2"]))
+    >>> sg = settings("nume(size=3)", parse_vary(["komi=1.5,2"]))
     >>> [(t.key, t.game, t.seats, t.deal_seed, t.group) for t in balance_tasks(sg, "greedy", games=2, seconds=None,
     ...     iterations=None, seed=5)]  # doctest: +NORMALIZE_WHITESPACE
-    [('0/0', 'nume(size=3,komi=0.5)', ('greedy', 'greedy'), 5, 'komi=0.5'),
-     ('0/1', 'nume(size=3,komi=0.5)', ('greedy', 'greedy'), 6, 'komi=0.5'),
+    [('0/0', 'nume(size=3,komi=1.5)', ('greedy', 'greedy'), 5, 'komi=1.5'),
+     ('0/1', 'nume(size=3,komi=1.5)', ('greedy', 'greedy'), 6, 'komi=1.5'),
      ('1/0', 'nume(size=3,komi=2)', ('greedy', 'greedy'), 5, 'komi=2'),
      ('1/1', 'nume(size=3,komi=2)', ('greedy', 'greedy'), 6, 'komi=2')]
     """
@@ -273,7 +284,7 @@ def run_balance(
     if clock != "wall":  # (results files written before clocks existed stay resumable)
         config["clock"] = clock
     store = ResultsFile(out, config)
-    display = ProgressDisplay(len(tasks), f"{game}: balance", line=_line, enabled=progress)
+    display = ProgressDisplay(len(tasks), f"{game}: balance", enabled=progress)
     run = Run(tasks, store, jobs=jobs, ray_address=ray_address, progress=display)
     by_group: dict[str, list[GameResult]] = {}
     for r in run.results:
@@ -292,12 +303,6 @@ def run_balance(
         played_now=run.played_now,
         clock=clock,
     )
-
-
-def _line(r: GameResult) -> str:
-    """A game in the plain progress lines: its setting, key and winner."""
-    w = r.winner
-    return f"{r.group} {r.key}: {'draw' if w is None else f'seat {w} wins'}, {r.plies} plies, {r.seconds:.1f} s"
 
 
 # -- the fair value of a parameter -----------------------------------------------------------
@@ -405,7 +410,7 @@ def find_fair(
             res = play(tasks, store)
         else:
             label = f"{game}: find {param}, round {rnd + 1}/{rounds}"
-            display = ProgressDisplay(len(tasks), label, line=_line, enabled=progress)
+            display = ProgressDisplay(len(tasks), label, enabled=progress)
             run = Run(tasks, store, jobs=jobs, ray_address=ray_address, progress=display)
             res, wall, played_now = run.results, wall + run.wall_seconds, played_now + run.played_now
         for r in res:

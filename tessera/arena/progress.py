@@ -2,7 +2,8 @@
 
 On a terminal: rich when installed, else tqdm; otherwise (a log file, or neither package)
 one line a game, ``[done/total] what happened; status; ETA``.  What a line says about a
-game and the running status (a match's score so far) come from the command.
+game (by default :func:`result_line`) and the running status (a match's score so far)
+come from the command.
 
 >>> import io, sys
 >>> err, sys.stderr = sys.stderr, io.StringIO()
@@ -20,6 +21,18 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from tessera.arena.play import GameResult
+
+
+def result_line(r: GameResult) -> str:
+    """A game in the plain progress lines: its group (table, setting), key and winner.
+
+    >>> result_line(GameResult("0/3", "random vs greedy", "nume", ["random", "greedy"], [-1.0, 1.0], 9, 0.25, 0))
+    'random vs greedy 0/3: seat 1 wins, 9 plies, 0.2 s'
+    """
+    w = r.winner
+    return f"{r.group} {r.key}: {'draw' if w is None else f'seat {w} wins'}, {r.plies} plies, {r.seconds:.1f} s"
+
 
 class ProgressDisplay:
     """Called as ``display(result, done, total)`` after every game; ``close()`` at the end.
@@ -34,14 +47,14 @@ class ProgressDisplay:
         total: int,
         label: str,
         *,
-        line: Callable[[Any], str],
+        line: Callable[[Any], str] | None = None,
         status: Callable[[Any], str] | None = None,
         enabled: bool = True,
     ) -> None:
         self.total = total
         self.label = label
         self.enabled = enabled
-        self._line = line
+        self._line = line or result_line
         self._status = status or (lambda r: "")
         self._start = time.perf_counter()
         self._first: int | None = None
@@ -112,4 +125,4 @@ class ProgressDisplay:
         self._close()
 
 
-__all__ = ["ProgressDisplay"]
+__all__ = ["ProgressDisplay", "result_line"]

@@ -226,8 +226,11 @@ def speed(results: Sequence[GameResult], played_now: int, wall_seconds: float) -
 
     >>> speed([], 0, 1.0)
     {'game_seconds_total': 0.0}
+    >>> from tessera.arena.play import GameResult
+    >>> speed([GameResult("0", "", "nume", [], [0.0], 9, 0.5, 0)] * 4, 2, 4.0)
+    {'game_seconds_total': 2.0, 'games_per_second': 2.0, 'games_per_second_this_run': 0.5}
     """
-    busy = sum(r.seconds for r in results)
+    busy = sum((r.seconds for r in results), 0.0)
     d = {"game_seconds_total": round(busy, 2)}
     if busy > 0:
         d["games_per_second"] = round(len(results) / busy, 3)

@@ -277,6 +277,20 @@ def fair_value(xs: Sequence[float], scores: Sequence[float], z: float = Z95) -> 
     Fieller's interval is the set of ``x`` where ``(a + b x)² ≤ z² Var(a + b x)``; it is a
     finite interval only when the slope is significantly non-zero, otherwise ``ci95`` is
     ``None`` — more games are needed.
+
+    Seat 0 wins 18, 14, 6 and 2 of 20 games at komi 0, 2, 4 and 6 (symmetric about 3):
+
+    >>> xs = [0] * 20 + [2] * 20 + [4] * 20 + [6] * 20
+    >>> ys = [1] * 18 + [0] * 2 + [1] * 14 + [0] * 6 + [1] * 6 + [0] * 14 + [1] * 2 + [0] * 18
+    >>> fv = fair_value(xs, ys)
+    >>> round(fv.estimate, 3), [round(v, 2) for v in fv.ci95], fv.bracket
+    (3.0, [2.18, 3.82], (2.0, 4.0))
+
+    No slope at all (the same score everywhere): no estimate and no interval.
+
+    >>> fv = fair_value([0, 0, 6, 6], [1, 0, 0, 1])
+    >>> fv.estimate, fv.ci95
+    (None, None)
     """
     fit = fit_logistic(xs, scores)
     a, b = fit.a, fit.b

@@ -125,7 +125,14 @@ class PairStats:
 
 
 def pairings(results: Sequence[GameResult]) -> list[Pairing]:
-    """Every game as pairwise results between the agents at its table (see the module docstring)."""
+    """Every game as pairwise results between the agents at its table (see the module docstring).
+
+    A three-player game that seat 2 won: it beat both others, who drew, each pair weighing ½.
+
+    >>> r = GameResult("0/0", "", "g", ["a", "b", "c"], [-0.5, -0.5, 1.0], 30, 1.0, 0)
+    >>> [(p.first, p.second, p.score, p.weight) for p in pairings([r])]
+    [('a', 'b', 0.5, 0.5), ('a', 'c', 0.0, 0.5), ('b', 'c', 0.0, 0.5)]
+    """
     out = []
     for r in results:
         n = len(r.seats)
@@ -242,7 +249,7 @@ def run_tournament(
     if clock != "wall":  # (results files written before clocks existed stay resumable)
         config["clock"] = clock
     store = ResultsFile(out, config)
-    display = ProgressDisplay(len(tasks), f"{game}: tournament", line=_line, enabled=progress)
+    display = ProgressDisplay(len(tasks), f"{game}: tournament", enabled=progress)
     run = Run(tasks, store, jobs=jobs, ray_address=ray_address, progress=display)
     results = run.results
     n = load_game(game).num_players
@@ -262,12 +269,6 @@ def run_tournament(
         played_now=run.played_now,
         clock=clock,
     )
-
-
-def _line(r: GameResult) -> str:
-    """A game in the plain progress lines: its table, key and winner."""
-    w = r.winner
-    return f"{r.group} {r.key}: {'draw' if w is None else f'seat {w} wins'}, {r.plies} plies, {r.seconds:.1f} s"
 
 
 def format_tournament(res: TournamentResult) -> str:
