@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
+from pathlib import Path
 
 import pytest
 
-from tessera.arena import play_match, wilson_interval
+from tessera.agents import Budget, RandomAgent
+from tessera.arena import play_match, play_seats, wilson_interval
 from tessera.arena.cli import main, register
 from tessera.arena.match import seat_of
+from tessera.arena.play import GameResult, Task
+from tessera.arena.runner import RESULTS_FILE
+from tessera.core.game import Action, State
 
 TINY = "ikabegama(distance=2)"
 
@@ -102,8 +108,6 @@ FOUR = "nymbat(players=4,reserve=16,first_limit=10,max_turns=300)"
 
 def test_seats_match_rotates_every_agent_over_every_seat() -> None:
     """Issue 16: games of any number of players, agents listed per seat, seats rotated."""
-    from tessera.arena import play_seats
-
     res = play_seats(FOUR, ["greedy", "random", "random(seed=1)", "random(seed=2)"], games=4, seed=2)
     rotation = [[0, 1, 2, 3], [1, 2, 3, 0], [2, 3, 0, 1], [3, 0, 1, 2]]
     assert [[seat_of(k, r) for k in range(4)] for r in res.records] == rotation
@@ -125,8 +129,6 @@ def test_seats_match_rotates_every_agent_over_every_seat() -> None:
 
 def test_seats_match_needs_one_agent_per_seat() -> None:
     """A four-player game needs four agents; a two-agent match of it is refused with the reason."""
-    from tessera.arena import play_seats
-
     with pytest.raises(ValueError, match="4 seats: list 4 agents"):
         play_seats(FOUR, ["random", "random"], games=1)
     with pytest.raises(ValueError, match="list one agent per seat"):
@@ -175,3 +177,100 @@ def test_match_on_the_cpu_clock_records_it_and_plays_legally() -> None:
     assert clock_name() == "wall"  # the match restores the process's clock
     with pytest.raises(ValueError, match="clock must be one of"):
         play_match("nume(size=3)", "random", "random", games=1, clock="gpu")
+
+
+class _Stuck(RandomAgent):
+    """An agent that raises at its first sequential move."""
+
+    def _choose(self, state: State, budget: Budget, rng: random.Random) -> Action:
+        raise RuntimeError("no idea")
+
+
+class _Cheat(RandomAgent):
+    """An agent that answers with an action that is not legal."""
+
+    def _choose(self, state: State, budget: Budget, rng: random.Random) -> Action:
+        return -1
+
+
+def test_an_agent_that_raises_or_cheats_forfeits_and_the_others_share_the_win() -> None:
+    """The forfeit rule, the same in every run: 'an agent that returns an illegal move (or raises) forfeits
+    that game' — −1 to it, 1/(n−1) to each other player; the others score a draw (½), the offender a loss."""
+    res = play_seats(FOUR, ["random", _Stuck(), "random(seed=1)", "random(seed=2)"], games=4, seed=1)
+    for r in res.records:
+        seat = seat_of(1, r)
+        assert r.offender == seat and r.error is not None and "raised RuntimeError: no idea" in r.error
+        assert r.returns == [-1.0 if s == seat else pytest.approx(1 / 3) for s in range(4)]
+        assert [r.score(s) for s in range(4)] == [0.0 if s == seat else 0.5 for s in range(4)]
+    assert res.counts(1) == {"games": 4, "wins": 0, "draws": 0, "losses": 4}
+    assert res.counts(0) == {"games": 4, "wins": 0, "draws": 4, "losses": 0}
+    two = play_match("nume(size=3)", "greedy", _Cheat(), games=2)
+    assert [r.returns for r in two.records] == [[1.0, -1.0], [-1.0, 1.0]]
+    assert all("played an illegal move" in (r.error or "") for r in two.records)
+    assert two.wins == 2 and two.to_dict()["forfeits"] == 2
+
+
+def test_a_match_kept_in_a_results_file_continues_where_it_stopped(tmp_path: Path) -> None:
+    """Resumable matches: with out=DIR every game is appended as it ends; the same call again plays only the
+    missing games and gives the result of an uninterrupted match; a different match in DIR is refused."""
+    import tessera.arena.runner as runner
+
+    real, calls = runner.play_task, {"n": 0}
+
+    def stop_after_three(task: Task) -> GameResult:
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        calls["n"] += 1
+        return real(task)
+
+    runner.play_task = stop_after_three  # type: ignore[assignment]
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            play_match(TINY, "mcts", "greedy", games=6, iterations=10, seed=4, out=str(tmp_path))
+    finally:
+        runner.play_task = real  # type: ignore[assignment]
+    assert len((tmp_path / RESULTS_FILE).read_text().splitlines()) == 1 + 3
+    resumed = play_match(TINY, "mcts", "greedy", games=6, iterations=10, seed=4, out=str(tmp_path))
+    fresh = play_match(TINY, "mcts", "greedy", games=6, iterations=10, seed=4)
+    assert resumed.to_dict(with_games=False) == fresh.to_dict(with_games=False)
+    assert [r.returns for r in resumed.records] == [r.returns for r in fresh.records]
+    assert len((tmp_path / RESULTS_FILE).read_text().splitlines()) == 1 + 6
+    with pytest.raises(ValueError, match="another run"):
+        play_match(TINY, "mcts", "greedy", games=6, iterations=10, seed=5, out=str(tmp_path))
+
+
+def test_match_command_out_writes_the_summary_and_a_second_run_plays_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`tessera match ... --out DIR`: the results file and summary.json; the same command again plays no game."""
+    argv = ["match", TINY, "greedy", "random", "--games", "4", "--out", str(tmp_path), "--no-progress", "--json"]
+    assert main(argv) == 0
+    first = json.loads(capsys.readouterr().out)
+    lines = (tmp_path / RESULTS_FILE).read_text()
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["games"] == 4 and "records" not in summary and summary["wins"] == first["wins"]
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out) == first
+    assert (tmp_path / RESULTS_FILE).read_text() == lines  # nothing played, nothing appended
+
+
+@pytest.mark.parametrize("command", ["match", "tournament", "balance"])
+def test_every_command_takes_the_run_options(command: str) -> None:
+    """One runner: resume (--out), Ray, processes, the clock and the budgets are the same options everywhere."""
+    parser = argparse.ArgumentParser(prog="tessera")
+    register(parser.add_subparsers(dest="command"))
+    head = {"match": [TINY, "a", "b"], "tournament": [TINY, "a", "b"], "balance": [TINY, "--agent", "a"]}[command]
+    args = parser.parse_args(
+        [command, *head, "--out", "d", "--ray", "auto", "--jobs", "2", "--clock", "cpu", "-i", "5", "--seed", "3"]
+    )
+    assert (args.out, args.ray, args.jobs, args.clock, args.iterations, args.seed) == ("d", "auto", 2, "cpu", 5, 3)
+
+
+def test_openspiel_mcts_plays_a_four_player_match() -> None:
+    """Every agent kind in every run: OpenSpiel's MCTS plays four-player Nymbat with seats rotated, legally."""
+    pytest.importorskip("pyspiel")
+    game = "nymbat(players=4,reserve=8,first_limit=6,max_turns=60)"
+    res = play_seats(game, ["openspiel-mcts(seed=1)", "random", "random", "random"], games=2, iterations=5, seed=1)
+    assert [r.error for r in res.records] == [None, None]
+    assert [r.seats[seat_of(0, r)] for r in res.records] == ["openspiel-mcts(seed=1)"] * 2
+    assert all(r.think[seat_of(0, r)] > 0 for r in res.records)

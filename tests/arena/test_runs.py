@@ -196,3 +196,21 @@ def test_a_tournament_on_the_cpu_clock_says_so_and_keeps_its_clock_on_resume(tmp
         run_tournament("nume(size=3)", ["greedy", "mcts"], games=2, clock="sundial")
     tasks = schedule("nume(size=3)", ["greedy", "random"], games=2, seconds=1, iterations=None, seed=0, clock="cpu")
     assert [t.clock for t in tasks] == ["cpu", "cpu"]
+
+
+def test_a_balance_run_on_the_cpu_clock_says_so_and_keeps_its_clock_on_resume(tmp_path: Path) -> None:
+    """Every command takes --clock: a balance run on the CPU clock records it, in its header and summary."""
+    out = tmp_path / "b"
+    res = run_balance("nume(size=3)", "mcts", games=2, seconds=0.005, out=str(out), clock="cpu")
+    assert res.clock == "cpu" and res.to_dict()["clock"] == "cpu" and res.to_dict()["games"] == 2
+    assert json.loads((out / RESULTS_FILE).read_text().splitlines()[0])["header"]["clock"] == "cpu"
+    with pytest.raises(ValueError, match="clock"):
+        run_balance("nume(size=3)", "mcts", games=2, seconds=0.005, out=str(out))
+
+
+def test_a_tournament_takes_every_agent_kind(tmp_path: Path) -> None:
+    """One way to make agents for every run: OpenSpiel's MCTS plays in a tournament as in a match."""
+    pytest.importorskip("pyspiel")
+    res = run_tournament(TINY, ["greedy", "openspiel-mcts(seed=2)"], games=2, iterations=8, seed=1)
+    assert [r.error for r in res.results] == [None, None]
+    assert {p.a for p in res.pairs} == {"greedy", "openspiel-mcts(seed=2)"}
