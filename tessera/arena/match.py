@@ -20,7 +20,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from tessera.arena.play import AgentSpec, GameResult, Task, agent_name, make
@@ -291,9 +291,35 @@ def play_seats(
     continues the match.  ``progress`` is called as ``progress(record, done, total)`` after
     every game (``True``: the progress display on stderr).
     """
-    return _play(
-        SeatsResult, game_spec, agents, games, seconds, iterations, seed, jobs, keep_moves, progress, clock, ray_address, out
+    game = load_game(game_spec)  # fail early on a bad game string
+    specs = list(agents)
+    n = game.num_players
+    if len(specs) != n:
+        raise ValueError(f"{game} has {n} seats: list {n} agents, one per seat (got {len(specs)})")
+    for a in specs:
+        make(a)  # fail early on a bad spec
+    check_options(games=games, jobs=jobs, clock=clock)
+    if out is not None and any(not isinstance(a, str) for a in specs):
+        raise ValueError("a match kept in a results file (out) needs agent specs, not Agent objects")
+    names = [agent_name(a) for a in specs]
+    config: dict[str, Any] = {
+        "kind": "match",
+        "game": game_spec,
+        "agents": names,
+        "seconds": seconds,
+        "iterations": iterations,
+        "seed": seed,
+        "clock": clock,
+        "moves": keep_moves,
+    }
+    store = ResultsFile(out, config)
+    tasks = match_tasks(
+        game_spec, specs, games=games, seconds=seconds, iterations=iterations, seed=seed, clock=clock, moves=keep_moves
     )
+    if progress is True:
+        progress = match_progress(names, games, f"{game_spec}: {' vs '.join(names)}", enabled=True)
+    run = Run(tasks, store, jobs=jobs, ray_address=ray_address, progress=progress or None)
+    return SeatsResult(str(game), names, seconds, iterations, seed, run.results, clock)
 
 
 def play_match(
@@ -322,8 +348,7 @@ def play_match(
             f"{game_spec} is a game of {n} players: list one agent per seat (play_seats, or "
             f"'tessera match GAME AGENT×{n}')"
         )
-    res = _play(
-        MatchResult,
+    res = play_seats(
         game_spec,
         [agent_a, agent_b],
         games,
@@ -334,60 +359,10 @@ def play_match(
         keep_moves,
         progress,
         clock,
-        ray_address,
-        out,
+        ray_address=ray_address,
+        out=out,
     )
-    assert isinstance(res, MatchResult)
-    return res
-
-
-def _play(
-    kind: type[SeatsResult],
-    game_spec: str,
-    agents: Sequence[AgentSpec],
-    games: int,
-    seconds: float | None,
-    iterations: int | None,
-    seed: int,
-    jobs: int,
-    keep_moves: bool,
-    progress: Progress | bool | None,
-    clock: str,
-    ray_address: str | None,
-    out: str | None,
-) -> SeatsResult:
-    game = load_game(game_spec)  # fail early on a bad game string
-    specs = list(agents)
-    n = game.num_players
-    if len(specs) != n:
-        raise ValueError(f"{game} has {n} seats: list {n} agents, one per seat (got {len(specs)})")
-    for a in specs:
-        make(a)  # fail early on a bad spec
-    check_options(games=games, jobs=jobs, clock=clock)
-    names = [agent_name(a) for a in specs]
-    config: dict[str, Any] = {
-        "kind": "match",
-        "game": game_spec,
-        "agents": names,
-        "seconds": seconds,
-        "iterations": iterations,
-        "seed": seed,
-        "clock": clock,
-        "moves": keep_moves,
-    }
-    if out is not None and any(not isinstance(a, str) for a in specs):
-        raise ValueError("a match kept in a results file (out) needs agent specs, not Agent objects")
-    store = ResultsFile(out, config)
-    tasks = match_tasks(
-        game_spec, specs, games=games, seconds=seconds, iterations=iterations, seed=seed, clock=clock, moves=keep_moves
-    )
-    result = kind(
-        game=str(game), agents=names, seconds=seconds, iterations=iterations, seed=seed, records=[], clock=clock
-    )
-    if progress is True:
-        progress = match_progress(names, games, f"{game_spec}: {' vs '.join(names)}", enabled=True)
-    result.records = Run(tasks, store, jobs=jobs, ray_address=ray_address, progress=progress or None).results
-    return result
+    return MatchResult(**vars(res))
 
 
 def match_progress(names: Sequence[str], total: int, label: str, *, enabled: bool) -> ProgressDisplay:

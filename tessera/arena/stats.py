@@ -49,6 +49,7 @@ def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, fl
     hi = 1.0 if successes >= n else min(1.0, centre + half)
     return (lo, hi)
 
+
 ELO = 400.0 / math.log(10.0)
 """Elo points per unit of the Bradley–Terry log-strength."""
 

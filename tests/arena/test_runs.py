@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from tessera.cli import main
 from tessera.arena.balance import run_balance
 from tessera.arena.play import GameResult, decided_ply
 from tessera.arena.runner import RESULTS_FILE
 from tessera.arena.tournament import run_tournament, schedule
+from tessera.cli import main
 
 TINY = "nume(size=2)"
 AGENTS = ["random", "greedy", "greedy(noise=0.5)"]
@@ -142,7 +142,7 @@ def test_balance_reports_seat_rates_length_and_ludii_metrics() -> None:
 
 def test_decided_ply_is_where_the_winner_stops_trailing() -> None:
     """'How early the result is decided': the first ply after which the winner's evaluation never trails."""
-    evals = [[0, 0], [0.3, -0.3], [-0.1, 0.1], [0.2, -0.2], [0.5, -0.5], [1, -1]]
+    evals: list[list[float]] = [[0, 0], [0.3, -0.3], [-0.1, 0.1], [0.2, -0.2], [0.5, -0.5], [1, -1]]
     assert decided_ply(evals, 0) == 3
     assert decided_ply([[0, 0], [0.3, -0.3], [-0.4, 0.4], [0.2, -0.2], [-1, 1]], 1) == 4
     assert decided_ply([[0, 0], [1, -1]], 0) == 0

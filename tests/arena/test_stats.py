@@ -131,7 +131,9 @@ def test_find_fair_on_a_synthetic_game_with_a_known_answer(tmp_path: object) -> 
             komi = float(t.game.split("komi=")[1].rstrip(")").split(",")[0])
             rng = random.Random(f"{t.key}/{t.agent_seed}")
             win0 = rng.random() < 1 / (1 + math.exp(-1.5 * (3.2 - komi)))
-            r = GameResult(t.key, t.group, t.game, list(t.seats), [1.0, -1.0] if win0 else [-1.0, 1.0], 10, 0.0, 0)
+            r = GameResult(
+                t.key, t.group, t.game, [str(s) for s in t.seats], [1.0, -1.0] if win0 else [-1.0, 1.0], 10, 0.0, 0
+            )
             store.add(r)
             out.append(r)
         return out
