@@ -217,18 +217,7 @@ def run(args: argparse.Namespace) -> int:
     def play() -> tuple[SeatsResult, str]:
         label = f"{args.game}: {' vs '.join(agents)}"
         display = match_progress(agents, args.games, label, enabled=not args.no_progress)
-        common: dict[str, Any] = {
-            "games": args.games,
-            "seconds": args.seconds,
-            "iterations": args.iterations,
-            "seed": args.seed,
-            "jobs": args.jobs,
-            "keep_moves": bool(args.json and args.moves),
-            "progress": display,
-            "clock": args.clock,
-            "ray_address": args.ray,
-            "out": args.out,
-        }
+        common = {**_options(args), "keep_moves": bool(args.json and args.moves), "progress": display}
         if load_game(args.game).num_players == 2 and len(agents) == 2:
             res = play_match(args.game, agents[0], agents[1], **common)
             return res, format_table(res)
@@ -245,18 +234,7 @@ def run_tournament_cmd(args: argparse.Namespace) -> int:
         from tessera.arena.tournament import format_tournament, run_tournament
 
         res = run_tournament(
-            args.game,
-            args.agents,
-            games=args.games,
-            seconds=args.seconds,
-            iterations=args.iterations,
-            seed=args.seed,
-            gauntlet=args.gauntlet,
-            jobs=args.jobs,
-            ray_address=args.ray,
-            out=args.out,
-            progress=not args.no_progress,
-            clock=args.clock,
+            args.game, args.agents, gauntlet=args.gauntlet, progress=not args.no_progress, **_options(args)
         )
         return res, format_tournament(res)
 
@@ -269,17 +247,7 @@ def run_balance_cmd(args: argparse.Namespace) -> int:
     def play() -> tuple[Any, str]:
         from tessera.arena.balance import find_fair, format_balance, run_balance
 
-        common: dict[str, Any] = {
-            "games": args.games,
-            "seconds": args.seconds,
-            "iterations": args.iterations,
-            "seed": args.seed,
-            "jobs": args.jobs,
-            "ray_address": args.ray,
-            "out": args.out,
-            "progress": not args.no_progress,
-            "clock": args.clock,
-        }
+        common = {**_options(args), "progress": not args.no_progress}
         if args.find:
             if args.vary:
                 raise ValueError("--find and --vary cannot be combined (put fixed parameters in the game string)")
@@ -290,6 +258,20 @@ def run_balance_cmd(args: argparse.Namespace) -> int:
         return res, format_balance(res)
 
     return _command("balance", args, play)
+
+
+def _options(args: argparse.Namespace) -> dict[str, Any]:
+    """The run options of the command line, as every run function takes them."""
+    return {
+        "games": args.games,
+        "seconds": args.seconds,
+        "iterations": args.iterations,
+        "seed": args.seed,
+        "jobs": args.jobs,
+        "ray_address": args.ray,
+        "out": args.out,
+        "clock": args.clock,
+    }
 
 
 def parse_find(text: str) -> tuple[str, float, float]:

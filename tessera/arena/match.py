@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from tessera.arena.play import AgentSpec, GameResult, Task, agent_name, make
 from tessera.arena.progress import ProgressDisplay
@@ -322,25 +322,26 @@ def play_seats(
     return SeatsResult(str(game), names, seconds, iterations, seed, run.results, clock)
 
 
+class MatchOptions(TypedDict, total=False):
+    """The options of :func:`play_seats`, which :func:`play_match` takes too."""
+
+    seconds: float | None
+    iterations: int | None
+    seed: int
+    jobs: int
+    keep_moves: bool
+    progress: Progress | bool | None
+    clock: str
+    ray_address: str | None
+    out: str | None
+
+
 def play_match(
-    game_spec: str,
-    agent_a: AgentSpec,
-    agent_b: AgentSpec,
-    games: int = 100,
-    seconds: float | None = None,
-    iterations: int | None = None,
-    seed: int = 0,
-    jobs: int = 1,
-    keep_moves: bool = False,
-    progress: Progress | bool | None = None,
-    clock: str = "wall",
-    *,
-    ray_address: str | None = None,
-    out: str | None = None,
+    game_spec: str, agent_a: AgentSpec, agent_b: AgentSpec, games: int = 100, **options: Unpack[MatchOptions]
 ) -> MatchResult:
     """Play ``games`` games of a two-player game between agents A and B, seats alternated (A is player 0 in even games).
 
-    The options are those of :func:`play_seats`.
+    It is :func:`play_seats` with two agents, seen from A's side; the options are those of :func:`play_seats`.
     """
     n = load_game(game_spec).num_players  # fail early on a bad game string
     if n != 2:
@@ -348,21 +349,7 @@ def play_match(
             f"{game_spec} is a game of {n} players: list one agent per seat (play_seats, or "
             f"'tessera match GAME AGENT×{n}')"
         )
-    res = play_seats(
-        game_spec,
-        [agent_a, agent_b],
-        games,
-        seconds,
-        iterations,
-        seed,
-        jobs,
-        keep_moves,
-        progress,
-        clock,
-        ray_address=ray_address,
-        out=out,
-    )
-    return MatchResult(**vars(res))
+    return MatchResult(**vars(play_seats(game_spec, [agent_a, agent_b], games, **options)))
 
 
 def match_progress(names: Sequence[str], total: int, label: str, *, enabled: bool) -> ProgressDisplay:
