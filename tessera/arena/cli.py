@@ -304,11 +304,10 @@ def _command(name: str, args: argparse.Namespace, play: Callable[[], tuple[Any, 
     except ModuleNotFoundError as e:
         print(f"tessera {name}: needs the Python package {e.name!r}: pip install 'tessera[lab]'", file=sys.stderr)
         return 2
-    d = res.to_dict(with_games=bool(args.json)) if isinstance(res, SeatsResult) else res.to_dict()
     if args.out:
         text += "\n\nwritten: " + ", ".join(str(p) for p in _write(name, res, args.out))
-    if args.json:
-        print(json.dumps(json_safe(d), indent=2))
+    if args.json:  # a match's JSON lists its games; a tournament's or balance run's is the summary
+        print(json.dumps(json_safe(res.to_dict()), indent=2))
     else:
         print(text)
     return 0
