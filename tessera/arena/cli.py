@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from tessera.arena.match import MatchResult, SeatsResult, match_progress, play_match, play_seats
+from tessera.arena.match import MatchResult, RotatedResult, SeatsResult, match_progress, play_match, play_seats
 from tessera.arena.plots import balance_plots, json_safe, tournament_plots, write_plots
 from tessera.arena.runner import budget_text
 from tessera.core.registry import load_game
@@ -162,7 +162,7 @@ def _non_negative_float(text: str) -> float:
 def format_table(res: MatchResult) -> str:
     """The plain-text win/draw/loss table of a two-player match."""
     lo, hi = res.score_ci
-    wlo, whi = res.win_ci()
+    wlo, whi = res.win_ci
     lines = [
         f"{res.game}: {res.agent_a} (A) vs {res.agent_b} (B), {res.games} games, "
         f"{budget_text(res.seconds, res.iterations, res.clock)}, seed {res.seed}",
@@ -203,7 +203,7 @@ def format_seats_table(res: SeatsResult) -> str:
     return "\n".join(lines)
 
 
-def _forfeits(res: SeatsResult) -> list[str]:
+def _forfeits(res: RotatedResult) -> list[str]:
     return [f"forfeit in game {int(r.key) + 1}: {r.error}" for r in res.records if r.error]
 
 
@@ -214,7 +214,7 @@ def run(args: argparse.Namespace) -> int:
     """Run the ``match`` command; the exit code is 0, or 2 on bad input."""
     agents = [args.agent_a, args.agent_b, *(getattr(args, "more_agents", None) or [])]
 
-    def play() -> tuple[SeatsResult, str]:
+    def play() -> tuple[RotatedResult, str]:
         label = f"{args.game}: {' vs '.join(agents)}"
         display = match_progress(agents, args.games, label, enabled=not args.no_progress)
         common = {**_options(args), "keep_moves": bool(args.json and args.moves), "progress": display}
@@ -315,7 +315,7 @@ def _command(name: str, args: argparse.Namespace, play: Callable[[], tuple[Any, 
 
 def _write(name: str, res: Any, out: str) -> list[Path]:
     """``OUT/summary.json`` and the plots (tournaments and balance runs) beside the results file."""
-    d = res.to_dict(with_games=False) if isinstance(res, SeatsResult) else res.to_dict()
+    d = res.to_dict(with_games=False) if isinstance(res, RotatedResult) else res.to_dict()
     path = Path(out) / "summary.json"
     path.write_text(json.dumps(json_safe(d), indent=1), encoding="utf-8")
     if name == "match":

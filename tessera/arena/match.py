@@ -76,8 +76,8 @@ def match_tasks(
 
 
 @dataclass
-class SeatsResult:
-    """The outcome of a seat-rotated match, per listed agent and per seat."""
+class RotatedResult:
+    """The games of a seat-rotated match and their counts per listed agent and per seat."""
 
     game: str
     agents: list[str]
@@ -108,11 +108,7 @@ class SeatsResult:
             "losses": scores.count(0.0),
         }
 
-    def win_ci(self, agent: int) -> tuple[float, float]:
-        """95 % Wilson interval of the ``agent``-th agent's win rate."""
-        return wilson_interval(self.counts(agent)["wins"], self.games)
-
-    def by_seat(self, agent: int) -> list[dict[str, int]]:
+    def by_seat(self, agent: int = 0) -> list[dict[str, int]]:
         """Win/draw/loss counts of the ``agent``-th agent in each seat."""
         return [self.counts(agent, seat) for seat in range(len(self.agents))]
 
@@ -135,7 +131,7 @@ class SeatsResult:
         }
 
     def to_dict(self, *, with_games: bool = True) -> dict[str, Any]:
-        """JSON-able summary (and the games, unless ``with_games=False``)."""
+        """JSON-able summary per listed agent (and the games, unless ``with_games=False``)."""
         results = []
         for k, name in enumerate(self.agents):
             c = self.counts(k)
@@ -144,7 +140,7 @@ class SeatsResult:
                     "agent": name,
                     **c,
                     "win_rate": c["wins"] / self.games if self.games else 0.0,
-                    "win_ci95": list(self.win_ci(k)),
+                    "win_ci95": list(wilson_interval(c["wins"], self.games)),
                     "by_seat": self.by_seat(k),
                 }
             )
@@ -165,12 +161,21 @@ class SeatsResult:
         return d
 
 
+@dataclass
+class SeatsResult(RotatedResult):
+    """The outcome of a seat-rotated match, per listed agent and per seat."""
+
+    def win_ci(self, agent: int) -> tuple[float, float]:
+        """95 % Wilson interval of the ``agent``-th agent's win rate."""
+        return wilson_interval(self.counts(agent)["wins"], self.games)
+
+
 def _mean_plies(records: Sequence[GameResult]) -> float:
     return sum(r.plies for r in records) / len(records) if records else 0.0
 
 
 @dataclass
-class MatchResult(SeatsResult):
+class MatchResult(RotatedResult):
     """The outcome of a two-player match, from agent A's point of view (A is the first listed agent)."""
 
     @property
@@ -213,13 +218,10 @@ class MatchResult(SeatsResult):
         """Fraction of games A won."""
         return self.wins / self.games if self.games else 0.0
 
-    def by_seat(self, agent: int = 0) -> list[dict[str, int]]:
-        """Win/draw/loss counts of A (or of the ``agent``-th agent) in each seat."""
-        return super().by_seat(agent)
-
-    def win_ci(self, agent: int = 0) -> tuple[float, float]:
-        """95 % Wilson interval of A's (or the ``agent``-th agent's) win rate."""
-        return super().win_ci(agent)
+    @property
+    def win_ci(self) -> tuple[float, float]:
+        """95 % Wilson interval of A's win rate."""
+        return wilson_interval(self.wins, self.games)
 
     def record_dict(self, r: GameResult) -> dict[str, Any]:
         """One game as JSON from A's side: A's seat and score, the think time and real agent of A and B."""
@@ -249,7 +251,7 @@ class MatchResult(SeatsResult):
             "score": self.score,
             "score_ci95": list(self.score_ci),
             "win_rate": self.win_rate,
-            "win_ci95": list(self.win_ci()),
+            "win_ci95": list(self.win_ci),
             "by_seat": self.by_seat(),
             "forfeits": sum(1 for r in self.records if r.error),
             "mean_plies": _mean_plies(self.records),
@@ -377,6 +379,7 @@ def match_progress(names: Sequence[str], total: int, label: str, *, enabled: boo
 __all__ = [
     "Z95",
     "MatchResult",
+    "RotatedResult",
     "SeatsResult",
     "match_progress",
     "match_tasks",

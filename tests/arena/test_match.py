@@ -44,6 +44,8 @@ def test_match_alternates_seats_and_counts_add_up() -> None:
         assert r.score(seat_of(0, r)) == {1.0: 1.0, 0.0: 0.5, -1.0: 0.0}[mine]
     lo, hi = res.score_ci
     assert lo <= res.score <= hi
+    lo, hi = res.win_ci
+    assert lo <= res.win_rate <= hi
 
 
 def test_match_with_iteration_budgets_is_reproducible() -> None:
