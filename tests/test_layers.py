@@ -36,7 +36,6 @@ LAYER = {
     "games": 1,
     "agents": 2,
     "arena": 3,
-    "lab": 4,  # the balance lab uses the arena's matches; it merges into the arena
     "vector": TOP,
     "adapters": TOP,
     "learn": TOP,
@@ -55,7 +54,7 @@ EXCEPTIONS = {
         "the registry lists and loads the game modules found in the tessera.games package (by directory, "
         "then importlib by name): the one place a lower layer names a higher one, and only the package"
     ),
-    ("tessera.arena.match", "tessera.adapters.openspiel_agents"): (
+    ("tessera.arena.play", "tessera.adapters.openspiel_agents"): (
         "the openspiel-mcts agent kind, imported on demand from the research adapters; "
         "remove this entry when the runner takes that agent kind from a registry instead"
     ),
