@@ -50,6 +50,8 @@ class Check:
         a field of the position dictionary (dotted path; list indices are numbers).
     ``("owned", player, n)``
         the player has ``n`` pieces (tokens, stones) on the board.
+    ``("no_win", player)``
+        no legal move of the player to move ends the game with ``player`` winning.
     ``("winner", player)`` / ``("scores", [a, b])`` / ``("to_move", player)``
         the game's result, scores, or the player to move (``tessera.TERMINAL`` when over).
     """
@@ -108,6 +110,11 @@ def to_move(step: int, player: int) -> Check:
 def owned(step: int, player: int, n: int) -> Check:
     """``player`` has exactly ``n`` pieces (tokens, stones) on the board."""
     return Check(step, "owned", (player, n))
+
+
+def no_win(step: int, player: int) -> Check:
+    """No legal move of the player to move lets ``player`` win at once (one-move turns)."""
+    return Check(step, "no_win", (player,))
 
 
 def troop(step: int, player: int, number: int, cell: str | None) -> Check:
@@ -246,6 +253,13 @@ def failure(state: State, check: Check) -> str | None:
         player, want = args
         got = sum(1 for v in _contents(state) if _owner(v) == player)
         return None if got == want else f"player {player} has {got} pieces, not {want}"
+    if kind == "no_win":
+        for move in state.legal_moves():
+            probe = state.clone()
+            probe.play(move)
+            if probe.is_terminal() and probe.winner() == args[0]:
+                return f"{move} wins for player {args[0]}"
+        return None
     if kind == "troop":
         player, number, want = args
         got = state.to_dict()["troops"][player].get(str(number))
