@@ -38,8 +38,11 @@ class Check:
         Nibble the colour, Nelaxtam the territory letter (``"x"``, ``"o"``, ``"."``).
     ``("troop", player, troop, cell)``
         Nelaxtam: where that troop stands (``None``: dead).
-    ``("legal", move)`` / ``("illegal", move, reason)``
-        the move is legal now / is refused with a reason containing ``reason``.
+    ``("alive", player, troop)``
+        Nelaxtam: that troop is alive.
+    ``("legal", move, player)`` / ``("illegal", move, reason, player)``
+        the move is legal now / is refused with a reason containing ``reason`` (``player``:
+        whose order it is at a simultaneous node, else ``None``).
     ``("count", pattern, n)``
         ``n`` legal moves match the regular expression ``pattern`` (whole move).
     ``("moves", pattern, [moves])``
@@ -67,14 +70,14 @@ def at(step: int, cell: str, value: Any) -> Check:
     return Check(step, "at", (cell, value))
 
 
-def legal(step: int, move: str) -> Check:
-    """``move`` is legal after ``step`` steps."""
-    return Check(step, "legal", (move,))
+def legal(step: int, move: str, player: int | None = None) -> Check:
+    """``move`` is legal after ``step`` steps (for ``player`` at a simultaneous node)."""
+    return Check(step, "legal", (move, player))
 
 
-def illegal(step: int, move: str, reason: str) -> Check:
+def illegal(step: int, move: str, reason: str, player: int | None = None) -> Check:
     """``move`` is refused after ``step`` steps with a reason containing ``reason``."""
-    return Check(step, "illegal", (move, reason))
+    return Check(step, "illegal", (move, reason, player))
 
 
 def count(step: int, pattern: str, n: int) -> Check:
@@ -120,6 +123,11 @@ def no_win(step: int, player: int) -> Check:
 def troop(step: int, player: int, number: int, cell: str | None) -> Check:
     """Nelaxtam: ``player``'s troop ``number`` stands on ``cell`` (``None``: dead)."""
     return Check(step, "troop", (player, number, cell))
+
+
+def alive(step: int, player: int, number: int) -> Check:
+    """Nelaxtam: ``player``'s troop ``number`` is alive."""
+    return Check(step, "alive", (player, number))
 
 
 def options(step: int, player: int, number: int, tokens: list[str]) -> Check:
@@ -264,16 +272,18 @@ def failure(state: State, check: Check) -> str | None:
         player, number, want = args
         got = state.to_dict()["troops"][player].get(str(number))
         return None if got == want else f"troop {number} of player {player} is on {got}, not {want}"
+    if kind == "alive":
+        player, number = args
+        return None if str(number) in state.to_dict()["troops"][player] else f"troop {number} of player {player} is dead"
     if kind == "legal":
-        return None if state.is_legal(args[0]) else f"{args[0]} is not legal"
+        why = state.why_illegal(args[0], args[1])
+        return None if why is None else f"{args[0]} is not legal: {why}"
     if kind == "illegal":
-        move, reason = args
-        probe = state.clone()
-        try:
-            probe.play(move)
-        except tessera.IllegalMove as e:
-            return None if reason in str(e) else f"{move} is refused, but for another reason: {e}"
-        return f"{move} is legal"
+        move, reason, player = args
+        why = state.why_illegal(move, player)
+        if why is None:
+            return f"{move} is legal"
+        return None if reason in why else f"{move} is refused, but for another reason: {why}"
     if kind in ("count", "moves"):
         pattern = re.compile(args[0])
         found = sorted(m for m in state.legal_moves() if pattern.fullmatch(m))
