@@ -372,6 +372,9 @@ class Verdict:
     correct: bool
     explanation: str
     state: State
+    key: str | None = None
+    """Where the explanation comes from, for its translation: ``"goals.0"``, ``"wrong.1"``, or
+    ``None`` for the engine's own reason why a move is illegal (and for a right answer)."""
 
 
 def judge(lesson: Lesson, answer: list[str]) -> Verdict:
@@ -405,15 +408,18 @@ def judge(lesson: Lesson, answer: list[str]) -> Verdict:
                 return Verdict(True, False, str(e), state)
         if state.current_player() == lesson.player and not state.is_terminal():
             return Verdict(False, False, "", state)
-    for goal in lesson.goals:
+    for i, goal in enumerate(lesson.goals):
         if failure(state, goal.check) is not None:
-            return Verdict(True, False, _explain(lesson, answer) or goal.why, state)
+            known = _explain(lesson, answer)
+            if known is not None:
+                return Verdict(True, False, lesson.wrong[known][1], state, f"wrong.{known}")
+            return Verdict(True, False, goal.why, state, f"goals.{i}")
     return Verdict(True, True, "", state)
 
 
-def _explain(lesson: Lesson, answer: list[str]) -> str | None:
-    """The lesson's own explanation of this wrong answer, when it has one."""
-    for moves_, text in lesson.wrong:
+def _explain(lesson: Lesson, answer: list[str]) -> int | None:
+    """The index of the lesson's own explanation of this wrong answer, when it has one."""
+    for i, (moves_, _) in enumerate(lesson.wrong):
         if tuple(answer[: len(moves_)]) == moves_:
-            return text
+            return i
     return None

@@ -30,6 +30,7 @@ from starlette.concurrency import run_in_threadpool
 import tessera
 from tessera.core.registry import game_class
 from tessera.server import analysis
+from tessera.server import learn as learn_routes
 from tessera.server.ai import AGENTS_AVAILABLE
 from tessera.server.bus import ChangeListener
 from tessera.server.encoding import FastJSONResponse
@@ -632,5 +633,6 @@ def create_app(
     def favicon() -> Response:
         return Response(status_code=204)
 
+    app.include_router(learn_routes.router)  # rules in the player's language, diagrams, lessons
     app.mount("/static", StaticFiles(directory=WEB), name="static")
     return app

@@ -71,7 +71,8 @@ function showGame() {
   box.addEventListener("change", applyParamRules);
   applyParamRules();
   const ex = g.examples.length ? ` Variants: ${g.examples.join(", ")}.` : "";
-  $("game-about").innerHTML = `${escapeHtml(g.title)}: ${Object.keys(g.seats_by_players || {}).join(" or ") || g.players} players, ${escapeHtml(g.dynamics)} turns.${escapeHtml(ex)} <a href="/rules/${g.name}">Rules</a>`;
+  const learned = (localStorage.getItem("tessera.learn.progress") || "").includes(`"${g.name}-`); // a lesson solved here
+  $("game-about").innerHTML = `${escapeHtml(g.title)}: ${Object.keys(g.seats_by_players || {}).join(" or ") || g.players} players, ${escapeHtml(g.dynamics)} turns.${escapeHtml(ex)} <a href="/rules/${g.name}">Rules</a> · <a id="lessons-link" href="/learn/${g.name}">Lessons</a>${learned ? "" : ` <span class="learn-offer">— first game of ${escapeHtml(g.title)}? <a href="/learn/${g.name}">Learn it in five short lessons</a>.</span>`}`;
   const players = $("param-players");
   if (players) players.addEventListener("change", showSeats);
   showSeats();
