@@ -1,7 +1,7 @@
 """Nibble's rule diagrams and lessons: the corner rule, the no-split rule, the colour table, the two instant wins.
 
 The positions are late in a game (a few blocks left on the 9 × 9 board) so that each rule stands out.
-Colours are numbered 0–8 (red, green, magenta, orange, blue, cyan, brown, purple, yellow); the
+Colours are numbered 0–8 (red, green, yellow, blue, orange, purple, cyan, magenta, brown); the
 colour table is written in that order, so colours with neighbouring numbers are adjacent on it.
 """
 
@@ -12,7 +12,7 @@ from typing import Any
 from tessera.learn.model import Diagram, Goal, Lesson, Step, illegal, moves, to_move, value, winner
 
 FIRST, SECOND = 0, 1
-RED, GREEN, MAGENTA, ORANGE, BLUE, CYAN, BROWN, PURPLE, YELLOW = range(9)
+RED, GREEN, YELLOW, BLUE, ORANGE, PURPLE, CYAN, MAGENTA, BROWN = range(9)
 TABLE = list(range(9))
 
 
@@ -55,7 +55,7 @@ DIAGRAMS = (
             illegal(0, "b1", "corner"),
             moves(1, ".*", ["c3", "end"]),
             to_move(2, SECOND),
-            value(2, "taken.0.0", 5),
+            value(2, f"taken.0.{RED}", 5),
         ),
     ),
     Diagram(
@@ -83,7 +83,7 @@ DIAGRAMS = (
         caption="The first player holds eight yellow blocks. He takes the ninth and wins at once.",
         position=position({"a1": YELLOW, "b1": RED, "c1": GREEN, "b2": BLUE}, {YELLOW: 8}),
         steps=(Step("a1", "The ninth yellow block: the game is won."),),
-        checks=(value(0, "taken.0.8", 8), winner(1, FIRST)),
+        checks=(value(0, f"taken.0.{YELLOW}", 8), winner(1, FIRST)),
     ),
     Diagram(
         id="nibble-three-adjacent",
@@ -91,12 +91,12 @@ DIAGRAMS = (
         title="Instant win: three neighbours on the colour table",
         caption=(
             "The colour table is the row of colours beside the board; two colours are adjacent when they "
-            "stand next to each other in it. The first player holds 7 orange, 7 blue and 6 cyan: three "
-            "neighbours on the table. A seventh cyan wins at once. He also holds 7 red, but red is not next "
-            "to orange, so red does not count with them."
+            "stand next to each other in it. The first player holds 7 blue, 7 orange and 6 purple: three "
+            "neighbours on the table. A seventh purple wins at once. He also holds 7 red, but red is not "
+            "next to blue, so red does not count with them."
         ),
-        position=position({"a1": CYAN, "b1": RED, "c1": GREEN, "b2": CYAN}, {ORANGE: 7, BLUE: 7, CYAN: 6, RED: 7}),
-        steps=(Step("a1", "A seventh cyan: orange, blue and cyan are neighbours on the table."),),
+        position=position({"a1": PURPLE, "b1": RED, "c1": GREEN, "b2": PURPLE}, {BLUE: 7, ORANGE: 7, PURPLE: 6, RED: 7}),
+        steps=(Step("a1", "A seventh purple: blue, orange and purple are neighbours on the table."),),
         checks=(to_move(0, FIRST), winner(1, FIRST)),
     ),
 )
@@ -109,7 +109,7 @@ LESSONS = (
         task="You are the first player. Take a red block.",
         position=position({"a1": GREEN, "b1": RED, "c1": MAGENTA, "a2": ORANGE, "b2": BLUE, "c2": RED}),
         player=FIRST,
-        goals=(Goal(value(0, "taken.0.0", 4), "You did not take a red block."),),
+        goals=(Goal(value(0, f"taken.0.{RED}", 4), "You did not take a red block."),),
         solution=("c2",),
         hints=("A block needs two exposed sides that meet at a corner.", "b1 has only one side free."),
         wrong=((("b1",), "corner"),),
@@ -121,7 +121,7 @@ LESSONS = (
         task="You are the first player. Take a green block.",
         position=position({"a1": RED, "a2": GREEN, "b2": MAGENTA, "b3": ORANGE, "c3": GREEN}),
         player=FIRST,
-        goals=(Goal(value(0, "taken.0.1", 4), "You did not take a green block."),),
+        goals=(Goal(value(0, f"taken.0.{GREEN}", 4), "You did not take a green block."),),
         solution=("c3",),
         hints=("The blocks left must stay connected.", "Taking a2 would leave a1 alone."),
         wrong=((("a2",), "split"),),
@@ -143,17 +143,17 @@ LESSONS = (
         game="nibble",
         title="Three neighbours",
         task=(
-            "You are the first player. You hold 7 orange, 7 blue, 6 cyan and 6 green. Win at once: a "
+            "You are the first player. You hold 7 blue, 7 orange, 6 purple and 6 green. Win at once: a "
             "seventh of which colour completes three neighbours on the colour table?"
         ),
         position=position(
-            {"a1": GREEN, "b1": RED, "c1": CYAN, "a2": RED, "b2": GREEN},
-            {ORANGE: 7, BLUE: 7, CYAN: 6, GREEN: 6},
+            {"a1": GREEN, "b1": RED, "c1": PURPLE, "a2": RED, "b2": GREEN},
+            {BLUE: 7, ORANGE: 7, PURPLE: 6, GREEN: 6},
         ),
         player=FIRST,
-        goals=(Goal(winner(0, FIRST), "You did not win: green is not next to orange and blue on the table."),),
+        goals=(Goal(winner(0, FIRST), "You did not win: green is not next to blue and orange on the table."),),
         solution=("c1",),
-        hints=("The table reads red, green, magenta, orange, blue, cyan, …", "Which colour stands next to blue?"),
+        hints=("The table reads red, green, yellow, blue, orange, purple, …", "Which colour stands next to orange?"),
         wrong=((("a1",), "You did not win"),),
     ),
     Lesson(
@@ -163,7 +163,7 @@ LESSONS = (
         task="You are the first player. Take both yellow blocks in one turn.",
         position=position({"a1": YELLOW, "b1": RED, "c1": GREEN, "a2": BLUE, "b2": ORANGE, "c2": YELLOW}),
         player=FIRST,
-        goals=(Goal(value(0, "taken.0.8", 5), "You took fewer than two yellow blocks this turn."),),
+        goals=(Goal(value(0, f"taken.0.{YELLOW}", 5), "You took fewer than two yellow blocks this turn."),),
         solution=("a1", "c2"),
         hints=("After one block, you may take more of the same colour before ending the turn.",),
         wrong=((("a1", "end"), "You took fewer than two"),),
