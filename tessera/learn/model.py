@@ -54,7 +54,7 @@ class Check:
     ``("owned", player, n)``
         the player has ``n`` pieces (tokens, stones) on the board.
     ``("no_win", player)``
-        no legal move of the player to move ends the game with ``player`` winning.
+        ``player`` is to move and none of his legal moves wins at once.
     ``("winner", player)`` / ``("scores", [a, b])`` / ``("to_move", player)``
         the game's result, scores, or the player to move (``tessera.TERMINAL`` when over).
     """
@@ -116,7 +116,7 @@ def owned(step: int, player: int, n: int) -> Check:
 
 
 def no_win(step: int, player: int) -> Check:
-    """No legal move of the player to move lets ``player`` win at once (one-move turns)."""
+    """``player`` is to move and none of his legal moves wins at once (one-move turns)."""
     return Check(step, "no_win", (player,))
 
 
@@ -262,6 +262,8 @@ def failure(state: State, check: Check) -> str | None:
         got = sum(1 for v in _contents(state) if _owner(v) == player)
         return None if got == want else f"player {player} has {got} pieces, not {want}"
     if kind == "no_win":
+        if state.current_player() != args[0]:
+            return f"it is not player {args[0]}'s turn"
         for move in state.legal_moves():
             probe = state.clone()
             probe.play(move)
