@@ -1,0 +1,132 @@
+"""Rules pages with diagrams and the lessons page, in Chromium at desktop and phone sizes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 800}
+SIZES = [pytest.param(DESKTOP, id="desktop"), pytest.param(PHONE, id="phone")]
+
+
+def open_page(browser: Any, url: str, viewport: dict[str, int], ready: str) -> Any:
+    page = browser.new_page(viewport=viewport)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.errors = errors
+    page.goto(url)
+    page.wait_for_selector(ready)
+    return page
+
+
+def click_cell(page: Any, cell: str) -> None:
+    """Click a cell where a player would: on whatever is drawn on top of it (piece, target ring)."""
+    page.locator(f'#lesson svg.board [data-cell="{cell}"]').last.click()
+
+
+def name(viewport: dict[str, int]) -> str:
+    return "phone" if viewport is PHONE else "desktop"
+
+
+@pytest.mark.parametrize("viewport", SIZES)
+def test_the_rules_page_draws_every_diagram_and_steps_a_sequence(
+    server: str, browser: Any, artifacts: Path, viewport: dict[str, int]
+) -> None:
+    """Issue 26: "each game's rules page rewritten for players, every rule with a diagram drawn by the
+    same renderer ... (static, and steppable where it shows a sequence)"; "each rules page has Play and
+    Learn buttons"."""
+    page = open_page(browser, f"{server}/rules/nymbat", viewport, "figure.diagram svg.board .cell")
+    page.wait_for_function("document.querySelectorAll('figure.diagram svg.board').length === 12")
+    fig = page.locator('figure[data-diagram="nymbat-breakthrough"]')
+    fig.scroll_into_view_if_needed()
+    assert fig.locator("svg.board .piece").count() == 6
+    for _ in range(3):
+        fig.locator("button.step-next").click()
+    assert fig.locator("svg.board .piece").count() == 1, "after the breakthrough one red 2 is left"
+    assert "xh7" in fig.locator(".diagram-note").inner_text()
+    assert fig.locator("button.step-next").is_disabled()
+    fig.screenshot(path=str(artifacts / f"learn-rules-breakthrough-{name(viewport)}.png"))
+    assert page.locator("#play").get_attribute("href") == "/?game=nymbat"
+    assert page.locator("#learn").get_attribute("href") == "/learn/nymbat"
+    assert page.errors == []
+
+
+def test_every_rules_page_draws_its_diagrams(server: str, browser: Any, artifacts: Path) -> None:
+    page = browser.new_page(viewport=DESKTOP)
+    for game, count in (("ikabegama", 5), ("nelaxtam", 7), ("nume", 4), ("nibble", 4)):
+        page.goto(f"{server}/rules/{game}")
+        page.wait_for_function(f"document.querySelectorAll('figure.diagram svg.board .cell').length > 0 && document.querySelectorAll('figure.diagram svg.board').length === {count}")
+        assert "(no diagram" not in page.inner_text("#rules")
+    page.locator('figure[data-diagram="nibble-three-adjacent"]').screenshot(path=str(artifacts / "learn-rules-nibble-table.png"))
+
+
+@pytest.mark.parametrize("viewport", SIZES)
+def test_a_lesson_is_solved_by_clicking_and_the_progress_is_kept(
+    server: str, browser: Any, artifacts: Path, viewport: dict[str, int]
+) -> None:
+    """Issue 26: "a position, a task ("capture the red 2 and break the group through"), the engine
+    checks the answer ... hints, progress kept in the browser"."""
+    page = open_page(browser, f"{server}/learn/nymbat#nymbat-break-through", viewport, "#lesson svg.board .cell")
+    assert "break the group through" in page.inner_text(".lesson-task")
+    page.locator(".hint-btn").click()
+    assert page.locator(".lesson-hints li").count() == 1
+    click_cell(page, "f6")
+    click_cell(page, "h6")
+    page.wait_for_selector(".continue-hint")
+    click_cell(page, "h5")
+    page.wait_for_selector(".lesson-result.right")
+    page.screenshot(path=str(artifacts / f"learn-lesson-right-{name(viewport)}.png"), full_page=True)
+    assert page.evaluate("JSON.parse(localStorage.getItem('tessera.learn.progress'))['nymbat-break-through']")
+    assert page.locator('#lesson-list li.solved a[data-lesson="nymbat-break-through"]').count() == 1
+    page.reload()
+    page.wait_for_selector("#lesson svg.board .cell")
+    assert page.locator('#lesson-list li.solved a[data-lesson="nymbat-break-through"]').count() == 1
+    assert page.errors == []
+
+
+def test_a_wrong_answer_is_explained_and_can_be_tried_again(server: str, browser: Any, artifacts: Path) -> None:
+    page = open_page(browser, f"{server}/learn/nymbat#nymbat-keep-attacker", PHONE, "#lesson svg.board .cell")
+    click_cell(page, "g5")
+    click_cell(page, "h7")
+    page.wait_for_selector(".lesson-result.wrong")
+    assert "supported by the two 3s" in page.inner_text(".lesson-result")
+    page.screenshot(path=str(artifacts / "learn-lesson-wrong-phone.png"), full_page=True)
+    page.locator(".retry-btn").click()
+    assert page.locator(".lesson-result.wrong").count() == 0
+    assert page.locator('svg.board .piece[data-cell="g5"]').count() == 1
+
+
+def test_numbers_and_orders_are_entered_as_on_the_game_page(server: str, browser: Any, artifacts: Path) -> None:
+    """Nume's number is asked after the cell is clicked; Nelaxtam's order is built troop by troop."""
+    page = open_page(browser, f"{server}/learn/nume#nume-new-group", DESKTOP, "#lesson svg.board .cell")
+    click_cell(page, "e2")
+    page.fill("#number-input", "1")
+    page.locator("#number-ok").click()
+    page.wait_for_selector(".lesson-result.right")
+    page.goto(f"{server}/learn/nelaxtam#nelaxtam-dodge")
+    page.wait_for_selector("#lesson svg.board .cell")
+    page.locator('.order-builder .unit[data-unit="1"] .unit-name').click()
+    click_cell(page, "e5")
+    page.locator('.order-builder .unit[data-unit="2"] .unit-name').click()
+    page.locator('.order-builder .unit[data-unit="2"] button[data-token="2="]').click()
+    page.locator(".submit-order").click()
+    page.wait_for_selector(".lesson-result.right")
+    page.screenshot(path=str(artifacts / "learn-lesson-nelaxtam.png"), full_page=True)
+
+
+def test_the_lobby_offers_the_lessons_of_a_game_not_learned_yet(server: str, browser: Any) -> None:
+    """Issue 26: "the first game of a game offers its lessons"; the header's game names link to the rules."""
+    page = open_page(browser, f"{server}/?game=nume", DESKTOP, "#lessons-link")
+    assert page.locator("#lessons-link").get_attribute("href") == "/learn/nume"
+    assert page.locator(".learn-offer").count() == 1
+    page.evaluate("localStorage.setItem('tessera.learn.progress', JSON.stringify({'nume-grow': true}))")
+    page.reload()
+    page.wait_for_selector("#lessons-link")
+    page.wait_for_function("document.getElementById('game').value === 'nume'")
+    assert page.locator(".learn-offer").count() == 0
+    assert page.locator('header a[href="/rules/nymbat"]').count() == 1
