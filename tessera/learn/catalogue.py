@@ -57,10 +57,8 @@ def catalogue() -> dict[str, Any]:
             lesson["hints"] = {str(i): h for i, h in enumerate(item.hints)}
             if item.goals:
                 lesson["goals"] = {str(i): g.why for i, g in enumerate(item.goals)}
-            # a wrong answer the lesson explains itself (an illegal one is explained by the engine)
-            known = {str(i): text for i, (moves, text) in enumerate(item.wrong) if learn.judge(item, list(moves)).key == f"wrong.{i}"}
-            if known:
-                lesson["wrong"] = known
+            if item.explain:
+                lesson["explain"] = {str(i): text for i, (_, text) in enumerate(item.explain)}
             lessons[item.id] = lesson
     return {"ui": dict(sorted(UI.items())), "diagram": diagrams, "lesson": lessons}
 

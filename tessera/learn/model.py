@@ -195,7 +195,9 @@ class Lesson:
     """One right answer (the tests play it)."""
     hints: tuple[str, ...]
     wrong: tuple[tuple[tuple[str, ...], str], ...] = ()
-    """Wrong answers and the start of the explanation each gets (the tests play them)."""
+    """Wrong answers and a phrase of the explanation each gets (the tests play them)."""
+    explain: tuple[tuple[tuple[str, ...], str], ...] = ()
+    """Wrong answers the lesson explains in its own words (instead of the goal's sentence)."""
     params: dict[str, Any] = field(default_factory=dict)
     opponent: str | None = None
     """At a simultaneous node: the other side's order, played with the player's."""
@@ -375,7 +377,7 @@ class Verdict:
     explanation: str
     state: State
     key: str | None = None
-    """Where the explanation comes from, for its translation: ``"goals.0"``, ``"wrong.1"``, or
+    """Where the explanation comes from, for its translation: ``"goals.0"``, ``"explain.1"``, or
     ``None`` for the engine's own reason why a move is illegal (and for a right answer)."""
 
 
@@ -414,14 +416,14 @@ def judge(lesson: Lesson, answer: list[str]) -> Verdict:
         if failure(state, goal.check) is not None:
             known = _explain(lesson, answer)
             if known is not None:
-                return Verdict(True, False, lesson.wrong[known][1], state, f"wrong.{known}")
+                return Verdict(True, False, lesson.explain[known][1], state, f"explain.{known}")
             return Verdict(True, False, goal.why, state, f"goals.{i}")
     return Verdict(True, True, "", state)
 
 
 def _explain(lesson: Lesson, answer: list[str]) -> int | None:
     """The index of the lesson's own explanation of this wrong answer, when it has one."""
-    for i, (moves_, _) in enumerate(lesson.wrong):
+    for i, (moves_, _) in enumerate(lesson.explain):
         if tuple(answer[: len(moves_)]) == moves_:
             return i
     return None

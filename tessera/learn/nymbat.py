@@ -248,8 +248,14 @@ LESSONS = (
             "Your 5 may then remove pieces next to h6 totalling at most 5.",
         ),
         wrong=(
-            (("f6-h5",), "Taking the end of the line does not split it"),
+            (("f6-h5",), "does not split it"),
             (("f6-h6", "end"), "After the split you may remove"),
+        ),
+        explain=(
+            (
+                ("f6-h5",),
+                "Taking the end of the line does not split it: there is no breakthrough. Attack the middle piece.",
+            ),
         ),
     ),
     Lesson(
@@ -265,7 +271,13 @@ LESSONS = (
         ),
         solution=("g5-h3",),
         hints=("A piece defends with its number plus the numbers of its own neighbours.", "Which red piece stands alone?"),
-        wrong=((("g5-h7",), "The red 2 is supported by the two 3s"),),
+        wrong=((("g5-h7",), "supported by the two 3s"),),
+        explain=(
+            (
+                ("g5-h7",),
+                "The red 2 is supported by the two 3s next to it: it defends with 2 + 3 + 3 = 8, and your 4 is lost.",
+            ),
+        ),
     ),
     Lesson(
         id="nymbat-advance",

@@ -60,7 +60,7 @@ def test_an_illegal_move_is_explained_by_the_rule_it_breaks() -> None:
 
 def test_an_explanation_carries_its_catalogue_key() -> None:
     lesson = learn.lesson("nymbat", "nymbat-keep-attacker")
-    assert learn.judge(lesson, ["g5-h7"]).key == "wrong.0"
+    assert learn.judge(lesson, ["g5-h7"]).key == "explain.0"
     assert learn.judge(lesson, ["pass"]).key == "goals.0"
 
 

@@ -42,7 +42,7 @@ def test_a_lesson_answer_is_judged_by_the_engine(client: TestClient) -> None:
     assert right["done"] and right["correct"] and right["explanation"] == ""
     wrong = client.post(url, json={"moves": ["f6-h5"]}).json()
     assert wrong["done"] and not wrong["correct"]
-    assert wrong["explanation"].startswith("Taking the end of the line") and wrong["explanation_key"] == "wrong.0"
+    assert wrong["explanation"].startswith("Taking the end of the line") and wrong["explanation_key"] == "explain.0"
 
 
 def test_a_simultaneous_lesson_takes_one_order(client: TestClient) -> None:

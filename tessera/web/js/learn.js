@@ -2,65 +2,25 @@
 // step) and interactive lessons (moves entered as on the game page, judged by the server).
 import { api } from "./api.js";
 import { BoardView, nextPathCells, pickCell } from "./board.js";
+import { currentLanguage as i18nLanguage, initI18n, t as i18nT } from "./i18n.js";
 
 export const GAMES = ["nymbat", "nume", "ikabegama", "nelaxtam", "nibble"];
 const PROGRESS_KEY = "tessera.learn.progress";
 
 // -- translations -------------------------------------------------------------------------
-// The client's i18n module (i18next with JSON catalogues) when it is there; else the "learn"
-// catalogue of the page's language read directly, English text as the fallback for every key.
-let translate = (key, opts = {}) => interpolate(opts.defaultValue ?? key, opts);
-let language = "en";
-
-function interpolate(text, opts) {
-  return String(text).replace(/\{\{(\w+)\}\}/g, (m, k) => (k in opts ? String(opts[k]) : m));
-}
-
-function lookup(catalogue, key) {
-  let node = catalogue;
-  for (const part of key.split(".")) {
-    if (!node || typeof node !== "object" || !(part in node)) return undefined;
-    node = node[part];
-  }
-  return typeof node === "string" ? node : undefined;
-}
-
-export function pageLanguage() {
-  const wanted = new URLSearchParams(location.search).get("lang") || localStorage.getItem("tessera.lang") || navigator.language || "en";
-  const code = wanted.toLowerCase().slice(0, 2);
-  return ["en", "ko", "es", "de", "fr"].includes(code) ? code : "en";
-}
-
+// The "learn" catalogue (web/locales/<lang>/learn.json) through the client's i18n module; the
+// English text given with each key is the fallback.
 export async function initLearnI18n() {
-  try {
-    const i18n = await import("./i18n.js");
-    await i18n.initI18n(["learn"]);
-    language = i18n.currentLanguage();
-    translate = (key, opts = {}) => i18n.t(`learn:${key}`, opts);
-    return language;
-  } catch {
-    /* the shared i18n module is not there: read the catalogue directly */
-  }
-  language = pageLanguage();
-  let catalogue = {};
-  if (language !== "en") {
-    try {
-      catalogue = await (await fetch(`/static/locales/${language}/learn.json`)).json();
-    } catch {
-      catalogue = {};
-    }
-  }
-  translate = (key, opts = {}) => interpolate(lookup(catalogue, key) ?? opts.defaultValue ?? key, opts);
-  document.documentElement.lang = language;
-  return language;
+  await initI18n(["learn"]);
+  return i18nLanguage();
 }
 
 export function t(key, fallback, opts = {}) {
-  return translate(key, { ...opts, defaultValue: fallback });
+  return i18nT(`learn:${key}`, { ...opts, defaultValue: fallback });
 }
 
 export function currentLanguage() {
-  return language;
+  return i18nLanguage();
 }
 
 // -- progress in this browser ---------------------------------------------------------------
