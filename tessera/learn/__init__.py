@@ -14,7 +14,18 @@ True
 from __future__ import annotations
 
 from tessera.learn import ikabegama, nelaxtam, nibble, nume, nymbat
-from tessera.learn.model import Check, Diagram, Goal, Lesson, Mark, Step, Verdict, diagram_failures, diagram_views, judge
+from tessera.learn.model import (
+    Check,
+    Diagram,
+    Goal,
+    Lesson,
+    Mark,
+    Step,
+    Verdict,
+    diagram_failures,
+    diagram_views,
+    judge,
+)
 
 __all__ = [
     "Check",

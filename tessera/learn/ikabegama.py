@@ -105,7 +105,10 @@ LESSONS = (
         player=LIGHT,
         goals=(Goal(owned(0, DARK, 2), "That move did not flip two Dark tokens."),),
         solution=("-1,0",),
-        hints=("Every Dark token next to the hex you fill turns Light.", "Look for an empty hex that touches two Dark tokens."),
+        hints=(
+            "Every Dark token next to the hex you fill turns Light.",
+            "Look for an empty hex that touches two Dark tokens.",
+        ),
         wrong=((("0,0>0,2",), "That move did not flip two"),),
     ),
     Lesson(

@@ -249,7 +249,10 @@ def _owner(v: Any) -> int:
     """The owner of a piece as the position dictionary writes it."""
     if isinstance(v, int):
         return v
-    return {"b": 0, "w": 1}.get(v[0], v[0]) if isinstance(v[0], str) else int(v[0])
+    head = v[0]
+    if isinstance(head, str):
+        return {"b": 0, "w": 1}[head]  # Nume's stones: colour letter first
+    return int(head)
 
 
 def failure(state: State, check: Check) -> str | None:
@@ -278,7 +281,9 @@ def failure(state: State, check: Check) -> str | None:
         return None if got == want else f"troop {number} of player {player} is on {got}, not {want}"
     if kind == "alive":
         player, number = args
-        return None if str(number) in state.to_dict()["troops"][player] else f"troop {number} of player {player} is dead"
+        return (
+            None if str(number) in state.to_dict()["troops"][player] else f"troop {number} of player {player} is dead"
+        )
     if kind == "legal":
         why = state.why_illegal(args[0], args[1])
         return None if why is None else f"{args[0]} is not legal: {why}"
@@ -343,16 +348,16 @@ def diagram_views(diagram: Diagram) -> list[dict[str, Any]]:
         desc = state.render(None)
         desc["actions"] = []
         extra = [{"cell": m.cell, "kind": m.kind, "title": m.title} for m in diagram.marks if m.step == i]
-        for step, pattern in diagram.show:
-            if step == i:
+        for at_step, pattern in diagram.show:
+            if at_step == i:
                 rx = re.compile(pattern)
                 for m in state.legal_moves():
                     if rx.fullmatch(m):
                         extra.append({"cell": _last_cell(m), "kind": "target", "title": m})
         desc["highlights"] = list(desc.get("highlights") or []) + extra
         if i:
-            step = diagram.steps[i - 1]
-            desc["step_move"] = " | ".join(step.move) if isinstance(step.move, tuple) else step.move
+            move = diagram.steps[i - 1].move
+            desc["step_move"] = " | ".join(move) if isinstance(move, tuple) else move
         views.append(desc)
     return views
 

@@ -95,7 +95,9 @@ DIAGRAMS = (
             "neighbours on the table. A seventh purple wins at once. He also holds 7 red, but red is not "
             "next to blue, so red does not count with them."
         ),
-        position=position({"a1": PURPLE, "b1": RED, "c1": GREEN, "b2": PURPLE}, {BLUE: 7, ORANGE: 7, PURPLE: 6, RED: 7}),
+        position=position(
+            {"a1": PURPLE, "b1": RED, "c1": GREEN, "b2": PURPLE}, {BLUE: 7, ORANGE: 7, PURPLE: 6, RED: 7}
+        ),
         steps=(Step("a1", "A seventh purple: blue, orange and purple are neighbours on the table."),),
         checks=(to_move(0, FIRST), winner(1, FIRST)),
     ),

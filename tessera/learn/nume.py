@@ -179,7 +179,9 @@ LESSONS = (
         task="You are Black. Your group of 2 carries a 4 (price 2). Lower your score by one.",
         position=position({"a1": ("b", 4), "a2": ("b", None), "d1": ("w", 1), "d3": ("w", 1)}),
         player=BLACK,
-        goals=(Goal(scores(0, [1.5, 0.0]), "Your score is not 1.5: a third stone in the group brings its price to 1."),),
+        goals=(
+            Goal(scores(0, [1.5, 0.0]), "Your score is not 1.5: a third stone in the group brings its price to 1."),
+        ),
         solution=("a3",),
         hints=("A new group with a 1 costs nothing, but it does not lower anything either.",),
         wrong=((("c2=1",), "Your score is not 1.5"),),

@@ -24,7 +24,9 @@ from tessera.learn.model import (
 RED, BLUE = 0, 1
 
 
-def position(pieces: dict[str, tuple[int, int]], to_move: int = RED, delays: tuple[int, int] = (0, 0)) -> dict[str, Any]:
+def position(
+    pieces: dict[str, tuple[int, int]], to_move: int = RED, delays: tuple[int, int] = (0, 0)
+) -> dict[str, Any]:
     """A middle-game position: both first turns done, 30 left in each reserve."""
     return {
         "to_move": to_move,
@@ -270,7 +272,10 @@ LESSONS = (
             Goal(owned(0, BLUE, 1), "Your 4 was lost: the piece you took was supported."),
         ),
         solution=("g5-h3",),
-        hints=("A piece defends with its number plus the numbers of its own neighbours.", "Which red piece stands alone?"),
+        hints=(
+            "A piece defends with its number plus the numbers of its own neighbours.",
+            "Which red piece stands alone?",
+        ),
         wrong=((("g5-h7",), "supported by the two 3s"),),
         explain=(
             (
@@ -291,7 +296,9 @@ LESSONS = (
         player=RED,
         goals=(
             Goal(value(0, "reserves.0", 30), "Your reserve went down: that turn was a delay or a retreat."),
-            Goal(value(0, "delays.0", 6), "That turn was a delay: your group's front came no closer to Blue's home row."),
+            Goal(
+                value(0, "delays.0", 6), "That turn was a delay: your group's front came no closer to Blue's home row."
+            ),
         ),
         solution=("j5-i5", "end"),
         hints=("A turn advances when the group's closest piece gets closer to Blue's home row (the top row).",),

@@ -17,7 +17,7 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +67,7 @@ def rules(game: str, lang: str | None = Query(None, max_length=20)) -> dict[str,
     return {"game": game, "title": game_class(game).info.title, "lang": code, "markdown": path.read_text("utf-8")}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _diagram_json(diagram_id: str) -> dict[str, Any]:
     d = learn.diagram(diagram_id)
     views = learn.diagram_views(d)

@@ -60,9 +60,12 @@ def test_every_rules_page_draws_its_diagrams(server: str, browser: Any, artifact
     page = browser.new_page(viewport=DESKTOP)
     for game, count in (("ikabegama", 5), ("nelaxtam", 7), ("nume", 4), ("nibble", 4)):
         page.goto(f"{server}/rules/{game}")
-        page.wait_for_function(f"document.querySelectorAll('figure.diagram svg.board .cell').length > 0 && document.querySelectorAll('figure.diagram svg.board').length === {count}")
+        drawn = "document.querySelectorAll('figure.diagram svg.board .cell').length > 0"
+        page.wait_for_function(f"{drawn} && document.querySelectorAll('figure.diagram svg.board').length === {count}")
         assert "(no diagram" not in page.inner_text("#rules")
-    page.locator('figure[data-diagram="nibble-three-adjacent"]').screenshot(path=str(artifacts / "learn-rules-nibble-table.png"))
+    page.locator('figure[data-diagram="nibble-three-adjacent"]').screenshot(
+        path=str(artifacts / "learn-rules-nibble-table.png")
+    )
 
 
 @pytest.mark.parametrize("viewport", SIZES)

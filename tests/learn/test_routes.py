@@ -56,7 +56,10 @@ def test_a_simultaneous_lesson_takes_one_order(client: TestClient) -> None:
 
 def test_bad_requests_get_clear_refusals(client: TestClient) -> None:
     assert client.get("/api/learn/chess/diagrams").status_code == 404
-    assert "known: nymbat-break-through" in client.post("/api/learn/nymbat/lessons/nope", json={"moves": []}).json()["detail"]
+    assert (
+        "known: nymbat-break-through"
+        in client.post("/api/learn/nymbat/lessons/nope", json={"moves": []}).json()["detail"]
+    )
     assert client.post("/api/learn/nymbat/lessons/nymbat-break-through", json={"moves": 3}).status_code == 422
     r = client.post("/api/learn/ikabegama/lessons/ikabegama-enter-nest", json={"moves": ["4,0>6,0", "5,0"]})
     assert r.status_code == 400 and "after the player's turn is over" in r.json()["detail"]
