@@ -133,3 +133,36 @@ def test_the_lobby_offers_the_lessons_of_a_game_not_learned_yet(server: str, bro
     page.wait_for_function("document.getElementById('game').value === 'nume'")
     assert page.locator(".learn-offer").count() == 0
     assert page.locator('header a[href="/rules/nymbat"]').count() == 1
+
+
+def test_rules_and_lessons_in_the_players_language(server: str, browser: Any, artifacts: Path) -> None:
+    """Issue 26: "Translations of the client and the rules pages ... English, Korean, Spanish, German
+    and French, picked from the browser's language with a switcher" — the rules text, the diagrams'
+    captions and the lessons come in the chosen language, no English left on the learning pages."""
+    import json
+
+    root = Path(__file__).resolve().parents[2] / "tessera" / "web" / "locales"
+    ko = json.loads((root / "ko" / "learn.json").read_text("utf-8"))
+    en = json.loads((root / "en" / "learn.json").read_text("utf-8"))
+    page = open_page(browser, f"{server}/rules/nume?lang=ko", PHONE, "figure.diagram svg.board .cell")
+    assert page.locator("#rules h1, #rules h2").first.inner_text().startswith("누메")
+    cap = page.locator('figure[data-diagram="nume-groups"] figcaption').inner_text()
+    assert cap == ko["diagram"]["nume-groups"]["caption"]
+    assert page.locator("#learn").inner_text() == ko["ui"]["learn"]
+    assert page.locator(".lang-switch select").count() == 1, "the language switcher"
+    page.screenshot(path=str(artifacts / "learn-rules-nume-ko-phone.png"), full_page=False)
+    page.goto(f"{server}/learn/nymbat?lang=de#nymbat-keep-attacker")
+    page.wait_for_selector("#lesson svg.board .cell")
+    de = json.loads((root / "de" / "learn.json").read_text("utf-8"))
+    assert page.inner_text(".lesson-task") == de["lesson"]["nymbat-keep-attacker"]["task"]
+    assert page.locator(".hint-btn").inner_text() == de["ui"]["hint"]
+    click_cell(page, "g5")
+    click_cell(page, "h7")
+    page.wait_for_selector(".lesson-result.wrong")
+    assert de["lesson"]["nymbat-keep-attacker"]["explain"]["0"] in page.inner_text(".lesson-result")
+    text = page.inner_text("body")
+    english = [en["ui"][k] for k in ("hint", "reset", "retry", "lessons")] + [
+        en["lesson"]["nymbat-keep-attacker"]["task"]
+    ]
+    assert [w for w in english if w in text] == []
+    page.screenshot(path=str(artifacts / "learn-lesson-de-desktop.png"), full_page=True)

@@ -57,6 +57,7 @@ function tableStrip(desc) {
   if (!desc.table) return null;
   const strip = el("div", "color-table");
   strip.setAttribute("aria-label", t("ui.table", "colour table"));
+  strip.appendChild(el("span", "table-label", `${t("ui.table", "colour table")}:`));
   for (const c of desc.table) {
     const cell = el("span", "swatch");
     cell.style.background = c.fill;
