@@ -26,7 +26,7 @@ def open_page(browser: Any, url: str, viewport: dict[str, int], ready: str) -> A
 
 def click_cell(page: Any, cell: str) -> None:
     """Click a cell where a player would: on whatever is drawn on top of it (piece, target ring)."""
-    page.locator(f'#lesson svg.board [data-cell="{cell}"]').last.click()
+    page.locator(f'#lesson svg.board .cell[data-cell="{cell}"]').click(force=True)
 
 
 def name(viewport: dict[str, int]) -> str:
@@ -120,6 +120,13 @@ def test_numbers_and_orders_are_entered_as_on_the_game_page(server: str, browser
     page.locator(".submit-order").click()
     page.wait_for_selector(".lesson-result.right")
     page.screenshot(path=str(artifacts / "learn-lesson-nelaxtam.png"), full_page=True)
+    page.goto(f"{server}/learn/nelaxtam#nelaxtam-land")  # the invasion: a square for each troop in turn
+    page.wait_for_selector("#lesson svg.board .cell")
+    for cell in ("a9", "e1", "i1", "f6", "h8"):
+        click_cell(page, cell)
+    assert page.locator('.order-builder .unit[data-unit="5"] .unit-token').inner_text() == "5@h8"
+    page.locator(".submit-order").click()
+    page.wait_for_selector(".lesson-result.right")
 
 
 def test_the_lobby_offers_the_lessons_of_a_game_not_learned_yet(server: str, browser: Any) -> None:

@@ -418,6 +418,10 @@ export async function startLearn() {
       $("lesson-progress").textContent = t("ui.progress", "{{done}} of {{count}} solved", { done, count: data.lessons.length });
     };
     fillList();
+    window.addEventListener("hashchange", () => {
+      const l = data.lessons.find((x) => `#${x.id}` === location.hash);
+      if (l && (!view.lesson || view.lesson.id !== l.id)) view.start(l);
+    });
     const wanted = data.lessons.find((l) => `#${l.id}` === location.hash);
     const solved = progress();
     view.start(wanted || data.lessons.find((l) => !solved[l.id]) || data.lessons[0]);

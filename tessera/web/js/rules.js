@@ -15,6 +15,7 @@ export async function startRules() {
     ]);
     document.title = `${r.title} — ${t("ui.rules", "Rules")} — tessera`;
     $("game-title").textContent = r.title;
+    $("page-kind").textContent = t("ui.rules", "Rules");
     $("play").href = `/?game=${name}`;
     $("play").textContent = t("ui.play", "Play");
     $("learn").href = `/learn/${name}`;
