@@ -25,6 +25,7 @@ UI = {
     "lessons-of": "{{game}} lessons",
     "next": "Next lesson",
     "number": "number from {{lo}} to {{hi}}",
+    "offer": "First game of {{game}}? Learn it in five short lessons.",
     "place": "Place",
     "play": "Play",
     "progress": "{{done}} of {{count}} solved",

@@ -1,6 +1,6 @@
 // Learning to play: rule diagrams (drawn by board.js from the engine's render descriptions, step by
 // step) and interactive lessons (moves entered as on the game page, judged by the server).
-import { api } from "./api.js";
+import { api, escapeHtml } from "./api.js";
 import { BoardView, nextPathCells, pickCell } from "./board.js";
 import { currentLanguage as i18nLanguage, initI18n, t as i18nT } from "./i18n.js";
 
@@ -30,6 +30,16 @@ export function progress() {
   } catch {
     return {};
   }
+}
+
+// The lobby's words on a game: a link to its lessons, and while none of them is solved here (the
+// player's first games of it), an offer to learn it first.
+export function lessonsLinkHtml(game, title) {
+  const learned = Object.keys(progress()).some((id) => id.startsWith(`${game}-`));
+  const link = `<a id="lessons-link" href="/learn/${encodeURIComponent(game)}">${escapeHtml(t("ui.lessons", "Lessons"))}</a>`;
+  if (learned) return link;
+  const offer = t("ui.offer", "First game of {{game}}? Learn it in five short lessons.", { game: title });
+  return `${link} <span class="learn-offer">— <a href="/learn/${encodeURIComponent(game)}">${escapeHtml(offer)}</a></span>`;
 }
 
 function markSolved(id) {
