@@ -3,7 +3,8 @@
 ``GET /api/learn/{game}/rules?lang=ko``
     The rules page as Markdown (``tessera/rules/<lang>/<game>.md``, English when there is none).
 ``GET /api/learn/{game}/diagrams`` and ``GET /api/learn/diagrams/{id}``
-    Each diagram with its caption and one render description per step.
+    Each diagram with its caption and one render description per step (a step whose board
+    cells are the first step's leaves ``board`` out: the client takes the first step's).
 ``GET /api/learn/{game}/lessons``
     The lessons: task, hints, and the starting position as the player sees it (with his actions).
 ``POST /api/learn/{game}/lessons/{id}`` with ``{"moves": ["f6-h6", "xh5"]}``
@@ -71,8 +72,12 @@ def rules(game: str, lang: str | None = Query(None, max_length=20)) -> dict[str,
 def _diagram_json(diagram_id: str) -> dict[str, Any]:
     d = learn.diagram(diagram_id)
     views = learn.diagram_views(d)
+    for view in views:
+        view.pop("setups", None)  # a diagram offers no ready-made set-ups
     steps = [{"note": "", "move": None, "view": views[0]}]
     for step, view in zip(d.steps, views[1:], strict=True):
+        if view["board"] == views[0]["board"]:
+            del view["board"]  # the same cells as the first step's: sent once (the client copies them)
         steps.append({"note": step.note, "move": view.get("step_move"), "view": view})
     return {"id": d.id, "game": d.game, "title": d.title, "caption": d.caption, "steps": steps}
 

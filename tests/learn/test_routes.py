@@ -29,6 +29,7 @@ def test_diagrams_come_step_by_step_as_render_descriptions(client: TestClient) -
     assert [s["move"] for s in d["steps"]] == [None, "f5-h5", "f6-h6", "xh7"]
     last = d["steps"][-1]["view"]
     assert last["game"] == "nymbat" and last["actions"] == []
+    assert "board" in d["steps"][0]["view"] and "board" not in last, "the same cells are sent once"
     assert {p["cell"] for p in last["pieces"]} == {"i5"}
     one = client.get("/api/learn/diagrams/nymbat-breakthrough").json()
     assert one == d

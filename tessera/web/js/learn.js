@@ -86,6 +86,7 @@ export class DiagramView {
   constructor(figure, diagram) {
     this.d = diagram;
     this.at = 0;
+    for (const s of diagram.steps) if (!s.view.board) s.view.board = diagram.steps[0].view.board; // sent once
     figure.innerHTML = "";
     figure.classList.add("diagram");
     figure.dataset.diagram = diagram.id;
