@@ -45,8 +45,8 @@ DIAGRAMS = (
         game="nymbat",
         title="The board and the first turn",
         caption=(
-            "Red's home row is the bottom row, Blue's the top row; each side sets up on its home row and "
-            "the two rows in front of it (outlined). The first turn must bring in pieces there, at most 30 "
+            "Red's home row is the bottom row, Blue's the top row; each side sets up on its home row (outlined) "
+            "and the two rows in front of it (tinted). The first turn must bring in pieces there, at most 30 "
             "points of them: Red may put a 3 on n5, but not in the middle of the board, and may not pass."
         ),
         position=START,
