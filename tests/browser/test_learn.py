@@ -63,6 +63,8 @@ def test_every_rules_page_draws_its_diagrams(server: str, browser: Any, artifact
         drawn = "document.querySelectorAll('figure.diagram svg.board .cell').length > 0"
         page.wait_for_function(f"{drawn} && document.querySelectorAll('figure.diagram svg.board').length === {count}")
         assert "(no diagram" not in page.inner_text("#rules")
+    split = page.locator('figure[data-diagram="nibble-no-split"] svg.board .target-ring')
+    assert sorted(split.nth(i).get_attribute("data-cell") for i in range(split.count())) == ["a1", "c3"]
     page.locator('figure[data-diagram="nibble-three-adjacent"]').screenshot(
         path=str(artifacts / "learn-rules-nibble-table.png")
     )

@@ -115,7 +115,10 @@ export class DiagramView {
     const steps = this.d.steps;
     this.at = Math.max(0, Math.min(steps.length - 1, i));
     const step = steps[this.at];
-    this.board.draw(step.view, {});
+    // an outlined cell under a piece (a Nibble block covers its cell) is ringed above the piece instead
+    const occupied = new Set((step.view.pieces || []).map((p) => p.cell));
+    const ringed = new Set((step.view.highlights || []).filter((h) => h.kind === "target" && occupied.has(h.cell)).map((h) => h.cell));
+    this.board.draw(step.view, { clickable: ringed });
     this.table.innerHTML = "";
     const strip = tableStrip(step.view);
     if (strip) this.table.appendChild(strip);
