@@ -36,6 +36,16 @@ CORNER = position(
 STAIRS = position({"a1": RED, "a2": GREEN, "b2": MAGENTA, "b3": GREEN, "c3": ORANGE})
 """A staircase: every block is on a corner, but taking a2, b2 or b3 would split it."""
 
+HEX_FLOWER = {
+    "colors": 13,
+    "board": "hex",
+    "to_move": FIRST,
+    "cells": {"h8": 0, "h7": 1, "h9": 2, "g7": 3, "g8": 4, "i7": 5, "i8": 6},
+    "taken": [[6] * 13, [6] * 7 + [7] * 6],
+    "table": list(range(13)),
+}
+"""The hexagonal variant (13 colours): a block and its six neighbours, every other block taken."""
+
 DIAGRAMS = (
     Diagram(
         id="nibble-corner",
@@ -100,6 +110,22 @@ DIAGRAMS = (
         ),
         steps=(Step("a1", "A seventh purple: blue, orange and purple are neighbours on the table."),),
         checks=(to_move(0, FIRST), winner(1, FIRST)),
+    ),
+    Diagram(
+        id="nibble-hex",
+        game="nibble",
+        params={"board": "hex"},
+        title="The hexagonal board",
+        caption=(
+            "On the hexagonal board a block needs three consecutive exposed sides. The block in the "
+            "middle has none; each of the six around it has three (outlined) and may be taken."
+        ),
+        position=HEX_FLOWER,
+        show=((0, ".*"),),
+        checks=(
+            moves(0, ".*", ["g7", "g8", "h7", "h9", "i7", "i8"]),
+            illegal(0, "h8", "three consecutive exposed sides"),
+        ),
     ),
 )
 

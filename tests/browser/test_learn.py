@@ -58,7 +58,7 @@ def test_the_rules_page_draws_every_diagram_and_steps_a_sequence(
 
 def test_every_rules_page_draws_its_diagrams(server: str, browser: Any, artifacts: Path) -> None:
     page = browser.new_page(viewport=DESKTOP)
-    for game, count in (("ikabegama", 5), ("nelaxtam", 7), ("nume", 4), ("nibble", 4)):
+    for game, count in (("ikabegama", 5), ("nelaxtam", 7), ("nume", 4), ("nibble", 5)):
         page.goto(f"{server}/rules/{game}")
         drawn = "document.querySelectorAll('figure.diagram svg.board .cell').length > 0"
         page.wait_for_function(f"{drawn} && document.querySelectorAll('figure.diagram svg.board').length === {count}")
