@@ -174,3 +174,18 @@ def test_rules_and_lessons_in_the_players_language(server: str, browser: Any, ar
     ]
     assert [w for w in english if w in text] == []
     page.screenshot(path=str(artifacts / "learn-lesson-de-desktop.png"), full_page=True)
+
+
+def test_a_jump_and_a_multi_block_turn_are_clicked_as_on_the_game_page(server: str, browser: Any) -> None:
+    """Ikabegamá's jump is the token then its target; Nibble's turn takes two blocks of one colour."""
+    page = open_page(browser, f"{server}/learn/ikabegama#ikabegama-jump-three", DESKTOP, "#lesson svg.board .cell")
+    click_cell(page, "0,0")
+    click_cell(page, "2,0")
+    page.wait_for_selector(".lesson-result.right")
+    page.goto(f"{server}/learn/nibble#nibble-several")
+    page.wait_for_selector("#lesson svg.board .cell")
+    click_cell(page, "a1")
+    page.wait_for_selector(".continue-hint")
+    click_cell(page, "c2")
+    page.wait_for_selector(".lesson-result.right")
+    assert page.errors == []
