@@ -65,6 +65,17 @@ def test_every_rules_page_draws_its_diagrams(server: str, browser: Any, artifact
         assert "(no diagram" not in page.inner_text("#rules")
     split = page.locator('figure[data-diagram="nibble-no-split"] svg.board .target-ring')
     assert sorted(split.nth(i).get_attribute("data-cell") for i in range(split.count())) == ["a1", "c3"]
+    page.goto(f"{server}/rules/ikabegama")
+    fig = page.locator('figure[data-diagram="ikabegama-jumps"] svg.board')
+    fig.wait_for()
+    fig.scroll_into_view_if_needed()
+    before = (page.evaluate("window.scrollY"), fig.get_attribute("viewBox"))
+    fig.hover()
+    page.mouse.wheel(0, 400)
+    page.wait_for_function(f"window.scrollY > {before[0]}")  # the page scrolls: a diagram is a picture
+    assert fig.get_attribute("viewBox") == before[1]
+    page.goto(f"{server}/rules/nibble")
+    page.wait_for_selector('figure[data-diagram="nibble-three-adjacent"] svg.board .cell')
     page.locator('figure[data-diagram="nibble-three-adjacent"]').screenshot(
         path=str(artifacts / "learn-rules-nibble-table.png")
     )

@@ -76,10 +76,12 @@ const HIGHLIGHT_COLORS = {
 };
 
 export class BoardView {
-  // container: element to hold the SVG; onCell(cellId) is called on clicks.
-  constructor(container, { onCell } = {}) {
+  // container: element to hold the SVG; onCell(cellId) is called on clicks; fixed: never pans or zooms
+  // (a picture in a page: the wheel keeps scrolling the page).
+  constructor(container, { onCell, fixed = false } = {}) {
     this.container = container;
     this.onCell = onCell || (() => {});
+    this.fixed = fixed;
     this.svg = el("svg", { class: "board", role: "img" });
     this.svg.setAttribute("xmlns", SVG);
     container.appendChild(this.svg);
@@ -281,7 +283,7 @@ export class BoardView {
   // The unbounded plane always pans and zooms; a bounded board once zoomed in with the buttons
   // (so that a phone can reach its edges), and back to the page scrolling when fitted again.
   _canPan() {
-    return !!(this.desc && (this.desc.board.unbounded || this._userMoved));
+    return !!(this.desc && !this.fixed && (this.desc.board.unbounded || this._userMoved));
   }
 
   _applyView() {

@@ -92,7 +92,7 @@ export class DiagramView {
     figure.dataset.diagram = diagram.id;
     const head = el("div", "diagram-title", t(`diagram.${diagram.id}.title`, diagram.title));
     const box = el("div", "diagram-board");
-    this.board = new BoardView(box);
+    this.board = new BoardView(box, { fixed: true });
     this.table = el("div", "diagram-table");
     this.controls = el("div", "diagram-steps");
     this.note = el("p", "diagram-note");
