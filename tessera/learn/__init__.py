@@ -5,6 +5,16 @@ position, optional steps, a caption and the checks that prove the caption) and `
 (a position, a task, hints and goals).  This package sits on top of the games, beside the
 server: the server's ``/api/learn`` routes serve it, the tests play every diagram and lesson.
 
+Adding a picture or a lesson
+    1. Add a :class:`Diagram` (a position dictionary, optional steps, a caption and a check for
+       every claim of the caption) or a :class:`Lesson` (task, hints, goals with the sentence a
+       miss gets, a solution and a wrong answer) to the game's module here.
+    2. Place a diagram on the rules page with a line ``::diagram <id>`` — in ``rules/<game>.md``
+       and, at the same place, in every translation ``rules/<lang>/<game>.md``.
+    3. Rewrite the English catalogue (``python -m tessera.learn.catalogue >
+       tessera/web/locales/en/learn.json``) and translate the new keys in the other languages'
+       ``learn.json``.  ``tests/learn`` fails until all three agree.
+
 >>> [d.id for d in diagrams("ikabegama")][:2]
 ['ikabegama-start', 'ikabegama-growths']
 >>> judge(lesson("nume", "nume-grow"), ["a4"]).correct
