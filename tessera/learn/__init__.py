@@ -33,6 +33,7 @@ from tessera.learn.model import (
     Step,
     Verdict,
     diagram_failures,
+    diagram_focus,
     diagram_views,
     judge,
 )
@@ -47,6 +48,7 @@ __all__ = [
     "Verdict",
     "diagram",
     "diagram_failures",
+    "diagram_focus",
     "diagram_views",
     "diagrams",
     "judge",

@@ -170,6 +170,8 @@ class Diagram:
     marks: tuple[Mark, ...] = ()
     show: tuple[tuple[int, str], ...] = ()
     """``(step, pattern)``: outline the last cell of every legal move matching ``pattern``."""
+    frame: bool = False
+    """Draw only the area around the pieces and outlines of its steps (a detail of a big board)."""
 
 
 @dataclass(frozen=True)
@@ -360,6 +362,15 @@ def diagram_views(diagram: Diagram) -> list[dict[str, Any]]:
             desc["step_move"] = " | ".join(move) if isinstance(move, tuple) else move
         views.append(desc)
     return views
+
+
+def diagram_focus(diagram: Diagram, views: list[dict[str, Any]]) -> list[str]:
+    """The cells a framed diagram shows: every piece and outline of its steps (empty: the whole board)."""
+    if not diagram.frame:
+        return []
+    cells = {p["cell"] for v in views for p in v.get("pieces", [])}
+    cells |= {h["cell"] for v in views for h in v.get("highlights", []) if h.get("kind") in ("target", "warning")}
+    return sorted(cells)
 
 
 def _last_cell(move: str) -> str:

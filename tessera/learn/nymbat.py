@@ -59,13 +59,14 @@ DIAGRAMS = (
     Diagram(
         id="nymbat-group-speed",
         game="nymbat",
+        frame=True,
         title="Moving a group",
         caption=(
             "Red can move group A (the 1 and the 3 on the left) one hex, or group B (the 2 and the 4) two "
             "hexes: a group moves as fast as its lowest number. The outlined hexes are where the 1 of group "
             "A and the 2 of group B may go. Own pieces do not block the way, but no piece may end on one."
         ),
-        position=position({"k4": (RED, 1), "k5": (RED, 3), "k9": (RED, 2), "k10": (RED, 4), "d6": (BLUE, 3)}),
+        position=position({"k4": (RED, 1), "k5": (RED, 3), "k9": (RED, 2), "k10": (RED, 4)}),
         show=((0, "k4-.*"), (0, "k9-.*")),
         checks=(
             moves(0, "k4-.*", ["k4-j4", "k4-j5", "k4-k3", "k4-l3", "k4-l4"]),
@@ -79,6 +80,7 @@ DIAGRAMS = (
     Diagram(
         id="nymbat-removal",
         game="nymbat",
+        frame=True,
         title="Removal: an unsupported piece",
         caption=(
             "Blue's 4 moves onto the red 1. The red 1 is removed; it has no red neighbour, so it defends "
@@ -91,6 +93,7 @@ DIAGRAMS = (
     Diagram(
         id="nymbat-support",
         game="nymbat",
+        frame=True,
         title="Removal: a supported piece",
         caption=(
             "Blue's 4 moves onto the red 2 instead. The red 2 is removed, but the two red 3s next to it "
@@ -103,6 +106,7 @@ DIAGRAMS = (
     Diagram(
         id="nymbat-breakthrough",
         game="nymbat",
+        frame=True,
         title="Breakthrough",
         caption=(
             "Blue's two 3s form a group (speed 3). The first takes a red 2 and is lost (the 2 defends with "
@@ -134,31 +138,34 @@ DIAGRAMS = (
     Diagram(
         id="nymbat-retreat",
         game="nymbat",
+        frame=True,
         title="Retreat",
         caption=(
             "Red moves his group one row back, away from Blue's home row: a retreat. It costs 1 from his "
             "reserve (30 becomes 29)."
         ),
-        position=position({"j5": (RED, 3), "j6": (RED, 3), "c4": (BLUE, 2)}),
+        position=position({"j5": (RED, 3), "j6": (RED, 3)}),
         steps=(Step("j5-k5", "The first 3 steps back."), Step("j6-k6", "The second 3 steps back: the turn ends.")),
         checks=(value(0, "reserves.0", 30), value(2, "reserves.0", 29), value(2, "delays.0", 0), to_move(2, BLUE)),
     ),
     Diagram(
         id="nymbat-delay",
         game="nymbat",
+        frame=True,
         title="Delay",
         caption=(
             "Red moves one piece of his group backwards, but his most forward piece stays on its row: the "
             "group came no closer to Blue's home row, so the turn is a delay, not a retreat. Delays are "
             "counted; every 7th costs 1 from the reserve. Passing is a delay too."
         ),
-        position=position({"j5": (RED, 3), "j6": (RED, 3), "c4": (BLUE, 2)}),
+        position=position({"j5": (RED, 3), "j6": (RED, 3)}),
         steps=(Step("j6-k6", "One 3 steps back."), Step("end", "Red ends his turn: a delay.")),
         checks=(value(2, "reserves.0", 30), value(2, "delays.0", 1), to_move(2, BLUE)),
     ),
     Diagram(
         id="nymbat-shield",
         game="nymbat",
+        frame=True,
         title="The shield",
         caption=(
             "Three pieces that all touch one another cannot be broken through: taking any one of them "
@@ -172,6 +179,7 @@ DIAGRAMS = (
     Diagram(
         id="nymbat-line",
         game="nymbat",
+        frame=True,
         title="A line is weak",
         caption=(
             "The same three 3s in a line: Blue's 6 takes the middle one and is lost, but the line is split, "
@@ -188,6 +196,7 @@ DIAGRAMS = (
     Diagram(
         id="nymbat-twins",
         game="nymbat",
+        frame=True,
         title="The twins",
         caption=(
             "Two pieces side by side cannot be broken through either, and they support each other: Blue's "

@@ -72,6 +72,7 @@ def rules(game: str, lang: str | None = Query(None, max_length=20)) -> dict[str,
 def _diagram_json(diagram_id: str) -> dict[str, Any]:
     d = learn.diagram(diagram_id)
     views = learn.diagram_views(d)
+    focus = learn.diagram_focus(d, views)  # before a step's repeated board is left out
     for view in views:
         view.pop("setups", None)  # a diagram offers no ready-made set-ups
     steps = [{"note": "", "move": None, "view": views[0]}]
@@ -79,7 +80,7 @@ def _diagram_json(diagram_id: str) -> dict[str, Any]:
         if view["board"] == views[0]["board"]:
             del view["board"]  # the same cells as the first step's: sent once (the client copies them)
         steps.append({"note": step.note, "move": view.get("step_move"), "view": view})
-    return {"id": d.id, "game": d.game, "title": d.title, "caption": d.caption, "steps": steps}
+    return {"id": d.id, "game": d.game, "title": d.title, "caption": d.caption, "focus": focus, "steps": steps}
 
 
 @router.get("/api/learn/{game}/diagrams")

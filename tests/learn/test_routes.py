@@ -31,6 +31,8 @@ def test_diagrams_come_step_by_step_as_render_descriptions(client: TestClient) -
     assert last["game"] == "nymbat" and last["actions"] == []
     assert "board" in d["steps"][0]["view"] and "board" not in last, "the same cells are sent once"
     assert {p["cell"] for p in last["pieces"]} == {"i5"}
+    assert d["focus"] == ["f5", "f6", "h5", "h6", "h7", "i5"], "a detail of the big board: its pieces and outlines"
+    assert {x["id"]: x for x in r.json()["diagrams"]}["nymbat-board"]["focus"] == [], "the whole board"
     one = client.get("/api/learn/diagrams/nymbat-breakthrough").json()
     assert one == d
 

@@ -260,6 +260,17 @@ export class BoardView {
     this.view = [cx - w / 2, cy - h / 2, w, h];
   }
 
+  // Show only the area around `cellIds` (a detail of a big board), until the next draw.
+  frame(cellIds, pad = 2) {
+    const want = new Set(cellIds);
+    const cs = this.desc ? this.desc.board.cells.filter((c) => want.has(c.id)) : [];
+    if (!cs.length) return;
+    const xs = cs.map((c) => c.x), ys = cs.map((c) => c.y);
+    const [x0, y0] = [Math.min(...xs) - pad, Math.min(...ys) - pad];
+    this.view = [x0, y0, Math.max(...xs) + pad - x0, Math.max(...ys) + pad - y0];
+    this._applyView();
+  }
+
   fitAll() {
     if (this.fitBox) {
       this.view = this.fitBox.slice();

@@ -119,6 +119,7 @@ export class DiagramView {
     const occupied = new Set((step.view.pieces || []).map((p) => p.cell));
     const ringed = new Set((step.view.highlights || []).filter((h) => h.kind === "target" && occupied.has(h.cell)).map((h) => h.cell));
     this.board.draw(step.view, { clickable: ringed });
+    if (this.d.focus && this.d.focus.length) this.board.frame(this.d.focus, 3.2);
     this.table.innerHTML = "";
     const strip = tableStrip(step.view);
     if (strip) this.table.appendChild(strip);
