@@ -31,6 +31,7 @@ import tessera
 from tessera.core.registry import game_class
 from tessera.server import analysis
 from tessera.server import learn as learn_routes
+from tessera.server.accounts.routes import router as accounts_router
 from tessera.server.ai import AGENTS_AVAILABLE
 from tessera.server.bus import ChangeListener
 from tessera.server.encoding import FastJSONResponse
@@ -338,6 +339,7 @@ def create_app(
     app.state.hub = hub
     app.state.worker = worker
     app.state.storage = storage
+    app.include_router(accounts_router)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
