@@ -16,7 +16,7 @@ from fastapi import HTTPException
 from pwdlib import PasswordHash
 from pwdlib.hashers.argon2 import Argon2Hasher
 
-USERNAME = re.compile(r"^[A-Za-z0-9_-]{2,20}$")
+USERNAME = re.compile(r"[A-Za-z0-9_-]{2,20}")
 """Usernames: 2 to 20 letters (A-Z, a-z), digits, ``_`` and ``-``."""
 
 RESERVED = frozenset(
@@ -93,7 +93,7 @@ def username_key(name: str) -> str:
 
 def check_username(name: Any, *, allow_reserved: bool = False) -> str:
     """The username if it may be taken, else ``Refused(422)`` saying why."""
-    if not isinstance(name, str) or not USERNAME.match(name):
+    if not isinstance(name, str) or not USERNAME.fullmatch(name):
         raise Refused(422, "a username is 2 to 20 characters: letters A-Z, digits, '_' and '-'")
     key = username_key(name)
     if not allow_reserved and (key in RESERVED or key.startswith(RESERVED_PREFIXES)):
