@@ -142,7 +142,10 @@ def pairwise_scores(returns: Sequence[float]) -> list[list[float]]:
     (1 ahead, 0.5 level, 0 behind; the diagonal is unused and 0)."""
     n = len(returns)
     return [
-        [0.0 if i == j else 1.0 if returns[i] > returns[j] else 0.5 if returns[i] == returns[j] else 0.0 for j in range(n)]
+        [
+            0.0 if i == j else 1.0 if returns[i] > returns[j] else 0.5 if returns[i] == returns[j] else 0.0
+            for j in range(n)
+        ]
         for i in range(n)
     ]
 

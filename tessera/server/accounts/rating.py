@@ -70,11 +70,7 @@ def rate_finished_game(storage: Storage, game_id: str) -> dict[int, dict[str, An
                 )
             ).all()
         )
-        if (
-            not returns
-            or sorted(bound) != list(range(len(returns)))
-            or len(set(bound.values())) != len(bound)
-        ):
+        if not returns or sorted(bound) != list(range(len(returns))) or len(set(bound.values())) != len(bound):
             return None  # marked as done: nothing to rate
         pool = meta["pool"]
         before: list[glicko2.Rating] = []

@@ -316,7 +316,9 @@ def _own_challenge(request: Request, cid: str, me: User, side: str) -> dict[str,
     if c is None or me.id not in (c["_from"], c["_to"]):
         raise Refused(404, "no such challenge")
     if c[side] != me.id:
-        raise Refused(403, "only the challenged player can answer" if side == "_to" else "only the challenger can cancel")
+        raise Refused(
+            403, "only the challenged player can answer" if side == "_to" else "only the challenger can cancel"
+        )
     if c["status"] != "pending":
         raise Refused(409, f"this challenge is {c['status']}")
     return c
@@ -376,4 +378,3 @@ def cancel(cid: str, request: Request) -> dict[str, Any]:
     if not A.accounts(request).settle_challenge(cid, "cancelled"):
         raise Refused(409, "this challenge was answered meanwhile")
     return {"ok": True}
-

@@ -303,9 +303,7 @@ class AccountStore:
         and a new one is returned for the browser that asked."""
         security.check_password(new, user.username)
         with self.storage.transaction() as tx:
-            stored = tx.conn.execute(
-                sa.select(users_table.c.password_hash).where(users_table.c.id == user.id)
-            ).scalar()
+            stored = tx.conn.execute(sa.select(users_table.c.password_hash).where(users_table.c.id == user.id)).scalar()
         if not isinstance(old, str) or not security.verify_password(old[: security.MAX_PASSWORD], stored):
             raise Refused(403, "the current password is wrong")
         hashed = security.hash_password(new)
@@ -323,9 +321,7 @@ class AccountStore:
             raise Refused(422, f"scopes: a non-empty list drawn from {', '.join(security.SCOPES)}")
         bad = [s for s in scopes if s not in security.SCOPES]
         if bad:
-            raise Refused(
-                422, f"scope {bad[0][:40]!r} is not accepted: expected some of {', '.join(security.SCOPES)}"
-            )
+            raise Refused(422, f"scope {bad[0][:40]!r} is not accepted: expected some of {', '.join(security.SCOPES)}")
         with self.storage.transaction() as tx:
             live = tx.conn.execute(
                 sa.select(sa.func.count())
@@ -354,7 +350,9 @@ class AccountStore:
         """The account's tokens (never the secrets), newest first."""
         with self.storage.transaction() as tx:
             rows = tx.conn.execute(
-                sa.select(tokens_table).where(tokens_table.c.user_id == user.id).order_by(tokens_table.c.created_at.desc())
+                sa.select(tokens_table)
+                .where(tokens_table.c.user_id == user.id)
+                .order_by(tokens_table.c.created_at.desc())
             ).mappings()
             return [
                 {
@@ -402,9 +400,7 @@ class AccountStore:
         challenges cancelled, its seats shown as ``DELETED_NAME``; its games, ratings history and
         name stay (the name cannot be taken again)."""
         with self.storage.transaction() as tx:
-            stored = tx.conn.execute(
-                sa.select(users_table.c.password_hash).where(users_table.c.id == user.id)
-            ).scalar()
+            stored = tx.conn.execute(sa.select(users_table.c.password_hash).where(users_table.c.id == user.id)).scalar()
         if not isinstance(password, str) or not security.verify_password(password[: security.MAX_PASSWORD], stored):
             raise Refused(403, "the password is wrong")
         now = time.time()
@@ -586,11 +582,15 @@ class AccountStore:
         """Who holds the seats of a game (usernames; a deleted account as ``None``), whether it is
         rated, and each seat's rating change once it was rated."""
         with self.storage.transaction() as tx:
-            meta = tx.conn.execute(
-                sa.select(account_games_table).where(account_games_table.c.game_id == game_id)
-            ).mappings().first()
+            meta = (
+                tx.conn.execute(sa.select(account_games_table).where(account_games_table.c.game_id == game_id))
+                .mappings()
+                .first()
+            )
             seats = tx.conn.execute(
-                sa.select(seat_accounts_table.c.seat, users_table.c.id, users_table.c.username, users_table.c.deleted_at)
+                sa.select(
+                    seat_accounts_table.c.seat, users_table.c.id, users_table.c.username, users_table.c.deleted_at
+                )
                 .join(users_table, users_table.c.id == seat_accounts_table.c.user_id)
                 .where(seat_accounts_table.c.game_id == game_id)
                 .order_by(seat_accounts_table.c.seat)
@@ -685,8 +685,13 @@ class AccountStore:
     @staticmethod
     def _players(tx: Transaction, game_id: str) -> list[dict[str, Any]]:
         rows = tx.conn.execute(
-            sa.select(seats_table.c.seat, seats_table.c.name, seats_table.c.kind, users_table.c.username,
-                      users_table.c.deleted_at)
+            sa.select(
+                seats_table.c.seat,
+                seats_table.c.name,
+                seats_table.c.kind,
+                users_table.c.username,
+                users_table.c.deleted_at,
+            )
             .join(
                 seat_accounts_table,
                 sa.and_(
@@ -779,7 +784,9 @@ class AccountStore:
     def challenge(self, cid: str) -> dict[str, Any] | None:
         with self.storage.transaction() as tx:
             r = tx.conn.execute(sa.select(challenges_table).where(challenges_table.c.id == cid)).mappings().first()
-            return None if r is None else {**self._challenge_public(tx, r), "_from": r["from_user"], "_to": r["to_user"]}
+            return (
+                None if r is None else {**self._challenge_public(tx, r), "_from": r["from_user"], "_to": r["to_user"]}
+            )
 
     def challenges(self, user: User, *, pending_only: bool = False) -> dict[str, list[dict[str, Any]]]:
         """The account's challenges: ``incoming`` and ``outgoing``, newest first."""
@@ -793,8 +800,9 @@ class AccountStore:
                     out[key].append(self._challenge_public(tx, r))
         return out
 
-    def settle_challenge(self, cid: str, status: str, *, reason: str | None = None, game_id: str | None = None,
-                         expect: str = "pending") -> bool:
+    def settle_challenge(
+        self, cid: str, status: str, *, reason: str | None = None, game_id: str | None = None, expect: str = "pending"
+    ) -> bool:
         """Move a challenge from ``expect`` to ``status`` (False: it was not ``expect`` any more)."""
         assert status in CHALLENGE_STATUSES
         with self.storage.transaction(write=True) as tx:

@@ -122,9 +122,7 @@ def test_decline_with_a_reason_and_cancel(user: User) -> None:
         ({"to": "ai-level9", "game": "nibble"}, 404),
     ],
 )
-def test_bad_challenges_are_refused_and_store_nothing(
-    user: User, body: dict[str, Any], status: int
-) -> None:
+def test_bad_challenges_are_refused_and_store_nothing(user: User, body: dict[str, Any], status: int) -> None:
     alice, bob = user("Alice"), user("Bob")
     r = alice.post("/api/challenges", json=body)
     assert r.status_code == status, r.text

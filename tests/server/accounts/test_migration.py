@@ -58,7 +58,7 @@ def test_a_game_made_before_accounts_keeps_working_after_the_migration_and_back(
     made = old.create("nibble", mode="hotseat")
     old.storage.dispose()
     migrate(db_url, "head")
-    assert ACCOUNT_TABLES <= tables(db_url)
+    assert tables(db_url) >= ACCOUNT_TABLES
     app = create_app(db_url, ai_mode="thread", ai_seconds=0.01)
     with TestClient(app, headers={"Origin": "http://testserver"}) as c:
         t0 = made.tokens[0]
@@ -77,4 +77,4 @@ def test_a_game_made_before_accounts_keeps_working_after_the_migration_and_back(
     assert again.view(made.game_id, made.tokens[0])["move_number"] == 1
     again.storage.dispose()
     migrate(db_url, "head")
-    assert ACCOUNT_TABLES <= tables(db_url)
+    assert tables(db_url) >= ACCOUNT_TABLES

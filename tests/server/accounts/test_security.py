@@ -250,7 +250,9 @@ def test_passwords_are_stored_only_as_argon2id_hashes_and_secrets_only_hashed(us
         assert secret not in text
 
 
-def test_tokens_and_passwords_never_reach_the_logs(user: User, browser: Browser, caplog: pytest.LogCaptureFixture) -> None:
+def test_tokens_and_passwords_never_reach_the_logs(
+    user: User, browser: Browser, caplog: pytest.LogCaptureFixture
+) -> None:
     """'no password or token ever in a log': every logger at DEBUG through sign-up, log-in, token use."""
     caplog.set_level(logging.DEBUG)
     alice = user("Alice")
