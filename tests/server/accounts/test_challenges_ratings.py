@@ -7,11 +7,11 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from fastapi.testclient import TestClient
 
 from tessera.server.accounts import glicko2
-from tessera.server.accounts.auth import accounts
+from tessera.server.accounts.auth import accounts, seat_token_for
 from tessera.server.accounts.rating import rate_finished_game, rate_pending
 from tessera.server.accounts.store import DELETED_NAME, AccountStore
 from tests.server.accounts.conftest import PASSWORD
@@ -318,3 +318,32 @@ def test_export_holds_the_account_data_and_no_secret(user: User) -> None:
     text = r.text
     for secret in (token, PASSWORD, alice.cookies["tessera_session"], "$argon2"):
         assert secret not in text
+
+
+def test_the_seat_hook_finds_the_accounts_own_seat_and_nobody_elses(user: User, browser: Browser, app: FastAPI) -> None:
+    """'A seat bound to an account is played with that account's session or bearer token (no seat
+    token needed)': ``seat_token_for`` (the hook the game endpoints call when no seat token is
+    given) answers the account's own seat token, None for anyone else, and refuses a cross-site
+    cookie write."""
+
+    def hook(game_id: str, request: Request) -> dict[str, Any]:
+        return {"token": seat_token_for(request, game_id)}
+
+    app.add_api_route("/test-hook/{game_id}", hook, methods=["POST"])
+    alice, bob, carol = user("Alice"), user("Bob"), user("Carol")
+    got = play_challenge(alice, bob, "Bob", seat=0)
+    gid = got["game_id"]
+    assert bob.post(f"/test-hook/{gid}").json() == {"token": got["token"]}
+    assert alice.post(f"/test-hook/{gid}").json() == {"token": my_seat(alice, gid)["token"]}
+    assert carol.post(f"/test-hook/{gid}").json() == {"token": None}
+    assert browser().post(f"/test-hook/{gid}").json() == {"token": None}
+    cross = browser(origin="https://evil.example")
+    cross.cookies.set("tessera_session", bob.cookies["tessera_session"])
+    assert cross.post(f"/test-hook/{gid}").status_code == 403
+    play = bob.post("/api/account/tokens", json={"scopes": ["play"]}).json()["token"]
+    read = bob.post("/api/account/tokens", json={"scopes": ["read"]}).json()["token"]
+    script = browser(origin=None)
+    assert script.post(f"/test-hook/{gid}", headers={"Authorization": f"Bearer {play}"}).json() == {
+        "token": got["token"]
+    }
+    assert script.post(f"/test-hook/{gid}", headers={"Authorization": f"Bearer {read}"}).json() == {"token": None}
