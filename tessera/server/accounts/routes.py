@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import json
 import secrets
+from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Response
+from fastapi.responses import FileResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from tessera.server.accounts import auth as A
@@ -20,6 +22,8 @@ from tessera.server.accounts.store import AI_LEVELS, User, ai_username
 from tessera.server.service import ServiceError, load_checked
 
 router = APIRouter()
+
+WEB = Path(__file__).resolve().parent.parent.parent / "web"
 
 
 class _Body(BaseModel):
@@ -378,3 +382,22 @@ def cancel(cid: str, request: Request) -> dict[str, Any]:
     if not A.accounts(request).settle_challenge(cid, "cancelled"):
         raise Refused(409, "this challenge was answered meanwhile")
     return {"ok": True}
+
+
+# -- pages -------------------------------------------------------------------------------------
+@router.get("/account", include_in_schema=False)
+def account_page() -> FileResponse:
+    """Sign up, log in, and the account itself (ratings, challenges, tokens, password)."""
+    return FileResponse(WEB / "account.html")
+
+
+@router.get("/u/{username}", include_in_schema=False)
+def profile_page(username: str) -> FileResponse:
+    """A player's profile: ratings, rating graph, history."""
+    return FileResponse(WEB / "profile.html")
+
+
+@router.get("/leaderboard", include_in_schema=False)
+@router.get("/leaderboard/{game}", include_in_schema=False)
+def leaderboard_page(game: str | None = None) -> FileResponse:
+    return FileResponse(WEB / "profile.html")
