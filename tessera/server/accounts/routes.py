@@ -269,9 +269,34 @@ def challenge(body: ChallengeIn, request: Request) -> dict[str, Any]:
     """Challenge a player to a two-player game.  A challenge to an AI account (``ai-level1`` …
     ``ai-level5``) is accepted at once: the answer then holds the game and the challenger's seat token."""
     me = A.require(request, "challenge").user
+    clock = None
+    if body.clock is not None:
+        clock = {"initial": body.clock.initial, "increment": body.clock.increment}
+    return _challenge(request, me, body.to, body.game, rated=body.rated, clock=clock, seat=body.seat)
+
+
+@router.post("/api/games/{game_id}/rematch", status_code=201)
+def rematch(game_id: str, request: Request) -> dict[str, Any]:
+    """A rematch of a finished game between two accounts: a challenge to the same opponent, same game,
+    clock and rating, with the seats swapped (private, like every challenge's game)."""
+    me = A.require(request, "challenge").user
+    opponent, spec, rated, clock, seat = A.accounts(request).rematch_terms(me, game_id)
+    return _challenge(request, me, opponent.username, spec, rated=rated, clock=clock, seat=seat)
+
+
+def _challenge(
+    request: Request,
+    me: User,
+    to_name: str,
+    game: str,
+    *,
+    rated: bool,
+    clock: dict[str, float] | None,
+    seat: int | None,
+) -> dict[str, Any]:
     store = A.accounts(request)
-    level = next((lv for lv in AI_LEVELS if body.to.lower() == ai_username(lv)), None)
-    to = store.ai_user(level) if level is not None else store.user(body.to)
+    level = next((lv for lv in AI_LEVELS if to_name.lower() == ai_username(lv)), None)
+    to = store.ai_user(level) if level is not None else store.user(to_name)
     if to is None:
         raise Refused(404, "no such player")
     if to.id == me.id:
@@ -279,22 +304,19 @@ def challenge(body: ChallengeIn, request: Request) -> dict[str, Any]:
     if to.is_bot and level is None:
         raise Refused(422, "this account does not take challenges")
     try:
-        g = load_checked(body.game)
+        g = load_checked(game)
     except ValueError as e:
         raise Refused(422, str(e)[:500]) from None
     if g.num_players != 2:
         raise Refused(422, f"challenges are for two-player games; {g} has {g.num_players} players")
-    if body.seat is not None and body.seat not in (0, 1):
+    if seat is not None and seat not in (0, 1):
         raise Refused(422, "seat is 0, 1 or null (drawn when accepted)")
-    clock = None
-    if body.clock is not None:
-        if not (0 < body.clock.initial <= 24 * 3600) or not (0 <= body.clock.increment <= 3600):
-            raise Refused(422, "clock: time per game must be 1 s to 24 h and increment 0 to 3600 s")
-        clock = {"initial": body.clock.initial, "increment": body.clock.increment}
-    c = store.new_challenge(me, to, str(g), rated=body.rated, clock=clock, seat=body.seat)
+    if clock is not None and (not (0 < clock["initial"] <= 24 * 3600) or not (0 <= clock["increment"] <= 3600)):
+        raise Refused(422, "clock: time per game must be 1 s to 24 h and increment 0 to 3600 s")
+    c = store.new_challenge(me, to, str(g), rated=rated, clock=clock, seat=seat)
     if level is None:
         return c
-    seat = body.seat if body.seat is not None else secrets.randbelow(2)
+    seat = seat if seat is not None else secrets.randbelow(2)
     kinds: list[dict[str, Any]] = [{}, {}]
     kinds[seat] = {"kind": "here", "name": me.username}
     kinds[1 - seat] = {"kind": "ai", "level": level, "name": to.username}
@@ -303,7 +325,7 @@ def challenge(body: ChallengeIn, request: Request) -> dict[str, Any]:
     except Refused:
         store.settle_challenge(c["id"], "cancelled")
         raise
-    store.bind_game(created.game_id, {seat: me, 1 - seat: to}, rated=body.rated, pool=g.name)
+    store.bind_game(created.game_id, {seat: me, 1 - seat: to}, rated=rated, pool=g.name)
     store.settle_challenge(c["id"], "accepted", game_id=created.game_id)
     return {**c, "status": "accepted", "game_id": created.game_id, "seat": seat, "token": created.tokens[seat]}
 

@@ -813,6 +813,46 @@ class AccountStore:
             )
         return res.rowcount == 1
 
+    def rematch_terms(self, user: User, game_id: str) -> tuple[User, str, bool, dict[str, float] | None, int]:
+        """What a rematch of a finished two-player game asks for: the opponent's account, the spec,
+        rated or not, the clock settings, and the seat ``user`` takes (the other one: seats swap).
+        ``Refused``: not his game (404), not over (409), or not between two accounts (422)."""
+        with self.storage.transaction() as tx:
+            g = tx.conn.execute(
+                sa.select(games_table.c.spec, games_table.c.status, games_table.c.clock).where(
+                    games_table.c.id == game_id
+                )
+            ).first()
+            bound = dict(
+                tx.conn.execute(
+                    sa.select(seat_accounts_table.c.seat, seat_accounts_table.c.user_id).where(
+                        seat_accounts_table.c.game_id == game_id
+                    )
+                ).all()
+            )
+            rated = tx.conn.execute(
+                sa.select(account_games_table.c.rated).where(account_games_table.c.game_id == game_id)
+            ).scalar()
+        mine = [seat for seat, uid in bound.items() if uid == user.id]
+        if g is None or not mine:
+            raise Refused(404, "you hold no seat in this game")
+        if g.status != "finished":
+            raise Refused(409, "the game is not over: a rematch follows its end")
+        others = {seat: uid for seat, uid in bound.items() if uid != user.id}
+        if len(mine) != 1 or len(others) != 1:
+            raise Refused(422, "a rematch through accounts is between two accounts, one seat each")
+        (other_uid,) = others.values()
+        opponent = self._user_by_id_checked(other_uid)
+        clock = json.loads(g.clock) if g.clock else None
+        settings = None if clock is None else {"initial": clock["initial"], "increment": clock["increment"]}
+        return opponent, g.spec, bool(rated), settings, next(iter(others))
+
+    def _user_by_id_checked(self, user_id: str) -> User:
+        u = self.user_by_id(user_id)
+        if u is None or u.deleted_at is not None:
+            raise Refused(409, "the opponent's account was deleted")
+        return u
+
     def set_challenge_game(self, cid: str, game_id: str) -> None:
         with self.storage.transaction(write=True) as tx:
             tx.conn.execute(challenges_table.update().where(challenges_table.c.id == cid).values(game_id=game_id))

@@ -347,3 +347,33 @@ def test_the_seat_hook_finds_the_accounts_own_seat_and_nobody_elses(user: User, 
         "token": got["token"]
     }
     assert script.post(f"/test-hook/{gid}", headers={"Authorization": f"Bearer {read}"}).json() == {"token": None}
+
+
+def test_rematch_is_a_challenge_to_the_same_opponent_with_seats_swapped(user: User, browser: Browser) -> None:
+    """'Rematch becomes a challenge to the same opponent(s) with seats swapped'; same game, clock
+    and rating; the new game is private."""
+    alice, bob, carol = user("Alice"), user("Bob"), user("Carol")
+    got = play_challenge(alice, bob, "Bob", rated=True, seat=0, clock={"initial": 180, "increment": 2})
+    gid = got["game_id"]
+    assert alice.post(f"/api/games/{gid}/rematch").status_code == 409  # not over yet
+    assert bob.post(f"/api/games/{gid}/resign", json={"token": got["token"]}).status_code == 200
+    assert carol.post(f"/api/games/{gid}/rematch").status_code == 404  # not her game
+    r = bob.post(f"/api/games/{gid}/rematch")
+    assert r.status_code == 201, r.text
+    c = r.json()
+    assert (c["from"], c["to"], c["seat"], c["rated"]) == ("Bob", "Alice", 0, True)
+    assert c["clock"] == {"initial": 180, "increment": 2} and c["game"] == "nibble"
+    again = alice.post(f"/api/challenges/{c['id']}/accept").json()
+    assert again["seat"] == 1  # Alice had the first seat: now the second
+    seats = browser().get(f"/api/games/{again['game_id']}/accounts").json()["seats"]
+    assert {k: v["username"] for k, v in seats.items()} == {"0": "Bob", "1": "Alice"}
+    assert browser().post(f"/api/games/{again['game_id']}/join").status_code == 403
+
+
+def test_rematch_against_the_ai_starts_at_once(user: User) -> None:
+    alice = user("Alice")
+    got = challenge(alice, "ai-level1", seat=0)
+    assert alice.post(f"/api/games/{got['game_id']}/resign", json={"token": got["token"]}).status_code == 200
+    r = alice.post(f"/api/games/{got['game_id']}/rematch")
+    assert r.status_code == 201, r.text
+    assert r.json()["status"] == "accepted" and r.json()["seat"] == 1 and r.json()["token"]
