@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tessera.server.accounts import auth as A
 from tessera.server.accounts.rating import rate_pending
 from tessera.server.accounts.security import Refused
+from tessera.server.accounts.stats import game_stats
 from tessera.server.accounts.store import AI_LEVELS, User, ai_username
 from tessera.server.service import ServiceError, load_checked
 
@@ -240,6 +241,19 @@ def leaderboard(game: str, request: Request) -> dict[str, Any]:
     store = A.accounts(request)
     rate_pending(store.storage)
     return {"game": name, "players": store.leaderboard(name)}
+
+
+@router.get("/api/stats/{game}")
+def stats(game: str, request: Request) -> dict[str, Any]:
+    """Designers' figures from finished rated games between people: first-seat win rate (95 % Wilson
+    interval), draw rate, length, aborted / time-out / resignation rates; by variant and rating band."""
+    try:
+        name = load_checked(game).name
+    except ValueError:
+        raise Refused(404, f"no game {game[:40]!r}") from None
+    store = A.accounts(request)
+    rate_pending(store.storage)
+    return game_stats(store.storage, name)
 
 
 @router.get("/api/games/{game_id}/accounts")
