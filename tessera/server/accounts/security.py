@@ -116,10 +116,10 @@ def hash_password(password: str) -> str:
 
 
 def verify_password(password: str, stored: str | None) -> bool:
-    """Whether ``password`` matches ``stored``; with no stored hash the work is done all the same
-    (against a dummy hash) and the answer is False."""
-    if stored is None:
-        _HASHER.verify(password, _DUMMY_HASH)
+    """Whether ``password`` matches ``stored``; with no stored hash, or a password longer than any
+    that can be set, the work is done all the same (against a dummy hash) and the answer is False."""
+    if stored is None or len(password) > MAX_PASSWORD:
+        _HASHER.verify(password[:MAX_PASSWORD], _DUMMY_HASH)
         return False
     try:
         return bool(_HASHER.verify(password, stored))

@@ -218,7 +218,7 @@ class AccountStore:
         self._check_throttle([(account_key, ACCOUNT_FAILURES), (address_key, ADDRESS_FAILURES)])
         stored: str | None = None
         user: User | None = None
-        if 0 < len(name) <= 40 and len(pw) <= security.MAX_PASSWORD:
+        if 0 < len(name) <= 40:
             with self.storage.transaction() as tx:
                 r = (
                     tx.conn.execute(
@@ -229,7 +229,7 @@ class AccountStore:
                 )
             if r is not None and r["deleted_at"] is None and not r["is_bot"]:
                 stored, user = r["password_hash"], _user(r)
-        ok = security.verify_password(pw[: security.MAX_PASSWORD], stored)
+        ok = security.verify_password(pw, stored)
         if not ok or user is None:
             now = time.time()
             with self.storage.transaction(write=True) as tx:
@@ -304,7 +304,7 @@ class AccountStore:
         security.check_password(new, user.username)
         with self.storage.transaction() as tx:
             stored = tx.conn.execute(sa.select(users_table.c.password_hash).where(users_table.c.id == user.id)).scalar()
-        if not isinstance(old, str) or not security.verify_password(old[: security.MAX_PASSWORD], stored):
+        if not isinstance(old, str) or not security.verify_password(old, stored):
             raise Refused(403, "the current password is wrong")
         hashed = security.hash_password(new)
         now = time.time()
@@ -401,7 +401,7 @@ class AccountStore:
         name stay (the name cannot be taken again)."""
         with self.storage.transaction() as tx:
             stored = tx.conn.execute(sa.select(users_table.c.password_hash).where(users_table.c.id == user.id)).scalar()
-        if not isinstance(password, str) or not security.verify_password(password[: security.MAX_PASSWORD], stored):
+        if not isinstance(password, str) or not security.verify_password(password, stored):
             raise Refused(403, "the password is wrong")
         now = time.time()
         with self.storage.transaction(write=True) as tx:

@@ -309,3 +309,14 @@ def test_a_bearer_write_needs_no_origin(user: User, browser: Browser) -> None:
         "/api/challenges", json={"to": "ai-level2", "game": "nibble"}, headers={"Authorization": f"Bearer {token}"}
     )
     assert r.status_code == 201, r.text
+
+
+def test_a_password_with_the_right_beginning_but_longer_than_any_allowed_does_not_log_in(
+    browser: Browser,
+) -> None:
+    """Passwords are compared whole: nothing is cut off before checking."""
+    pw = "p" * 256
+    assert browser().post("/api/account/signup", json={"username": "Longpw", "password": pw}).status_code == 201
+    r = browser().post("/api/account/login", json={"username": "Longpw", "password": pw + "extra"})
+    assert r.status_code == 401
+    assert browser().post("/api/account/login", json={"username": "Longpw", "password": pw}).status_code == 200
