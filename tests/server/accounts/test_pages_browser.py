@@ -99,3 +99,23 @@ def test_two_people_sign_up_challenge_play_rated_and_see_their_ratings(
     ann.screenshot(path=str(artifacts / f"leaderboard-{tag}.png"), full_page=True)
     ann.context.close()
     ben.context.close()
+
+
+def test_a_guest_signs_up_and_finds_the_games_played_as_a_guest(
+    server: str,  # noqa: F811
+    browser: Any,  # noqa: F811
+    artifacts: Path,  # noqa: F811
+) -> None:
+    """'a guest signs up and finds the games played as a guest' (the seat tokens this browser holds)."""
+    page = browser.new_context(viewport={"width": 1100, "height": 800}).new_page()
+    page.goto(server + "/?game=nibble")
+    page.wait_for_selector("#create-btn")
+    page.locator("#create-btn").click()  # against the computer, the lobby's default
+    page.wait_for_url(re.compile(r"/g/(\w+)"))
+    page.wait_for_selector("svg.board")
+    game_id = page.url.split("/g/")[1].split("#")[0]
+    sign_up(page, server, "Guesty")
+    page.goto(f"{server}/u/Guesty")
+    page.wait_for_selector(f"#history a[href='/g/{game_id}']")
+    page.screenshot(path=str(artifacts / "profile-guest-claimed.png"), full_page=True)
+    page.context.close()
