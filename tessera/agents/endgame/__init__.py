@@ -1,0 +1,1 @@
+"""Exact endgames: compiled solvers the levels consult when the end of the game is within reach."""
