@@ -30,7 +30,7 @@ Transposition table
     taken; they depend only on the position, so the table stays valid from one call
     to the next in the same deal and colour table.  Each of ``2^bits`` slots keeps
     the key, a bound (exact, lower, upper) of the value stored relative to its node,
-    and the best step; a slot is always overwritten.
+    and the best step (as a State-API action, valid in any call); a slot is always overwritten.
 Budget
     A search stops after ``node_limit`` nodes and then stores nothing more (results
     already stored stay exact); :class:`NibbleSolver` calls it again with a doubled
@@ -183,6 +183,7 @@ def search_root(
     nb: np.ndarray,
     adj: np.ndarray,
     zc: np.ndarray,
+    act: np.ndarray,
     taken_in: np.ndarray,
     trip: np.ndarray,
     zt: np.ndarray,
@@ -260,9 +261,10 @@ def search_root(
                     m += 1
                 if hint >= 0:
                     for i in range(m):
-                        if moves[ply, i] == hint:
+                        if act[moves[ply, i]] == hint:
+                            j = moves[ply, i]
                             moves[ply, i] = moves[ply, 0]
-                            moves[ply, 0] = hint
+                            moves[ply, 0] = j
                             break
                 f_int[ply, 2] = alpha
                 f_int[ply, 3] = beta
@@ -307,7 +309,7 @@ def search_root(
             tkey[slot] = f_key[ply]
             tval[slot] = _to_tt(best, ply)
             tflag[slot] = fl
-            tmove[slot] = f_int[ply, 6]
+            tmove[slot] = act[f_int[ply, 6]]
             if ply == 0:
                 return best
             ply -= 1
@@ -407,6 +409,8 @@ class _Position:
     nb: np.ndarray
     adj: np.ndarray
     zc: np.ndarray
+    act: np.ndarray
+    """State-API action of each local block, then ``end``."""
     taken: np.ndarray
     cells: list[int]
     """State-API action (cell index) of each local block."""
@@ -504,6 +508,7 @@ class NibbleSolver:
             nb=nb,
             adj=adj,
             zc=zc,
+            act=np.array([*index, game.end_action], np.int64),
             taken=taken,
             cells=index,
             end=game.end_action,
@@ -514,7 +519,7 @@ class NibbleSolver:
         return int(
             search_root(
                 pos.mask, pos.p, pos.taking, alpha, beta, pos.h,
-                pos.col, pos.nb, pos.adj, pos.zc, pos.taken, trip, z.taken, z.side,
+                pos.col, pos.nb, pos.adj, pos.zc, pos.act, pos.taken, trip, z.taken, z.side,
                 self.tkey, self.tval, self.tflag, self.tmove, ctx,
             )  # fmt: skip
         )
@@ -524,8 +529,7 @@ class NibbleSolver:
         slot = int(key & np.uint64(self.tkey.shape[0] - 1))
         if self.tkey[slot] != key:  # overwritten by a collision of slots: cannot happen at the root's last store
             raise RuntimeError("the solver lost its root entry")
-        j = int(self.tmove[slot])
-        return pos.end if j == len(pos.cells) else pos.cells[j]
+        return int(self.tmove[slot])
 
     def solve(
         self,
