@@ -68,7 +68,8 @@ def self_play_positions(games: int, gen_scale: float, seed: int) -> list[dict[st
         st = game.new_initial_state(seed * 1000 + g)
         while not st.is_terminal() and blocks(st) >= LO:
             if blocks(st) <= HI and len(st.legal_actions()) > 1:
-                out.append({"game": g, "blocks": blocks(st), "mid_turn": st.taking is not None, "position": st.to_dict()})  # type: ignore[attr-defined]
+                mid = st.taking is not None  # type: ignore[attr-defined]
+                out.append({"game": g, "blocks": blocks(st), "mid_turn": mid, "position": st.to_dict()})
             st.apply_action(agents[st.current_player()].choose(st))
         print(f"  game {g + 1}/{games}: {len(out)} positions so far", flush=True)
     return out
@@ -146,7 +147,12 @@ def main(argv: list[str] | None = None) -> None:
         check = NibbleSolver(22)
         for i, rec in enumerate(picked):
             st = game.state_from_dict(rec["position"])
-            row: dict[str, Any] = {"index": i, "game": rec["game"], "blocks": rec["blocks"], "mid_turn": rec["mid_turn"]}
+            row: dict[str, Any] = {
+                "index": i,
+                "game": rec["game"],
+                "blocks": rec["blocks"],
+                "mid_turn": rec["mid_turn"],
+            }
             row.update(solve_timed(st))
             if row["value"] > 0:
                 me = st.current_player()

@@ -191,7 +191,7 @@ def won_positions(count: int, blocks: int) -> list[State]:
 
 @pytest.mark.parametrize("n", [4, 5])
 def test_level_with_a_forced_win_plays_it_out(n: int) -> None:
-    """"A level that sees a forced win within its time never gives it away": it wins every game from there."""
+    """A level that sees a forced win within its time never gives it away: it wins every game from there."""
     for i, start in enumerate(won_positions(4, 14)):
         me = start.current_player()
         agent = make_agent(f"level{n}", game="nibble")

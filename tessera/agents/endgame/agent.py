@@ -84,7 +84,9 @@ class EndgameAgent(Agent):
             out = self.solver.solve(state, seconds, nodes=self.nodes if seconds is None else None, exact=False)
             info: dict[str, Any] = {"solver_seconds": clock() - t0}
             if out is not None:
-                info.update(solver="win" if out.value > 0 else "loss" if out.value < 0 else "draw", solver_nodes=out.nodes)
+                info.update(
+                    solver="win" if out.value > 0 else "loss" if out.value < 0 else "draw", solver_nodes=out.nodes
+                )
                 if out.value >= 0:
                     self.stats = {**info, "value": float(out.value)}
                     return out.best_move

@@ -118,9 +118,12 @@ def _takeable(mask: np.uint64, nb: np.ndarray, adj: np.ndarray, j: int, n: int, 
 def _any_takeable(mask: np.uint64, col: np.ndarray, nb: np.ndarray, adj: np.ndarray, c: int, ctx: np.ndarray) -> bool:
     n = ctx[_N]
     for j in range(n):
-        if col[j] == c and (mask >> np.uint64(j)) & np.uint64(1):
-            if _takeable(mask, nb, adj, j, n, ctx[_SIDES], ctx[_RUN]):
-                return True
+        if (
+            col[j] == c
+            and (mask >> np.uint64(j)) & np.uint64(1)
+            and _takeable(mask, nb, adj, j, n, ctx[_SIDES], ctx[_RUN])
+        ):
+            return True
     return False
 
 
@@ -239,7 +242,7 @@ def search_root(
             done = False
             if tkey[slot] == key:
                 fl = tflag[slot]
-                v = _from_tt(np.int64(tval[slot]), ply)
+                v = _from_tt(int(tval[slot]), ply)
                 if fl == EXACT or (fl == LOWER and v >= beta) or (fl == UPPER and v <= alpha):
                     done = True
                     value = v
@@ -248,14 +251,17 @@ def search_root(
                         alpha = v
                     if fl == UPPER and v < beta:
                         beta = v
-                    hint = np.int64(tmove[slot])
+                    hint = int(tmove[slot])
             if not done:
                 m = 0
                 for j in range(n):
-                    if (mask >> np.uint64(j)) & np.uint64(1) and (taking < 0 or col[j] == taking):
-                        if _takeable(mask, nb, adj, j, n, sides, run):
-                            moves[ply, m] = j
-                            m += 1
+                    if (
+                        (mask >> np.uint64(j)) & np.uint64(1)
+                        and (taking < 0 or col[j] == taking)
+                        and _takeable(mask, nb, adj, j, n, sides, run)
+                    ):
+                        moves[ply, m] = j
+                        m += 1
                 if taking >= 0:
                     moves[ply, m] = n  # end
                     m += 1
@@ -287,12 +293,11 @@ def search_root(
             else:
                 value = -WIN - 2  # no child finished yet: go to the first step
         # -- at node ``ply``: take in the finished child's ``value`` (unless none), then the next step
-        if value != -WIN - 2:
-            if value > f_int[ply, 5]:
-                f_int[ply, 5] = value
-                f_int[ply, 6] = moves[ply, f_int[ply, 8] - 1]
-                if value > f_int[ply, 2]:
-                    f_int[ply, 2] = value
+        if value != -WIN - 2 and value > f_int[ply, 5]:
+            f_int[ply, 5] = value
+            f_int[ply, 6] = moves[ply, f_int[ply, 8] - 1]
+            if value > f_int[ply, 2]:
+                f_int[ply, 2] = value
         p = f_int[ply, 0]
         alpha = f_int[ply, 2]
         beta = f_int[ply, 3]
@@ -365,7 +370,6 @@ def search_root(
             f_int[ply + 1, 3] = -alpha
         ply += 1
         entering = True
-
 
 
 # -- Python side -----------------------------------------------------------------------------
@@ -441,7 +445,7 @@ class NibbleSolver:
         self.tflag[:] = 0
 
     # -- from the State API ----------------------------------------------------------------
-    def _position(self, state: Any) -> tuple[_Position, np.ndarray, np.ndarray]:
+    def _position(self, state: Any) -> tuple[_Position, np.ndarray, _Zobrist]:
         game = state.game
         if game.name != "nibble":
             raise ValueError(f"the Nibble solver takes Nibble positions, not {game.name}")
@@ -518,10 +522,27 @@ class NibbleSolver:
     def _run(self, pos: _Position, trip: np.ndarray, z: _Zobrist, ctx: np.ndarray, alpha: int, beta: int) -> int:
         return int(
             search_root(
-                pos.mask, pos.p, pos.taking, alpha, beta, pos.h,
-                pos.col, pos.nb, pos.adj, pos.zc, pos.act, pos.taken, trip, z.taken, z.side,
-                self.tkey, self.tval, self.tflag, self.tmove, ctx,
-            )  # fmt: skip
+                pos.mask,
+                pos.p,
+                pos.taking,
+                alpha,
+                beta,
+                pos.h,
+                pos.col,
+                pos.nb,
+                pos.adj,
+                pos.zc,
+                pos.act,
+                pos.taken,
+                trip,
+                z.taken,
+                z.side,
+                self.tkey,
+                self.tval,
+                self.tflag,
+                self.tmove,
+                ctx,
+            )
         )
 
     def _root_move(self, pos: _Position, z: _Zobrist) -> int:
@@ -558,7 +579,14 @@ class NibbleSolver:
         deadline = None if seconds is None else start + seconds
         ctx = np.zeros(9, np.int64)
         square = state.game.grid.kind == "square"
-        ctx[:6] = (len(pos.cells), len(trip), state.game.triple_need, state.game.majority, 4 if square else 6, 2 if square else 3)
+        ctx[:6] = (
+            len(pos.cells),
+            len(trip),
+            state.game.triple_need,
+            state.game.majority,
+            4 if square else 6,
+            2 if square else 3,
+        )
         spent = 0
         chunk = 20000
 
