@@ -242,6 +242,7 @@ def test_wrapper_lets_the_search_play_a_proven_loss() -> None:
     a = wrapped.choose(st, iterations=40, rng=1)
     assert a in st.legal_actions()
     assert wrapped.stats["solver"] == "loss" and wrapped.stats["iterations"] >= 1
+    assert wrapped.stats["value"] == -1.0
 
 
 def test_wrapper_without_time_to_solve_uses_the_search() -> None:
@@ -267,6 +268,7 @@ def test_endgame_verdict_says_forced_win_or_lost() -> None:
         else:
             assert "is lost with best play" in v.text
         assert st.string_to_action(v.best_move) in st.legal_actions()
+        assert v.as_dict()["text"] == v.text
         texts.append(v.winner == p)
     assert True in texts and False in texts
     assert endgame_verdict(SQUARE.new_initial_state(2)) is None

@@ -94,6 +94,8 @@ class EndgameAgent(Agent):
                 info["solver"] = "unknown"
             action = self.inner._choose(state, budget, rng)
             self.stats = {**self.inner.stats, **info}
+            if info["solver"] == "loss":
+                self.stats["value"] = -1.0  # proved: the search's estimate is only its hope
             return action
         action = self.inner._choose(state, budget, rng)
         self.stats = self.inner.stats

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import Any
 
 from tessera.agents.endgame.agent import within_reach
 from tessera.agents.endgame.nibble import REACH, NibbleSolver
@@ -28,6 +29,10 @@ class Verdict:
     """A best step for the player to move (winning, or the longest loss), in the game's notation."""
     text: str
     """One line for the board, e.g. ``"Forced win in 7 steps for First"``."""
+
+    def as_dict(self) -> dict[str, Any]:
+        """The verdict as JSON-ready data (``winner``, ``to_move``, ``plies``, ``best_move``, ``text``)."""
+        return asdict(self)
 
 
 _SOLVERS: dict[int, NibbleSolver] = {}
