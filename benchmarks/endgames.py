@@ -168,7 +168,7 @@ def main(argv: list[str] | None = None) -> None:
                     if "solver" in agent.stats:
                         row[f"{name} solver"] = agent.stats["solver"]
             records.append(row)
-            kept = {k: v for k, v in row.items() if isinstance(v, bool)}
+            kept = {k: v for k, v in row.items() if isinstance(v, bool) and k != "mid_turn"}
             print(f"  {i + 1}/{len(picked)} {row['blocks']} blocks value {row['value']:+d} "
                   f"{row['cpu']:.3f} s {kept}", flush=True)  # fmt: skip
         large = []
