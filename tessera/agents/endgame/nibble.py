@@ -385,7 +385,7 @@ class Solution:
     """An integer action of the State API: winning (fastest win when ``plies`` is known), or the longest loss."""
     plies: int | None
     """Steps to the end with best play on both sides (fastest win, longest loss); ``None`` if only the result
-    was proved in the time."""
+    was proved in the time (and for a draw, which Nibble's odd counts never allow)."""
     nodes: int
     """Nodes searched by this call."""
 
@@ -594,6 +594,9 @@ class NibbleSolver:
             nonlocal spent, chunk
             while True:
                 limit = chunk if nodes is None else min(chunk, nodes - spent)
+                now = clock()
+                if deadline is not None and spent and now > start:  # never run far past the deadline
+                    limit = min(limit, max(20000, int(spent / (now - start) * (deadline - now))))
                 if limit <= 0:
                     return None
                 ctx[_LIMIT] = limit
@@ -610,7 +613,7 @@ class NibbleSolver:
             return None
         value = 1 if v > 0 else -1 if v < 0 else 0
         move = self._root_move(pos, z)
-        plies: int | None = 0 if value == 0 else None
+        plies: int | None = None
         if exact and value != 0:
             chunk = max(chunk // 2, 20000)
             w = search(-WIN - 1, WIN + 1)
