@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -35,7 +36,7 @@ class Verdict:
         return asdict(self)
 
 
-_SOLVERS: dict[int, NibbleSolver] = {}
+_LOCAL = threading.local()
 
 
 def endgame_verdict(state: State, seconds: float = 1.0, *, reach: int = ANALYSIS_REACH) -> Verdict | None:
@@ -44,11 +45,11 @@ def endgame_verdict(state: State, seconds: float = 1.0, *, reach: int = ANALYSIS
     ``None`` as well for games without a solver and positions out of reach.  Each thread keeps
     one solver (its table speeds up the positions of one game that follow).
     """
-    import threading
-
     if not within_reach(state, reach):
         return None
-    solver = _SOLVERS.setdefault(threading.get_ident(), NibbleSolver(20))
+    solver = getattr(_LOCAL, "solver", None)
+    if solver is None:
+        solver = _LOCAL.solver = NibbleSolver(20)
     out = solver.solve(state, seconds)
     if out is None:
         return None

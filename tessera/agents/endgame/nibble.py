@@ -39,6 +39,7 @@ Budget
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -623,7 +624,7 @@ class NibbleSolver:
         return Solution(value, move, plies, spent)
 
 
-_SOLVER: NibbleSolver | None = None
+_LOCAL = threading.local()
 
 
 def solve(state: Any, seconds: float | None = None) -> tuple[int, int, int | None] | None:
@@ -632,14 +633,14 @@ def solve(state: Any, seconds: float | None = None) -> tuple[int, int, int | Non
     ``value`` is +1 (forced win), −1 (lost with best play) or 0 (draw); ``best_move`` an integer
     action; ``plies_to_end`` the steps to the end with best play (``None`` if the time only
     proved the result).  ``None`` when not proved within ``seconds`` (``None``: no limit) or
-    when more than :data:`MAX_BLOCKS` blocks are left.  One shared solver keeps its table.
+    when more than :data:`MAX_BLOCKS` blocks are left.  Each thread keeps one solver and its table.
     """
-    global _SOLVER
     if len(state.to_dict()["cells"]) > MAX_BLOCKS:
         return None
-    if _SOLVER is None:
-        _SOLVER = NibbleSolver()
-    out = _SOLVER.solve(state, seconds)
+    solver = getattr(_LOCAL, "solver", None)
+    if solver is None:
+        solver = _LOCAL.solver = NibbleSolver()
+    out = solver.solve(state, seconds)
     return None if out is None else (out.value, out.best_move, out.plies)
 
 
