@@ -192,16 +192,20 @@ def won_positions(count: int, blocks: int) -> list[State]:
 @pytest.mark.parametrize("n", [4, 5])
 def test_level_with_a_forced_win_plays_it_out(n: int) -> None:
     """A level that sees a forced win within its time never gives it away: it wins every game from there."""
-    for i, start in enumerate(won_positions(4, 14)):
+    judge = NibbleSolver(18)
+    for i, start in enumerate(won_positions(3, 14) + won_positions(3, 17)):
         me = start.current_player()
         agent = make_agent(f"level{n}", game="nibble")
-        other = make_agent("random(seed=5)")
+        other = make_agent("level3", game="nibble")
         st = start.clone()
         while not st.is_terminal():
-            who = agent if st.current_player() == me else other
-            st.apply_action(who.choose(st, iterations=30, rng=i))
-            if st.current_player() == me and not st.is_terminal():
-                assert agent.stats.get("solver") in (None, "win")  # None only mid-turn of the opponent
+            mine = st.current_player() == me
+            st.apply_action((agent if mine else other).choose(st, iterations=30, rng=i))
+            if mine:
+                assert agent.stats["solver"] == "win"
+                if not st.is_terminal():  # every step keeps the win, whoever moves next
+                    after = judge.solve(st)
+                    assert after is not None and after.value == (1 if st.current_player() == me else -1)
         assert st.returns()[me] > 0, start.to_dict()
 
 
