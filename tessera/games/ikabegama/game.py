@@ -106,11 +106,11 @@ def _warm_up(game: IkabegamaGame) -> None:
     kern.add_token(a, game.nest_ids[0], LIGHT)
     kern.add_token(a, game.nest_ids[1], DARK)
     kern.settle(a, k)
-    kern.legal_actions(a, k, allowed)
+    kern.legal(a, k, allowed)
     kern.check(a, k, allowed, game.pass_action)
-    kern.value(a, k, LIGHT)
+    kern.evaluate(a, k, LIGHT)
     kern.rollouts(a, k, allowed, 1, 0, 1)
-    kern.apply(a, k, kern.random_action(a, k, allowed, 0))
+    kern.apply(a, k, kern.random_step(a, k, allowed, 0))
     kern.grown(a, 8)
 
 
@@ -362,7 +362,7 @@ class IkabegamaState(TurnState):
 
     def _legal_actions(self) -> list[Action]:
         g = self.game
-        moves = kern.legal_actions(self._a, g.kconst, g.allowed_mask)
+        moves = kern.legal(self._a, g.kconst, g.allowed_mask)
         if moves.shape[0] == 0:
             return [g.pass_action]
         return moves.tolist()  # type: ignore[no-any-return]
@@ -377,7 +377,7 @@ class IkabegamaState(TurnState):
         if player is not None and player != self.to_move:
             raise IllegalMove(f"it is player {self.to_move}'s turn, not player {player}'s")
         g = self.game
-        return kern.random_action(self._a, g.kconst, g.allowed_mask, rng.getrandbits(63))  # type: ignore[no-any-return]
+        return kern.random_step(self._a, g.kconst, g.allowed_mask, rng.getrandbits(63))  # type: ignore[no-any-return]
 
     def rollouts(self, n: int, seed: int, max_plies: int | None = None) -> RolloutResult:
         """``State.rollouts`` by the rollout kernel: all ``n`` games in one call."""
@@ -470,10 +470,10 @@ class IkabegamaState(TurnState):
     # -- agents ------------------------------------------------------------------------
     def evaluate(self, player: int) -> float:
         """``tanh(0.15·token lead + 0.35·nest-race lead)`` for ``player``; exact when over
-        (:func:`kernels.value`, the evaluation rollouts use)."""
+        (:func:`kernels.evaluate`, the evaluation rollouts use)."""
         if self._over:
             return self.returns()[player]
-        return float(kern.value(self._a, self.game.kconst, player))
+        return float(kern.evaluate(self._a, self.game.kconst, player))
 
     # -- drawing -----------------------------------------------------------------------
     def _view_cells(self) -> list[int]:

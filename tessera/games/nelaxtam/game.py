@@ -572,7 +572,7 @@ class NelaxtamState(State):
     def order_reason(self, actions: Sequence[Action], player: int) -> str | None:
         """``None`` when ``actions`` (one per token, as written) are a legal full order of ``player``.
 
-        The check is one kernel call (:func:`tessera.games.nelaxtam.kernels.order_code`);
+        The check is one kernel call (:func:`tessera.games.nelaxtam.kernels.check`);
         its code becomes the sentence here.
         """
         if self.phase == OVER:
@@ -580,7 +580,7 @@ class NelaxtamState(State):
         if player not in (0, 1):
             return f"there is no player {player!r}; players are 0 (Black) and 1 (White)"
         acts = list(actions)
-        code = _k.order_code(self.a, self.game.geo, player, np.array(acts, np.int64))
+        code = _k.check(self.a, self.game.geo, player, np.array(acts, np.int64))
         return _order_message(self.game, code, acts, player) if code else None
 
     def _check_order(self, order: str, player: int | None) -> list[Action]:
@@ -643,7 +643,7 @@ class NelaxtamState(State):
             return out
         opts = np.empty((g.ntroops, _k.MAX_OPTIONS), np.int64)
         counts = np.empty(g.ntroops, np.int64)
-        _k.options(self.a, g.geo, player, opts, counts)
+        _k.legal(self.a, g.geo, player, opts, counts)
         rows = opts.tolist()
         for t, m in enumerate(counts.tolist()):
             if m:
@@ -758,7 +758,7 @@ class NelaxtamState(State):
             raise IllegalMove("the game is over")
         player = self._check_player(player)
         out = np.empty(self.game.ntroops, np.int64)
-        n = _k.random_order(self.a, self.game.geo, player, rng_state(rng.getrandbits(63)), out)
+        n = _k.random_step(self.a, self.game.geo, player, rng_state(rng.getrandbits(63)), out)
         return out[:n].tolist()
 
     def random_move(self, rng: random.Random, player: int | None = None) -> Move:
@@ -887,7 +887,7 @@ class NelaxtamState(State):
         """Apply two legal orders (one kernel call): moves, then destructions, deaths, removals, end."""
         self._pending = [None, None]
         self._turns.append((tuple(acts[0]), tuple(acts[1])))
-        _k.resolve(self.a, self.game.geo, np.array(acts[0] + acts[1], np.int64), len(acts[0]))
+        _k.apply(self.a, self.game.geo, np.array(acts[0] + acts[1], np.int64), len(acts[0]))
         self._sync()
 
     def can_destroy(self) -> bool:
@@ -911,7 +911,7 @@ class NelaxtamState(State):
             raise ValueError(f"rollouts: max_plies must be >= 0 or None, not {max_plies!r}")
         out = np.zeros(n, np.float64)
         cutoff = -1 if max_plies is None else max_plies
-        turns = _k.playouts(self.a, self.game.geo, rng_state(seed), cutoff, out) if n else 0
+        turns = _k.rollouts(self.a, self.game.geo, rng_state(seed), cutoff, out) if n else 0
         v0 = float(out.sum())
         return RolloutResult(n, (v0, -v0), int(turns))
 
@@ -1072,51 +1072,51 @@ def _completable(options: list[list[str]], claimed: set[str]) -> bool:
 
 
 def _order_message(g: NelaxtamGame, code: int, actions: list[Action], player: int) -> str:
-    """The sentence of an order check's code (:func:`tessera.games.nelaxtam.kernels.order_code`)."""
+    """The sentence of an order check's code (:func:`tessera.games.nelaxtam.kernels.check`)."""
     kind, x, y, z = code & 255, (code >> 8) & 0xFFFF, (code >> 24) & 0xFFFF, code >> 40
     lab = g.sq_label
-    if kind == 1:
+    if kind == _k.R_TWO_TOKENS:
         return f"troop {x} is given two tokens"
-    if kind == 2:
+    if kind == _k.R_TROOP_ORDER:
         return f"tokens must be listed in increasing troop number: troop {x} comes after troop {y}"
-    if kind == 3:
+    if kind == _k.R_TROOP_GONE:
         return f"troop {x} is no longer on the board"
-    if kind == 4:
+    if kind == _k.R_PLACE_AFTER_INVASION:
         return f"{x}@{lab[y]}: troops are placed only in the invasion (turn 1)"
-    if kind == 5:
+    if kind == _k.R_MOVE_NOT_DIAGONAL:
         return f"troop {x} on {lab[y]} cannot move to {lab[z]}: moves are diagonal"
-    if kind == 6:
+    if kind == _k.R_MOVE_NOT_ADJACENT:
         return f"troop {x} on {lab[y]} cannot move to {lab[z]}: it is not adjacent"
-    if kind == 7:
+    if kind == _k.R_MOVE_ONTO_REMOVED:
         return f"troop {x} cannot move to {lab[y]}: that square's territory has been removed"
-    if kind == 8:
+    if kind == _k.R_DESTROY_OWN:
         return f"troop {x} cannot destroy {lab[y]}: it is {NAMES[player]}'s own territory square"
-    if kind == 9:
+    if kind == _k.R_DESTROY_NOT_ADJACENT:
         return f"troop {x} on {lab[y]} cannot destroy {lab[z]}: it is not orthogonally adjacent"
-    if kind == 10:
+    if kind == _k.R_DESTROY_REMOVED:
         return f"troop {x} cannot destroy {lab[y]}: it has already been removed"
-    if kind == 11:
+    if kind == _k.R_SAME_END:
         return f"troops {x} and {y} would both end on {lab[z]}"
-    if kind == 12:
+    if kind == _k.R_SAME_END_QUIET:
         return f"troops {x} and {y} would both end on {lab[z]} (troop {x} does not act)"
-    if kind == 13:
+    if kind == _k.R_TROOP_WITHOUT_TOKEN:
         return f"troop {x} has no token: every living troop must be given one ({x}= to hold)"
-    if kind == 14:
+    if kind == _k.R_QUIET_ONE_TOKEN:
         return f"the quiet variant allows one token per turn (one troop acts), not {x}"
-    if kind == 15:
+    if kind == _k.R_NOT_AN_ACTION:
         return f"action {actions[x]!r} is not an action of {g}"
-    if kind == 20:
+    if kind == _k.R_INVASION_PLACES:
         a = actions[x]
         return f"{g.tokens[a]}: the invasion places every troop with a token like {a // g.block + 1}@a3"
-    if kind == 21:
+    if kind == _k.R_PLACED_TWICE:
         return f"troop {x} is placed twice"
-    if kind == 23:
+    if kind == _k.R_LAND_ON_ENEMY:
         return f"troop {x} cannot land on {lab[y]}: it is {NAMES[1 - player]} territory"
-    if kind == 24:
+    if kind == _k.R_PLACED_SAME:
         return f"troops {x} and {y} are both placed on {lab[z]}"
-    if kind == 25:
+    if kind == _k.R_TROOP_MISSING:
         return f"troop {x} is missing: the invasion places every troop (1 to {g.ntroops})"
-    if kind == 26:
+    if kind == _k.R_TOO_FEW_BY_SEA:
         return (
             f"only {x} troop{'s' if x != 1 else ''} stand on edge squares, but {y} come by sea "
             "and must land on the edge of the island"

@@ -418,7 +418,7 @@ class NibbleGame(Game):
                     f"nibble position: player {to_move} is taking colour {taking} but holds no block of it"
                 )
             st._set_taking(taking)
-            if _k.legal_count(st.s, st._deal, self.geo) == 1:  # only end
+            if _k.legal(st.s, st._deal, self.geo) == 1:  # only end
                 raise ValueError(
                     f"nibble position: no block of colour {taking} can be taken, so the turn would have ended"
                 )
@@ -579,7 +579,7 @@ class NibbleState(TurnState):
     def _legal_actions(self) -> list[Action]:
         if self._legal is None:
             g = self.game
-            m = _k.legal_count(self.s, self._deal, g.geo)
+            m = _k.legal(self.s, self._deal, g.geo)
             start = self._h + _k.LEGAL
             self._legal = self.s[start : start + m].tolist()
         return list(self._legal)
@@ -630,7 +630,7 @@ class NibbleState(TurnState):
         """A uniformly random legal action (``rng.random()`` picks from the legal steps the kernel lists)."""
         if self._over or (player is not None and player != self.to_move):
             return super().random_action(rng, player)
-        return int(_k.pick_legal(self.s, self._deal, self.game.geo, rng.random()))
+        return int(_k.random_step(self.s, self._deal, self.game.geo, rng.random()))
 
     def rollouts(self, n: int, seed: int, max_plies: int | None = None) -> RolloutResult:
         """``n`` random games from here in one kernel call (:meth:`State.rollouts`); the state is unchanged.
@@ -644,7 +644,7 @@ class NibbleState(TurnState):
             raise ValueError(f"rollouts: max_plies must be >= 0 or None, not {max_plies!r}")
         out = np.zeros(n, np.float64)
         cutoff = -1 if max_plies is None else max_plies
-        plies = _k.playouts(self.s, self._deal, self.game.geo, rng_state(seed), cutoff, out) if n else 0
+        plies = _k.rollouts(self.s, self._deal, self.game.geo, rng_state(seed), cutoff, out) if n else 0
         v0 = float(out.sum())
         return RolloutResult(n, (v0, -v0), int(plies))
 

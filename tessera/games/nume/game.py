@@ -189,11 +189,11 @@ def _warm_up(game: NumeGame) -> None:
     nbr = game.nbr
     kern.status(a, nbr, 0, BLACK)
     kern.statuses(a, nbr, BLACK)
-    kern.placement_codes(a, nbr, BLACK)
-    kern.random_placement(a, nbr, BLACK, 0.0, 0.0)
-    kern.value(a, nbr, 0.5, 0.0, BLACK)
+    kern.legal(a, nbr, BLACK)
+    kern.random_step(a, nbr, BLACK, 0.0, 0.0)
+    kern.evaluate(a, nbr, 0.5, 0.0, BLACK)
     kern.rollouts(a, nbr, BLACK, 1, rng_state(0), 1, 0.5, 0.0, BLACK)
-    kern.place(a, nbr, 0, 1, BLACK)
+    kern.apply(a, nbr, 0, 1, BLACK)
 
 
 @register
@@ -271,7 +271,7 @@ class NumeGame(Game):
 
     @property
     def placement_lists(self) -> list[list[int]]:
-        """The actions of each code of :func:`kernels.placement_codes` (``2·c``: ``[c·K]``, the
+        """The actions of each code of :func:`kernels.legal` (``2·c``: ``[c·K]``, the
         joining stone; ``2·c + 1``: the new groups of cell ``c``), built on first use."""
         if self._placement_lists is None:
             K = self.K
@@ -589,7 +589,7 @@ class NumeState(State):
             lists = g.placement_lists
             out: list[int] = []
             extend = out.extend
-            for i in kern.placement_codes(self._a, g.nbr, self._col).tolist():
+            for i in kern.legal(self._a, g.nbr, self._col).tolist():
                 extend(lists[i])
             return out
         if self._phase == BID:
@@ -647,7 +647,7 @@ class NumeState(State):
 
     def _place(self, c: int, k: int) -> None:
         """Put a stone of the colour to move on cell ``c`` (number code ``k``), which must be legal."""
-        left = kern.place(self._a, self.game.nbr, c, k, self._col)
+        left = kern.apply(self._a, self.game.nbr, c, k, self._col)
         if left < 0:
             raise IllegalMove(self._placement_reason(c, k) or "illegal placement")
         if left == 0:
@@ -695,7 +695,7 @@ class NumeState(State):
         the ``cell × number`` moves).  Komi bids and colour choices: uniform.
         """
         if self._placing and (player is None or player == self._to_move):
-            return kern.random_placement(self._a, self.game.nbr, self._col, rng.random(), rng.random())  # type: ignore[no-any-return]
+            return kern.random_step(self._a, self.game.nbr, self._col, rng.random(), rng.random())  # type: ignore[no-any-return]
         actions = self.legal_actions(player)
         if not actions:
             raise IllegalMove(f"player {player} has no legal move now")
@@ -865,7 +865,7 @@ class NumeState(State):
     # -- agents --------------------------------------------------------------------------
     def evaluate(self, player: int) -> float:
         """Estimated final-score lead of ``player`` squashed to [-1, 1] (see module docstring;
-        computed by :func:`kernels.value`, the evaluation rollouts use)."""
+        computed by :func:`kernels.evaluate`, the evaluation rollouts use)."""
         if self._over:
             return self.returns()[player]
         g = self.game
@@ -877,7 +877,7 @@ class NumeState(State):
             v = math.tanh(abs(edge) / max(2.0, math.sqrt(g.cells)))
             return v if player == 1 else -v
         kb, kw = self._komis()
-        return float(kern.value(self._a, g.nbr, kb, kw, self._colors[player]))
+        return float(kern.evaluate(self._a, g.nbr, kb, kw, self._colors[player]))
 
     # -- drawing -------------------------------------------------------------------------
     def _player_names(self) -> list[str]:

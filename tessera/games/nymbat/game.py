@@ -309,11 +309,11 @@ def _warm_up(game: NymbatGame) -> None:
     geo = game.geo
     _k.legal(s, geo)
     _k.check(s, geo, END)
-    _k.random_action(s, geo, 1)
+    _k.random_step(s, geo, 1)
     _k.query(s, geo, _k.Q_ALLOWANCE, 0)
     _k.evaluate(s, geo, 0)
     _k.rollouts(s, geo, 1, rng_state(0), 2, np.zeros(game.players))
-    _k.step(s.copy(), geo, PASS, True)
+    _k.apply(s.copy(), geo, PASS, True)
     _k.resign(s.copy(), geo, 1)
 
 
@@ -640,72 +640,73 @@ class NymbatState(TurnState):
         move = self.action_to_string(action)
         src, dst = divmod(action, N) if action < PLACE_BASE else (0, 0)
         c = (action - PLACE_BASE) // 6 if PLACE_BASE <= action < REMOVE_BASE else 0
-        if code == 1:
+        if code == _k.R_PENALTY_DUE:
             return (
                 f"{move}: {names[p]} must first pay a penalty at reserve 0 by removing one of his own pieces "
                 "('lose <hex>')"
             )
-        if code == 2:
+        if code == _k.R_MOVE_WHILE_BRINGING:
             return f"{move}: a turn that brings in reserves cannot also move a group"
-        if code == 3:
+        if code == _k.R_MOVE_ON_FIRST_TURN:
             return f"{move}: on his first turn {names[p]} must bring in reserves"
-        if code == 4:
+        if code == _k.R_NO_OWN_PIECE:
             return f"{move}: {LABEL[src]} holds no {names[p]} piece"
-        if code == 5:
+        if code == _k.R_PIECE_HAS_MOVED:
             return f"{move}: each piece moves at most once per turn; the piece on {LABEL[src]} has moved"
-        if code == 6:
+        if code == _k.R_NOT_OF_GROUP:
             return f"{move}: only pieces of the group chosen at the first step may move this turn"
-        if code == 7:
+        if code == _k.R_NO_MOVEMENT:
             return f"{move}: a piece that moves must leave its hex"
-        if code == 8:
+        if code == _k.R_ONTO_OWN_PIECE:
             return f"{move}: a piece may not end its move on another own piece"
-        if code == 9:
+        if code == _k.R_OUT_OF_REACH:
             speed = self.speed if self.phase == MOVE else int(_k.query(self.s, self.game.geo, _k.Q_GROUP_SPEED, src))
             return (
                 f"{move}: {LABEL[dst]} is not reachable within the group's speed {speed} "
                 "(paths go through empty or own hexes, never through an opponent's piece)"
             )
-        if code == 10:
+        if code == _k.R_PLACE_WHILE_MOVING:
             return f"{move}: a turn that moves a group cannot also bring in reserves"
-        if code == 11:
+        if code == _k.R_OUTSIDE_SETUP:
             return f"{move}: pieces are brought in only in {names[p]}'s setup area ({self.L.setup_text[p]})"
-        if code == 12:
+        if code == _k.R_ONTO_A_PIECE:
             return f"{move}: hex {LABEL[c]} is not empty"
-        if code == 13:
+        if code == _k.R_OVER_RESERVE:
             return f"{move}: the numbers brought in may not exceed the reserve ({self.reserves[p]} left)"
-        if code == 14:
+        if code == _k.R_OVER_FIRST_LIMIT:
             return (
                 f"{move}: on the first turn the numbers brought in may total at most {self.game.first_limit} "
                 f"({self.placed} placed so far)"
             )
-        if code == 15:
+        if code == _k.R_NO_BREAKTHROUGH:
             return (
                 f"{move}: removals 'x<hex>' are only allowed right after an attack that splits a group (breakthrough)"
             )
-        if code == 16:
+        if code == _k.R_NOT_NEXT_TO_ATTACK:
             whose = "opponent pieces"
             if self.n > 2:
                 whose = f"{names[self.brk_owner]}'s pieces (the defender's)"
             return (
                 f"{move}: a breakthrough removes only {whose} adjacent to the attacked hex {GRID.label(self.brk_cell)}"
             )
-        if code == 17:
+        if code == _k.R_OVER_BUDGET:
             return (
                 f"{move}: the pieces removed by breakthrough may total at most the attacker's number; "
                 f"{self.brk_budget} left, this piece is a {self._number(action - REMOVE_BASE)}"
             )
-        if code == 18:
+        if code == _k.R_NO_PENALTY_DUE:
             return f"{move}: 'lose' is only played to pay a retreat or delay penalty at reserve 0"
-        if code == 19:
+        if code == _k.R_LOSE_NOT_OWN:
             return f"{move}: {LABEL[action - LOSE_BASE]} holds no {names[p]} piece"
-        if code == 20:
+        if code == _k.R_END_FIRST:
             return "end: a turn must first bring in a piece or move a piece (or pass)"
-        if code == 21:
+        if code == _k.R_PASS_AFTER_STEPS:
             return "pass: a pass is a whole turn; it cannot follow other steps"
+        assert code == _k.R_PASS_ON_FIRST_TURN, code
         return f"pass: on his first turn {names[p]} must bring in reserves"
 
     def _apply(self, action: Action) -> None:
-        self._sync(_k.step(self.s, self.game.geo, action, False))
+        self._sync(_k.apply(self.s, self.game.geo, action, False))
 
     def apply_action(self, action: Action) -> None:
         """Apply an integer action of the player to move, checked (one kernel call: check and apply)."""
@@ -717,7 +718,7 @@ class NymbatState(TurnState):
         if not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
             raise IllegalMove(f"action {action!r} is not an action of {self.game.name}")
         p = self.to_move
-        status = _k.step(self.s, self.game.geo, action, True)
+        status = _k.apply(self.s, self.game.geo, action, True)
         if status < 0:
             raise IllegalMove(self._reason(-status, action))
         self._sync(status)
@@ -738,7 +739,7 @@ class NymbatState(TurnState):
             raise IllegalMove("the game is over: there is no move to draw")
         if player is not None and player != self.to_move:
             raise IllegalMove(f"it is player {self.to_move}'s turn, not player {player}'s")
-        return int(_k.random_action(self.s, self.game.geo, rng.getrandbits(63)))
+        return int(_k.random_step(self.s, self.game.geo, rng.getrandbits(63)))
 
     def rollouts(self, n: int, seed: int, max_plies: int | None = None) -> RolloutResult:
         """``n`` random games from here in one kernel call (:meth:`State.rollouts`); the state is unchanged.
