@@ -377,7 +377,7 @@ class IkabegamaState(TurnState):
         if player is not None and player != self.to_move:
             raise IllegalMove(f"it is player {self.to_move}'s turn, not player {player}'s")
         g = self.game
-        return kern.random_step(self._a, g.kconst, g.allowed_mask, rng.getrandbits(63))  # type: ignore[no-any-return]
+        return kern.random_step(self._a, g.kconst, g.allowed_mask, rng.getrandbits(63))
 
     def rollouts(self, n: int, seed: int, max_plies: int | None = None) -> RolloutResult:
         """``State.rollouts`` by the rollout kernel: all ``n`` games in one call."""

@@ -390,7 +390,8 @@ class NelaxtamState(State):
         """``player``'s troops' squares (square indices, ``-1`` dead or not landed), by troop."""
         t = self.game.ntroops
         start = self.game.num_squares + player * t
-        return self.a[start : start + t].tolist()
+        cells: list[int] = self.a[start : start + t].tolist()
+        return cells
 
     @property
     def pos(self) -> list[list[int]]:
@@ -659,7 +660,7 @@ class NelaxtamState(State):
             return []
         if self.legal_moves(0) or self.legal_moves(1):  # whole orders are enumerated (quiet battle)
             return [None] if self.legal_actions(player) else []
-        return sorted(self.troop_actions(player))
+        return [*sorted(self.troop_actions(player))]
 
     def decision_choices(self, player: int, unit: int | None, pending: Sequence[Action]) -> list[Action]:
         """``player``'s tokens for troop ``unit`` that leave his order completable, sorted.
@@ -759,7 +760,8 @@ class NelaxtamState(State):
         player = self._check_player(player)
         out = np.empty(self.game.ntroops, np.int64)
         n = _k.random_step(self.a, self.game.geo, player, rng_state(rng.getrandbits(63)), out)
-        return out[:n].tolist()
+        order: list[Action] = out[:n].tolist()
+        return order
 
     def random_move(self, rng: random.Random, player: int | None = None) -> Move:
         """A random legal full order of ``player`` (normalised)."""

@@ -695,7 +695,7 @@ class NumeState(State):
         the ``cell × number`` moves).  Komi bids and colour choices: uniform.
         """
         if self._placing and (player is None or player == self._to_move):
-            return kern.random_step(self._a, self.game.nbr, self._col, rng.random(), rng.random())  # type: ignore[no-any-return]
+            return kern.random_step(self._a, self.game.nbr, self._col, rng.random(), rng.random())
         actions = self.legal_actions(player)
         if not actions:
             raise IllegalMove(f"player {player} has no legal move now")
