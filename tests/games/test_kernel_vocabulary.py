@@ -25,6 +25,8 @@ def test_every_game_is_a_package_of_the_same_shape(name: str) -> None:
     cls = tessera.core.game_class(name)
     assert cls.__module__ == f"tessera.games.{name}.game"
     assert getattr(pkg, cls.__name__) is cls
+    assert pkg.Game is cls and pkg.State is type(cls().new_initial_state(seed=0))
+    assert pkg.kernels.__name__ == f"tessera.games.{name}.kernels"
 
 
 @pytest.mark.parametrize("name", GAMES)

@@ -1,5 +1,15 @@
-"""Ikabegamá: the game (``game``) and its compiled rule kernels (``kernels``); the rules are ``game``'s docstring."""
+"""Ikabegamá, one package of the shape every game has.
 
+* ``game`` — the declaration (:data:`INFO`), the :class:`Game` and its :class:`State`: moves, position
+  parsing (``Game.state_from_dict``), render description (``State.render``); its docstring is the rules;
+* ``kernels`` — the compiled rules (numba) in the shared vocabulary (``legal``, ``check``, ``apply``,
+  ``random_step``, ``evaluate``, ``rollouts``; refusal codes ``R_*``);
+* ``observation`` — the observation planes of the research adapters (``Game.observation_spec``).
+
+``Game`` and ``State`` name the same classes in every game's package.
+"""
+
+from tessera.games.ikabegama import kernels, observation
 from tessera.games.ikabegama.game import (
     COLORS,
     DARK,
@@ -10,12 +20,21 @@ from tessera.games.ikabegama.game import (
     IkabegamaState,
 )
 
+Game = IkabegamaGame
+"""This game's :class:`~tessera.core.game.Game` (every game's package has the name)."""
+State = IkabegamaState
+"""This game's :class:`~tessera.core.game.State`."""
+
 __all__ = [
     "COLORS",
     "DARK",
     "INFO",
     "LIGHT",
     "NAMES",
+    "Game",
     "IkabegamaGame",
     "IkabegamaState",
+    "State",
+    "kernels",
+    "observation",
 ]
