@@ -73,7 +73,7 @@ from tessera.core.hexplane import (
 from tessera.core.kernels import warm_up
 from tessera.core.observation import ObservationSpec
 from tessera.core.registry import register
-from tessera.core.render import PLAYER_COLORS, cell_entry, describe, piece, text_diagram
+from tessera.core.render import PLAYER_COLORS, text_diagram
 from tessera.games.ikabegama import kernels as kern
 
 LIGHT, DARK = 0, 1
@@ -475,73 +475,12 @@ class IkabegamaState(TurnState):
             return self.returns()[player]
         return float(kern.evaluate(self._a, self.game.kconst, player))
 
-    # -- drawing -----------------------------------------------------------------------
-    def _view_cells(self) -> list[int]:
-        g = self.game
-        w = g.window
-        if g.allowed is not None:
-            return sorted(g.allowed)
-        seen: set[int] = set()
-        for h in [*self.tokens, *g.nest_ids]:
-            q0, r0 = w.axial(h)
-            for dq in range(-3, 4):
-                for dr in range(-3, 4):
-                    if abs(dq + dr) <= 3 and w.contains(q0 + dq, r0 + dr):
-                        seen.add(w.id(q0 + dq, r0 + dr))
-        return sorted(seen)
-
+    # -- drawing (render.py) ---------------------------------------------------------
     def render(self, player: int | None = None) -> dict[str, Any]:
-        g = self.game
-        w = g.window
-        cells = []
-        nest_symbol = {g.nest_ids[0]: "l", g.nest_ids[1]: "d"}
-        for h in self._view_cells():
-            q, r = w.axial(h)
-            x, y = hex_center(q, r)
-            cells.append(cell_entry(w.label(h), x, y, symbol=nest_symbol.get(h)))
-        pieces = [
-            piece(w.label(h), o, color=COLORS[o], symbol="LD"[o], title=f"{NAMES[o]} token")
-            for h, o in sorted(self.tokens.items())
-        ]
-        highlights: list[dict[str, Any]] = [
-            {"cell": w.label(h), "kind": "nest", "owner": i, "color": COLORS[i], "title": f"{NAMES[i]} nest"}
-            for i, h in enumerate(g.nest_ids)
-        ]
-        last: list[str] = []
-        if self._history:
-            _, a = self._history[-1]
-            s = self.action_to_string(a)
-            last = [] if s == "pass" else s.split(">")
-            highlights += [{"cell": c, "kind": "last"} for c in last]
-        actions: list[dict[str, Any]] = []
-        cp = self.current_player()
-        if cp >= 0 and (player is None or player == cp):
-            for a in self._legal_actions():
-                s = self.action_to_string(a)
-                if s == "pass":
-                    actions.append({"move": "pass", "path": [], "label": "Pass"})
-                else:
-                    actions.append({"move": s, "path": s.split(">")})
-        board: dict[str, Any] = {
-            "kind": "hexplane" if g.allowed is None else "hex",
-            "cells": cells,
-            "unbounded": g.allowed is None,
-            "coords": "axial",
-        }
-        return describe(
-            self,
-            board=board,
-            pieces=pieces,
-            players=[{"name": NAMES[i], "color": COLORS[i]} for i in (0, 1)],
-            highlights=highlights,
-            panel=[
-                {"label": "Tokens", "values": self.counts},
-                {"label": "Ply", "values": [f"{self.ply} / {g.params['max_plies']}"]},
-            ],
-            actions=actions,
-            last_move=last,
-            viewer=player,
-        )
+        """The render description (docs/render.md) as seen by ``player`` (None: a spectator)."""
+        from tessera.games.ikabegama.render import render
+
+        return render(self, player)
 
     def __str__(self) -> str:
         return text_diagram(self.render())

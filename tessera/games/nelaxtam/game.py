@@ -154,7 +154,7 @@ from tessera.core.geometry import Grid, bits, diagonal_flood, diagonal_neighbors
 from tessera.core.kernels import rng_state, warm_up
 from tessera.core.observation import ObservationSpec
 from tessera.core.registry import register
-from tessera.core.render import PLAYER_COLORS, cell_entry, describe, piece, text_diagram
+from tessera.core.render import PLAYER_COLORS, text_diagram
 from tessera.games.nelaxtam import kernels as _k
 
 BLACK, WHITE = 0, 1
@@ -942,109 +942,12 @@ class NelaxtamState(State):
         """Territory share (0.7) and troop share (0.3) lead of ``player``; exact when over."""
         return float(_k.evaluate(self.a, self.game.geo, player))
 
-    # -- drawing -----------------------------------------------------------------------
+    # -- drawing (render.py) ---------------------------------------------------------
     def render(self, player: int | None = None) -> dict[str, Any]:
         """The render description for ``player`` (``None``: a spectator); never the opponent's order."""
-        g = self.game
-        lab = g.labels
-        cells = []
-        terr = self.terr
-        pos = self.pos
-        for c in g.grid.cells:
-            x, y = g.grid.center(c)
-            if terr[0] >> c & 1:
-                fill, sym, title = TERRITORY_FILL[0], "x", "Black territory"
-            elif terr[1] >> c & 1:
-                fill, sym, title = TERRITORY_FILL[1], "o", "White territory"
-            else:
-                fill, sym, title = SEA_FILL, ".", "removed"
-            cells.append(cell_entry(lab[c], x, y, fill=fill, symbol=sym, title=title))
-        pieces = []
-        for p in (0, 1):
-            for t, c in enumerate(pos[p]):
-                if c >= 0:
-                    pieces.append(
-                        piece(
-                            lab[c],
-                            p,
-                            text=str(t + 1),
-                            color=COLORS[p],
-                            symbol="XO"[p],
-                            title=f"{NAMES[p]} troop {t + 1}",
-                        )
-                    )
-        last = [lab[c] for c in self._last_cells]
-        highlights: list[dict[str, Any]] = [{"cell": c, "kind": "last"} for c in last]
-        sealed = ["yes" if self._pending[p] is not None else "no" for p in (0, 1)]
-        panel: list[dict[str, Any]] = [
-            {"label": "Territory", "values": self.scores()},
-            {"label": "Troops", "values": [len(self.living(0)), len(self.living(1))]},
-            {"label": "Turn", "values": [f"{self.turn} ({self.phase})"]},
-            {"label": "Turns without destruction", "values": [f"{self.idle} / {g._params['max_idle_turns']}"]},
-        ]
-        if self.phase != OVER:
-            panel.append({"label": "Order sealed", "values": sealed})
-        if self.phase == INVASION:
-            need = g._params["by_sea"]
-            panel.append({"label": "Invasion", "values": [f"at least {need} troops land on the shaded edge (by sea)"]})
-            for p in (0, 1) if player is None else (player,):
-                highlights += [
-                    {"cell": lab[c], "kind": "setup", "owner": p, "title": "edge square: troops by sea land here"}
-                    for c in bits(terr[p] & g.edge)
-                ]
-        order = None
-        if player in (0, 1) and self.phase != OVER:
-            order = self._order_section(player)
-        return describe(
-            self,
-            board={"kind": "square", "cells": cells, "unbounded": False, "coords": "chess"},
-            pieces=pieces,
-            players=[{"name": NAMES[i], "color": COLORS[i]} for i in (0, 1)],
-            highlights=highlights,
-            panel=panel,
-            actions=[],
-            last_move=last,
-            viewer=player,
-            order=order,
-        )
+        from tessera.games.nelaxtam.render import render
 
-    def _order_section(self, player: int) -> dict[str, Any]:
-        g = self.game
-        lab = g.labels
-        units = []
-        invasion = self.phase == INVASION
-        pos = self.pos[player]
-        for k, acts in self.troop_actions(player).items():
-            cell = pos[k - 1]
-            choices = []
-            for a in acts:
-                _, kind, target = g.decode(a)
-                tok = g.tokens[a]
-                if kind == HOLD:
-                    label = "nobody acts" if self._quiet_battle() else "hold"
-                    choices.append({"token": tok, "path": [], "label": label})
-                else:
-                    verb = {MOVE: "move to", DESTROY: "destroy", PLACE: "land on"}[kind]
-                    choices.append({"token": tok, "path": [lab[target]], "label": f"{verb} {lab[target]}"})
-            unit: dict[str, Any] = {
-                "id": str(k),
-                "cell": None if invasion or cell < 0 else lab[cell],
-                "label": f"Troop {k}",
-                "choices": choices,
-            }
-            if not invasion and not self._quiet_battle():
-                unit["default"] = f"{k}="
-            units.append(unit)
-        mine = self._pending[player]
-        return {
-            "player": player,
-            "submitted": mine is not None,
-            "pending": mine,
-            "opponent_submitted": self._pending[1 - player] is not None,
-            "separator": " ",
-            "single": self._quiet_battle(),
-            "units": units,
-        }
+        return render(self, player)
 
     def __str__(self) -> str:
         """A text diagram: ``x``/``o`` territory, ``.`` removed, ``X3``/``O3`` troops; rank ``size`` on top."""

@@ -120,12 +120,12 @@ from typing import Any
 
 import numpy as np
 
-from tessera.core.game import TERMINAL, Action, Game, GameInfo, IllegalMove, Param, ParamRule, RolloutResult, TurnState
+from tessera.core.game import Action, Game, GameInfo, IllegalMove, Param, ParamRule, RolloutResult, TurnState
 from tessera.core.geometry import Grid, hexagon, square
 from tessera.core.kernels import neighbour_table, rng_state, warm_up
 from tessera.core.observation import ObservationSpec
 from tessera.core.registry import register
-from tessera.core.render import describe, grid_cells, piece, text_diagram
+from tessera.core.render import text_diagram
 from tessera.games.nibble import kernels as _k
 
 NAMES = ("First", "Second")
@@ -693,119 +693,12 @@ class NibbleState(TurnState):
             return self.returns()[player]
         return float(_k.evaluate(self.s, self._deal, self.game.geo, player))
 
-    # -- drawing -----------------------------------------------------------------------
-    def _last_turn_cells(self) -> list[str]:
-        """Labels of the blocks taken in the trailing run of steps of one player."""
-        if not self._history:
-            return []
-        g = self.game
-        who = self._history[-1][0]
-        out: list[str] = []
-        for p, a in reversed(self._history):
-            if p != who:
-                break
-            if a != g.end_action:
-                out.append(g.grid.label(g.cells[a]))
-        return out[::-1]
-
+    # -- drawing (render.py) ---------------------------------------------------------
     def render(self, player: int | None = None) -> dict[str, Any]:
-        g = self.game
-        grid = g.grid
-        n = g.colors
-        board = {
-            "kind": grid.kind,
-            "cells": grid_cells(grid, {c: EMPTY_FILL for c in grid.cells}),
-            "unbounded": False,
-            "coords": "chess" if grid.kind == "square" else "rows",
-        }
-        pieces = []
-        blocks = self.blocks()
-        taken = self.taken
-        for c, colour in blocks.items():
-            name, fill = PALETTE[colour]
-            pieces.append(
-                piece(
-                    grid.label(c),
-                    None,
-                    color=fill,
-                    symbol=SYMBOLS[colour],
-                    shape="block",
-                    title=f"{name} block (colour {colour})",
-                )
-            )
-        last = self._last_turn_cells()
-        highlights = [{"cell": lab, "kind": "last"} for lab in last]
-        m = g.majority
-        on_board = [0] * n
-        for colour in blocks.values():
-            on_board[colour] += 1
-        table_view = []
-        panel: list[dict[str, Any]] = []
-        for pos, colour in enumerate(self.table):
-            name, fill = PALETTE[colour]
-            counts = [taken[0][colour], taken[1][colour]]
-            owner = 0 if counts[0] >= m else 1 if counts[1] >= m else None
-            table_view.append(
-                {
-                    "position": pos,
-                    "color": colour,
-                    "name": name,
-                    "fill": fill,
-                    "counts": counts,
-                    "on_board": on_board[colour],
-                    "majority": owner,
-                }
-            )
-            panel.append({"label": f"{pos + 1}. {name}", "values": counts, "color": fill})
-        panel.append({"label": "Majorities", "values": self.majorities()})
-        panel.append(
-            {
-                "label": "Wins at once",
-                "values": [
-                    f"all {n} blocks of one colour, or {g.triple_need} or more of each of three colours that are "
-                    f"neighbours in the table above (e.g. 1, 2, 3 or 2, 3, 4)"
-                ],
-            }
-        )
-        cp = self.current_player()
-        actions: list[dict[str, Any]] = []
-        if cp >= 0 and (player is None or player == cp):
-            for a in self._legal_actions():
-                if a == g.end_action:
-                    actions.append({"move": "end", "path": [], "label": "End turn"})
-                else:
-                    lab = grid.label(g.cells[a])
-                    actions.append({"move": lab, "path": [lab]})
-        status = None
-        if cp >= 0 and self.taking is not None:
-            status = f"{NAMES[cp]} to move, taking {PALETTE[self.taking][0]} blocks"
-        elif cp == TERMINAL and self._winner is not None:
-            how = "by majority of majorities" if not blocks else "at once"
-            status = f"{NAMES[self._winner]} wins {how}"
-        return describe(
-            self,
-            board=board,
-            pieces=pieces,
-            players=[{"name": NAMES[i], "color": PLAYER_COLORS[i]} for i in (0, 1)],
-            highlights=highlights,
-            panel=panel,
-            actions=actions,
-            last_move=last,
-            status=status,
-            viewer=player,
-            table=table_view,
-            taking=self.taking,
-            thresholds={"all_of_one": n, "three_adjacent": g.triple_need, "majority": m},
-            move_notes=self._move_notes(),
-        )
+        """The render description (docs/render.md) as seen by ``player`` (None: a spectator)."""
+        from tessera.games.nibble.render import render
 
-    def _move_notes(self) -> list[str] | None:
-        """The colour of the block each step of the history took (``"end"`` for End turn), for the move list."""
-        if self.seed is None or not self._history:
-            return None
-        g = self.game
-        dealt, _ = g.deal(self.seed)  # grid cell id -> colour, as dealt
-        return ["end" if a == g.end_action else PALETTE[dealt[g.cells[a]]][0] for _, a in self._history]
+        return render(self, player)
 
     def __str__(self) -> str:
         return text_diagram(self.render())

@@ -106,7 +106,7 @@ from tessera.core.geometry import Grid, alternating_hexagon, square
 from tessera.core.kernels import neighbour_table, rng_state, warm_up
 from tessera.core.observation import ObservationSpec
 from tessera.core.registry import register
-from tessera.core.render import PLAYER_COLORS, describe, grid_cells, piece, text_diagram
+from tessera.core.render import PLAYER_COLORS, text_diagram
 from tessera.games.nume import kernels as kern
 from tessera.games.nume.kernels import GID, GPRICE, GSIZE, HEAD, NEMPTY, NUM, STONE
 
@@ -879,114 +879,17 @@ class NumeState(State):
         kb, kw = self._komis()
         return float(kern.evaluate(self._a, g.nbr, kb, kw, self._colors[player]))
 
-    # -- drawing -------------------------------------------------------------------------
+    # -- drawing (render.py) ---------------------------------------------------------
     def _player_names(self) -> list[str]:
         if self._colors is None:
             return ["Player 0", "Player 1"]
         return [COLOUR_NAMES[c] for c in self._colors]
 
     def render(self, player: int | None = None) -> dict[str, Any]:
-        g = self.game
-        n = g.cells
-        hexes = g.params["variant"] == "hex"
-        board = {
-            "kind": "hex" if hexes else "square",
-            "cells": grid_cells(g.grid),
-            "unbounded": False,
-            "coords": "rows" if hexes else "chess",
-        }
-        owner = {c: i for i, c in enumerate(self._colors)} if self._colors is not None else {}
-        stone, num, gid = self._field(STONE), self._field(NUM), self._field(GID)
-        group_title: dict[int, str] = {}
-        ngroups = [0, 0]
-        for gr in self._group_table():
-            nums = gr["numbers"]
-            group_title[gr["root"]] = (
-                f"{COLOUR_NAMES[gr['color']]} group of {gr['size']}, "
-                f"number{'s' if len(nums) > 1 else ''} {', '.join(map(str, nums))}, price {gr['price']}"
-            )
-            ngroups[gr["color"]] += 1
-        titles = [group_title.get(r, "") for r in gid]  # a stone's title is its group's
-        labels = g.labels
-        pieces = [
-            piece(
-                labels[c],
-                owner.get(col),
-                text="" if num[c] < 0 else str(num[c]),
-                color=COLOURS[col],
-                symbol="BW"[col],
-                title=titles[c],
-            )
-            for c, col in enumerate(stone)
-            if col >= 0
-        ]
-        last: list[str] = []
-        highlights: list[dict[str, Any]] = []
-        if self._history:
-            a = self._history[-1][1]
-            if a < g.place_actions:
-                last = [g.labels[a // g.K]]
-                highlights.append({"cell": last[0], "kind": "last"})
-        cp = self.current_player()
-        actions: list[dict[str, Any]] = []
-        if cp >= 0 and (player is None or player == cp):
-            if self._phase == PLAY:
-                occupied, joins, templates = kern.OCCUPIED, kern.JOINS, g.templates
-                actions = [
-                    {"move": labels[c], "path": [labels[c]]}
-                    if st == joins
-                    else {"template": templates[c], "path": [labels[c]], "number": [0, n]}
-                    for c, st in enumerate(self._statuses())
-                    if st != occupied
-                ]
-            elif self._phase == BID:
-                # one button per bid (docs/render.md: a button is a move with an empty path; the
-                # generic client lists a long group of buttons as a drop-down)
-                for a in range(g.place_actions, g.choose_base):
-                    v, r = divmod(a - g.place_actions, 2)
-                    actions.append(
-                        {
-                            "move": self.action_to_string(a),
-                            "path": [],
-                            "label": f"Komi {v}.5 to {COLOUR_NAMES[r]}",
-                            "group": "komi",
-                        }
-                    )
-            else:
-                for r in (BLACK, WHITE):
-                    actions.append(
-                        {"move": COLOUR_WORDS[r], "path": [], "label": f"Play {COLOUR_NAMES[r]}", "group": "colour"}
-                    )
-        names = self._player_names()
-        if self._colors is None:
-            players = [{"name": names[i], "color": NO_COLOUR[i]} for i in (0, 1)]
-        else:
-            players = [{"name": names[i], "color": COLOURS[self._colors[i]]} for i in (0, 1)]
-        status = None
-        if self._phase == BID:
-            status = "Player 0 to bid the komi and its receiver"
-        elif self._phase == CHOOSE:
-            status = "Player 1 to choose a colour"
-        panel: list[dict[str, Any]] = []
-        if self._komi is not None and self._komi_to is not None:
-            panel.append({"label": "Komi", "values": [f"{_fmt_komi(self._komi)} to {COLOUR_NAMES[self._komi_to]}"]})
-        if self._colors is not None:
-            prices = self._prices()
-            panel.append({"label": "Prices", "values": [prices[c] for c in self._colors]})
-            panel.append({"label": "Groups", "values": [ngroups[c] for c in self._colors]})
-        panel.append({"label": "Empty cells", "values": [self._nempty()]})
-        return describe(
-            self,
-            board=board,
-            pieces=pieces,
-            players=players,
-            highlights=highlights,
-            panel=panel,
-            actions=actions,
-            last_move=last,
-            status=status,
-            viewer=player,
-        )
+        """The render description (docs/render.md) as seen by ``player`` (None: a spectator)."""
+        from tessera.games.nume.render import render
+
+        return render(self, player)
 
     def __str__(self) -> str:
         """A text diagram: ``B5`` a Black stone numbered 5, ``W`` an unnumbered White stone, ``.`` empty."""
