@@ -17,11 +17,14 @@ KERNEL_ENTRIES = ("legal", "apply", "random_step", "evaluate", "rollouts")
 
 @pytest.mark.parametrize("name", GAMES)
 def test_every_game_is_a_package_of_the_same_shape(name: str) -> None:
-    """Each game a small package: ``game`` (state, position parsing, render), ``kernels``, ``observation``."""
+    """Each game a small package: ``game`` (the state), ``position`` (parsing), ``render``, ``kernels``,
+    ``observation``, with the same entry-point names."""
     pkg = importlib.import_module(f"tessera.games.{name}")
     assert pkg.__file__ is not None and pkg.__file__.endswith("__init__.py")
     for module in ("game", "kernels", "observation"):
         importlib.import_module(f"tessera.games.{name}.{module}")
+    assert callable(importlib.import_module(f"tessera.games.{name}.position").state_from_dict)
+    assert callable(importlib.import_module(f"tessera.games.{name}.render").render)
     cls = tessera.core.game_class(name)
     assert cls.__module__ == f"tessera.games.{name}.game"
     assert getattr(pkg, cls.__name__) is cls

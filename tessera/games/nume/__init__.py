@@ -1,7 +1,9 @@
 """Nume, one package of the shape every game has.
 
-* ``game`` — the declaration (:data:`INFO`), the :class:`Game` and its :class:`State`: moves, position
-  parsing (``Game.state_from_dict``), render description (``State.render``); its docstring is the rules;
+* ``game`` — the declaration (:data:`INFO`), the :class:`Game` and its :class:`State` (moves, notation,
+  the sentences of refusals); its docstring is the rules;
+* ``position`` — the position dictionary read back (``state_from_dict``);
+* ``render`` — the render description (``render(state, player)``, behind ``State.render``);
 * ``kernels`` — the compiled rules (numba) in the shared vocabulary (``legal``, ``check``, ``apply``,
   ``random_step``, ``evaluate``, ``rollouts``; refusal codes ``R_*``);
 * ``observation`` — the observation planes of the research adapters (``Game.observation_spec``).
