@@ -1,6 +1,10 @@
 // The lobby: create a game (any game, parameters, opponent, seat, clock), list open and finished games, import.
+// Every text is the player's language (catalogues "lobby" and "params"); a parameter's label and its
+// one-line explanation come from params:<game>.<param>.label / .help, its choices from .choices.<value>.
 import { api, ApiError, escapeHtml, loadSeats, saveSeats } from "./api.js";
+import { hasKey, initI18n, t } from "./i18n.js";
 import { lessonsLinkHtml } from "./learn.js";
+import { initPrefs } from "./prefs.js";
 
 const $ = (id) => document.getElementById(id);
 let catalog = [];
@@ -9,35 +13,88 @@ function current() {
   return catalog.find((g) => g.name === $("game").value);
 }
 
-// A parameter's name in words: "max_plies" → "Max plies", "dark_nest" → "Dark nest".
+// A parameter's name in words when no catalogue has it: "max_plies" → "Max plies".
 export function humanLabel(name) {
   const words = String(name).replace(/_/g, " ").trim();
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
-function paramInput(p) {
+// Label, explanation and choice names of a parameter in the player's language (the catalogue
+// params:<game>.<param>…), else the game's own words.
+function paramLabel(g, p) {
+  const key = `params:${g.name}.${p.name}.label`;
+  return hasKey(key) ? t(key) : humanLabel(p.name);
+}
+function paramHelp(g, p) {
+  const key = `params:${g.name}.${p.name}.help`;
+  return hasKey(key) ? t(key) : p.doc || "";
+}
+function choiceLabel(g, p, c) {
+  if (g.name === "ikabegama" && p.name === "board") {
+    const m = /^hexhex:(\d+)$/.exec(String(c));
+    return m ? t("params:ikabegama.board.hexagon", { n: m[1] }) : t("params:ikabegama.board.plane");
+  }
+  const key = `params:${g.name}.${p.name}.choices.${c}`;
+  return hasKey(key) ? t(key) : String(c);
+}
+
+// Safeguard limits (a draw after so many turns) and expert overrides go under the "advanced" fold.
+const EXPERT = new Set(["ikabegama.dark_nest"]);
+function isAdvanced(g, p) {
+  return /^safeguard\b/i.test(p.doc || "") || EXPERT.has(`${g.name}.${p.name}`);
+}
+
+// Ikabegamá's board is text in the game ('plane' or 'hexhex:N'): the form offers it as a list of
+// the boards that hold both nests (a hexagon of side N reaches N-1 hexes from its centre, midway
+// between the nests).
+function ikabegamaBoards() {
+  const d = parseInt(($("param-distance") || {}).value || "6", 10);
+  const custom = (($("param-dark_nest") || {}).value || "").trim();
+  const least = custom ? 2 : Math.max(2, Math.ceil((Number.isNaN(d) ? 6 : d) / 2) + 1);
+  const out = ["plane"];
+  for (let n = least; n <= 30; n++) out.push(`hexhex:${n}`);
+  return out;
+}
+
+function choicesOf(g, p) {
+  if (g.name === "ikabegama" && p.name === "board") return ikabegamaBoards();
+  return p.choices;
+}
+
+function fillSelect(input, g, p, choices, auto) {
+  const keep = input.value;
+  input.innerHTML = "";
+  if (auto !== undefined) {
+    const o = document.createElement("option");
+    o.value = "";
+    o.textContent = auto;
+    input.appendChild(o);
+  }
+  for (const c of choices) {
+    const o = document.createElement("option");
+    o.value = String(c);
+    o.textContent = choiceLabel(g, p, c);
+    input.appendChild(o);
+  }
+  const values = [...input.options].map((o) => o.value);
+  input.value = values.includes(keep) ? keep : auto !== undefined ? "" : values.includes(String(p.default)) ? String(p.default) : values[0];
+}
+
+function paramInput(g, p) {
   const id = `param-${p.name}`;
   const label = document.createElement("label");
-  label.title = `${p.name}: ${p.doc || ""}`;
-  label.append(`${humanLabel(p.name)} `);
+  label.className = "param";
+  label.dataset.param = p.name;
+  const name = document.createElement("span");
+  name.className = "param-label";
+  name.textContent = paramLabel(g, p);
+  label.append(name, " ");
   let input;
-  if (p.choices) {
+  const choices = choicesOf(g, p);
+  if (choices) {
     input = document.createElement("select");
-    if (p.default === null) {
-      // a default that depends on the other parameters (Nibble's colours follow the board)
-      const auto = document.createElement("option");
-      auto.value = "";
-      auto.textContent = "automatic";
-      auto.selected = true;
-      input.appendChild(auto);
-    }
-    for (const c of p.choices) {
-      const o = document.createElement("option");
-      o.value = String(c);
-      o.textContent = String(c);
-      if (c === p.default) o.selected = true;
-      input.appendChild(o);
-    }
+    fillSelect(input, g, p, choices, p.default === null ? t("lobby:automatic") : undefined);
+    if (p.default !== null) input.value = String(p.default);
   } else if (p.kind === "bool") {
     input = document.createElement("input");
     input.type = "checkbox";
@@ -49,33 +106,122 @@ function paramInput(p) {
     if (p.max !== null) input.max = p.max;
     input.step = p.step !== null ? p.step : p.kind === "int" ? 1 : "any";
     input.value = p.default === null ? "" : String(p.default);
-    if (p.default === null) input.placeholder = "default";
+    if (p.default === null) input.placeholder = t("lobby:automatic");
+    if (p.kind === "str") {
+      const ph = `params:${g.name}.${p.name}.placeholder`;
+      if (hasKey(ph)) input.placeholder = t(ph);
+    }
   }
   input.id = id;
   input.dataset.param = p.name;
   input.dataset.kind = p.kind;
   label.appendChild(input);
-  if (p.doc) {
+  const help = paramHelp(g, p);
+  if (help) {
     const small = document.createElement("small");
-    small.textContent = p.doc;
+    small.className = "param-help";
+    small.textContent = help;
     label.appendChild(small);
   }
   return label;
+}
+
+// -- ready-made variants (the catalogue's examples): named by what they change, one click fills the form --
+function parseSpec(spec) {
+  const m = /^[^(]*\((.*)\)$/.exec(spec);
+  const out = {};
+  if (!m) return out;
+  for (const part of m[1].split(",")) {
+    const [k, v] = part.split("=");
+    if (k && v !== undefined) out[k.trim()] = v.trim();
+  }
+  return out;
+}
+
+function variantText(g, spec) {
+  const params = parseSpec(spec);
+  return Object.entries(params)
+    .map(([k, v]) => {
+      const p = g.params.find((q) => q.name === k);
+      if (!p) return `${k} ${v}`;
+      let shown = v;
+      if (p.kind === "bool") shown = v === "true" || v === "1" ? t("lobby:yes") : t("lobby:no");
+      else if (choicesOf(g, p) || p.choices) shown = choiceLabel(g, p, p.kind === "int" ? Number(v) : v);
+      return `${paramLabel(g, p)}: ${shown}`;
+    })
+    .join(" · ");
+}
+
+function showVariants(g) {
+  const row = $("variant-row");
+  row.innerHTML = "";
+  row.hidden = !g.examples.length;
+  if (!g.examples.length) return;
+  const label = document.createElement("label");
+  label.append(t("lobby:variants"), " ");
+  const sel = document.createElement("select");
+  sel.id = "variant";
+  const own = document.createElement("option");
+  own.value = "";
+  own.textContent = t("lobby:variant_standard");
+  sel.appendChild(own);
+  for (const spec of g.examples) {
+    const o = document.createElement("option");
+    o.value = spec;
+    o.textContent = variantText(g, spec);
+    o.title = spec;
+    sel.appendChild(o);
+  }
+  sel.addEventListener("change", () => applyVariant(g, sel.value));
+  label.appendChild(sel);
+  row.appendChild(label);
+}
+
+// The standard game, then the variant's values; the "advanced" fold opens when it sets a limit there.
+function applyVariant(g, spec) {
+  const values = spec ? parseSpec(spec) : {};
+  for (const p of g.params) {
+    const input = $(`param-${p.name}`);
+    if (!input) continue;
+    const v = p.name in values ? values[p.name] : p.default === null ? "" : String(p.default);
+    if (p.kind === "bool") input.checked = v === true || v === "true" || v === "1";
+    else input.value = v;
+    if (p.name in values && isAdvanced(g, p)) $("advanced").open = true;
+  }
+  if ($("param-players")) showSeats();
+  applyParamRules();
 }
 
 function showGame() {
   const g = current();
   if (!g) return;
   const box = $("params");
-  box.innerHTML = "<legend>Parameters</legend>";
-  for (const p of g.params) box.appendChild(paramInput(p));
-  box.addEventListener("change", applyParamRules);
+  const adv = $("params-advanced");
+  box.innerHTML = "";
+  const legend = document.createElement("legend");
+  legend.textContent = t("lobby:rules_of_play");
+  box.appendChild(legend);
+  adv.innerHTML = "";
+  for (const p of g.params) (isAdvanced(g, p) ? adv : box).appendChild(paramInput(g, p));
+  $("advanced").hidden = !adv.children.length;
+  box.onchange = applyParamRules;
+  adv.onchange = applyParamRules;
   applyParamRules();
-  const ex = g.examples.length ? ` Variants: ${g.examples.join(", ")}.` : "";
-  $("game-about").innerHTML = `${escapeHtml(g.title)}: ${Object.keys(g.seats_by_players || {}).join(" or ") || g.players} players, ${escapeHtml(g.dynamics)} turns.${escapeHtml(ex)} <a href="/rules/${g.name}">Rules</a> · ${lessonsLinkHtml(g.name, g.title)}`;
-  const players = $("param-players");
-  if (players) players.addEventListener("change", showSeats);
+  const players = Object.keys(g.seats_by_players || {}).join(` ${t("lobby:or")} `) || String(g.players);
+  const about = `params:${g.name}.about`;
+  const dyn = `lobby:dynamics.${g.dynamics}`;
+  $("game-about").innerHTML =
+    `${escapeHtml(hasKey(about) ? t(about) : g.title)} ` +
+    `<span class="game-facts">${escapeHtml(t("lobby:game_facts", { players, turns: hasKey(dyn) ? t(dyn) : g.dynamics }))}</span> ` +
+    `<a href="/rules/${encodeURIComponent(g.name)}">${escapeHtml(t("lobby:rules_link"))}</a> · ${lessonsLinkHtml(g.name, g.title)}`;
+  showVariants(g);
+  const pl = $("param-players");
+  if (pl) pl.addEventListener("change", () => {
+    showSeats();
+    showLevels();
+  });
   showSeats();
+  showLevels();
 }
 
 // -- parameters that follow each other (the catalogue's param_rules) ------------------------
@@ -112,18 +258,27 @@ function effectiveParam(g, p) {
   return eff;
 }
 
-function rangeText(eff) {
-  if (eff.fixed) return "fixed by the other choices";
-  if (eff.choices) return `one of ${eff.choices.join(", ")}`;
-  if (eff.min !== null && eff.max !== null) return `from ${eff.min} to ${eff.max}`;
-  if (eff.min !== null) return `at least ${eff.min}`;
-  if (eff.max !== null) return `at most ${eff.max}`;
+function rangeText(g, p, eff) {
+  if (eff.fixed) return t("lobby:range.fixed");
+  if (eff.choices) return t("lobby:range.one_of", { list: eff.choices.map((c) => choiceLabel(g, p, c)).join(", ") });
+  if (eff.min !== null && eff.max !== null) return t("lobby:range.from_to", { min: eff.min, max: eff.max });
+  if (eff.min !== null) return t("lobby:range.at_least", { min: eff.min });
+  if (eff.max !== null) return t("lobby:range.at_most", { max: eff.max });
   return "";
+}
+
+function autoText(value) {
+  return value === null || value === undefined ? t("lobby:automatic") : t("lobby:automatic_value", { value });
 }
 
 function applyParamRules() {
   const g = current();
-  if (!g || !(g.param_rules || []).length) return;
+  if (!g) return;
+  if (g.name === "ikabegama" && $("param-board")) {
+    const p = g.params.find((q) => q.name === "board");
+    fillSelect($("param-board"), g, p, ikabegamaBoards());
+  }
+  if (!(g.param_rules || []).length) return;
   for (const p of g.params) {
     if (!(g.param_rules || []).some((r) => r.param === p.name)) continue;
     const input = $(`param-${p.name}`);
@@ -134,8 +289,8 @@ function applyParamRules() {
     if (input.tagName === "SELECT") {
       const keep = input.value;
       const opts = [];
-      if (auto) opts.push(["", eff.default === null ? "automatic" : `automatic (${eff.default})`]);
-      for (const c of eff.choices || []) opts.push([String(c), String(c)]);
+      if (auto) opts.push(["", autoText(eff.default)]);
+      for (const c of eff.choices || []) opts.push([String(c), choiceLabel(g, p, c)]);
       const same = opts.length === input.options.length && opts.every(([v, t], i) => input.options[i].value === v && input.options[i].textContent === t);
       if (!same) {
         input.innerHTML = "";
@@ -153,7 +308,7 @@ function applyParamRules() {
     } else {
       if (eff.min !== null) input.min = eff.min; else input.removeAttribute("min");
       if (eff.max !== null) input.max = eff.max; else input.removeAttribute("max");
-      if (auto) input.placeholder = eff.default === null ? "automatic" : `automatic (${eff.default})`;
+      if (auto) input.placeholder = autoText(eff.default);
       const v = input.value === "" ? null : Number(input.value);
       const outside = v !== null && ((eff.min !== null && v < eff.min) || (eff.max !== null && v > eff.max));
       if (eff.fixed) input.value = eff.default === null ? "" : String(eff.default);
@@ -165,7 +320,7 @@ function applyParamRules() {
       note.className = "param-range";
       input.parentElement.appendChild(note);
     }
-    note.textContent = eff.ruled ? `Now ${rangeText(eff)}.` : "";
+    note.textContent = eff.ruled ? t("lobby:range.now", { range: rangeText(g, p, eff) }) : "";
   }
 }
 
@@ -177,20 +332,71 @@ function seatNames() {
   return (players && byPlayers[players.value]) || g.player_names;
 }
 
+function seatName(i, n) {
+  return t("lobby:seat_name", { name: n, seat: i });
+}
+
 function showSeats() {
   const names = seatNames();
-  $("seat").innerHTML = names.map((n, i) => `<option value="${i}">${escapeHtml(n)} (seat ${i})</option>`).join("");
-  const levels = [1, 2, 3, 4, 5].map((l) => `<option value="ai:${l}">AI level ${l}</option>`).join("");
+  $("seat").innerHTML = names.map((n, i) => `<option value="${i}">${escapeHtml(seatName(i, n))}</option>`).join("");
+  const levels = (i) =>
+    [1, 2, 3, 4, 5]
+      .map((l) => `<option value="ai:${l}"${i > 0 && l === 2 ? " selected" : ""}>${escapeHtml(t("lobby:seat_kind.ai", { level: levelName(l) }))}</option>`)
+      .join("");
   $("seat-plan").innerHTML = names
     .map(
-      (n, i) => `<label>${escapeHtml(n)} (seat ${i}) <select class="seat-kind" data-seat="${i}">
-        <option value="here"${i === 0 ? " selected" : ""}>a person at this screen</option>
-        <option value="invite">a friend (invite link)</option>
-        ${levels.replace(i === 0 ? "" : 'value="ai:2"', i === 0 ? "" : 'value="ai:2" selected')}
+      (n, i) => `<label>${escapeHtml(seatName(i, n))} <select class="seat-kind" data-seat="${i}">
+        <option value="here"${i === 0 ? " selected" : ""}>${escapeHtml(t("lobby:seat_kind.here"))}</option>
+        <option value="invite">${escapeHtml(t("lobby:seat_kind.invite"))}</option>
+        ${levels(i)}
       </select></label>`,
     )
     .join("");
   showMode();
+}
+
+// -- AI levels: what each does and how strong it was measured to be (docs/agents.md) ---------
+// Level 5 against level 4 and level 3 (score %, games a pair, both at a tenth of their time), and
+// the search of levels 3-5 against level 2 (win %, 100 games at 0.1-0.2 s a move).
+const STRENGTH = {
+  ikabegama: { vs4: 45, vs3: 50, games: "20 / 6", vs2: 100 },
+  nelaxtam: { vs4: 78, vs3: 84, games: "100", vs2: 86 },
+  nibble: { vs4: 81, vs3: 95, games: "100", vs2: 100 },
+  nume: { vs4: 79, vs3: 83, games: "100", vs2: 90 },
+  nymbat: { vs4: 67, vs3: 75, games: "30 / 20", vs2: 95 },
+};
+
+function fourPlayers() {
+  const g = current();
+  const pl = $("param-players");
+  return !!(g && g.name === "nymbat" && pl && pl.value === "4");
+}
+
+function levelName(l) {
+  return t(`params:levels.${l}.name`);
+}
+
+function levelAbout(l) {
+  const g = current();
+  if (fourPlayers()) {
+    const base = t(`params:levels4.${l}`);
+    return l === 5 ? `${base} ${t("params:measured.four_players")}` : base;
+  }
+  const parts = [t(`params:levels.${l}.help`)];
+  const s = g && STRENGTH[g.name];
+  if (s && l === 3) parts.push(t("params:measured.vs2", { pct: s.vs2 }));
+  if (s && l === 4) parts.push(t("params:measured.below5", { pct: 100 - s.vs4 }));
+  if (s && l === 5) parts.push(t("params:measured.vs43", { vs4: s.vs4, vs3: s.vs3, games: s.games }));
+  if (g && g.name === "ikabegama" && l >= 3) parts.push(t("params:measured.ikabegama"));
+  return parts.join(" ");
+}
+
+function showLevels() {
+  const sel = $("ai-level");
+  const keep = sel.value || "2";
+  sel.innerHTML = [1, 2, 3, 4, 5].map((l) => `<option value="${l}">${escapeHtml(levelName(l))}</option>`).join("");
+  sel.value = keep;
+  $("level-about").textContent = levelAbout(parseInt(sel.value, 10));
 }
 
 function seatPlan() {
@@ -253,16 +459,20 @@ async function create(e) {
   }
 }
 
+function seatsText(seats) {
+  return seats.map((s) => s.name).join(seats.length > 2 ? ", " : ` ${t("lobby:vs")} `);
+}
+
 function gameItem(g, open) {
-  const seats = g.seats.map((s) => escapeHtml(s.name)).join(g.seats.length > 2 ? ", " : " vs ");
   const clock = g.clock ? ` · ${Math.round(g.clock.initial / 60)}+${g.clock.increment}` : "";
   const res = g.result ? ` · ${escapeHtml(g.result.text)}` : "";
-  const join = open ? `<button data-join="${g.id}">Join</button>` : `<a href="/g/${g.id}">replay</a>`;
-  return `<li><a href="/g/${g.id}">${escapeHtml(g.title)}</a> <code>${escapeHtml(g.spec)}</code> — ${seats}${clock}${res} ${join}</li>`;
+  const join = open ? `<button data-join="${g.id}">${escapeHtml(t("lobby:join"))}</button>` : `<a href="/g/${g.id}">${escapeHtml(t("lobby:replay"))}</a>`;
+  return `<li><a href="/g/${g.id}">${escapeHtml(g.title)}</a> <code>${escapeHtml(g.spec)}</code> — ${escapeHtml(seatsText(g.seats))}${clock}${res} ${join}</li>`;
 }
 
 // "My games": the games this browser holds seats in (no accounts: the seat tokens kept here),
-// ongoing first and those where it is your turn before them, then finished ones.
+// ongoing first and those where it is your turn before them, then finished ones. On a phone the
+// list comes before the form when there is one (class has-games).
 async function refreshMyGames() {
   const ids = [];
   for (let i = 0; i < localStorage.length; i++) {
@@ -288,23 +498,30 @@ async function refreshMyGames() {
   );
   const rank = (r) => (r.v.status === "active" ? (r.yours ? 0 : 1) : 2);
   rows.sort((a, b) => rank(a) - rank(b) || b.v.version - a.v.version);
+  $("lobby").classList.toggle("has-games", rows.length > 0);
   $("my-games").innerHTML = rows.length
     ? rows
         .map(({ v, yours, seats }) => {
           const hash = seats.map((s) => `t${s}=${encodeURIComponent(loadSeats(v.id).tokens[s])}`).join("&");
-          const names = v.seats.map((s) => escapeHtml(s.name)).join(" vs ");
-          const state = v.status !== "active" ? escapeHtml(v.result ? v.result.text : "finished") : yours ? "<strong>your turn</strong>" : "waiting for the opponent";
-          return `<li class="my-game${yours ? " yours" : ""}" data-game="${escapeHtml(v.id)}"><a href="/g/${encodeURIComponent(v.id)}#${hash}">${escapeHtml(v.title)}</a> <code>${escapeHtml(v.spec)}</code> — ${names} · ${state}</li>`;
+          const state =
+            v.status !== "active"
+              ? escapeHtml(v.result ? v.result.text : t("lobby:state.finished"))
+              : yours
+                ? `<strong>${escapeHtml(t("lobby:state.your_turn"))}</strong>`
+                : escapeHtml(t("lobby:state.waiting"));
+          return `<li class="my-game${yours ? " yours" : ""}" data-game="${escapeHtml(v.id)}"><a href="/g/${encodeURIComponent(v.id)}#${hash}">${escapeHtml(v.title)}</a> <code>${escapeHtml(v.spec)}</code> — ${escapeHtml(seatsText(v.seats))} · ${state}</li>`;
         })
         .join("")
-    : '<li class="hint">Games you play in this browser appear here.</li>';
+    : `<li class="hint">${escapeHtml(t("lobby:my_games_empty"))}</li>`;
 }
 
 async function refreshLists() {
   refreshMyGames();
   try {
     const open = await api("GET", "/api/games?status=open");
-    $("open-games").innerHTML = open.games.length ? open.games.map((g) => gameItem(g, true)).join("") : '<li class="hint">No open games. Create one and invite a friend.</li>';
+    $("open-games").innerHTML = open.games.length
+      ? open.games.map((g) => gameItem(g, true)).join("")
+      : `<li class="hint">${escapeHtml(t("lobby:no_open_games"))}</li>`;
     for (const b of document.querySelectorAll("[data-join]")) {
       b.addEventListener("click", async () => {
         try {
@@ -317,7 +534,8 @@ async function refreshLists() {
       });
     }
     const fin = await api("GET", "/api/games?status=finished");
-    $("finished-games").innerHTML = fin.games.slice(0, 15).map((g) => gameItem(g, false)).join("") || '<li class="hint">None yet.</li>';
+    $("finished-games").innerHTML =
+      fin.games.slice(0, 15).map((g) => gameItem(g, false)).join("") || `<li class="hint">${escapeHtml(t("lobby:none_yet"))}</li>`;
   } catch (err) {
     $("open-games").innerHTML = `<li class="error">${escapeHtml(err.detail || String(err))}</li>`;
   }
@@ -345,15 +563,74 @@ async function importRecord(e) {
   }
 }
 
+// -- first start: the catalogue may take a while (rule kernels compile on first use); the lobby
+// says so, and which games are still being prepared (GET /api/status), never a blank list.
+async function serverStatus() {
+  try {
+    const res = await fetch("/api/status");
+    if (!res.ok) return null; // an older server without the route
+    return await res.json();
+  } catch {
+    return null;
+  }
+}
+
+function gameTitle(name) {
+  const g = catalog.find((x) => x.name === name);
+  const key = `params:${name}.title`;
+  return g ? g.title : hasKey(key) ? t(key) : name;
+}
+
+function showStatus(st, loaded) {
+  const node = $("catalog-status");
+  const warming = st && Array.isArray(st.warming) ? st.warming : [];
+  if (loaded && (!st || st.ready || !warming.length)) {
+    node.hidden = true;
+    return;
+  }
+  node.hidden = false;
+  node.className = "load-status";
+  if (warming.length) {
+    const games = warming.map(gameTitle).join(", ");
+    node.textContent = loaded ? t("lobby:status.preparing_ready", { games }) : t("lobby:status.preparing", { games });
+  } else {
+    node.textContent = t("lobby:status.loading");
+  }
+}
+
+async function watchStatus(isLoaded) {
+  for (;;) {
+    const st = await serverStatus();
+    showStatus(st, isLoaded());
+    if (!st || st.ready) return;
+    await new Promise((r) => setTimeout(r, 700));
+  }
+}
+
+async function loadCatalog() {
+  let loaded = false;
+  watchStatus(() => loaded);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const c = await api("GET", "/api/catalog");
+      loaded = true;
+      return c;
+    } catch (err) {
+      const node = $("catalog-status");
+      node.hidden = false;
+      node.className = "load-status error";
+      node.textContent = t("lobby:status.failed", { detail: err.detail || String(err) });
+      await new Promise((r) => setTimeout(r, Math.min(5000, 500 * 2 ** attempt)));
+    }
+  }
+}
+
 async function start() {
-  const c = await api("GET", "/api/catalog");
-  catalog = c.games;
-  $("game").innerHTML = catalog.map((g) => `<option value="${g.name}">${escapeHtml(g.title)}</option>`).join("");
-  const want = new URLSearchParams(location.search).get("game");
-  if (want && catalog.some((g) => g.name === want)) $("game").value = want;
-  $("game").addEventListener("change", showGame);
-  for (const r of document.querySelectorAll("input[name=mode]")) r.addEventListener("change", showMode);
-  $("create").addEventListener("submit", create);
+  await initI18n(["learn", "lobby", "params"]);
+  initPrefs();
+  $("create").hidden = true;
+  refreshLists();
+  setInterval(refreshLists, 10000);
   $("import").addEventListener("submit", importRecord);
   $("import-analyse").addEventListener("click", () => {
     // the analysis board reads the record itself (POST /api/analysis/record): no game is created
@@ -362,6 +639,19 @@ async function start() {
     sessionStorage.setItem("tessera.analysis.record", text);
     location.href = "/analysis?record=paste";
   });
+  const c = await loadCatalog();
+  catalog = c.games;
+  $("create").hidden = false;
+  showStatus(null, true);
+  $("game").innerHTML = catalog.map((g) => `<option value="${g.name}">${escapeHtml(g.title)}</option>`).join("");
+  const want = new URLSearchParams(location.search).get("game");
+  if (want && catalog.some((g) => g.name === want)) $("game").value = want;
+  $("game").addEventListener("change", showGame);
+  for (const r of document.querySelectorAll("input[name=mode]")) r.addEventListener("change", showMode);
+  $("ai-level").addEventListener("change", () => {
+    $("level-about").textContent = levelAbout(parseInt($("ai-level").value, 10));
+  });
+  $("create").addEventListener("submit", create);
   // the clock's minutes and increment matter only with a clock
   const clockFields = () => {
     for (const id of ["clock-min", "clock-inc"]) $(id).disabled = !$("clock-on").checked;
@@ -369,7 +659,6 @@ async function start() {
   $("clock-on").addEventListener("change", clockFields);
   clockFields();
   showGame();
-  refreshLists();
-  setInterval(refreshLists, 10000);
+  document.body.dataset.ready = "1";
 }
 start();
