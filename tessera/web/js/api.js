@@ -1,4 +1,5 @@
 // Small helpers over the JSON API (docs/http-api.md).
+import { t } from "./i18n.js";
 
 export class ApiError extends Error {
   constructor(status, detail) {
@@ -21,7 +22,7 @@ export async function api(method, path, body = undefined, token = undefined) {
     });
   } catch {
     // no answer at all (server down, network lost): say so in words, not "TypeError: Failed to fetch"
-    throw new ApiError(0, "No connection to the server: nothing was sent. The page reconnects by itself; try again in a moment.");
+    throw new ApiError(0, t("common:no_connection"));
   }
   let data = null;
   const text = await res.text();

@@ -101,6 +101,14 @@ export class BoardView {
     const selected = ui.selected || new Set();
     const marks = ui.marks || new Map();
     const hints = ui.hints || new Map(); // cell -> {kind: 0.., title}: what a click there does
+    // decorations (decorate.js): links between a group's stones, a badge per group, a label or a
+    // glyph on a piece, colours swapped for another palette, targets offered but not allowed now
+    const links = ui.links || [];
+    const badges = ui.badges || new Map();
+    const labels = ui.labels || new Map();
+    const glyphs = ui.glyphs || new Map();
+    const recolor = ui.recolor || new Map();
+    const disabled = ui.disabled || new Map(); // cell -> why a click there does nothing now
     const svg = this.svg;
     while (svg.firstChild) svg.removeChild(svg.firstChild);
     svg.dataset.kind = board.kind;
@@ -177,11 +185,22 @@ export class BoardView {
       }
     }
 
+    const gLinks = el("g", { class: "links" }, gHigh);
+    for (const [a, b, color] of links) {
+      const ca = byCell.get(a);
+      const cb = byCell.get(b);
+      if (!ca || !cb) continue;
+      const w = hex ? 0.5 : 0.3;
+      el("line", { class: "link-edge", x1: ca.x, y1: ca.y, x2: cb.x, y2: cb.y, "stroke-width": w + 0.1, "data-link": `${a}-${b}` }, gLinks);
+      el("line", { class: "link", x1: ca.x, y1: ca.y, x2: cb.x, y2: cb.y, stroke: recolor.get((color || "").toLowerCase()) || color || "#888", "stroke-width": w }, gLinks);
+    }
+
     const last = new Set(desc.last_move || []);
     for (const p of desc.pieces || []) {
       const c = byCell.get(p.cell);
       if (!c) continue;
-      const color = p.color || (p.owner === 0 ? "#1d1d1f" : p.owner === 1 ? "#f4f1ea" : "#999");
+      const own = p.color || (p.owner === 0 ? "#1d1d1f" : p.owner === 1 ? "#f4f1ea" : "#999");
+      const color = recolor.get(own.toLowerCase()) || own;
       const dark = lightness(color) < 0.55;
       const g = el("g", { class: "piece", "data-cell": p.cell, "data-owner": p.owner ?? "" }, gPieces);
       const shapeName = p.shape || "disc";
@@ -196,17 +215,40 @@ export class BoardView {
       } else {
         el("circle", { cx: c.x, cy: c.y, r: hex ? 0.56 : 0.36, fill: color, stroke, "stroke-width": 0.05 }, g);
       }
-      if (p.text) {
-        const fs = String(p.text).length > 2 ? 0.42 : 0.55;
+      const text = p.text || labels.get(p.cell) || "";
+      if (text) {
+        const fs = String(text).length > 2 ? 0.42 : 0.55;
         el("text", {
-          class: "piece-text",
+          class: "piece-text" + (p.text ? "" : " piece-label"),
           x: c.x, y: c.y + fs * 0.36,
           "font-size": hex ? fs : fs * 0.75,
           "text-anchor": "middle",
           fill: dark ? "#fff" : "#111",
-        }, g).textContent = p.text;
+        }, g).textContent = text;
+      }
+      if (glyphs.has(p.cell)) {
+        el("text", {
+          class: "piece-glyph",
+          x: c.x - (hex ? 0.5 : 0.3), y: c.y - (hex ? 0.3 : 0.2),
+          "font-size": hex ? 0.36 : 0.26,
+          "text-anchor": "middle",
+          fill: dark ? "#fff" : "#111",
+        }, g).textContent = glyphs.get(p.cell);
       }
       el("title", {}, g).textContent = `${p.cell}${p.title ? ": " + p.title : ""}`;
+    }
+
+    const gBadges = el("g", { class: "badges" }, svg);
+    for (const [id, b] of badges) {
+      const c = byCell.get(id);
+      if (!c) continue;
+      const fs = hex ? 0.34 : 0.24;
+      const w = Math.max(0.5, String(b.text).length * fs * 0.62 + 0.16);
+      const y = c.y + (hex ? 0.52 : 0.3);
+      const g = el("g", { class: `badge badge-${b.kind || "info"}`, "data-cell": id }, gBadges);
+      el("rect", { x: c.x - w / 2, y: y - fs * 0.62, width: w, height: fs * 1.25, rx: fs * 0.6 }, g);
+      el("text", { x: c.x, y: y + fs * 0.33, "font-size": fs, "text-anchor": "middle" }, g).textContent = b.text;
+      if (b.title) el("title", {}, g).textContent = b.title;
     }
 
     for (const id of last) {
@@ -227,6 +269,12 @@ export class BoardView {
         ? el("circle", { class: "target-dot target-ring" + kind, cx: c.x, cy: c.y, r: hex ? 0.74 : 0.44, "data-cell": id }, gTargets)
         : el("circle", { class: "target-dot" + kind, cx: c.x, cy: c.y, r: hex ? 0.2 : 0.14, "data-cell": id }, gTargets);
       if (hint && hint.title) el("title", {}, node).textContent = `${id}: ${hint.title}`;
+    }
+    for (const [id, why] of disabled) {
+      const c = byCell.get(id);
+      if (!c || clickable.has(id)) continue;
+      const node = el("circle", { class: "target-disabled", cx: c.x, cy: c.y, r: hex ? 0.24 : 0.16, "data-cell": id }, gTargets);
+      if (why) el("title", {}, node).textContent = `${id}: ${why}`;
     }
     for (const id of selected) {
       const c = byCell.get(id);

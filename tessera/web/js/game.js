@@ -2,7 +2,11 @@
 import { api, ApiError, escapeHtml, loadSeats, saveSeats } from "./api.js";
 import { BoardView, nextPathCells, pathStartsWith, pickCell } from "./board.js";
 import { markdown } from "./markdown.js";
+import { decorations, panelRows, safeGlyph } from "./decorate.js";
+import { currentLanguage, hasKey, initI18n, t } from "./i18n.js";
+import { initPrefs, playSound, safePalette } from "./prefs.js";
 
+const tr = t; // where a local "t" (a turn, a token, the AI's report) hides the translation function
 const SIMULTANEOUS = -2;
 const TERMINAL = -4;
 const gameId = decodeURIComponent(location.pathname.split("/")[2] || "");
@@ -39,6 +43,7 @@ const ui = {
   thinking: null, // the AI's last progress report {player, budget, elapsed, steps, stats} and when it came
   thinkingAt: 0,
   drawNote: null, // an AI's answer to a draw offer {text, at: the view version it answers}
+  orderWhy: "", // why the last click in the order builder did nothing
 };
 
 const board = new BoardView($("board"), { onCell: (c) => onCell(c) });
@@ -51,14 +56,14 @@ function wsToken() {
 }
 function connect() {
   const proto = location.protocol === "https:" ? "wss" : "ws";
-  const t = wsToken();
-  const url = `${proto}://${location.host}/api/games/${encodeURIComponent(gameId)}/ws` + (t ? `?token=${encodeURIComponent(t)}` : "");
+  const tok = wsToken();
+  const url = `${proto}://${location.host}/api/games/${encodeURIComponent(gameId)}/ws` + (tok ? `?token=${encodeURIComponent(tok)}` : "");
   ws = new WebSocket(url);
   setConn("connecting");
   ws.onopen = () => {
     retry = 0;
     setConn("online");
-    if (ui.error.startsWith("No connection")) showError("");
+    if (ui.error === t("common:no_connection")) showError("");
   };
   ws.onmessage = (e) => {
     const msg = JSON.parse(e.data);
@@ -82,7 +87,7 @@ function presence(connected) {
 }
 function setConn(s) {
   const node = $("conn");
-  node.textContent = s === "online" ? "live" : s === "connecting" ? "connecting…" : "reconnecting…";
+  node.textContent = s === "online" ? t("game:conn.live") : s === "connecting" ? t("game:conn.connecting") : t("game:conn.reconnecting");
   node.className = "conn conn-" + s;
   document.body.dataset.conn = s;
 }
@@ -132,7 +137,9 @@ async function receive(view) {
   if (!old || old.move_number !== view.move_number || old.you !== view.you || old.status !== view.status) {
     ui.sel = [];
     ui.choice = null;
+    ui.orderWhy = "";
   }
+  soundFor(old, view);
   ui.view = view;
   ui.clockAt = performance.now();
   // looking back during a game stays where the player is until he returns (▶| or the last move)
@@ -141,6 +148,23 @@ async function receive(view) {
   document.title = `${view.title} — tessera`;
   renderAll();
   viewArrived();
+}
+
+// Sounds: the end of the game, the player's turn coming back to him, any other move.
+function mine(view) {
+  if (view.status !== "active" || view.you === null) return false;
+  if (view.to_move === view.you) return true;
+  return view.to_move === SIMULTANEOUS && !!view.sealed && mySeats.some((s) => !view.sealed[s]);
+}
+
+function soundFor(old, view) {
+  if (!old || view.version <= old.version) return;
+  if (old.status === "active" && view.status !== "active") return playSound("end");
+  if (view.move_number === old.move_number) return;
+  const lastMove = view.moves[view.moves.length - 1];
+  const byOther = lastMove && !mySeats.includes(lastMove.player);
+  if (mine(view) && (byOther || !mine(old) || mySeats.length > 1)) return playSound("turn");
+  playSound("move");
 }
 
 // A move is answered by its acknowledgement; its new view comes by the socket (rendered once
@@ -269,14 +293,91 @@ function tokenCell(unit, token) {
   return c && c.path && c.path.length ? c.path[c.path.length - 1] : null;
 }
 
-function takenCells(o, b, exceptUnit) {
-  const taken = new Set();
+// -- what the rules allow (so that the builder offers only legal orders and says why not) ----
+// "Two of your troops may not end on the same square"; in the invasion "at least by_sea troops
+// must land on edge squares" (the outlined ones). The server checks the order again on submit.
+function invasion(o) {
+  return o.units.some((u) => u.choices.some((c) => /@/.test(c.token)));
+}
+
+function bySea() {
+  const p = ui.shown && ui.shown.params;
+  return p && typeof p.by_sea === "number" ? p.by_sea : 0;
+}
+
+function edgeCells() {
+  const me = ui.view ? ui.view.you : null;
+  return new Set((ui.shown.highlights || []).filter((h) => h.kind === "setup" && (h.owner === me || h.owner === undefined)).map((h) => h.cell));
+}
+
+function unitName(u) {
+  const m = /^Troop (\d+)$/.exec(u.label || "");
+  return m ? t("game:order.troop", { n: m[1] }) : u.label || t("game:order.unit", { id: u.id });
+}
+
+// Where each other troop ends its turn as the order now stands: the square it moves or lands on,
+// else (holding, destroying, no order yet) the square it stands on. cell -> unit.
+function endCells(o, b, exceptUnit) {
+  const out = new Map();
   for (const u of o.units) {
     if (u.id === exceptUnit) continue;
-    const t = b.tokens[u.id];
-    if (t && /[@>]/.test(t)) taken.add(tokenCell(u, t));
+    const tok = o.single && b.tokens[u.id] === undefined ? null : b.tokens[u.id];
+    const c = tok && /[@>]/.test(tok) ? tokenCell(u, tok) : u.cell;
+    if (c) out.set(c, u);
   }
-  return taken;
+  return out;
+}
+
+// Why a choice of a troop is not allowed with the rest of the order, or null.
+function choiceBlocked(o, b, unit, c) {
+  if (!c.path || !c.path.length || !/[@>]/.test(c.token)) return null;
+  const target = c.path[0];
+  const other = endCells(o, b, unit.id).get(target);
+  if (other) return t("game:order.why_taken", { troop: unitName(unit), other: unitName(other), cell: target });
+  if (/@/.test(c.token)) {
+    const need = bySea();
+    const edge = edgeCells();
+    if (need > 0 && !edge.has(target)) {
+      const others = o.units.filter((u) => u.id !== unit.id);
+      const onEdge = others.filter((u) => b.tokens[u.id] && edge.has(tokenCell(u, b.tokens[u.id]))).length;
+      const free = others.filter((u) => !b.tokens[u.id]).length;
+      if (need - onEdge > free) return t("game:order.why_by_sea", { count: need, cell: target });
+    }
+  }
+  return null;
+}
+
+// Why clicking a square that is not a target of the troop being ordered does nothing.
+function whyNot(o, cur, cell) {
+  if (!cur) return t("game:order.why_pick_troop");
+  const c = (ui.shown.board.cells || []).find((x) => x.id === cell);
+  const removed = c && /removed/.test(c.title || "");
+  if (removed) return t("game:order.why_removed", { cell });
+  if (invasion(o)) return t("game:order.why_not_own", { troop: unitName(cur), cell });
+  return t("game:order.why_battle", { troop: unitName(cur), cell });
+}
+
+function showWhy(text) {
+  ui.orderWhy = text;
+  renderAll();
+}
+
+// A whole order that breaks a rule between troops: why, or null.
+function orderConflict(o, b) {
+  const seen = new Map();
+  for (const u of o.units) {
+    const tok = b.tokens[u.id];
+    const c = tok && /[@>]/.test(tok) ? tokenCell(u, tok) : u.cell;
+    if (!c) continue;
+    if (seen.has(c)) return t("game:order.why_conflict", { a: unitName(seen.get(c)), b: unitName(u), cell: c });
+    seen.set(c, u);
+  }
+  if (invasion(o) && o.units.every((u) => b.tokens[u.id])) {
+    const edge = edgeCells();
+    const onEdge = o.units.filter((u) => edge.has(tokenCell(u, b.tokens[u.id]))).length;
+    if (onEdge < bySea()) return t("game:order.why_by_sea_total", { count: bySea() });
+  }
+  return null;
 }
 
 function chooseToken(unitId, token) {
@@ -285,6 +386,7 @@ function chooseToken(unitId, token) {
   if (!o || !b) return;
   if (o.single) b.tokens = {};
   b.tokens[unitId] = token;
+  ui.orderWhy = "";
   b.touched = b.touched || new Set();
   b.touched.add(unitId);
   // then the next troop: one still without an order, else (defaults such as "hold") the next one
@@ -301,16 +403,24 @@ function onOrderCell(cell) {
   const b = builder();
   if (!o || !b || cell === null) return;
   const cur = o.units.find((u) => u.id === b.current);
-  if (cur) {
-    const taken = takenCells(o, b, cur.id);
-    const ch = cur.choices.find((c) => c.path && c.path.length && c.path[0] === cell && !taken.has(cell));
-    if (ch) return chooseToken(cur.id, ch.token);
-  }
   const unit = o.units.find((u) => u.cell === cell);
+  let why = null;
+  if (cur) {
+    const ch = cur.choices.find((c) => c.path && c.path.length && c.path[0] === cell);
+    if (ch) {
+      why = choiceBlocked(o, b, cur, ch);
+      if (!why) {
+        ui.orderWhy = "";
+        return chooseToken(cur.id, ch.token);
+      }
+    }
+  }
   if (unit) {
     b.current = unit.id;
-    renderAll();
+    ui.orderWhy = "";
+    return renderAll();
   }
+  showWhy(why || whyNot(o, cur, cell));
 }
 
 // The kinds of a unit's choices (the first word of their labels: "move", "destroy", …), in order,
@@ -332,29 +442,39 @@ function choiceKind(unit, c) {
 
 function orderHints(o, b) {
   const hints = new Map();
+  const disabled = new Map();
   const cur = o.units.find((u) => u.id === b.current);
-  if (!cur) return hints;
-  for (const u of o.units) if (u.cell && u.id !== cur.id) hints.set(u.cell, { kind: 0, title: `give ${u.label || u.id} its order` });
-  const taken = takenCells(o, b, cur.id);
+  if (!cur) return { hints, disabled };
+  for (const u of o.units) if (u.cell && u.id !== cur.id) hints.set(u.cell, { kind: 0, title: t("game:order.give_order", { troop: unitName(u) }) });
   for (const c of cur.choices) {
-    if (c.path && c.path.length && !taken.has(c.path[0])) {
-      hints.set(c.path[0], { kind: choiceKind(cur, c), title: `${cur.label || cur.id}: ${c.label || c.token}` });
-    }
+    if (!c.path || !c.path.length) continue;
+    const why = choiceBlocked(o, b, cur, c);
+    if (why) disabled.set(c.path[0], why);
+    else hints.set(c.path[0], { kind: choiceKind(cur, c), title: `${unitName(cur)}: ${choiceLabel(c)}` });
   }
-  return hints;
+  return { hints, disabled };
+}
+
+// A choice's label in the player's language ("move to d5", "destroy d6", "land on a3", "hold").
+function choiceLabel(c) {
+  const label = String(c.label || c.token);
+  const m = /^(move to|destroy|land on) (\S+)$/.exec(label);
+  if (m) return t(`game:order.${m[1].replace(/ /g, "_")}`, { cell: m[2] });
+  if (label === "hold") return t("game:order.hold");
+  if (label === "nobody acts") return t("game:order.nobody_acts");
+  return label;
 }
 
 function tokenLabel(unit, token) {
   const c = unit.choices.find((ch) => ch.token === token);
-  return c && c.label ? c.label : token;
+  return c ? choiceLabel(c) : token;
 }
 
 function orderClickable(o, b) {
   const out = new Set();
   const cur = o.units.find((u) => u.id === b.current);
   if (cur) {
-    const taken = takenCells(o, b, cur.id);
-    for (const c of cur.choices) if (c.path && c.path.length && !taken.has(c.path[0])) out.add(c.path[0]);
+    for (const c of cur.choices) if (c.path && c.path.length && !choiceBlocked(o, b, cur, c)) out.add(c.path[0]);
   }
   for (const u of o.units) if (u.cell) out.add(u.cell);
   return out;
@@ -366,6 +486,7 @@ function orderText(o, b) {
     return vals.length === 1 ? vals[0] : null;
   }
   if (o.units.some((u) => !b.tokens[u.id])) return null;
+  if (orderConflict(o, b)) return null;
   return o.units.map((u) => b.tokens[u.id]).join(o.separator || " ");
 }
 
@@ -380,9 +501,10 @@ function renderAll() {
   const marks = new Map();
   let hints = new Map();
   const selected = new Set(ui.sel);
+  let disabled = new Map();
   if (o && b) {
     clickable = orderClickable(o, b);
-    hints = orderHints(o, b);
+    ({ hints, disabled } = orderHints(o, b));
     const cur = o.units.find((u) => u.id === b.current);
     if (cur && cur.cell) selected.add(cur.cell);
     for (const u of o.units) {
@@ -396,9 +518,11 @@ function renderAll() {
   if (o && o.pending) {
     /* sealed: nothing to click */
   }
-  board.draw(desc, { clickable, selected, marks, hints });
+  const deco = decorations(desc, { safePalette: safePalette() });
+  board.draw(desc, { clickable, selected, marks, hints, disabled, ...deco });
+  renderLegend(desc, deco);
   $("title").textContent = v.title;
-  $("spec").textContent = v.spec + (v.mode === "ai" ? " · against the AI" : v.mode === "hotseat" ? " · hot-seat" : " · online");
+  $("spec").textContent = `${v.spec} · ${t(v.mode === "ai" ? "game:mode.ai" : v.mode === "hotseat" ? "game:mode.hotseat" : "game:mode.online")}`;
   renderStatus(v, desc);
   renderSeats(v, desc);
   renderPrompt(v, desc, o, b);
@@ -412,23 +536,45 @@ function renderAll() {
 }
 
 function playerName(desc, p) {
-  return (desc.players && desc.players[p] && desc.players[p].name) || `Player ${p}`;
+  const n = desc.players && desc.players[p] && desc.players[p].name;
+  return n ? colourName(n) : t("game:player_n", { n: p });
+}
+
+// The games' seat names (Red, Black, Light, First, …) in the player's language; other names as they are.
+function colourName(name) {
+  const key = `game:names.${String(name).toLowerCase()}`;
+  return /^[A-Za-z]+$/.test(String(name)) && hasKey(key) ? t(key) : String(name);
+}
+
+// The game's status line in the player's language where it is one of the shared forms.
+function statusText(s) {
+  let m;
+  if ((m = /^(.+) to move, taking (\w+) blocks$/.exec(s))) return t("game:status.taking", { name: colourName(m[1]), colour: m[2] });
+  if ((m = /^(.+) to move$/.exec(s))) return m[1] === "Both players" ? t("game:status.both") : t("game:status.to_move", { name: colourName(m[1]) });
+  if ((m = /^(\S+) wins$/.exec(s))) return t("game:status.wins", { name: colourName(m[1]) });
+  if (s === "Draw") return t("game:status.draw");
+  return s;
+}
+
+function currentLocale() {
+  return currentLanguage();
 }
 
 function renderStatus(v, desc) {
-  let text = desc.status || "";
+  const status = statusText(desc.status || "");
+  let text = status;
   if (ui.replay !== null) {
-    text = `Replay: move ${ui.replay} of ${v.moves.length}`;
-    if (v.status === "active") text += " — ▶| returns to the game";
+    text = t("game:replay_status", { n: ui.replay, total: v.moves.length });
+    if (v.status === "active") text += ` — ${t("game:replay_back")}`;
   }
   else if (v.status === "active" && v.you !== null) {
-    if (v.to_move === v.you) text = `${desc.status} — your turn`;
+    if (v.to_move === v.you) text = `${status} — ${t("game:your_turn")}`;
     else if (v.to_move === SIMULTANEOUS) {
       const o = desc.order;
-      text = o && o.submitted ? "Your order is sealed; waiting for the other order" : "Give your orders";
+      text = o && o.submitted ? t("game:order_sealed_waiting") : t("game:give_orders");
     } else if (v.to_move >= 0) {
       const s = v.seats[v.to_move];
-      text = `${desc.status}` + (s && s.kind === "ai" ? "" : " — waiting for your opponent");
+      text = status + (s && s.kind === "ai" ? "" : ` — ${t("game:waiting_opponent")}`);
     }
   }
   $("status").textContent = text;
@@ -455,29 +601,40 @@ function clockLeft(v, p) {
   return left;
 }
 
+// A seat's name: the game's colour name, with the player's own name when he gave one
+// ("AI level 2" in the player's language).
+function seatName(s) {
+  return String(s.name).replace(/AI level (\d+)/, (_, l) => t("game:ai_level", { level: l }));
+}
+
+function seatLabel(desc, s) {
+  const raw = desc.players && desc.players[s.seat] && desc.players[s.seat].name;
+  return s.name === raw ? playerName(desc, s.seat) : `${playerName(desc, s.seat)}: ${seatName(s)}`;
+}
+
 function renderSeats(v, desc) {
   const rows = v.seats.map((s) => {
     const p = s.seat;
     const color = (desc.players[p] && desc.players[p].color) || "#888";
     // the AI's default name already says its level: do not say it twice
-    const who = s.kind === "ai" ? (s.name.includes(`AI level ${s.level}`) ? "" : `AI level ${s.level}`) : s.claimed ? "" : "seat free";
-    const you = (mySeats.includes(p) ? (mySeats.length > 1 ? " (here)" : " (you)") : "") +
-      (desc.players[p] && desc.players[p].resigned ? " (resigned)" : ""); // four-player games go on without him
+    const who = s.kind === "ai" ? (s.name.includes(`AI level ${s.level}`) ? "" : t("game:ai_level", { level: s.level })) : s.claimed ? "" : t("game:seat_free");
+    const you = (mySeats.includes(p) ? ` (${mySeats.length > 1 ? t("game:here") : t("game:you")})` : "") +
+      (desc.players[p] && desc.players[p].resigned ? ` (${t("game:resigned")})` : ""); // four-player games go on without him
     const here = mySeats.includes(p) && document.body.dataset.conn === "online"; // hot-seat: every seat is here
     const conn = s.kind === "ai" ? "ai" : s.connected || here ? "on" : "off";
-    const score = desc.scores ? `<span class="score" title="score">${desc.scores[p]}</span>` : "";
+    const score = desc.scores ? `<span class="score" title="${escapeHtml(t("game:score"))}">${desc.scores[p]}</span>` : "";
     let clock = v.clock ? `<span class="clock${v.clock.running.includes(p) ? " running" : ""}" data-seat="${p}">${fmtClock(clockLeft(v, p))}</span>` : "";
     // lichess-style: a player's clock starts with his first move; until then a countdown, then the game is aborted
     if (v.clock && v.status === "active" && firstMoveLeft(v, p) !== null) {
-      clock += `<span class="first-move" data-seat="${p}" title="without a first move in time the game is aborted">first move: ${fmtClock(firstMoveLeft(v, p))}</span>`;
+      clock += `<span class="first-move" data-seat="${p}" title="${escapeHtml(t("game:first_move_title"))}">${escapeHtml(t("game:first_move", { time: fmtClock(firstMoveLeft(v, p)) }))}</span>`;
     }
-    const sealed = v.sealed ? `<span class="sealed">${v.sealed[p] ? "order sealed" : s.kind === "ai" ? "thinking" : "to give orders"}</span>` : "";
+    const sealed = v.sealed ? `<span class="sealed">${escapeHtml(t(v.sealed[p] ? "game:seat_sealed" : s.kind === "ai" ? "game:seat_thinking" : "game:seat_to_order"))}</span>` : "";
     const turn = v.status === "active" && (v.to_move === p || v.to_move === SIMULTANEOUS) ? " to-move" : "";
     return `<div class="seat${turn}" data-seat="${p}">
       <span class="swatch" style="background:${escapeHtml(color)}"></span>
-      <span class="name">${escapeHtml(s.name === playerName(desc, p) ? s.name : playerName(desc, p) + ": " + s.name)}${you}</span>
+      <span class="name">${escapeHtml(seatLabel(desc, s))}${you}</span>
       <span class="who">${escapeHtml(who)}</span>
-      <span class="dot dot-${conn}" title="${conn === "on" ? "connected" : conn === "off" ? "not connected" : "computer"}"></span>
+      <span class="dot dot-${conn}" title="${escapeHtml(t(conn === "on" ? "game:dot.on" : conn === "off" ? "game:dot.off" : "game:dot.ai"))}"></span>
       ${sealed}${score}${clock}
     </div>`;
   });
@@ -499,7 +656,7 @@ function renderPrompt(v, desc, o, b) {
   if (desc.order && desc.order.submitted) {
     const p = document.createElement("p");
     p.className = "sealed-order";
-    p.innerHTML = `Your order is sealed: <code>${escapeHtml(desc.order.pending || "")}</code>`;
+    p.innerHTML = `${escapeHtml(t("game:order_sealed"))} <code>${escapeHtml(desc.order.pending || "")}</code>`;
     box.appendChild(p);
     return;
   }
@@ -507,8 +664,8 @@ function renderPrompt(v, desc, o, b) {
   if (curtain()) {
     const p = document.createElement("p");
     p.className = "curtain";
-    p.textContent = `Pass the device to ${playerName(desc, v.you)}: the orders are secret.`;
-    const bt = button(`Show ${playerName(desc, v.you)}'s orders`, () => {
+    p.textContent = t("game:pass_device", { name: playerName(desc, v.you) });
+    const bt = button(t("game:show_orders", { name: playerName(desc, v.you) }), () => {
       ui.revealed = `${v.move_number}|${v.you}`;
       renderAll();
     }, "primary");
@@ -522,7 +679,7 @@ function renderPrompt(v, desc, o, b) {
     const wrap = document.createElement("div");
     wrap.className = "choice";
     const head = document.createElement("div");
-    head.textContent = `On ${ui.sel.join(" → ")}:`;
+    head.textContent = t("game:on_cells", { cells: ui.sel.join(" → ") });
     wrap.appendChild(head);
     for (const a of ui.choice) {
       if (a.number) {
@@ -534,7 +691,7 @@ function renderPrompt(v, desc, o, b) {
         input.max = hi;
         input.value = Math.min(hi, Math.max(lo, 1));
         input.id = "number-input";
-        input.setAttribute("aria-label", `number from ${lo} to ${hi}`);
+        input.setAttribute("aria-label", t("game:number_range", { lo, hi }));
         // a phone: − / + and a slider, no keyboard needed; the typed value is checked by the server
         const step = (d) => () => {
           const now = parseInt(input.value, 10);
@@ -543,26 +700,26 @@ function renderPrompt(v, desc, o, b) {
         };
         const minus = button("−", step(-1), "step-btn");
         minus.id = "number-minus";
-        minus.setAttribute("aria-label", "one less");
+        minus.setAttribute("aria-label", t("game:one_less"));
         const plus = button("+", step(1), "step-btn");
         plus.id = "number-plus";
-        plus.setAttribute("aria-label", "one more");
+        plus.setAttribute("aria-label", t("game:one_more"));
         const slider = document.createElement("input");
         slider.type = "range";
         slider.min = lo;
         slider.max = hi;
         slider.value = input.value;
         slider.id = "number-slider";
-        slider.setAttribute("aria-label", `number from ${lo} to ${hi}`);
+        slider.setAttribute("aria-label", t("game:number_range", { lo, hi }));
         slider.addEventListener("input", () => {
           input.value = slider.value;
         });
         input.addEventListener("input", () => {
           slider.value = input.value;
         });
-        const ok = button("Place", () => {
+        const ok = button(t("game:place"), () => {
           const n = input.value.trim();
-          if (!/^-?\d+$/.test(n)) return showError(`Write a whole number from ${lo} to ${hi}.`);
+          if (!/^-?\d+$/.test(n)) return showError(t("game:whole_number", { lo, hi }));
           submit(a.template.replace("{n}", String(parseInt(n, 10))));
         }, "primary");
         ok.id = "number-ok";
@@ -571,7 +728,7 @@ function renderPrompt(v, desc, o, b) {
         });
         const lab = document.createElement("label");
         lab.className = "number-row";
-        lab.textContent = `number (${lo}–${hi}) `;
+        lab.textContent = `${t("game:number_label", { lo, hi })} `;
         const row = document.createElement("div");
         row.className = "number-entry";
         row.append(minus, input, plus, ok);
@@ -590,7 +747,7 @@ function renderPrompt(v, desc, o, b) {
         wrap.appendChild(button(a.label || a.move, () => submit(a.move), "primary"));
       }
     }
-    wrap.appendChild(button("Cancel", () => {
+    wrap.appendChild(button(t("game:cancel"), () => {
       ui.sel = [];
       ui.choice = null;
       renderAll();
@@ -605,15 +762,15 @@ function renderPrompt(v, desc, o, b) {
     p.className = "continue-hint";
     const ends = buttons.filter((a) => /^end\b/i.test(a.label || a.move || ""));
     p.textContent = ends.length
-      ? `Your turn goes on: make another step on the board, or press “${ends[0].label || ends[0].move}”.`
-      : "Your turn goes on: make the next step on the board.";
+      ? t("game:turn_goes_on_end", { button: ends[0].label || ends[0].move })
+      : t("game:turn_goes_on");
     box.appendChild(p);
   }
   if (!ui.choice && desc.setups && desc.setups.length && v.to_move === v.you) {
     // ready-made first-turn set-ups (Nymbat): placed in one click, then adjusted with what is left
     const box2 = document.createElement("div");
     box2.className = "setups";
-    box2.append("Ready-made set-ups — one click places them, then add or end the turn: ");
+    box2.append(`${t("game:setups")} `);
     for (const s of desc.setups) {
       const bt = button(s.label, () => placeSetup(s.moves), "setup-btn");
       bt.title = s.title || "";
@@ -651,7 +808,7 @@ function renderPrompt(v, desc, o, b) {
           opt.textContent = a.label || a.move;
           sel.appendChild(opt);
         }
-        gdiv.append(sel, button("Play", () => submit(sel.value), "primary"));
+        gdiv.append(sel, button(t("game:play"), () => submit(sel.value), "primary"));
       } else {
         for (const a of list) {
           if (a.move !== undefined) {
@@ -667,7 +824,7 @@ function renderPrompt(v, desc, o, b) {
   }
   if (v.to_move === v.you && !actions().length) {
     const p = document.createElement("p");
-    p.textContent = "No move to make.";
+    p.textContent = t("game:no_move");
     box.appendChild(p);
   }
 }
@@ -685,9 +842,7 @@ function renderOrderBuilder(box, o, b) {
   wrap.className = "order-builder";
   const head = document.createElement("div");
   head.className = "hint";
-  head.textContent = o.single
-    ? "Choose one action for one troop, then submit."
-    : "For each troop: click it (or its line), then a target square or a button. Then submit your order.";
+  head.textContent = o.single ? t("game:order.head_single") : invasion(o) ? t("game:order.head_invasion", { n: bySea() }) : t("game:order.head");
   wrap.appendChild(head);
   for (const u of o.units) {
     const row = document.createElement("div");
@@ -695,7 +850,7 @@ function renderOrderBuilder(box, o, b) {
     row.dataset.unit = u.id;
     const name = document.createElement("button");
     name.className = "unit-name";
-    name.textContent = `${u.label || "Unit " + u.id}${u.cell ? " (" + u.cell + ")" : ""}`;
+    name.textContent = `${unitName(u)}${u.cell ? " (" + u.cell + ")" : ""}`;
     name.addEventListener("click", () => {
       b.current = u.id;
       renderAll();
@@ -710,27 +865,41 @@ function renderOrderBuilder(box, o, b) {
       // every choice of the troop being ordered, as a button too (the board's dots, same colours)
       const list = document.createElement("div");
       list.className = "unit-choices";
-      const taken = takenCells(o, b, u.id);
-      const free = u.choices.filter((c) => !(c.path && c.path.length && taken.has(c.path[0])));
-      // a few choices (battle orders) are buttons too; many (a landing square each) are only on the board
-      const few = free.filter((c) => c.path && c.path.length).length <= 12;
-      for (const c of free) {
+      // a few choices (battle orders) are buttons too; many (a landing square each) are only on the board.
+      // A choice the rest of the order rules out stays in the list, marked, and says why when pressed.
+      const few = u.choices.filter((c) => c.path && c.path.length).length <= 12;
+      for (const c of u.choices) {
         const onBoard = c.path && c.path.length;
         if (onBoard && !few) continue;
-        const bt = button(c.label || c.token, () => chooseToken(u.id, c.token),
-          (onBoard ? `choice-kind choice-kind-${choiceKind(u, c)}` : "action-btn") + (b.tokens[u.id] === c.token ? " chosen" : ""));
+        const why = choiceBlocked(o, b, u, c);
+        const bt = button(choiceLabel(c), () => (why ? showWhy(why) : chooseToken(u.id, c.token)),
+          (onBoard ? `choice-kind choice-kind-${choiceKind(u, c)}` : "action-btn") + (b.tokens[u.id] === c.token ? " chosen" : "") + (why ? " blocked" : ""));
         bt.dataset.token = c.token;
+        if (why) {
+          bt.setAttribute("aria-disabled", "true");
+          bt.title = why;
+        }
         list.appendChild(bt);
       }
       row.appendChild(list);
     }
     wrap.appendChild(row);
   }
+  const conflict = o.units.every((u) => b.tokens[u.id]) ? orderConflict(o, b) : null;
+  const why = ui.orderWhy || conflict;
+  if (why) {
+    const note = document.createElement("p");
+    note.className = "order-why";
+    note.id = "order-why";
+    note.setAttribute("role", "status");
+    note.textContent = why;
+    wrap.appendChild(note);
+  }
   const text = orderText(o, b);
-  const go = button(text ? `Submit order: ${text}` : "Submit order", () => text && submit(text), "primary");
+  const go = button(text ? t("game:order.submit_text", { order: text }) : t("game:order.submit"), () => text && submit(text), "primary");
   go.id = "submit-order";
   go.disabled = !text;
-  const clear = button("Clear", () => {
+  const clear = button(t("game:order.clear"), () => {
     ui.order = null;
     renderAll();
   });
@@ -748,17 +917,17 @@ function renderControls(v) {
       const p = document.createElement("div");
       p.className = "undo-request";
       p.id = "draw-offer";
-      p.textContent = `${v.seats[v.draw_offer].name} offers a draw.`;
+      p.textContent = t("game:draw.offers", { name: seatName(v.seats[v.draw_offer]) });
       box.appendChild(p);
     }
     return;
   }
   renderDrawOffer(v, box);
   renderUndoRequest(v, box);
-  const undo = button(v.mode === "online" ? "Ask to undo" : "Undo", () => act("undo"));
+  const undo = button(v.mode === "online" ? t("game:ask_undo") : t("game:undo_button"), () => act("undo"));
   undo.id = "undo";
   undo.disabled = !v.moves.length;
-  const resign = button(ui.resignArmed ? "Really resign?" : "Resign", () => {
+  const resign = button(ui.resignArmed ? t("game:really_resign") : t("game:resign"), () => {
     if (!ui.resignArmed) {
       ui.resignArmed = true;
       renderAll();
@@ -774,7 +943,7 @@ function renderControls(v) {
   resign.id = "resign";
   box.append(undo, resign);
   if (v.draws && (v.draw_offer === null || v.draw_offer === undefined)) {
-    const offer = button("Offer a draw", () => act("draw"));
+    const offer = button(t("game:draw.offer"), () => act("draw"));
     offer.id = "offer-draw";
     box.append(offer);
   }
@@ -790,22 +959,22 @@ function renderUndoRequest(v, box) {
   p.className = "undo-request";
   p.id = "undo-request";
   const answerer = mySeats.find((s) => s !== asker && waiting.includes(s));
-  const names = waiting.map((s) => v.seats[s].name).join(", ");
+  const names = waiting.map((s) => seatName(v.seats[s])).join(", ");
   const many = v.seats.length > 2;
   if (answerer !== undefined) {
-    const as = mySeats.length > 1 ? ` (you answer as ${v.seats[answerer].name})` : "";
-    p.textContent = many ? `${v.seats[asker].name} asks to take back a move${as}. ` : "Your opponent asks to take back a move. ";
-    const yes = button("Accept", () => act("undo/accept", tokens[answerer]), "primary");
+    const as = mySeats.length > 1 ? ` ${t("game:undo.answer_as", { name: seatName(v.seats[answerer]) })}` : "";
+    p.textContent = `${many ? t("game:undo.asks", { name: seatName(v.seats[asker]) }) : t("game:undo.opponent_asks")}${as} `;
+    const yes = button(t("game:accept"), () => act("undo/accept", tokens[answerer]), "primary");
     yes.id = "undo-accept";
-    const no = button("Decline", () => act("undo/decline", tokens[answerer]));
+    const no = button(t("game:decline"), () => act("undo/decline", tokens[answerer]));
     no.id = "undo-decline";
     p.append(yes, no);
   } else if (mySeats.includes(asker)) {
     p.textContent = many
-      ? `You asked to take back a move; waiting for ${names || "the others"}.`
-      : "You asked to take back a move; waiting for the answer.";
+      ? t("game:undo.you_asked_all", { names: names || t("game:the_others") })
+      : t("game:undo.you_asked");
   } else {
-    p.textContent = `${v.seats[asker].name} asks to take back a move; waiting for ${names || "the others"}.`;
+    p.textContent = t("game:undo.other_asked", { name: seatName(v.seats[asker]), names: names || t("game:the_others") });
   }
   box.appendChild(p);
 }
@@ -819,15 +988,15 @@ function renderDrawOffer(v, box) {
     p.id = "draw-offer";
     const answerer = mySeats.find((s) => s !== offer); // online: my seat; hot-seat: the other player
     if (answerer !== undefined) {
-      p.textContent = `${v.seats[offer].name} offers a draw${mySeats.length > 1 ? ` to ${v.seats[answerer].name}` : ""}. `;
-      const yes = button("Accept draw", () => act("draw/accept", tokens[answerer]), "primary");
+      p.textContent = `${mySeats.length > 1 ? t("game:draw.offers_to", { name: seatName(v.seats[offer]), to: seatName(v.seats[answerer]) }) : t("game:draw.offers", { name: seatName(v.seats[offer]) })} `;
+      const yes = button(t("game:draw.accept"), () => act("draw/accept", tokens[answerer]), "primary");
       yes.id = "draw-accept";
-      const no = button("Decline", () => act("draw/decline", tokens[answerer]));
+      const no = button(t("game:decline"), () => act("draw/decline", tokens[answerer]));
       no.id = "draw-decline";
       p.append(yes, no);
-      p.append(document.createTextNode(" (a move declines it)"));
+      p.append(document.createTextNode(` ${t("game:draw.move_declines")}`));
     } else {
-      p.textContent = "You offered a draw; waiting for the answer (it lapses if your opponent moves).";
+      p.textContent = t("game:draw.you_offered");
     }
     box.appendChild(p);
   } else if (ui.drawNote && ui.drawNote.at === v.version) {
@@ -851,19 +1020,30 @@ async function act(what, token) {
   }
 }
 
+// A panel label in the player's language when the catalogue has it (game:panel.<label in
+// lower case, words joined by _>), else the game's words.
+function panelLabel(label) {
+  const key = `game:panel.${String(label).toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_|_$/g, "")}`;
+  return hasKey(key) ? t(key) : label;
+}
+
 function renderPanelTable(desc) {
   // one value per player: a column per player, headed by his name and colour; a single value spans them
   const n = (desc.players || []).length;
-  const perPlayer = (desc.panel || []).some((r) => r.values.length === n && n > 1);
+  const rowsIn = panelRows(desc);
+  const deco = decorations(desc, { safePalette: safePalette() });
+  const colour = (c) => deco.recolor.get(String(c || "").toLowerCase()) || c;
+  const perPlayer = rowsIn.some((r) => r.values.length === n && n > 1);
   const head = perPlayer
     ? `<tr class="players"><th></th>${desc.players
-        .map((p) => `<th scope="col"><span class="swatch small" style="background:${escapeHtml(p.color || "#888")}"></span>${escapeHtml(p.name)}</th>`)
+        .map((p, i) => `<th scope="col"><span class="swatch small" style="background:${escapeHtml(p.color || "#888")}"></span>${escapeHtml(playerName(desc, i))}</th>`)
         .join("")}</tr>`
     : "";
-  const rows = (desc.panel || []).map((r) => {
-    const sw = r.color ? `<span class="swatch small" style="background:${escapeHtml(r.color)}"></span>` : "";
+  const rows = rowsIn.map((r) => {
+    const glyph = r.color && safePalette() ? safeGlyph(r.color) : "";
+    const sw = r.color ? `<span class="swatch small" style="background:${escapeHtml(colour(r.color))}"></span>${glyph ? `<span class="glyph">${glyph}</span> ` : ""}` : "";
     const span = perPlayer && r.values.length === 1 ? ` colspan="${n}"` : "";
-    return `<tr><th>${sw}${escapeHtml(r.label)}</th>${r.values.map((x) => `<td${span}>${escapeHtml(x)}</td>`).join("")}</tr>`;
+    return `<tr><th>${sw}${escapeHtml(panelLabel(r.label))}</th>${r.values.map((x) => `<td${span}>${escapeHtml(x)}</td>`).join("")}</tr>`;
   });
   $("panel-table").innerHTML = head + rows.join("");
 }
@@ -885,7 +1065,7 @@ function renderMoves(v) {
   const ol = $("moves");
   ol.innerHTML = turnsOf(v.moves)
     .map((t, i) => {
-      const who = t.player === SIMULTANEOUS ? "both" : playerName(desc, t.player);
+      const who = t.player === SIMULTANEOUS ? tr("game:both") : playerName(desc, t.player);
       const cur = ui.replay !== null && ui.replay >= t.start + 1 && ui.replay <= t.end ? " current" : "";
       // the game's notes on the steps (Nibble: the colour taken), e.g. "c1 i9 (red)"
       const notes = desc.move_notes ? [...new Set(desc.move_notes.slice(t.start, t.end).filter((x) => x && x !== "end"))] : [];
@@ -896,7 +1076,7 @@ function renderMoves(v) {
   if (ui.replay === null) ol.scrollTop = ol.scrollHeight;
   // a turn in the list shows the position after it (during the game too: looking back plays nothing)
   for (const li of ol.querySelectorAll("li")) {
-    li.title = "show the position after this turn";
+    li.title = tr("game:show_position");
     li.addEventListener("click", () => showPosition(Number(li.dataset.end)));
   }
 }
@@ -960,13 +1140,13 @@ function renderInvite(v) {
       const url = new URL(invites[s.seat], location.origin).href;
       const div = document.createElement("div");
       div.className = "invite";
-      div.innerHTML = `Invite a friend to play ${escapeHtml(playerName(v.render, s.seat))}: <input readonly value="${escapeHtml(url)}" id="invite-${s.seat}">`;
-      div.appendChild(button("Copy", () => navigator.clipboard && navigator.clipboard.writeText(url)));
+      div.innerHTML = `${escapeHtml(t("game:invite", { name: playerName(v.render, s.seat) }))} <input readonly value="${escapeHtml(url)}" id="invite-${s.seat}">`;
+      div.appendChild(button(t("game:copy"), () => navigator.clipboard && navigator.clipboard.writeText(url)));
       box.appendChild(div);
     }
   }
   if (!mySeats.length && v.public) {
-    box.appendChild(button("Join this game", async () => {
+    box.appendChild(button(t("game:join"), async () => {
       try {
         const r = await api("POST", `/api/games/${gameId}/join`);
         location.replace(r.link);
@@ -998,20 +1178,20 @@ function renderBanner(v, desc) {
   if (mySeats.length === 1 && w !== null && w !== undefined) {
     const mine = document.createElement("span");
     mine.className = "result-why";
-    mine.textContent = w === mySeats[0] ? "— you win!" : "— you lose";
+    mine.textContent = `— ${w === mySeats[0] ? t("game:you_win") : t("game:you_lose")}`;
     bn.appendChild(mine);
   }
   if (mySeats.length) {
-    const again = button("Rematch", () => rematch(v), "primary");
+    const again = button(t("game:rematch"), () => rematch(v), "primary");
     again.id = "rematch";
-    again.title = v.mode === "hotseat" ? "the same game again" : "the same game again, seats swapped";
+    again.title = v.mode === "hotseat" ? t("game:rematch_title_hotseat") : t("game:rematch_title");
     bn.appendChild(again);
   }
   const fresh = document.createElement("a");
   fresh.href = `/?game=${encodeURIComponent(v.game)}`;
   fresh.id = "new-game";
   fresh.className = "button-link";
-  fresh.textContent = "New game";
+  fresh.textContent = t("game:new_game");
   bn.appendChild(fresh);
   bn.dataset.winner = w ?? "draw";
 }
@@ -1069,14 +1249,15 @@ function renderThinking() {
   const t = ui.thinking && ui.thinking.player === p ? ui.thinking : null;
   const since = t ? ui.thinkingAt : ui.clockAt;
   const elapsed = (t ? t.elapsed : 0) + (performance.now() - since) / 1000;
-  const parts = [`${playerName(v.render, p)} (AI) is thinking… ${elapsed.toFixed(1)} s`];
-  if (t && t.budget) parts[0] += ` of about ${t.budget < 1 ? t.budget.toFixed(2) : t.budget.toFixed(1)} s for the turn`;
+  const loc = currentLocale();
+  const parts = [tr("game:thinking.text", { name: playerName(v.render, p), seconds: elapsed.toFixed(1) })];
+  if (t && t.budget) parts[0] += ` ${tr("game:thinking.budget", { seconds: t.budget < 1 ? t.budget.toFixed(2) : t.budget.toFixed(1) })}`;
   const detail = [];
-  if (t && t.steps && t.steps.length) detail.push(`${t.steps.length} step${t.steps.length > 1 ? "s" : ""} chosen: ${t.steps.join(" ")}`);
+  if (t && t.steps && t.steps.length) detail.push(tr("game:thinking.steps", { count: t.steps.length, steps: t.steps.join(" ") }));
   const st = t && t.stats ? t.stats : {};
-  if (st.depth) detail.push(`searched ${st.depth} steps deep`);
-  if (st.iterations) detail.push(`${st.iterations.toLocaleString("en")} simulations`);
-  if (st.nodes) detail.push(`${st.nodes.toLocaleString("en")} positions`);
+  if (st.depth) detail.push(tr("game:thinking.depth", { depth: st.depth }));
+  if (st.iterations) detail.push(tr("game:thinking.simulations", { n: st.iterations.toLocaleString(loc) }));
+  if (st.nodes) detail.push(tr("game:thinking.positions", { n: st.nodes.toLocaleString(loc) }));
   $("thinking-text").textContent = parts[0];
   $("thinking-detail").textContent = detail.join(" · ");
   const bar = $("thinking-bar");
@@ -1094,7 +1275,7 @@ setInterval(() => {
     node.textContent = fmtClock(clockLeft(v, Number(node.dataset.seat)));
   }
   for (const node of document.querySelectorAll(".first-move[data-seat]")) {
-    node.textContent = `first move: ${fmtClock(firstMoveLeft(v, Number(node.dataset.seat)) ?? 0)}`;
+    node.textContent = t("game:first_move", { time: fmtClock(firstMoveLeft(v, Number(node.dataset.seat)) ?? 0) });
   }
 }, 200);
 
@@ -1128,7 +1309,23 @@ async function loadRules(name) {
   }
 }
 
+function renderLegend(desc, deco) {
+  const node = $("board-legend");
+  if (!node) return;
+  const key = desc.game === "nume" && deco.badges.size ? "game:nume.legend" : desc.game === "nibble" && deco.labels.size ? "game:nibble.legend" : null;
+  node.hidden = !key;
+  node.textContent = key ? t(key) : "";
+  // the colour-blind palette matters where colours carry the game (Nibble)
+  const palette = document.querySelector(".palette-switch");
+  if (palette) palette.hidden = desc.game !== "nibble";
+}
+
 async function start() {
+  await initI18n(["game"]);
+  initPrefs({ sound: true, palette: true });
+  window.addEventListener("tessera:pref", (e) => {
+    if (e.detail.name === "safePalette") renderAll();
+  });
   try {
     const t = wsToken();
     const view = await api("GET", `/api/games/${gameId}`, undefined, t || undefined);

@@ -90,7 +90,8 @@ function soundSwitch() {
   b.className = "pref-switch sound-switch";
   const show = () => {
     const on = soundOn();
-    b.textContent = on ? "🔊" : "🔇";
+    // a speaker, with sound waves or crossed out (drawn: no emoji font needed)
+    b.innerHTML = `<svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><path d="M4 9h4l5-4v14l-5-4H4z" fill="currentColor"/>${on ? '<path d="M16 9a4 4 0 0 1 0 6M18.5 6.5a8 8 0 0 1 0 11"/>' : '<path d="M16 9l6 6M22 9l-6 6"/>'}</svg>`;
     b.setAttribute("aria-pressed", String(!on));
     b.title = on ? t("common:sound.mute") : t("common:sound.unmute");
     b.setAttribute("aria-label", b.title);
@@ -133,7 +134,10 @@ export function initPrefs({ sound = false, palette = false } = {}) {
   if (!host || host.querySelector(".prefs")) return;
   const box = document.createElement("span");
   box.className = "prefs";
-  if (palette) box.appendChild(paletteSwitch());
+  if (palette) {
+    const tools = document.querySelector(".board-tools");
+    (tools || box).appendChild(paletteSwitch());
+  }
   if (sound) box.appendChild(soundSwitch());
   box.appendChild(themeSwitch());
   const lang = host.querySelector(".lang-switch");

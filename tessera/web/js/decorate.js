@@ -1,0 +1,167 @@
+// What the board and the panel show beyond the render description's own drawing, read from the
+// description itself (no extra request): Nume's groups with their size and price, Nibble's colour
+// numbers and colour-blind-safe palette, Nymbat's pieces and points on the board, and the turn
+// counter without its safeguard limit. The game page and the analysis board both use it.
+import { t } from "./i18n.js";
+
+// Cells whose centres are this close are neighbours (hex: circumradius 1, neighbours √3 apart;
+// square: unit cells).
+function neighbourDistance(desc) {
+  return desc.board.kind === "square" ? 1.05 : 1.8;
+}
+
+// Nume: the groups of each player (connected stones of one owner), their size and price. A
+// piece's title carries "group of N … price P" (the game's own count); the size falls back to
+// the stones counted here.
+export function numeGroups(desc) {
+  if (desc.game !== "nume") return [];
+  const byCell = new Map(desc.board.cells.map((c) => [c.id, c]));
+  const stones = (desc.pieces || []).filter((p) => byCell.has(p.cell) && p.owner !== null && p.owner !== undefined);
+  const near = neighbourDistance(desc);
+  const seen = new Set();
+  const groups = [];
+  for (const s of stones) {
+    if (seen.has(s.cell)) continue;
+    const members = [];
+    const stack = [s];
+    seen.add(s.cell);
+    while (stack.length) {
+      const a = stack.pop();
+      members.push(a);
+      const ca = byCell.get(a.cell);
+      for (const b of stones) {
+        if (seen.has(b.cell) || b.owner !== a.owner) continue;
+        const cb = byCell.get(b.cell);
+        if (Math.hypot(ca.x - cb.x, ca.y - cb.y) <= near) {
+          seen.add(b.cell);
+          stack.push(b);
+        }
+      }
+    }
+    const m = /group of (\d+)\b.*\bprice (\d+)/.exec(members[0].title || "");
+    const numbers = members.map((p) => parseInt(p.text, 10)).filter((n) => !Number.isNaN(n));
+    const size = m ? parseInt(m[1], 10) : members.length;
+    const price = m ? parseInt(m[2], 10) : numbers.length ? Math.max(...numbers.map((n) => Math.abs(n - size))) : null;
+    groups.push({ owner: s.owner, members, size, price, numbers });
+  }
+  return groups;
+}
+
+// The stone of a group nearest its middle: where its badge goes.
+function middleStone(desc, members) {
+  const byCell = new Map(desc.board.cells.map((c) => [c.id, c]));
+  const pts = members.map((p) => byCell.get(p.cell));
+  const cx = pts.reduce((s, c) => s + c.x, 0) / pts.length;
+  const cy = pts.reduce((s, c) => s + c.y, 0) / pts.length;
+  let best = members[0];
+  let bestD = Infinity;
+  members.forEach((p, i) => {
+    const d = Math.hypot(pts[i].x - cx, pts[i].y - cy) + (p.text ? 0 : 0.01);
+    if (d < bestD) {
+      bestD = d;
+      best = p;
+    }
+  });
+  return best;
+}
+
+// Colour-blind-safe colours for Nibble's thirteen colours, by the game's colour (Okabe and Ito's
+// eight, then Paul Tol's), and a shape per colour: the colour never has to be told apart alone.
+const SAFE = {
+  "#e6194b": ["#d55e00", "●"],
+  "#3cb44b": ["#009e73", "▲"],
+  "#ffe119": ["#f0e442", "■"],
+  "#4363d8": ["#0072b2", "◆"],
+  "#f58231": ["#e69f00", "★"],
+  "#911eb4": ["#cc79a7", "✚"],
+  "#42d4f4": ["#56b4e9", "▼"],
+  "#f032e6": ["#000000", "♥"],
+  "#9a6324": ["#999999", "♣"],
+  "#bfef45": ["#ffffff", "♠"],
+  "#fabed4": ["#882255", "✖"],
+  "#469990": ["#44aa99", "⬢"],
+  "#000075": ["#332288", "☾"],
+};
+
+// Nibble: each colour's place in the colour table (the panel's rows "1. cyan", …), so that the
+// number on a block says which colours are neighbours in the table.
+function nibbleTable(desc) {
+  const out = new Map();
+  for (const r of desc.panel || []) {
+    const m = /^(\d+)\.\s/.exec(r.label || "");
+    if (m && r.color) out.set(r.color.toLowerCase(), m[1]);
+  }
+  return out;
+}
+
+// The board's extra drawing for a description: {links, badges, labels, recolor, glyphs}.
+export function decorations(desc, { safePalette = false } = {}) {
+  const out = { links: [], badges: new Map(), labels: new Map(), recolor: new Map(), glyphs: new Map() };
+  if (!desc) return out;
+  if (desc.game === "nume") {
+    const byCell = new Map(desc.board.cells.map((c) => [c.id, c]));
+    const near = neighbourDistance(desc);
+    for (const g of numeGroups(desc)) {
+      for (let i = 0; i < g.members.length; i++) {
+        for (let j = i + 1; j < g.members.length; j++) {
+          const a = byCell.get(g.members[i].cell);
+          const b = byCell.get(g.members[j].cell);
+          if (Math.hypot(a.x - b.x, a.y - b.y) <= near) out.links.push([g.members[i].cell, g.members[j].cell, g.members[i].color]);
+        }
+      }
+      if (g.price === null) continue;
+      const at = middleStone(desc, g.members);
+      out.badges.set(at.cell, {
+        text: `${g.size}·${g.price}`,
+        kind: g.price === 0 ? "good" : "price",
+        title: t("game:nume.badge_title", { size: g.size, price: g.price }),
+      });
+    }
+  }
+  if (desc.game === "nibble") {
+    const table = nibbleTable(desc);
+    for (const p of desc.pieces || []) {
+      const col = (p.color || "").toLowerCase();
+      if (p.shape !== "block") continue;
+      const n = table.get(col);
+      if (n) out.labels.set(p.cell, n);
+      if (safePalette && SAFE[col]) {
+        out.recolor.set(col, SAFE[col][0]);
+        out.glyphs.set(p.cell, SAFE[col][1]);
+      }
+    }
+    if (safePalette) for (const [col, [safe]] of Object.entries(SAFE)) out.recolor.set(col, safe);
+  }
+  return out;
+}
+
+// The glyph of a Nibble colour in the safe palette (for the panel's colour table).
+export function safeGlyph(color) {
+  const s = SAFE[(color || "").toLowerCase()];
+  return s ? s[1] : "";
+}
+
+// The panel's rows as the player reads them: the turn counter without its safeguard limit
+// ("Turn 36 / 600" → "Turn 36"), and Nymbat's "On board" as pieces and points.
+export function panelRows(desc) {
+  const rows = [];
+  for (const r of desc.panel || []) {
+    if (r.label === "Turn") {
+      rows.push({ ...r, values: r.values.map((v) => String(v).replace(/^(\d+)\s*\/\s*\d+$/, "$1")) });
+    } else if (desc.game === "nymbat" && r.label === "On board") {
+      const values = r.values.map((points, p) => {
+        const pieces = (desc.pieces || []).filter((x) => x.owner === p).length;
+        return t("game:nymbat.on_board", { count: pieces, points });
+      });
+      rows.push({ ...r, label: t("game:nymbat.on_board_label"), values });
+    } else if (r.label === "Invasion") {
+      // Nelaxtam's edge squares are drawn outlined: the sentence says so, in the player's language
+      const values = r.values.map((v) => {
+        const m = /^at least (\d+) troops? land/.exec(String(v));
+        return m ? t("game:nelaxtam.invasion", { count: Number(m[1]) }) : v;
+      });
+      rows.push({ ...r, values });
+    } else rows.push(r);
+  }
+  return rows;
+}
