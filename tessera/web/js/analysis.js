@@ -4,6 +4,9 @@
 // It knows no game: the server sends render descriptions with the legal moves of the player to move.
 import { api, ApiError, escapeHtml, loadSeats, saveSeats } from "./api.js";
 import { BoardView } from "./board.js";
+import { colourName, decorations, panelLabel, panelRows, statusText } from "./decorate.js";
+import { initI18n, t } from "./i18n.js";
+import { initPrefs, safePalette } from "./prefs.js";
 
 const SIMULTANEOUS = -2;
 const TERMINAL = -4;
@@ -68,7 +71,7 @@ async function evaluate(seconds) {
   }
   if (n.evaluation && n.evaluation.seconds >= seconds * 0.8) return renderEval();
   const token = ++ui.evalToken;
-  $("eval").textContent = "Our AI is looking at this position…";
+  $("eval").textContent = t("analysis:looking");
   try {
     const r = await api("POST", "/api/analysis/evaluate", { game: ui.spec, seed: ui.seed, moves: movesTo(id), seconds });
     if (!n.evaluation || seconds >= (n.evaluation.asked || 0)) n.evaluation = { ...r, asked: seconds };
@@ -80,7 +83,8 @@ async function evaluate(seconds) {
 }
 
 function name(p) {
-  return (ui.players[p] && ui.players[p].name) || `Player ${p}`;
+  const n = ui.players[p] && ui.players[p].name;
+  return n ? colourName(n) : t("game:player_n", { n: p });
 }
 
 function renderEval() {
@@ -89,9 +93,10 @@ function renderEval() {
   const fill = $("eval-fill");
   if (n.pos.to_move === TERMINAL) {
     const res = n.pos.render.result || {};
-    $("eval").textContent = `Game over: ${res.text || ""}`;
+    $("eval").textContent = t("analysis:game_over", { result: res.text || "" });
     const w = res.winner;
     fill.style.height = w === 0 ? "100%" : w === null || w === undefined ? "50%" : "0%";
+    labelBar(0, w === 0 ? 100 : w === null || w === undefined ? 50 : 0);
     return;
   }
   if (!e) return;
@@ -99,21 +104,31 @@ function renderEval() {
   const pct = Math.round(((e.value + 1) / 2) * 100);
   fill.style.height = `${pct}%`;
   fill.style.background = (ui.players[e.side] && ui.players[e.side].color) || "#444";
-  $("eval-bar").title = `${name(e.side)}: ${pct}%`;
+  $("eval-bar").title = t("analysis:bar_title", { name: name(e.side), pct });
+  labelBar(e.side, pct);
   const sign = e.value > 0 ? "+" : "";
-  const how = e.stats && e.stats.depth ? `, ${e.stats.depth} steps deep` : e.stats && e.stats.iterations ? `, ${e.stats.iterations} simulations` : "";
-  $("eval").textContent = `Evaluation for ${name(e.side)}${e.to_move === SIMULTANEOUS ? "" : " (to move)"}: ${sign}${e.value.toFixed(2)} (−1 lost … +1 won; ${e.seconds.toFixed(1)} s${how})`;
+  const how = e.stats && e.stats.depth ? t("analysis:how_depth", { count: e.stats.depth }) : e.stats && e.stats.iterations ? t("analysis:how_sims", { n: e.stats.iterations }) : "";
+  const who = e.to_move === SIMULTANEOUS ? name(e.side) : t("analysis:to_move", { name: name(e.side) });
+  $("eval").textContent = t("analysis:evaluation", { who, value: `${sign}${e.value.toFixed(2)}`, seconds: e.seconds.toFixed(1) }) + (how ? ` · ${how}` : "");
   $("eval").dataset.value = String(e.value);
+}
+
+// The bar's labels: whose chances it shows, its two ends, and the share in numbers.
+function labelBar(side, pct) {
+  $("eval-top").textContent = t("analysis:bar_wins", { name: name(side) });
+  $("eval-bottom").textContent = t("analysis:bar_loses", { name: name(side) });
+  $("eval-pct").textContent = `${pct} %`;
+  $("eval-pct").style.bottom = `${Math.min(88, Math.max(2, pct - 6))}%`;
 }
 
 async function bestMove() {
   const id = tree.current;
-  $("best-text").textContent = "Thinking for 2 seconds…";
+  $("best-text").textContent = t("analysis:thinking");
   await evaluate(2.0);
   if (tree.current !== id) return;
   const e = node(id).evaluation;
   ui.best = e && e.best ? e.best : null;
-  $("best-text").textContent = ui.best ? `Best move: ${ui.best}` : "No move to suggest here.";
+  $("best-text").textContent = ui.best ? t("analysis:best", { move: ui.best }) : t("analysis:no_best");
   $("best-text").dataset.best = ui.best || "";
   $("play-best").hidden = !ui.best;
 }
@@ -183,7 +198,7 @@ function renderPrompt() {
   if (ui.choice) {
     const wrap = document.createElement("div");
     wrap.className = "choice";
-    wrap.append(`On ${ui.sel.join(" → ")}: `);
+    wrap.append(`${t("game:on_cells", { cells: ui.sel.join(" → ") })} `);
     for (const a of ui.choice) {
       if (a.number) {
         const [lo, hi] = a.number;
@@ -193,7 +208,7 @@ function renderPrompt() {
         input.max = hi;
         input.value = Math.min(hi, Math.max(lo, 1));
         input.id = "number-input";
-        wrap.append(input, button("Play", () => play(fill(a, parseInt(input.value, 10))), "primary"));
+        wrap.append(input, button(t("game:play"), () => play(fill(a, parseInt(input.value, 10))), "primary"));
       } else if (a.choices) {
         for (const c of a.choices) wrap.appendChild(button(String(c), () => play(fill(a, c)), "choice-btn"));
       } else if (a.move !== undefined) {
@@ -212,7 +227,7 @@ function renderPrompt() {
   if (node().pos.to_move === SIMULTANEOUS) {
     const p = document.createElement("p");
     p.className = "hint";
-    p.textContent = "Both players give orders here: ask for the best move and play it to explore on.";
+    p.textContent = t("analysis:simultaneous");
     box.appendChild(p);
   }
 }
@@ -225,11 +240,11 @@ function treeHtml(id, depth) {
   while (n.children.length) {
     const [main, ...others] = n.children;
     const m = node(main);
-    const who = m.player === SIMULTANEOUS ? "both" : name(m.player);
+    const who = m.player === SIMULTANEOUS ? t("game:both") : name(m.player);
     html += `<span class="tree-move${main === tree.current ? " current" : ""}" data-node="${main}" title="${escapeHtml(who)}">${first || m.player !== node(m.parent).player ? `<small>${escapeHtml(who)}</small> ` : ""}${escapeHtml(m.move)}</span> `;
     for (const o of others) {
       const v = node(o);
-      html += `<div class="variation" style="margin-left:${Math.min(depth + 1, 6) * 0.8}em">(<span class="tree-move${o === tree.current ? " current" : ""}" data-node="${o}"><small>${escapeHtml(v.player === SIMULTANEOUS ? "both" : name(v.player))}</small> ${escapeHtml(v.move)}</span> ${treeHtml(o, depth + 1)})</div>`;
+      html += `<div class="variation" style="margin-left:${Math.min(depth + 1, 6) * 0.8}em">(<span class="tree-move${o === tree.current ? " current" : ""}" data-node="${o}"><small>${escapeHtml(v.player === SIMULTANEOUS ? t("game:both") : name(v.player))}</small> ${escapeHtml(v.move)}</span> ${treeHtml(o, depth + 1)})</div>`;
     }
     n = m;
     first = false;
@@ -239,7 +254,7 @@ function treeHtml(id, depth) {
 
 function renderTree() {
   const box = $("tree");
-  box.innerHTML = `<span class="tree-move${tree.current === 0 ? " current" : ""}" data-node="0">start</span> ` + treeHtml(0, 0);
+  box.innerHTML = `<span class="tree-move${tree.current === 0 ? " current" : ""}" data-node="0">${escapeHtml(t("analysis:start"))}</span> ` + treeHtml(0, 0);
   for (const s of box.querySelectorAll(".tree-move")) s.addEventListener("click", () => goTo(Number(s.dataset.node)));
 }
 
@@ -247,17 +262,20 @@ function render() {
   const n = node();
   const desc = n.pos.render;
   ui.players = desc.players || [];
-  board.draw(desc, { clickable: nextCells(), selected: new Set(ui.sel), marks: new Map(), hints: new Map() });
+  const deco = decorations(desc, { safePalette: safePalette() });
+  board.draw(desc, { clickable: nextCells(), selected: new Set(ui.sel), marks: new Map(), hints: new Map(), ...deco });
   const cp = n.pos.to_move;
-  $("status").textContent = cp === TERMINAL ? desc.status : `${desc.status} — move ${n.pos.move_number}`;
+  $("status").textContent = cp === TERMINAL ? statusText(desc.status) : `${statusText(desc.status)} — ${t("analysis:move_n", { n: n.pos.move_number })}`;
+  const palette = document.querySelector(".palette-switch");
+  if (palette) palette.hidden = desc.game !== "nibble";
   renderPrompt();
   renderTree();
   $("best-text").textContent = "";
   $("play-best").hidden = true;
-  $("panel-table").innerHTML = (desc.panel || [])
-    .map((r) => `<tr><th>${escapeHtml(r.label)}</th>${r.values.map((x) => `<td>${escapeHtml(x)}</td>`).join("")}</tr>`)
+  $("panel-table").innerHTML = panelRows(desc)
+    .map((r) => `<tr><th>${escapeHtml(panelLabel(r.label))}</th>${r.values.map((x) => `<td>${escapeHtml(x)}</td>`).join("")}</tr>`)
     .join("");
-  $("cont-seat").innerHTML = ui.players.map((p, i) => `<option value="${i}"${i === (cp >= 0 ? cp : 0) ? " selected" : ""}>${escapeHtml(p.name)}</option>`).join("");
+  $("cont-seat").innerHTML = ui.players.map((p, i) => `<option value="${i}"${i === (cp >= 0 ? cp : 0) ? " selected" : ""}>${escapeHtml(name(i))}</option>`).join("");
   for (const id of ["cont-ai", "cont-hotseat"]) $(id).disabled = cp === TERMINAL;
   renderEval();
 }
@@ -332,7 +350,7 @@ async function importRecord(text) {
   }
   ui.spec = src.spec;
   ui.seed = src.seed;
-  $("title").textContent = `Analysis: ${src.title} (imported record)`;
+  $("title").textContent = t("analysis:title_imported", { title: src.title });
   $("back").hidden = true;
   history.replaceState(null, "", `/analysis?spec=${encodeURIComponent(src.spec)}&seed=${src.seed}`);
   await showLine(src.moves, null);
@@ -341,7 +359,7 @@ async function importRecord(text) {
 async function showLine(moves, at) {
   tree.nodes.length = 0;
   tree.nodes.push({ id: 0, parent: null, player: null, move: null, children: [], pos: null, evaluation: null });
-  $("spec").textContent = `${ui.spec} · seed ${ui.seed}`;
+  $("spec").textContent = `${ui.spec} · ${t("analysis:seed", { seed: ui.seed })}`;
   let id = 0;
   const line = [0];
   for (const [p, m] of moves) {
@@ -358,6 +376,11 @@ $("record-form").addEventListener("submit", (e) => {
 });
 
 async function start() {
+  await initI18n(["game", "lobby", "analysis"]);
+  initPrefs({ palette: true });
+  window.addEventListener("tessera:pref", (e) => {
+    if (e.detail.name === "safePalette" && node() && node().pos) render();
+  });
   tree.nodes.push({ id: 0, parent: null, player: null, move: null, children: [], pos: null, evaluation: null });
   let moves = [];
   let at = null;
@@ -371,7 +394,7 @@ async function start() {
       await importRecord(handed);
       if (ui.spec) return;
       ui.spec = "nume"; // an unreadable record: its error is shown above an empty board
-      $("title").textContent = "Analysis";
+      $("title").textContent = t("analysis:title");
     } else if (gid) {
       const seats = loadSeats(gid).tokens || {};
       const token = Object.values(seats)[0];
@@ -379,14 +402,14 @@ async function start() {
       ui.spec = src.spec;
       ui.seed = src.seed;
       moves = src.moves;
-      $("title").textContent = `Analysis: ${src.title}`;
+      $("title").textContent = t("analysis:title_game", { title: src.title });
       $("back").href = `/g/${encodeURIComponent(gid)}`;
       $("back").hidden = false;
       at = query.has("n") ? parseInt(query.get("n"), 10) : null;
     } else {
       ui.spec = query.get("spec") || "nume";
       ui.seed = parseInt(query.get("seed") || "0", 10);
-      $("title").textContent = "Analysis";
+      $("title").textContent = t("analysis:title");
     }
   } catch (e) {
     showError(e instanceof ApiError ? e.detail : String(e));

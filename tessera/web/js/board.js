@@ -229,7 +229,7 @@ export class BoardView {
       if (glyphs.has(p.cell)) {
         el("text", {
           class: "piece-glyph",
-          x: c.x - (hex ? 0.5 : 0.3), y: c.y - (hex ? 0.3 : 0.2),
+          x: c.x + (hex ? 0.5 : 0.3), y: c.y - (hex ? 0.3 : 0.2),
           "font-size": hex ? 0.36 : 0.26,
           "text-anchor": "middle",
           fill: dark ? "#fff" : "#111",

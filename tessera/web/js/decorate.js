@@ -2,7 +2,7 @@
 // description itself (no extra request): Nume's groups with their size and price, Nibble's colour
 // numbers and colour-blind-safe palette, Nymbat's pieces and points on the board, and the turn
 // counter without its safeguard limit. The game page and the analysis board both use it.
-import { t } from "./i18n.js";
+import { hasKey, t } from "./i18n.js";
 
 // Cells whose centres are this close are neighbours (hex: circumradius 1, neighbours √3 apart;
 // square: unit cells).
@@ -165,3 +165,35 @@ export function panelRows(desc) {
   }
   return rows;
 }
+
+// The games' seat names (Red, Black, Light, First, …) in the player's language; other names as they are.
+export function colourName(name) {
+  const key = `game:names.${String(name).toLowerCase()}`;
+  return /^[A-Za-z]+$/.test(String(name)) && hasKey(key) ? t(key) : String(name);
+}
+
+// A colour's name (Nibble's notes and status) in the player's language.
+export function colourWord(w) {
+  const key = `game:colours.${String(w).toLowerCase()}`;
+  return /^[a-z]+$/i.test(String(w)) && hasKey(key) ? t(key) : String(w);
+}
+
+// The game's status line in the player's language where it is one of the shared forms.
+export function statusText(s) {
+  let m;
+  if ((m = /^(.+) to move, taking (\w+) blocks$/.exec(s))) return t("game:status.taking", { name: colourName(m[1]), colour: colourWord(m[2]) });
+  if ((m = /^(.+) to move$/.exec(s))) return m[1] === "Both players" ? t("game:status.both") : t("game:status.to_move", { name: colourName(m[1]) });
+  if ((m = /^(\S+) wins$/.exec(s))) return t("game:status.wins", { name: colourName(m[1]) });
+  if (s === "Draw") return t("game:status.draw");
+  return s;
+}
+
+// A panel label in the player's language when the catalogue has it (game:panel.<label in
+// lower case, words joined by _>), else the game's words.
+export function panelLabel(label) {
+  const m = /^(\d+)\. ([a-z]+)$/.exec(String(label)); // Nibble's colour table: "1. cyan"
+  if (m && hasKey(`game:colours.${m[2]}`)) return `${m[1]}. ${t(`game:colours.${m[2]}`)}`;
+  const key = `game:panel.${String(label).toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_|_$/g, "")}`;
+  return hasKey(key) ? t(key) : label;
+}
+

@@ -2,7 +2,7 @@
 import { api, ApiError, escapeHtml, loadSeats, saveSeats } from "./api.js";
 import { BoardView, nextPathCells, pathStartsWith, pickCell } from "./board.js";
 import { markdown } from "./markdown.js";
-import { decorations, panelRows, safeGlyph } from "./decorate.js";
+import { colourName, colourWord, decorations, panelLabel, panelRows, safeGlyph, statusText } from "./decorate.js";
 import { currentLanguage, hasKey, initI18n, t } from "./i18n.js";
 import { initPrefs, playSound, safePalette } from "./prefs.js";
 
@@ -540,22 +540,6 @@ function playerName(desc, p) {
   return n ? colourName(n) : t("game:player_n", { n: p });
 }
 
-// The games' seat names (Red, Black, Light, First, …) in the player's language; other names as they are.
-function colourName(name) {
-  const key = `game:names.${String(name).toLowerCase()}`;
-  return /^[A-Za-z]+$/.test(String(name)) && hasKey(key) ? t(key) : String(name);
-}
-
-// The game's status line in the player's language where it is one of the shared forms.
-function statusText(s) {
-  let m;
-  if ((m = /^(.+) to move, taking (\w+) blocks$/.exec(s))) return t("game:status.taking", { name: colourName(m[1]), colour: m[2] });
-  if ((m = /^(.+) to move$/.exec(s))) return m[1] === "Both players" ? t("game:status.both") : t("game:status.to_move", { name: colourName(m[1]) });
-  if ((m = /^(\S+) wins$/.exec(s))) return t("game:status.wins", { name: colourName(m[1]) });
-  if (s === "Draw") return t("game:status.draw");
-  return s;
-}
-
 function currentLocale() {
   return currentLanguage();
 }
@@ -1020,13 +1004,6 @@ async function act(what, token) {
   }
 }
 
-// A panel label in the player's language when the catalogue has it (game:panel.<label in
-// lower case, words joined by _>), else the game's words.
-function panelLabel(label) {
-  const key = `game:panel.${String(label).toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_|_$/g, "")}`;
-  return hasKey(key) ? t(key) : label;
-}
-
 function renderPanelTable(desc) {
   // one value per player: a column per player, headed by his name and colour; a single value spans them
   const n = (desc.players || []).length;
@@ -1069,7 +1046,7 @@ function renderMoves(v) {
       const cur = ui.replay !== null && ui.replay >= t.start + 1 && ui.replay <= t.end ? " current" : "";
       // the game's notes on the steps (Nibble: the colour taken), e.g. "c1 i9 (red)"
       const notes = desc.move_notes ? [...new Set(desc.move_notes.slice(t.start, t.end).filter((x) => x && x !== "end"))] : [];
-      const note = notes.length ? ` <span class="move-note">(${escapeHtml(notes.join(", "))})</span>` : "";
+      const note = notes.length ? ` <span class="move-note">(${escapeHtml(notes.map(colourWord).join(", "))})</span>` : "";
       return `<li class="turn${cur}" data-end="${t.end}"><span class="who">${escapeHtml(who)}</span> <code>${escapeHtml(t.moves.join(" "))}</code>${note}</li>`;
     })
     .join("");
