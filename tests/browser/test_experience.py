@@ -302,7 +302,7 @@ def test_the_lobby_form_is_private_by_default_readable_and_lists_my_games(
     page = ctx.new_page()
     page.goto(server + "/?game=nibble")
     page.wait_for_selector("#param-board")
-    assert page.locator("label:has(#param-shuffle_table)").inner_text().startswith("Shuffle table")
+    assert page.locator("label:has(#param-shuffle_table)").inner_text().startswith("Shuffle the colour table")
     assert page.locator("#param-colors").evaluate("e => e.tagName") == "SELECT"
     assert page.locator("#param-colors").input_value() == "", "the colour count is automatic by default"
     page.locator("#param-board").select_option("hex")

@@ -28,6 +28,7 @@ def test_one_person_and_three_ai_seats_play_four_player_nymbat_to_the_end(
     page.goto(server + "/?game=nymbat")
     page.wait_for_selector("#param-players")
     page.locator("#param-players").select_option("4")
+    page.evaluate("document.getElementById('advanced').open = true")  # the safeguard limit is folded
     for key, value in {"reserve": 6, "first_limit": 6, "max_turns": 24}.items():
         page.locator(f"#param-{key}").fill(str(value))
     page.locator("input[name=mode][value=seats]").check()

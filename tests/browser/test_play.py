@@ -28,6 +28,19 @@ SMALL = {
 }
 
 
+def set_param(page: Any, key: str, value: Any) -> None:
+    """Sets a field of the new-game form: a list by its value, a number or text by typing; the
+    safeguard limits sit in the "advanced" fold, opened first."""
+    field = page.locator(f"#param-{key}")
+    if page.locator(f"#params-advanced #param-{key}").count():
+        page.evaluate("document.getElementById('advanced').open = true")
+    if field.evaluate("e => e.tagName") == "SELECT":
+        field.select_option(str(value))
+    else:
+        field.fill(str(value))
+        field.dispatch_event("change")
+
+
 def api_create(base: str, body: dict[str, Any]) -> dict[str, Any]:
     req = urllib.request.Request(
         base + "/api/games", data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
@@ -121,7 +134,7 @@ def test_play_a_whole_game_against_the_ai_by_clicking(server: str, browser: Any,
     page.goto(server + f"/?game={name}")
     page.wait_for_selector("#param-" + next(iter(SMALL[name]), "colors"))
     for key, value in SMALL[name].items():
-        page.locator(f"#param-{key}").fill(str(value))
+        set_param(page, key, value)
     page.locator("input[name=mode][value=ai]").check()
     page.locator("#ai-level").select_option("1")
     page.locator("#create-btn").click()

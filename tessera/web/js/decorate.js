@@ -145,7 +145,9 @@ export function safeGlyph(color) {
 // ("Turn 36 / 600" → "Turn 36"), and Nymbat's "On board" as pieces and points.
 export function panelRows(desc) {
   const rows = [];
-  for (const r of desc.panel || []) {
+  const word = (v) => (v === "yes" ? t("game:yes") : v === "no" ? t("game:no") : v);
+  for (const r0 of desc.panel || []) {
+    const r = { ...r0, values: (r0.values || []).map(word) };
     if (r.label === "Turn") {
       rows.push({ ...r, values: r.values.map((v) => String(v).replace(/^(\d+)\s*\/\s*\d+$/, "$1")) });
     } else if (desc.game === "nymbat" && r.label === "On board") {

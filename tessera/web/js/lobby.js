@@ -3,6 +3,7 @@
 // one-line explanation come from params:<game>.<param>.label / .help, its choices from .choices.<value>.
 import { api, ApiError, escapeHtml, loadSeats, saveSeats } from "./api.js";
 import { hasKey, initI18n, t } from "./i18n.js";
+import { colourName } from "./decorate.js";
 import { lessonsLinkHtml } from "./learn.js";
 import { initPrefs } from "./prefs.js";
 
@@ -206,6 +207,12 @@ function showGame() {
   $("advanced").hidden = !adv.children.length;
   box.onchange = applyParamRules;
   adv.onchange = applyParamRules;
+  // Ikabegamá's list of boards follows the distance as it is typed
+  box.oninput = adv.oninput = (e) => {
+    if (g.name === "ikabegama" && /^param-(distance|dark_nest)$/.test(e.target.id)) {
+      fillSelect($("param-board"), g, g.params.find((q) => q.name === "board"), ikabegamaBoards());
+    }
+  };
   applyParamRules();
   const players = Object.keys(g.seats_by_players || {}).join(` ${t("lobby:or")} `) || String(g.players);
   const about = `params:${g.name}.about`;
@@ -460,7 +467,7 @@ async function create(e) {
 }
 
 function seatsText(seats) {
-  return seats.map((s) => s.name).join(seats.length > 2 ? ", " : ` ${t("lobby:vs")} `);
+  return seats.map((s) => colourName(s.name)).join(seats.length > 2 ? ", " : ` ${t("lobby:vs")} `);
 }
 
 function gameItem(g, open) {
@@ -626,7 +633,7 @@ async function loadCatalog() {
 }
 
 async function start() {
-  await initI18n(["learn", "lobby", "params"]);
+  await initI18n(["game", "learn", "lobby", "params"]);
   initPrefs();
   $("create").hidden = true;
   refreshLists();
