@@ -478,12 +478,16 @@ def test_the_creation_form_follows_dependent_parameters_live(
     page.wait_for_selector("#param-size")
     size = page.locator("#param-size")
     assert (size.get_attribute("min"), size.get_attribute("max"), size.get_attribute("placeholder")) == (
-        "2", "12", "automatic (5)"
+        "2",
+        "12",
+        "automatic (5)",
     )
     size.fill("2")
     page.locator("#param-variant").select_option("square")
     assert (size.get_attribute("min"), size.get_attribute("max"), size.get_attribute("placeholder")) == (
-        "3", "19", "automatic (9)"
+        "3",
+        "19",
+        "automatic (9)",
     )
     assert size.input_value() == "", "size 2 is too small for the square board: back to automatic"
     page.locator("#param-komi").fill("1")
@@ -544,7 +548,7 @@ def test_a_record_opens_straight_in_the_analysis_board(
     page.locator("#record-text").fill(json.dumps(record))
     page.locator("#record-open").click()
     page.wait_for_function("document.querySelectorAll('#tree > .tree-move').length === 5")
-    page.locator("#record-text").fill("[Game \"chess\"]\n\n1. e4\n")
+    page.locator("#record-text").fill('[Game "chess"]\n\n1. e4\n')
     page.locator("#record-open").click()
     page.wait_for_selector("#record-error:not([hidden])")
     assert "cannot be imported" in page.locator("#record-error").inner_text()

@@ -307,7 +307,9 @@ def test_nibble_blocks_carry_numbers_and_a_colour_blind_palette_is_a_setting(
     labels = page.locator("svg.board .piece .piece-label")
     assert labels.count() == 81
     for p in blocks[:20]:
-        assert page.locator(f"svg.board .piece[data-cell='{p['cell']}'] .piece-label").text_content() == table[p["color"]]
+        assert (
+            page.locator(f"svg.board .piece[data-cell='{p['cell']}'] .piece-label").text_content() == table[p["color"]]
+        )
     before = page.locator("svg.board .piece").first.locator("rect").get_attribute("fill")
     assert page.locator("#safe-palette").is_visible()
     page.locator("#safe-palette").check()
@@ -330,7 +332,11 @@ def nelaxtam_battle(server: str) -> dict[str, Any]:
     gid = created["id"]
     for seat, order in (("0", "1@b9 2@c8 3@a10"), ("1", "1@a1 2@c1 3@e1")):
         view = get(server, f"/api/games/{gid}", created["tokens"][seat])
-        post(server, f"/api/games/{gid}/moves", {"token": created["tokens"][seat], "move": order, "expected": view["move_number"]})
+        post(
+            server,
+            f"/api/games/{gid}/moves",
+            {"token": created["tokens"][seat], "move": order, "expected": view["move_number"]},
+        )
     return created
 
 
@@ -382,7 +388,10 @@ def test_nelaxtam_builder_offers_only_legal_orders_and_says_why(
     page.locator(".unit[data-unit='2'] .unit-name").click()
     page.locator(".unit[data-unit='2'] .unit-choices button[data-token='2>d7']").click()
     page.locator(".unit[data-unit='1'] .unit-name").click()
-    assert page.locator(".unit[data-unit='1'] .unit-choices button[data-token='1>c8']").get_attribute("aria-disabled") is None
+    assert (
+        page.locator(".unit[data-unit='1'] .unit-choices button[data-token='1>c8']").get_attribute("aria-disabled")
+        is None
+    )
     click("f5")
     assert "cannot act on f5" in page.locator("#order-why").inner_text()
     page.screenshot(path=str(artifacts / f"nelaxtam-battle-why-{viewport['width']}.png"))
@@ -528,11 +537,13 @@ SCAN = """(patterns) => {
     s = (s || '').trim();
     if (!s) return;
     for (const [text, re, literal] of res)
-      if (re.test(s) && literal * 2 >= s.length) found.push(where + ': ' + JSON.stringify(s) + ' is English (' + text + ')');
+      if (re.test(s) && literal * 2 >= s.length)
+        found.push(where + ': ' + JSON.stringify(s) + ' is English (' + text + ')');
   };
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-    if (n.parentElement.closest('#rules, script, style, .moves, code')) continue;  // the rules' own text: the rules pages' work
+    // the rules' own text (the rules pages' work), move lists and code are not the client's words
+    if (n.parentElement.closest('#rules, script, style, .moves, code')) continue;
     check(n.textContent, n.parentElement.tagName.toLowerCase() + (n.parentElement.id ? '#' + n.parentElement.id : ''));
   }
   for (const el of document.querySelectorAll('[title], [placeholder], [aria-label]'))
@@ -560,7 +571,9 @@ def test_no_page_shows_an_untranslated_string(server: str, browser: Any, artifac
     page.screenshot(path=str(artifacts / f"lobby-{lang}.png"), full_page=True)
     nume = post(server, "/api/games", {"game": "nume", "params": {"size": 2}, "mode": "hotseat"})
     play_moves(server, nume, ["a1=3", "e1=1", "a2"])
-    nelaxtam = post(server, "/api/games", {"game": "nelaxtam", "params": {"size": 10, "troops": 2, "by_sea": 1}, "mode": "hotseat"})
+    nelaxtam = post(
+        server, "/api/games", {"game": "nelaxtam", "params": {"size": 10, "troops": 2, "by_sea": 1}, "mode": "hotseat"}
+    )
     for created, name in ((nume, "nume"), (nelaxtam, "nelaxtam")):
         page.goto(server + created["url"] + hash_of(created))
         page.wait_for_selector("svg.board .cell")

@@ -340,7 +340,7 @@ function seatNames() {
 }
 
 function seatName(i, n) {
-  return t("lobby:seat_name", { name: n, seat: i });
+  return t("lobby:seat_name", { name: colourName(n), seat: i });
 }
 
 function showSeats() {

@@ -37,7 +37,10 @@ def main() -> None:
     # your turn: two rising notes
     write("turn.wav", np.concatenate([note(660.0, 0.11, 0.4, 18.0), note(880.0, 0.16, 0.4, 12.0)]))
     # game over: three notes, a major arpeggio going up
-    write("end.wav", np.concatenate([note(523.3, 0.14, 0.4, 10.0), note(659.3, 0.14, 0.4, 10.0), note(784.0, 0.4, 0.45, 5.0)]))
+    write(
+        "end.wav",
+        np.concatenate([note(523.3, 0.14, 0.4, 10.0), note(659.3, 0.14, 0.4, 10.0), note(784.0, 0.4, 0.45, 5.0)]),
+    )
 
 
 if __name__ == "__main__":
