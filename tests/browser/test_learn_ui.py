@@ -422,6 +422,8 @@ def test_on_a_phone_my_games_come_first_when_there_are_some(server: str, browser
     page.wait_for_selector("svg.board .cell")
     page.goto(server + "/")
     page.wait_for_selector(f"#my-games li[data-game='{created['id']}']")
+    item = page.locator(f"#my-games li[data-game='{created['id']}']").inner_text()
+    assert "(Board size: 2)" in item and "nume(" not in item, "the variant in words, not its spec"
     assert page.locator("#games-card").bounding_box()["y"] < page.locator(".new-game-card").bounding_box()["y"]
     page.screenshot(path=str(artifacts / "lobby-my-games-first-390.png"))
     page.set_viewport_size(DESKTOP)

@@ -156,6 +156,13 @@ export function panelRows(desc) {
         return t("game:nymbat.on_board", { count: pieces, points });
       });
       rows.push({ ...r, label: t("game:nymbat.on_board_label"), values });
+    } else if (r.label === "Komi") {
+      // Nume's "0.5 to Black": the komi and who receives it
+      const values = r.values.map((v) => {
+        const m = /^(\d+(?:\.\d+)?) to ([A-Za-z]+)$/.exec(String(v));
+        return m ? t("game:komi_to", { komi: m[1], name: colourName(m[2]) }) : v;
+      });
+      rows.push({ ...r, values });
     } else if (r.label === "Invasion") {
       // Nelaxtam's edge squares are drawn outlined: the sentence says so, in the player's language
       const values = r.values.map((v) => {

@@ -470,11 +470,21 @@ function seatsText(seats) {
   return seats.map((s) => colourName(s.name)).join(seats.length > 2 ? ", " : ` ${t("lobby:vs")} `);
 }
 
+// A game's variant in words ("Reserve points: 12 · …"), once the catalogue is here; the
+// standard game says nothing; before the catalogue, the spec as it is.
+function specHtml(spec) {
+  const name = String(spec).split("(")[0];
+  const g = catalog.find((x) => x.name === name);
+  if (!g) return `<code>${escapeHtml(spec)}</code>`;
+  const words = variantText(g, spec);
+  return words ? `<span class="variant-words" title="${escapeHtml(spec)}">(${escapeHtml(words)})</span>` : "";
+}
+
 function gameItem(g, open) {
   const clock = g.clock ? ` · ${Math.round(g.clock.initial / 60)}+${g.clock.increment}` : "";
   const res = g.result ? ` · ${escapeHtml(g.result.text)}` : "";
   const join = open ? `<button data-join="${g.id}">${escapeHtml(t("lobby:join"))}</button>` : `<a href="/g/${g.id}">${escapeHtml(t("lobby:replay"))}</a>`;
-  return `<li><a href="/g/${g.id}">${escapeHtml(g.title)}</a> <code>${escapeHtml(g.spec)}</code> — ${escapeHtml(seatsText(g.seats))}${clock}${res} ${join}</li>`;
+  return `<li><a href="/g/${g.id}">${escapeHtml(g.title)}</a> ${specHtml(g.spec)} — ${escapeHtml(seatsText(g.seats))}${clock}${res} ${join}</li>`;
 }
 
 // "My games": the games this browser holds seats in (no accounts: the seat tokens kept here),
@@ -516,7 +526,7 @@ async function refreshMyGames() {
               : yours
                 ? `<strong>${escapeHtml(t("lobby:state.your_turn"))}</strong>`
                 : escapeHtml(t("lobby:state.waiting"));
-          return `<li class="my-game${yours ? " yours" : ""}" data-game="${escapeHtml(v.id)}"><a href="/g/${encodeURIComponent(v.id)}#${hash}">${escapeHtml(v.title)}</a> <code>${escapeHtml(v.spec)}</code> — ${escapeHtml(seatsText(v.seats))} · ${state}</li>`;
+          return `<li class="my-game${yours ? " yours" : ""}" data-game="${escapeHtml(v.id)}"><a href="/g/${encodeURIComponent(v.id)}#${hash}">${escapeHtml(v.title)}</a> ${specHtml(v.spec)} — ${escapeHtml(seatsText(v.seats))} · ${state}</li>`;
         })
         .join("")
     : `<li class="hint">${escapeHtml(t("lobby:my_games_empty"))}</li>`;
@@ -666,6 +676,7 @@ async function start() {
   $("clock-on").addEventListener("change", clockFields);
   clockFields();
   showGame();
+  refreshLists(); // the variants in words, now that the catalogue names them
   document.body.dataset.ready = "1";
 }
 start();
