@@ -4,7 +4,7 @@
 // It knows no game: the server sends render descriptions with the legal moves of the player to move.
 import { api, ApiError, escapeHtml, loadSeats, saveSeats } from "./api.js";
 import { BoardView } from "./board.js";
-import { colourName, decorations, panelLabel, panelRows, statusText } from "./decorate.js";
+import { actionLabel, colourName, decorations, panelLabel, panelRows, statusText } from "./decorate.js";
 import { initI18n, t } from "./i18n.js";
 import { initPrefs, safePalette } from "./prefs.js";
 
@@ -212,7 +212,7 @@ function renderPrompt() {
       } else if (a.choices) {
         for (const c of a.choices) wrap.appendChild(button(String(c), () => play(fill(a, c)), "choice-btn"));
       } else if (a.move !== undefined) {
-        wrap.appendChild(button(a.label || a.move, () => play(a.move), "primary"));
+        wrap.appendChild(button(actionLabel(a.label || a.move), () => play(a.move), "primary"));
       }
     }
     box.appendChild(wrap);
@@ -221,7 +221,7 @@ function renderPrompt() {
   if (buttons.length && buttons.length <= 30) {
     const row = document.createElement("div");
     row.className = "action-buttons";
-    for (const a of buttons) row.appendChild(button(a.label || a.move, () => play(a.move), "action-btn"));
+    for (const a of buttons) row.appendChild(button(actionLabel(a.label || a.move), () => play(a.move), "action-btn"));
     box.appendChild(row);
   }
   if (node().pos.to_move === SIMULTANEOUS) {

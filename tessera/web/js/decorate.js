@@ -141,14 +141,14 @@ export function safeGlyph(color) {
   return s ? s[1] : "";
 }
 
-// The panel's rows as the player reads them: the turn counter without its safeguard limit
-// ("Turn 36 / 600" → "Turn 36"), and Nymbat's "On board" as pieces and points.
+// The panel's rows as the player reads them: the turn (or ply) counter without its safeguard
+// limit ("Turn 36 / 600" → "Turn 36"), and Nymbat's "On board" as pieces and points.
 export function panelRows(desc) {
   const rows = [];
   const word = (v) => (v === "yes" ? t("game:yes") : v === "no" ? t("game:no") : v);
   for (const r0 of desc.panel || []) {
     const r = { ...r0, values: (r0.values || []).map(word) };
-    if (r.label === "Turn") {
+    if (r.label === "Turn" || r.label === "Ply") {
       rows.push({ ...r, values: r.values.map((v) => String(v).replace(/^(\d+)\s*\/\s*\d+$/, "$1")) });
     } else if (desc.game === "nymbat" && r.label === "On board") {
       const values = r.values.map((points, p) => {
@@ -200,9 +200,40 @@ export function statusText(s) {
 // A panel label in the player's language when the catalogue has it (game:panel.<label in
 // lower case, words joined by _>), else the game's words.
 export function panelLabel(label) {
+  const d = /^Delays \(every (\d+)\w* costs 1\)$/.exec(String(label)); // Nymbat's "Delays (every 7th costs 1)"
+  if (d) return t("game:panel_delays", { n: d[1] });
   const m = /^(\d+)\. ([a-z]+)$/.exec(String(label)); // Nibble's colour table: "1. cyan"
   if (m && hasKey(`game:colours.${m[2]}`)) return `${m[1]}. ${t(`game:colours.${m[2]}`)}`;
   const key = `game:panel.${String(label).toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_|_$/g, "")}`;
   return hasKey(key) ? t(key) : label;
 }
 
+
+// A game's spec in words for a header: "nume(size=3)" → "Board size: 3" (params catalogue),
+// "" for the standard game. Unknown parameters keep their code names.
+export function specWords(spec) {
+  const m = /^([a-z_]+)\((.*)\)$/.exec(String(spec));
+  if (!m) return "";
+  const [, game, body] = m;
+  return body
+    .split(",")
+    .map((part) => {
+      const [k, v] = part.split("=").map((x) => (x || "").trim());
+      const label = hasKey(`params:${game}.${k}.label`) ? t(`params:${game}.${k}.label`) : k;
+      let value = v;
+      if (v === "true" || v === "false") value = t(v === "true" ? "game:yes" : "game:no");
+      else if (hasKey(`params:${game}.${k}.choices.${v}`)) value = t(`params:${game}.${k}.choices.${v}`);
+      else if (game === "ikabegama" && k === "board") {
+        const h = /^hexhex:(\d+)$/.exec(v);
+        value = h ? t("params:ikabegama.board.hexagon", { n: h[1] }) : t("params:ikabegama.board.plane");
+      }
+      return `${label}: ${value}`;
+    })
+    .join(" · ");
+}
+
+// The label of a game's button in the player's language where it is a shared one ("End turn", "Pass").
+export function actionLabel(label) {
+  const key = { "end turn": "game:action.end_turn", end: "game:action.end_turn", pass: "game:action.pass" }[String(label).toLowerCase()];
+  return key ? t(key) : label;
+}

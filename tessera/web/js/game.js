@@ -2,7 +2,7 @@
 import { api, ApiError, escapeHtml, loadSeats, saveSeats } from "./api.js";
 import { BoardView, nextPathCells, pathStartsWith, pickCell } from "./board.js";
 import { markdown } from "./markdown.js";
-import { colourName, colourWord, decorations, panelLabel, panelRows, safeGlyph, statusText } from "./decorate.js";
+import { actionLabel, colourName, colourWord, decorations, panelLabel, panelRows, safeGlyph, specWords, statusText } from "./decorate.js";
 import { currentLanguage, hasKey, initI18n, t } from "./i18n.js";
 import { initPrefs, playSound, safePalette } from "./prefs.js";
 
@@ -522,7 +522,9 @@ function renderAll() {
   board.draw(desc, { clickable, selected, marks, hints, disabled, ...deco });
   renderLegend(desc, deco);
   $("title").textContent = v.title;
-  $("spec").textContent = `${v.spec} · ${t(v.mode === "ai" ? "game:mode.ai" : v.mode === "hotseat" ? "game:mode.hotseat" : "game:mode.online")}`;
+  const words = specWords(v.spec);
+  $("spec").textContent = `${words ? words + " · " : ""}${t(v.mode === "ai" ? "game:mode.ai" : v.mode === "hotseat" ? "game:mode.hotseat" : "game:mode.online")}`;
+  $("spec").title = v.spec;
   renderStatus(v, desc);
   renderSeats(v, desc);
   renderPrompt(v, desc, o, b);
@@ -728,7 +730,7 @@ function renderPrompt(v, desc, o, b) {
         }
         wrap.appendChild(row);
       } else if (a.move !== undefined) {
-        wrap.appendChild(button(a.label || a.move, () => submit(a.move), "primary"));
+        wrap.appendChild(button(actionLabel(a.label || a.move), () => submit(a.move), "primary"));
       }
     }
     wrap.appendChild(button(t("game:cancel"), () => {
@@ -746,7 +748,7 @@ function renderPrompt(v, desc, o, b) {
     p.className = "continue-hint";
     const ends = buttons.filter((a) => /^end\b/i.test(a.label || a.move || ""));
     p.textContent = ends.length
-      ? t("game:turn_goes_on_end", { button: ends[0].label || ends[0].move })
+      ? t("game:turn_goes_on_end", { button: actionLabel(ends[0].label || ends[0].move) })
       : t("game:turn_goes_on");
     box.appendChild(p);
   }
@@ -789,14 +791,14 @@ function renderPrompt(v, desc, o, b) {
         for (const a of list) {
           const opt = document.createElement("option");
           opt.value = a.move;
-          opt.textContent = a.label || a.move;
+          opt.textContent = actionLabel(a.label || a.move);
           sel.appendChild(opt);
         }
         gdiv.append(sel, button(t("game:play"), () => submit(sel.value), "primary"));
       } else {
         for (const a of list) {
           if (a.move !== undefined) {
-            const bt = button(a.label || a.move, () => submit(a.move), "action-btn" + (/^end\b/i.test(a.label || a.move) ? " primary" : ""));
+            const bt = button(actionLabel(a.label || a.move), () => submit(a.move), "action-btn" + (/^end\b/i.test(a.label || a.move) ? " primary" : ""));
             bt.dataset.move = a.move;
             gdiv.appendChild(bt);
           }
@@ -1298,7 +1300,7 @@ function renderLegend(desc, deco) {
 }
 
 async function start() {
-  await initI18n(["game"]);
+  await initI18n(["params", "game"]);
   initPrefs({ sound: true, palette: true });
   window.addEventListener("tessera:pref", (e) => {
     if (e.detail.name === "safePalette") renderAll();
