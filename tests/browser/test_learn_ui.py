@@ -252,6 +252,14 @@ def test_the_turn_counter_shows_no_safeguard_limit_and_on_board_counts_pieces(
     assert rows["On board"][0] == "2 pieces, 5 points", rows["On board"]
     assert rows["On board"][1] == "0 pieces, 0 points"
     page.context.close()
+    # Ikabegamá counts plies ("Ply 1 / 400"): the same, without the limit
+    created = post(server, "/api/games", {"game": "ikabegama", "params": {}, "mode": "hotseat"})
+    view = play_moves(server, created, ["1,0"])
+    assert any(r["label"] == "Ply" and "/" in str(r["values"][0]) for r in view["render"]["panel"])
+    page = open_game(browser, server, created, viewport)
+    row = page.locator("#panel-table tr", has=page.locator("th", has_text="Move"))
+    assert row.locator("td").first.inner_text() == "1"
+    page.context.close()
 
 
 def nume_groups(render: dict[str, Any]) -> dict[str, tuple[int, int]]:
