@@ -621,3 +621,48 @@ def test_the_language_switcher_changes_and_keeps_the_language(server: str, brows
     page.wait_for_function("document.documentElement.lang === 'fr'")
     assert page.locator("#best").inner_text() == "Meilleur coup"
     page.context.close()
+
+
+RESULT_SENTENCES = [
+    "Light occupies the Dark nest: Light wins",
+    "Both players passed with 3 tokens each: a draw",
+    "Both players passed; Dark has more tokens (5 to 3) and wins",
+    "Draw: the 400-ply safeguard was reached",
+    "Draw: the 600-turn safeguard was reached",
+    "Draw: 30 turns in a row without a destruction",
+    "Every other player resigned: Yellow wins",
+    "Red has a piece on Blue's home row and Blue has none there: Red wins",
+    "The board and every reserve are empty: Blue took the last turn and wins",
+    "The board is full: White has the lower score (28 to 31.5) and wins",
+    "The board is full and the scores are equal (30 to 30): a draw",
+    "First took all 9 cyan blocks",
+    "Second took 7 or more blocks of each of red, green, blue (neighbours on the colour table)",
+    "The board is empty: each player holds 4 colours: a draw",
+    "The board is empty: First holds the majority in 5 of 9 colours (Second: 4)",
+    "No troop can destroy any more; both control 40 territory pieces: a draw",
+    "No troop can destroy any more: Black controls more territory (45 pieces to 40) and wins",
+    "Black resigned: White wins",
+    "Red ran out of time: Blue wins",
+    "Draw by agreement between the players",
+    "Draw by agreement: Red offered a draw and Blue accepted",
+    "Game aborted: Black made no first move in time (no result)",
+]
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "ko"])
+def test_the_sentence_that_ends_a_game_is_in_the_players_language(server: str, browser: Any, lang: str) -> None:
+    """ "Translations of the whole client (… messages)": every form of the sentence that ends a game
+    (the games' and the server's) reads the same in English and is translated in the other languages,
+    names and colours included."""
+    page = open_lobby(browser, server, DESKTOP, locale=lang)
+    shown = page.evaluate(
+        "async (xs) => { const m = await import('/static/js/decorate.js'); return xs.map(m.resultText); }",
+        RESULT_SENTENCES,
+    )
+    if lang == "en":
+        assert shown == RESULT_SENTENCES
+    else:
+        for english, text in zip(RESULT_SENTENCES, shown, strict=True):
+            assert text != english, english
+            assert not re.search(r"\b(wins|draw|Draw|resigned|Black|White|Red|Blue|cyan)\b", text), text
+    page.context.close()

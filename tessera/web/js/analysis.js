@@ -4,7 +4,7 @@
 // It knows no game: the server sends render descriptions with the legal moves of the player to move.
 import { api, ApiError, escapeHtml, loadSeats, saveSeats } from "./api.js";
 import { BoardView } from "./board.js";
-import { actionLabel, colourName, decorations, panelLabel, panelRows, statusText } from "./decorate.js";
+import { actionLabel, colourName, decorations, panelLabel, panelRows, resultText, statusText } from "./decorate.js";
 import { initI18n, t } from "./i18n.js";
 import { initPrefs, safePalette } from "./prefs.js";
 
@@ -93,7 +93,7 @@ function renderEval() {
   const fill = $("eval-fill");
   if (n.pos.to_move === TERMINAL) {
     const res = n.pos.render.result || {};
-    $("eval").textContent = t("analysis:game_over", { result: res.text || "" });
+    $("eval").textContent = t("analysis:game_over", { result: resultText(res.text || "") });
     const w = res.winner;
     fill.style.height = w === 0 ? "100%" : w === null || w === undefined ? "50%" : "0%";
     labelBar(0, w === 0 ? 100 : w === null || w === undefined ? 50 : 0);

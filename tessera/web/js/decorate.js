@@ -237,3 +237,49 @@ export function actionLabel(label) {
   const key = { "end turn": "game:action.end_turn", end: "game:action.end_turn", pass: "game:action.pass" }[String(label).toLowerCase()];
   return key ? t(key) : label;
 }
+
+// The sentence that ends a game (the games' and the server's words) in the player's language:
+// each known form has its key (game:result.*); another sentence stays as it is.
+const N = "([A-Za-z]+)";
+const RESULTS = [
+  [new RegExp(`^${N} occupies the ${N} nest: ${N} wins$`), "nest", ["who", "nest", "winner"]],
+  [/^Both players passed with (\d+) tokens each: a draw$/, "passes_draw", ["n"]],
+  [new RegExp(`^Both players passed; ${N} has more tokens \\((\\d+) to (\\d+)\\) and wins$`), "passes_win", ["name", "a", "b"]],
+  [/^Draw: the (\d+)-ply safeguard was reached$/, "safeguard_plies", ["n"]],
+  [/^Draw: the (\d+)-turn safeguard was reached$/, "safeguard_turns", ["n"]],
+  [/^Draw: (\d+) turns in a row without a destruction$/, "safeguard_idle", ["n"]],
+  [new RegExp(`^Every other player resigned: ${N} wins$`), "others_resigned", ["name"]],
+  [new RegExp(`^${N} has a piece on ${N}'s home row and ${N} has none there: ${N} wins$`), "home_row", ["name", "other", "other2", "winner"]],
+  [new RegExp(`^The board and every reserve are empty: ${N} took the last turn and wins$`), "empty_board", ["name"]],
+  [new RegExp(`^The board is full: ${N} has the lower score \\((.+)\\) and wins$`), "full_win", ["name", "scores"]],
+  [/^The board is full and the scores are equal \((.+)\): a draw$/, "full_draw", ["scores"]],
+  [new RegExp(`^${N} took all (\\d+) ([a-z]+) blocks$`), "colour", ["name", "n", "colour"]],
+  [new RegExp(`^${N} took (\\d+) or more blocks of each of (.+) \\(neighbours on the colour table\\)$`), "neighbours", ["name", "n", "colours"]],
+  [/^The board is empty: each player holds (\d+) colours: a draw$/, "majority_draw", ["n"]],
+  [new RegExp(`^The board is empty: ${N} holds the majority in (\\d+) of (\\d+) colours \\(${N}: (\\d+)\\)$`), "majority", ["name", "k", "n", "other", "m"]],
+  [/^No troop can destroy any more; both control (\d+) territory pieces: a draw$/, "territory_draw", ["n"]],
+  [new RegExp(`^No troop can destroy any more: ${N} controls more territory \\((\\d+) pieces to (\\d+)\\) and wins$`), "territory", ["name", "a", "b"]],
+  [new RegExp(`^${N} resigned: ${N} wins$`), "resigned", ["loser", "winner"]],
+  [new RegExp(`^${N} ran out of time: ${N} wins$`), "flag", ["loser", "winner"]],
+  [/^Draw by agreement between the players$/, "agreement", []],
+  [new RegExp(`^Draw by agreement: ${N} offered a draw and ${N} accepted$`), "agreement_offer", ["a", "b"]],
+  [new RegExp(`^Game aborted: ${N} made no first move in time \\(no result\\)$`), "aborted", ["name"]],
+];
+const NAME_ARGS = new Set(["who", "nest", "winner", "name", "other", "other2", "loser", "a", "b"]);
+
+export function resultText(text) {
+  const s = String(text || "");
+  for (const [re, key, args] of RESULTS) {
+    const m = re.exec(s);
+    if (!m) continue;
+    const values = {};
+    args.forEach((a, i) => {
+      const v = m[i + 1];
+      if (a === "colour") values[a] = colourWord(v);
+      else if (a === "colours") values[a] = v.split(", ").map(colourWord).join(", ");
+      else values[a] = NAME_ARGS.has(a) && /^[A-Za-z]+$/.test(v) ? colourName(v) : v;
+    });
+    return t(`game:result.${key}`, values);
+  }
+  return statusText(s);
+}

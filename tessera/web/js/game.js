@@ -2,7 +2,7 @@
 import { api, ApiError, escapeHtml, loadSeats, saveSeats } from "./api.js";
 import { BoardView, nextPathCells, pathStartsWith, pickCell } from "./board.js";
 import { markdown } from "./markdown.js";
-import { actionLabel, colourName, colourWord, decorations, panelLabel, panelRows, safeGlyph, specWords, statusText } from "./decorate.js";
+import { actionLabel, colourName, colourWord, decorations, panelLabel, panelRows, resultText, safeGlyph, specWords, statusText } from "./decorate.js";
 import { currentLanguage, hasKey, initI18n, t } from "./i18n.js";
 import { initPrefs, playSound, safePalette } from "./prefs.js";
 
@@ -1151,7 +1151,7 @@ function renderBanner(v, desc) {
   const why = document.createElement("span");
   why.className = "result-head";
   why.id = "result-why";
-  why.textContent = result.text;
+  why.textContent = resultText(result.text);
   why.dataset.reason = result.reason || "";
   bn.appendChild(why);
   if (mySeats.length === 1 && w !== null && w !== undefined) {

@@ -3,7 +3,7 @@
 // one-line explanation come from params:<game>.<param>.label / .help, its choices from .choices.<value>.
 import { api, ApiError, escapeHtml, loadSeats, saveSeats } from "./api.js";
 import { hasKey, initI18n, t } from "./i18n.js";
-import { colourName } from "./decorate.js";
+import { colourName, resultText } from "./decorate.js";
 import { lessonsLinkHtml } from "./learn.js";
 import { initPrefs } from "./prefs.js";
 
@@ -482,7 +482,7 @@ function specHtml(spec) {
 
 function gameItem(g, open) {
   const clock = g.clock ? ` · ${Math.round(g.clock.initial / 60)}+${g.clock.increment}` : "";
-  const res = g.result ? ` · ${escapeHtml(g.result.text)}` : "";
+  const res = g.result ? ` · ${escapeHtml(resultText(g.result.text))}` : "";
   const join = open ? `<button data-join="${g.id}">${escapeHtml(t("lobby:join"))}</button>` : `<a href="/g/${g.id}">${escapeHtml(t("lobby:replay"))}</a>`;
   return `<li><a href="/g/${g.id}">${escapeHtml(g.title)}</a> ${specHtml(g.spec)} — ${escapeHtml(seatsText(g.seats))}${clock}${res} ${join}</li>`;
 }
@@ -522,7 +522,7 @@ async function refreshMyGames() {
           const hash = seats.map((s) => `t${s}=${encodeURIComponent(loadSeats(v.id).tokens[s])}`).join("&");
           const state =
             v.status !== "active"
-              ? escapeHtml(v.result ? v.result.text : t("lobby:state.finished"))
+              ? escapeHtml(v.result ? resultText(v.result.text) : t("lobby:state.finished"))
               : yours
                 ? `<strong>${escapeHtml(t("lobby:state.your_turn"))}</strong>`
                 : escapeHtml(t("lobby:state.waiting"));
