@@ -430,8 +430,14 @@ def test_on_a_phone_my_games_come_first_when_there_are_some(server: str, browser
     page.wait_for_selector("svg.board .cell")
     page.goto(server + "/")
     page.wait_for_selector(f"#my-games li[data-game='{created['id']}']")
-    item = page.locator(f"#my-games li[data-game='{created['id']}']").inner_text()
-    assert "(Board size: 2)" in item and "nume(" not in item, "the variant in words, not its spec"
+    # the list comes before the catalogue (never blank) and names the variant once the catalogue is here
+    item = page.locator(f"#my-games li[data-game='{created['id']}']")
+    page.wait_for_function(
+        "id => { const li = document.querySelector(`#my-games li[data-game='${id}']`); "
+        "return !!li && li.innerText.includes('Board size'); }",
+        arg=created["id"],
+    )
+    assert "(Board size: 2)" in item.inner_text() and "nume(" not in item.inner_text(), "the variant in words"
     assert page.locator("#games-card").bounding_box()["y"] < page.locator(".new-game-card").bounding_box()["y"]
     page.screenshot(path=str(artifacts / "lobby-my-games-first-390.png"))
     page.set_viewport_size(DESKTOP)

@@ -490,7 +490,10 @@ function gameItem(g, open) {
 // "My games": the games this browser holds seats in (no accounts: the seat tokens kept here),
 // ongoing first and those where it is your turn before them, then finished ones. On a phone the
 // list comes before the form when there is one (class has-games).
+let myGamesTicket = 0; // the latest refresh: an older one finishing late does not overwrite it
+
 async function refreshMyGames() {
+  const ticket = ++myGamesTicket;
   const ids = [];
   for (let i = 0; i < localStorage.length; i++) {
     const m = /^tessera:game:(.+)$/.exec(localStorage.key(i) || "");
@@ -513,6 +516,7 @@ async function refreshMyGames() {
       }
     }),
   );
+  if (ticket !== myGamesTicket) return;
   const rank = (r) => (r.v.status === "active" ? (r.yours ? 0 : 1) : 2);
   rows.sort((a, b) => rank(a) - rank(b) || b.v.version - a.v.version);
   $("lobby").classList.toggle("has-games", rows.length > 0);
@@ -532,10 +536,14 @@ async function refreshMyGames() {
     : `<li class="hint">${escapeHtml(t("lobby:my_games_empty"))}</li>`;
 }
 
+let listsTicket = 0;
+
 async function refreshLists() {
   refreshMyGames();
+  const ticket = ++listsTicket;
   try {
     const open = await api("GET", "/api/games?status=open");
+    if (ticket !== listsTicket) return;
     $("open-games").innerHTML = open.games.length
       ? open.games.map((g) => gameItem(g, true)).join("")
       : `<li class="hint">${escapeHtml(t("lobby:no_open_games"))}</li>`;
@@ -551,6 +559,7 @@ async function refreshLists() {
       });
     }
     const fin = await api("GET", "/api/games?status=finished");
+    if (ticket !== listsTicket) return;
     $("finished-games").innerHTML =
       fin.games.slice(0, 15).map((g) => gameItem(g, false)).join("") || `<li class="hint">${escapeHtml(t("lobby:none_yet"))}</li>`;
   } catch (err) {
