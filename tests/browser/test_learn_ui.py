@@ -521,6 +521,9 @@ def test_a_dark_theme_follows_the_system_and_a_switch(
     page.wait_for_selector("svg.board .cell")
     assert bg() == "rgb(22, 24, 28)"
     page.screenshot(path=str(artifacts / f"game-dark-{viewport['width']}.png"))
+    page.goto(server + "/rules/nume")  # a page without the switch follows the choice too
+    page.wait_for_function("document.documentElement.dataset.theme === 'dark'")
+    assert bg() == "rgb(22, 24, 28)"
     page.context.close()
 
 

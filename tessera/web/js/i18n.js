@@ -98,11 +98,23 @@ export function initI18n(namespaces = []) {
     });
     loaded = ns;
     document.documentElement.lang = lng;
+    keepTheme();
     translateDom(document);
     mountSwitcher();
     return i18next();
   })();
   return ready;
+}
+
+// Every translated page follows the theme chosen in prefs.js (its switch is on the lobby, game and
+// analysis pages): "light" or "dark" on <html>, nothing for the system's own.
+function keepTheme() {
+  try {
+    const theme = JSON.parse(localStorage.getItem("tessera:pref:theme") || '"auto"');
+    if (theme === "light" || theme === "dark") document.documentElement.dataset.theme = theme;
+  } catch {
+    /* no storage: the system's theme */
+  }
 }
 
 // The translation of `key` ("ns:key" or a key of the page's namespace), with i18next's options
