@@ -416,6 +416,8 @@ def test_the_evaluation_bar_is_labelled(server: str, browser: Any, artifacts: Pa
     assert page.locator("#eval-bottom").inner_text() == "Black loses"
     assert re.fullmatch(r"\d+ %", page.locator("#eval-pct").inner_text())
     assert "chances according to our AI" in (page.locator("#eval-bar").get_attribute("title") or "")
+    level = page.locator("#cont-level")
+    assert level.locator("option").all_inner_texts()[2] == "3 · club" and level.input_value() == "3"
     page.screenshot(path=str(artifacts / "analysis-eval-labels.png"))
     page.context.close()
 

@@ -376,7 +376,12 @@ $("record-form").addEventListener("submit", (e) => {
 });
 
 async function start() {
-  await initI18n(["game", "lobby", "analysis"]);
+  await initI18n(["game", "lobby", "params", "analysis"]);
+  // the AI levels by name ("3 · club"), as in the lobby
+  for (const o of $("cont-level").options) {
+    o.value = o.value; // the number stays the value when the text becomes the level's name
+    o.textContent = t(`params:levels.${o.value}.name`);
+  }
   initPrefs({ palette: true });
   window.addEventListener("tessera:pref", (e) => {
     if (e.detail.name === "safePalette" && node() && node().pos) render();
