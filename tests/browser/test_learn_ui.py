@@ -109,7 +109,8 @@ def test_the_lobby_says_it_is_preparing_while_the_catalogue_loads(
             status=200, content_type="application/json", body=json.dumps({"ready": False, "warming": ["nume"]})
         ),
     )
-    page.goto(server + "/")
+    with page.expect_request("**/api/catalog"):
+        page.goto(server + "/")
     page.wait_for_function("document.getElementById('catalog-status').textContent.includes('Nume')")
     status = page.locator("#catalog-status")
     assert status.is_visible()
@@ -138,8 +139,9 @@ def test_without_a_status_route_the_lobby_still_says_it_loads(server: str, brows
     held: list[Any] = []
     page.route("**/api/catalog", lambda route: held.append(route))
     page.route("**/api/status", lambda route: route.fulfill(status=404, body='{"detail": "Not Found"}'))
-    page.goto(server + "/")
-    page.wait_for_function("document.getElementById('catalog-status').textContent.length > 0")
+    with page.expect_request("**/api/catalog"):
+        page.goto(server + "/")
+    page.wait_for_function("document.documentElement.lang === 'en' && document.querySelector('.lang-switch')")
     assert page.locator("#catalog-status").inner_text() == "Loading the games…"
     held[0].continue_()
     page.wait_for_selector("body[data-ready='1']")
