@@ -1,0 +1,69 @@
+"""The vectorised engine: ``B`` games of one kind as numpy arrays, stepped by compiled kernels.
+
+>>> import numpy as np, tessera.vector
+>>> env = tessera.vector.make("nume(size=3)", batch=4, seed=0)
+>>> batch = env.reset()
+>>> batch.obs.shape, batch.mask.shape, batch.player.tolist()
+((4, 10, 7, 7), (4, 1444), [0, 0, 0, 0])
+>>> rng = np.random.default_rng(0)
+>>> batch = env.step(np.array([rng.choice(np.flatnonzero(m)) for m in batch.mask]))
+>>> batch.player.tolist(), batch.terminated.tolist()
+([1, 1, 1, 1], [False, False, False, False])
+
+:func:`make` takes a game as the adapters do (:mod:`tessera.adapters.core`): the same
+finite action numbering (an action is an *adapter action*) and the same observation planes,
+seen by the player to move.  ``reset()`` and ``step(actions)`` return a :class:`Batch`
+(``obs``, ``mask``, ``player``, ``rewards``, ``terminated``, ``truncated``); a game that
+ends is reset at once (``terminated`` says so, ``rewards`` holds its returns, and ``obs``,
+``mask`` and ``player`` are the new game's).  Everything is written by numba kernels in
+one call per step, with no Python loop over the games.
+
+* Nume without komi bidding; Nibble deals each new game from one of ``deals`` seeds
+  (``0 … deals−1``, drawn uniformly from the engine's seed: the adapters' chance node),
+  or always from ``deal``; Ikabegamá on the adapters' window; Nymbat with 2 or 4 players.
+* An action that is not legal in its game, or input of the wrong shape or type, is
+  refused (``IllegalMove`` / ``ValueError`` naming the slot) before any game changes.
+* The arrays of a batch are the engine's buffers (read-only views), overwritten by the
+  next call.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tessera.adapters.core import DEFAULT_DEALS, adapt
+from tessera.core.game import Game
+from tessera.vector._common import Batch, VectorGame
+
+
+def make(
+    spec: str | Game,
+    batch: int = 1,
+    seed: int = 0,
+    *,
+    window: int = 0,
+    deal: int | None = None,
+    deals: int = DEFAULT_DEALS,
+) -> VectorGame:
+    """``batch`` games of ``spec`` (``"nume(size=3)"``, a ``Game`` …) side by side, seeded with ``seed``.
+
+    ``window`` (Ikabegamá), ``deal`` and ``deals`` (Nibble) are the adapters' options.
+    """
+    adapted = adapt(spec, window=window, deal=deal, deals=deals)
+    name = adapted.name
+    engine: Any
+    if name == "nume":
+        from tessera.vector._nume import NumeVector as engine
+    elif name == "nibble":
+        from tessera.vector._nibble import NibbleVector as engine
+    elif name == "ikabegama":
+        from tessera.vector._ikabegama import IkabegamaVector as engine
+    elif name == "nymbat":
+        from tessera.vector._nymbat import NymbatVector as engine
+    else:
+        raise ValueError(f"{name}: the vector engine has no kernels for this game")
+    env: VectorGame = engine(adapted, batch, seed)
+    return env
+
+
+__all__ = ["Batch", "VectorGame", "make"]

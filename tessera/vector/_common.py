@@ -1,0 +1,171 @@
+"""What every game's vector engine shares: the batch, the checks of the actions, the engine class."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from tessera.adapters.core import AdaptedGame
+from tessera.core.game import IllegalMove
+from tessera.core.kernels import kernel, rng_state
+
+
+class Batch(NamedTuple):
+    """What :meth:`VectorGame.reset` and :meth:`VectorGame.step` return: one row per game.
+
+    The arrays are the engine's own buffers, read-only views overwritten by the next call:
+    copy what you keep.
+    """
+
+    obs: np.ndarray
+    """``float32 (B, C, H, W)``: the adapters' observation planes, seen by the player to move."""
+    mask: np.ndarray
+    """``bool (B, A)``: the legal adapter actions of the player to move."""
+    player: np.ndarray
+    """``int32 (B,)``: the player to move (in a game that just ended: the first player of the new game)."""
+    rewards: np.ndarray
+    """``float32 (B, players)``: what each player received in this step (the returns of a game that ended)."""
+    terminated: np.ndarray
+    """``bool (B,)``: the game ended in this step (by its rules) and was reset; ``obs``, ``mask`` and
+    ``player`` then belong to the new game."""
+    truncated: np.ndarray
+    """``bool (B,)``: the game was cut off in this step (never: every game here ends by its own rules,
+    a ply limit included)."""
+
+
+@kernel
+def first_illegal(mask: np.ndarray, actions: np.ndarray) -> int:
+    """The first slot whose action is not legal in its game (outside ``0 … A−1`` or not in the mask), or −1."""
+    n_actions = mask.shape[1]
+    for b in range(actions.shape[0]):
+        a = actions[b]
+        if a < 0 or a >= n_actions or not mask[b, a]:
+            return b
+    return -1
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    v = a.view()
+    v.flags.writeable = False
+    return v
+
+
+class VectorGame:
+    """``B`` games of one kind played side by side as numpy arrays, stepped by compiled kernels.
+
+    Subclasses hold the positions and implement ``_reset_all()`` (every game to a new game, the
+    buffers written) and ``_step(actions)`` (checked actions: apply, reset the games that end,
+    write every buffer); the checks of the input live here.
+    """
+
+    def __init__(self, adapted: AdaptedGame, batch: int, seed: int) -> None:
+        if not isinstance(batch, int | np.integer) or isinstance(batch, bool) or batch < 1:
+            raise ValueError(f"batch must be a positive integer, not {batch!r}")
+        if not isinstance(seed, int | np.integer) or isinstance(seed, bool):
+            raise ValueError(f"seed must be an integer, not {seed!r}")
+        self.adapted = adapted
+        """The adapted game (:mod:`tessera.adapters.core`): action numbering and observation planes."""
+        self.game = adapted.game
+        self.name = adapted.name
+        self.batch = int(batch)
+        self.num_players = adapted.num_players
+        self.num_actions = adapted.num_distinct_actions
+        self.observation_shape: tuple[int, int, int] = adapted.observation_shape
+        self.planes: list[str] = adapted.obs.planes
+        self.rs = rng_state(int(seed))
+        """The engine's random state (the deals of dealt games)."""
+        b = self.batch
+        self._obs = np.zeros((b, *self.observation_shape), np.float32)
+        self._mask = np.zeros((b, self.num_actions), np.bool_)
+        self._player = np.zeros(b, np.int32)
+        self._rewards = np.zeros((b, self.num_players), np.float32)
+        self._terminated = np.zeros(b, np.bool_)
+        self._truncated = np.zeros(b, np.bool_)
+        self._batch = Batch(*(_readonly(x) for x in self._buffers()))
+        self._started = False
+
+    def _buffers(self) -> tuple[np.ndarray, ...]:
+        return self._obs, self._mask, self._player, self._rewards, self._terminated, self._truncated
+
+    def __repr__(self) -> str:
+        return f"tessera.vector.make({str(self.game)!r}, batch={self.batch})"
+
+    @property
+    def num_envs(self) -> int:
+        return self.batch
+
+    def reset(self, seed: int | None = None) -> Batch:
+        """Start ``B`` new games (``seed``: reseed the deals first); rewards 0, nothing ended."""
+        if seed is not None:
+            if not isinstance(seed, int | np.integer) or isinstance(seed, bool):
+                raise ValueError(f"seed must be an integer, not {seed!r}")
+            self.rs = rng_state(int(seed))
+        self._reset_all()
+        self._rewards[:] = 0.0
+        self._terminated[:] = False
+        self._truncated[:] = False
+        self._started = True
+        return self._batch
+
+    def step(self, actions: Any) -> Batch:
+        """Apply one adapter action per game (``int`` array of shape ``(B,)``); games that end are reset.
+
+        ``IllegalMove`` (naming the first bad slot) for an action that is not legal in its game,
+        ``ValueError`` for a wrong shape or dtype; in both cases no game changes.
+        """
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        acts = self._checked(actions)
+        self._step(acts)
+        return self._batch
+
+    def _checked(self, actions: Any) -> np.ndarray:
+        if not isinstance(actions, np.ndarray):
+            if isinstance(actions, list | tuple):
+                actions = np.asarray(actions)
+            else:
+                raise ValueError(f"actions must be an integer array of shape ({self.batch},), not {type(actions).__name__}")
+        if actions.dtype.kind not in "iu":
+            raise ValueError(f"actions must be integers (one per game), not dtype {actions.dtype}")
+        if actions.shape != (self.batch,):
+            raise ValueError(f"actions must have shape ({self.batch},) — one per game — not {actions.shape}")
+        acts = np.ascontiguousarray(actions, dtype=np.int64)
+        if actions.dtype.kind == "u" and actions.dtype.itemsize == 8 and (actions > np.iinfo(np.int64).max).any():
+            slot = int(np.argmax(actions > np.iinfo(np.int64).max))
+            raise IllegalMove(f"slot {slot}: action {int(actions[slot])} is not an action of {self.name}")
+        slot = int(first_illegal(self._mask, acts))
+        if slot >= 0:
+            a = int(acts[slot])
+            if not 0 <= a < self.num_actions:
+                raise IllegalMove(
+                    f"slot {slot}: action {a} is not an action of {self.name} (0 … {self.num_actions - 1}); "
+                    "no game was changed"
+                )
+            raise IllegalMove(
+                f"slot {slot}: action {a} ({self._describe(slot, a)}) is not legal in that game now; "
+                f"its legal actions: {self._legal_preview(slot)}; no game was changed"
+            )
+        return acts
+
+    def _legal_preview(self, slot: int) -> str:
+        legal = np.flatnonzero(self._mask[slot]).tolist()
+        more = f" … ({len(legal)} in all)" if len(legal) > 12 else ""
+        return ", ".join(str(a) for a in legal[:12]) + more
+
+    def _describe(self, slot: int, action: int) -> str:
+        """The action in the game's notation where it can be told without the position."""
+        try:
+            return str(self.adapted._probe.action_to_string(self.adapted.to_tessera(action)))
+        except (IllegalMove, ValueError, IndexError, KeyError):
+            return f"action {action}"
+
+    # -- subclass hooks -------------------------------------------------------------------
+    def _reset_all(self) -> None:
+        raise NotImplementedError
+
+    def _step(self, actions: np.ndarray) -> None:
+        raise NotImplementedError
+
+
+__all__ = ["Batch", "VectorGame", "first_illegal"]

@@ -1,0 +1,183 @@
+# mypy: disable-error-code="arg-type"
+"""Nume's vector engine: ``B`` boards in one ``int32`` array, placed by Nume's own placement kernel.
+
+Row ``b`` of ``boards`` is game ``b``'s board in the layout of :mod:`tessera.games._nume_kernels`;
+``colour[b]`` is the colour to place, which is also the player to move (the vector engine plays
+Nume without komi bidding: player 0 is Black).  Every step places one stone per game with
+``place``, scores a full board, puts an empty board in its place and writes the observation
+planes and the mask of the player to move.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tessera.adapters.core import AdaptedGame
+from tessera.core.kernels import kernel
+from tessera.games import _nume_kernels as nk
+from tessera.vector._common import VectorGame
+
+_HEAD, _NUM = nk.HEAD, nk.NUM
+_PRICE_B, _PRICE_W = nk.PRICE_B, nk.PRICE_W
+
+
+@kernel
+def _write(
+    a: np.ndarray,
+    nbr: np.ndarray,
+    col: int,
+    k_actions: int,
+    pos: np.ndarray,
+    board: np.ndarray,
+    komi_col: int,
+    komi_value: float,
+    obs: np.ndarray,
+    mask: np.ndarray,
+) -> None:
+    """Write the planes (flat, ``C·H·W``) and the mask of one board for the holder of ``col``."""
+    n = nbr.shape[0]
+    hw = board.shape[0]
+    cells = np.float32(n)
+    for i in range(obs.shape[0]):
+        obs[i] = 0.0
+    for i in range(hw):
+        obs[5 * hw + i] = board[i]
+    for c in range(n):
+        p = pos[c]
+        st = a[c]
+        if st < 0:
+            obs[4 * hw + p] = 1.0
+        else:
+            obs[(0 if st == col else 1) * hw + p] = 1.0
+            num = a[_NUM * n + c]
+            if num >= 0:
+                obs[2 * hw + p] = np.float32(num / n)
+                obs[3 * hw + p] = 1.0
+    komi = np.float32(komi_value / cells)
+    plane = 6 if komi_col == col else 7
+    for i in range(hw):
+        obs[plane * hw + i] = komi
+        obs[8 * hw + i] = 1.0
+    for i in range(mask.shape[0]):
+        mask[i] = False
+    for c in range(n):
+        st = nk.status(a, nbr, np.int64(c), np.int64(col))
+        if st == nk.JOINS:
+            mask[c * k_actions] = True
+        elif st == nk.STARTS:
+            for j in range(1, k_actions):
+                mask[c * k_actions + j] = True
+
+
+@kernel
+def _reset(
+    boards: np.ndarray,
+    colour: np.ndarray,
+    init: np.ndarray,
+    nbr: np.ndarray,
+    k_actions: int,
+    pos: np.ndarray,
+    board: np.ndarray,
+    komi_col: int,
+    komi_value: float,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    player: np.ndarray,
+) -> None:
+    for b in range(boards.shape[0]):
+        a = boards[b]
+        for i in range(init.shape[0]):
+            a[i] = init[i]
+        colour[b] = 0
+        player[b] = 0
+        _write(a, nbr, np.int64(0), k_actions, pos, board, komi_col, komi_value, obs[b], mask[b])
+
+
+@kernel
+def _step(
+    boards: np.ndarray,
+    colour: np.ndarray,
+    actions: np.ndarray,
+    init: np.ndarray,
+    nbr: np.ndarray,
+    k_actions: int,
+    pos: np.ndarray,
+    board: np.ndarray,
+    komi_b: float,
+    komi_w: float,
+    komi_col: int,
+    komi_value: float,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    player: np.ndarray,
+    rewards: np.ndarray,
+    terminated: np.ndarray,
+) -> None:
+    n = nbr.shape[0]
+    for b in range(boards.shape[0]):
+        a = boards[b]
+        act = actions[b]
+        c = act // k_actions
+        col = np.int64(colour[b])
+        left = nk.place(a, nbr, c, act - c * k_actions, col)
+        rewards[b, 0] = 0.0
+        rewards[b, 1] = 0.0
+        terminated[b] = False
+        if left == 0:
+            sb = a[_HEAD * n + _PRICE_B] + komi_b
+            sw = a[_HEAD * n + _PRICE_W] + komi_w
+            r = 1.0 if sb < sw else -1.0 if sb > sw else 0.0
+            rewards[b, 0] = r
+            rewards[b, 1] = -r
+            terminated[b] = True
+            for i in range(init.shape[0]):
+                a[i] = init[i]
+            col = np.int64(0)
+        else:
+            col = 1 - col
+        colour[b] = col
+        player[b] = col
+        _write(a, nbr, col, k_actions, pos, board, komi_col, komi_value, obs[b], mask[b])
+
+
+class NumeVector(VectorGame):
+    """Nume, ``B`` boards at once (no komi bidding)."""
+
+    def __init__(self, adapted: AdaptedGame, batch: int, seed: int) -> None:
+        game = adapted.game
+        p = game.params
+        if p["komi_bidding"]:
+            raise ValueError("nume: the vector engine plays a fixed komi; komi_bidding=true is not supported")
+        super().__init__(adapted, batch, seed)
+        lay = adapted.obs.layout
+        self._nbr = game.nbr  # type: ignore[attr-defined]
+        self._k = int(game.K)  # type: ignore[attr-defined]
+        self._init = game._empty_board.copy()  # type: ignore[attr-defined]
+        self._pos = np.array(
+            [lay.index[lab][0] * lay.width + lay.index[lab][1] for lab in game.labels],  # type: ignore[attr-defined]
+            np.int64,
+        )
+        self._board = lay.mask.reshape(-1).astype(np.float32)
+        komi = float(p["komi"])
+        self._komi_col = 0 if p["komi_to"] == "black" else 1
+        self._komi = komi
+        self._komi_b = komi if self._komi_col == 0 else 0.0
+        self._komi_w = komi if self._komi_col == 1 else 0.0
+        self.boards = np.zeros((self.batch, self._init.shape[0]), np.int32)
+        """Each game's board (layout of :mod:`tessera.games._nume_kernels`)."""
+        self.colour = np.zeros(self.batch, np.int64)
+        """Each game's colour to place (0 Black, 1 White)."""
+        self._flat = self._obs.reshape(self.batch, -1)
+
+    def _reset_all(self) -> None:
+        _reset(
+            self.boards, self.colour, self._init, self._nbr, self._k, self._pos, self._board,
+            self._komi_col, self._komi, self._flat, self._mask, self._player,
+        )  # fmt: skip
+
+    def _step(self, actions: np.ndarray) -> None:
+        _step(
+            self.boards, self.colour, actions, self._init, self._nbr, self._k, self._pos, self._board,
+            self._komi_b, self._komi_w, self._komi_col, self._komi,
+            self._flat, self._mask, self._player, self._rewards, self._terminated,
+        )  # fmt: skip
