@@ -1,0 +1,186 @@
+# mypy: disable-error-code="arg-type"
+"""Nibble's vector engine: ``B`` positions in one ``int32`` array, stepped by Nibble's own kernels.
+
+Row ``b`` of ``positions`` is game ``b``'s position in the layout of
+:mod:`tessera.games._nibble_kernels`.  The deals are dealt once, when the engine is made:
+the initial positions and ``deal`` arrays of the seeds ``0 … deals−1`` (or of the one fixed
+``deal``), exactly as ``NibbleGame.new_initial_state(seed)`` deals them; a new game copies
+the initial position of a deal drawn uniformly by the engine's random state (``deal_of[b]``
+says which deal game ``b`` is playing).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tessera.adapters.core import AdaptedGame
+from tessera.core.kernels import kernel, rand_below
+from tessera.games import _nibble_kernels as nk
+from tessera.vector._common import VectorGame
+
+_TO_MOVE, _TAKING, _OVER, _WINNER, _N_LEGAL, _LEGAL = nk.TO_MOVE, nk.TAKING, nk.OVER, nk.WINNER, nk.N_LEGAL, nk.LEGAL
+
+
+@kernel
+def _write(
+    s: np.ndarray,
+    deal: np.ndarray,
+    geo: np.ndarray,
+    ws: np.ndarray,
+    pos: np.ndarray,
+    board: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+) -> int:
+    """Write the planes (flat) and the mask of one position for the player to move; return that player."""
+    k = geo.shape[0] - 1
+    n = geo[k, 1]
+    h = k + 2 * n
+    hw = board.shape[0]
+    p = s[h + _TO_MOVE]
+    place = np.empty(n, np.int64)  # table position of each colour
+    for i in range(n):
+        place[deal[i]] = i
+    for i in range(obs.shape[0]):
+        obs[i] = 0.0
+    taking = s[h + _TAKING]
+    e = (3 * n + 1) * hw
+    for i in range(hw):
+        obs[e + i] = board[i]
+        obs[e + hw + i] = board[i]
+        obs[e + 2 * hw + i] = 1.0
+    for i in range(k):
+        c = s[i]
+        if c >= 0:
+            q = pos[i]
+            obs[place[c] * hw + q] = 1.0
+            obs[e + q] = 0.0
+            if c == taking:
+                obs[3 * n * hw + q] = 1.0
+    for c in range(n):
+        mine = np.float32(s[k + p * n + c] / n)
+        theirs = np.float32(s[k + (1 - p) * n + c] / n)
+        a0 = (n + place[c]) * hw
+        a1 = (2 * n + place[c]) * hw
+        for i in range(hw):
+            obs[a0 + i] = mine
+            obs[a1 + i] = theirs
+    for i in range(mask.shape[0]):
+        mask[i] = False
+    m = s[h + _N_LEGAL]
+    if m < 0:
+        m = nk._fill_legal(s, deal, geo, ws)
+    for j in range(m):
+        mask[s[h + _LEGAL + j]] = True
+    return p
+
+
+@kernel
+def _new_game(
+    s: np.ndarray, pool: np.ndarray, pool_deals: np.ndarray, fixed: int, rs: np.ndarray, deal_of: np.ndarray, b: int
+) -> None:
+    d = fixed if fixed >= 0 else rand_below(rs, np.int64(pool.shape[0]))
+    deal_of[b] = d
+    src = pool[0 if fixed >= 0 else d]
+    for i in range(s.shape[0]):
+        s[i] = src[i]
+
+
+@kernel
+def _reset(
+    positions: np.ndarray,
+    deal_of: np.ndarray,
+    pool: np.ndarray,
+    pool_deals: np.ndarray,
+    fixed: int,
+    rs: np.ndarray,
+    geo: np.ndarray,
+    pos: np.ndarray,
+    board: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    player: np.ndarray,
+) -> None:
+    ws = nk.scratch(geo)
+    for b in range(positions.shape[0]):
+        s = positions[b]
+        _new_game(s, pool, pool_deals, fixed, rs, deal_of, np.int64(b))
+        deal = pool_deals[0 if fixed >= 0 else deal_of[b]]
+        player[b] = _write(s, deal, geo, ws, pos, board, obs[b], mask[b])
+
+
+@kernel
+def _step(
+    positions: np.ndarray,
+    deal_of: np.ndarray,
+    actions: np.ndarray,
+    pool: np.ndarray,
+    pool_deals: np.ndarray,
+    fixed: int,
+    rs: np.ndarray,
+    geo: np.ndarray,
+    pos: np.ndarray,
+    board: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    player: np.ndarray,
+    rewards: np.ndarray,
+    terminated: np.ndarray,
+) -> None:
+    ws = nk.scratch(geo)
+    k = geo.shape[0] - 1
+    h = k + 2 * geo[k, 1]
+    for b in range(positions.shape[0]):
+        s = positions[b]
+        deal = pool_deals[0 if fixed >= 0 else deal_of[b]]
+        nk._apply(s, deal, geo, ws, actions[b])
+        rewards[b, 0] = 0.0
+        rewards[b, 1] = 0.0
+        terminated[b] = False
+        if s[h + _OVER]:
+            w = s[h + _WINNER]
+            if w >= 0:
+                rewards[b, w] = 1.0
+                rewards[b, 1 - w] = -1.0
+            terminated[b] = True
+            _new_game(s, pool, pool_deals, fixed, rs, deal_of, np.int64(b))
+            deal = pool_deals[0 if fixed >= 0 else deal_of[b]]
+        player[b] = _write(s, deal, geo, ws, pos, board, obs[b], mask[b])
+
+
+class NibbleVector(VectorGame):
+    """Nibble, ``B`` positions at once, new games dealt from a pool of ``deals`` seeds (or one ``deal``)."""
+
+    def __init__(self, adapted: AdaptedGame, batch: int, seed: int) -> None:
+        super().__init__(adapted, batch, seed)
+        game = adapted.game
+        lay = adapted.obs.layout
+        seeds = [adapted.deal] if adapted.deal is not None else list(range(adapted.deals))
+        states = [game.new_initial_state(seed=d) for d in seeds]
+        self._pool = np.stack([st.s for st in states])  # type: ignore[attr-defined]
+        self._pool_deals = np.stack([st._deal for st in states])  # type: ignore[attr-defined]
+        if any(st.is_terminal() for st in states):
+            raise ValueError(f"{game}: a deal of the pool is over before the first step")
+        self._fixed = -1 if adapted.deal is None else int(adapted.deal)
+        self._geo = game.geo  # type: ignore[attr-defined]
+        cells = game.cells  # type: ignore[attr-defined]
+        labels = [game.grid.label(c) for c in cells]  # type: ignore[attr-defined]
+        self._pos = np.array([lay.index[lab][0] * lay.width + lay.index[lab][1] for lab in labels], np.int64)
+        self._board = lay.mask.reshape(-1).astype(np.float32)
+        self.positions = np.zeros((self.batch, self._pool.shape[1]), np.int32)
+        """Each game's position (layout of :mod:`tessera.games._nibble_kernels`)."""
+        self.deal_of = np.zeros(self.batch, np.int64)
+        """The deal (seed) each game was dealt from."""
+        self._flat = self._obs.reshape(self.batch, -1)
+
+    def _reset_all(self) -> None:
+        _reset(
+            self.positions, self.deal_of, self._pool, self._pool_deals, self._fixed, self.rs,
+            self._geo, self._pos, self._board, self._flat, self._mask, self._player,
+        )  # fmt: skip
+
+    def _step(self, actions: np.ndarray) -> None:
+        _step(
+            self.positions, self.deal_of, actions, self._pool, self._pool_deals, self._fixed, self.rs,
+            self._geo, self._pos, self._board, self._flat, self._mask, self._player, self._rewards, self._terminated,
+        )  # fmt: skip
