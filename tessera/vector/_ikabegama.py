@@ -1,0 +1,172 @@
+# mypy: disable-error-code="arg-type"
+"""Ikabegamá's vector engine, on the adapters' window: ``B`` positions stepped by Ikabegamá's kernels.
+
+Row ``b`` of ``positions`` is game ``b``'s state array (layout of
+:mod:`tessera.games._ikabegama_kernels`) with room for a token on every hex of the window, so
+a growth never finds the list full.  Adapter actions (``13·i + k`` on the ``i``-th hex of the
+window, ``13·cells`` pass) are turned into the kernels' actions through the adapters' own
+table, and the legal moves back into adapter actions for the mask.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tessera.adapters.core import AdaptedGame
+from tessera.core.kernels import kernel
+from tessera.games import _ikabegama_kernels as ik
+from tessera.vector._common import VectorGame
+
+_HEADER, _CAP, _NTOK, _PLY, _PASSES, _TO_MOVE, _OVER, _WINNER = (
+    ik.HEADER, ik.CAP, ik.NTOK, ik.PLY, ik.PASSES, ik.TO_MOVE, ik.OVER, ik.WINNER,
+)  # fmt: skip
+_K_NBR, _K_RING, _K_MAXPLY, _K_NEST0 = ik.K_NBR, ik.K_RING, ik.K_MAXPLY, ik.K_NEST0
+
+
+@kernel
+def _write(
+    a: np.ndarray,
+    k: np.ndarray,
+    allowed: np.ndarray,
+    from_t: np.ndarray,
+    hpos: np.ndarray,
+    board: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+) -> int:
+    """Write the planes (flat) and the mask of one position for the player to move; return that player."""
+    hw = board.shape[0]
+    p = np.int64(a[_TO_MOVE])
+    own = _HEADER + a[_CAP]
+    for i in range(obs.shape[0]):
+        obs[i] = 0.0
+    for i in range(a[_NTOK]):
+        q = hpos[a[_HEADER + i]]
+        obs[(0 if a[own + i] == p else 1) * hw + q] = 1.0
+    obs[2 * hw + hpos[k[_K_NEST0 + p]]] = 1.0
+    obs[3 * hw + hpos[k[_K_NEST0 + 1 - p]]] = 1.0
+    ply = np.float32(a[_PLY] / np.float64(k[_K_MAXPLY]))
+    passed = np.float32(1.0 if a[_PASSES] else 0.0)
+    for i in range(hw):
+        obs[4 * hw + i] = board[i]
+        obs[5 * hw + i] = 1.0
+        obs[6 * hw + i] = ply
+        obs[7 * hw + i] = passed
+    for i in range(mask.shape[0]):
+        mask[i] = False
+    moves = 0
+    for i in range(a[_NTOK]):
+        if a[own + i] != p:
+            continue
+        t = np.int64(a[_HEADER + i])
+        for j in range(12):
+            dest = t + k[_K_RING + j]
+            if ik.on_board(k, allowed, dest) and ik.token_at(a, dest) < 0:
+                mask[from_t[dest * 13 + j + 1]] = True
+                moves += 1
+        for d in range(6):
+            dest = t + k[_K_NBR + d]
+            if ik.on_board(k, allowed, dest) and ik.token_at(a, dest) < 0:
+                mask[from_t[dest * 13]] = True
+                moves += 1
+    if moves == 0:
+        mask[mask.shape[0] - 1] = True
+    return p
+
+
+@kernel
+def _reset(
+    positions: np.ndarray,
+    init: np.ndarray,
+    k: np.ndarray,
+    allowed: np.ndarray,
+    from_t: np.ndarray,
+    hpos: np.ndarray,
+    board: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    player: np.ndarray,
+) -> None:
+    for b in range(positions.shape[0]):
+        a = positions[b]
+        for i in range(init.shape[0]):
+            a[i] = init[i]
+        player[b] = _write(a, k, allowed, from_t, hpos, board, obs[b], mask[b])
+
+
+@kernel
+def _step(
+    positions: np.ndarray,
+    actions: np.ndarray,
+    init: np.ndarray,
+    k: np.ndarray,
+    allowed: np.ndarray,
+    to_t: np.ndarray,
+    from_t: np.ndarray,
+    hpos: np.ndarray,
+    board: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    player: np.ndarray,
+    rewards: np.ndarray,
+    terminated: np.ndarray,
+) -> None:
+    for b in range(positions.shape[0]):
+        a = positions[b]
+        ik.apply(a, k, to_t[actions[b]])
+        rewards[b, 0] = 0.0
+        rewards[b, 1] = 0.0
+        terminated[b] = False
+        if a[_OVER]:
+            w = a[_WINNER]
+            if w == 0 or w == 1:
+                rewards[b, w] = 1.0
+                rewards[b, 1 - w] = -1.0
+            terminated[b] = True
+            for i in range(init.shape[0]):
+                a[i] = init[i]
+        player[b] = _write(a, k, allowed, from_t, hpos, board, obs[b], mask[b])
+
+
+class IkabegamaVector(VectorGame):
+    """Ikabegamá on the adapters' window, ``B`` positions at once."""
+
+    def __init__(self, adapted: AdaptedGame, batch: int, seed: int) -> None:
+        super().__init__(adapted, batch, seed)
+        game = adapted.game
+        window = adapted.window
+        assert window is not None and adapted._to_tessera is not None
+        w = game.window  # type: ignore[attr-defined]
+        lay = adapted.obs.layout
+        self._k = game.kconst  # type: ignore[attr-defined]
+        self._allowed = game.allowed_mask  # type: ignore[attr-defined]
+        self._to_t = np.array(adapted._to_tessera, np.int64)
+        self._from_t = np.full(w.size * 13 + 1, -1, np.int64)
+        for i, t in enumerate(adapted._to_tessera):
+            if t >= 0:
+                self._from_t[t] = i
+        self._hpos = np.full(w.size, -1, np.int64)
+        for q, r in window.hexes:
+            row, col = lay.index[f"{q},{r}"]
+            self._hpos[w.id(q, r)] = row * lay.width + col
+        self._board = lay.mask.reshape(-1).astype(np.float32)
+        init = ik.new_array(window.cells)
+        for h, owner in ((game.nest_ids[0], 0), (game.nest_ids[1], 1)):  # type: ignore[attr-defined]
+            ik.add_token(init, h, owner)
+        ik.settle(init, self._k)
+        self._init = init
+        self.positions = np.zeros((self.batch, init.shape[0]), np.int32)
+        """Each game's state array (layout of :mod:`tessera.games._ikabegama_kernels`)."""
+        self._flat = self._obs.reshape(self.batch, -1)
+
+    def _reset_all(self) -> None:
+        _reset(
+            self.positions, self._init, self._k, self._allowed, self._from_t, self._hpos, self._board,
+            self._flat, self._mask, self._player,
+        )  # fmt: skip
+
+    def _step(self, actions: np.ndarray) -> None:
+        _step(
+            self.positions, actions, self._init, self._k, self._allowed, self._to_t, self._from_t, self._hpos,
+            self._board, self._flat, self._mask, self._player, self._rewards, self._terminated,
+        )  # fmt: skip
