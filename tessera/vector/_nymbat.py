@@ -1,0 +1,201 @@
+# mypy: disable-error-code="arg-type"
+"""Nymbat's vector engine (2 or 4 players): ``B`` positions stepped by Nymbat's own kernels.
+
+Row ``b`` of ``positions`` is game ``b``'s position (layout of
+:mod:`tessera.games._nymbat_kernels`).  A step applies one step per game with the kernels'
+``step``, scores and resets the games that end and writes the planes and the mask of the
+player to move.  The mask has ~30,000 actions, of which a few hundred at most are legal:
+each game's legal actions are remembered (``_set``) and only those are cleared at the next
+write, so a step never sweeps the whole mask.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tessera.adapters.core import AdaptedGame
+from tessera.core.kernels import kernel
+from tessera.games import _nymbat_kernels as yk
+from tessera.vector._common import VectorGame
+
+_N, _H, _NUM, _FLAG = yk.N, yk.H, yk.NUM, yk.FLAG
+_TO_MOVE, _PHASE, _PLACED, _SPEED, _BRK_CELL, _BRK_BUDGET, _OVER, _WINNER = (
+    yk.TO_MOVE, yk.PHASE, yk.PLACED, yk.SPEED, yk.BRK_CELL, yk.BRK_BUDGET, yk.OVER, yk.WINNER,
+)  # fmt: skip
+_RES, _DEL, _FIRST = yk.RES, yk.DEL, yk.FIRST
+_BRING, _MOVE, _PENALTY = yk.BRING, yk.MOVE, yk.PENALTY
+_UNMOVED, _TRACKED = yk.UNMOVED, yk.TRACKED
+_G_PLAYERS, _G_RESERVE, _G_DELAY = yk.G_PLAYERS, yk.G_RESERVE, yk.G_DELAY_PERIOD
+
+
+@kernel
+def _write(
+    s: np.ndarray,
+    geo: np.ndarray,
+    pos: np.ndarray,
+    board: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    remembered: np.ndarray,
+) -> int:
+    """Write the planes (flat) and the mask of one position for the player to move; return that player.
+
+    ``remembered[0]`` counts the mask entries set by the last write (``−1``: unknown, clear all),
+    ``remembered[1:]`` lists them.
+    """
+    hw = board.shape[0]
+    n = geo[_N, _G_PLAYERS]
+    reserve = np.float64(geo[_N, _G_RESERVE])
+    period = geo[_N, _G_DELAY]
+    p = np.int64(s[_H + _TO_MOVE])
+    for i in range(obs.shape[0]):
+        obs[i] = 0.0
+    for c in range(_N):
+        owner = s[c]
+        if owner >= 0:
+            rel = (owner - p) % n
+            obs[(rel * 6 + s[_NUM + c] - 1) * hw + pos[c]] = 1.0
+    base = 6 * n
+    for rel in range(n):
+        q = (p + rel) % n
+        r = np.float32(s[_H + _RES + q] / reserve)
+        d = np.float32((s[_H + _DEL + q] % period) / np.float64(period))
+        f = np.float32(1.0 if s[_H + _FIRST + q] else 0.0)
+        o = (base + 3 * rel) * hw
+        for i in range(hw):
+            obs[o + i] = r
+            obs[o + hw + i] = d
+            obs[o + 2 * hw + i] = f
+    k = base + 3 * n
+    phase = s[_H + _PHASE]
+    if phase == _BRING:
+        placed = np.float32(s[_H + _PLACED] / reserve)
+        for i in range(hw):
+            obs[k * hw + i] = 1.0
+            obs[(k + 8) * hw + i] = placed
+    elif phase == _PENALTY:
+        for i in range(hw):
+            obs[(k + 2) * hw + i] = 1.0
+    elif phase == _MOVE:
+        speed = np.float32(s[_H + _SPEED] / 6.0)
+        for i in range(hw):
+            obs[(k + 1) * hw + i] = 1.0
+            obs[(k + 5) * hw + i] = speed
+        for c in range(_N):
+            fl = s[_FLAG + c]
+            if fl & _UNMOVED:
+                obs[(k + 3) * hw + pos[c]] = 1.0
+            if fl & _TRACKED:
+                obs[(k + 4) * hw + pos[c]] = 1.0
+        brk = s[_H + _BRK_CELL]
+        if brk >= 0:
+            obs[(k + 6) * hw + pos[brk]] = 1.0
+            budget = np.float32(s[_H + _BRK_BUDGET] / 6.0)
+            for i in range(hw):
+                obs[(k + 7) * hw + i] = budget
+    for i in range(hw):
+        obs[(k + 9) * hw + i] = board[i]
+        obs[(k + 10) * hw + i] = 1.0
+    m = remembered[0]
+    if m < 0:
+        for i in range(mask.shape[0]):
+            mask[i] = False
+    else:
+        for j in range(m):
+            mask[remembered[1 + j]] = False
+    legal = yk.legal(s, geo)
+    cap = remembered.shape[0] - 1
+    remembered[0] = legal.shape[0] if legal.shape[0] <= cap else -1
+    for j in range(legal.shape[0]):
+        mask[legal[j]] = True
+        if j < cap:
+            remembered[1 + j] = legal[j]
+    return p
+
+
+@kernel
+def _reset(
+    positions: np.ndarray,
+    init: np.ndarray,
+    geo: np.ndarray,
+    pos: np.ndarray,
+    board: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    remembered: np.ndarray,
+    player: np.ndarray,
+) -> None:
+    for b in range(positions.shape[0]):
+        s = positions[b]
+        for i in range(init.shape[0]):
+            s[i] = init[i]
+        remembered[b, 0] = -1
+        player[b] = _write(s, geo, pos, board, obs[b], mask[b], remembered[b])
+
+
+@kernel
+def _step(
+    positions: np.ndarray,
+    actions: np.ndarray,
+    init: np.ndarray,
+    geo: np.ndarray,
+    pos: np.ndarray,
+    board: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    remembered: np.ndarray,
+    player: np.ndarray,
+    rewards: np.ndarray,
+    terminated: np.ndarray,
+) -> None:
+    n = rewards.shape[1]
+    for b in range(positions.shape[0]):
+        s = positions[b]
+        yk.step(s, geo, actions[b], False)
+        for q in range(n):
+            rewards[b, q] = 0.0
+        terminated[b] = False
+        if s[_H + _OVER]:
+            w = s[_H + _WINNER]
+            if w >= 0:
+                for q in range(n):
+                    rewards[b, q] = np.float32(-1.0 / (n - 1))
+                rewards[b, w] = 1.0
+            terminated[b] = True
+            for i in range(init.shape[0]):
+                s[i] = init[i]
+        player[b] = _write(s, geo, pos, board, obs[b], mask[b], remembered[b])
+
+
+class NymbatVector(VectorGame):
+    """Nymbat with 2 or 4 players, ``B`` positions at once."""
+
+    REMEMBER = 1024
+    """How many legal actions of a game the engine remembers to clear (more: it clears the whole row)."""
+
+    def __init__(self, adapted: AdaptedGame, batch: int, seed: int) -> None:
+        super().__init__(adapted, batch, seed)
+        from tessera.games.nymbat import LABEL
+
+        game = adapted.game
+        lay = adapted.obs.layout
+        self._geo = game.geo  # type: ignore[attr-defined]
+        self._init = game.start.copy()  # type: ignore[attr-defined]
+        self._pos = np.array([lay.index[lab][0] * lay.width + lay.index[lab][1] for lab in LABEL], np.int64)
+        self._board = lay.mask.reshape(-1).astype(np.float32)
+        self.positions = np.zeros((self.batch, self._init.shape[0]), np.int32)
+        """Each game's position (layout of :mod:`tessera.games._nymbat_kernels`)."""
+        self._remembered = np.full((self.batch, self.REMEMBER + 1), -1, np.int64)
+        self._flat = self._obs.reshape(self.batch, -1)
+
+    def _reset_all(self) -> None:
+        _reset(
+            self.positions, self._init, self._geo, self._pos, self._board,
+            self._flat, self._mask, self._remembered, self._player,
+        )  # fmt: skip
+
+    def _step(self, actions: np.ndarray) -> None:
+        _step(
+            self.positions, actions, self._init, self._geo, self._pos, self._board,
+            self._flat, self._mask, self._remembered, self._player, self._rewards, self._terminated,
+        )  # fmt: skip
