@@ -33,7 +33,7 @@ from typing import Any
 
 from tessera.adapters.core import DEFAULT_DEALS, adapt
 from tessera.core.game import Game
-from tessera.vector._common import Batch, VectorGame
+from tessera.vector._common import Batch, VectorGame, random_legal
 
 
 def make(
@@ -66,4 +66,4 @@ def make(
     return env
 
 
-__all__ = ["Batch", "VectorGame", "make"]
+__all__ = ["Batch", "VectorGame", "make", "random_legal"]

@@ -8,7 +8,7 @@ import numpy as np
 
 from tessera.adapters.core import AdaptedGame
 from tessera.core.game import IllegalMove
-from tessera.core.kernels import kernel, rng_state
+from tessera.core.kernels import kernel, rand_below, rng_state
 
 
 class Batch(NamedTuple):
@@ -45,6 +45,86 @@ def first_illegal(mask: np.ndarray, actions: np.ndarray) -> int:
     return -1
 
 
+@kernel
+def _random_legal_bytes(mask: np.ndarray, rs: np.ndarray, out: np.ndarray) -> None:
+    """One byte per action: count each row's legal actions, draw ``r``, find the ``r``-th."""
+    for b in range(mask.shape[0]):
+        row = mask[b]
+        count = np.int64(0)
+        for a in range(row.shape[0]):
+            count += np.int64(row[a])
+        if count == 0:
+            out[b] = -1
+            continue
+        r = rand_below(rs, count)
+        for a in range(row.shape[0]):
+            if row[a]:
+                if r == 0:
+                    out[b] = a
+                    break
+                r -= 1
+
+
+@kernel
+def _random_legal_words(words: np.ndarray, rs: np.ndarray, out: np.ndarray) -> None:
+    """The same over the mask read eight actions at a time (``uint64`` words of 0/1 bytes, padded
+    rows): a zero word is skipped at once and a word's legal actions are counted by one product."""
+    ones = np.uint64(0x0101010101010101)
+    shift = np.uint64(56)
+    for b in range(words.shape[0]):
+        row = words[b]
+        count = np.int64(0)
+        for i in range(row.shape[0]):
+            w = row[i]
+            if w:
+                count += np.int64((w * ones) >> shift)
+        if count == 0:
+            out[b] = -1
+            continue
+        r = rand_below(rs, count)
+        for i in range(row.shape[0]):
+            w = row[i]
+            if w:
+                c = np.int64((w * ones) >> shift)
+                if r < c:
+                    for j in range(8):
+                        if (w >> np.uint64(8 * j)) & np.uint64(1):
+                            if r == 0:
+                                out[b] = 8 * i + j
+                                break
+                            r -= 1
+                    break
+                r -= c
+
+
+def random_legal(mask: np.ndarray, rs: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """One uniformly random legal action per row of ``mask`` (``−1`` for a row with none), drawn in a kernel.
+
+    ``rs`` is a random state (:func:`tessera.core.kernels.rng_state`), advanced; ``out`` an
+    ``int64`` array of one entry per row to fill (default: a new one).  A batch's own mask is
+    read eight actions at a time (its rows are padded to whole words), any other row by row.
+    """
+    if out is None:
+        out = np.empty(mask.shape[0], np.int64)
+    base = mask.base
+    if (
+        isinstance(base, np.ndarray)
+        and base.dtype == np.bool_
+        and base.ndim == 2
+        and base.flags.c_contiguous
+        and base.shape[0] == mask.shape[0]
+        and base.shape[1] % 8 == 0
+        and base.shape[1] - 8 < mask.shape[1] <= base.shape[1]
+        and mask.strides == base.strides
+        and mask.__array_interface__["data"][0] == base.__array_interface__["data"][0]
+        and base.__array_interface__["data"][0] % 8 == 0
+    ):
+        _random_legal_words(base.view(np.uint64), rs, out)
+    else:
+        _random_legal_bytes(np.ascontiguousarray(mask).view(np.uint8), rs, out)
+    return out
+
+
 def _readonly(a: np.ndarray) -> np.ndarray:
     v = a.view()
     v.flags.writeable = False
@@ -77,7 +157,10 @@ class VectorGame:
         """The engine's random state (the deals of dealt games)."""
         b = self.batch
         self._obs = np.zeros((b, *self.observation_shape), np.float32)
-        self._mask = np.zeros((b, self.num_actions), np.bool_)
+        self._mask_rows = np.zeros((b, -(-self.num_actions // 8) * 8), np.bool_)
+        """The masks, each row padded with ``False`` to a whole number of 8-byte words (the kernels
+        write these rows; the batch shows the first ``num_actions`` columns)."""
+        self._mask = self._mask_rows[:, : self.num_actions]
         self._player = np.zeros(b, np.int32)
         self._rewards = np.zeros((b, self.num_players), np.float32)
         self._terminated = np.zeros(b, np.bool_)
@@ -168,4 +251,4 @@ class VectorGame:
         raise NotImplementedError
 
 
-__all__ = ["Batch", "VectorGame", "first_illegal"]
+__all__ = ["Batch", "VectorGame", "first_illegal", "random_legal"]

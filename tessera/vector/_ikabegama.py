@@ -20,7 +20,7 @@ from tessera.vector._common import VectorGame
 _HEADER, _CAP, _NTOK, _PLY, _PASSES, _TO_MOVE, _OVER, _WINNER = (
     ik.HEADER, ik.CAP, ik.NTOK, ik.PLY, ik.PASSES, ik.TO_MOVE, ik.OVER, ik.WINNER,
 )  # fmt: skip
-_K_NBR, _K_RING, _K_MAXPLY, _K_NEST0 = ik.K_NBR, ik.K_RING, ik.K_MAXPLY, ik.K_NEST0
+_K_NBR, _K_RING, _K_MAXPLY, _K_NEST0, _K_SIZE = ik.K_NBR, ik.K_RING, ik.K_MAXPLY, ik.K_NEST0, ik.K_SIZE
 
 
 @kernel
@@ -70,7 +70,7 @@ def _write(
                 mask[from_t[dest * 13]] = True
                 moves += 1
     if moves == 0:
-        mask[mask.shape[0] - 1] = True
+        mask[from_t[k[_K_SIZE] * 13]] = True  # pass
     return p
 
 
@@ -162,11 +162,11 @@ class IkabegamaVector(VectorGame):
     def _reset_all(self) -> None:
         _reset(
             self.positions, self._init, self._k, self._allowed, self._from_t, self._hpos, self._board,
-            self._flat, self._mask, self._player,
+            self._flat, self._mask_rows, self._player,
         )  # fmt: skip
 
     def _step(self, actions: np.ndarray) -> None:
         _step(
             self.positions, actions, self._init, self._k, self._allowed, self._to_t, self._from_t, self._hpos,
-            self._board, self._flat, self._mask, self._player, self._rewards, self._terminated,
+            self._board, self._flat, self._mask_rows, self._player, self._rewards, self._terminated,
         )  # fmt: skip

@@ -176,11 +176,11 @@ class NibbleVector(VectorGame):
     def _reset_all(self) -> None:
         _reset(
             self.positions, self.deal_of, self._pool, self._pool_deals, self._fixed, self.rs,
-            self._geo, self._pos, self._board, self._flat, self._mask, self._player,
+            self._geo, self._pos, self._board, self._flat, self._mask_rows, self._player,
         )  # fmt: skip
 
     def _step(self, actions: np.ndarray) -> None:
         _step(
             self.positions, self.deal_of, actions, self._pool, self._pool_deals, self._fixed, self.rs,
-            self._geo, self._pos, self._board, self._flat, self._mask, self._player, self._rewards, self._terminated,
+            self._geo, self._pos, self._board, self._flat, self._mask_rows, self._player, self._rewards, self._terminated,
         )  # fmt: skip

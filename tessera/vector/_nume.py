@@ -172,12 +172,12 @@ class NumeVector(VectorGame):
     def _reset_all(self) -> None:
         _reset(
             self.boards, self.colour, self._init, self._nbr, self._k, self._pos, self._board,
-            self._komi_col, self._komi, self._flat, self._mask, self._player,
+            self._komi_col, self._komi, self._flat, self._mask_rows, self._player,
         )  # fmt: skip
 
     def _step(self, actions: np.ndarray) -> None:
         _step(
             self.boards, self.colour, actions, self._init, self._nbr, self._k, self._pos, self._board,
             self._komi_b, self._komi_w, self._komi_col, self._komi,
-            self._flat, self._mask, self._player, self._rewards, self._terminated,
+            self._flat, self._mask_rows, self._player, self._rewards, self._terminated,
         )  # fmt: skip

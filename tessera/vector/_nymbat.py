@@ -191,11 +191,11 @@ class NymbatVector(VectorGame):
     def _reset_all(self) -> None:
         _reset(
             self.positions, self._init, self._geo, self._pos, self._board,
-            self._flat, self._mask, self._remembered, self._player,
+            self._flat, self._mask_rows, self._remembered, self._player,
         )  # fmt: skip
 
     def _step(self, actions: np.ndarray) -> None:
         _step(
             self.positions, actions, self._init, self._geo, self._pos, self._board,
-            self._flat, self._mask, self._remembered, self._player, self._rewards, self._terminated,
+            self._flat, self._mask_rows, self._remembered, self._player, self._rewards, self._terminated,
         )  # fmt: skip
