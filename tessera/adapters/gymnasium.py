@@ -159,6 +159,11 @@ for _name in list_games():
     _id = f"tessera/{_name.capitalize()}-v0"
     ENV_IDS[_name] = _id
     if game_class(_name).info.num_players == 2 and _id not in gymnasium.registry:
-        gymnasium.register(id=_id, entry_point="tessera.adapters.gymnasium:TesseraEnv", kwargs={"game": _name})
+        gymnasium.register(
+            id=_id,
+            entry_point="tessera.adapters.gymnasium:TesseraEnv",
+            vector_entry_point="tessera.vector.gymnasium:TesseraVectorEnv",
+            kwargs={"game": _name},
+        )
 
 __all__ = ["ENV_IDS", "TesseraEnv"]

@@ -243,6 +243,11 @@ class VectorGame:
         except (IllegalMove, ValueError, IndexError, KeyError):
             return f"action {action}"
 
+    def _step_some(self, actions: np.ndarray) -> None:
+        """Step only the games whose action is not −1 (legal actions, unchecked); the others keep
+        their position, observation and mask, with rewards 0 and not terminated."""
+        self._step(np.ascontiguousarray(actions, dtype=np.int64))
+
     # -- subclass hooks -------------------------------------------------------------------
     def _reset_all(self) -> None:
         raise NotImplementedError

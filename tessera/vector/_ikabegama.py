@@ -112,6 +112,11 @@ def _step(
     terminated: np.ndarray,
 ) -> None:
     for b in range(positions.shape[0]):
+        if actions[b] < 0:  # no step for this game (the Gymnasium env's opponents' turns)
+            for q in range(rewards.shape[1]):
+                rewards[b, q] = 0.0
+            terminated[b] = False
+            continue
         a = positions[b]
         ik.apply(a, k, to_t[actions[b]])
         rewards[b, 0] = 0.0

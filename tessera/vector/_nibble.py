@@ -131,6 +131,11 @@ def _step(
     k = geo.shape[0] - 1
     h = k + 2 * geo[k, 1]
     for b in range(positions.shape[0]):
+        if actions[b] < 0:  # no step for this game (the Gymnasium env's opponents' turns)
+            for q in range(rewards.shape[1]):
+                rewards[b, q] = 0.0
+            terminated[b] = False
+            continue
         s = positions[b]
         deal = pool_deals[0 if fixed >= 0 else deal_of[b]]
         nk._apply(s, deal, geo, ws, actions[b])

@@ -115,6 +115,11 @@ def _step(
 ) -> None:
     n = nbr.shape[0]
     for b in range(boards.shape[0]):
+        if actions[b] < 0:  # no step for this game (the Gymnasium env's opponents' turns)
+            for q in range(rewards.shape[1]):
+                rewards[b, q] = 0.0
+            terminated[b] = False
+            continue
         a = boards[b]
         act = actions[b]
         c = act // k_actions

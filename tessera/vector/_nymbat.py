@@ -150,6 +150,11 @@ def _step(
 ) -> None:
     n = rewards.shape[1]
     for b in range(positions.shape[0]):
+        if actions[b] < 0:  # no step for this game (the Gymnasium env's opponents' turns)
+            for q in range(rewards.shape[1]):
+                rewards[b, q] = 0.0
+            terminated[b] = False
+            continue
         s = positions[b]
         yk.step(s, geo, actions[b], False)
         for q in range(n):
