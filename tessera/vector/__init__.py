@@ -60,6 +60,8 @@ def make(
         from tessera.vector._ikabegama import IkabegamaVector as engine
     elif name == "nymbat":
         from tessera.vector._nymbat import NymbatVector as engine
+    elif name == "nelaxtam":
+        from tessera.vector._nelaxtam import NelaxtamVector as engine
     else:
         raise ValueError(f"{name}: the vector engine has no kernels for this game")
     env: VectorGame = engine(adapted, batch, seed)

@@ -32,6 +32,9 @@ CASES = [
     ("ikabegama", 16, 60, 16),
     ("nymbat(reserve=6,first_limit=3,max_turns=40)", 64, 1000, 40),
     ("nymbat(players=4,reserve=3,first_limit=3,max_turns=60)", 64, 1000, 40),
+    ("nelaxtam(size=8,variant=quiet,max_idle_turns=3)", 64, 400, 20),
+    ("nelaxtam(size=10,troops=3,by_sea=2,max_idle_turns=2)", 32, 200, 16),
+    ("nelaxtam(max_idle_turns=5)", 8, 24, 8),
 ]
 
 

@@ -13,12 +13,12 @@ from tessera.core.game import IllegalMove
 from tessera.core.kernels import rng_state
 from tessera.vector import VectorGame, make, random_legal
 
-SPECS = ["nume(size=3)", "nibble", "ikabegama", "nymbat", "nymbat(players=4)"]
+SPECS = ["nume(size=3)", "nibble", "ikabegama", "nymbat", "nymbat(players=4)", "nelaxtam"]
 
 
 def _snapshot(env: VectorGame) -> list[np.ndarray]:
     arrays = [np.array(x, copy=True) for x in env._buffers()]
-    for name in ("boards", "colour", "positions", "deal_of"):
+    for name in ("boards", "colour", "positions", "deal_of", "queues", "states", "pendings"):
         if hasattr(env, name):
             arrays.append(np.array(getattr(env, name), copy=True))
     arrays.append(env.rs.copy())

@@ -1,0 +1,377 @@
+# mypy: disable-error-code="arg-type"
+"""Nelaxtam's vector engine: per-troop decisions as the adapters make them, turns resolved by Nelaxtam's kernels.
+
+A turn is a queue of decisions (:mod:`tessera.adapters.core`): Black decides for each of his
+troops in increasing number (the living ones with a token; in the invasion all of them),
+then White for his; in battle turns of ``variant="quiet"`` each player makes one decision,
+his whole order.  Row ``b`` of ``positions`` is game ``b``'s position (layout of
+:mod:`tessera.games._nelaxtam_kernels`); ``queue[b, i]`` is the ``i``-th decision of the turn
+(``player·(T+1) + troop + 1``, troop ``−1`` for a whole quiet order), ``head[b]`` the decision
+to make now and ``pending[b, p, :]`` the tokens ``p`` has chosen this turn.  A token is
+offered only if the order can still be completed legally: distinct end squares (a small
+search over the later troops' end squares) and, in the invasion, at least ``by_sea`` troops
+on the edge.  The last decision resolves the turn with the kernels' ``resolve``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tessera.adapters.core import AdaptedGame
+from tessera.core.kernels import kernel
+from tessera.games import _nelaxtam_kernels as xk
+from tessera.vector._common import VectorGame
+
+_PHASE, _IDLE, _WINNER = xk.PHASE, xk.IDLE, xk.WINNER
+_INVASION, _BATTLE, _OVER = xk.INVASION, xk.BATTLE, xk.OVER
+_COLOUR, _EDGE, _MAX_OPTIONS = xk.COLOUR, xk.EDGE, xk.MAX_OPTIONS
+
+
+@kernel
+def _end_of(st: np.ndarray, geo: np.ndarray, p: int, a: int) -> int:
+    """The square a token of ``p`` ends on: a move's or a landing's square, else the troop's own."""
+    sq = geo.shape[0] - 1
+    t = geo[sq, 2]
+    blk = geo[sq, 6]
+    local = a % blk
+    if 1 <= local <= sq:
+        return local - 1
+    if local > 2 * sq:
+        return local - 1 - 2 * sq
+    return np.int64(st[sq + p * t + a // blk])
+
+
+@kernel
+def _completable(ends: np.ndarray, n_ends: np.ndarray, first: int, last: int, claimed: np.ndarray) -> bool:
+    """Whether the troops ``first … last−1`` can each pick one of their end squares (``ends[t, :n_ends[t]]``),
+    all distinct and unclaimed (``claimed[s]``): a depth-first search, undone as it backs up."""
+    if first >= last:
+        return True
+    choice = np.full(last - first, -1, np.int64)
+    level = 0
+    while level >= 0:
+        t = first + level
+        c = choice[level]
+        if c >= 0:
+            claimed[ends[t, c]] = 0
+        c += 1
+        while c < n_ends[t] and claimed[ends[t, c]]:
+            c += 1
+        if c >= n_ends[t]:
+            choice[level] = -1
+            level -= 1
+            continue
+        choice[level] = c
+        claimed[ends[t, c]] = 1
+        if level == last - first - 1:
+            for u in range(level + 1):  # undo the marks
+                claimed[ends[first + u, choice[u]]] = 0
+            return True
+        level += 1
+    return False
+
+
+@kernel
+def _start_turn(st: np.ndarray, geo: np.ndarray, queue: np.ndarray, counts: np.ndarray, opts: np.ndarray) -> int:
+    """Fill the decision queue of a new turn; its length."""
+    sq = geo.shape[0] - 1
+    t = geo[sq, 2]
+    h = sq + 2 * t
+    phase = st[h + _PHASE]
+    if phase == _OVER:
+        return 0
+    quiet = phase == _BATTLE and geo[sq, 5] == 1
+    n = 0
+    for p in range(2):
+        if phase == _INVASION:
+            for i in range(t):
+                queue[n] = p * (t + 1) + i + 1
+                n += 1
+            continue
+        xk.options(st, geo, np.int64(p), opts, counts)
+        if quiet:
+            for i in range(t):
+                if counts[i] > 0:
+                    queue[n] = p * (t + 1)
+                    n += 1
+                    break
+        else:
+            for i in range(t):
+                if counts[i] > 0:
+                    queue[n] = p * (t + 1) + i + 1
+                    n += 1
+    return n
+
+
+@kernel
+def _write(
+    st: np.ndarray,
+    geo: np.ndarray,
+    decision: int,
+    pending: np.ndarray,
+    n_pending: int,
+    pos: np.ndarray,
+    opts: np.ndarray,
+    counts: np.ndarray,
+    ends: np.ndarray,
+    n_ends: np.ndarray,
+    claimed: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+) -> int:
+    """Write the planes (flat) and the mask of the decision to make now; return the deciding player."""
+    sq = geo.shape[0] - 1
+    t = geo[sq, 2]
+    blk = geo[sq, 6]
+    h = sq + 2 * t
+    p = decision // (t + 1)
+    troop = decision % (t + 1) - 1
+    phase = st[h + _PHASE]
+    for i in range(obs.shape[0]):
+        obs[i] = 0.0
+    for c in range(sq):
+        if st[c] == 0:
+            obs[2 * sq + pos[c]] = 1.0
+        elif geo[c, _COLOUR] == p:
+            obs[pos[c]] = 1.0
+        else:
+            obs[sq + pos[c]] = 1.0
+    for i in range(t):
+        mine = st[sq + p * t + i]
+        if mine >= 0:
+            obs[(3 + i) * sq + pos[mine]] = 1.0
+        theirs = st[sq + (1 - p) * t + i]
+        if theirs >= 0:
+            obs[(3 + t + i) * sq + pos[theirs]] = 1.0
+    k = 3 + 2 * t
+    idle = np.float32(st[h + _IDLE] / np.float64(geo[sq, 4]))
+    invasion = np.float32(1.0 if phase == _INVASION else 0.0)
+    for c in range(sq):
+        obs[k * sq + pos[c]] = np.float32(geo[c, _EDGE])
+        obs[(k + 1) * sq + c] = invasion
+        obs[(k + 2) * sq + c] = idle
+    if troop >= 0 and st[sq + p * t + troop] >= 0:
+        obs[(k + 3) * sq + pos[st[sq + p * t + troop]]] = 1.0
+    for c in range(sq):
+        claimed[c] = 0
+    edges = 0
+    for j in range(n_pending):
+        a = pending[j]
+        e = _end_of(st, geo, np.int64(p), np.int64(a))
+        local = a % blk
+        if e >= 0:
+            obs[(k + 4) * sq + pos[e]] = 1.0
+            claimed[e] = 1
+            edges += geo[e, _EDGE]
+        if sq < local <= 2 * sq:
+            obs[(k + 5) * sq + pos[local - 1 - sq]] = 1.0
+    for i in range(mask.shape[0]):
+        mask[i] = False
+    if phase == _INVASION:
+        need = geo[sq, 3]
+        later = t - 1 - troop
+        base = troop * blk + 1 + 2 * sq
+        for c in range(sq):
+            if geo[c, _COLOUR] == p and not claimed[c] and edges + geo[c, _EDGE] + later >= need:
+                mask[base + c] = True
+        return p
+    xk.options(st, geo, np.int64(p), opts, counts)
+    if troop < 0:  # a whole quiet order
+        for i in range(t):
+            for j in range(counts[i]):
+                mask[opts[i, j]] = True
+        return p
+    for i in range(troop + 1, t):  # the later troops' end squares
+        m = 0
+        for j in range(counts[i]):
+            e = _end_of(st, geo, np.int64(p), np.int64(opts[i, j]))
+            seen = False
+            for u in range(m):
+                if ends[i, u] == e:
+                    seen = True
+            if not seen:
+                ends[i, m] = e
+                m += 1
+        n_ends[i] = m
+    later = troop + 1
+    while later < t and counts[later] == 0:
+        later += 1
+    for j in range(counts[troop]):
+        a = opts[troop, j]
+        e = _end_of(st, geo, np.int64(p), np.int64(a))
+        if claimed[e]:
+            continue
+        claimed[e] = 1
+        ok = True
+        # troops without a token (dead) have no end squares and are skipped
+        stack_first = later
+        if stack_first < t:
+            live = np.empty(t, np.int64)
+            nl = 0
+            for i in range(stack_first, t):
+                if counts[i] > 0:
+                    live[nl] = i
+                    nl += 1
+            sub_ends = np.empty((nl, _MAX_OPTIONS), np.int64)
+            sub_n = np.empty(nl, np.int64)
+            for u in range(nl):
+                sub_n[u] = n_ends[live[u]]
+                for v in range(sub_n[u]):
+                    sub_ends[u, v] = ends[live[u], v]
+            ok = _completable(sub_ends, sub_n, np.int64(0), np.int64(nl), claimed)
+        claimed[e] = 0
+        if ok:
+            mask[a] = True
+    return p
+
+
+@kernel
+def _new_turn_and_write(
+    st: np.ndarray,
+    geo: np.ndarray,
+    queue: np.ndarray,
+    state: np.ndarray,
+    pending: np.ndarray,
+    pos: np.ndarray,
+    opts: np.ndarray,
+    counts: np.ndarray,
+    ends: np.ndarray,
+    n_ends: np.ndarray,
+    claimed: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+) -> int:
+    state[0] = _start_turn(st, geo, queue, counts, opts)
+    state[1] = 0
+    state[2] = 0
+    state[3] = 0
+    return _write(st, geo, np.int64(queue[0]), pending[0], np.int64(0), pos, opts, counts, ends, n_ends, claimed, obs, mask)
+
+
+@kernel
+def _reset(
+    positions: np.ndarray,
+    queues: np.ndarray,
+    states: np.ndarray,
+    pendings: np.ndarray,
+    init: np.ndarray,
+    geo: np.ndarray,
+    pos: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    player: np.ndarray,
+) -> None:
+    sq = geo.shape[0] - 1
+    t = geo[sq, 2]
+    opts = np.empty((t, _MAX_OPTIONS), np.int64)
+    counts = np.empty(t, np.int64)
+    ends = np.empty((t, _MAX_OPTIONS), np.int64)
+    n_ends = np.zeros(t, np.int64)
+    claimed = np.zeros(sq, np.uint8)
+    for b in range(positions.shape[0]):
+        st = positions[b]
+        for i in range(init.shape[0]):
+            st[i] = init[i]
+        player[b] = _new_turn_and_write(
+            st, geo, queues[b], states[b], pendings[b], pos, opts, counts, ends, n_ends, claimed, obs[b], mask[b]
+        )
+
+
+@kernel
+def _step(
+    positions: np.ndarray,
+    queues: np.ndarray,
+    states: np.ndarray,
+    pendings: np.ndarray,
+    actions: np.ndarray,
+    init: np.ndarray,
+    geo: np.ndarray,
+    pos: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    player: np.ndarray,
+    rewards: np.ndarray,
+    terminated: np.ndarray,
+) -> None:
+    sq = geo.shape[0] - 1
+    t = geo[sq, 2]
+    h = sq + 2 * t
+    opts = np.empty((t, _MAX_OPTIONS), np.int64)
+    counts = np.empty(t, np.int64)
+    ends = np.empty((t, _MAX_OPTIONS), np.int64)
+    n_ends = np.zeros(t, np.int64)
+    claimed = np.zeros(sq, np.uint8)
+    acts = np.empty(2 * t, np.int64)
+    for b in range(positions.shape[0]):
+        rewards[b, 0] = 0.0
+        rewards[b, 1] = 0.0
+        terminated[b] = False
+        if actions[b] < 0:  # no step for this game (the Gymnasium env's opponents' turns)
+            continue
+        st = positions[b]
+        queue = queues[b]
+        state = states[b]  # queue length, head, pending of Black, pending of White
+        pending = pendings[b]
+        p = queue[state[1]] // (t + 1)
+        pending[p, state[2 + p]] = actions[b]
+        state[2 + p] += 1
+        state[1] += 1
+        if state[1] < state[0]:
+            q = queue[state[1]] // (t + 1)
+            player[b] = _write(
+                st, geo, np.int64(queue[state[1]]), pending[q], np.int64(state[2 + q]),
+                pos, opts, counts, ends, n_ends, claimed, obs[b], mask[b],
+            )  # fmt: skip
+            continue
+        n0 = state[2]
+        for i in range(n0):
+            acts[i] = pending[0, i]
+        for i in range(state[3]):
+            acts[n0 + i] = pending[1, i]
+        xk.resolve(st, geo, acts[: n0 + state[3]], np.int64(n0))
+        if st[h + _PHASE] == _OVER:
+            w = st[h + _WINNER]
+            if w >= 0:
+                rewards[b, w] = 1.0
+                rewards[b, 1 - w] = -1.0
+            terminated[b] = True
+            for i in range(init.shape[0]):
+                st[i] = init[i]
+        player[b] = _new_turn_and_write(
+            st, geo, queue, state, pending, pos, opts, counts, ends, n_ends, claimed, obs[b], mask[b]
+        )
+
+
+class NelaxtamVector(VectorGame):
+    """Nelaxtam, ``B`` games at once, one per-troop decision per game and step."""
+
+    def __init__(self, adapted: AdaptedGame, batch: int, seed: int) -> None:
+        super().__init__(adapted, batch, seed)
+        game = adapted.game
+        lay = adapted.obs.layout
+        self._geo = game.geo  # type: ignore[attr-defined]
+        self._init = game.new_initial_state().a.copy()  # type: ignore[attr-defined]
+        t = int(game.ntroops)  # type: ignore[attr-defined]
+        labels = game.sq_label  # type: ignore[attr-defined]
+        self._pos = np.array([lay.index[lab][0] * lay.width + lay.index[lab][1] for lab in labels], np.int64)
+        self.positions = np.zeros((self.batch, self._init.shape[0]), np.int32)
+        """Each game's position (layout of :mod:`tessera.games._nelaxtam_kernels`)."""
+        self.queues = np.zeros((self.batch, 2 * t), np.int64)
+        """Each game's decisions this turn: ``player·(T+1) + troop + 1`` (troop −1: a whole quiet order)."""
+        self.states = np.zeros((self.batch, 4), np.int64)
+        """Per game: queue length, the decision to make now, the tokens Black and White have chosen this turn."""
+        self.pendings = np.zeros((self.batch, 2, t), np.int64)
+        """Per game and player: the tokens chosen this turn, in troop order."""
+        self._flat = self._obs.reshape(self.batch, -1)
+
+    def _reset_all(self) -> None:
+        _reset(
+            self.positions, self.queues, self.states, self.pendings, self._init, self._geo, self._pos,
+            self._flat, self._mask_rows, self._player,
+        )  # fmt: skip
+
+    def _step(self, actions: np.ndarray) -> None:
+        _step(
+            self.positions, self.queues, self.states, self.pendings, actions, self._init, self._geo, self._pos,
+            self._flat, self._mask_rows, self._player, self._rewards, self._terminated,
+        )  # fmt: skip
