@@ -85,9 +85,11 @@ class Policy:
 
 
 def sample(p: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One action per row of the probabilities ``p``."""
-    u = rng.random((p.shape[0], 1))
-    return np.minimum((p.cumsum(axis=1) < u).sum(axis=1), p.shape[1] - 1)
+    """One action per row of the probabilities ``p`` (only actions of positive probability: ``u`` is in
+    ``(0, total]``, so the first cumulative sum reaching it belongs to such an action)."""
+    c = p.cumsum(axis=1)
+    u = (1.0 - rng.random((p.shape[0], 1))) * c[:, -1:]
+    return (c < u).sum(axis=1)
 
 
 def collect(envs: list, obs: list, masks: list, policy: Policy, steps: int, rng: np.random.Generator):

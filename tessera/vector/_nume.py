@@ -33,8 +33,13 @@ def _write(
     komi_value: float,
     obs: np.ndarray,
     mask: np.ndarray,
+    known: np.ndarray,
 ) -> None:
-    """Write the planes (flat, ``C·H·W``) and the mask of one board for the holder of ``col``."""
+    """Write the planes (flat, ``C·H·W``) and the mask of one board for the holder of ``col``.
+
+    ``known[c]`` is the status of cell ``c`` the mask shows now (−1: not written yet): only the
+    actions of the cells whose status changed are rewritten (the colour to place alternates,
+    but far from the stones a cell starts a group for either colour)."""
     n = nbr.shape[0]
     hw = board.shape[0]
     cells = np.float32(n)
@@ -58,15 +63,16 @@ def _write(
     for i in range(hw):
         obs[plane * hw + i] = komi
         obs[8 * hw + i] = 1.0
-    for i in range(mask.shape[0]):
-        mask[i] = False
     for c in range(n):
         st = nk.status(a, nbr, np.int64(c), np.int64(col))
-        if st == nk.JOINS:
-            mask[c * k_actions] = True
-        elif st == nk.STARTS:
-            for j in range(1, k_actions):
-                mask[c * k_actions + j] = True
+        if st == known[c]:
+            continue
+        known[c] = st
+        first = c * k_actions
+        mask[first] = st == nk.JOINS
+        numbered = st == nk.STARTS
+        for j in range(first + 1, first + k_actions):
+            mask[j] = numbered
 
 
 @kernel
@@ -82,6 +88,7 @@ def _reset(
     komi_value: float,
     obs: np.ndarray,
     mask: np.ndarray,
+    known: np.ndarray,
     player: np.ndarray,
 ) -> None:
     for b in range(boards.shape[0]):
@@ -90,7 +97,8 @@ def _reset(
             a[i] = init[i]
         colour[b] = 0
         player[b] = 0
-        _write(a, nbr, np.int64(0), k_actions, pos, board, komi_col, komi_value, obs[b], mask[b])
+        known[b, :] = -1
+        _write(a, nbr, np.int64(0), k_actions, pos, board, komi_col, komi_value, obs[b], mask[b], known[b])
 
 
 @kernel
@@ -109,6 +117,7 @@ def _step(
     komi_value: float,
     obs: np.ndarray,
     mask: np.ndarray,
+    known: np.ndarray,
     player: np.ndarray,
     rewards: np.ndarray,
     terminated: np.ndarray,
@@ -142,7 +151,7 @@ def _step(
             col = 1 - col
         colour[b] = col
         player[b] = col
-        _write(a, nbr, col, k_actions, pos, board, komi_col, komi_value, obs[b], mask[b])
+        _write(a, nbr, col, k_actions, pos, board, komi_col, komi_value, obs[b], mask[b], known[b])
 
 
 class NumeVector(VectorGame):
@@ -173,16 +182,18 @@ class NumeVector(VectorGame):
         self.colour = np.zeros(self.batch, np.int64)
         """Each game's colour to place (0 Black, 1 White)."""
         self._flat = self._obs.reshape(self.batch, -1)
+        self._known = np.full((self.batch, game.cells), -1, np.int8)  # type: ignore[attr-defined]
+        """The status of each cell that each game's mask shows (−1: not written yet)."""
 
     def _reset_all(self) -> None:
         _reset(
             self.boards, self.colour, self._init, self._nbr, self._k, self._pos, self._board,
-            self._komi_col, self._komi, self._flat, self._mask_rows, self._player,
+            self._komi_col, self._komi, self._flat, self._mask_rows, self._known, self._player,
         )  # fmt: skip
 
     def _step(self, actions: np.ndarray) -> None:
         _step(
             self.boards, self.colour, actions, self._init, self._nbr, self._k, self._pos, self._board,
             self._komi_b, self._komi_w, self._komi_col, self._komi,
-            self._flat, self._mask_rows, self._player, self._rewards, self._terminated,
+            self._flat, self._mask_rows, self._known, self._player, self._rewards, self._terminated,
         )  # fmt: skip
