@@ -27,6 +27,7 @@ then ``python benchmarks/vector_bench.py --plot studies/benchmarks/vector/result
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import json
 import os
@@ -215,10 +216,8 @@ def machine() -> dict[str, Any]:
     load = os.getloadavg() if hasattr(os, "getloadavg") else None
     versions: dict[str, str] = {"python": platform.python_version(), "numpy": np.__version__}
     for mod in ("numba", "jax", "pgx", "pyspiel"):
-        try:
+        with contextlib.suppress(ImportError):
             versions[mod] = getattr(__import__(mod), "__version__", "?")
-        except ImportError:
-            pass
     return {
         "cpu": model,
         "cores": os.cpu_count(),

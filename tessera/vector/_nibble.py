@@ -1,4 +1,4 @@
-# mypy: disable-error-code="arg-type"
+# mypy: disable-error-code="arg-type, return-value, assignment"
 """Nibble's vector engine: ``B`` positions in one ``int32`` array, stepped by Nibble's own kernels.
 
 Row ``b`` of ``positions`` is game ``b``'s position in the layout of
@@ -187,5 +187,6 @@ class NibbleVector(VectorGame):
     def _step(self, actions: np.ndarray) -> None:
         _step(
             self.positions, self.deal_of, actions, self._pool, self._pool_deals, self._fixed, self.rs,
-            self._geo, self._pos, self._board, self._flat, self._mask_rows, self._player, self._rewards, self._terminated,
+            self._geo, self._pos, self._board, self._flat, self._mask_rows, self._player,
+            self._rewards, self._terminated,
         )  # fmt: skip

@@ -1,4 +1,4 @@
-# mypy: disable-error-code="arg-type"
+# mypy: disable-error-code="arg-type, return-value, assignment"
 """Nume's vector engine: ``B`` boards in one ``int32`` array, placed by Nume's own placement kernel.
 
 Row ``b`` of ``boards`` is game ``b``'s board in the layout of :mod:`tessera.games._nume_kernels`;

@@ -63,9 +63,7 @@ class TesseraVectorEnv(VectorEnv):  # type: ignore[misc]
         a = self.engine.num_actions
         self.single_observation_space = gymnasium.spaces.Box(0.0, 1.0, self.engine.observation_shape, np.float32)
         self.single_action_space = gymnasium.spaces.Discrete(a)
-        self.observation_space = gymnasium.spaces.Box(
-            0.0, 1.0, (num_envs, *self.engine.observation_shape), np.float32
-        )
+        self.observation_space = gymnasium.spaces.Box(0.0, 1.0, (num_envs, *self.engine.observation_shape), np.float32)
         self.action_space = gymnasium.spaces.MultiDiscrete(np.full(num_envs, a))
         self._rs = rng_state(seed + 1)
         self._opp = np.empty(num_envs, np.int64)

@@ -109,8 +109,8 @@ def test_the_vector_engine_plays_the_state_api_games_step_for_step(spec: str, ba
 
 
 def test_nibble_deals_each_new_game_from_the_adapters_deals():
-    """"With no fixed deal the initial state is a chance node whose ``deals`` outcomes (uniform)
-    are the seeds ``0 … deals−1``": a new game is one of those deals, and ``deal=K`` fixes it."""
+    """The adapters: "With no fixed deal the initial state is a chance node whose ``deals`` outcomes
+    (uniform) are the seeds ``0 … deals−1``"; a new game is one of those deals, and ``deal=K`` fixes it."""
     env = make("nibble", batch=256, seed=3, deals=5)
     env.reset()
     assert set(env.deal_of.tolist()) == {0, 1, 2, 3, 4}  # type: ignore[attr-defined]
