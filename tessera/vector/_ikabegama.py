@@ -2,7 +2,7 @@
 """Ikabegamá's vector engine, on the adapters' window: ``B`` positions stepped by Ikabegamá's kernels.
 
 Row ``b`` of ``positions`` is game ``b``'s state array (layout of
-:mod:`tessera.games._ikabegama_kernels`) with room for a token on every hex of the window, so
+:mod:`tessera.games.ikabegama.kernels`) with room for a token on every hex of the window, so
 a growth never finds the list full.  Adapter actions (``13·i + k`` on the ``i``-th hex of the
 window, ``13·cells`` pass) are turned into the kernels' actions through the adapters' own
 table, and the legal moves back into adapter actions for the mask.
@@ -14,7 +14,7 @@ import numpy as np
 
 from tessera.adapters.core import AdaptedGame
 from tessera.core.kernels import kernel
-from tessera.games import _ikabegama_kernels as ik
+from tessera.games.ikabegama import kernels as ik
 from tessera.vector._common import VectorGame
 
 _HEADER, _CAP, _NTOK, _PLY, _PASSES, _TO_MOVE, _OVER, _WINNER = (
@@ -161,7 +161,7 @@ class IkabegamaVector(VectorGame):
         ik.settle(init, self._k)
         self._init = init
         self.positions = np.zeros((self.batch, init.shape[0]), np.int32)
-        """Each game's state array (layout of :mod:`tessera.games._ikabegama_kernels`)."""
+        """Each game's state array (layout of :mod:`tessera.games.ikabegama.kernels`)."""
         self._flat = self._obs.reshape(self.batch, -1)
 
     def _reset_all(self) -> None:

@@ -5,7 +5,7 @@ A turn is a queue of decisions (:mod:`tessera.adapters.core`): Black decides for
 troops in increasing number (the living ones with a token; in the invasion all of them),
 then White for his; in battle turns of ``variant="quiet"`` each player makes one decision,
 his whole order.  Row ``b`` of ``positions`` is game ``b``'s position (layout of
-:mod:`tessera.games._nelaxtam_kernels`); ``queue[b, i]`` is the ``i``-th decision of the turn
+:mod:`tessera.games.nelaxtam.kernels`); ``queue[b, i]`` is the ``i``-th decision of the turn
 (``player·(T+1) + troop + 1``, troop ``−1`` for a whole quiet order), ``head[b]`` the decision
 to make now and ``pending[b, p, :]`` the tokens ``p`` has chosen this turn.  A token is
 offered only if the order can still be completed legally: distinct end squares (a small
@@ -19,7 +19,7 @@ import numpy as np
 
 from tessera.adapters.core import AdaptedGame
 from tessera.core.kernels import kernel
-from tessera.games import _nelaxtam_kernels as xk
+from tessera.games.nelaxtam import kernels as xk
 from tessera.vector._common import VectorGame
 
 _PHASE, _IDLE, _WINNER = xk.PHASE, xk.IDLE, xk.WINNER
@@ -357,7 +357,7 @@ class NelaxtamVector(VectorGame):
         labels = game.sq_label  # type: ignore[attr-defined]
         self._pos = np.array([lay.index[lab][0] * lay.width + lay.index[lab][1] for lab in labels], np.int64)
         self.positions = np.zeros((self.batch, self._init.shape[0]), np.int32)
-        """Each game's position (layout of :mod:`tessera.games._nelaxtam_kernels`)."""
+        """Each game's position (layout of :mod:`tessera.games.nelaxtam.kernels`)."""
         self.queues = np.zeros((self.batch, 2 * t), np.int64)
         """Each game's decisions this turn: ``player·(T+1) + troop + 1`` (troop −1: a whole quiet order)."""
         self.states = np.zeros((self.batch, 4), np.int64)

@@ -2,7 +2,7 @@
 """Nibble's vector engine: ``B`` positions in one ``int32`` array, stepped by Nibble's own kernels.
 
 Row ``b`` of ``positions`` is game ``b``'s position in the layout of
-:mod:`tessera.games._nibble_kernels`.  The deals are dealt once, when the engine is made:
+:mod:`tessera.games.nibble.kernels`.  The deals are dealt once, when the engine is made:
 the initial positions and ``deal`` arrays of the seeds ``0 … deals−1`` (or of the one fixed
 ``deal``), exactly as ``NibbleGame.new_initial_state(seed)`` deals them; a new game copies
 the initial position of a deal drawn uniformly by the engine's random state (``deal_of[b]``
@@ -15,7 +15,7 @@ import numpy as np
 
 from tessera.adapters.core import AdaptedGame
 from tessera.core.kernels import kernel, rand_below
-from tessera.games import _nibble_kernels as nk
+from tessera.games.nibble import kernels as nk
 from tessera.vector._common import VectorGame
 
 _TO_MOVE, _TAKING, _OVER, _WINNER, _N_LEGAL, _LEGAL = nk.TO_MOVE, nk.TAKING, nk.OVER, nk.WINNER, nk.N_LEGAL, nk.LEGAL
@@ -173,7 +173,7 @@ class NibbleVector(VectorGame):
         self._pos = np.array([lay.index[lab][0] * lay.width + lay.index[lab][1] for lab in labels], np.int64)
         self._board = lay.mask.reshape(-1).astype(np.float32)
         self.positions = np.zeros((self.batch, self._pool.shape[1]), np.int32)
-        """Each game's position (layout of :mod:`tessera.games._nibble_kernels`)."""
+        """Each game's position (layout of :mod:`tessera.games.nibble.kernels`)."""
         self.deal_of = np.zeros(self.batch, np.int64)
         """The deal (seed) each game was dealt from."""
         self._flat = self._obs.reshape(self.batch, -1)

@@ -1,7 +1,7 @@
 # mypy: disable-error-code="arg-type, return-value, assignment"
 """Nume's vector engine: ``B`` boards in one ``int32`` array, placed by Nume's own placement kernel.
 
-Row ``b`` of ``boards`` is game ``b``'s board in the layout of :mod:`tessera.games._nume_kernels`;
+Row ``b`` of ``boards`` is game ``b``'s board in the layout of :mod:`tessera.games.nume.kernels`;
 ``colour[b]`` is the colour to place, which is also the player to move (the vector engine plays
 Nume without komi bidding: player 0 is Black).  Every step places one stone per game with
 ``place``, scores a full board, puts an empty board in its place and writes the observation
@@ -14,7 +14,7 @@ import numpy as np
 
 from tessera.adapters.core import AdaptedGame
 from tessera.core.kernels import kernel
-from tessera.games import _nume_kernels as nk
+from tessera.games.nume import kernels as nk
 from tessera.vector._common import VectorGame
 
 _HEAD, _NUM = nk.HEAD, nk.NUM
@@ -178,7 +178,7 @@ class NumeVector(VectorGame):
         self._komi_b = komi if self._komi_col == 0 else 0.0
         self._komi_w = komi if self._komi_col == 1 else 0.0
         self.boards = np.zeros((self.batch, self._init.shape[0]), np.int32)
-        """Each game's board (layout of :mod:`tessera.games._nume_kernels`)."""
+        """Each game's board (layout of :mod:`tessera.games.nume.kernels`)."""
         self.colour = np.zeros(self.batch, np.int64)
         """Each game's colour to place (0 Black, 1 White)."""
         self._flat = self._obs.reshape(self.batch, -1)

@@ -2,7 +2,7 @@
 """Nymbat's vector engine (2 or 4 players): ``B`` positions stepped by Nymbat's own kernels.
 
 Row ``b`` of ``positions`` is game ``b``'s position (layout of
-:mod:`tessera.games._nymbat_kernels`).  A step applies one step per game with the kernels'
+:mod:`tessera.games.nymbat.kernels`).  A step applies one step per game with the kernels'
 ``step``, scores and resets the games that end and writes the planes and the mask of the
 player to move.  The mask has ~30,000 actions, of which a few hundred at most are legal:
 each game's legal actions are remembered (``_set``) and only those are cleared at the next
@@ -15,7 +15,7 @@ import numpy as np
 
 from tessera.adapters.core import AdaptedGame
 from tessera.core.kernels import kernel
-from tessera.games import _nymbat_kernels as yk
+from tessera.games.nymbat import kernels as yk
 from tessera.vector._common import VectorGame
 
 _N, _H, _NUM, _FLAG = yk.N, yk.H, yk.NUM, yk.FLAG
@@ -180,7 +180,7 @@ class NymbatVector(VectorGame):
 
     def __init__(self, adapted: AdaptedGame, batch: int, seed: int) -> None:
         super().__init__(adapted, batch, seed)
-        from tessera.games.nymbat import LABEL
+        from tessera.games.nymbat.game import LABEL
 
         game = adapted.game
         lay = adapted.obs.layout
@@ -189,7 +189,7 @@ class NymbatVector(VectorGame):
         self._pos = np.array([lay.index[lab][0] * lay.width + lay.index[lab][1] for lab in LABEL], np.int64)
         self._board = lay.mask.reshape(-1).astype(np.float32)
         self.positions = np.zeros((self.batch, self._init.shape[0]), np.int32)
-        """Each game's position (layout of :mod:`tessera.games._nymbat_kernels`)."""
+        """Each game's position (layout of :mod:`tessera.games.nymbat.kernels`)."""
         self._remembered = np.full((self.batch, self.REMEMBER + 1), -1, np.int64)
         self._flat = self._obs.reshape(self.batch, -1)
 
