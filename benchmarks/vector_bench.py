@@ -270,9 +270,12 @@ def main(argv: list[str] | None = None) -> None:
         for name, run in runners.items():
             rates[name].append(run(args.seconds))
         print(f"# round {r + 1}/{args.rounds} done", file=sys.stderr)
+        report(args, info, rates, final=r + 1 == args.rounds)
+
+
+def report(args: argparse.Namespace, info: dict[str, Any], rates: dict[str, list[float]], final: bool) -> None:
+    """The medians (and the ratios to pgx at B = 1,024) so far; written to ``--out`` after every round."""
     medians = {k: statistics.median(v) for k, v in rates.items()}
-    for k, v in medians.items():
-        print(f"{k:40s} {v:14,.0f} steps/CPU s")
     ratios: dict[str, float] = {}
     for g in args.games.split(","):
         if g not in TARGET_GAMES or args.no_pgx:
@@ -281,11 +284,14 @@ def main(argv: list[str] | None = None) -> None:
             key_t, key_p = f"tessera/{g}/B=1024", f"pgx/{p}/B=1024"
             if key_t in medians and key_p in medians:
                 ratios[f"{g} / pgx {p} at B=1024"] = medians[key_t] / medians[key_p]
-    for k, v in ratios.items():
-        print(f"{k:40s} {v:8.2f}x")
+    if final:
+        for k, v in medians.items():
+            print(f"{k:40s} {v:14,.0f} steps/CPU s")
+        for k, v in ratios.items():
+            print(f"{k:40s} {v:8.2f}x")
     result = {
         "machine": info,
-        "rounds": args.rounds,
+        "rounds": len(next(iter(rates.values()))),
         "seconds": args.seconds,
         "rates": rates,
         "medians": medians,

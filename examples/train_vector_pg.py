@@ -184,7 +184,9 @@ def train(
     greedy_games: int = 40,
     seed: int = 0,
     log: bool = True,
+    png: Path | None = None,
 ) -> dict[str, list[float]]:
+    """Train and return the learning curve (written with :func:`plot` to ``png`` after every evaluation)."""
     rng = np.random.default_rng(seed)
     envs = [gymnasium.make_vec("tessera/Nume-v0", num_envs=batch, size=3, seat=s, seed=seed + s) for s in (0, 1)]
     first = [e.reset(seed=seed + s) for s, e in enumerate(envs)]
@@ -206,6 +208,9 @@ def train(
                     f"  ({curve['cpu_seconds'][-1]:.0f} CPU s)",
                     flush=True,
                 )
+            if png is not None:
+                plot(curve, png)
+                png.with_suffix(".json").write_text(json.dumps(curve, indent=1))
         if u == updates:
             break
         x, m, a, ret = collect(envs, obs, masks, policy, steps, rng)
@@ -243,9 +248,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--png", type=Path, default=Path("train_vector_pg.png"))
     args = ap.parse_args()
-    curve = train(args.updates, args.batch, args.steps, args.lr, args.eval_every, seed=args.seed)
-    plot(curve, args.png)
-    args.png.with_suffix(".json").write_text(json.dumps(curve, indent=1))
+    train(args.updates, args.batch, args.steps, args.lr, args.eval_every, seed=args.seed, png=args.png)
     print(f"learning curve: {args.png}")
 
 
