@@ -14,7 +14,8 @@ mask, inside the timed loop, and produces the observations and masks of the next
   ``observation_tensor()`` and ``legal_actions_mask()`` each step; tessera's PettingZoo AEC env
   (``last()`` gives the planes and the mask); and the bare State API loop
   ``s.apply_action(rng.choice(s.legal_actions()))`` of tessera and of OpenSpiel (no
-  observations: the per-step API's baseline).
+  observations: the per-step API's baseline; Nelaxtam: one turn of two random full orders,
+  ``random_actions``, per step).
 
 Each entry runs for ``--seconds`` of CPU time per round; the rounds interleave every entry and
 the median over rounds is reported.  CPU time is the process's (``time.process_time``: every
@@ -172,7 +173,7 @@ def tessera_state_loop(spec: str) -> Runner:
             if s.is_terminal():
                 s = fresh()
             if sim:
-                s.apply_actions([rng.choice(s.legal_actions(p)) for p in range(ad.num_players)])
+                s.apply_actions([s.random_actions(rng, p) for p in range(ad.num_players)])  # one turn
             else:
                 s.apply_action(rng.choice(s.legal_actions()))
         state["s"] = s
