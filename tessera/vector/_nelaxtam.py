@@ -193,32 +193,25 @@ def _write(
                 ends[i, m] = e
                 m += 1
         n_ends[i] = m
-    later = troop + 1
-    while later < t and counts[later] == 0:
-        later += 1
+    live = np.empty(t, np.int64)  # the later troops with a token (the dead have none)
+    nl = 0
+    for i in range(troop + 1, t):
+        if counts[i] > 0:
+            live[nl] = i
+            nl += 1
+    sub_ends = np.empty((nl, _MAX_OPTIONS), np.int64)
+    sub_n = np.empty(nl, np.int64)
+    for u in range(nl):
+        sub_n[u] = n_ends[live[u]]
+        for v in range(sub_n[u]):
+            sub_ends[u, v] = ends[live[u], v]
     for j in range(counts[troop]):
         a = opts[troop, j]
         e = _end_of(st, geo, np.int64(p), np.int64(a))
         if claimed[e]:
             continue
         claimed[e] = 1
-        ok = True
-        # troops without a token (dead) have no end squares and are skipped
-        stack_first = later
-        if stack_first < t:
-            live = np.empty(t, np.int64)
-            nl = 0
-            for i in range(stack_first, t):
-                if counts[i] > 0:
-                    live[nl] = i
-                    nl += 1
-            sub_ends = np.empty((nl, _MAX_OPTIONS), np.int64)
-            sub_n = np.empty(nl, np.int64)
-            for u in range(nl):
-                sub_n[u] = n_ends[live[u]]
-                for v in range(sub_n[u]):
-                    sub_ends[u, v] = ends[live[u], v]
-            ok = _completable(sub_ends, sub_n, np.int64(0), np.int64(nl), claimed)
+        ok = _completable(sub_ends, sub_n, np.int64(0), np.int64(nl), claimed)
         claimed[e] = 0
         if ok:
             mask[a] = True
