@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -11,6 +12,9 @@ import numpy as np
 from tessera.adapters.core import AdaptedGame
 from tessera.core.game import IllegalMove
 from tessera.core.kernels import kernel, rand_below, rng_state
+from tessera.vector._cache import drop_stale, kernel_sources
+
+drop_stale(Path(__file__).parent / "__pycache__", kernel_sources())  # before any kernel here is loaded
 
 
 class Batch(NamedTuple):
