@@ -20,11 +20,15 @@ one call per step, with no Python loop over the games.
 
 * Nume without komi bidding; Nibble deals each new game from one of ``deals`` seeds
   (``0 … deals−1``, drawn uniformly from the engine's seed: the adapters' chance node),
-  or always from ``deal``; Ikabegamá on the adapters' window; Nymbat with 2 or 4 players.
+  or always from ``deal``; Ikabegamá on the adapters' window; Nymbat with 2 or 4 players;
+  Nelaxtam one per-troop decision per step, as the adapters make them (one whole order in
+  quiet battle turns).
 * An action that is not legal in its game, or input of the wrong shape or type, is
   refused (``IllegalMove`` / ``ValueError`` naming the slot) before any game changes.
 * The arrays of a batch are the engine's buffers (read-only views), overwritten by the
-  next call.
+  next call.  :func:`random_legal` draws one random legal action per game from a mask.
+* ``gymnasium.make_vec("tessera/Nume-v0", num_envs=B)`` is a Gymnasium vector env on the
+  engine (:mod:`tessera.vector.gymnasium`).
 """
 
 from __future__ import annotations
