@@ -10,7 +10,7 @@ his whole order.  Row ``b`` of ``positions`` is game ``b``'s position (layout of
 to make now and ``pending[b, p, :]`` the tokens ``p`` has chosen this turn.  A token is
 offered only if the order can still be completed legally: distinct end squares (a small
 search over the later troops' end squares) and, in the invasion, at least ``by_sea`` troops
-on the edge.  The last decision resolves the turn with the kernels' ``resolve``.
+on the edge.  The last decision resolves the turn with the kernels' ``apply``.
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def _start_turn(st: np.ndarray, geo: np.ndarray, queue: np.ndarray, counts: np.n
                 queue[n] = p * (t + 1) + i + 1
                 n += 1
             continue
-        xk.options(st, geo, np.int64(p), opts, counts)
+        xk.legal(st, geo, np.int64(p), opts, counts)
         if quiet:
             for i in range(t):
                 if counts[i] > 0:
@@ -175,7 +175,7 @@ def _write(
             if geo[c, _COLOUR] == p and not claimed[c] and edges + geo[c, _EDGE] + later >= need:
                 mask[base + c] = True
         return p
-    xk.options(st, geo, np.int64(p), opts, counts)
+    xk.legal(st, geo, np.int64(p), opts, counts)
     if troop < 0:  # a whole quiet order
         for i in range(t):
             for j in range(counts[i]):
@@ -323,7 +323,7 @@ def _step(
             acts[i] = pending[0, i]
         for i in range(state[3]):
             acts[n0 + i] = pending[1, i]
-        xk.resolve(st, geo, acts[: n0 + state[3]], np.int64(n0))
+        xk.apply(st, geo, acts[: n0 + state[3]], np.int64(n0))
         if st[h + _PHASE] == _OVER:
             w = st[h + _WINNER]
             if w >= 0:

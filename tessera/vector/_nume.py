@@ -4,7 +4,7 @@
 Row ``b`` of ``boards`` is game ``b``'s board in the layout of :mod:`tessera.games.nume.kernels`;
 ``colour[b]`` is the colour to place, which is also the player to move (the vector engine plays
 Nume without komi bidding: player 0 is Black).  Every step places one stone per game with
-``place``, scores a full board, puts an empty board in its place and writes the observation
+``apply`` (the placement kernel), scores a full board, puts an empty board in its place and writes the observation
 planes and the mask of the player to move.
 """
 
@@ -133,7 +133,7 @@ def _step(
         act = actions[b]
         c = act // k_actions
         col = np.int64(colour[b])
-        left = nk.place(a, nbr, c, act - c * k_actions, col)
+        left = nk.apply(a, nbr, c, act - c * k_actions, col)
         rewards[b, 0] = 0.0
         rewards[b, 1] = 0.0
         terminated[b] = False

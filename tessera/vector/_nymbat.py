@@ -3,7 +3,7 @@
 
 Row ``b`` of ``positions`` is game ``b``'s position (layout of
 :mod:`tessera.games.nymbat.kernels`).  A step applies one step per game with the kernels'
-``step``, scores and resets the games that end and writes the planes and the mask of the
+``apply``, scores and resets the games that end and writes the planes and the mask of the
 player to move.  The mask has ~30,000 actions, of which a few hundred at most are legal:
 each game's legal actions are remembered (``_set``) and only those are cleared at the next
 write, so a step never sweeps the whole mask.
@@ -156,7 +156,7 @@ def _step(
             terminated[b] = False
             continue
         s = positions[b]
-        yk.step(s, geo, actions[b], False)
+        yk.apply(s, geo, actions[b], False)
         for q in range(n):
             rewards[b, q] = 0.0
         terminated[b] = False
