@@ -1,4 +1,7 @@
-"""Dependencies shared by the routers: the service, the hub, the warm-up, the seat token."""
+"""Dependencies shared by the routers: the service, the hub, the warm-up, the seat token.
+
+They are ``async`` functions: FastAPI runs a plain ``def`` dependency in its thread pool, a trip
+to a worker thread per request (measured: 0.1-0.2 ms of CPU per move)."""
 
 from __future__ import annotations
 
@@ -13,19 +16,19 @@ from tessera.server.service import MatchService
 from tessera.server.warmup import Warmup
 
 
-def get_service(request: Request) -> MatchService:
+async def get_service(request: Request) -> MatchService:
     """The app's match service."""
     service: MatchService = request.app.state.service
     return service
 
 
-def get_hub(request: Request) -> Hub:
+async def get_hub(request: Request) -> Hub:
     """The app's WebSocket hub."""
     hub: Hub = request.app.state.hub
     return hub
 
 
-def get_warmup(request: Request) -> Warmup:
+async def get_warmup(request: Request) -> Warmup:
     """The app's kernel warm-up."""
     warmup: Warmup = request.app.state.warmup
     return warmup
@@ -51,7 +54,7 @@ def first_token(*given: str | None) -> str | None:
     return None
 
 
-def seat_token(
+async def seat_token(
     body: Annotated[TokenIn | None, Body()] = None,
     x_seat_token: SeatHeader = None,
     token: str | None = None,
@@ -60,7 +63,7 @@ def seat_token(
     return first_token(body.token if body else None, x_seat_token, token)
 
 
-def viewer_token(token: str | None = None, x_seat_token: SeatHeader = None) -> str | None:
+async def viewer_token(token: str | None = None, x_seat_token: SeatHeader = None) -> str | None:
     """The token of whoever looks (``?token=`` or the header; none: a spectator)."""
     return first_token(token, x_seat_token)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
 from tessera.server.encoding import FastJSONResponse
@@ -24,16 +24,19 @@ class MoveIn(BaseModel):
 
 @router.post("/api/games/{game_id}/moves")
 async def post_move(
-    game_id: str, body: MoveIn, service: Service, x_seat_token: SeatHeader = None, token: str | None = None
+    game_id: str, body: MoveIn, request: Request, x_seat_token: SeatHeader = None, token: str | None = None
 ) -> FastJSONResponse:
     """Play a move (a Nelaxtam order is sealed until both are in).
 
     On the event loop: the move pipeline (tessera.server.moves) prepares the move against the game
     in memory, commits it (on the loop where the database allows, else in a worker thread) and
-    publishes the change; the answer comes after the commit.
+    publishes the change; the answer comes after the commit.  (The service is read from the app's
+    state, not through a dependency: this is the hot path, and FastAPI's dependency machinery costs
+    more than the rest of the route.)
     """
     seat = body.token or x_seat_token or token
-    return FastJSONResponse(await service.moves.submit(game_id, seat, body.move, body.expected, view=body.view))
+    pipeline = request.app.state.service.moves
+    return FastJSONResponse(await pipeline.submit(game_id, seat, body.move, body.expected, view=body.view))
 
 
 @router.post("/api/games/{game_id}/resign")
