@@ -79,9 +79,33 @@ class MatchService:
         self._draws = Draws(self.endings)
 
     # -- games and seats -------------------------------------------------------------------
-    def create(self, game: str, params: dict[str, Any] | None = None, **options: Any) -> Created:
-        """A new game (:meth:`tessera.server.seats.Seats.create`)."""
-        return self.seats.create(game, params, **options)
+    def create(
+        self,
+        game: str,
+        params: dict[str, Any] | None = None,
+        *,
+        mode: str = "hotseat",
+        seat: int = 0,
+        ai_level: int = 2,
+        clock: tuple[float, float] | None = None,
+        seed: int | None = None,
+        names: list[str] | None = None,
+        public: bool = True,
+        seat_kinds: list[Any] | None = None,
+    ) -> Created:
+        """A new game (:meth:`tessera.server.seats.Seats.create` says what each option means)."""
+        return self.seats.create(
+            game,
+            params,
+            mode=mode,
+            seat=seat,
+            ai_level=ai_level,
+            clock=clock,
+            seed=seed,
+            names=names,
+            public=public,
+            seat_kinds=seat_kinds,
+        )
 
     def join(self, game_id: str) -> tuple[int, str]:
         """Take the open seat of a public online game: ``(seat, token)``."""
