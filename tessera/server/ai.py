@@ -20,7 +20,10 @@ import time
 from typing import Any
 
 import tessera
-from tessera.core.game import SIMULTANEOUS, State
+from tessera.core.game import State
+from tessera.server.knowledge import RESIGN, can_resign_and_play_on, play_stored
+
+__all__ = ["RESIGN", "can_resign_and_play_on", "play_stored", "replay", "think", "think_step"]
 
 AGENTS_AVAILABLE = importlib.util.find_spec("tessera.agents") is not None
 """Whether ``tessera.agents`` is importable (else the AI plays random legal moves)."""
@@ -34,25 +37,6 @@ if AGENTS_AVAILABLE:
         LEVEL_SECONDS.update({k: v for k, v in _AGENT_SECONDS.items() if v is not None})
     except ImportError:  # an older agents package without the table
         pass
-
-
-RESIGN = "resign"
-"""The stored move of a player who resigned in a game that goes on without him (four-player Nymbat)."""
-
-
-def can_resign_and_play_on(state: State) -> bool:
-    """Whether resigning is a rule of ``state`` (the others play on): games of more than two players with ``resign``."""
-    return state.game.num_players > 2 and callable(getattr(state, "resign", None))
-
-
-def play_stored(state: State, player: int, move: str) -> None:
-    """Replay one stored ``(player, move)``: a joint move, a resignation, or a move of the player to move."""
-    if player == SIMULTANEOUS:
-        state.play_joint(move.split(" | "))
-    elif move == RESIGN and can_resign_and_play_on(state):
-        state.resign(player)  # type: ignore[attr-defined]
-    else:
-        state.play(move)
 
 
 def replay(spec: str, seed: int, moves: list[tuple[int, str]]) -> State:

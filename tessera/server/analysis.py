@@ -6,7 +6,7 @@ its whole move tree and asks for one node at a time.  Nothing here reads a
 stored game: the moves come from a record or a finished game's move list
 (spectators see only resolved turns: a sealed Nelaxtam order never is one),
 so this module cannot reveal a secret.  Whether a person may analyse a live
-game is the caller's business (:meth:`MatchService.analysis_allowed`).
+game is the caller's business (:meth:`tessera.server.records.Records.analysis_source`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ import time
 from typing import Any
 
 from tessera.core.game import SIMULTANEOUS, TERMINAL, IllegalMove, State
-from tessera.server.service import ServiceError, load_checked
+from tessera.server.errors import ServiceError
+from tessera.server.inputs import load_checked
 
 MAX_ANALYSIS_MOVES = 5000
 """Longest move list accepted (far beyond any game's length)."""

@@ -7,8 +7,9 @@ WebSocket viewers connected to another: every write transaction of a game also r
 :meth:`tessera.server.storage.Transaction.changed`).  PostgreSQL delivers a notice only when
 its transaction commits, so a viewer never hears of a change that is not stored, and a
 change is never stored without its notice being sent.  Each process listens on one
-connection of its own (:class:`ChangeListener`) and, for a game changed by another process,
-re-reads the game (its cached copy is stale) and pushes fresh views to its own sockets.
+connection of its own (:class:`ChangeListener`) and publishes a game changed by another
+process as :class:`tessera.server.events.Changed` (``local=False``): the hub re-reads the game
+(its cached copy is stale) and pushes fresh views to its own sockets.
 
 PostgreSQL is the broker because it is already there: no other service to deploy, secure
 and keep running, and the notice is tied to the transaction that stores the change.  SQLite
@@ -24,7 +25,10 @@ import os
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tessera.server.events import Events
 
 log = logging.getLogger("tessera.server.bus")
 
@@ -47,18 +51,12 @@ def libpq_url(url: str) -> str:
 
 
 class ChangeListener:
-    """A thread that ``LISTEN``s on :data:`CHANNEL` and calls ``on_remote(game_id)`` for changes
-    made by other processes; ``on_reconnect()`` after a lost connection (notices may have been missed)."""
+    """A thread that ``LISTEN``s on :data:`CHANNEL` and publishes the changes made by other processes
+    (``Changed(game_id, local=False)``); ``Resync()`` after a lost connection (notices may have been missed)."""
 
-    def __init__(
-        self,
-        url: str,
-        on_remote: Callable[[str], None],
-        on_reconnect: Callable[[], None] = lambda: None,
-    ) -> None:
+    def __init__(self, url: str, events: Events) -> None:
         self.url = libpq_url(url)
-        self.on_remote = on_remote
-        self.on_reconnect = on_reconnect
+        self.events = events
         self._stop = threading.Event()
         self._ready = threading.Event()
         self._thread = threading.Thread(target=self._run, name="tessera-listen", daemon=True)
@@ -83,16 +81,15 @@ class ChangeListener:
                     conn.execute(f"LISTEN {CHANNEL}")
                     self._ready.set()
                     if not first:
-                        self.on_reconnect()
+                        from tessera.server.events import Resync
+
+                        self.events.publish(Resync())
                     first = False
                     while not self._stop.is_set():
                         for n in conn.notifies(timeout=1.0):
                             origin, _, game_id = n.payload.partition(":")
                             if origin != ORIGIN and game_id:
-                                try:
-                                    self.on_remote(game_id)
-                                except Exception:
-                                    log.exception("handling a change of game %s failed", game_id)
+                                self.events.changed(game_id, local=False)
             except Exception as e:  # the database went away: try again
                 if self._stop.is_set():
                     return

@@ -1,4 +1,9 @@
-"""The WebSocket hub: who is connected to which game, and pushing each viewer his own view.
+"""The WebSocket hub: it runs every game socket, knows who is connected to which game, and
+pushes each viewer his own view.
+
+The hub hears of changes through the event interface (:mod:`tessera.server.events`): a
+``Changed`` event makes it push fresh views, ``Thinking`` the AI's progress; it calls the
+service only to build views.
 
 Every connection is for one game and one seat (or none: a spectator).  After
 any change the hub sends every connection ``{"type": "state", "view": ...}``
@@ -19,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import json
 import logging
 from collections import Counter
 from collections.abc import Coroutine
@@ -26,10 +32,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
-from starlette.websockets import WebSocket
+from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from tessera.server.encoding import dumps_text
-from tessera.server.service import MatchService, ServiceError
+from tessera.server.errors import ServiceError
+from tessera.server.events import Changed, Event, Resync, Thinking
+from tessera.server.service import MatchService
 
 log = logging.getLogger("tessera.server.hub")
 
@@ -73,12 +81,60 @@ class Hub:
         self._clients: Counter[str] = Counter()
         self._presence_sent: dict[str, list[bool]] = {}
         self._presence_due: set[str] = set()
+        service.events.subscribe(self.on_event)
+
+    def on_event(self, event: Event) -> None:
+        """Thread-safe: a change pushes fresh views (read again first if another process made it),
+        the AI's progress is passed on as it is."""
+        if isinstance(event, Changed):
+            self.notify(event.game_id, fresh=event.local)
+        elif isinstance(event, Resync):
+            self.notify_all(fresh=False)
+        elif isinstance(event, Thinking):
+            self.push(event.game_id, {"type": "ai", "thinking": event.info})
 
     def presence(self, game_id: str) -> list[bool]:
         """Whether each seat has at least one live connection."""
-        seats = {c.seat for c in self.games.get(game_id, ()) if c.seat is not None}
-        n = max(seats, default=-1) + 1
-        return [i in seats for i in range(max(n, 2))]
+        return self.service.presence.of(game_id)
+
+    # -- the socket loop -----------------------------------------------------------------
+    async def serve(self, websocket: WebSocket, game_id: str, token: str | None) -> None:
+        """Run one game socket: a ``state`` message now and after every change; the client may send
+        ``{"type": "ping"}`` (answered ``pong``) and ``{"type": "refresh"}`` (answered with its view)."""
+        await websocket.accept()
+        client = websocket.client.host if websocket.client else ""
+        refused = self.admit(game_id, client)
+        if refused is not None:
+            await websocket.send_json({"type": "error", "detail": refused})
+            await websocket.close(code=4429)
+            return
+        try:
+            view = await run_in_threadpool(self.service.view, game_id, token)
+        except ServiceError as e:
+            await websocket.send_json({"type": "error", "detail": e.detail})
+            await websocket.close(code=4000 + e.status)
+            return
+        conn = Connection(websocket, game_id, view["you"], token, client)
+        self.add(conn)  # the others get a small presence message if a seat's flag changed
+        await self._send(conn, {"type": "state", "view": view})
+        if await run_in_threadpool(self.service.version, game_id) != view["version"]:
+            await self.send_view(conn)  # a change landed between the view and joining the hub
+        try:
+            while True:
+                frame = await websocket.receive()
+                if frame["type"] == "websocket.disconnect":
+                    break
+                msg = client_message(frame)
+                if isinstance(msg, str):
+                    await self._send(conn, {"type": "error", "detail": msg})
+                elif msg["type"] == "ping":
+                    await self._send(conn, {"type": "pong"})
+                else:
+                    await self.send_view(conn)
+        except (WebSocketDisconnect, RuntimeError):
+            pass
+        finally:
+            self.remove(conn)
 
     def admit(self, game_id: str, client: str) -> str | None:
         """Why a new connection from ``client`` to ``game_id`` is refused (None: it is welcome)."""
@@ -91,6 +147,7 @@ class Hub:
     def add(self, conn: Connection) -> None:
         """Register an accepted connection."""
         self.games.setdefault(conn.game_id, set()).add(conn)
+        self.service.presence.arrive(conn.game_id, conn.seat)
         self._clients[conn.client] += 1
         self._presence_changed(conn.game_id)
 
@@ -99,6 +156,7 @@ class Hub:
         conns = self.games.get(conn.game_id)
         if conns is not None and conn in conns:
             conns.discard(conn)
+            self.service.presence.leave(conn.game_id, conn.seat)
             self._clients[conn.client] -= 1
             if self._clients[conn.client] <= 0:
                 del self._clients[conn.client]
@@ -247,6 +305,26 @@ class Hub:
                 await conn.ws.send_text(text)
             except Exception:  # the socket closed under us; its handler removes it
                 log.debug("send to a closed socket of game %s", conn.game_id)
+
+
+def client_message(frame: Any) -> dict[str, Any] | str:
+    """A client's message (``ping`` or ``refresh``), or what is wrong with it."""
+    text = frame.get("text")
+    if text is None:
+        return 'messages are JSON text: {"type": "ping"} or {"type": "refresh"}; binary frames are not read'
+    if len(text) > 10_000:
+        return "the message is too long"
+    try:
+        msg = json.loads(text)
+    except (ValueError, RecursionError):
+        return "the message is not valid JSON"
+    kind = msg.get("type") if isinstance(msg, dict) else None
+    if kind not in ("ping", "refresh"):
+        return (
+            f"unknown message {str(kind if kind is not None else msg)[:40]!r}: the socket only reads "
+            '{"type": "ping"} and {"type": "refresh"}; moves are POSTed to /api/games/{id}/moves'
+        )
+    return {"type": kind}
 
 
 def encode(message: dict[str, object]) -> str:

@@ -532,6 +532,12 @@ class Storage:
         self._checkpointer: Checkpointer | None = None
         self._now_conn: Any = None
         self._sql: dict[Any, tuple[str, tuple[str, ...], dict[str, Any]]] = {}
+        self.loop_writer: Any = None
+        """PostgreSQL: a :class:`tessera.server.pg_loop.LoopWriter` (moves stored on the event loop)."""
+        if self.engine.dialect.name == "postgresql":
+            from tessera.server.pg_loop import LoopWriter
+
+            self.loop_writer = LoopWriter(self.url)
         if migrate:
             run_migrations(self.engine)
         path = self.engine.url.database if self.sqlite else None
@@ -657,6 +663,8 @@ class Storage:
 
     def dispose(self) -> None:
         """Close every pooled connection (and stop the SQLite checkpoint thread)."""
+        if self.loop_writer is not None:
+            self.loop_writer.close()
         if self._now_conn is not None:
             self._now_conn.close()
             self._now_conn = None

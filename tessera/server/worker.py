@@ -1,6 +1,7 @@
 """Runs the computer seats: notices when an AI must act, thinks off the event loop, submits.
 
-The AI submits through :meth:`MatchService.play` like any client, with its
+The worker hears of changes through the event interface (:class:`tessera.server.events.Changed`)
+and submits through the move pipeline (:meth:`MatchService.play`) like any client, with its
 seat's token and the move number it thought about, so a move made stale by
 an undo or a resignation meanwhile is simply refused.
 
@@ -8,7 +9,7 @@ A level's time covers the AI's **whole turn**: a multi-step turn (Nymbat,
 Nibble, Nume's bidding) is planned step by step within one budget
 (:func:`tessera.server.ai.think_step`), then played.  While it thinks the
 worker reports its progress (elapsed time, steps chosen so far, the search's
-depth or iterations) through :attr:`AIWorker.on_progress`; at a simultaneous
+depth or iterations) as :class:`tessera.server.events.Thinking` events; at a simultaneous
 turn the chosen order itself is never reported.
 """
 
@@ -20,12 +21,13 @@ import multiprocessing
 import random
 import threading
 import time
-from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any
 
 from tessera.server.ai import LEVEL_SECONDS, think_step
-from tessera.server.service import MatchService, ServiceError
+from tessera.server.errors import ServiceError
+from tessera.server.events import Changed, Event, Thinking
+from tessera.server.service import MatchService
 
 log = logging.getLogger("tessera.server.ai")
 
@@ -45,8 +47,13 @@ class AIWorker:
         self._lock = threading.Lock()
         self._closed = False
         self._turns: set[tuple[str, int]] = set()  # (game, player) whose turn is being planned or played
-        self.on_progress: Callable[[str, dict[str, Any] | None], None] = lambda game_id, info: None
-        """Called from a worker thread with the AI's progress in a game (``None``: it stopped thinking)."""
+        service.events.subscribe(self.on_event)
+
+    def on_event(self, event: Event) -> None:
+        """A change made by this process may have put an AI seat to move: look (games without an AI
+        seat are skipped)."""
+        if isinstance(event, Changed) and event.local and self.service.needs(event.game_id)[0]:
+            self.schedule(event.game_id)
 
     def _thinker(self) -> Executor | None:
         if self.mode == "thread":
@@ -145,10 +152,7 @@ class AIWorker:
         return steps
 
     def _report(self, game_id: str, info: dict[str, Any] | None) -> None:
-        try:
-            self.on_progress(game_id, info)
-        except Exception:  # a progress report is never worth losing a move
-            log.exception("AI progress report of game %s failed", game_id)
+        self.service.events.publish(Thinking(game_id, info))  # a subscriber's failure is logged there
 
     def close(self) -> None:
         """Stop thinking; wait for the driver threads."""

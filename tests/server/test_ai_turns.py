@@ -22,6 +22,7 @@ import tessera
 from tessera.server.ai import STEP_FLOOR, multi_step, step_budget, think_step
 from tessera.server.service import MatchService
 from tessera.server.storage import Storage
+from tessera.server.events import Event, Thinking
 from tessera.server.worker import AIWorker
 
 
@@ -87,12 +88,12 @@ def _worker(tmp_path: Any) -> tuple[MatchService, AIWorker, list[tuple[str, dict
     reports: list[tuple[str, dict[str, Any] | None]] = []
     lock = threading.Lock()
 
-    def on_progress(game_id: str, info: dict[str, Any] | None) -> None:
-        with lock:
-            reports.append((game_id, info))
+    def on_event(event: Event) -> None:  # the worker's progress comes as events, like the hub hears it
+        if isinstance(event, Thinking):
+            with lock:
+                reports.append((event.game_id, event.info))
 
-    worker.on_progress = on_progress
-    service.on_change = worker.schedule
+    service.events.subscribe(on_event)
     return service, worker, reports
 
 

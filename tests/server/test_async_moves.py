@@ -30,8 +30,8 @@ def run_coroutine(coro: Any) -> Any:
 
 
 def _a_move(svc: MatchService, gid: str, rng: random.Random) -> tuple[int, str, int]:
-    with svc._locked(gid):
-        state = svc._live(gid, check=True).state
+    with svc.games.locked(gid):
+        state = svc.games.live(gid, check=True).state
     return state.current_player(), state.clone().random_move(rng), state.move_number()
 
 
@@ -203,12 +203,12 @@ def test_a_view_of_an_older_version_shows_its_own_moves(services: tuple[MatchSer
     created = svc.create("nume", {"size": 3}, mode="hotseat", seed=6)
     gid, tokens = created.game_id, created.tokens
     svc.play(gid, tokens[0], "a1=3", 0)
-    old = svc._cached(gid)
+    old = svc.games.cached(gid)
     assert old is not None
     rng = random.Random(1)
     cp, mv, n = _a_move(svc, gid, rng)
     svc.play(gid, tokens[cp], mv, n)
-    view = svc._view(old, None)
+    view = svc.views.view(old, None)
     assert [m["move"] for m in view["moves"]] == ["a1=3"] and view["move_number"] == 1
     assert len(svc.view(gid)["moves"]) == 2
 
@@ -223,8 +223,8 @@ def test_a_move_waits_on_the_loop_while_a_thread_of_this_process_writes(
     try:
         created = svc.create("nume", {"size": 2}, mode="hotseat", seed=1)
         threaded: list[Any] = []
-        real = svc._commit_move
-        monkeypatch.setattr(svc, "_commit_move", lambda *a: threaded.append(a) or real(*a))
+        real = svc.moves.commit_in_thread
+        monkeypatch.setattr(svc.moves, "commit_in_thread", lambda *a: threaded.append(a) or real(*a))
         held, release = threading.Event(), threading.Event()
 
         def writer() -> None:

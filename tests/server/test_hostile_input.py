@@ -230,10 +230,10 @@ def test_bad_websocket_messages_get_an_error_and_the_socket_stays_open(client: T
 def test_requests_for_unknown_games_leave_nothing_behind(client: TestClient) -> None:
     """Bad game ids get a 404 and never grow the server's memory (one lock per id asked for would)."""
     service = client.app.state.service  # type: ignore[attr-defined]
-    before = len(service._locks)
+    before = service.games.in_flight()
     for i in range(100):
         assert_refused(client.get(f"/api/games/nope{i}"), 404, "no game")
-    assert len(service._locks) <= max(before, 64)
+    assert service.games.in_flight() <= max(before, 64)
 
 
 def test_a_retry_of_the_move_that_ended_the_game_gets_the_final_view(client: TestClient) -> None:

@@ -12,14 +12,14 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-import tessera.server.service as service_module
+import tessera.server.live as service_module
 from tessera.server.service import MatchService, ServiceError
 from tessera.server.storage import Transaction
 
 
 def tessera_state(svc: MatchService, gid: str) -> Any:
-    with svc._locked(gid):
-        return svc._live(gid, check=True).state
+    with svc.games.locked(gid):
+        return svc.games.live(gid, check=True).state
 
 
 def test_a_move_neither_replays_nor_reads_the_history(
@@ -45,8 +45,8 @@ def test_a_move_neither_replays_nor_reads_the_history(
     monkeypatch.setattr(Transaction, "moves", counting_moves)
     rng = random.Random(1)
     for _ in range(40):
-        with svc._locked(gid):
-            live = svc._live(gid, check=False)
+        with svc.games.locked(gid):
+            live = svc.games.live(gid, check=False)
         cp = live.state.current_player()
         mv = live.state.clone().random_move(rng)
         out = svc.play(gid, tokens[cp], mv, live.state.move_number())

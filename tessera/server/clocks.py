@@ -1,0 +1,177 @@
+"""Game clocks: plain functions over the clock stored with a game (a JSON-able dict).
+
+A clock holds each player's ``remaining`` seconds and, for a running clock, ``since`` (when
+it started).  Two players: a player's clock first runs after his first turn; until then
+``first_since`` holds when his first turn began, and a first move not made within
+:func:`first_move_limit` aborts the game (lichess-style).  The timers that store a flag when
+a clock runs out are :class:`ClockTimers` (run by the app on its event loop).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from tessera.server.storage import GameRow
+
+
+def first_move_limit(initial: float) -> float:
+    """Seconds a player has for his first move before the game is aborted (lichess-style).
+
+    30 s, or the whole clock if shorter; long clocks (over 10 minutes) give a
+    twentieth of the clock, at most an hour.
+    """
+    return max(min(initial, 30.0), min(initial / 20, 3600.0))
+
+
+def clock_new(initial: float, increment: float, players: int) -> dict[str, Any]:
+    """A stopped clock: ``initial`` seconds each, ``increment`` added per completed turn."""
+    clock: dict[str, Any] = {
+        "initial": initial,
+        "increment": increment,
+        "remaining": [initial] * players,
+        "since": [None] * players,
+    }
+    if players == 2:  # with more players a latecomer is flagged out and the others play on instead
+        clock["moved"] = [False] * players
+        clock["first_since"] = [None] * players
+    return clock
+
+
+def _has_moved(clock: dict[str, Any], player: int) -> bool:
+    """Whether ``player`` has completed his first turn (clocks stored before this rule count as moved)."""
+    moved = clock.get("moved")
+    return True if moved is None else bool(moved[player])
+
+
+def clock_first_left(clock: dict[str, Any], player: int, now: float) -> float | None:
+    """Seconds ``player`` has left for his first move (``None``: he has moved, or is not waiting)."""
+    firsts = clock.get("first_since")
+    if firsts is None or firsts[player] is None or _has_moved(clock, player):
+        return None
+    return float(first_move_limit(clock["initial"]) - (now - firsts[player]))
+
+
+def clock_left(clock: dict[str, Any], player: int, now: float) -> float:
+    """Seconds left for ``player`` at ``now``."""
+    since = clock["since"][player]
+    return float(clock["remaining"][player] - ((now - since) if since is not None else 0.0))
+
+
+def clock_stop(clock: dict[str, Any], player: int, now: float, *, turn_done: bool) -> None:
+    """Charge ``player`` for the time since his clock started; add the increment at a turn's end."""
+    if clock["since"][player] is not None:
+        clock["remaining"][player] = clock_left(clock, player, now)
+        clock["since"][player] = None
+    if turn_done:
+        clock["remaining"][player] += clock["increment"]
+        if "moved" in clock:
+            clock["moved"][player] = True
+            clock["first_since"][player] = None
+
+
+def clock_stop_all(clock: dict[str, Any] | None, now: float) -> None:
+    """Stop every running clock (the game ended or was taken back), without an increment."""
+    if clock is not None:
+        for p in range(len(clock["since"])):
+            clock_stop(clock, p, now, turn_done=False)
+
+
+def clock_start(clock: dict[str, Any], players: list[int], now: float) -> None:
+    """Start the clocks of ``players`` (those already running keep running).
+
+    A player who has not yet made his first move keeps his time: only his
+    first-move countdown starts.
+    """
+    for p in players:
+        if not _has_moved(clock, p):
+            if clock["first_since"][p] is None:
+                clock["first_since"][p] = now
+        elif clock["since"][p] is None:
+            clock["since"][p] = now
+
+
+def _rounded(x: float | None) -> float | None:
+    return None if x is None else max(0.0, round(x, 3))
+
+
+def clock_public(clock: dict[str, Any] | None, now: float) -> dict[str, Any] | None:
+    """The clock as clients see it: seconds left now, and whose clock runs."""
+    if clock is None:
+        return None
+    n = len(clock["remaining"])
+    return {
+        "initial": clock["initial"],
+        "increment": clock["increment"],
+        "remaining": [max(0.0, round(clock_left(clock, p, now), 3)) for p in range(n)],
+        "running": [p for p in range(n) if clock["since"][p] is not None],
+        "first_move": [_rounded(clock_first_left(clock, p, now)) for p in range(n)],
+    }
+
+
+def clock_settings(clock: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The clock's settings alone (time per game, increment), as the lobby and records show them."""
+    return None if clock is None else {"initial": clock["initial"], "increment": clock["increment"]}
+
+
+def flagged(row: GameRow, now: float) -> bool:
+    """Whether a running clock of an active game has run out (or a first move is overdue)."""
+    if row.status != "active" or row.clock is None:
+        return False
+    return any(
+        (row.clock["since"][p] is not None and clock_left(row.clock, p, now) <= 0)
+        or (clock_first_left(row.clock, p, now) or 1.0) <= 0  # no first move in time: abort
+        for p in range(len(row.clock["remaining"]))
+    )
+
+
+def next_flag_in(row: GameRow, now: float) -> float | None:
+    """Seconds until a clock of ``row`` can next run out (None: no clock runs)."""
+    if row.status != "active" or row.clock is None:
+        return None
+    clock = row.clock
+    running = [p for p in range(len(clock["since"])) if clock["since"][p] is not None]
+    firsts = [x for p in range(len(clock["since"])) if (x := clock_first_left(clock, p, now)) is not None]
+    return min([*(clock_left(clock, p, now) for p in running), *firsts], default=None)
+
+
+class ClockTimers:
+    """One timer per game with a running clock, on the event loop: when it fires, ``check(game_id)``
+    (run in a worker thread) stores a flag if a clock ran out and says when to look again."""
+
+    def __init__(self, check: Callable[[str], float | None]) -> None:
+        self.check = check
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+
+    def watching(self, game_id: str) -> bool:
+        """Whether a timer is set for ``game_id``."""
+        return game_id in self._timers
+
+    def arm(self, game_id: str) -> None:
+        """Thread-safe: look at the game's clock soon, and set its timer."""
+        loop = self.loop
+        if loop is None or loop.is_closed():
+            return
+
+        async def look() -> None:
+            from anyio.to_thread import run_sync
+
+            wait = await run_sync(self.check, game_id)
+            old = self._timers.pop(game_id, None)
+            if old is not None:
+                old.cancel()
+            if wait is not None:
+                self._timers[game_id] = loop.call_later(max(0.05, wait + 0.02), lambda: asyncio.ensure_future(look()))
+
+        try:
+            loop.call_soon_threadsafe(lambda: asyncio.ensure_future(look()))
+        except RuntimeError:  # the loop closed meanwhile
+            pass
+
+    def close(self) -> None:
+        """Cancel every timer."""
+        for t in self._timers.values():
+            t.cancel()
+        self._timers.clear()

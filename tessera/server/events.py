@@ -1,0 +1,114 @@
+"""The one interface by which the match layer tells the rest of the server that something happened.
+
+The service publishes; the hub (WebSocket pushes), the AI worker (an AI seat may be next)
+and the clock timers subscribe.  Nobody hands callbacks to anybody else: a publisher knows
+only :class:`Events`, a subscriber only the events it is given.
+
+``Changed(game_id, local)``
+    a game was changed and stored: by this process (``local``: its copy in memory is current),
+    or by another server process on the same PostgreSQL database (announced by
+    :class:`tessera.server.bus.ChangeListener`; the game is read again before it is shown).
+``Resync()``
+    change notices may have been missed (the listener's connection was lost): every watched
+    game is read again.
+``Thinking(game_id, info)``
+    an AI seat's progress (``None``: it stopped thinking).
+
+:class:`Presence` is the other shared fact: which seats have a live connection (the hub
+writes it, the views read it).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+log = logging.getLogger("tessera.server.events")
+
+
+@dataclass(frozen=True)
+class Changed:
+    """A game changed and is stored."""
+
+    game_id: str
+    local: bool = True
+
+
+@dataclass(frozen=True)
+class Resync:
+    """Change notices may have been missed: every watched game is read again."""
+
+
+@dataclass(frozen=True)
+class Thinking:
+    """An AI seat's progress in a game (``info`` None: it stopped thinking)."""
+
+    game_id: str
+    info: dict[str, Any] | None
+
+
+Event = Changed | Resync | Thinking
+Subscriber = Callable[[Event], None]
+
+
+class Events:
+    """Publish an event to every subscriber (thread-safe; a subscriber's failure is logged, not raised)."""
+
+    def __init__(self) -> None:
+        self._subscribers: list[Subscriber] = []
+
+    def subscribe(self, subscriber: Subscriber) -> None:
+        """Call ``subscriber(event)`` for every event from now on (from whatever thread publishes it:
+        a subscriber that needs its event loop hands the event over itself)."""
+        self._subscribers = [*self._subscribers, subscriber]
+
+    def publish(self, event: Event) -> None:
+        """Tell every subscriber."""
+        for sub in self._subscribers:
+            try:
+                sub(event)
+            except Exception:  # one subscriber's failure must not cost the others their notice
+                log.exception("an event subscriber failed on %r", event)
+
+    def changed(self, game_id: str, *, local: bool = True) -> None:
+        """Publish :class:`Changed`."""
+        self.publish(Changed(game_id, local))
+
+
+class Presence:
+    """Which seats of each game have at least one live connection (written by the hub, read by views)."""
+
+    def __init__(self) -> None:
+        self._seats: dict[str, dict[int, int]] = {}
+        self._guard = threading.Lock()
+
+    def arrive(self, game_id: str, seat: int | None) -> None:
+        """A connection for ``seat`` (None: a spectator) opened."""
+        if seat is None:
+            return
+        with self._guard:
+            seats = self._seats.setdefault(game_id, {})
+            seats[seat] = seats.get(seat, 0) + 1
+
+    def leave(self, game_id: str, seat: int | None) -> None:
+        """A connection for ``seat`` closed."""
+        if seat is None:
+            return
+        with self._guard:
+            seats = self._seats.get(game_id)
+            if seats is None or seat not in seats:
+                return
+            seats[seat] -= 1
+            if seats[seat] <= 0:
+                del seats[seat]
+            if not seats:
+                del self._seats[game_id]
+
+    def of(self, game_id: str) -> list[bool]:
+        """Whether each seat has at least one live connection (at least two entries)."""
+        seats = self._seats.get(game_id) or {}
+        n = max(seats, default=-1) + 1
+        return [i in seats for i in range(max(n, 2))]

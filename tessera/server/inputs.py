@@ -1,0 +1,123 @@
+"""Checks of what a request brings (names, seeds, game specs, seat plans, move texts) and new ids.
+
+Every check refuses with a :class:`ServiceError` (422) that says what is wrong; nothing here
+touches storage.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import tessera
+from tessera.core.game import Game
+from tessera.server.errors import ServiceError, short
+
+MODES = ("hotseat", "ai", "online")
+"""hot-seat (one screen, every seat), against the AI, online between browsers."""
+
+SEAT_KINDS = ("here", "invite", "ai")
+"""Kinds of seat a new game can have (``create(seat_kinds=...)``)."""
+
+MAX_MOVE_CHARS = 2000
+"""The longest move or order text accepted (every game's longest legal move is far shorter)."""
+
+SEED_RANGE = (-(2**63), 2**63 - 1)
+"""Seeds are stored as 64-bit integers."""
+
+
+def clean_name(name: object) -> str:
+    """A player's name as printable text: control characters and lone surrogates are dropped, 80 characters at most."""
+    text = str(name)
+    return "".join(ch for ch in text if ch.isprintable() and not 0xD800 <= ord(ch) <= 0xDFFF)[:80].strip()
+
+
+def check_seed(seed: object) -> int:
+    """A seed as a 64-bit integer; ``ServiceError`` (422) otherwise."""
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ServiceError(422, f"seed {seed!r} is not accepted: expected a whole number")
+    if not SEED_RANGE[0] <= seed <= SEED_RANGE[1]:
+        raise ServiceError(422, f"seed {seed} is out of range: expected a 64-bit integer (-2**63 to 2**63-1)")
+    return seed
+
+
+def load_checked(spec: str, params: dict[str, Any] | None = None) -> Game:
+    """``tessera.load_game``, with every refusal of the name or parameters as a ``ValueError``."""
+    if not isinstance(spec, str):
+        raise ValueError(f"the game must be a name like 'nume' or 'nume(size=3)', not {spec!r}")
+    if len(spec) > 500:
+        raise ValueError(f"unknown game {short(spec, 60)!r}: a game name or spec is at most 500 characters")
+    try:
+        return tessera.load_game(spec, **(params or {}))
+    except (TypeError, OverflowError, ArithmeticError) as e:  # a parameter value the game's checks did not foresee
+        for name, value in (params or {}).items():
+            try:
+                tessera.load_game(spec, **{name: value})
+            except (TypeError, OverflowError, ArithmeticError):
+                raise ValueError(
+                    f"{short(spec, 60)}: parameter {name}={short(repr(value), 60)} is not accepted ({e})"
+                ) from None
+            except ValueError:
+                pass
+        raise ValueError(f"{short(spec, 60)}: a parameter is not accepted ({e})") from None
+
+
+def load_or_refuse(spec: str, params: dict[str, Any] | None = None) -> Game:
+    """:func:`load_checked`, refusing with a ``ServiceError`` (422)."""
+    try:
+        return load_checked(spec, params)
+    except ValueError as e:
+        raise ServiceError(422, short(str(e), 1000)) from None
+
+
+def new_token() -> str:
+    """An unguessable seat credential (256 bits)."""
+    return secrets.token_urlsafe(32)
+
+
+def new_game_id() -> str:
+    """A short random game id."""
+    return secrets.token_urlsafe(9).replace("-", "x").replace("_", "y")
+
+
+def checked_move(move: object, expected: int | None) -> tuple[str, int]:
+    """The move text, stripped, and the move number it is for, if the request is well formed."""
+    if not isinstance(move, str) or not move.strip():
+        raise ServiceError(422, "the move is empty")
+    if len(move) > MAX_MOVE_CHARS:
+        raise ServiceError(422, f"the move is too long: {len(move)} characters (at most {MAX_MOVE_CHARS})")
+    if expected is None:
+        raise ServiceError(422, "expected (the move number the move is for) is required")
+    return move.strip(), expected
+
+
+def seat_plan(seat_kinds: Any) -> tuple[str, list[tuple[str, int | None, str]]]:
+    """Check a list of seat choices; the mode they amount to and ``(kind, level, name)`` per seat."""
+    if not isinstance(seat_kinds, list) or not seat_kinds or len(seat_kinds) > 16:
+        raise ServiceError(422, "seats must be a list with one entry per seat")
+    out: list[tuple[str, int | None, str]] = []
+    for i, entry in enumerate(seat_kinds):
+        if not isinstance(entry, dict):
+            raise ServiceError(422, f"seats[{i}] must be an object such as {{'kind': 'ai', 'level': 3}}")
+        extra = sorted(set(entry) - {"kind", "level", "name"})
+        if extra:
+            raise ServiceError(422, f"seats[{i}]: unknown key {short(str(extra[0]), 40)!r} (kind, level, name)")
+        kind = entry.get("kind")
+        if kind not in SEAT_KINDS:
+            raise ServiceError(
+                422,
+                f"seats[{i}].kind {short(str(kind), 40)!r} is not accepted: expected one of {', '.join(SEAT_KINDS)}",
+            )
+        level = entry.get("level")
+        if kind == "ai":
+            if isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= 5:
+                raise ServiceError(422, f"seats[{i}].level {short(str(level), 40)!r} is not accepted: expected 1 to 5")
+        elif level is not None:
+            raise ServiceError(422, f"seats[{i}]: only an AI seat has a level")
+        name = entry.get("name") or ""
+        if not isinstance(name, str):
+            raise ServiceError(422, f"seats[{i}].name must be a string")
+        out.append((kind, level if kind == "ai" else None, name))
+    kinds = [k for k, _, _ in out]
+    mode = "online" if "invite" in kinds else "ai" if "ai" in kinds else "hotseat"
+    return mode, out

@@ -1,0 +1,180 @@
+"""PostgreSQL writes on the event loop: a move's whole transaction as one statement, awaited.
+
+A move on PostgreSQL is a network round trip or more; awaited in a worker thread it also
+pays the trip to the thread, SQLAlchemy's execution layer and the thread's waits for the
+interpreter lock (several per transaction).  Here it is one statement sent by psycopg's
+asynchronous driver on the event loop, in autocommit mode (one statement, one transaction)::
+
+    WITH bumped AS (UPDATE games SET version = next, … WHERE id = … AND version = cached RETURNING id),
+         claimed AS (UPDATE seats SET claimed = true FROM bumped WHERE … seat = the mover's),
+         moved AS (INSERT INTO moves … SELECT … FROM bumped RETURNING game_id)
+    SELECT pg_notify('tessera_games', …) FROM moved
+
+The same changes as :meth:`tessera.server.storage.Transaction.bump_version`, ``claim_seat``,
+``insert_move`` and ``changed``, all or nothing: if the stored version is no longer the cached
+one the update matches no row and nothing is inserted (no row comes back); a move index
+already taken fails the whole statement.  The other server processes hear of the move by the
+``NOTIFY`` when it commits (tessera.server.bus).
+
+A few connections are kept per process (:data:`LOOP_CONNECTIONS`), opened on the loop that
+first uses them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections import deque
+from typing import Any
+
+from tessera.server.bus import CHANNEL, libpq_url, notice
+
+log = logging.getLogger("tessera.server.pg_loop")
+
+LOOP_CONNECTIONS = 4
+"""Connections one process keeps for writes on its event loop (a move waits for a free one)."""
+
+APPEND_MOVE = """
+WITH bumped AS (
+    UPDATE games SET version = %(next)s, clock = %(clock)s, status = %(status)s, result = %(result)s,
+        undo_request = %(undo_request)s, draw_offer = %(draw_offer)s, updated_at = %(now)s
+    WHERE id = %(id)s AND version = %(version)s
+    RETURNING id
+), claimed AS (
+    UPDATE seats SET claimed = true FROM bumped
+    WHERE seats.game_id = bumped.id AND seats.seat = %(claim)s
+    RETURNING seats.seat
+), moved AS (
+    INSERT INTO moves (game_id, move_index, player, move, created_at)
+    SELECT id, %(index)s, %(player)s, %(move)s, %(now)s FROM bumped
+    RETURNING game_id
+)
+SELECT pg_notify(%(channel)s, %(notice)s) FROM moved
+"""
+
+COLUMNS = ("clock", "status", "result", "undo_request", "draw_offer")
+"""The columns of the game row a move writes (tessera.server.live.columns)."""
+
+
+class LoopWriter:
+    """Moves stored on the running event loop (see the module's text)."""
+
+    def __init__(self, url: str, size: int = LOOP_CONNECTIONS) -> None:
+        self.url = libpq_url(url)
+        self.size = size
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._idle: list[Any] = []
+        self._open = 0
+        self._waiters: deque[asyncio.Future[None]] = deque()
+
+    async def append_move(
+        self,
+        game_id: str,
+        version: int,
+        values: dict[str, Any],
+        move: tuple[int, int, str],
+        claim_seat: int | None = None,
+    ) -> bool | None:
+        """Store a move: claim version ``version + 1`` with ``values`` (:data:`COLUMNS`), claim the
+        seat ``claim_seat`` if given, insert ``move`` (index, player, text) and announce it.  True:
+        committed.  False: the stored version was not ``version`` (nothing written).  None: the
+        driver could not (the connection failed; nothing is known to be written): store it another
+        way.  ``Conflict``: the move index is taken."""
+        import psycopg
+
+        from tessera.server.storage import Conflict
+
+        index, player, text = move
+        now = time.time()
+        params: dict[str, Any] = {
+            "next": version + 1,
+            "id": game_id,
+            "version": version,
+            "now": now,
+            "claim": claim_seat,
+            "index": index,
+            "player": player,
+            "move": text,
+            "channel": CHANNEL,
+            "notice": notice(game_id),
+        }
+        for c in COLUMNS:
+            v = values[c]
+            params[c] = json.dumps(v, separators=(",", ":")) if c in ("clock", "result") and v is not None else v
+        try:
+            conn = await self._acquire()
+        except (psycopg.OperationalError, OSError) as e:
+            log.warning("no connection for a move on the event loop (%s): a worker thread stores it", e)
+            return None
+        ok = False
+        try:
+            cur = await conn.execute(APPEND_MOVE, params)
+            rows = await cur.fetchall()
+            ok = True
+        except psycopg.errors.UniqueViolation as e:
+            ok = True
+            raise Conflict(f"move {index} of game {game_id} is already stored") from e
+        except (psycopg.OperationalError, psycopg.InterfaceError) as e:
+            log.warning("a move on the event loop failed (%s): a worker thread stores it", e)
+            return None
+        finally:
+            self._release(conn, ok)
+        return len(rows) == 1
+
+    async def _acquire(self) -> Any:
+        import psycopg
+
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop:  # connections belong to the loop that opened them
+            self._drop_all()
+            self._loop = loop
+        while True:
+            while self._idle:
+                conn = self._idle.pop()
+                if not conn.closed:
+                    return conn
+                self._open -= 1
+            if self._open < self.size:
+                self._open += 1
+                try:
+                    return await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+                except BaseException:
+                    self._open -= 1
+                    raise
+            waiter: asyncio.Future[None] = loop.create_future()
+            self._waiters.append(waiter)
+            await waiter
+
+    def _release(self, conn: Any, ok: bool) -> None:
+        if ok and not conn.closed:
+            self._idle.append(conn)
+        else:
+            self._open -= 1
+            _finish(conn)
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                break
+
+    def _drop_all(self) -> None:
+        for conn in self._idle:
+            _finish(conn)
+        self._idle.clear()
+        self._open = 0
+        self._waiters.clear()
+
+    def close(self) -> None:
+        """Close the connections (from any thread, once the loop no longer uses them)."""
+        self._drop_all()
+        self._loop = None
+
+
+def _finish(conn: Any) -> None:
+    """Close a connection's socket without the event loop (it may be gone)."""
+    try:
+        conn.pgconn.finish()
+    except Exception:  # already closed
+        pass

@@ -1,0 +1,63 @@
+"""The analysis board: a game's public moves, positions and our AI's evaluation off any move list,
+records read without creating a game, and new games continued from a position."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from pydantic import BaseModel, Field
+from starlette.concurrency import run_in_threadpool
+
+from tessera.server import analysis
+from tessera.server.inputs import check_seed
+from tessera.server.routers.deps import Service, ViewerToken, created_answer
+from tessera.server.routers.records import record_body
+
+router = APIRouter(tags=["analysis"])
+
+
+class AnalysisIn(BaseModel):
+    """``POST /api/analysis/…``: a position as a game spec, a seed and the moves played."""
+
+    game: str = Field(max_length=500, description="game spec, e.g. 'nume(size=3)'")
+    seed: int = 0
+    moves: list[tuple[int, str]] = Field(default_factory=list, max_length=5000)
+    seconds: float = 0.5
+    mode: str = "hotseat"
+    seat: int = 0
+    ai_level: int = 3
+
+
+@router.get("/api/games/{game_id}/analysis")
+def analysis_source(game_id: str, service: Service, token: ViewerToken) -> dict[str, Any]:
+    """A game's resolved moves for the analysis board (refused to a player of it while it goes on)."""
+    return service.analysis_source(game_id, token)
+
+
+@router.post("/api/analysis/position")
+def analysis_position(body: AnalysisIn) -> dict[str, Any]:
+    """The node's picture, with the legal moves of the player to move."""
+    return analysis.position(body.game, check_seed(body.seed), [list(m) for m in body.moves])
+
+
+@router.post("/api/analysis/evaluate")
+def analysis_evaluate(body: AnalysisIn) -> dict[str, Any]:
+    """Our AI on the node: value for the side to move and its best move (``seconds`` of thought)."""
+    return analysis.evaluate(body.game, check_seed(body.seed), [list(m) for m in body.moves], body.seconds)
+
+
+@router.post("/api/analysis/continue", status_code=201)
+def analysis_continue(body: AnalysisIn, service: Service) -> dict[str, Any]:
+    """A new game from the node: hot-seat, or against the AI (``seat``, ``ai_level``)."""
+    state = analysis.replay_list(body.game, check_seed(body.seed), [list(m) for m in body.moves])
+    created = service.continue_from(
+        str(state.game), body.seed, state.history(), mode=body.mode, seat=body.seat, ai_level=body.ai_level
+    )
+    return created_answer(created)
+
+
+@router.post("/api/analysis/record")
+async def analysis_record(request: Request, service: Service) -> dict[str, Any]:
+    """A record (JSON or text, as for ``POST /api/records``) read for the analysis board: no game is created."""
+    return dict(await run_in_threadpool(service.analysis_record, await record_body(request)))

@@ -1,0 +1,195 @@
+"""New games and their seats: create, join from the lobby, and a seat holder's arrival.
+
+A seat is held by its token.  A seat taken by invite link is claimed when its holder first
+arrives (opens the game with the token); a clock starts once every seat is taken.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from tessera.server.clocks import clock_new, clock_start, flagged
+from tessera.server.endings import Endings
+from tessera.server.errors import ServiceError, short
+from tessera.server.events import Events
+from tessera.server.inputs import MODES, check_seed, clean_name, load_or_refuse, new_game_id, new_token, seat_plan
+from tessera.server.knowledge import movers
+from tessera.server.live import Games, Live, Unchanged, Work, copy_row, seat_of
+from tessera.server.storage import GameRow, SeatRow
+
+
+@dataclass
+class Created:
+    """A new game and the tokens handed to its creator."""
+
+    game_id: str
+    tokens: dict[int, str]
+    invites: dict[int, str]
+
+
+def maybe_start_clock(w: Work) -> None:
+    """Start the clock once every seat is taken (if it has not started)."""
+    row = w.row
+    if row.clock is None or not all(s.claimed for s in row.seats):
+        return
+    if any(v is not None for v in row.clock["since"]):
+        return
+    clock_start(row.clock, [p for p in movers(w.state) if p not in w.sealed], time.time())
+    w.tx.update_game(row.id, clock=row.clock)
+
+
+class Seats:
+    """Creating games, joining them, arriving at a seat."""
+
+    def __init__(self, games: Games, endings: Endings, events: Events) -> None:
+        self.games = games
+        self.endings = endings
+        self.events = events
+
+    def create(
+        self,
+        game: str,
+        params: dict[str, Any] | None = None,
+        *,
+        mode: str = "hotseat",
+        seat: int = 0,
+        ai_level: int = 2,
+        clock: tuple[float, float] | None = None,
+        seed: int | None = None,
+        names: list[str] | None = None,
+        public: bool = True,
+        seat_kinds: list[Any] | None = None,
+    ) -> Created:
+        """A new game; the creator gets the tokens of the seats he plays here.
+
+        ``mode`` is ``hotseat`` (every seat at this screen), ``ai`` (the creator's ``seat``
+        against the AI at ``ai_level``) or ``online`` (the creator's ``seat``, the others by
+        invite).  ``seat_kinds`` chooses every seat at once (any number of players, any mix):
+        ``{"kind": "here"}`` a human at this screen (hot-seat: his token goes to
+        the creator), ``{"kind": "invite"}`` a human invited by link (an invite
+        token per seat), ``{"kind": "ai", "level": 3}`` the computer; each may
+        carry a ``"name"``.  ``mode`` then follows from the mix: ``online`` with
+        an invitee, else ``ai`` with an AI seat, else ``hotseat``.
+        """
+        kinds: list[tuple[str, int | None, str]] = []
+        if seat_kinds is not None:
+            mode, kinds = seat_plan(seat_kinds)
+        if mode not in MODES:
+            raise ServiceError(
+                422, f"mode {short(str(mode), 40)!r} is not accepted: expected one of {', '.join(MODES)}"
+            )
+        g = load_or_refuse(game, params)
+        n = g.num_players
+        if seat_kinds is not None and len(kinds) != n:
+            raise ServiceError(422, f"seats: {g} has {n} seats, but {len(kinds)} were given")
+        if not isinstance(seat, int) or not 0 <= seat < n:
+            raise ServiceError(422, f"seat {seat!r} is not accepted: expected 0 to {n - 1}")
+        if not isinstance(ai_level, int) or not 1 <= ai_level <= 5:
+            raise ServiceError(422, f"ai_level {ai_level!r} is not accepted: expected 1 to 5")
+        if clock is not None:
+            initial, inc = clock
+            if not (0 < initial <= 24 * 3600) or not (0 <= inc <= 3600):
+                raise ServiceError(422, "clock: time per game must be 1 s to 24 h and increment 0 to 3600 s")
+        seed = secrets.randbelow(2**31) if seed is None else check_seed(seed)
+        default_names = list(g.player_names)
+        seats: list[SeatRow] = []
+        for i in range(n):
+            kind = "ai" if mode == "ai" and i != seat else "human"
+            claimed = kind == "ai" or mode == "hotseat" or i == seat
+            level: int | None = ai_level
+            if seat_kinds is not None:
+                kind = "ai" if kinds[i][0] == "ai" else "human"
+                claimed = kinds[i][0] != "invite"
+                level = kinds[i][1]
+            given = clean_name(names[i]) if names and i < len(names) and names[i] else None
+            if seat_kinds is not None and kinds[i][2]:
+                given = given or clean_name(kinds[i][2])
+            name = given or (f"AI level {level}" if kind == "ai" else default_names[i])
+            seats.append(SeatRow(i, new_token(), name[:80], kind, level if kind == "ai" else None, claimed))
+        now = time.time()
+        row = GameRow(
+            id=new_game_id(),
+            game=g.name,
+            spec=str(g),
+            params=g.params,
+            seed=seed,
+            mode=mode,
+            status="active",
+            public=bool(public),
+            result=None,
+            clock=clock_new(clock[0], clock[1], n) if clock else None,
+            undo_request=None,
+            version=0,
+            created_at=now,
+            updated_at=now,
+            seats=seats,
+        )
+        g = self.games.game(row.spec, g)  # one game object per spec: its board geometry is computed once
+        state = g.new_initial_state(seed=seed)
+        if row.clock is not None and all(s.claimed for s in seats):
+            clock_start(row.clock, movers(state), now)
+        with self.games.storage.transaction(write=True) as tx:
+            tx.insert_game(row)
+            tx.changed(row.id)
+        self.games.install(Live(copy_row(row), state, [], {}))
+        if mode == "hotseat":
+            tokens = {s.seat: s.token for s in seats}
+        elif seat_kinds is not None:  # every seat played at this screen
+            tokens = {s.seat: s.token for s in seats if s.kind == "human" and s.claimed}
+        else:
+            tokens = {seat: seats[seat].token}
+        invites = {s.seat: s.token for s in seats if s.kind == "human" and not s.claimed}
+        self.events.changed(row.id)
+        return Created(row.id, tokens, invites)
+
+    def join(self, game_id: str) -> tuple[int, str]:
+        """Take the open seat of an online game (from the lobby); its token."""
+        with self.games.write(game_id) as w:
+            row = w.row
+            if not row.public:
+                raise ServiceError(
+                    403, "this game is private: only its invite link can take the seat (ask the player who made it)"
+                )
+            if row.status != "active":
+                raise ServiceError(409, "the game is over")
+            free = [s for s in row.seats if s.kind == "human" and not s.claimed]
+            if not free:
+                raise ServiceError(409, "every seat of this game is taken; you can watch it")
+            s = free[0]
+            w.tx.claim_seat(row.id, s.seat)
+            s.claimed = True
+            maybe_start_clock(w)
+        self.events.changed(game_id)
+        return s.seat, s.token
+
+    def arrive(self, game_id: str, token: str | None, *, check: bool = True) -> tuple[Live, int | None]:
+        """Someone opens the game (with a seat's token, or none: a spectator): the game (checked
+        against the stored version when ``check``) and his seat.  The only writes a look at a game
+        can cause are done here, before any view is built: his seat is claimed if he holds an
+        invite, and a clock that ran out is stored."""
+        with self.games.locked(game_id):
+            live = self.games.live(game_id, check=check)
+            seat = seat_of(live.row, token, required=False)
+            claim = seat is not None and not live.row.seats[seat].claimed
+            due = flagged(live.row, time.time())
+        if not (claim or due):
+            return live, seat
+        try:
+            with self.games.write(game_id) as w:
+                changed = flagged(w.row, time.time())
+                self.endings.enforce_clock(w, time.time())
+                if seat is not None and not w.row.seats[seat].claimed:
+                    w.tx.claim_seat(game_id, seat)
+                    w.row.seats[seat].claimed = True
+                    maybe_start_clock(w)
+                    changed = True
+                if not changed:
+                    raise Unchanged
+        except Unchanged:
+            pass
+        else:
+            self.events.changed(game_id)
+        return self.games.current(game_id), seat

@@ -1,0 +1,92 @@
+"""Kernel warm-up at start-up, in the background: the server answers at once while the games'
+numba kernels compile (on a fresh install, about 20 s for all games; from numba's on-disk cache,
+a few seconds).
+
+``GET /api/status`` says how far it is: ``{"ready": bool, "warming": [games still compiling]}``.
+Until a game is warm its first move waits for the compilation, and its catalogue entry has no
+``seats_by_players`` yet (building a four-player game compiles its tables).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+from typing import Any
+
+import tessera
+from tessera.core.game import SIMULTANEOUS
+from tessera.core.registry import game_class
+
+log = logging.getLogger("tessera.server.warmup")
+
+WARM_STEPS = 12
+"""Random moves played per game to compile the kernels a game's first moves use."""
+
+
+def seats_by_players(name: str) -> dict[str, list[str]]:
+    """Seat names for each choice of a ``players`` parameter (four-player Nymbat), ``{"4": [...]}``."""
+    out: dict[str, list[str]] = {}
+    for p in game_class(name).info.params:
+        if p.name == "players" and p.choices:
+            for k in p.choices:
+                out[str(k)] = list(tessera.load_game(name, players=k).player_names)
+    return out
+
+
+def warm(name: str) -> dict[str, list[str]]:
+    """Compile ``name``'s kernels: build the game (every player count), play a few random moves and
+    render; its ``seats_by_players``."""
+    seats = seats_by_players(name)
+    state = tessera.load_game(name).new_initial_state(seed=0)
+    rng = random.Random(0)
+    state.render(None)
+    for _ in range(WARM_STEPS):
+        if state.is_terminal():
+            break
+        if state.current_player() == SIMULTANEOUS:
+            state.play_joint([state.random_move(rng, p) for p in range(state.game.num_players)])
+        else:
+            state.play(state.random_move(rng))
+    state.render(0)
+    return seats
+
+
+class Warmup:
+    """Warms every game's kernels in a background thread (:meth:`start`); :meth:`status` says how far."""
+
+    def __init__(self) -> None:
+        self._pending: list[str] = list(tessera.list_games())
+        self._seats: dict[str, dict[str, list[str]]] = {}
+        self._guard = threading.Lock()
+        self._thread = threading.Thread(target=self._run, name="tessera-warmup", daemon=True)
+
+    def start(self) -> None:
+        """Begin warming (once)."""
+        if not self._thread.is_alive() and self._pending:
+            self._thread.start()
+
+    def _run(self) -> None:
+        for name in list(self._pending):
+            try:
+                seats = warm(name)
+            except Exception:  # a game being written may not load yet: the catalogue says so
+                log.exception("warming game %s failed", name)
+                seats = {}
+            with self._guard:
+                self._seats[name] = seats
+                self._pending.remove(name)
+
+    def status(self) -> dict[str, Any]:
+        """``{"ready": bool, "warming": [game names still compiling]}``."""
+        with self._guard:
+            return {"ready": not self._pending, "warming": list(self._pending)}
+
+    def seats_by_players(self, name: str) -> dict[str, list[str]]:
+        """The game's ``seats_by_players`` once it is warm (``{}`` while it compiles)."""
+        with self._guard:
+            if name in self._seats:
+                return self._seats[name]
+            if name in self._pending:
+                return {}
+        return seats_by_players(name)  # not warmed here (a game added later): built now
