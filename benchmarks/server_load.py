@@ -156,6 +156,7 @@ class Servers:
         self.bases: list[str] = []
         self.logs: list[Any] = []
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        self.started = time.time()
         for _ in range(n):
             port = free_port()
             cmd = [sys.executable, "-m", "tessera", "serve", "--port", str(port), "--db", url]
@@ -167,19 +168,33 @@ class Servers:
 
         print(f"server pids: {' '.join(str(p.pid) for p in self.procs)}", file=sys.stderr, flush=True)
 
-    async def wait_ready(self, session: aiohttp.ClientSession) -> None:
-        deadline = time.time() + 90
+    async def wait_ready(self, session: aiohttp.ClientSession) -> dict[str, float | None]:
+        """Wait until every server answers ``GET /api/catalog`` and says its kernels are compiled
+        (``GET /api/status``: a server without it counts as ready once it answers the catalogue);
+        the seconds from the start to the first catalogue answer and to readiness (the slowest server)."""
+        deadline = time.time() + 180
+        catalog_s: float = 0.0
+        ready_s: float = 0.0
         for base, proc in zip(self.bases, self.procs, strict=True):
+            answered = False
             while True:
                 if proc.poll() is not None:
                     raise RuntimeError(f"the server exited: {self.log_tail()}")
                 with contextlib.suppress(aiohttp.ClientError):
-                    async with session.get(base + "/api/catalog") as r:
-                        if r.status == 200:
-                            break
+                    if not answered:
+                        async with session.get(base + "/api/catalog") as r:
+                            if r.status == 200:
+                                answered = True
+                                catalog_s = max(catalog_s, time.time() - self.started)
+                    if answered:
+                        async with session.get(base + "/api/status") as r:
+                            if r.status == 404 or (r.status == 200 and (await r.json()).get("ready")):
+                                ready_s = max(ready_s, time.time() - self.started)
+                                break
                 if time.time() > deadline:
                     raise RuntimeError("the server did not start")
-                await asyncio.sleep(0.2)
+                await asyncio.sleep(0.1)
+        return {"first_catalog_s": round(catalog_s, 2), "kernels_ready_s": round(ready_s, 2)}
 
     def log_tail(self, chars: int = 3000) -> str:
         """The end of the servers' standard error."""
@@ -517,7 +532,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             servers = Servers(url, args.workers)
             try:
                 async with aiohttp.ClientSession() as s:
-                    await servers.wait_ready(s)
+                    out.setdefault("startup", {})[scenario] = await servers.wait_ready(s)
                 client0 = time.process_time()
                 if scenario == "saturate":
                     out["saturate"] = await saturate(servers, args)

@@ -29,7 +29,7 @@ import tessera
 from tessera.server.bus import ChangeListener
 from tessera.server.clocks import ClockTimers
 from tessera.server.errors import ServiceError
-from tessera.server.events import Changed, Event, Events, Presence
+from tessera.server.events import Events, Presence
 from tessera.server.hub import MAX_SOCKETS_PER_CLIENT, MAX_SOCKETS_PER_GAME, Hub
 from tessera.server.limits import BODY_READ_TIMEOUT, BodyLimits
 from tessera.server.routers import ROUTERS
@@ -136,13 +136,7 @@ def create_app(
     timers = ClockTimers(service.check_clock)
     warmup = Warmup()
 
-    def clocks_on(event: Event) -> None:
-        if isinstance(event, Changed) and event.local:
-            _ai, clock = service.needs(event.game_id)
-            if clock or timers.watching(event.game_id):
-                timers.arm(event.game_id)
-
-    events.subscribe(clocks_on)
+    events.subscribe(timers.on_event)
     listener: ChangeListener | None = None
     if storage.engine.dialect.name == "postgresql":  # other processes may share the database
         listener = ChangeListener(storage.url, events)

@@ -10,9 +10,11 @@ a clock runs out are :class:`ClockTimers` (run by the app on its event loop).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
+from tessera.server.events import Changed, Event
 from tessera.server.storage import GameRow
 
 
@@ -145,9 +147,10 @@ class ClockTimers:
         self.loop: asyncio.AbstractEventLoop | None = None
         self._timers: dict[str, asyncio.TimerHandle] = {}
 
-    def watching(self, game_id: str) -> bool:
-        """Whether a timer is set for ``game_id``."""
-        return game_id in self._timers
+    def on_event(self, event: Event) -> None:
+        """Thread-safe: a change of a game with a clock (or one timed here) by this process re-arms its timer."""
+        if isinstance(event, Changed) and event.local and (event.clock or event.game_id in self._timers):
+            self.arm(event.game_id)
 
     def arm(self, game_id: str) -> None:
         """Thread-safe: look at the game's clock soon, and set its timer."""
@@ -165,10 +168,8 @@ class ClockTimers:
             if wait is not None:
                 self._timers[game_id] = loop.call_later(max(0.05, wait + 0.02), lambda: asyncio.ensure_future(look()))
 
-        try:
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
             loop.call_soon_threadsafe(lambda: asyncio.ensure_future(look()))
-        except RuntimeError:  # the loop closed meanwhile
-            pass
 
     def close(self) -> None:
         """Cancel every timer."""

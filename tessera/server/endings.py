@@ -99,7 +99,7 @@ class Endings:
                 ended = self.enforce_clock(w, now)
         except Unchanged:
             return False
-        self.events.changed(game_id)
+        self.events.publish(self.games.changed(game_id))
         return ended
 
     def check_clock(self, game_id: str) -> float | None:
@@ -145,7 +145,7 @@ class Endings:
             if still and not _flag_stored:  # another player's flag: the game goes on
                 return self.resign(game_id, token, _flag_stored=True)
             raise ServiceError(409, "the game is over")
-        self.events.changed(game_id)
+        self.events.publish(self.games.changed(game_id))
         with self.games.locked(game_id):
             return self.views.view(self.games.live(game_id, check=False), seat)
 
@@ -165,7 +165,9 @@ class Endings:
         w.tx.update_game(w.row.id, **columns(w.row))
         w.state = new
 
-    def guarded(self, game_id: str, token: str | None, message: str, body: Callable[[Work, int], None]) -> dict[str, Any]:
+    def guarded(
+        self, game_id: str, token: str | None, message: str, body: Callable[[Work, int], None]
+    ) -> dict[str, Any]:
         """A seat's action (undo, draw offers and their answers): the token is checked first (a
         stranger learns nothing), then ``body(work, seat)`` changes the game in one write; a game that is over
         is refused with ``message``, and a clock that ran out is stored first (then refused).  The
@@ -185,6 +187,6 @@ class Endings:
                 if not self.flag(game_id) and attempt == 0:
                     continue  # another player's flag in a game that goes on without him
                 raise ServiceError(409, message) from None
-        self.events.changed(game_id)
+        self.events.publish(self.games.changed(game_id))
         with self.games.locked(game_id):
             return self.views.view(self.games.live(game_id, check=False), seat)

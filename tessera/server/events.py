@@ -4,10 +4,12 @@ The service publishes; the hub (WebSocket pushes), the AI worker (an AI seat may
 and the clock timers subscribe.  Nobody hands callbacks to anybody else: a publisher knows
 only :class:`Events`, a subscriber only the events it is given.
 
-``Changed(game_id, local)``
+``Changed(game_id, local, ai, clock)``
     a game was changed and stored: by this process (``local``: its copy in memory is current),
     or by another server process on the same PostgreSQL database (announced by
     :class:`tessera.server.bus.ChangeListener`; the game is read again before it is shown).
+    ``ai`` and ``clock`` say whether the game has AI seats and a clock (True when not known), so
+    that the AI worker and the clock timers need not ask.
 ``Resync()``
     change notices may have been missed (the listener's connection was lost): every watched
     game is read again.
@@ -31,10 +33,13 @@ log = logging.getLogger("tessera.server.events")
 
 @dataclass(frozen=True)
 class Changed:
-    """A game changed and is stored."""
+    """A game changed and is stored (``ai``/``clock``: it has AI seats / a clock; both True when
+    the publisher does not know, e.g. a change announced by another process)."""
 
     game_id: str
     local: bool = True
+    ai: bool = True
+    clock: bool = True
 
 
 @dataclass(frozen=True)
@@ -73,9 +78,9 @@ class Events:
             except Exception:  # one subscriber's failure must not cost the others their notice
                 log.exception("an event subscriber failed on %r", event)
 
-    def changed(self, game_id: str, *, local: bool = True) -> None:
+    def changed(self, game_id: str, *, local: bool = True, ai: bool = True, clock: bool = True) -> None:
         """Publish :class:`Changed`."""
-        self.publish(Changed(game_id, local))
+        self.publish(Changed(game_id, local, ai, clock))
 
 
 class Presence:

@@ -87,7 +87,10 @@ class Hub:
         """Thread-safe: a change pushes fresh views (read again first if another process made it),
         the AI's progress is passed on as it is."""
         if isinstance(event, Changed):
-            self.notify(event.game_id, fresh=event.local)
+            loop = self.loop
+            if loop is not None and not loop.is_closed():
+                with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                    loop.call_soon_threadsafe(self._start_broadcast, event.game_id, event.local)
         elif isinstance(event, Resync):
             self.notify_all(fresh=False)
         elif isinstance(event, Thinking):
@@ -263,26 +266,26 @@ class Hub:
         if not conns:
             return
         tokens = {conn.token for conn in conns}
-        texts = self.encoded_views_from_memory(game_id, tokens) if fresh else None
+        texts = self._views_from_memory(game_id, tokens) if fresh else None
         if texts is None:
             texts = await run_in_threadpool(functools.partial(self.encoded_views, game_id, tokens, fresh=fresh))
         for conn in conns:
             await self._send_text(conn, texts[conn.token])
 
-    def encoded_views_from_memory(self, game_id: str, tokens: set[str | None]) -> dict[str | None, str] | None:
-        """:meth:`encoded_views` on the event loop from the game in memory (no lock, no thread), or None
-        if a view needs more (see :meth:`MatchService.cached_view`)."""
-        out: dict[str | None, str] = {}
+    def _views_from_memory(self, game_id: str, tokens: set[str | None]) -> dict[str | None, str] | None:
+        """:meth:`encoded_views` on the event loop from the game in memory (no lock, no thread), or
+        None if a view needs more (a seat to claim, a flag to store: then in a thread)."""
+        texts: dict[str | None, str] = {}
         for token in tokens:
             try:
-                view = self.service.cached_view(game_id, token)
+                view = self.service.views.from_memory(game_id, token)
             except ServiceError as e:
-                out[token] = encode({"type": "error", "detail": e.detail})
+                texts[token] = encode({"type": "error", "detail": e.detail})
                 continue
             if view is None:
                 return None
-            out[token] = encode({"type": "state", "view": view})
-        return out
+            texts[token] = encode({"type": "state", "view": view})
+        return texts
 
     def encoded_views(self, game_id: str, tokens: set[str | None], *, fresh: bool = True) -> dict[str | None, str]:
         """The ``state`` message (or an ``error``) of each token as JSON text (run in a worker thread)."""

@@ -80,17 +80,6 @@ def new_game_id() -> str:
     return secrets.token_urlsafe(9).replace("-", "x").replace("_", "y")
 
 
-def checked_move(move: object, expected: int | None) -> tuple[str, int]:
-    """The move text, stripped, and the move number it is for, if the request is well formed."""
-    if not isinstance(move, str) or not move.strip():
-        raise ServiceError(422, "the move is empty")
-    if len(move) > MAX_MOVE_CHARS:
-        raise ServiceError(422, f"the move is too long: {len(move)} characters (at most {MAX_MOVE_CHARS})")
-    if expected is None:
-        raise ServiceError(422, "expected (the move number the move is for) is required")
-    return move.strip(), expected
-
-
 def seat_plan(seat_kinds: Any) -> tuple[str, list[tuple[str, int | None, str]]]:
     """Check a list of seat choices; the mode they amount to and ``(kind, level, name)`` per seat."""
     if not isinstance(seat_kinds, list) or not seat_kinds or len(seat_kinds) > 16:

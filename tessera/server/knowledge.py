@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Any, NamedTuple
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tessera.core.game import SIMULTANEOUS, TERMINAL, Game, IllegalMove, State
 from tessera.server.errors import ServiceError, short

@@ -21,10 +21,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import tessera
-from tessera.core.game import Game, State
-from tessera.core.game import SIMULTANEOUS
+from tessera.core.game import SIMULTANEOUS, Game, State
 from tessera.server.clocks import clock_start, clock_stop
 from tessera.server.errors import ServiceError
+from tessera.server.events import Changed
 from tessera.server.knowledge import movers, replay_moves
 from tessera.server.results import rules_result
 from tessera.server.storage import GameRow, MoveRow, Storage, Transaction
@@ -120,6 +120,11 @@ def seat_of(row: GameRow, token: str | None, *, required: bool = True) -> int | 
     raise ServiceError(403, f"this token does not hold a seat in game {row.id}")
 
 
+def changed_event(row: GameRow) -> Changed:
+    """The event announcing this process's change of the game ``row`` (stored)."""
+    return Changed(row.id, True, any(s.kind == "ai" for s in row.seats), row.clock is not None)
+
+
 def after_move(row: GameRow, new: State, stepped: list[int], now: float) -> None:
     """Clocks, result and status after an accepted move (``row`` is changed; the caller stores it)."""
     if row.clock is not None:
@@ -153,41 +158,48 @@ class Games:
         self._games: dict[str, Game] = {}
 
     # -- locks ---------------------------------------------------------------------------
-    def _entry(self, game_id: str) -> _GameLock:
+    @contextmanager
+    def locked(self, game_id: str) -> Iterator[None]:
+        """Serialise this process's requests for one game (the lock is dropped when nobody holds or awaits it)."""
         with self._locks_guard:
             entry = self._locks.get(game_id)
             if entry is None:
                 entry = self._locks[game_id] = _GameLock()
             entry.users += 1
-            return entry
-
-    def _leave(self, game_id: str, entry: _GameLock) -> None:
-        with self._locks_guard:
-            entry.users -= 1
-            if entry.users == 0:
-                del self._locks[game_id]
-
-    @contextmanager
-    def locked(self, game_id: str) -> Iterator[None]:
-        """Serialise this process's requests for one game (the lock is dropped when nobody holds or awaits it)."""
-        entry = self._entry(game_id)
         try:
             with entry.lock:
                 yield
         finally:
-            self._leave(game_id, entry)
+            with self._locks_guard:
+                entry.users -= 1
+                if entry.users == 0:
+                    del self._locks[game_id]
 
     @contextmanager
     def locked_now(self, game_id: str) -> Iterator[bool]:
         """:meth:`locked` without waiting: yields False (and holds nothing) if someone holds the game."""
-        entry = self._entry(game_id)
+        with self._locks_guard:
+            entry = self._locks.get(game_id)
+            if entry is None:
+                entry = self._locks[game_id] = _GameLock()
+            entry.users += 1
         got = entry.lock.acquire(blocking=False)
         try:
             yield got
         finally:
             if got:
                 entry.lock.release()
-            self._leave(game_id, entry)
+            with self._locks_guard:
+                entry.users -= 1
+                if entry.users == 0:
+                    del self._locks[game_id]
+
+    def changed(self, game_id: str) -> Changed:
+        """The event announcing this process's change of ``game_id`` (its flags read from memory)."""
+        live = self.cached(game_id)
+        if live is None:
+            return Changed(game_id)
+        return changed_event(live.row)
 
     def in_flight(self) -> int:
         """How many games have a request in flight (their locks are kept)."""

@@ -41,9 +41,9 @@ from tessera.server.clocks import clock_stop, flagged
 from tessera.server.endings import Endings
 from tessera.server.errors import ServiceError
 from tessera.server.events import Events
-from tessera.server.inputs import checked_move
+from tessera.server.inputs import MAX_MOVE_CHARS
 from tessera.server.knowledge import is_retry
-from tessera.server.live import Games, Live, Stale, after_move, columns, copy_row, seat_of
+from tessera.server.live import Games, Live, Stale, after_move, changed_event, columns, copy_row, seat_of
 from tessera.server.results import names
 from tessera.server.storage import Conflict, GameRow, MoveRow
 from tessera.server.views import Views
@@ -77,6 +77,17 @@ class Prepared:
     """The order to seal (None: a sequential move)."""
 
 
+def checked_move(move: object, expected: int | None) -> tuple[str, int]:
+    """The move text, stripped, and the move number it is for, if the request is well formed."""
+    if not isinstance(move, str) or not move.strip():
+        raise ServiceError(422, "the move is empty")
+    if len(move) > MAX_MOVE_CHARS:
+        raise ServiceError(422, f"the move is too long: {len(move)} characters (at most {MAX_MOVE_CHARS})")
+    if expected is None:
+        raise ServiceError(422, "expected (the move number the move is for) is required")
+    return move.strip(), expected
+
+
 def run_inline(coro: Coroutine[Any, Any, T]) -> T:
     """Run a coroutine that never suspends (the pipeline driven from a thread) on this thread."""
     try:
@@ -102,12 +113,6 @@ class MovePipeline:
         """Drive the pipeline from this thread (tests, the AI worker): every step runs here."""
         return run_inline(self.submit(game_id, token, move, expected, view=view, on_loop=False))
 
-    async def play_async(
-        self, game_id: str, token: str | None, move: object, expected: int | None, *, view: bool = True
-    ) -> dict[str, Any]:
-        """Drive the pipeline on the event loop (HTTP): reads and slow writes go to worker threads."""
-        return await self.submit(game_id, token, move, expected, view=view, on_loop=True)
-
     async def _run(self, on_loop: bool, fn: Callable[..., T], *args: Any) -> T:
         """``fn(*args)``: here when driven from a thread, else in a worker thread."""
         if not on_loop:
@@ -117,10 +122,20 @@ class MovePipeline:
         return await run_sync(partial(fn, *args))
 
     async def submit(
-        self, game_id: str, token: str | None, move: object, expected: int | None, *, view: bool, on_loop: bool
+        self,
+        game_id: str,
+        token: str | None,
+        move: object,
+        expected: int | None,
+        *,
+        view: bool = True,
+        on_loop: bool = True,
     ) -> dict[str, Any]:
         """Submit a move (or at a simultaneous node, seal an order) for the token's seat; the answer
-        is the seat's new view, or with ``view`` False only the acknowledgement (:meth:`Views.ack`)."""
+        is the seat's new view, or with ``view`` False only the acknowledgement (:meth:`Views.ack`).
+
+        ``on_loop``: driven on the event loop (HTTP), where reads and slow writes are awaited in
+        worker threads; else (:meth:`play`) every step runs on the calling thread."""
         text, number = checked_move(move, expected)
         live = self.games.cached(game_id)
         flag_stored = False
@@ -148,7 +163,7 @@ class MovePipeline:
                     continue
                 raise
             if isinstance(prepared, int):  # a duplicate of what was accepted: answered again, nothing stored
-                return self.views.answer(live, prepared, view)
+                return self.views.view(live, prepared) if view else self.views.ack(live, prepared)
             try:
                 new = await self.commit(live, prepared, on_loop)
             except Stale:
@@ -159,8 +174,8 @@ class MovePipeline:
                 continue
             except Conflict as e:
                 raise ServiceError(409, f"stale move: another move was stored first ({e})") from None
-            answer = self.views.answer(new, prepared.seat, view)
-            self.events.changed(game_id)  # publish
+            answer = self.views.view(new, prepared.seat) if view else self.views.ack(new, prepared.seat)
+            self.events.publish(changed_event(new.row))  # publish
             return answer
 
     # -- prepare ---------------------------------------------------------------------------
@@ -222,7 +237,9 @@ class MovePipeline:
         except IllegalMove as e:  # each order was checked alone: a joint refusal would be a bug in the game
             # the message may quote the opponent's sealed order: it stays in the log, not in the answer
             log.error("game %s: sealed orders %r could not be resolved: %s", row.id, sealed, e)
-            raise ServiceError(409, "the sealed orders could not be resolved together; the turn is still open") from None
+            raise ServiceError(
+                409, "the sealed orders could not be resolved together; the turn is still open"
+            ) from None
         after_move(nrow, new, [], now)
         return Prepared(seat, nrow, new, MoveRow(n, SIMULTANEOUS, new.history()[-1][1]), {}, order)
 
@@ -236,7 +253,9 @@ class MovePipeline:
         if p.order is None:
             try:
                 if self.storage.writes_now:
-                    new = await self._commit_when_free(self._commit_now_async, live, p)
+                    new = self._commit_now(live, p)
+                    if new is None:
+                        new = await self._commit_when_free(self._commit_now_async, live, p)
                 elif self.storage.loop_writer is not None:
                     new = await self._commit_when_free(self._commit_loop_writer, live, p)
             except _UseThread:
@@ -286,14 +305,10 @@ class MovePipeline:
                 return None
             if not done:
                 raise Stale
-            return self._stored(live, p, claim)
-
-    def _stored(self, live: Live, p: Prepared, claim: int | None) -> Live:
-        nrow = p.row
-        if claim is not None:
-            nrow.seats[claim].claimed = True
-        nrow.version += 1
-        return self.games.advance(live, nrow, p.state, p.record, p.sealed)
+            if claim is not None:
+                nrow.seats[claim].claimed = True
+            nrow.version += 1
+            return self.games.advance(live, nrow, p.state, p.record, p.sealed)
 
     async def _commit_now_async(self, live: Live, p: Prepared) -> Live | None:
         return self._commit_now(live, p)
@@ -317,7 +332,10 @@ class MovePipeline:
                 raise _UseThread
             if not done:
                 raise Stale
-            return self._stored(live, p, claim)
+            if claim is not None:
+                nrow.seats[claim].claimed = True
+            nrow.version += 1
+            return self.games.advance(live, nrow, p.state, p.record, p.sealed)
 
     async def _commit_when_free(
         self, attempt: Callable[[Live, Prepared], Awaitable[Live | None]], live: Live, p: Prepared

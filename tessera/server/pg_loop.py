@@ -23,6 +23,7 @@ first uses them.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -174,7 +175,5 @@ class LoopWriter:
 
 def _finish(conn: Any) -> None:
     """Close a connection's socket without the event loop (it may be gone)."""
-    try:
+    with contextlib.suppress(Exception):  # already closed
         conn.pgconn.finish()
-    except Exception:  # already closed
-        pass

@@ -63,14 +63,12 @@ class Records:
                 w.tx.update_game(row.id, status=row.status, result=row.result, clock=row.clock)
             else:
                 w.tx.update_game(row.id, status=row.status)
-        self.events.changed(created.game_id)
+        self.events.publish(self.games.changed(created.game_id))
 
     def import_record(self, record: dict[str, Any] | str) -> Created:
         """A new hot-seat game from a JSON record (dict) or a plain-text record (str)."""
         g, seed, state, played, names, result, clock = parse_record(record)
-        created = self.seats.create(
-            g.name, g.params, mode="hotseat", seed=seed, names=names, public=False, clock=clock
-        )
+        created = self.seats.create(g.name, g.params, mode="hotseat", seed=seed, names=names, public=False, clock=clock)
         self._fill(created, played, state, imported=True, result=result)
         return created
 

@@ -142,7 +142,7 @@ class Seats:
         else:
             tokens = {seat: seats[seat].token}
         invites = {s.seat: s.token for s in seats if s.kind == "human" and not s.claimed}
-        self.events.changed(row.id)
+        self.events.publish(self.games.changed(row.id))
         return Created(row.id, tokens, invites)
 
     def join(self, game_id: str) -> tuple[int, str]:
@@ -162,7 +162,7 @@ class Seats:
             w.tx.claim_seat(row.id, s.seat)
             s.claimed = True
             maybe_start_clock(w)
-        self.events.changed(game_id)
+        self.events.publish(self.games.changed(game_id))
         return s.seat, s.token
 
     def arrive(self, game_id: str, token: str | None, *, check: bool = True) -> tuple[Live, int | None]:
@@ -191,5 +191,5 @@ class Seats:
         except Unchanged:
             pass
         else:
-            self.events.changed(game_id)
+            self.events.publish(self.games.changed(game_id))
         return self.games.current(game_id), seat

@@ -99,21 +99,8 @@ class MatchService:
         return self.views.view(live, seat)
 
     def cached_view(self, game_id: str, token: str | None) -> dict[str, Any] | None:
-        """A view straight from memory, without any lock or write (for the event loop, right after
-        this process's own change); None when that is not enough (the game is not in memory, or
-        the view would claim a seat or store a flag): then call :meth:`view` in a thread."""
-        from time import time
-
-        from tessera.server.clocks import flagged
-        from tessera.server.live import seat_of
-
-        live = self.games.cached(game_id)
-        if live is None:
-            return None
-        seat = seat_of(live.row, token, required=False)
-        if (seat is not None and not live.row.seats[seat].claimed) or flagged(live.row, time()):
-            return None
-        return self.views.view(live, seat)
+        """A view straight from memory (:meth:`tessera.server.views.Views.from_memory`)."""
+        return self.views.from_memory(game_id, token)
 
     def needs(self, game_id: str) -> tuple[bool, bool]:
         """Whether the game has AI seats and whether it has a clock (both True when not in memory)."""
@@ -146,7 +133,7 @@ class MatchService:
         self, game_id: str, token: str | None, move: str, expected: int | None, *, view: bool = True
     ) -> dict[str, Any]:
         """Submit a move on the event loop: the same pipeline, its slow steps awaited."""
-        return await self.moves.play_async(game_id, token, move, expected, view=view)
+        return await self.moves.submit(game_id, token, move, expected, view=view)
 
     # -- the seats' other actions ------------------------------------------------------------
     def resign(self, game_id: str, token: str | None) -> dict[str, Any]:

@@ -13,11 +13,11 @@ from typing import Any
 
 from tessera.core.game import SIMULTANEOUS, TERMINAL
 from tessera.core.registry import game_class
-from tessera.server.clocks import clock_public, clock_settings
+from tessera.server.clocks import clock_public, clock_settings, flagged
 from tessera.server.errors import ServiceError
 from tessera.server.events import Presence
 from tessera.server.knowledge import draws_possible, render_for, replay_moves, spectator_render
-from tessera.server.live import Games, Live
+from tessera.server.live import Games, Live, seat_of
 from tessera.server.undo import undo_waiting
 
 RENDER_CACHE = 64
@@ -91,6 +91,18 @@ class Views:
             "render": render,
         }
 
+    def from_memory(self, game_id: str, token: str | None) -> dict[str, Any] | None:
+        """The view of ``token`` straight from memory, without any lock (for the event loop, right
+        after this process's own change); None when that is not enough (the game is not in memory,
+        or the look would claim a seat or store a flag: ``MatchService.view`` in a thread)."""
+        live = self.games.cached(game_id)
+        if live is None:
+            return None
+        seat = seat_of(live.row, token, required=False)
+        if (seat is not None and not live.row.seats[seat].claimed) or flagged(live.row, time.time()):
+            return None
+        return self.view(live, seat)
+
     def ack(self, live: Live, seat: int) -> dict[str, Any]:
         """The acknowledgement of a stored move (or sealed order): the game's new version, move
         number, who is to move, status and result, and the last stored move.  The fields are those
@@ -109,10 +121,6 @@ class Views:
             "result": row.result,
             "last_move": live.move_dicts[live.n_moves - 1] if live.n_moves else None,
         }
-
-    def answer(self, live: Live, seat: int, view: bool) -> dict[str, Any]:
-        """What the sender of a move gets back: his view, or with ``view`` False the acknowledgement."""
-        return self.view(live, seat) if view else self.ack(live, seat)
 
     def position(self, game_id: str, n: int) -> dict[str, Any]:
         """The spectator's picture after the first ``n`` moves (the replay browser)."""

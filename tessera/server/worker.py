@@ -52,7 +52,7 @@ class AIWorker:
     def on_event(self, event: Event) -> None:
         """A change made by this process may have put an AI seat to move: look (games without an AI
         seat are skipped)."""
-        if isinstance(event, Changed) and event.local and self.service.needs(event.game_id)[0]:
+        if isinstance(event, Changed) and event.local and event.ai:
             self.schedule(event.game_id)
 
     def _thinker(self) -> Executor | None:

@@ -20,9 +20,9 @@ pytest.importorskip("fastapi", reason="the server extras are not installed: pip 
 
 import tessera
 from tessera.server.ai import STEP_FLOOR, multi_step, step_budget, think_step
+from tessera.server.events import Event, Thinking
 from tessera.server.service import MatchService
 from tessera.server.storage import Storage
-from tessera.server.events import Event, Thinking
 from tessera.server.worker import AIWorker
 
 

@@ -45,7 +45,10 @@ class TokenIn(BaseModel):
 
 def first_token(*given: str | None) -> str | None:
     """The first token given (the JSON body's, the ``X-Seat-Token`` header, ``?token=``, in that order)."""
-    return next((t for t in given if t), None)
+    for t in given:
+        if t:
+            return t
+    return None
 
 
 def seat_token(

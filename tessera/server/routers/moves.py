@@ -6,7 +6,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel
 
 from tessera.server.encoding import FastJSONResponse
-from tessera.server.routers.deps import SeatHeader, SeatToken, Service, first_token
+from tessera.server.routers.deps import SeatHeader, SeatToken, Service
 
 router = APIRouter(tags=["moves"])
 
@@ -32,8 +32,8 @@ async def post_move(
     in memory, commits it (on the loop where the database allows, else in a worker thread) and
     publishes the change; the answer comes after the commit.
     """
-    seat = first_token(body.token, x_seat_token, token)
-    return FastJSONResponse(await service.play_async(game_id, seat, body.move, body.expected, view=body.view))
+    seat = body.token or x_seat_token or token
+    return FastJSONResponse(await service.moves.submit(game_id, seat, body.move, body.expected, view=body.view))
 
 
 @router.post("/api/games/{game_id}/resign")

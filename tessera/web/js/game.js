@@ -90,20 +90,14 @@ setInterval(() => {
   if (ws && ws.readyState === 1) ws.send(JSON.stringify({ type: "ping" }));
 }, 25000);
 
-// Safety net: while waiting for the other side, re-read the stored state now and then
-// (a push lost while the socket was reconnecting is picked up here).
-setInterval(async () => {
-  const v = ui.view;
-  if (!v || v.status !== "active" || ui.busy || document.hidden) return;
-  try {
-    const fresh = await api("GET", `/api/games/${gameId}`, undefined, myToken() || undefined);
-    if (fresh.move_number !== v.move_number || fresh.status !== v.status || JSON.stringify(fresh.sealed) !== JSON.stringify(v.sealed)) {
-      await receive(fresh);
-    }
-  } catch {
-    /* offline: the socket reconnects by itself */
-  }
-}, 3000);
+// Views come by the WebSocket: a "state" message when it opens (also after a reconnection, so
+// nothing pushed meanwhile is missed) and after every change. readView() is the one fallback, a
+// GET of the same view, used only where the socket cannot bring it: at page start (before it
+// opens), after a move whose view it did not bring within 2 s, and for a hot-seat seat other than
+// the one the socket follows.
+function readView(token) {
+  return api("GET", `/api/games/${gameId}`, undefined, token || undefined);
+}
 
 // In hot-seat this browser holds every seat: show the view of the seat that must act.
 function wantedSeat(view) {
@@ -122,7 +116,7 @@ async function receive(view) {
   const want = wantedSeat(view);
   if (want !== view.you && want !== null && tokens[want] !== undefined) {
     try {
-      view = await api("GET", `/api/games/${gameId}`, undefined, tokens[want]);
+      view = await readView(tokens[want]);
       if (ui.view && view.version < ui.view.version) return;
     } catch (e) {
       showError(e.detail || String(e));
@@ -182,7 +176,7 @@ async function submit(move) {
     // the new view comes by the socket; without one (or if it is slow) it is read here
     const live = ws && ws.readyState === 1;
     if (!(live && (await viewAfter(ack.version, 2000)))) {
-      await receive(await api("GET", `/api/games/${gameId}`, undefined, myToken() || undefined));
+      await receive(await readView(myToken()));
     }
   } catch (e) {
     showError(e instanceof ApiError ? e.detail : String(e));
@@ -1144,8 +1138,7 @@ async function loadRules(name) {
 
 async function start() {
   try {
-    const t = wsToken();
-    const view = await api("GET", `/api/games/${gameId}`, undefined, t || undefined);
+    const view = await readView(wsToken());
     await receive(view);
     loadRules(view.game);
   } catch (e) {
