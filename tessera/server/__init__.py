@@ -1,9 +1,12 @@
 """The tessera web server: play every game in a browser (hot-seat, against the AI, online).
 
 ``create_app`` builds the FastAPI application; ``tessera serve`` runs it with
-uvicorn.  Layers: :mod:`storage` (SQLAlchemy + Alembic), :mod:`service` (the
-authoritative match service), :mod:`hub` (WebSockets), :mod:`worker` and
-:mod:`ai` (computer seats), :mod:`app` (HTTP routes and the static client).
+uvicorn.  Layers (docs/architecture.md): :mod:`storage` (SQLAlchemy + Alembic),
+the match layer behind :mod:`service` (the move pipeline in :mod:`moves`, the
+match model in :mod:`live`, views in :mod:`views`, …), :mod:`events` (the one
+event interface), :mod:`hub` (WebSockets), :mod:`worker` and :mod:`ai`
+(computer seats), :mod:`routers` (HTTP, one router per resource) assembled by
+:mod:`app`.
 """
 
 from __future__ import annotations
