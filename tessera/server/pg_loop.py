@@ -39,21 +39,24 @@ LOOP_CONNECTIONS = 4
 
 APPEND_MOVE = """
 WITH bumped AS (
-    UPDATE games SET version = %(next)s, clock = %(clock)s, status = %(status)s, result = %(result)s,
-        undo_request = %(undo_request)s, draw_offer = %(draw_offer)s, updated_at = %(now)s
-    WHERE id = %(id)s AND version = %(version)s
+    UPDATE games SET version = %s, clock = %s, status = %s, result = %s, undo_request = %s, draw_offer = %s,
+        updated_at = %s
+    WHERE id = %s AND version = %s
     RETURNING id
 ), claimed AS (
     UPDATE seats SET claimed = true FROM bumped
-    WHERE seats.game_id = bumped.id AND seats.seat = %(claim)s
+    WHERE seats.game_id = bumped.id AND seats.seat = %s
     RETURNING seats.seat
 ), moved AS (
     INSERT INTO moves (game_id, move_index, player, move, created_at)
-    SELECT id, %(index)s, %(player)s, %(move)s, %(now)s FROM bumped
+    SELECT id, %s, %s, %s, %s FROM bumped
     RETURNING game_id
 )
-SELECT pg_notify(%(channel)s, %(notice)s) FROM moved
+SELECT pg_notify(%s, %s) FROM moved
 """
+"""Parameters: next version, the :data:`COLUMNS` (clock, status, result, undo_request, draw_offer),
+now; game id, cached version; the seat to claim (NULL: none); move index, player, text, now; the
+channel and the notice."""
 
 COLUMNS = ("clock", "status", "result", "undo_request", "draw_offer")
 """The columns of the game row a move writes (tessera.server.live.columns)."""
@@ -89,21 +92,25 @@ class LoopWriter:
 
         index, player, text = move
         now = time.time()
-        params: dict[str, Any] = {
-            "next": version + 1,
-            "id": game_id,
-            "version": version,
-            "now": now,
-            "claim": claim_seat,
-            "index": index,
-            "player": player,
-            "move": text,
-            "channel": CHANNEL,
-            "notice": notice(game_id),
-        }
-        for c in COLUMNS:
-            v = values[c]
-            params[c] = json.dumps(v, separators=(",", ":")) if c in ("clock", "result") and v is not None else v
+        clock, result = values["clock"], values["result"]
+        params = (
+            version + 1,
+            None if clock is None else json.dumps(clock, separators=(",", ":")),
+            values["status"],
+            None if result is None else json.dumps(result, separators=(",", ":")),
+            values["undo_request"],
+            values["draw_offer"],
+            now,
+            game_id,
+            version,
+            claim_seat,
+            index,
+            player,
+            text,
+            now,
+            CHANNEL,
+            notice(game_id),
+        )
         try:
             conn = await self._acquire()
         except (psycopg.OperationalError, OSError) as e:
@@ -111,7 +118,7 @@ class LoopWriter:
             return None
         ok = False
         try:
-            cur = await conn.execute(APPEND_MOVE, params)
+            cur = await conn.execute(APPEND_MOVE, params, prepare=True)
             rows = await cur.fetchall()
             ok = True
         except psycopg.errors.UniqueViolation as e:
