@@ -266,26 +266,24 @@ class Hub:
         if not conns:
             return
         tokens = {conn.token for conn in conns}
-        texts = self._views_from_memory(game_id, tokens) if fresh else None
+        texts: dict[str | None, str] | None = None
+        if fresh:  # on the loop, from the game in memory (no lock, no thread)
+            built: dict[str | None, str] = {}
+            for token in tokens:
+                try:
+                    view = self.service.views.from_memory(game_id, token)
+                except ServiceError as e:
+                    built[token] = encode({"type": "error", "detail": e.detail})
+                    continue
+                if view is None:  # the look needs more (a seat to claim, a flag to store): in a thread
+                    break
+                built[token] = encode({"type": "state", "view": view})
+            else:
+                texts = built
         if texts is None:
             texts = await run_in_threadpool(functools.partial(self.encoded_views, game_id, tokens, fresh=fresh))
         for conn in conns:
             await self._send_text(conn, texts[conn.token])
-
-    def _views_from_memory(self, game_id: str, tokens: set[str | None]) -> dict[str | None, str] | None:
-        """:meth:`encoded_views` on the event loop from the game in memory (no lock, no thread), or
-        None if a view needs more (a seat to claim, a flag to store: then in a thread)."""
-        texts: dict[str | None, str] = {}
-        for token in tokens:
-            try:
-                view = self.service.views.from_memory(game_id, token)
-            except ServiceError as e:
-                texts[token] = encode({"type": "error", "detail": e.detail})
-                continue
-            if view is None:
-                return None
-            texts[token] = encode({"type": "state", "view": view})
-        return texts
 
     def encoded_views(self, game_id: str, tokens: set[str | None], *, fresh: bool = True) -> dict[str | None, str]:
         """The ``state`` message (or an ``error``) of each token as JSON text (run in a worker thread)."""
