@@ -1015,8 +1015,41 @@ class NymbatState(TurnState):
                 left -= k
             return out
 
+        def formations(size: int) -> list[int]:
+            """Groups of ``size`` mutually adjacent free hexes (2: twins on the front row; 3: a shield,
+            two front hexes and the middle hex touching both), middle of the front first, none
+            touching another, so that each stays a group of its own."""
+            out: list[int] = []
+            used = 0
+            for a in front:
+                for b in GRID.neighbors[a]:
+                    if b not in front:
+                        continue
+                    third = [m for m in middle if GRID.neighbor_mask[a] >> m & 1 and GRID.neighbor_mask[b] >> m & 1]
+                    cells = [a, b, *third[:1]] if size == 3 else [a, b]
+                    if len(cells) < size:
+                        continue
+                    zone = 0
+                    for c in cells:
+                        zone |= 1 << c | GRID.neighbor_mask[c]
+                    if zone & used:
+                        continue
+                    used |= sum(1 << c for c in cells)
+                    out += cells
+                    break
+            return out
+
         plans = [
-            ("Shield of 3s", "a wall of 3s across your front row", fill([(c, 3) for c in front])),
+            (
+                "Shields of 3s",
+                "triangles of three 3s, each piece touching the other two: safe from breakthrough",
+                fill([(c, 3) for c in formations(3)[: spend // 9 * 3]]),  # whole shields only
+            ),
+            (
+                "Twins of 4s",
+                "pairs of 4s: a pair beats any single attacker",
+                fill([(c, 4) for c in formations(2)[: spend // 8 * 2]]),
+            ),
             ("Horde of 1s", "1s on your two front rows: many fast pieces", fill([(c, 1) for c in front + middle])),
             (
                 "Spearhead",

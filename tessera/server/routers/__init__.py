@@ -8,6 +8,8 @@
 :mod:`.analysis`   the analysis board
 :mod:`.live`       the game WebSocket (run by the hub)
 :mod:`.pages`      the web client's pages
+:mod:`.learn`      rules in the player's language, rule diagrams and lessons
+``accounts``       accounts, ratings, challenges (:mod:`tessera.server.accounts.routes`)
 =================  ============================================================
 
 Shared dependencies (the service, the hub, the seat token) are in :mod:`.deps`.
@@ -17,7 +19,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from tessera.server.routers import analysis, catalog, games, live, moves, pages, records
+from tessera.server.accounts.routes import router as accounts_router
+from tessera.server.routers import analysis, catalog, games, learn, live, moves, pages, records
 
 ROUTERS: tuple[APIRouter, ...] = (
     catalog.router,
@@ -26,6 +29,8 @@ ROUTERS: tuple[APIRouter, ...] = (
     records.router,
     analysis.router,
     live.router,
+    accounts_router,
+    learn.router,
     pages.router,
 )
 """Every router, in the order the app includes them."""

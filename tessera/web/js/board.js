@@ -32,6 +32,40 @@ export function lightness(color) {
   return 0.299 * r + 0.587 * g + 0.114 * b;
 }
 
+// The click-path protocol of the render description's actions (docs/render.md), shared by the game
+// page and the lessons page. `sel` is the cells clicked so far.
+export function pathStartsWith(path, prefix) {
+  if (path.length < prefix.length) return false;
+  return prefix.every((c, i) => path[i] === c);
+}
+
+// One click on `cell`: the new selection (restarted at `cell` when the old one leads nowhere, empty
+// when nothing matches), the actions it completes (`exact`) and those it is the start of (`longer`).
+export function pickCell(actions, sel, cell) {
+  const acts = actions.filter((a) => a.path && a.path.length);
+  let next = [...sel, cell];
+  let matching = acts.filter((a) => pathStartsWith(a.path, next));
+  if (!matching.length) {
+    next = [cell];
+    matching = acts.filter((a) => pathStartsWith(a.path, next));
+  }
+  if (!matching.length) return { sel: [], exact: [], longer: [] };
+  return {
+    sel: next,
+    exact: matching.filter((a) => a.path.length === next.length),
+    longer: matching.filter((a) => a.path.length > next.length),
+  };
+}
+
+// The cells that continue the selection `sel`.
+export function nextPathCells(actions, sel) {
+  const out = new Set();
+  for (const a of actions) {
+    if (a.path && a.path.length > sel.length && pathStartsWith(a.path, sel)) out.add(a.path[sel.length]);
+  }
+  return out;
+}
+
 const HIGHLIGHT_COLORS = {
   last: "#ff8c00",
   nest: "#7a5c00",
@@ -42,10 +76,12 @@ const HIGHLIGHT_COLORS = {
 };
 
 export class BoardView {
-  // container: element to hold the SVG; onCell(cellId) is called on clicks.
-  constructor(container, { onCell } = {}) {
+  // container: element to hold the SVG; onCell(cellId) is called on clicks; fixed: never pans or zooms
+  // (a picture in a page: the wheel keeps scrolling the page).
+  constructor(container, { onCell, fixed = false } = {}) {
     this.container = container;
     this.onCell = onCell || (() => {});
+    this.fixed = fixed;
     this.svg = el("svg", { class: "board", role: "img" });
     this.svg.setAttribute("xmlns", SVG);
     container.appendChild(this.svg);
@@ -224,6 +260,17 @@ export class BoardView {
     this.view = [cx - w / 2, cy - h / 2, w, h];
   }
 
+  // Show only the area around `cellIds` (a detail of a big board), until the next draw.
+  frame(cellIds, pad = 2) {
+    const want = new Set(cellIds);
+    const cs = this.desc ? this.desc.board.cells.filter((c) => want.has(c.id)) : [];
+    if (!cs.length) return;
+    const xs = cs.map((c) => c.x), ys = cs.map((c) => c.y);
+    const [x0, y0] = [Math.min(...xs) - pad, Math.min(...ys) - pad];
+    this.view = [x0, y0, Math.max(...xs) + pad - x0, Math.max(...ys) + pad - y0];
+    this._applyView();
+  }
+
   fitAll() {
     if (this.fitBox) {
       this.view = this.fitBox.slice();
@@ -247,7 +294,7 @@ export class BoardView {
   // The unbounded plane always pans and zooms; a bounded board once zoomed in with the buttons
   // (so that a phone can reach its edges), and back to the page scrolling when fitted again.
   _canPan() {
-    return !!(this.desc && (this.desc.board.unbounded || this._userMoved));
+    return !!(this.desc && !this.fixed && (this.desc.board.unbounded || this._userMoved));
   }
 
   _applyView() {

@@ -1,6 +1,6 @@
 // The game page: live board (WebSocket), clicking plays, side panel, replay of finished games.
 import { api, ApiError, escapeHtml, loadSeats, saveSeats } from "./api.js";
-import { BoardView } from "./board.js";
+import { BoardView, nextPathCells, pathStartsWith, pickCell } from "./board.js";
 import { markdown } from "./markdown.js";
 
 const SIMULTANEOUS = -2;
@@ -193,10 +193,7 @@ function actions() {
   return ui.shown.actions || [];
 }
 
-function startsWith(path, prefix) {
-  if (path.length < prefix.length) return false;
-  return prefix.every((c, i) => path[i] === c);
-}
+const startsWith = pathStartsWith;
 
 function orderUnits() {
   const o = ui.shown && ui.shown.order;
@@ -222,19 +219,12 @@ function onCell(cell) {
     ui.choice = null;
     return renderAll();
   }
-  let sel = [...ui.sel, cell];
-  let matching = acts.filter((a) => startsWith(a.path, sel));
-  if (!matching.length) {
-    sel = [cell];
-    matching = acts.filter((a) => startsWith(a.path, sel));
-  }
-  if (!matching.length) {
+  const { sel, exact, longer } = pickCell(acts, ui.sel, cell);
+  if (!sel.length) {
     ui.sel = [];
     ui.choice = null;
     return renderAll();
   }
-  const exact = matching.filter((a) => a.path.length === sel.length);
-  const longer = matching.filter((a) => a.path.length > sel.length);
   ui.sel = sel;
   ui.choice = null;
   if (exact.length === 1 && !longer.length && exact[0].move !== undefined) {
@@ -250,12 +240,8 @@ function onCell(cell) {
 }
 
 function nextCells() {
-  const out = new Set();
-  if (ui.choice && !actions().some((a) => a.path.length > ui.sel.length && startsWith(a.path, ui.sel))) return out;
-  for (const a of actions()) {
-    if (a.path && a.path.length > ui.sel.length && startsWith(a.path, ui.sel)) out.add(a.path[ui.sel.length]);
-  }
-  return out;
+  if (ui.choice && !actions().some((a) => a.path.length > ui.sel.length && startsWith(a.path, ui.sel))) return new Set();
+  return nextPathCells(actions(), ui.sel);
 }
 
 // -- Nelaxtam order builder --------------------------------------------------------------

@@ -1,5 +1,6 @@
 // The lobby: create a game (any game, parameters, opponent, seat, clock), list open and finished games, import.
 import { api, ApiError, escapeHtml, loadSeats, saveSeats } from "./api.js";
+import { lessonsLinkHtml } from "./learn.js";
 
 const $ = (id) => document.getElementById(id);
 let catalog = [];
@@ -71,7 +72,7 @@ function showGame() {
   box.addEventListener("change", applyParamRules);
   applyParamRules();
   const ex = g.examples.length ? ` Variants: ${g.examples.join(", ")}.` : "";
-  $("game-about").innerHTML = `${escapeHtml(g.title)}: ${Object.keys(g.seats_by_players || {}).join(" or ") || g.players} players, ${escapeHtml(g.dynamics)} turns.${escapeHtml(ex)} <a href="/rules/${g.name}">Rules</a>`;
+  $("game-about").innerHTML = `${escapeHtml(g.title)}: ${Object.keys(g.seats_by_players || {}).join(" or ") || g.players} players, ${escapeHtml(g.dynamics)} turns.${escapeHtml(ex)} <a href="/rules/${g.name}">Rules</a> · ${lessonsLinkHtml(g.name, g.title)}`;
   const players = $("param-players");
   if (players) players.addEventListener("change", showSeats);
   showSeats();

@@ -1,4 +1,5 @@
-// A tiny Markdown subset for the rules pages: headings, paragraphs, lists, code, bold, italics, links, tables.
+// A tiny Markdown subset for the rules pages: headings, paragraphs, lists, code, bold, italics, links, tables,
+// and a line `::diagram <id>` that leaves a <figure data-diagram="<id>"> for the rules page to draw.
 import { escapeHtml } from "./api.js";
 
 function inline(text) {
@@ -10,7 +11,8 @@ function inline(text) {
   return s;
 }
 
-export function markdown(src) {
+// `diagrams`: keep the diagram figures (the rules page draws them); elsewhere their lines are left out.
+export function markdown(src, { diagrams = false } = {}) {
   const lines = src.replace(/\r/g, "").split("\n");
   const out = [];
   let i = 0;
@@ -22,6 +24,12 @@ export function markdown(src) {
       while (i < lines.length && !/^```/.test(lines[i])) buf.push(lines[i++]);
       i++;
       out.push(`<pre>${escapeHtml(buf.join("\n"))}</pre>`);
+      continue;
+    }
+    const fig = /^::diagram\s+([a-z0-9-]+)\s*$/.exec(line);
+    if (fig) {
+      if (diagrams) out.push(`<figure class="diagram" data-diagram="${fig[1]}"></figure>`);
+      i++;
       continue;
     }
     const h = /^(#{1,4})\s+(.*)$/.exec(line);
@@ -62,7 +70,7 @@ export function markdown(src) {
       continue;
     }
     const para = [];
-    while (i < lines.length && lines[i].trim() && !/^(#{1,4}\s|```|\s*[-*]\s|\s*\d+\.\s|\|)/.test(lines[i])) para.push(lines[i++]);
+    while (i < lines.length && lines[i].trim() && !/^(#{1,4}\s|```|\s*[-*]\s|\s*\d+\.\s|\||::diagram\s)/.test(lines[i])) para.push(lines[i++]);
     out.push(`<p>${inline(para.join(" "))}</p>`);
   }
   return out.join("\n");

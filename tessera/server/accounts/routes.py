@@ -1,0 +1,439 @@
+"""The accounts HTTP API (``router``, included by ``create_app``).
+
+Every refusal is a 4xx with ``{"detail": "<the reason>"}``.  Secrets travel only in bodies,
+cookies and the ``Authorization`` header — never in a URL — and nothing here logs them.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request, Response
+from fastapi.responses import FileResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from tessera.server.accounts import auth as A
+from tessera.server.accounts.rating import rate_pending
+from tessera.server.accounts.security import Refused
+from tessera.server.accounts.stats import game_stats
+from tessera.server.accounts.store import AI_LEVELS, User, ai_username
+from tessera.server.service import ServiceError, load_checked
+
+router = APIRouter()
+
+WEB = Path(__file__).resolve().parent.parent.parent / "web"
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Credentials(_Body):
+    """Sign-up and log-in; ``tokens``: seat tokens this browser holds as a guest, claimed into the account."""
+
+    username: str = Field(max_length=100)
+    password: str = Field(max_length=1000)
+    tokens: list[str] | None = None
+
+
+class PasswordChange(_Body):
+    current: str = Field(max_length=1000)
+    new: str = Field(max_length=1000)
+
+
+class PasswordOnly(_Body):
+    password: str = Field(max_length=1000)
+
+
+class TokensIn(_Body):
+    tokens: list[str]
+
+
+class ScopesIn(_Body):
+    scopes: list[str]
+
+
+class ClockIn(_Body):
+    initial: float
+    increment: float = 0.0
+
+
+class ChallengeIn(_Body):
+    to: str = Field(max_length=100)
+    game: str = Field(max_length=500)
+    rated: bool = False
+    clock: ClockIn | None = None
+    seat: int | None = None
+    """The challenger's seat (0 first); None: drawn at random when accepted."""
+
+
+class DeclineIn(_Body):
+    reason: str | None = Field(default=None, max_length=200)
+
+
+def _address(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+def _account_view(request: Request, user: User) -> dict[str, Any]:
+    store = A.accounts(request)
+    rate_pending(store.storage)
+    return {"username": user.username, "ratings": store.ratings(user)}
+
+
+def _log_in(request: Request, response: Response, user: User, tokens: list[str] | None) -> dict[str, Any]:
+    store = A.accounts(request)
+    sid = store.new_session(user)
+    A.set_session_cookie(request, response, sid)
+    claimed = store.claim_seats(user, tokens) if tokens else []
+    return {**_account_view(request, user), "claimed": claimed}
+
+
+# -- account -----------------------------------------------------------------------------------
+@router.post("/api/account/signup", status_code=201)
+def signup(body: Credentials, request: Request, response: Response) -> dict[str, Any]:
+    """Make an account and log in (201, session cookie)."""
+    A.check_same_site(request, required=False)
+    user = A.accounts(request).create_user(body.username, body.password, _address(request))
+    return _log_in(request, response, user, body.tokens)
+
+
+@router.post("/api/account/login")
+def login(body: Credentials, request: Request, response: Response) -> dict[str, Any]:
+    """Log in (session cookie).  An unknown name and a wrong password get the same 401."""
+    A.check_same_site(request, required=False)
+    user = A.accounts(request).authenticate(body.username, body.password, _address(request))
+    return _log_in(request, response, user, body.tokens)
+
+
+@router.post("/api/account/logout")
+def logout(request: Request, response: Response) -> dict[str, Any]:
+    """End this browser's session (its id is revoked on the server, not only forgotten)."""
+    sid = request.cookies.get(A.COOKIE)
+    if sid:
+        A.check_same_site(request, required=True)
+        A.accounts(request).revoke_session(sid)
+    A.clear_session_cookie(request, response)
+    return {"ok": True}
+
+
+@router.get("/api/account")
+def account(request: Request) -> dict[str, Any]:
+    """``{"username", "ratings": {game: {"rating", "rd", "provisional", "games"}}}``; 401 for a guest."""
+    return _account_view(request, A.require(request, "read").user)
+
+
+@router.post("/api/account/password")
+def change_password(body: PasswordChange, request: Request, response: Response) -> dict[str, Any]:
+    """Change the password: every session is revoked; this browser gets a new one."""
+    auth = A.require(request, session_only=True)
+    sid = A.accounts(request).change_password(auth.user, body.current, body.new)
+    A.set_session_cookie(request, response, sid)
+    return {"ok": True}
+
+
+@router.delete("/api/account")
+def delete_account(body: PasswordOnly, request: Request, response: Response) -> dict[str, Any]:
+    """Delete the account (the password again): its games stay, shown under a neutral name."""
+    auth = A.require(request, session_only=True)
+    A.accounts(request).delete_account(auth.user, body.password)
+    A.clear_session_cookie(request, response)
+    return {"ok": True}
+
+
+@router.get("/api/account/export")
+def export(request: Request) -> Response:
+    """Everything stored about the account, as a JSON download."""
+    auth = A.require(request, "read")
+    rate_pending(A.accounts(request).storage)
+    data = A.accounts(request).export(auth.user)
+    return Response(
+        json.dumps(data, indent=1),
+        media_type="application/json",
+        headers={"Content-Disposition": f'attachment; filename="tessera-{auth.user.username}.json"'},
+    )
+
+
+@router.post("/api/account/claim")
+def claim(body: TokensIn, request: Request) -> dict[str, Any]:
+    """Claim into the account the seats of these seat tokens (a guest's games)."""
+    auth = A.require(request, "play")
+    return {"claimed": A.accounts(request).claim_seats(auth.user, body.tokens)}
+
+
+@router.get("/api/account/games/{game_id}/seat")
+def my_seat(game_id: str, request: Request) -> dict[str, Any]:
+    """The seat and seat token of the account's seat in a game (404 if it holds none): a browser that
+    logged in elsewhere plays its bound seats with them."""
+    auth = A.require(request, "play")
+    seat, token = A.accounts(request).seat_token(auth.user, game_id)
+    return {"seat": seat, "token": token}
+
+
+@router.post("/api/account/tokens", status_code=201)
+def new_token(body: ScopesIn, request: Request) -> dict[str, Any]:
+    """A personal API token, shown this once (``Authorization: Bearer <token>``)."""
+    auth = A.require(request, session_only=True)
+    return A.accounts(request).new_token(auth.user, body.scopes)
+
+
+@router.get("/api/account/tokens")
+def list_tokens(request: Request) -> dict[str, Any]:
+    auth = A.require(request, session_only=True)
+    return {"tokens": A.accounts(request).tokens(auth.user)}
+
+
+@router.delete("/api/account/tokens/{token_id}")
+def revoke_token(token_id: str, request: Request) -> dict[str, Any]:
+    auth = A.require(request, session_only=True)
+    A.accounts(request).revoke_token(auth.user, token_id)
+    return {"ok": True}
+
+
+# -- players -----------------------------------------------------------------------------------
+def _player(request: Request, username: str) -> User:
+    user = A.accounts(request).user(username)
+    if user is None:
+        raise Refused(404, "no such player")
+    return user
+
+
+@router.get("/api/users/{username}")
+def profile(username: str, request: Request) -> dict[str, Any]:
+    """A public profile: ratings per game, counts, joined, recent games."""
+    store = A.accounts(request)
+    rate_pending(store.storage)
+    return store.profile(_player(request, username))
+
+
+@router.get("/api/users/{username}/games")
+def history(
+    username: str,
+    request: Request,
+    game: Annotated[str | None, Query(max_length=32)] = None,
+    result: Annotated[str | None, Query(max_length=16)] = None,
+    page: Annotated[int, Query(ge=1, le=10_000)] = 1,
+) -> dict[str, Any]:
+    """The player's games, newest first (``game``, ``result``: win/loss/draw/aborted/playing, ``page``)."""
+    store = A.accounts(request)
+    rate_pending(store.storage)
+    return store.games(_player(request, username), game=game or None, result=result or None, page=page)
+
+
+@router.get("/api/users/{username}/ratings/{game}")
+def rating_graph(username: str, game: str, request: Request) -> dict[str, Any]:
+    """The player's rating after each rated game of ``game``, oldest first."""
+    store = A.accounts(request)
+    rate_pending(store.storage)
+    return {"game": game, "history": store.rating_history(_player(request, username), game)}
+
+
+@router.get("/api/leaderboard/{game}")
+def leaderboard(game: str, request: Request) -> dict[str, Any]:
+    """Players of ``game`` whose rating is not provisional, best first."""
+    try:
+        name = load_checked(game).name
+    except ValueError:
+        raise Refused(404, f"no game {game[:40]!r}") from None
+    store = A.accounts(request)
+    rate_pending(store.storage)
+    return {"game": name, "players": store.leaderboard(name)}
+
+
+@router.get("/api/stats/{game}")
+def stats(game: str, request: Request) -> dict[str, Any]:
+    """Designers' figures from finished rated games between people: first-seat win rate (95 % Wilson
+    interval), draw rate, length, aborted / time-out / resignation rates; by variant and rating band."""
+    try:
+        name = load_checked(game).name
+    except ValueError:
+        raise Refused(404, f"no game {game[:40]!r}") from None
+    store = A.accounts(request)
+    rate_pending(store.storage)
+    return game_stats(store.storage, name)
+
+
+@router.get("/api/games/{game_id}/accounts")
+def game_accounts(game_id: str, request: Request) -> dict[str, Any]:
+    """The accounts on a game's seats, whether it is rated, and each seat's rating change once rated."""
+    store = A.accounts(request)
+    rate_pending(store.storage)
+    return store.game_accounts(game_id)
+
+
+# -- challenges --------------------------------------------------------------------------------
+def _create_game(request: Request, spec: str, seat_kinds: list[dict[str, Any]], clock: Any) -> Any:
+    service = request.app.state.service
+    try:
+        return service.create(
+            spec,
+            seat_kinds=seat_kinds,
+            clock=None if clock is None else (clock["initial"], clock["increment"]),
+            public=False,
+        )
+    except ServiceError as e:
+        raise Refused(e.status, e.detail) from None
+
+
+@router.post("/api/challenges", status_code=201)
+def challenge(body: ChallengeIn, request: Request) -> dict[str, Any]:
+    """Challenge a player to a two-player game.  A challenge to an AI account (``ai-level1`` …
+    ``ai-level5``) is accepted at once: the answer then holds the game and the challenger's seat token."""
+    me = A.require(request, "challenge").user
+    clock = None
+    if body.clock is not None:
+        clock = {"initial": body.clock.initial, "increment": body.clock.increment}
+    return _challenge(request, me, body.to, body.game, rated=body.rated, clock=clock, seat=body.seat)
+
+
+@router.post("/api/games/{game_id}/rematch", status_code=201)
+def rematch(game_id: str, request: Request) -> dict[str, Any]:
+    """A rematch of a finished game between two accounts: a challenge to the same opponent, same game,
+    clock and rating, with the seats swapped (private, like every challenge's game)."""
+    me = A.require(request, "challenge").user
+    opponent, spec, rated, clock, seat = A.accounts(request).rematch_terms(me, game_id)
+    return _challenge(request, me, opponent.username, spec, rated=rated, clock=clock, seat=seat)
+
+
+def _challenge(
+    request: Request,
+    me: User,
+    to_name: str,
+    game: str,
+    *,
+    rated: bool,
+    clock: dict[str, float] | None,
+    seat: int | None,
+) -> dict[str, Any]:
+    store = A.accounts(request)
+    level = next((lv for lv in AI_LEVELS if to_name.lower() == ai_username(lv)), None)
+    to = store.ai_user(level) if level is not None else store.user(to_name)
+    if to is None:
+        raise Refused(404, "no such player")
+    if to.id == me.id:
+        raise Refused(422, "you cannot challenge yourself")
+    if to.is_bot and level is None:
+        raise Refused(422, "this account does not take challenges")
+    try:
+        g = load_checked(game)
+    except ValueError as e:
+        raise Refused(422, str(e)[:500]) from None
+    if g.num_players != 2:
+        raise Refused(422, f"challenges are for two-player games; {g} has {g.num_players} players")
+    if seat is not None and seat not in (0, 1):
+        raise Refused(422, "seat is 0, 1 or null (drawn when accepted)")
+    if clock is not None and (not (0 < clock["initial"] <= 24 * 3600) or not (0 <= clock["increment"] <= 3600)):
+        raise Refused(422, "clock: time per game must be 1 s to 24 h and increment 0 to 3600 s")
+    c = store.new_challenge(me, to, str(g), rated=rated, clock=clock, seat=seat)
+    if level is None:
+        return c
+    seat = seat if seat is not None else secrets.randbelow(2)
+    kinds: list[dict[str, Any]] = [{}, {}]
+    kinds[seat] = {"kind": "here", "name": me.username}
+    kinds[1 - seat] = {"kind": "ai", "level": level, "name": to.username}
+    try:
+        created = _create_game(request, c["game"], kinds, clock)
+    except Refused:
+        store.settle_challenge(c["id"], "cancelled")
+        raise
+    store.bind_game(created.game_id, {seat: me, 1 - seat: to}, rated=rated, pool=g.name)
+    store.settle_challenge(c["id"], "accepted", game_id=created.game_id)
+    return {**c, "status": "accepted", "game_id": created.game_id, "seat": seat, "token": created.tokens[seat]}
+
+
+@router.get("/api/challenges")
+def challenges(request: Request, pending: bool = True) -> dict[str, Any]:
+    """``{"incoming": [...], "outgoing": [...]}``, newest first (``pending=false``: every one)."""
+    me = A.require(request, "challenge").user
+    return A.accounts(request).challenges(me, pending_only=pending)
+
+
+def _own_challenge(request: Request, cid: str, me: User, side: str) -> dict[str, Any]:
+    c = A.accounts(request).challenge(cid)
+    if c is None or me.id not in (c["_from"], c["_to"]):
+        raise Refused(404, "no such challenge")
+    if c[side] != me.id:
+        raise Refused(
+            403, "only the challenged player can answer" if side == "_to" else "only the challenger can cancel"
+        )
+    if c["status"] != "pending":
+        raise Refused(409, f"this challenge is {c['status']}")
+    return c
+
+
+@router.post("/api/challenges/{cid}/accept")
+def accept(cid: str, request: Request) -> dict[str, Any]:
+    """Accept: the game is made with both seats bound to the two accounts; the answer holds its id and
+    the acceptor's seat and seat token (the challenger finds his through his account)."""
+    me = A.require(request, "challenge").user
+    store = A.accounts(request)
+    c = _own_challenge(request, cid, me, "_to")
+    challenger = store.user_by_id(c["_from"])
+    if challenger is None or challenger.deleted_at is not None:
+        store.settle_challenge(cid, "cancelled")
+        raise Refused(409, "the challenger's account was deleted")
+    if not store.settle_challenge(cid, "accepted"):
+        raise Refused(409, "this challenge was answered or cancelled meanwhile")
+    seat = c["seat"] if c["seat"] is not None else secrets.randbelow(2)
+    kinds: list[dict[str, Any]] = [{}, {}]
+    kinds[seat] = {"kind": "invite", "name": challenger.username}
+    kinds[1 - seat] = {"kind": "invite", "name": me.username}
+    try:
+        created = _create_game(request, c["game"], kinds, c["clock"])
+    except Refused:
+        store.settle_challenge(cid, "pending", expect="accepted")
+        raise
+    g = load_checked(c["game"])
+    store.bind_game(created.game_id, {seat: challenger, 1 - seat: me}, rated=c["rated"], pool=g.name)
+    store.set_challenge_game(cid, created.game_id)
+    mine = 1 - seat
+    return {
+        **{k: v for k, v in c.items() if not k.startswith("_")},
+        "status": "accepted",
+        "game_id": created.game_id,
+        "seat": mine,
+        "token": created.invites[mine],
+    }
+
+
+@router.post("/api/challenges/{cid}/decline")
+def decline(cid: str, request: Request, body: DeclineIn | None = None) -> dict[str, Any]:
+    """Decline, with an optional reason (at most 200 characters) the challenger sees."""
+    me = A.require(request, "challenge").user
+    _own_challenge(request, cid, me, "_to")
+    reason = (body.reason or "").strip() or None if body else None
+    if not A.accounts(request).settle_challenge(cid, "declined", reason=reason):
+        raise Refused(409, "this challenge was answered or cancelled meanwhile")
+    return {"ok": True}
+
+
+@router.delete("/api/challenges/{cid}")
+def cancel(cid: str, request: Request) -> dict[str, Any]:
+    """The challenger withdraws a pending challenge."""
+    me = A.require(request, "challenge").user
+    _own_challenge(request, cid, me, "_from")
+    if not A.accounts(request).settle_challenge(cid, "cancelled"):
+        raise Refused(409, "this challenge was answered meanwhile")
+    return {"ok": True}
+
+
+# -- pages -------------------------------------------------------------------------------------
+@router.get("/account", include_in_schema=False)
+def account_page() -> FileResponse:
+    """Sign up, log in, and the account itself (ratings, challenges, tokens, password)."""
+    return FileResponse(WEB / "account.html")
+
+
+@router.get("/u/{username}", include_in_schema=False)
+def profile_page(username: str) -> FileResponse:
+    """A player's profile: ratings, rating graph, history."""
+    return FileResponse(WEB / "profile.html")
+
+
+@router.get("/leaderboard", include_in_schema=False)
+@router.get("/leaderboard/{game}", include_in_schema=False)
+def leaderboard_page(game: str | None = None) -> FileResponse:
+    return FileResponse(WEB / "profile.html")

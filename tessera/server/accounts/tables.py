@@ -1,0 +1,154 @@
+"""The accounts tables (created by the migration ``0004_accounts``), on the games' metadata.
+
+``users``
+    one row per account: ``id``, ``username`` as chosen, ``username_key`` (its lower case,
+    unique: names are unique without regard to case), the Argon2id ``password_hash`` (None for
+    the AI accounts and deleted accounts), ``is_bot`` (AI accounts, and the bot API later),
+    ``created_at`` and ``deleted_at``.  A deleted account keeps its row (its name stays taken);
+    its games show it under a neutral name.
+``sessions``
+    a browser's log-in: only the SHA-256 of the random id in the cookie is stored
+    (``id_hash``), with ``created_at``, ``last_seen`` and ``revoked_at``.
+``api_tokens``
+    personal API tokens: a public ``id`` (to list and revoke), the SHA-256 of the secret
+    (``token_hash``), ``scopes`` (JSON list), ``created_at``, ``last_used``, ``revoked_at``.
+``ratings``
+    one Glicko-2 rating per account and pool (``pool``: the game's name): ``rating``, ``rd``,
+    ``vol``, ``games``.
+``rating_history``
+    one row per account and rated game: the rating before and after (with rd and vol).
+``challenges``
+    ``from_user`` asks ``to_user`` for a game (``spec`` and ``params``, ``rated``, ``clock``
+    JSON, the challenger's ``seat`` or None for a random one); ``status`` pending, accepted,
+    declined or cancelled, a decline ``reason``, and the ``game_id`` once accepted.
+``seat_accounts``
+    a game's seats bound to accounts (``game_id``, ``seat``, ``user_id``).
+``account_games``
+    a game made through accounts: ``rated``, the rating ``pool`` and ``rated_at`` (when its
+    ratings were applied: once only).
+``login_failures``
+    failed log-ins (and sign-ups) by throttle key (a hash of the account name or of the
+    address, never the name or address itself) and time.
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+from tessera.server.storage import metadata
+
+users_table = sa.Table(
+    "users",
+    metadata,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("username", sa.String(32), nullable=False),
+    sa.Column("username_key", sa.String(32), nullable=False, unique=True),
+    sa.Column("password_hash", sa.Text, nullable=True),
+    sa.Column("is_bot", sa.Boolean, nullable=False, default=False),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("deleted_at", sa.Float, nullable=True),
+)
+
+sessions_table = sa.Table(
+    "sessions",
+    metadata,
+    sa.Column("id_hash", sa.String(64), primary_key=True),
+    sa.Column("user_id", sa.String(32), sa.ForeignKey("users.id", ondelete="CASCADE"), nullable=False, index=True),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("last_seen", sa.Float, nullable=False),
+    sa.Column("revoked_at", sa.Float, nullable=True),
+)
+
+tokens_table = sa.Table(
+    "api_tokens",
+    metadata,
+    sa.Column("id", sa.String(16), primary_key=True),
+    sa.Column("user_id", sa.String(32), sa.ForeignKey("users.id", ondelete="CASCADE"), nullable=False, index=True),
+    sa.Column("token_hash", sa.String(64), nullable=False, unique=True),
+    sa.Column("scopes", sa.Text, nullable=False),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("last_used", sa.Float, nullable=True),
+    sa.Column("revoked_at", sa.Float, nullable=True),
+)
+
+ratings_table = sa.Table(
+    "ratings",
+    metadata,
+    sa.Column("user_id", sa.String(32), sa.ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("pool", sa.String(32), primary_key=True),
+    sa.Column("rating", sa.Float, nullable=False),
+    sa.Column("rd", sa.Float, nullable=False),
+    sa.Column("vol", sa.Float, nullable=False),
+    sa.Column("games", sa.Integer, nullable=False),
+    sa.Column("updated_at", sa.Float, nullable=False),
+    sa.Index("ix_ratings_pool_rating", "pool", "rating"),
+)
+
+history_table = sa.Table(
+    "rating_history",
+    metadata,
+    sa.Column("user_id", sa.String(32), sa.ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("pool", sa.String(32), nullable=False),
+    sa.Column("before", sa.Float, nullable=False),
+    sa.Column("rating", sa.Float, nullable=False),
+    sa.Column("rd", sa.Float, nullable=False),
+    sa.Column("vol", sa.Float, nullable=False),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Index("ix_rating_history_user_pool", "user_id", "pool", "created_at"),
+)
+
+challenges_table = sa.Table(
+    "challenges",
+    metadata,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("from_user", sa.String(32), sa.ForeignKey("users.id", ondelete="CASCADE"), nullable=False, index=True),
+    sa.Column("to_user", sa.String(32), sa.ForeignKey("users.id", ondelete="CASCADE"), nullable=False, index=True),
+    sa.Column("spec", sa.Text, nullable=False),
+    sa.Column("rated", sa.Boolean, nullable=False),
+    sa.Column("clock", sa.Text, nullable=True),
+    sa.Column("seat", sa.Integer, nullable=True),
+    sa.Column("status", sa.String(16), nullable=False),
+    sa.Column("reason", sa.Text, nullable=True),
+    sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="SET NULL"), nullable=True),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("updated_at", sa.Float, nullable=False),
+)
+
+seat_accounts_table = sa.Table(
+    "seat_accounts",
+    metadata,
+    sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("seat", sa.Integer, primary_key=True),
+    sa.Column("user_id", sa.String(32), sa.ForeignKey("users.id", ondelete="CASCADE"), nullable=False, index=True),
+)
+
+account_games_table = sa.Table(
+    "account_games",
+    metadata,
+    sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("rated", sa.Boolean, nullable=False),
+    sa.Column("pool", sa.String(32), nullable=False),
+    sa.Column("rated_at", sa.Float, nullable=True),
+)
+
+login_failures_table = sa.Table(
+    "login_failures",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("key", sa.String(64), nullable=False),
+    sa.Column("at", sa.Float, nullable=False),
+    sa.Index("ix_login_failures_key_at", "key", "at"),
+)
+
+ALL = (
+    users_table,
+    sessions_table,
+    tokens_table,
+    ratings_table,
+    history_table,
+    challenges_table,
+    seat_accounts_table,
+    account_games_table,
+    login_failures_table,
+)

@@ -1,0 +1,191 @@
+// Translations of the client: i18next (vendored as a plain script, no build step) over JSON catalogues
+// at /static/locales/<lang>/<namespace>.json.
+//
+//   await initI18n(["lobby"]);          // loads "common" and "lobby" in the player's language (+ English)
+//   t("lobby:create")                   // "Create game" / "게임 만들기" / …
+//   t("common:turn", { n: 36 })         // i18next interpolation: "Turn {{n}}"
+//
+// The language: the one chosen with the switcher (kept in localStorage), else the first of the
+// browser's languages that has a catalogue, else English. A key missing in a language falls back to
+// English. In the HTML, elements carry their key: data-i18n="ns:key" (text), data-i18n-html (trusted
+// markup from the catalogue), data-i18n-title / data-i18n-placeholder / data-i18n-aria-label (attributes);
+// translateDom() fills them, and initI18n() does it once for the whole page.
+
+export const LANGUAGES = { en: "English", ko: "한국어", es: "Español", de: "Deutsch", fr: "Français" };
+export const FALLBACK = "en";
+const STORE_KEY = "tessera:lang";
+const SCRIPT = "/static/vendor/i18next.min.js";
+
+let loaded = [];
+let ready = null;
+
+function i18next() {
+  return globalThis.i18next;
+}
+
+function loadScript(src) {
+  if (i18next()) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const s = document.createElement("script");
+    s.src = src;
+    s.onload = () => resolve();
+    s.onerror = () => reject(new Error(`could not load ${src}`));
+    document.head.appendChild(s);
+  });
+}
+
+function stored() {
+  try {
+    return localStorage.getItem(STORE_KEY);
+  } catch {
+    return null;
+  }
+}
+
+// The language to show: ?lang=xx in the address, the stored choice, the browser's languages, English.
+export function detectLanguage() {
+  const fromUrl = new URLSearchParams(location.search).get("lang");
+  const wanted = [fromUrl, stored(), ...(navigator.languages || [navigator.language])];
+  for (const w of wanted) {
+    if (!w) continue;
+    const base = String(w).toLowerCase().split(/[-_]/)[0];
+    if (base in LANGUAGES) return base;
+  }
+  return FALLBACK;
+}
+
+async function fetchCatalogue(lng, ns) {
+  try {
+    const res = await fetch(`/static/locales/${lng}/${ns}.json`);
+    if (!res.ok) return null;
+    return await res.json();
+  } catch {
+    return null;
+  }
+}
+
+async function resourcesFor(lngs, namespaces) {
+  const resources = {};
+  await Promise.all(
+    lngs.flatMap((lng) =>
+      namespaces.map(async (ns) => {
+        const data = await fetchCatalogue(lng, ns);
+        if (data) ((resources[lng] ||= {})[ns] = data);
+      }),
+    ),
+  );
+  return resources;
+}
+
+// Load i18next, the catalogues of `namespaces` (plus "common") in the player's language and English,
+// translate the page's data-i18n elements, and put a language switcher in the page's header.
+export function initI18n(namespaces = []) {
+  if (ready) return ready;
+  ready = (async () => {
+    const ns = [...new Set(["common", ...namespaces])];
+    const lng = detectLanguage();
+    const [, resources] = await Promise.all([loadScript(SCRIPT), resourcesFor([...new Set([lng, FALLBACK])], ns)]);
+    await i18next().init({
+      lng,
+      fallbackLng: FALLBACK,
+      supportedLngs: Object.keys(LANGUAGES),
+      ns,
+      defaultNS: ns[ns.length - 1],
+      fallbackNS: "common",
+      resources,
+      interpolation: { escapeValue: false }, // the client puts text with textContent, or escapes itself
+      returnNull: false,
+    });
+    loaded = ns;
+    document.documentElement.lang = lng;
+    translateDom(document);
+    mountSwitcher();
+    return i18next();
+  })();
+  return ready;
+}
+
+// The translation of `key` ("ns:key" or a key of the page's namespace), with i18next's options
+// (interpolation values, count for plurals, defaultValue).
+export function t(key, options) {
+  const i = i18next();
+  if (!i || !i.isInitialized) return options && options.defaultValue !== undefined ? options.defaultValue : key;
+  return i.t(key, options);
+}
+
+// Whether a key exists (in the current language or the English fallback).
+export function hasKey(key) {
+  const i = i18next();
+  return !!(i && i.isInitialized && i.exists(key));
+}
+
+export function currentLanguage() {
+  const i = i18next();
+  return (i && i.isInitialized && i.language) || detectLanguage();
+}
+
+// Choose a language: kept in localStorage; the page is shown again in it (reload: every text,
+// including those built by scripts, in one consistent language). With {reload: false} the
+// catalogues are swapped in place, data-i18n elements re-translated and "tessera:language" dispatched.
+export async function setLanguage(lng, { reload = true } = {}) {
+  if (!(lng in LANGUAGES)) throw new Error(`unknown language ${lng}; one of ${Object.keys(LANGUAGES).join(", ")}`);
+  try {
+    localStorage.setItem(STORE_KEY, lng);
+  } catch {
+    /* private mode: the choice lasts for this page only */
+  }
+  if (reload) {
+    const url = new URL(location.href);
+    url.searchParams.delete("lang");
+    location.replace(url.toString());
+    return;
+  }
+  const i = i18next();
+  const resources = await resourcesFor([lng], loaded);
+  for (const [ns, data] of Object.entries(resources[lng] || {})) i.addResourceBundle(lng, ns, data, true, true);
+  await i.changeLanguage(lng);
+  document.documentElement.lang = lng;
+  translateDom(document);
+  const sel = document.querySelector(".lang-switch select");
+  if (sel) sel.value = lng;
+  window.dispatchEvent(new CustomEvent("tessera:language", { detail: lng }));
+}
+
+const ATTRS = ["title", "placeholder", "aria-label"];
+
+// Fill the elements under `root` that carry data-i18n keys.
+export function translateDom(root = document) {
+  for (const el of root.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
+  for (const el of root.querySelectorAll("[data-i18n-html]")) el.innerHTML = t(el.dataset.i18nHtml);
+  for (const attr of ATTRS) {
+    const data = `data-i18n-${attr}`;
+    for (const el of root.querySelectorAll(`[${data}]`)) el.setAttribute(attr, t(el.getAttribute(data)));
+  }
+}
+
+// A <select> of the languages, each in its own name.
+export function languageSwitcher() {
+  const label = document.createElement("label");
+  label.className = "lang-switch";
+  const sel = document.createElement("select");
+  sel.setAttribute("aria-label", t("common:language"));
+  sel.title = t("common:language");
+  for (const [code, name] of Object.entries(LANGUAGES)) {
+    const o = document.createElement("option");
+    o.value = code;
+    o.textContent = name;
+    o.lang = code;
+    sel.appendChild(o);
+  }
+  sel.value = currentLanguage();
+  sel.addEventListener("change", () => setLanguage(sel.value));
+  label.appendChild(sel);
+  return label;
+}
+
+// Into the element marked data-lang-switch, else at the end of the page's header.
+function mountSwitcher() {
+  if (document.querySelector(".lang-switch")) return;
+  const host = document.querySelector("[data-lang-switch]") || document.querySelector("header.top");
+  if (host) host.appendChild(languageSwitcher());
+}
