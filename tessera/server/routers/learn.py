@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Query
@@ -28,11 +27,12 @@ from pydantic import BaseModel, Field
 
 from tessera import learn
 from tessera.core.registry import game_class
+from tessera.server.routers.catalog import RULES
+from tessera.server.routers.pages import WEB
 
 router = APIRouter()
 
-RULES = Path(__file__).resolve().parent.parent / "rules"
-WEB = Path(__file__).resolve().parent.parent / "web"
+
 LANGUAGES = ("en", "ko", "es", "de", "fr")
 """The languages the rules pages and lessons are written in; English is the fallback."""
 
