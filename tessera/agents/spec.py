@@ -29,6 +29,7 @@ from typing import Any
 from tessera.agents.alphabeta import AlphaBetaAgent
 from tessera.agents.army import ArmyAgent, parse_army
 from tessera.agents.base import Agent, Budget
+from tessera.agents.endgame.agent import with_endgame
 from tessera.agents.mcts import MCTSAgent
 from tessera.agents.simple import GreedyAgent, RandomAgent
 from tessera.agents.sm_mcts import SMMCTSAgent
@@ -195,6 +196,9 @@ class Level:
 LEVEL_SECONDS = {1: None, 2: None, 3: 0.3, 4: 1.0, 5: 3.0}
 """Default time per move of each level."""
 
+ENDGAME_LEVEL = 4
+"""Levels from this one up ask the exact endgame solver first where the game has one (Nibble)."""
+
 _SEARCH_SPEC: dict[str, str] = {
     # Per-game agent of the search levels (3–5), chosen by the matches in docs/agents.md.
     "ikabegama": "alphabeta",
@@ -292,6 +296,8 @@ class LevelAgent(Agent):
             agent = make_agent(lv.spec)
             agent.default_seconds = None if lv.seconds is None else lv.seconds * self.scale
             agent.rng = self.rng
+            if self.n >= ENDGAME_LEVEL and players == 2:
+                agent = with_endgame(agent, game)  # the exact solver first near the end (tessera.agents.endgame)
             self._inner[key] = agent
         return self._inner[key]
 
