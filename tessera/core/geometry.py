@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import math
 import string
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cached_property
+from typing import cast
 
 Cell = int
 """A cell id of a :class:`Grid`."""
@@ -70,7 +71,7 @@ HEX_RING2: tuple[tuple[int, int], ...] = (
 HEXAGON_EDGES: tuple[str, ...] = ("top", "upper-right", "lower-right", "bottom", "lower-left", "upper-left")
 """The six edges of a hexagon-shaped hex board (pointy-top hexes), clockwise from the top."""
 
-_EDGE_COORD = {
+_EDGE_COORD: dict[str, tuple[Callable[[int, int], int], bool]] = {
     "top": (lambda q, r: r, False),
     "bottom": (lambda q, r: r, True),
     "lower-left": (lambda q, r: q, False),
@@ -169,8 +170,8 @@ class Grid:
     # -- geometry --------------------------------------------------------------------
     def distance(self, a: Cell, b: Cell) -> int:
         """Steps between two cells (hex distance, or Manhattan distance on squares)."""
-        qa, ra = self.coords[a]  # type: ignore[misc]
-        qb, rb = self.coords[b]  # type: ignore[misc]
+        qa, ra = cast("tuple[int, int]", self.coords[a])
+        qb, rb = cast("tuple[int, int]", self.coords[b])
         if self.kind == "hex":
             return hex_distance(qa, ra, qb, rb)
         return abs(qa - qb) + abs(ra - rb)

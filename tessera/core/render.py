@@ -204,9 +204,10 @@ def text_diagram(desc: RenderDict, *, cell_width: int = 3) -> str:
 
 def _row_label(board: dict[str, Any], row_cells: list[dict[str, Any]]) -> str:
     if board["kind"] == "hexplane":
-        return "r=" + row_cells[0]["id"].split(",")[1]
+        first: str = row_cells[0]["id"]
+        return "r=" + first.split(",")[1]
     left = min(row_cells, key=lambda c: c["x"])
-    lab = left["id"]
+    lab: str = left["id"]
     return lab.lstrip("abcdefghijklmnopqrstuvwxyz") if board["kind"] == "square" else lab.rstrip("0123456789")
 
 

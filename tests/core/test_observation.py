@@ -11,6 +11,7 @@ import pytest
 import tessera
 from tessera.core.game import Game
 from tessera.core.observation import NO_DECISIONS, AxialLayout, Decisions, FlatLayout, render_spec
+from tessera.games.nelaxtam import HIDDEN
 
 
 def game_spec_module(name: str) -> str:
@@ -91,3 +92,18 @@ def test_a_deep_copy_of_an_adapted_state_is_a_clone_without_any_adapter_imported
     assert twin.game is st.game and twin.state is not st.state
     twin.apply(twin.legal_actions()[0])
     assert st.history == [] and len(twin.history) == 1
+
+
+def test_a_sealed_order_in_the_state_never_reaches_the_other_players_planes() -> None:
+    """The planes are read off the observer's own view: a sealed Nelaxtam order is hidden there."""
+    game = tessera.load_game("nelaxtam")
+    state = game.new_initial_state()
+    obs = game.observation_spec()
+    before = [obs.observe(state, p) for p in (0, 1)]
+    state.submit(state.random_move(random.Random(1), 0), 0)  # type: ignore[attr-defined]
+    assert state.pending(0) is not None  # type: ignore[attr-defined]
+    assert np.array_equal(obs.observe(state, 1), before[1])
+    seen: list[object] = []
+    spec = obs.__class__(obs.planes, obs.layout, lambda st, p, d: seen.append(st.to_dict()) or before[p])
+    spec.observe(state, 1)
+    assert seen[0]["pending"] == [HIDDEN, None]  # type: ignore[index]

@@ -73,7 +73,7 @@ from tessera.core.hexplane import (
 from tessera.core.kernels import warm_up
 from tessera.core.observation import ObservationSpec
 from tessera.core.registry import register
-from tessera.core.render import PLAYER_COLORS, cell_entry, describe, piece, text_diagram
+from tessera.core.render import PLAYER_COLORS, text_diagram
 from tessera.games.ikabegama import kernels as kern
 
 LIGHT, DARK = 0, 1
@@ -106,11 +106,11 @@ def _warm_up(game: IkabegamaGame) -> None:
     kern.add_token(a, game.nest_ids[0], LIGHT)
     kern.add_token(a, game.nest_ids[1], DARK)
     kern.settle(a, k)
-    kern.legal_actions(a, k, allowed)
+    kern.legal(a, k, allowed)
     kern.check(a, k, allowed, game.pass_action)
-    kern.value(a, k, LIGHT)
+    kern.evaluate(a, k, LIGHT)
     kern.rollouts(a, k, allowed, 1, 0, 1)
-    kern.apply(a, k, kern.random_action(a, k, allowed, 0))
+    kern.apply(a, k, kern.random_step(a, k, allowed, 0))
     kern.grown(a, 8)
 
 
@@ -188,61 +188,10 @@ class IkabegamaGame(Game):
         return IkabegamaState(self, {self.nest_ids[0]: LIGHT, self.nest_ids[1]: DARK})
 
     def state_from_dict(self, d: Mapping[str, Any]) -> IkabegamaState:
-        """A state from ``{"to_move", "light_nest", "dark_nest", "tokens", "ply"?, "passes"?}``."""
-        if not isinstance(d, Mapping):
-            raise ValueError("an ikabegama position must be a dict")
-        unknown = set(d) - {"to_move", "light_nest", "dark_nest", "tokens", "ply", "passes"}
-        if unknown:
-            raise ValueError(f"ikabegama position: unknown key {sorted(unknown)[0]!r}")
-        for key, want in (("light_nest", self.light_nest), ("dark_nest", self.dark_nest)):
-            if key in d:
-                try:
-                    got = parse_axial(str(d[key]))
-                except ValueError as e:
-                    raise ValueError(f"ikabegama position: {key}: {e}") from None
-                if got != want:
-                    raise ValueError(
-                        f"ikabegama position: {key} is {format_axial(*got)} but this game's is {format_axial(*want)}"
-                    )
-        to_move = d.get("to_move", 0)
-        if to_move not in (0, 1) or isinstance(to_move, bool):
-            raise ValueError(f"ikabegama position: to_move must be 0 or 1, not {to_move!r}")
-        tokens_in = d.get("tokens")
-        if not isinstance(tokens_in, Mapping):
-            raise ValueError("ikabegama position: 'tokens' must map 'q,r' to 0 or 1")
-        tokens: dict[int, int] = {}
-        for key, owner in tokens_in.items():
-            try:
-                hid = self.window.id_of(str(key))
-            except ValueError as e:
-                raise ValueError(f"ikabegama position: token {key!r}: {e}") from None
-            if self.allowed is not None and hid not in self.allowed:
-                raise ValueError(f"ikabegama position: token {key!r} is off the {self.params['board']} board")
-            if owner not in (0, 1) or isinstance(owner, bool):
-                raise ValueError(f"ikabegama position: token {key!r} has owner {owner!r}; expected 0 or 1")
-            if hid in tokens:
-                raise ValueError(f"ikabegama position: hex {key!r} is given twice")
-            tokens[hid] = owner
-        ply = d.get("ply", 0)
-        passes = d.get("passes", 0)
-        if not isinstance(ply, int) or isinstance(ply, bool) or not 0 <= ply <= self.params["max_plies"]:
-            raise ValueError(f"ikabegama position: ply must be 0…{self.params['max_plies']}, not {ply!r}")
-        if passes not in (0, 1, 2):
-            raise ValueError(f"ikabegama position: passes must be 0, 1 or 2, not {passes!r}")
-        if self.allowed is None:
-            left = self.params["max_plies"] - ply
-            for hid in tokens:
-                q, r = self.window.axial(hid)
-                if max(abs(q), abs(r)) + left + 3 > self.window.bound:
-                    raise ValueError(
-                        f"ikabegama position: token {self.window.label(hid)} is too far out: with {left} plies "
-                        f"left its tokens could leave the playing window |q|,|r| <= {self.window.bound}"
-                    )
-        light_home, dark_home = self.nest_ids
-        if tokens.get(dark_home) == LIGHT and tokens.get(light_home) == DARK:
-            raise ValueError("ikabegama position: both nests are taken by the enemy; only one player can have won")
-        st = IkabegamaState(self, tokens, to_move=to_move, ply=ply, passes=passes)
-        return st
+        """A state from a position dictionary (:mod:`tessera.games.ikabegama.position`; strict)."""
+        from tessera.games.ikabegama.position import state_from_dict
+
+        return state_from_dict(self, d)
 
     def num_distinct_actions(self) -> int:
         """13 per hex of the window (growth + 12 jump directions), plus ``pass``."""
@@ -362,7 +311,7 @@ class IkabegamaState(TurnState):
 
     def _legal_actions(self) -> list[Action]:
         g = self.game
-        moves = kern.legal_actions(self._a, g.kconst, g.allowed_mask)
+        moves = kern.legal(self._a, g.kconst, g.allowed_mask)
         if moves.shape[0] == 0:
             return [g.pass_action]
         return moves.tolist()  # type: ignore[no-any-return]
@@ -377,7 +326,7 @@ class IkabegamaState(TurnState):
         if player is not None and player != self.to_move:
             raise IllegalMove(f"it is player {self.to_move}'s turn, not player {player}'s")
         g = self.game
-        return kern.random_action(self._a, g.kconst, g.allowed_mask, rng.getrandbits(63))  # type: ignore[no-any-return]
+        return kern.random_step(self._a, g.kconst, g.allowed_mask, rng.getrandbits(63))
 
     def rollouts(self, n: int, seed: int, max_plies: int | None = None) -> RolloutResult:
         """``State.rollouts`` by the rollout kernel: all ``n`` games in one call."""
@@ -470,78 +419,17 @@ class IkabegamaState(TurnState):
     # -- agents ------------------------------------------------------------------------
     def evaluate(self, player: int) -> float:
         """``tanh(0.15·token lead + 0.35·nest-race lead)`` for ``player``; exact when over
-        (:func:`kernels.value`, the evaluation rollouts use)."""
+        (:func:`kernels.evaluate`, the evaluation rollouts use)."""
         if self._over:
             return self.returns()[player]
-        return float(kern.value(self._a, self.game.kconst, player))
+        return float(kern.evaluate(self._a, self.game.kconst, player))
 
-    # -- drawing -----------------------------------------------------------------------
-    def _view_cells(self) -> list[int]:
-        g = self.game
-        w = g.window
-        if g.allowed is not None:
-            return sorted(g.allowed)
-        seen: set[int] = set()
-        for h in [*self.tokens, *g.nest_ids]:
-            q0, r0 = w.axial(h)
-            for dq in range(-3, 4):
-                for dr in range(-3, 4):
-                    if abs(dq + dr) <= 3 and w.contains(q0 + dq, r0 + dr):
-                        seen.add(w.id(q0 + dq, r0 + dr))
-        return sorted(seen)
-
+    # -- drawing (render.py) ---------------------------------------------------------
     def render(self, player: int | None = None) -> dict[str, Any]:
-        g = self.game
-        w = g.window
-        cells = []
-        nest_symbol = {g.nest_ids[0]: "l", g.nest_ids[1]: "d"}
-        for h in self._view_cells():
-            q, r = w.axial(h)
-            x, y = hex_center(q, r)
-            cells.append(cell_entry(w.label(h), x, y, symbol=nest_symbol.get(h)))
-        pieces = [
-            piece(w.label(h), o, color=COLORS[o], symbol="LD"[o], title=f"{NAMES[o]} token")
-            for h, o in sorted(self.tokens.items())
-        ]
-        highlights: list[dict[str, Any]] = [
-            {"cell": w.label(h), "kind": "nest", "owner": i, "color": COLORS[i], "title": f"{NAMES[i]} nest"}
-            for i, h in enumerate(g.nest_ids)
-        ]
-        last: list[str] = []
-        if self._history:
-            _, a = self._history[-1]
-            s = self.action_to_string(a)
-            last = [] if s == "pass" else s.split(">")
-            highlights += [{"cell": c, "kind": "last"} for c in last]
-        actions: list[dict[str, Any]] = []
-        cp = self.current_player()
-        if cp >= 0 and (player is None or player == cp):
-            for a in self._legal_actions():
-                s = self.action_to_string(a)
-                if s == "pass":
-                    actions.append({"move": "pass", "path": [], "label": "Pass"})
-                else:
-                    actions.append({"move": s, "path": s.split(">")})
-        board: dict[str, Any] = {
-            "kind": "hexplane" if g.allowed is None else "hex",
-            "cells": cells,
-            "unbounded": g.allowed is None,
-            "coords": "axial",
-        }
-        return describe(
-            self,
-            board=board,
-            pieces=pieces,
-            players=[{"name": NAMES[i], "color": COLORS[i]} for i in (0, 1)],
-            highlights=highlights,
-            panel=[
-                {"label": "Tokens", "values": self.counts},
-                {"label": "Ply", "values": [f"{self.ply} / {g.params['max_plies']}"]},
-            ],
-            actions=actions,
-            last_move=last,
-            viewer=player,
-        )
+        """The render description (docs/render.md) as seen by ``player`` (None: a spectator)."""
+        from tessera.games.ikabegama.render import render
+
+        return render(self, player)
 
     def __str__(self) -> str:
         return text_diagram(self.render())

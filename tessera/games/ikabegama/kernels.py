@@ -61,7 +61,7 @@ OK, OFF_BOARD, NOT_EMPTY, NOT_ADJACENT, NOT_OWN, MUST_MOVE = range(6)
 """Codes of :func:`check`."""
 
 TRIES = 24
-"""Rejection-sampling draws of :func:`random_action` before it lists the moves."""
+"""Rejection-sampling draws of :func:`random_step` before it lists the moves."""
 
 
 @kernel
@@ -242,7 +242,7 @@ def apply(a: np.ndarray, k: np.ndarray, action: int) -> int:
 
 
 @kernel
-def legal_actions(a: np.ndarray, k: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+def legal(a: np.ndarray, k: np.ndarray, allowed: np.ndarray) -> np.ndarray:
     """The sorted growths and jumps of the player to move (empty when he must pass)."""
     player = a[TO_MOVE]
     ntok = a[NTOK]
@@ -306,7 +306,7 @@ def check(a: np.ndarray, k: np.ndarray, allowed: np.ndarray, action: int) -> int
 
 @kernel
 def _draw(a: np.ndarray, k: np.ndarray, allowed: np.ndarray, rs: np.ndarray) -> int:
-    """A uniformly random legal action of the player to move (see :func:`random_action`)."""
+    """A uniformly random legal action of the player to move (see :func:`random_step`)."""
     player = a[TO_MOVE]
     ntok = a[NTOK]
     own = HEADER + a[CAP]
@@ -344,14 +344,14 @@ def _draw(a: np.ndarray, k: np.ndarray, allowed: np.ndarray, rs: np.ndarray) -> 
                     adjacent += 1
             if adjacent == 1 or rand_below(rs, I64(adjacent)) == 0:
                 return dest * 13
-    moves = legal_actions(a, k, allowed)
+    moves = legal(a, k, allowed)
     if moves.shape[0] == 0:
         return k[K_SIZE] * 13
     return moves[rand_below(rs, I64(moves.shape[0]))]
 
 
 @kernel
-def random_action(a: np.ndarray, k: np.ndarray, allowed: np.ndarray, seed: int) -> int:
+def random_step(a: np.ndarray, k: np.ndarray, allowed: np.ndarray, seed: int) -> int:
     """A uniformly random legal action, drawn from ``seed``, by rejection sampling (no move list).
 
     Draw an own token and one of its 18 offsets; a jump is taken when its
@@ -365,7 +365,7 @@ def random_action(a: np.ndarray, k: np.ndarray, allowed: np.ndarray, seed: int) 
 
 
 @kernel
-def value(a: np.ndarray, k: np.ndarray, player: int) -> float:
+def evaluate(a: np.ndarray, k: np.ndarray, player: int) -> float:
     """``tanh(0.15·token lead + 0.35·nest-race lead)`` for ``player`` (the game not over): the race is how
     much closer his nearest token is to the enemy nest than the enemy's nearest token to his own nest."""
     stride = k[K_STRIDE]
@@ -400,7 +400,7 @@ def rollouts(
     a: np.ndarray, k: np.ndarray, allowed: np.ndarray, count: int, seed: int, max_plies: int
 ) -> tuple[float, int]:
     """``count`` random games from ``a`` (unchanged): player 0's summed result (+1/-1/0 at the end,
-    else :func:`value` after ``max_plies`` plies; ``max_plies < 0``: to the end) and the plies played."""
+    else :func:`evaluate` after ``max_plies`` plies; ``max_plies < 0``: to the end) and the plies played."""
     rs = np.empty(1, dtype=np.uint64)
     rs[0] = np.uint64(seed)
     # room for a growth on every ply left (the safeguard bounds them)
@@ -420,7 +420,7 @@ def rollouts(
             w = work[WINNER]
             total += 1.0 if w == 0 else -1.0 if w == 1 else 0.0
         else:
-            total += value(work, k, I64(0))
+            total += evaluate(work, k, I64(0))
     return total, plies
 
 
@@ -428,15 +428,15 @@ __all__ = [
     "add_token",
     "apply",
     "check",
+    "evaluate",
     "grown",
     "has_move",
-    "legal_actions",
+    "legal",
     "new_array",
     "on_board",
     "owner_at",
-    "random_action",
+    "random_step",
     "rollouts",
     "settle",
     "token_at",
-    "value",
 ]

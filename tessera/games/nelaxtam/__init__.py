@@ -1,5 +1,17 @@
-"""Nelaxtam: the game (``game``) and its compiled rule kernels (``kernels``); the rules are ``game``'s docstring."""
+"""Nelaxtam, one package of the shape every game has.
 
+* ``game`` — the declaration (:data:`INFO`), the :class:`Game` and its :class:`State` (moves, notation,
+  the sentences of refusals); its docstring is the rules;
+* ``position`` — the position dictionary read back (``state_from_dict``);
+* ``render`` — the render description (``render(state, player)``, behind ``State.render``);
+* ``kernels`` — the compiled rules (numba) in the shared vocabulary (``legal``, ``check``, ``apply``,
+  ``random_step``, ``evaluate``, ``rollouts``; refusal codes ``R_*``);
+* ``observation`` — the observation planes of the research adapters (``Game.observation_spec``).
+
+``Game`` and ``State`` name the same classes in every game's package.
+"""
+
+from tessera.games.nelaxtam import kernels, observation
 from tessera.games.nelaxtam.game import (
     BATTLE,
     BLACK,
@@ -21,6 +33,11 @@ from tessera.games.nelaxtam.game import (
     NelaxtamState,
 )
 
+Game = NelaxtamGame
+"""This game's :class:`~tessera.core.game.Game` (every game's package has the name)."""
+State = NelaxtamState
+"""This game's :class:`~tessera.core.game.State`."""
+
 __all__ = [
     "BATTLE",
     "BLACK",
@@ -38,6 +55,10 @@ __all__ = [
     "SEA_FILL",
     "TERRITORY_FILL",
     "WHITE",
+    "Game",
     "NelaxtamGame",
     "NelaxtamState",
+    "State",
+    "kernels",
+    "observation",
 ]

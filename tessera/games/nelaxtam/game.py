@@ -150,11 +150,11 @@ from tessera.core.game import (
     RolloutResult,
     State,
 )
-from tessera.core.geometry import Grid, bits, diagonal_flood, diagonal_neighbors, square
+from tessera.core.geometry import Grid, bits, diagonal_neighbors, square
 from tessera.core.kernels import rng_state, warm_up
 from tessera.core.observation import ObservationSpec
 from tessera.core.registry import register
-from tessera.core.render import PLAYER_COLORS, cell_entry, describe, piece, text_diagram
+from tessera.core.render import PLAYER_COLORS, text_diagram
 from tessera.games.nelaxtam import kernels as _k
 
 BLACK, WHITE = 0, 1
@@ -334,7 +334,9 @@ class NelaxtamGame(Game):
 
     def state_from_dict(self, d: Mapping[str, Any]) -> NelaxtamState:
         """A state from the position dictionary described in the module docstring (strict)."""
-        return _state_from_dict(self, d)
+        from tessera.games.nelaxtam.position import state_from_dict
+
+        return state_from_dict(self, d)
 
     def num_distinct_actions(self) -> int:
         """``troops · (1 + 3·size²)``: one token per troop (hold, move/destroy/place onto a square)."""
@@ -390,7 +392,8 @@ class NelaxtamState(State):
         """``player``'s troops' squares (square indices, ``-1`` dead or not landed), by troop."""
         t = self.game.ntroops
         start = self.game.num_squares + player * t
-        return self.a[start : start + t].tolist()
+        cells: list[int] = self.a[start : start + t].tolist()
+        return cells
 
     @property
     def pos(self) -> list[list[int]]:
@@ -572,7 +575,7 @@ class NelaxtamState(State):
     def order_reason(self, actions: Sequence[Action], player: int) -> str | None:
         """``None`` when ``actions`` (one per token, as written) are a legal full order of ``player``.
 
-        The check is one kernel call (:func:`tessera.games.nelaxtam.kernels.order_code`);
+        The check is one kernel call (:func:`tessera.games.nelaxtam.kernels.check`);
         its code becomes the sentence here.
         """
         if self.phase == OVER:
@@ -580,7 +583,7 @@ class NelaxtamState(State):
         if player not in (0, 1):
             return f"there is no player {player!r}; players are 0 (Black) and 1 (White)"
         acts = list(actions)
-        code = _k.order_code(self.a, self.game.geo, player, np.array(acts, np.int64))
+        code = _k.check(self.a, self.game.geo, player, np.array(acts, np.int64))
         return _order_message(self.game, code, acts, player) if code else None
 
     def _check_order(self, order: str, player: int | None) -> list[Action]:
@@ -643,7 +646,7 @@ class NelaxtamState(State):
             return out
         opts = np.empty((g.ntroops, _k.MAX_OPTIONS), np.int64)
         counts = np.empty(g.ntroops, np.int64)
-        _k.options(self.a, g.geo, player, opts, counts)
+        _k.legal(self.a, g.geo, player, opts, counts)
         rows = opts.tolist()
         for t, m in enumerate(counts.tolist()):
             if m:
@@ -659,7 +662,7 @@ class NelaxtamState(State):
             return []
         if self.legal_moves(0) or self.legal_moves(1):  # whole orders are enumerated (quiet battle)
             return [None] if self.legal_actions(player) else []
-        return sorted(self.troop_actions(player))
+        return [*sorted(self.troop_actions(player))]
 
     def decision_choices(self, player: int, unit: int | None, pending: Sequence[Action]) -> list[Action]:
         """``player``'s tokens for troop ``unit`` that leave his order completable, sorted.
@@ -758,8 +761,9 @@ class NelaxtamState(State):
             raise IllegalMove("the game is over")
         player = self._check_player(player)
         out = np.empty(self.game.ntroops, np.int64)
-        n = _k.random_order(self.a, self.game.geo, player, rng_state(rng.getrandbits(63)), out)
-        return out[:n].tolist()
+        n = _k.random_step(self.a, self.game.geo, player, rng_state(rng.getrandbits(63)), out)
+        order: list[Action] = out[:n].tolist()
+        return order
 
     def random_move(self, rng: random.Random, player: int | None = None) -> Move:
         """A random legal full order of ``player`` (normalised)."""
@@ -887,7 +891,7 @@ class NelaxtamState(State):
         """Apply two legal orders (one kernel call): moves, then destructions, deaths, removals, end."""
         self._pending = [None, None]
         self._turns.append((tuple(acts[0]), tuple(acts[1])))
-        _k.resolve(self.a, self.game.geo, np.array(acts[0] + acts[1], np.int64), len(acts[0]))
+        _k.apply(self.a, self.game.geo, np.array(acts[0] + acts[1], np.int64), len(acts[0]))
         self._sync()
 
     def can_destroy(self) -> bool:
@@ -911,7 +915,7 @@ class NelaxtamState(State):
             raise ValueError(f"rollouts: max_plies must be >= 0 or None, not {max_plies!r}")
         out = np.zeros(n, np.float64)
         cutoff = -1 if max_plies is None else max_plies
-        turns = _k.playouts(self.a, self.game.geo, rng_state(seed), cutoff, out) if n else 0
+        turns = _k.rollouts(self.a, self.game.geo, rng_state(seed), cutoff, out) if n else 0
         v0 = float(out.sum())
         return RolloutResult(n, (v0, -v0), int(turns))
 
@@ -940,109 +944,12 @@ class NelaxtamState(State):
         """Territory share (0.7) and troop share (0.3) lead of ``player``; exact when over."""
         return float(_k.evaluate(self.a, self.game.geo, player))
 
-    # -- drawing -----------------------------------------------------------------------
+    # -- drawing (render.py) ---------------------------------------------------------
     def render(self, player: int | None = None) -> dict[str, Any]:
         """The render description for ``player`` (``None``: a spectator); never the opponent's order."""
-        g = self.game
-        lab = g.labels
-        cells = []
-        terr = self.terr
-        pos = self.pos
-        for c in g.grid.cells:
-            x, y = g.grid.center(c)
-            if terr[0] >> c & 1:
-                fill, sym, title = TERRITORY_FILL[0], "x", "Black territory"
-            elif terr[1] >> c & 1:
-                fill, sym, title = TERRITORY_FILL[1], "o", "White territory"
-            else:
-                fill, sym, title = SEA_FILL, ".", "removed"
-            cells.append(cell_entry(lab[c], x, y, fill=fill, symbol=sym, title=title))
-        pieces = []
-        for p in (0, 1):
-            for t, c in enumerate(pos[p]):
-                if c >= 0:
-                    pieces.append(
-                        piece(
-                            lab[c],
-                            p,
-                            text=str(t + 1),
-                            color=COLORS[p],
-                            symbol="XO"[p],
-                            title=f"{NAMES[p]} troop {t + 1}",
-                        )
-                    )
-        last = [lab[c] for c in self._last_cells]
-        highlights: list[dict[str, Any]] = [{"cell": c, "kind": "last"} for c in last]
-        sealed = ["yes" if self._pending[p] is not None else "no" for p in (0, 1)]
-        panel: list[dict[str, Any]] = [
-            {"label": "Territory", "values": self.scores()},
-            {"label": "Troops", "values": [len(self.living(0)), len(self.living(1))]},
-            {"label": "Turn", "values": [f"{self.turn} ({self.phase})"]},
-            {"label": "Turns without destruction", "values": [f"{self.idle} / {g._params['max_idle_turns']}"]},
-        ]
-        if self.phase != OVER:
-            panel.append({"label": "Order sealed", "values": sealed})
-        if self.phase == INVASION:
-            need = g._params["by_sea"]
-            panel.append({"label": "Invasion", "values": [f"at least {need} troops land on the shaded edge (by sea)"]})
-            for p in (0, 1) if player is None else (player,):
-                highlights += [
-                    {"cell": lab[c], "kind": "setup", "owner": p, "title": "edge square: troops by sea land here"}
-                    for c in bits(terr[p] & g.edge)
-                ]
-        order = None
-        if player in (0, 1) and self.phase != OVER:
-            order = self._order_section(player)
-        return describe(
-            self,
-            board={"kind": "square", "cells": cells, "unbounded": False, "coords": "chess"},
-            pieces=pieces,
-            players=[{"name": NAMES[i], "color": COLORS[i]} for i in (0, 1)],
-            highlights=highlights,
-            panel=panel,
-            actions=[],
-            last_move=last,
-            viewer=player,
-            order=order,
-        )
+        from tessera.games.nelaxtam.render import render
 
-    def _order_section(self, player: int) -> dict[str, Any]:
-        g = self.game
-        lab = g.labels
-        units = []
-        invasion = self.phase == INVASION
-        pos = self.pos[player]
-        for k, acts in self.troop_actions(player).items():
-            cell = pos[k - 1]
-            choices = []
-            for a in acts:
-                _, kind, target = g.decode(a)
-                tok = g.tokens[a]
-                if kind == HOLD:
-                    label = "nobody acts" if self._quiet_battle() else "hold"
-                    choices.append({"token": tok, "path": [], "label": label})
-                else:
-                    verb = {MOVE: "move to", DESTROY: "destroy", PLACE: "land on"}[kind]
-                    choices.append({"token": tok, "path": [lab[target]], "label": f"{verb} {lab[target]}"})
-            unit: dict[str, Any] = {
-                "id": str(k),
-                "cell": None if invasion or cell < 0 else lab[cell],
-                "label": f"Troop {k}",
-                "choices": choices,
-            }
-            if not invasion and not self._quiet_battle():
-                unit["default"] = f"{k}="
-            units.append(unit)
-        mine = self._pending[player]
-        return {
-            "player": player,
-            "submitted": mine is not None,
-            "pending": mine,
-            "opponent_submitted": self._pending[1 - player] is not None,
-            "separator": " ",
-            "single": self._quiet_battle(),
-            "units": units,
-        }
+        return render(self, player)
 
     def __str__(self) -> str:
         """A text diagram: ``x``/``o`` territory, ``.`` removed, ``X3``/``O3`` troops; rank ``size`` on top."""
@@ -1072,178 +979,53 @@ def _completable(options: list[list[str]], claimed: set[str]) -> bool:
 
 
 def _order_message(g: NelaxtamGame, code: int, actions: list[Action], player: int) -> str:
-    """The sentence of an order check's code (:func:`tessera.games.nelaxtam.kernels.order_code`)."""
+    """The sentence of an order check's code (:func:`tessera.games.nelaxtam.kernels.check`)."""
     kind, x, y, z = code & 255, (code >> 8) & 0xFFFF, (code >> 24) & 0xFFFF, code >> 40
     lab = g.sq_label
-    if kind == 1:
+    if kind == _k.R_TWO_TOKENS:
         return f"troop {x} is given two tokens"
-    if kind == 2:
+    if kind == _k.R_TROOP_ORDER:
         return f"tokens must be listed in increasing troop number: troop {x} comes after troop {y}"
-    if kind == 3:
+    if kind == _k.R_TROOP_GONE:
         return f"troop {x} is no longer on the board"
-    if kind == 4:
+    if kind == _k.R_PLACE_AFTER_INVASION:
         return f"{x}@{lab[y]}: troops are placed only in the invasion (turn 1)"
-    if kind == 5:
+    if kind == _k.R_MOVE_NOT_DIAGONAL:
         return f"troop {x} on {lab[y]} cannot move to {lab[z]}: moves are diagonal"
-    if kind == 6:
+    if kind == _k.R_MOVE_NOT_ADJACENT:
         return f"troop {x} on {lab[y]} cannot move to {lab[z]}: it is not adjacent"
-    if kind == 7:
+    if kind == _k.R_MOVE_ONTO_REMOVED:
         return f"troop {x} cannot move to {lab[y]}: that square's territory has been removed"
-    if kind == 8:
+    if kind == _k.R_DESTROY_OWN:
         return f"troop {x} cannot destroy {lab[y]}: it is {NAMES[player]}'s own territory square"
-    if kind == 9:
+    if kind == _k.R_DESTROY_NOT_ADJACENT:
         return f"troop {x} on {lab[y]} cannot destroy {lab[z]}: it is not orthogonally adjacent"
-    if kind == 10:
+    if kind == _k.R_DESTROY_REMOVED:
         return f"troop {x} cannot destroy {lab[y]}: it has already been removed"
-    if kind == 11:
+    if kind == _k.R_SAME_END:
         return f"troops {x} and {y} would both end on {lab[z]}"
-    if kind == 12:
+    if kind == _k.R_SAME_END_QUIET:
         return f"troops {x} and {y} would both end on {lab[z]} (troop {x} does not act)"
-    if kind == 13:
+    if kind == _k.R_TROOP_WITHOUT_TOKEN:
         return f"troop {x} has no token: every living troop must be given one ({x}= to hold)"
-    if kind == 14:
+    if kind == _k.R_QUIET_ONE_TOKEN:
         return f"the quiet variant allows one token per turn (one troop acts), not {x}"
-    if kind == 15:
+    if kind == _k.R_NOT_AN_ACTION:
         return f"action {actions[x]!r} is not an action of {g}"
-    if kind == 20:
+    if kind == _k.R_INVASION_PLACES:
         a = actions[x]
         return f"{g.tokens[a]}: the invasion places every troop with a token like {a // g.block + 1}@a3"
-    if kind == 21:
+    if kind == _k.R_PLACED_TWICE:
         return f"troop {x} is placed twice"
-    if kind == 23:
+    if kind == _k.R_LAND_ON_ENEMY:
         return f"troop {x} cannot land on {lab[y]}: it is {NAMES[1 - player]} territory"
-    if kind == 24:
+    if kind == _k.R_PLACED_SAME:
         return f"troops {x} and {y} are both placed on {lab[z]}"
-    if kind == 25:
+    if kind == _k.R_TROOP_MISSING:
         return f"troop {x} is missing: the invasion places every troop (1 to {g.ntroops})"
-    if kind == 26:
+    if kind == _k.R_TOO_FEW_BY_SEA:
         return (
             f"only {x} troop{'s' if x != 1 else ''} stand on edge squares, but {y} come by sea "
             "and must land on the edge of the island"
         )
     raise AssertionError(f"unknown order check code {code}")  # the kernel returns only the codes above
-
-
-def _state_from_dict(game: NelaxtamGame, d: Mapping[str, Any]) -> NelaxtamState:
-    """Build and check a state from a position dictionary."""
-    if not isinstance(d, Mapping):
-        raise ValueError("a nelaxtam position must be a dict")
-    where = "nelaxtam position"
-    unknown = set(d) - {"size", "phase", "turn", "idle", "board", "troops", "pending"}
-    if unknown:
-        raise ValueError(f"{where}: unknown key {sorted(unknown)[0]!r}")
-    size = d.get("size", game.size)
-    if size != game.size:
-        raise ValueError(f"{where}: size is {size!r} but this game's board is {game.size}")
-    phase = d.get("phase", BATTLE)
-    if phase not in (INVASION, BATTLE, OVER):
-        raise ValueError(f"{where}: phase must be 'invasion', 'battle' or 'over', not {phase!r}")
-    turn = d.get("turn", 1 if phase == INVASION else 2)
-    if not isinstance(turn, int) or isinstance(turn, bool) or turn < 1:
-        raise ValueError(f"{where}: turn must be a whole number >= 1, not {turn!r}")
-    idle = d.get("idle", 0)
-    limit = game._params["max_idle_turns"]
-    if not isinstance(idle, int) or isinstance(idle, bool) or not 0 <= idle <= limit:
-        raise ValueError(f"{where}: idle must be 0…{limit}, not {idle!r}")
-    board = d.get("board")
-    if not isinstance(board, list) or len(board) != game.size or not all(isinstance(r, str) for r in board):
-        raise ValueError(f"{where}: board must be a list of {game.size} strings (rank {game.size} first)")
-    terr = [0, 0]
-    for i, row in enumerate(board):
-        y = game.size - 1 - i
-        if len(row) != game.size:
-            raise ValueError(f"{where}: board row for rank {y + 1} has {len(row)} squares, expected {game.size}")
-        for x, ch in enumerate(row):
-            c = game.cell_of_sq[y * game.size + x]
-            if ch == ".":
-                continue
-            if ch not in "xo":
-                raise ValueError(f"{where}: square {game.labels[c]} is {ch!r}; expected 'x', 'o' or '.'")
-            owner = BLACK if ch == "x" else WHITE
-            if game.color[c] != owner:
-                raise ValueError(
-                    f"{where}: square {game.labels[c]} is a {NAMES[game.color[c]]} square and cannot hold "
-                    f"{NAMES[owner]} territory"
-                )
-            terr[owner] |= 1 << c
-    troops_in = d.get("troops", [{}, {}])
-    if not isinstance(troops_in, list) or len(troops_in) != 2 or not all(isinstance(t, Mapping) for t in troops_in):
-        raise ValueError(f"{where}: troops must be a list of two dicts {{troop: square}} (Black's, White's)")
-    st = NelaxtamState(game)
-    pos = [[-1] * game.ntroops, [-1] * game.ntroops]
-    seen: dict[int, str] = {}
-    for p in (0, 1):
-        for key, sq in troops_in[p].items():
-            try:
-                k = int(str(key))
-            except ValueError:
-                raise ValueError(f"{where}: {NAMES[p]} troop {key!r} is not a troop number") from None
-            if not 1 <= k <= game.ntroops or str(k) != str(key):
-                raise ValueError(f"{where}: {NAMES[p]} troop {key!r}: troops are numbered 1 to {game.ntroops}")
-            if not isinstance(sq, str) or not game.grid.has_label(sq.strip().lower()):
-                raise ValueError(f"{where}: {NAMES[p]} troop {k} stands on {sq!r}, which is not a square")
-            c = game.grid.cell(sq)
-            if not terr[p] >> c & 1:
-                raise ValueError(
-                    f"{where}: {NAMES[p]} troop {k} stands on {game.labels[c]}, which is not {NAMES[p]} territory"
-                )
-            if c in seen:
-                raise ValueError(f"{where}: two troops stand on {game.labels[c]} ({seen[c]} and {NAMES[p]} {k})")
-            seen[c] = f"{NAMES[p]} {k}"
-            pos[p][k - 1] = c
-    nsq, sq_of = game.num_squares, game.sq_of_cell
-    st.a[:nsq] = [terr[game.sq_color[q]] >> game.cell_of_sq[q] & 1 for q in range(nsq)]
-    st.a[nsq : nsq + 2 * game.ntroops] = [sq_of[c] if c >= 0 else -1 for c in pos[0] + pos[1]]
-    st.a[st._h : st._h + 4] = (PHASES.index(phase), turn, idle, -1)
-    st._sync()
-    if phase == INVASION:
-        if turn != 1 or idle != 0:
-            raise ValueError(f"{where}: the invasion is turn 1 with idle 0")
-        if seen:
-            raise ValueError(f"{where}: no troop stands on the island before the invasion")
-        if terr[0] != game.color_mask[0] or terr[1] != game.color_mask[1]:
-            raise ValueError(f"{where}: before the invasion every square holds its territory piece")
-    else:
-        if turn < 2:
-            raise ValueError(f"{where}: battle turns are numbered from 2 (the invasion is turn 1)")
-        for p in (0, 1):
-            troops = sum(1 << c for c in pos[p] if c >= 0)
-            controlled = diagonal_flood(game.grid, troops, terr[p]) if troops else 0
-            loose = terr[p] & ~controlled
-            if loose:
-                low = game.labels[(loose & -loose).bit_length() - 1]
-                raise ValueError(
-                    f"{where}: {NAMES[p]} territory at {low} is not controlled by a {NAMES[p]} troop; "
-                    "uncontrolled groups are removed at the end of every turn"
-                )
-        ended = not st.can_destroy() or idle >= limit
-        if ended != (phase == OVER):
-            raise ValueError(
-                f"{where}: phase {phase!r} does not match the position: "
-                + (
-                    "the game is over (nobody can destroy again, or the idle safeguard is reached)"
-                    if ended
-                    else "the game is not over"
-                )
-            )
-        if ended:
-            st._check_end()
-    pending_in = d.get("pending")
-    if pending_in is not None:
-        if phase == OVER:
-            raise ValueError(f"{where}: a finished game has no pending orders")
-        if not isinstance(pending_in, list) or len(pending_in) != 2:
-            raise ValueError(f"{where}: pending must be a list of two entries (an order, '?' or null)")
-        for p, o in enumerate(pending_in):
-            if o is None or o == HIDDEN:
-                st._pending[p] = o
-            elif isinstance(o, str):
-                try:
-                    st._pending[p] = st.normalize(o, p)
-                except IllegalMove as e:
-                    raise ValueError(f"{where}: {NAMES[p]}'s pending order {o!r} is illegal: {e}") from None
-            else:
-                raise ValueError(f"{where}: pending order {o!r} must be a string, '?' or null")
-        if st._pending[0] is not None and st._pending[1] is not None and HIDDEN not in st._pending:
-            raise ValueError(f"{where}: both orders are sealed, so the turn should have been resolved")
-    return st

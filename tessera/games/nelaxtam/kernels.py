@@ -136,7 +136,7 @@ def check_end(st: np.ndarray, geo: np.ndarray) -> None:
 
 
 @kernel
-def resolve(st: np.ndarray, geo: np.ndarray, acts: np.ndarray, n0: int) -> None:
+def apply(st: np.ndarray, geo: np.ndarray, acts: np.ndarray, n0: int) -> None:
     """Resolve one turn from two legal orders, Black's ``acts[:n0]`` and White's ``acts[n0:]``.
 
     Invasion: every troop lands.  Battle: first all moves, then all destructions; a troop
@@ -186,7 +186,7 @@ def resolve(st: np.ndarray, geo: np.ndarray, acts: np.ndarray, n0: int) -> None:
 
 
 @kernel
-def options(st: np.ndarray, geo: np.ndarray, player: int, out: np.ndarray, counts: np.ndarray) -> None:
+def legal(st: np.ndarray, geo: np.ndarray, player: int, out: np.ndarray, counts: np.ndarray) -> None:
     """Each living troop's legal tokens in a battle turn, ascending: ``out[t, :counts[t]]``.
 
     Hold, moves to a diagonally adjacent own territory piece, destructions of an orthogonally
@@ -230,7 +230,7 @@ def options(st: np.ndarray, geo: np.ndarray, player: int, out: np.ndarray, count
 
 
 @kernel
-def random_order(st: np.ndarray, geo: np.ndarray, player: int, rs: np.ndarray, out: np.ndarray) -> int:
+def random_step(st: np.ndarray, geo: np.ndarray, player: int, rs: np.ndarray, out: np.ndarray) -> int:
     """A random legal full order of ``player`` in ``out`` (troop order); returns its length.
 
     Invasion: ``by_sea`` distinct edge squares of the player's colour, then distinct others,
@@ -279,7 +279,7 @@ def random_order(st: np.ndarray, geo: np.ndarray, player: int, rs: np.ndarray, o
     if geo[sq, 5] == 1:  # quiet: one token among all
         opts = np.empty((t, 9), np.int64)
         counts = np.zeros(t, np.int64)
-        options(st, geo, I64(player), opts, counts)
+        legal(st, geo, I64(player), opts, counts)
         total = 0
         for i in range(t):
             total += counts[i]
@@ -338,13 +338,59 @@ def random_order(st: np.ndarray, geo: np.ndarray, player: int, rs: np.ndarray, o
     return n
 
 
+# -- refusal codes of :func:`check`, packed with up to three numbers (the game's sentence table
+# matches these names) ---------------------------------------------------------------------------
+R_TWO_TOKENS = 1
+"""A troop is given two tokens (x: the troop)."""
+R_TROOP_ORDER = 2
+"""Tokens out of troop order (x: the troop, y: the one before)."""
+R_TROOP_GONE = 3
+"""The troop is no longer on the board (x)."""
+R_PLACE_AFTER_INVASION = 4
+"""A placement after the invasion (x: the troop, y: the square)."""
+R_MOVE_NOT_DIAGONAL = 5
+"""A move to an orthogonal neighbour (x: the troop, y: from, z: to)."""
+R_MOVE_NOT_ADJACENT = 6
+"""A move to a square not adjacent (x, y, z as above)."""
+R_MOVE_ONTO_REMOVED = 7
+"""A move onto a removed square (x: the troop, y: the square)."""
+R_DESTROY_OWN = 8
+"""A destruction of one's own territory (x: the troop, y: the square)."""
+R_DESTROY_NOT_ADJACENT = 9
+"""A destruction not orthogonally adjacent (x: the troop, y: from, z: the target)."""
+R_DESTROY_REMOVED = 10
+"""A destruction of a removed square (x: the troop, y: the square)."""
+R_SAME_END = 11
+"""Two troops end on one square (x, y: the troops, z: the square)."""
+R_SAME_END_QUIET = 12
+"""Quiet: the acting troop ends on a troop that does not act (x, y: the troops, z: the square)."""
+R_TROOP_WITHOUT_TOKEN = 13
+"""A living troop has no token (x)."""
+R_QUIET_ONE_TOKEN = 14
+"""Quiet battle turns take one token (x: how many were given)."""
+R_NOT_AN_ACTION = 15
+"""Not an action of the game (x: its position in the order)."""
+R_INVASION_PLACES = 20
+"""The invasion takes placements only (x: the token's position in the order)."""
+R_PLACED_TWICE = 21
+"""A troop is placed twice (x)."""
+R_LAND_ON_ENEMY = 23
+"""A landing on the opponent's territory (x: the troop, y: the square)."""
+R_PLACED_SAME = 24
+"""Two troops placed on one square (x, y: the troops, z: the square)."""
+R_TROOP_MISSING = 25
+"""The invasion misses a troop (x)."""
+R_TOO_FEW_BY_SEA = 26
+"""Too few troops land on the edge (x: how many do, y: by_sea)."""
+
+
 @kernel
 def _pack(code: int, x: int, y: int, z: int) -> int:
     return code | (x << 8) | (y << 24) | (z << 40)
 
 
 @kernel
-def order_code(st: np.ndarray, geo: np.ndarray, player: int, acts: np.ndarray) -> int:
+def check(st: np.ndarray, geo: np.ndarray, player: int, acts: np.ndarray) -> int:
     """``0`` when ``acts`` (one per token, as written) are a legal full order of ``player``, else why not,
     packed as ``code | x << 8 | y << 24 | z << 40`` (``nelaxtam._order_message`` turns each code into its sentence).
 
@@ -363,7 +409,7 @@ def order_code(st: np.ndarray, geo: np.ndarray, player: int, acts: np.ndarray) -
     invasion = st[h + PHASE] == INVASION
     quiet = geo[sq, 5] == 1 and not invasion
     if quiet and n != 1:
-        return _pack(I64(14), I64(n), I64(0), I64(0))
+        return _pack(I64(R_QUIET_ONE_TOKEN), I64(n), I64(0), I64(0))
     endk = np.zeros(sq, np.int64)
     given = np.zeros(t, np.uint8)
     prev = -1
@@ -371,7 +417,7 @@ def order_code(st: np.ndarray, geo: np.ndarray, player: int, acts: np.ndarray) -
     for i in range(n):
         a = acts[i]
         if a < 0 or a >= t * b:
-            return _pack(I64(15), I64(i), I64(0), I64(0))
+            return _pack(I64(R_NOT_AN_ACTION), I64(i), I64(0), I64(0))
         tr = a // b
         local = a % b
         kind = 0
@@ -382,31 +428,31 @@ def order_code(st: np.ndarray, geo: np.ndarray, player: int, acts: np.ndarray) -
         k = tr + 1
         if invasion:
             if kind != 3:
-                return _pack(I64(20), I64(i), I64(0), I64(0))
+                return _pack(I64(R_INVASION_PLACES), I64(i), I64(0), I64(0))
             if tr == prev:
-                return _pack(I64(21), I64(k), I64(0), I64(0))
+                return _pack(I64(R_PLACED_TWICE), I64(k), I64(0), I64(0))
             if tr < prev:
-                return _pack(I64(2), I64(k), I64(prev + 1), I64(0))
+                return _pack(I64(R_TROOP_ORDER), I64(k), I64(prev + 1), I64(0))
             prev = tr
             given[tr] = 1
             if geo[cell, COLOUR] != player:
-                return _pack(I64(23), I64(k), I64(cell), I64(0))
+                return _pack(I64(R_LAND_ON_ENEMY), I64(k), I64(cell), I64(0))
             if endk[cell]:
-                return _pack(I64(24), I64(endk[cell]), I64(k), I64(cell))
+                return _pack(I64(R_PLACED_SAME), I64(endk[cell]), I64(k), I64(cell))
             endk[cell] = k
             on_edge += geo[cell, EDGE]
             continue
         if tr == prev:
-            return _pack(I64(1), I64(k), I64(0), I64(0))
+            return _pack(I64(R_TWO_TOKENS), I64(k), I64(0), I64(0))
         if tr < prev:
-            return _pack(I64(2), I64(k), I64(prev + 1), I64(0))
+            return _pack(I64(R_TROOP_ORDER), I64(k), I64(prev + 1), I64(0))
         prev = tr
         given[tr] = 1
         here = st[base + tr]
         if here < 0:
-            return _pack(I64(3), I64(k), I64(0), I64(0))
+            return _pack(I64(R_TROOP_GONE), I64(k), I64(0), I64(0))
         if kind == 3:
-            return _pack(I64(4), I64(k), I64(cell), I64(0))
+            return _pack(I64(R_PLACE_AFTER_INVASION), I64(k), I64(cell), I64(0))
         end = here
         if kind == 1:
             diag = False
@@ -416,31 +462,31 @@ def order_code(st: np.ndarray, geo: np.ndarray, player: int, acts: np.ndarray) -
             if not diag:
                 for j in range(4):
                     if geo[here, j] == cell:
-                        return _pack(I64(5), I64(k), I64(here), I64(cell))
-                return _pack(I64(6), I64(k), I64(here), I64(cell))
+                        return _pack(I64(R_MOVE_NOT_DIAGONAL), I64(k), I64(here), I64(cell))
+                return _pack(I64(R_MOVE_NOT_ADJACENT), I64(k), I64(here), I64(cell))
             if st[cell] == 0:
-                return _pack(I64(7), I64(k), I64(cell), I64(0))
+                return _pack(I64(R_MOVE_ONTO_REMOVED), I64(k), I64(cell), I64(0))
             end = cell
         elif kind == 2:
             if geo[cell, COLOUR] == player:
-                return _pack(I64(8), I64(k), I64(cell), I64(0))
+                return _pack(I64(R_DESTROY_OWN), I64(k), I64(cell), I64(0))
             ortho = False
             for j in range(4):
                 if geo[here, j] == cell:
                     ortho = True
             if not ortho:
-                return _pack(I64(9), I64(k), I64(here), I64(cell))
+                return _pack(I64(R_DESTROY_NOT_ADJACENT), I64(k), I64(here), I64(cell))
             if st[cell] == 0:
-                return _pack(I64(10), I64(k), I64(cell), I64(0))
+                return _pack(I64(R_DESTROY_REMOVED), I64(k), I64(cell), I64(0))
         if endk[end]:
-            return _pack(I64(11), I64(endk[end]), I64(k), I64(end))
+            return _pack(I64(R_SAME_END), I64(endk[end]), I64(k), I64(end))
         endk[end] = k
     if invasion:
         for u in range(t):
             if not given[u]:
-                return _pack(I64(25), I64(u + 1), I64(0), I64(0))
+                return _pack(I64(R_TROOP_MISSING), I64(u + 1), I64(0), I64(0))
         if on_edge < geo[sq, 3]:
-            return _pack(I64(26), I64(on_edge), I64(geo[sq, 3]), I64(0))
+            return _pack(I64(R_TOO_FEW_BY_SEA), I64(on_edge), I64(geo[sq, 3]), I64(0))
         return 0
     if quiet:
         a = acts[0]
@@ -450,11 +496,11 @@ def order_code(st: np.ndarray, geo: np.ndarray, player: int, acts: np.ndarray) -
             cell = (local - 1) % sq
             for u in range(t):
                 if u != tr and st[base + u] == cell:
-                    return _pack(I64(12), I64(u + 1), I64(tr + 1), I64(cell))
+                    return _pack(I64(R_SAME_END_QUIET), I64(u + 1), I64(tr + 1), I64(cell))
         return 0
     for u in range(t):
         if st[base + u] >= 0 and not given[u]:
-            return _pack(I64(13), I64(u + 1), I64(0), I64(0))
+            return _pack(I64(R_TROOP_WITHOUT_TOKEN), I64(u + 1), I64(0), I64(0))
     return 0
 
 
@@ -481,7 +527,7 @@ def evaluate(st: np.ndarray, geo: np.ndarray, player: int) -> float:
 
 
 @kernel
-def playout(st: np.ndarray, geo: np.ndarray, rs: np.ndarray, cutoff: int) -> int:
+def rollout(st: np.ndarray, geo: np.ndarray, rs: np.ndarray, cutoff: int) -> int:
     """Random joint turns on ``st`` until the game ends or ``cutoff`` turns (``< 0``: no limit); returns the turns."""
     sq = geo.shape[0] - 1
     t = geo[sq, 2]
@@ -490,19 +536,19 @@ def playout(st: np.ndarray, geo: np.ndarray, rs: np.ndarray, cutoff: int) -> int
     one = np.empty(t, np.int64)
     turns = 0
     while st[h + PHASE] != OVER and (cutoff < 0 or turns < cutoff):
-        n0 = random_order(st, geo, I64(0), rs, one)
+        n0 = random_step(st, geo, I64(0), rs, one)
         for i in range(n0):  # loops, not slice assignments (module docstring)
             acts[i] = one[i]
-        n1 = random_order(st, geo, I64(1), rs, one)
+        n1 = random_step(st, geo, I64(1), rs, one)
         for i in range(n1):
             acts[n0 + i] = one[i]
-        resolve(st, geo, acts[: n0 + n1], I64(n0))
+        apply(st, geo, acts[: n0 + n1], I64(n0))
         turns += 1
     return turns
 
 
 @kernel
-def playouts(st: np.ndarray, geo: np.ndarray, rs: np.ndarray, cutoff: int, out: np.ndarray) -> int:
+def rollouts(st: np.ndarray, geo: np.ndarray, rs: np.ndarray, cutoff: int, out: np.ndarray) -> int:
     """``len(out)`` random games from ``st`` (left unchanged), each to the end or ``cutoff`` turns;
     ``out[j]`` is Black's value (±1/0 at the end, else :func:`evaluate`).  Returns the turns played."""
     work = np.empty_like(st)
@@ -510,6 +556,6 @@ def playouts(st: np.ndarray, geo: np.ndarray, rs: np.ndarray, cutoff: int, out: 
     for j in range(out.shape[0]):
         for i in range(st.shape[0]):  # a loop, not work[:] = st (module docstring)
             work[i] = st[i]
-        total += playout(work, geo, rs, I64(cutoff))
+        total += rollout(work, geo, rs, I64(cutoff))
         out[j] = evaluate(work, geo, I64(0))
     return total

@@ -1,5 +1,17 @@
-"""Nibble: the game (``game``) and its compiled rule kernels (``kernels``); the rules are ``game``'s docstring."""
+"""Nibble, one package of the shape every game has.
 
+* ``game`` — the declaration (:data:`INFO`), the :class:`Game` and its :class:`State` (moves, notation,
+  the sentences of refusals); its docstring is the rules;
+* ``position`` — the position dictionary read back (``state_from_dict``);
+* ``render`` — the render description (``render(state, player)``, behind ``State.render``);
+* ``kernels`` — the compiled rules (numba) in the shared vocabulary (``legal``, ``check``, ``apply``,
+  ``random_step``, ``evaluate``, ``rollouts``; refusal codes ``R_*``);
+* ``observation`` — the observation planes of the research adapters (``Game.observation_spec``).
+
+``Game`` and ``State`` name the same classes in every game's package.
+"""
+
+from tessera.games.nibble import kernels, observation
 from tessera.games.nibble.game import (
     EMPTY_FILL,
     INFO,
@@ -14,6 +26,11 @@ from tessera.games.nibble.game import (
     NibbleState,
 )
 
+Game = NibbleGame
+"""This game's :class:`~tessera.core.game.Game` (every game's package has the name)."""
+State = NibbleState
+"""This game's :class:`~tessera.core.game.State`."""
+
 __all__ = [
     "EMPTY_FILL",
     "INFO",
@@ -24,6 +41,10 @@ __all__ = [
     "PLAYER_COLORS",
     "SWAPS_PER_CELL",
     "SYMBOLS",
+    "Game",
     "NibbleGame",
     "NibbleState",
+    "State",
+    "kernels",
+    "observation",
 ]

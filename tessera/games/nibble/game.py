@@ -120,12 +120,12 @@ from typing import Any
 
 import numpy as np
 
-from tessera.core.game import TERMINAL, Action, Game, GameInfo, IllegalMove, Param, ParamRule, RolloutResult, TurnState
+from tessera.core.game import Action, Game, GameInfo, IllegalMove, Param, ParamRule, RolloutResult, TurnState
 from tessera.core.geometry import Grid, hexagon, square
 from tessera.core.kernels import neighbour_table, rng_state, warm_up
 from tessera.core.observation import ObservationSpec
 from tessera.core.registry import register
-from tessera.core.render import describe, grid_cells, piece, text_diagram
+from tessera.core.render import text_diagram
 from tessera.games.nibble import kernels as _k
 
 NAMES = ("First", "Second")
@@ -333,96 +333,10 @@ class NibbleGame(Game):
         return col, table
 
     def state_from_dict(self, d: Mapping[str, Any]) -> NibbleState:
-        """A state from the position dict (module docstring); ``ValueError`` names the problem."""
-        if not isinstance(d, Mapping):
-            raise ValueError("a nibble position must be a dict")
-        unknown = set(d) - {"colors", "board", "to_move", "cells", "taken", "table", "taking", "seed"}
-        if unknown:
-            raise ValueError(f"nibble position: unknown key {sorted(unknown)[0]!r}")
-        n = self.colors
-        for key in ("colors", "board"):
-            if key in d and d[key] != self.params[key]:
-                raise ValueError(f"nibble position: {key} is {d[key]!r} but this game's is {self.params[key]!r}")
-        to_move = d.get("to_move", 0)
-        if type(to_move) is not int or to_move not in (0, 1):
-            raise ValueError(f"nibble position: to_move must be 0 or 1, not {to_move!r}")
-        cells_in = d.get("cells")
-        if not isinstance(cells_in, Mapping):
-            raise ValueError("nibble position: 'cells' must map cell labels to colours")
-        grid = self.grid
-        board: dict[int, int] = {}
-        for label, colour in cells_in.items():
-            try:
-                c = grid.cell(str(label))
-            except ValueError as e:
-                raise ValueError(f"nibble position: cells: {e}") from None
-            if not isinstance(colour, int) or isinstance(colour, bool) or not 0 <= colour < n:
-                raise ValueError(f"nibble position: cell {label!r} has colour {colour!r}; expected 0 to {n - 1}")
-            if c in board:
-                raise ValueError(f"nibble position: cell {grid.label(c)!r} is given twice")
-            board[c] = colour
-        for c, colour in board.items():
-            for x in grid.neighbors[c]:
-                if board.get(x) == colour and x > c:
-                    raise ValueError(
-                        f"nibble position: blocks {grid.label(c)} and {grid.label(x)} are adjacent and both of "
-                        f"colour {colour}; a deal never puts two blocks of one colour side by side"
-                    )
-        occ = grid.mask(board)
-        if not grid.is_connected(occ):
-            raise ValueError("nibble position: the blocks on the board are not one connected group")
-        taken_in = d.get("taken", [[0] * n, [0] * n])
-        if (
-            not isinstance(taken_in, list | tuple)
-            or len(taken_in) != 2
-            or not all(isinstance(row, list | tuple) and len(row) == n for row in taken_in)
-            or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for row in taken_in for v in row)
-        ):
-            raise ValueError(f"nibble position: 'taken' must be two lists of {n} non-negative counts")
-        taken = [list(taken_in[0]), list(taken_in[1])]
-        on_board = [0] * n
-        for colour in board.values():
-            on_board[colour] += 1
-        for c in range(n):
-            total = on_board[c] + taken[0][c] + taken[1][c]
-            if total != n:
-                raise ValueError(
-                    f"nibble position: colour {c} has {on_board[c]} blocks on the board and "
-                    f"{taken[0][c]} + {taken[1][c]} taken, {total} in all; there are {n} of each colour"
-                )
-        table_in = d.get("table", list(range(n)))
-        if (
-            not isinstance(table_in, list | tuple)
-            or not all(type(v) is int for v in table_in)
-            or sorted(table_in) != list(range(n))
-        ):
-            raise ValueError(f"nibble position: 'table' must be an ordering of the colours 0 to {n - 1}")
-        table = list(table_in)
-        if not self.params["shuffle_table"] and table != list(range(n)):
-            raise ValueError("nibble position: with shuffle_table=false the table must be 0, 1, …, in order")
-        seed = d.get("seed")
-        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
-            raise ValueError(f"nibble position: seed must be an int, not {seed!r}")
-        taking = d.get("taking")
-        if taking is not None and (not isinstance(taking, int) or isinstance(taking, bool) or not 0 <= taking < n):
-            raise ValueError(f"nibble position: taking must be a colour 0 to {n - 1}, not {taking!r}")
-        st = NibbleState(self, board, taken, table, to_move=to_move, seed=seed)
-        wins = [p for p in (0, 1) if _k.instant_win(st.s, st._deal, self.geo, p, -1)]
-        if len(wins) == 2:
-            raise ValueError("nibble position: both players have an instant win; the game stops at the first")
-        if taking is not None:
-            if st._over:
-                raise ValueError("nibble position: 'taking' is given but the game is over")
-            if taken[to_move][taking] == 0:
-                raise ValueError(
-                    f"nibble position: player {to_move} is taking colour {taking} but holds no block of it"
-                )
-            st._set_taking(taking)
-            if _k.legal_count(st.s, st._deal, self.geo) == 1:  # only end
-                raise ValueError(
-                    f"nibble position: no block of colour {taking} can be taken, so the turn would have ended"
-                )
-        return st
+        """A state from a position dictionary (:mod:`tessera.games.nibble.position`; strict)."""
+        from tessera.games.nibble.position import state_from_dict
+
+        return state_from_dict(self, d)
 
     def num_distinct_actions(self) -> int:
         """One per cell (take its block), plus ``end``."""
@@ -579,7 +493,7 @@ class NibbleState(TurnState):
     def _legal_actions(self) -> list[Action]:
         if self._legal is None:
             g = self.game
-            m = _k.legal_count(self.s, self._deal, g.geo)
+            m = _k.legal(self.s, self._deal, g.geo)
             start = self._h + _k.LEGAL
             self._legal = self.s[start : start + m].tolist()
         return list(self._legal)
@@ -630,7 +544,7 @@ class NibbleState(TurnState):
         """A uniformly random legal action (``rng.random()`` picks from the legal steps the kernel lists)."""
         if self._over or (player is not None and player != self.to_move):
             return super().random_action(rng, player)
-        return int(_k.pick_legal(self.s, self._deal, self.game.geo, rng.random()))
+        return int(_k.random_step(self.s, self._deal, self.game.geo, rng.random()))
 
     def rollouts(self, n: int, seed: int, max_plies: int | None = None) -> RolloutResult:
         """``n`` random games from here in one kernel call (:meth:`State.rollouts`); the state is unchanged.
@@ -644,7 +558,7 @@ class NibbleState(TurnState):
             raise ValueError(f"rollouts: max_plies must be >= 0 or None, not {max_plies!r}")
         out = np.zeros(n, np.float64)
         cutoff = -1 if max_plies is None else max_plies
-        plies = _k.playouts(self.s, self._deal, self.game.geo, rng_state(seed), cutoff, out) if n else 0
+        plies = _k.rollouts(self.s, self._deal, self.game.geo, rng_state(seed), cutoff, out) if n else 0
         v0 = float(out.sum())
         return RolloutResult(n, (v0, -v0), int(plies))
 
@@ -693,119 +607,12 @@ class NibbleState(TurnState):
             return self.returns()[player]
         return float(_k.evaluate(self.s, self._deal, self.game.geo, player))
 
-    # -- drawing -----------------------------------------------------------------------
-    def _last_turn_cells(self) -> list[str]:
-        """Labels of the blocks taken in the trailing run of steps of one player."""
-        if not self._history:
-            return []
-        g = self.game
-        who = self._history[-1][0]
-        out: list[str] = []
-        for p, a in reversed(self._history):
-            if p != who:
-                break
-            if a != g.end_action:
-                out.append(g.grid.label(g.cells[a]))
-        return out[::-1]
-
+    # -- drawing (render.py) ---------------------------------------------------------
     def render(self, player: int | None = None) -> dict[str, Any]:
-        g = self.game
-        grid = g.grid
-        n = g.colors
-        board = {
-            "kind": grid.kind,
-            "cells": grid_cells(grid, {c: EMPTY_FILL for c in grid.cells}),
-            "unbounded": False,
-            "coords": "chess" if grid.kind == "square" else "rows",
-        }
-        pieces = []
-        blocks = self.blocks()
-        taken = self.taken
-        for c, colour in blocks.items():
-            name, fill = PALETTE[colour]
-            pieces.append(
-                piece(
-                    grid.label(c),
-                    None,
-                    color=fill,
-                    symbol=SYMBOLS[colour],
-                    shape="block",
-                    title=f"{name} block (colour {colour})",
-                )
-            )
-        last = self._last_turn_cells()
-        highlights = [{"cell": lab, "kind": "last"} for lab in last]
-        m = g.majority
-        on_board = [0] * n
-        for colour in blocks.values():
-            on_board[colour] += 1
-        table_view = []
-        panel: list[dict[str, Any]] = []
-        for pos, colour in enumerate(self.table):
-            name, fill = PALETTE[colour]
-            counts = [taken[0][colour], taken[1][colour]]
-            owner = 0 if counts[0] >= m else 1 if counts[1] >= m else None
-            table_view.append(
-                {
-                    "position": pos,
-                    "color": colour,
-                    "name": name,
-                    "fill": fill,
-                    "counts": counts,
-                    "on_board": on_board[colour],
-                    "majority": owner,
-                }
-            )
-            panel.append({"label": f"{pos + 1}. {name}", "values": counts, "color": fill})
-        panel.append({"label": "Majorities", "values": self.majorities()})
-        panel.append(
-            {
-                "label": "Wins at once",
-                "values": [
-                    f"all {n} blocks of one colour, or {g.triple_need} or more of each of three colours that are "
-                    f"neighbours in the table above (e.g. 1, 2, 3 or 2, 3, 4)"
-                ],
-            }
-        )
-        cp = self.current_player()
-        actions: list[dict[str, Any]] = []
-        if cp >= 0 and (player is None or player == cp):
-            for a in self._legal_actions():
-                if a == g.end_action:
-                    actions.append({"move": "end", "path": [], "label": "End turn"})
-                else:
-                    lab = grid.label(g.cells[a])
-                    actions.append({"move": lab, "path": [lab]})
-        status = None
-        if cp >= 0 and self.taking is not None:
-            status = f"{NAMES[cp]} to move, taking {PALETTE[self.taking][0]} blocks"
-        elif cp == TERMINAL and self._winner is not None:
-            how = "by majority of majorities" if not blocks else "at once"
-            status = f"{NAMES[self._winner]} wins {how}"
-        return describe(
-            self,
-            board=board,
-            pieces=pieces,
-            players=[{"name": NAMES[i], "color": PLAYER_COLORS[i]} for i in (0, 1)],
-            highlights=highlights,
-            panel=panel,
-            actions=actions,
-            last_move=last,
-            status=status,
-            viewer=player,
-            table=table_view,
-            taking=self.taking,
-            thresholds={"all_of_one": n, "three_adjacent": g.triple_need, "majority": m},
-            move_notes=self._move_notes(),
-        )
+        """The render description (docs/render.md) as seen by ``player`` (None: a spectator)."""
+        from tessera.games.nibble.render import render
 
-    def _move_notes(self) -> list[str] | None:
-        """The colour of the block each step of the history took (``"end"`` for End turn), for the move list."""
-        if self.seed is None or not self._history:
-            return None
-        g = self.game
-        dealt, _ = g.deal(self.seed)  # grid cell id -> colour, as dealt
-        return ["end" if a == g.end_action else PALETTE[dealt[g.cells[a]]][0] for _, a in self._history]
+        return render(self, player)
 
     def __str__(self) -> str:
         return text_diagram(self.render())

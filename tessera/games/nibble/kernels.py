@@ -192,7 +192,7 @@ def _fill_legal(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, ws: np.ndarray
 
 
 @kernel
-def legal_count(s: np.ndarray, deal: np.ndarray, geo: np.ndarray) -> int:
+def legal(s: np.ndarray, deal: np.ndarray, geo: np.ndarray) -> int:
     """Number of legal actions, computing the cache when needed (game not over)."""
     k = geo.shape[0] - 1
     h = k + 2 * geo[k, 1]
@@ -207,7 +207,7 @@ def is_legal(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, a: int) -> bool:
     """Whether action ``a`` is legal now (game not over)."""
     k = geo.shape[0] - 1
     h = k + 2 * geo[k, 1]
-    m = legal_count(s, deal, geo)
+    m = legal(s, deal, geo)
     for j in range(m):  # noqa: SIM110 (a plain loop compiles to the simplest code)
         if s[h + LEGAL + j] == a:
             return True
@@ -333,16 +333,16 @@ def apply_checked(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, a: int) -> i
 
 
 @kernel
-def pick_legal(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, u: float) -> int:
+def random_step(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, u: float) -> int:
     """The legal action at fraction ``u`` (``0 ≤ u < 1``) of the legal list: a uniform draw for a uniform ``u``."""
-    m = legal_count(s, deal, geo)
+    m = legal(s, deal, geo)
     k = geo.shape[0] - 1
     h = k + 2 * geo[k, 1]
     return s[h + LEGAL + int(u * m)]
 
 
 @kernel
-def playout(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, ws: np.ndarray, rs: np.ndarray, cutoff: int) -> int:
+def rollout(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, ws: np.ndarray, rs: np.ndarray, cutoff: int) -> int:
     """Uniformly random steps on ``s`` until the game ends or ``cutoff`` steps (``< 0``: no limit);
     returns the steps played.
 
@@ -465,7 +465,7 @@ def evaluate(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, player: int) -> f
 
 
 @kernel
-def playouts(
+def rollouts(
     s: np.ndarray,
     deal: np.ndarray,
     geo: np.ndarray,
@@ -481,7 +481,7 @@ def playouts(
     for j in range(out.shape[0]):
         for i in range(s.shape[0]):  # a loop, not work[:] = s (module docstring)
             work[i] = s[i]
-        total += playout(work, deal, geo, ws, rs, I64(cutoff))
+        total += rollout(work, deal, geo, ws, rs, I64(cutoff))
         out[j] = evaluate(work, deal, geo, I64(0))
     return total
 

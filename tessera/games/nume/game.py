@@ -106,7 +106,7 @@ from tessera.core.geometry import Grid, alternating_hexagon, square
 from tessera.core.kernels import neighbour_table, rng_state, warm_up
 from tessera.core.observation import ObservationSpec
 from tessera.core.registry import register
-from tessera.core.render import PLAYER_COLORS, describe, grid_cells, piece, text_diagram
+from tessera.core.render import PLAYER_COLORS, text_diagram
 from tessera.games.nume import kernels as kern
 from tessera.games.nume.kernels import GID, GPRICE, GSIZE, HEAD, NEMPTY, NUM, STONE
 
@@ -189,11 +189,11 @@ def _warm_up(game: NumeGame) -> None:
     nbr = game.nbr
     kern.status(a, nbr, 0, BLACK)
     kern.statuses(a, nbr, BLACK)
-    kern.placement_codes(a, nbr, BLACK)
-    kern.random_placement(a, nbr, BLACK, 0.0, 0.0)
-    kern.value(a, nbr, 0.5, 0.0, BLACK)
+    kern.legal(a, nbr, BLACK)
+    kern.random_step(a, nbr, BLACK, 0.0, 0.0)
+    kern.evaluate(a, nbr, 0.5, 0.0, BLACK)
     kern.rollouts(a, nbr, BLACK, 1, rng_state(0), 1, 0.5, 0.0, BLACK)
-    kern.place(a, nbr, 0, 1, BLACK)
+    kern.apply(a, nbr, 0, 1, BLACK)
 
 
 @register
@@ -271,7 +271,7 @@ class NumeGame(Game):
 
     @property
     def placement_lists(self) -> list[list[int]]:
-        """The actions of each code of :func:`kernels.placement_codes` (``2·c``: ``[c·K]``, the
+        """The actions of each code of :func:`kernels.legal` (``2·c``: ``[c·K]``, the
         joining stone; ``2·c + 1``: the new groups of cell ``c``), built on first use."""
         if self._placement_lists is None:
             K = self.K
@@ -309,155 +309,10 @@ class NumeGame(Game):
 
     # -- positions -----------------------------------------------------------------------
     def state_from_dict(self, d: Mapping[str, Any]) -> NumeState:
-        """A state from the RULES.md position dict; ``ValueError`` names any inconsistency."""
-        if not isinstance(d, Mapping):
-            raise ValueError("a nume position must be a dict")
-        known = {"size", "variant", "to_move", "stones", "komi", "komi_to", "colors"}
-        unknown = sorted(set(d) - known)
-        if unknown:
-            raise ValueError(f"nume position: unknown key {unknown[0]!r}; expected keys {sorted(known)}")
-        p = self.params
-        n = self.cells
-        for key in ("size", "variant"):
-            if key in d and d[key] != p[key]:
-                raise ValueError(f"nume position: {key} is {d[key]!r} but this game's {key} is {p[key]!r}")
-        bidding = p["komi_bidding"]
-        colors_in = d.get("colors", None if bidding else ["black", "white"])
-        komi_in = d.get("komi", None if bidding else p["komi"])
-        komi_to_in = d.get("komi_to", None if bidding else p["komi_to"])
-        # colours
-        colors: list[int] | None
-        if colors_in is None:
-            if not bidding:
-                raise ValueError("nume position: colors may only be null in a game with komi_bidding=true")
-            colors = None
-        else:
-            if not isinstance(colors_in, list | tuple) or sorted(map(str, colors_in)) != ["black", "white"]:
-                raise ValueError(
-                    f"nume position: colors must be ['black', 'white'] or ['white', 'black'], not {colors_in!r}"
-                )
-            colors = [COLOUR_WORDS.index(str(c)) for c in colors_in]
-            if not bidding and colors != [BLACK, WHITE]:
-                raise ValueError(
-                    "nume position: without komi bidding player 0 is Black: colors must be ['black', 'white']"
-                )
-        # komi
-        komi: float | None
-        komi_to: int | None
-        if komi_in is None or komi_to_in is None:
-            if komi_in is not None or komi_to_in is not None:
-                raise ValueError("nume position: komi and komi_to must both be given or both be null")
-            if not bidding:
-                raise ValueError("nume position: komi may only be null in a game with komi_bidding=true")
-            if colors is not None:
-                raise ValueError(
-                    "nume position: the colours are chosen after the komi bid, so komi cannot be null here"
-                )
-            komi, komi_to = None, None
-        else:
-            if isinstance(komi_in, bool) or not isinstance(komi_in, int | float):
-                raise ValueError(f"nume position: komi must be a number, not {komi_in!r}")
-            if komi_to_in not in COLOUR_WORDS:
-                raise ValueError(f"nume position: komi_to must be 'black' or 'white', not {komi_to_in!r}")
-            komi, komi_to = float(komi_in), COLOUR_WORDS.index(komi_to_in)
-            if bidding:
-                if not (komi - 0.5).is_integer() or not 0.5 <= komi <= n + 0.5:
-                    raise ValueError(f"nume position: a bid komi is n+0.5 from 0.5 to {n}.5, not {_fmt_komi(komi_in)}")
-            elif komi != p["komi"] or komi_to_in != p["komi_to"]:
-                raise ValueError(
-                    f"nume position: komi {_fmt_komi(komi)} to {komi_to_in} differs from this game's "
-                    f"komi={_fmt_komi(p['komi'])}, komi_to={p['komi_to']!r}"
-                )
-        # stones
-        stones_in = d.get("stones", {})
-        if not isinstance(stones_in, Mapping):
-            raise ValueError("nume position: 'stones' must map a cell to [colour, number or null]")
-        stones: list[tuple[int, int, int]] = []
-        seen: set[int] = set()
-        for key, val in stones_in.items():
-            lab = str(key)
-            c = self.label_index.get(lab)
-            if c is None:
-                raise ValueError(f"nume position: stone {lab!r} is not a cell of the {self.grid.shape} board")
-            if c in seen:
-                raise ValueError(f"nume position: cell {lab!r} is given twice")
-            seen.add(c)
-            if not isinstance(val, list | tuple) or len(val) != 2 or val[0] not in COLOUR_LETTERS:
-                raise ValueError(f"nume position: stone {lab!r} must be ['b' or 'w', number or null], not {val!r}")
-            num = val[1]
-            if num is None:
-                k = -1
-            elif isinstance(num, int) and not isinstance(num, bool) and 0 <= num <= n:
-                k = num
-            else:
-                raise ValueError(f"nume position: stone {lab!r} has number {num!r}; expected null or 0…{n}")
-            stones.append((c, COLOUR_LETTERS.index(val[0]), k))
-        if stones and colors is None:
-            raise ValueError("nume position: stones are placed only after komi bidding, but colors is null")
-        state = NumeState(self)
-        if komi is None:
-            phase = BID
-        elif colors is None:
-            phase = CHOOSE
-        else:
-            phase = PLAY
-        # numbered stones must found distinct groups; others join them
-        board = [-1] * n
-        numbers = [-1] * n
-        for c, col, k in stones:
-            board[c] = col
-            numbers[c] = k
-        for c, col, k in stones:
-            if k >= 0:
-                for m in self.nbrs[c]:
-                    if board[m] == col and numbers[m] >= 0:
-                        raise ValueError(
-                            f"nume position: numbered {COLOUR_WORDS[col]} stones {self.labels[c]} and "
-                            f"{self.labels[m]} touch; a stone placed next to a friendly stone carries no number"
-                        )
-        counts = [board.count(BLACK), board.count(WHITE)]
-        state._setup(phase, komi, komi_to, colors)
-        # place numbered stones first, then the others breadth-first from them
-        for c, col, k in stones:
-            if k >= 0:
-                state._col = col
-                state._place(c, k + 1)
-        pending = {c for c, _, k in stones if k < 0}
-        while pending:
-            ready = [c for c in sorted(pending) if any(board[m] == board[c] and m not in pending for m in self.nbrs[c])]
-            if not ready:
-                c = min(pending)
-                raise ValueError(
-                    f"nume position: the {COLOUR_WORDS[board[c]]} group at {self.labels[c]} has no numbered stone; "
-                    "every group starts with a numbered stone"
-                )
-            for c in ready:
-                state._col = board[c]
-                state._place(c, 0)
-                pending.discard(c)
-        to_move = d.get("to_move")
-        if to_move is not None and (type(to_move) is not int or to_move not in (0, 1, TERMINAL)):
-            raise ValueError(f"nume position: to_move must be 0, 1 or {TERMINAL} (board full), not {to_move!r}")
-        if phase == PLAY:
-            assert colors is not None
-            if not state._nempty():
-                if to_move not in (None, TERMINAL):
-                    raise ValueError(f"nume position: the board is full, so to_move must be {TERMINAL}, not {to_move}")
-                state._over = True
-                state._placing = False
-            elif to_move is None:
-                # Black moves first: Black to move when he has no more stones than White
-                state._col = BLACK if counts[BLACK] <= counts[WHITE] else WHITE
-                state._to_move = colors.index(state._col)
-            elif to_move == TERMINAL:
-                raise ValueError(f"nume position: to_move is {TERMINAL} (game over) but the board has empty cells")
-            else:
-                state._to_move = to_move
-                state._col = colors[to_move]
-        elif to_move is not None and to_move != state._to_move:
-            step = "bid the komi" if phase == BID else "choose a colour"
-            raise ValueError(f"nume position: player {state._to_move} is to {step} here, but to_move is {to_move}")
-        return state
+        """A state from a position dictionary (:mod:`tessera.games.nume.position`; strict)."""
+        from tessera.games.nume.position import state_from_dict
+
+        return state_from_dict(self, d)
 
 
 class NumeState(State):
@@ -589,7 +444,7 @@ class NumeState(State):
             lists = g.placement_lists
             out: list[int] = []
             extend = out.extend
-            for i in kern.placement_codes(self._a, g.nbr, self._col).tolist():
+            for i in kern.legal(self._a, g.nbr, self._col).tolist():
                 extend(lists[i])
             return out
         if self._phase == BID:
@@ -647,7 +502,7 @@ class NumeState(State):
 
     def _place(self, c: int, k: int) -> None:
         """Put a stone of the colour to move on cell ``c`` (number code ``k``), which must be legal."""
-        left = kern.place(self._a, self.game.nbr, c, k, self._col)
+        left = kern.apply(self._a, self.game.nbr, c, k, self._col)
         if left < 0:
             raise IllegalMove(self._placement_reason(c, k) or "illegal placement")
         if left == 0:
@@ -695,7 +550,7 @@ class NumeState(State):
         the ``cell × number`` moves).  Komi bids and colour choices: uniform.
         """
         if self._placing and (player is None or player == self._to_move):
-            return kern.random_placement(self._a, self.game.nbr, self._col, rng.random(), rng.random())  # type: ignore[no-any-return]
+            return kern.random_step(self._a, self.game.nbr, self._col, rng.random(), rng.random())
         actions = self.legal_actions(player)
         if not actions:
             raise IllegalMove(f"player {player} has no legal move now")
@@ -865,7 +720,7 @@ class NumeState(State):
     # -- agents --------------------------------------------------------------------------
     def evaluate(self, player: int) -> float:
         """Estimated final-score lead of ``player`` squashed to [-1, 1] (see module docstring;
-        computed by :func:`kernels.value`, the evaluation rollouts use)."""
+        computed by :func:`kernels.evaluate`, the evaluation rollouts use)."""
         if self._over:
             return self.returns()[player]
         g = self.game
@@ -877,116 +732,19 @@ class NumeState(State):
             v = math.tanh(abs(edge) / max(2.0, math.sqrt(g.cells)))
             return v if player == 1 else -v
         kb, kw = self._komis()
-        return float(kern.value(self._a, g.nbr, kb, kw, self._colors[player]))
+        return float(kern.evaluate(self._a, g.nbr, kb, kw, self._colors[player]))
 
-    # -- drawing -------------------------------------------------------------------------
+    # -- drawing (render.py) ---------------------------------------------------------
     def _player_names(self) -> list[str]:
         if self._colors is None:
             return ["Player 0", "Player 1"]
         return [COLOUR_NAMES[c] for c in self._colors]
 
     def render(self, player: int | None = None) -> dict[str, Any]:
-        g = self.game
-        n = g.cells
-        hexes = g.params["variant"] == "hex"
-        board = {
-            "kind": "hex" if hexes else "square",
-            "cells": grid_cells(g.grid),
-            "unbounded": False,
-            "coords": "rows" if hexes else "chess",
-        }
-        owner = {c: i for i, c in enumerate(self._colors)} if self._colors is not None else {}
-        stone, num, gid = self._field(STONE), self._field(NUM), self._field(GID)
-        group_title: dict[int, str] = {}
-        ngroups = [0, 0]
-        for gr in self._group_table():
-            nums = gr["numbers"]
-            group_title[gr["root"]] = (
-                f"{COLOUR_NAMES[gr['color']]} group of {gr['size']}, "
-                f"number{'s' if len(nums) > 1 else ''} {', '.join(map(str, nums))}, price {gr['price']}"
-            )
-            ngroups[gr["color"]] += 1
-        titles = [group_title.get(r, "") for r in gid]  # a stone's title is its group's
-        labels = g.labels
-        pieces = [
-            piece(
-                labels[c],
-                owner.get(col),
-                text="" if num[c] < 0 else str(num[c]),
-                color=COLOURS[col],
-                symbol="BW"[col],
-                title=titles[c],
-            )
-            for c, col in enumerate(stone)
-            if col >= 0
-        ]
-        last: list[str] = []
-        highlights: list[dict[str, Any]] = []
-        if self._history:
-            a = self._history[-1][1]
-            if a < g.place_actions:
-                last = [g.labels[a // g.K]]
-                highlights.append({"cell": last[0], "kind": "last"})
-        cp = self.current_player()
-        actions: list[dict[str, Any]] = []
-        if cp >= 0 and (player is None or player == cp):
-            if self._phase == PLAY:
-                occupied, joins, templates = kern.OCCUPIED, kern.JOINS, g.templates
-                actions = [
-                    {"move": labels[c], "path": [labels[c]]}
-                    if st == joins
-                    else {"template": templates[c], "path": [labels[c]], "number": [0, n]}
-                    for c, st in enumerate(self._statuses())
-                    if st != occupied
-                ]
-            elif self._phase == BID:
-                # one button per bid (docs/render.md: a button is a move with an empty path; the
-                # generic client lists a long group of buttons as a drop-down)
-                for a in range(g.place_actions, g.choose_base):
-                    v, r = divmod(a - g.place_actions, 2)
-                    actions.append(
-                        {
-                            "move": self.action_to_string(a),
-                            "path": [],
-                            "label": f"Komi {v}.5 to {COLOUR_NAMES[r]}",
-                            "group": "komi",
-                        }
-                    )
-            else:
-                for r in (BLACK, WHITE):
-                    actions.append(
-                        {"move": COLOUR_WORDS[r], "path": [], "label": f"Play {COLOUR_NAMES[r]}", "group": "colour"}
-                    )
-        names = self._player_names()
-        if self._colors is None:
-            players = [{"name": names[i], "color": NO_COLOUR[i]} for i in (0, 1)]
-        else:
-            players = [{"name": names[i], "color": COLOURS[self._colors[i]]} for i in (0, 1)]
-        status = None
-        if self._phase == BID:
-            status = "Player 0 to bid the komi and its receiver"
-        elif self._phase == CHOOSE:
-            status = "Player 1 to choose a colour"
-        panel: list[dict[str, Any]] = []
-        if self._komi is not None and self._komi_to is not None:
-            panel.append({"label": "Komi", "values": [f"{_fmt_komi(self._komi)} to {COLOUR_NAMES[self._komi_to]}"]})
-        if self._colors is not None:
-            prices = self._prices()
-            panel.append({"label": "Prices", "values": [prices[c] for c in self._colors]})
-            panel.append({"label": "Groups", "values": [ngroups[c] for c in self._colors]})
-        panel.append({"label": "Empty cells", "values": [self._nempty()]})
-        return describe(
-            self,
-            board=board,
-            pieces=pieces,
-            players=players,
-            highlights=highlights,
-            panel=panel,
-            actions=actions,
-            last_move=last,
-            status=status,
-            viewer=player,
-        )
+        """The render description (docs/render.md) as seen by ``player`` (None: a spectator)."""
+        from tessera.games.nume.render import render
+
+        return render(self, player)
 
     def __str__(self) -> str:
         """A text diagram: ``B5`` a Black stone numbered 5, ``W`` an unnumbered White stone, ``.`` empty."""

@@ -78,7 +78,7 @@ def status(a: np.ndarray, nbr: np.ndarray, c: int, col: int) -> int:
 
 
 @kernel
-def place(a: np.ndarray, nbr: np.ndarray, c: int, k: int, col: int) -> int:
+def apply(a: np.ndarray, nbr: np.ndarray, c: int, k: int, col: int) -> int:
     """Place a stone of ``col`` on ``c`` with code ``k`` if that is legal; the empty cells left, or -1 if illegal.
 
     Legal: ``c`` is empty, and ``k == 0`` exactly when the stone touches a stone of
@@ -164,7 +164,7 @@ def statuses(a: np.ndarray, nbr: np.ndarray, col: int) -> np.ndarray:
 
 
 @kernel
-def placement_codes(a: np.ndarray, nbr: np.ndarray, col: int) -> np.ndarray:
+def legal(a: np.ndarray, nbr: np.ndarray, col: int) -> np.ndarray:
     """The legal placements of ``col`` as codes in cell order: ``2·c`` the joining stone on empty cell
     ``c``, ``2·c + 1`` the new groups ``c=0 … c=N``; occupied cells have none."""
     n = nbr.shape[0]
@@ -182,7 +182,7 @@ def placement_codes(a: np.ndarray, nbr: np.ndarray, col: int) -> np.ndarray:
 
 
 @kernel
-def random_placement(a: np.ndarray, nbr: np.ndarray, col: int, u_cell: float, u_number: float) -> int:
+def random_step(a: np.ndarray, nbr: np.ndarray, col: int, u_cell: float, u_number: float) -> int:
     """The random placement drawn from two uniform numbers in [0, 1): a cell uniformly among the empty
     ones, then — if the stone starts a group — a number uniformly from ``0 … N``."""
     n = nbr.shape[0]
@@ -231,7 +231,7 @@ def estimates(a: np.ndarray, nbr: np.ndarray) -> tuple[float, float]:
 
 
 @kernel
-def value(a: np.ndarray, nbr: np.ndarray, komi_b: float, komi_w: float, mine: int) -> float:
+def evaluate(a: np.ndarray, nbr: np.ndarray, komi_b: float, komi_w: float, mine: int) -> float:
     """Evaluation in [-1, 1] for the holder of colour ``mine`` of a position with empty cells:
     ``tanh((opponent's estimate − own estimate) / max(2, √empty))``, komi included."""
     n = nbr.shape[0]
@@ -268,7 +268,7 @@ def rollouts(
     mine: int,
 ) -> tuple[float, int]:
     """``count`` random games from ``a`` with ``col`` to place (``a`` unchanged): the summed value for
-    the holder of colour ``mine`` (``outcome`` at a full board, else ``value`` after ``max_plies``
+    the holder of colour ``mine`` (``outcome`` at a full board, else ``evaluate`` after ``max_plies``
     placements; ``max_plies < 0``: to the end) and the placements played."""
     n = nbr.shape[0]
     work = np.empty_like(a)
@@ -286,27 +286,27 @@ def rollouts(
                 k = 0
             else:
                 k = 1 + rand_below(rs, n + 1)
-            left = np.int64(place(work, nbr, c, k, c_col))
+            left = np.int64(apply(work, nbr, c, k, c_col))
             c_col = 1 - c_col
             steps += 1
         plies += steps
         if left == 0:
             total += outcome(work, nbr, komi_b, komi_w, mine)
         else:
-            total += value(work, nbr, komi_b, komi_w, mine)
+            total += evaluate(work, nbr, komi_b, komi_w, mine)
     return total, plies
 
 
 __all__ = [
+    "apply",
     "empty_board",
     "estimates",
+    "evaluate",
+    "legal",
     "outcome",
-    "place",
-    "placement_codes",
-    "random_placement",
+    "random_step",
     "rollouts",
     "size",
     "status",
     "statuses",
-    "value",
 ]

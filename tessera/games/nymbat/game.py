@@ -150,7 +150,7 @@ from tessera.core.geometry import bits, hexagon
 from tessera.core.kernels import neighbour_table, rng_state, warm_up
 from tessera.core.observation import ObservationSpec
 from tessera.core.registry import register
-from tessera.core.render import PLAYER_COLORS, cell_entry, describe, piece, text_diagram
+from tessera.core.render import PLAYER_COLORS, text_diagram
 from tessera.games.nymbat import kernels as _k
 
 RED, BLUE = 0, 1
@@ -309,11 +309,11 @@ def _warm_up(game: NymbatGame) -> None:
     geo = game.geo
     _k.legal(s, geo)
     _k.check(s, geo, END)
-    _k.random_action(s, geo, 1)
+    _k.random_step(s, geo, 1)
     _k.query(s, geo, _k.Q_ALLOWANCE, 0)
     _k.evaluate(s, geo, 0)
     _k.rollouts(s, geo, 1, rng_state(0), 2, np.zeros(game.players))
-    _k.step(s.copy(), geo, PASS, True)
+    _k.apply(s.copy(), geo, PASS, True)
     _k.resign(s.copy(), geo, 1)
 
 
@@ -377,7 +377,9 @@ class NymbatGame(Game):
 
     def state_from_dict(self, d: Mapping[str, Any]) -> NymbatState:
         """A state from the position dict described in the module docstring."""
-        return _from_dict(self, d)
+        from tessera.games.nymbat.position import state_from_dict
+
+        return state_from_dict(self, d)
 
     def num_distinct_actions(self) -> int:
         """Moves ``169·169``, placements ``169·6``, removals, losses (169 each), end, pass."""
@@ -640,72 +642,73 @@ class NymbatState(TurnState):
         move = self.action_to_string(action)
         src, dst = divmod(action, N) if action < PLACE_BASE else (0, 0)
         c = (action - PLACE_BASE) // 6 if PLACE_BASE <= action < REMOVE_BASE else 0
-        if code == 1:
+        if code == _k.R_PENALTY_DUE:
             return (
                 f"{move}: {names[p]} must first pay a penalty at reserve 0 by removing one of his own pieces "
                 "('lose <hex>')"
             )
-        if code == 2:
+        if code == _k.R_MOVE_WHILE_BRINGING:
             return f"{move}: a turn that brings in reserves cannot also move a group"
-        if code == 3:
+        if code == _k.R_MOVE_ON_FIRST_TURN:
             return f"{move}: on his first turn {names[p]} must bring in reserves"
-        if code == 4:
+        if code == _k.R_NO_OWN_PIECE:
             return f"{move}: {LABEL[src]} holds no {names[p]} piece"
-        if code == 5:
+        if code == _k.R_PIECE_HAS_MOVED:
             return f"{move}: each piece moves at most once per turn; the piece on {LABEL[src]} has moved"
-        if code == 6:
+        if code == _k.R_NOT_OF_GROUP:
             return f"{move}: only pieces of the group chosen at the first step may move this turn"
-        if code == 7:
+        if code == _k.R_NO_MOVEMENT:
             return f"{move}: a piece that moves must leave its hex"
-        if code == 8:
+        if code == _k.R_ONTO_OWN_PIECE:
             return f"{move}: a piece may not end its move on another own piece"
-        if code == 9:
+        if code == _k.R_OUT_OF_REACH:
             speed = self.speed if self.phase == MOVE else int(_k.query(self.s, self.game.geo, _k.Q_GROUP_SPEED, src))
             return (
                 f"{move}: {LABEL[dst]} is not reachable within the group's speed {speed} "
                 "(paths go through empty or own hexes, never through an opponent's piece)"
             )
-        if code == 10:
+        if code == _k.R_PLACE_WHILE_MOVING:
             return f"{move}: a turn that moves a group cannot also bring in reserves"
-        if code == 11:
+        if code == _k.R_OUTSIDE_SETUP:
             return f"{move}: pieces are brought in only in {names[p]}'s setup area ({self.L.setup_text[p]})"
-        if code == 12:
+        if code == _k.R_ONTO_A_PIECE:
             return f"{move}: hex {LABEL[c]} is not empty"
-        if code == 13:
+        if code == _k.R_OVER_RESERVE:
             return f"{move}: the numbers brought in may not exceed the reserve ({self.reserves[p]} left)"
-        if code == 14:
+        if code == _k.R_OVER_FIRST_LIMIT:
             return (
                 f"{move}: on the first turn the numbers brought in may total at most {self.game.first_limit} "
                 f"({self.placed} placed so far)"
             )
-        if code == 15:
+        if code == _k.R_NO_BREAKTHROUGH:
             return (
                 f"{move}: removals 'x<hex>' are only allowed right after an attack that splits a group (breakthrough)"
             )
-        if code == 16:
+        if code == _k.R_NOT_NEXT_TO_ATTACK:
             whose = "opponent pieces"
             if self.n > 2:
                 whose = f"{names[self.brk_owner]}'s pieces (the defender's)"
             return (
                 f"{move}: a breakthrough removes only {whose} adjacent to the attacked hex {GRID.label(self.brk_cell)}"
             )
-        if code == 17:
+        if code == _k.R_OVER_BUDGET:
             return (
                 f"{move}: the pieces removed by breakthrough may total at most the attacker's number; "
                 f"{self.brk_budget} left, this piece is a {self._number(action - REMOVE_BASE)}"
             )
-        if code == 18:
+        if code == _k.R_NO_PENALTY_DUE:
             return f"{move}: 'lose' is only played to pay a retreat or delay penalty at reserve 0"
-        if code == 19:
+        if code == _k.R_LOSE_NOT_OWN:
             return f"{move}: {LABEL[action - LOSE_BASE]} holds no {names[p]} piece"
-        if code == 20:
+        if code == _k.R_END_FIRST:
             return "end: a turn must first bring in a piece or move a piece (or pass)"
-        if code == 21:
+        if code == _k.R_PASS_AFTER_STEPS:
             return "pass: a pass is a whole turn; it cannot follow other steps"
+        assert code == _k.R_PASS_ON_FIRST_TURN, code
         return f"pass: on his first turn {names[p]} must bring in reserves"
 
     def _apply(self, action: Action) -> None:
-        self._sync(_k.step(self.s, self.game.geo, action, False))
+        self._sync(_k.apply(self.s, self.game.geo, action, False))
 
     def apply_action(self, action: Action) -> None:
         """Apply an integer action of the player to move, checked (one kernel call: check and apply)."""
@@ -717,7 +720,7 @@ class NymbatState(TurnState):
         if not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
             raise IllegalMove(f"action {action!r} is not an action of {self.game.name}")
         p = self.to_move
-        status = _k.step(self.s, self.game.geo, action, True)
+        status = _k.apply(self.s, self.game.geo, action, True)
         if status < 0:
             raise IllegalMove(self._reason(-status, action))
         self._sync(status)
@@ -738,7 +741,7 @@ class NymbatState(TurnState):
             raise IllegalMove("the game is over: there is no move to draw")
         if player is not None and player != self.to_move:
             raise IllegalMove(f"it is player {self.to_move}'s turn, not player {player}'s")
-        return int(_k.random_action(self.s, self.game.geo, rng.getrandbits(63)))
+        return int(_k.random_step(self.s, self.game.geo, rng.getrandbits(63)))
 
     def rollouts(self, n: int, seed: int, max_plies: int | None = None) -> RolloutResult:
         """``n`` random games from here in one kernel call (:meth:`State.rollouts`); the state is unchanged.
@@ -856,231 +859,12 @@ class NymbatState(TurnState):
             raise IndexError(f"evaluate: player must be 0 to {self.n - 1}, not {player!r}")
         return float(_k.evaluate(self.s, self.game.geo, player))
 
-    # -- drawing -----------------------------------------------------------------------
+    # -- drawing (render.py) ---------------------------------------------------------
     def render(self, player: int | None = None) -> dict[str, Any]:
-        L = self.L
-        names = L.names
-        fills: dict[int, str] = {}
-        titles: dict[int, str] = {}
-        shades = [_SHADES[L.colors[pl]] for pl in range(self.n)]
-        for c in CELLS:
-            owners = [pl for pl in range(self.n) if L.setup[pl] >> c & 1]
-            if not owners:
-                continue
-            parts = []
-            tints = []
-            for pl in owners:
-                home = bool(L.home[pl] >> c & 1)
-                parts.append(f"{names[pl]} {'home row' if home else 'setup area'}")
-                tints.append(shades[pl][0] if home else shades[pl][1])
-            if len(owners) == 1:
-                fills[c], titles[c] = tints[0], parts[0]
-            else:  # a shared corner hex: its own tint (the two mixed), both names in its title
-                fills[c] = _mix(tints[0], tints[1])
-                titles[c] = "shared: " + " and ".join(parts)
-        cells = []
-        for c in CELLS:
-            x, y = GRID.center(c)
-            cells.append(cell_entry(GRID.label(c), x, y, fill=fills.get(c), title=titles.get(c)))
-        pieces = []
-        for i in np.flatnonzero(self.s[_k.NUM : _k.NUM + N]).tolist():
-            o, k = int(self.s[_k.OWNER + i]), int(self.s[_k.NUM + i])
-            pieces.append(
-                piece(LABEL[i], o, text=str(k), color=L.colors[o], symbol=L.symbols[o], title=f"{names[o]} {k}")
-            )
-        highlights: list[dict[str, Any]] = []
-        for pl in range(self.n):
-            for c in bits(L.home[pl]):
-                highlights.append({"cell": GRID.label(c), "kind": "home", "owner": pl, "color": L.colors[pl]})
-        if self.phase == MOVE:
-            for c in bits(self.unmoved):
-                highlights.append({"cell": GRID.label(c), "kind": "target", "title": "may still move"})
-            if self.brk_cell >= 0:
-                highlights.append(
-                    {
-                        "cell": GRID.label(self.brk_cell),
-                        "kind": "warning",
-                        "title": f"breakthrough: remove adjacent pieces totalling at most {self.brk_budget}",
-                    }
-                )
-        last: list[str] = []
-        # the last-move marker covers the whole turn: every step of the trailing run of one player
-        who = self._history[-1][0] if self._history else None
-        for p_step, a_step in reversed(self._history):
-            if p_step != who:
-                break
-            s = self.action_to_string(a_step) if a_step != RESIGN else ""
-            if "-" in s:
-                step_cells = s.split("-")
-            elif "=" in s:
-                step_cells = [s.split("=")[0]]
-            elif s.startswith("x"):
-                step_cells = [s[1:]]
-            elif s.startswith("lose "):
-                step_cells = [s[5:]]
-            else:
-                step_cells = []
-            last = [c for c in step_cells if c not in last] + last
-        highlights += [{"cell": c, "kind": "last"} for c in last]
-        actions: list[dict[str, Any]] = []
-        cp = self.current_player()
-        if cp >= 0 and (player is None or player == cp):
-            legal = self._legal_actions()
-            choices = list(range(1, self._allowance() + 1))
-            placed_cells: set[int] = set()
-            for a in sorted(legal):
-                s = self.action_to_string(a)
-                if a == END:
-                    actions.append({"move": "end", "path": [], "label": "End turn"})
-                elif a == PASS:
-                    actions.append({"move": "pass", "path": [], "label": "Pass"})
-                elif a < PLACE_BASE:
-                    actions.append({"move": s, "path": s.split("-")})
-                elif a < REMOVE_BASE:
-                    i = (a - PLACE_BASE) // 6
-                    if i not in placed_cells:
-                        placed_cells.add(i)
-                        actions.append({"template": f"{LABEL[i]}={{n}}", "path": [LABEL[i]], "choices": choices})
-                elif a < LOSE_BASE:
-                    actions.append({"move": s, "path": [s[1:]]})
-                else:
-                    actions.append({"move": s, "path": [s[5:]]})
-        period = self.game.delay_period
-        turn_text = {
-            START: "start of turn",
-            BRING: f"bringing in ({self.placed} placed)",
-            MOVE: f"moving a group at speed {self.speed}"
-            + (f"; breakthrough: {self.brk_budget} may be removed" if self.brk_cell >= 0 else ""),
-            PENALTY: "penalty at reserve 0: remove one of your pieces",
-        }[self.phase]
-        panel: list[dict[str, Any]] = [
-            {"label": "Reserve", "values": list(self.reserves)},
-            {"label": f"Delays (every {period}th costs 1)", "values": list(self.delays)},
-            {"label": "On board", "values": [self._on_board(i) for i in range(self.n)]},
-            {"label": "Turn", "values": [f"{self.turn} / {self.game.max_turns}"]},
-            {"label": "This turn", "values": [turn_text]},
-        ]
-        return describe(
-            self,
-            board={"kind": "hex", "cells": cells, "unbounded": False, "coords": "rows"},
-            pieces=pieces,
-            players=[
-                {"name": names[i], "color": L.colors[i], **({"resigned": True} if self.resigned[i] else {})}
-                for i in range(self.n)
-            ],
-            highlights=highlights,
-            panel=panel,
-            actions=actions,
-            last_move=last,
-            viewer=player,
-            hint=self._hint(),
-            setups=self._setups() if player is None or player == self.current_player() else [],
-        )
+        """The render description (docs/render.md) as seen by ``player`` (None: a spectator)."""
+        from tessera.games.nymbat.render import render
 
-    def _setups(self) -> list[dict[str, Any]]:
-        """Ready-made first-turn set-ups for the player to move (render ``setups``): each a list of
-        placement steps within his first-turn allowance, placed in one click and then adjusted with
-        the allowance left.  Only at the start of a first turn."""
-        if self._over or self.phase not in (START, BRING) or self.placed:
-            return []
-        p = self.to_move
-        if self.first_done[p]:
-            return []
-        allowance = min(self.reserves[p], self.game.first_limit)
-        spend = allowance - 6 if allowance > 12 else allowance  # leave some to adjust with
-        lines = GRID.edge_lines(self.L.edges[p])
-        centre = GRID.coords[CELLS[len(CELLS) // 2]]  # the centre hex
-        assert centre is not None
-        cq, cr = centre
-
-        def from_centre(c: int) -> tuple[int, int]:
-            """Hex distance to the centre, then sideways distance (twice the x offset): middle hexes first."""
-            qr = GRID.coords[c]
-            assert qr is not None
-            q, r = qr
-            return (abs(q - cq) + abs(r - cr) + abs(q - cq + r - cr)) // 2, abs(2 * (q - cq) + (r - cr))
-
-        occupied = self._occupied()
-        free = [c for c in CELLS if self.L.setup[p] >> c & 1 and not occupied >> c & 1]
-        front = sorted((c for c in free if lines[c] == 2), key=from_centre)
-        middle = sorted((c for c in free if lines[c] == 1), key=from_centre)
-
-        def fill(cells_numbers: list[tuple[int, int]]) -> list[str]:
-            out, left = [], spend
-            for c, k in cells_numbers:
-                k = min(k, left)
-                if k < 1:
-                    break
-                out.append(f"{GRID.label(c)}={k}")
-                left -= k
-            return out
-
-        def formations(size: int) -> list[int]:
-            """Groups of ``size`` mutually adjacent free hexes (2: twins on the front row; 3: a shield,
-            two front hexes and the middle hex touching both), middle of the front first, none
-            touching another, so that each stays a group of its own."""
-            out: list[int] = []
-            used = 0
-            for a in front:
-                for b in GRID.neighbors[a]:
-                    if b not in front:
-                        continue
-                    third = [m for m in middle if GRID.neighbor_mask[a] >> m & 1 and GRID.neighbor_mask[b] >> m & 1]
-                    cells = [a, b, *third[:1]] if size == 3 else [a, b]
-                    if len(cells) < size:
-                        continue
-                    zone = 0
-                    for c in cells:
-                        zone |= 1 << c | GRID.neighbor_mask[c]
-                    if zone & used:
-                        continue
-                    used |= sum(1 << c for c in cells)
-                    out += cells
-                    break
-            return out
-
-        plans = [
-            (
-                "Shields of 3s",
-                "triangles of three 3s, each piece touching the other two: safe from breakthrough",
-                fill([(c, 3) for c in formations(3)[: spend // 9 * 3]]),  # whole shields only
-            ),
-            (
-                "Twins of 4s",
-                "pairs of 4s: a pair beats any single attacker",
-                fill([(c, 4) for c in formations(2)[: spend // 8 * 2]]),
-            ),
-            ("Horde of 1s", "1s on your two front rows: many fast pieces", fill([(c, 1) for c in front + middle])),
-            (
-                "Spearhead",
-                "a 6 in the front centre with 5s beside it, 3s behind",
-                fill([(c, k) for c, k in zip(front[:3], (6, 5, 5), strict=False)] + [(c, 3) for c in middle]),
-            ),
-        ]
-        out = []
-        for label, title, moves in plans:
-            probe = self.clone()
-            try:
-                for m in moves:
-                    probe.play(m)
-            except IllegalMove:
-                continue
-            if moves:
-                total = sum(int(m.split("=")[1]) for m in moves)
-                note = f"{len(moves)} pieces, {total} of your {allowance}"
-                out.append({"label": label, "title": f"{title} ({note})", "moves": moves})
-        return out
-
-    def _hint(self) -> str | None:
-        """What the player to move may do that the board alone does not say (render ``hint``)."""
-        if self._over or self.phase != MOVE or self.brk_cell < 0:
-            return None
-        at = GRID.label(self.brk_cell)
-        return (
-            f"Breakthrough at {at}: your attack split the defender's group, so you may now remove opponent "
-            f"pieces next to {at} whose numbers total at most {self.brk_budget} (click them, one step each); "
-            "any other step closes the breakthrough."
-        )
+        return render(self, player)
 
     def __str__(self) -> str:
         return text_diagram(self.render())
@@ -1109,170 +893,3 @@ def _index(label: str, move: str) -> int:
 
 
 # -- position dicts ----------------------------------------------------------------------
-
-
-def _from_dict(game: NymbatGame, d: Mapping[str, Any]) -> NymbatState:
-    where = "nymbat position"
-    if not isinstance(d, Mapping):
-        raise ValueError(f"a {where} must be a dict")
-    known = {"to_move", "pieces", "reserves", "delays", "first_turn_done", "turn", "last_mover", "in_turn", "resigned"}
-    unknown = sorted(set(d) - known)
-    if unknown:
-        raise ValueError(f"{where}: unknown key {unknown[0]!r}; accepted keys: {', '.join(sorted(known))}")
-    for key in ("to_move", "pieces", "reserves"):
-        if key not in d:
-            raise ValueError(f"{where}: missing key {key!r}")
-    st = NymbatState(game)
-    players = game.players
-    names = game.layout.names
-    s = st.s
-    st.to_move = _player(d["to_move"], f"{where}: to_move", names)
-    s[_H + _k.TO_MOVE] = st.to_move
-    pieces = d["pieces"]
-    if not isinstance(pieces, Mapping):
-        raise ValueError(f"{where}: 'pieces' must map a hex to [owner, number]")
-    for key, val in pieces.items():
-        if not isinstance(key, str) or not GRID.has_label(key):
-            raise ValueError(f"{where}: piece hex {key!r} is not a hex of the board (rows a–o, side 8)")
-        if not isinstance(val, list | tuple) or len(val) != 2:
-            raise ValueError(f"{where}: piece {key}: expected [owner, number], got {val!r}")
-        owner = _player(val[0], f"{where}: piece {key} owner", names)
-        n = val[1]
-        if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 6:
-            raise ValueError(f"{where}: piece {key}: the number must be 1–6, not {n!r}")
-        i = INDEX[GRID.cell(key)]
-        s[_k.OWNER + i] = owner
-        s[_k.NUM + i] = n
-    s[_H + _k.RES : _H + _k.RES + players] = _pair(d["reserves"], f"{where}: reserves", 0, 10**6, players)
-    s[_H + _k.DEL : _H + _k.DEL + players] = _pair(
-        d.get("delays", [0] * players), f"{where}: delays", 0, 10**9, players
-    )
-    fd = d.get("first_turn_done", [False] * players)
-    if not isinstance(fd, list | tuple) or len(fd) != players or not all(isinstance(x, bool) for x in fd):
-        raise ValueError(f"{where}: first_turn_done must be {players} booleans, not {fd!r}")
-    s[_H + _k.FIRST : _H + _k.FIRST + players] = fd
-    rs = d.get("resigned", [False] * players)
-    if not isinstance(rs, list | tuple) or len(rs) != players or not all(isinstance(x, bool) for x in rs):
-        raise ValueError(f"{where}: resigned must be {players} booleans, not {rs!r}")
-    for q in range(players):
-        if rs[q] and (st.own[q] or st.reserves[q]):
-            raise ValueError(f"{where}: {names[q]} has resigned, so he has no piece on the board and reserve 0")
-    if rs.count(False) == 0:
-        raise ValueError(f"{where}: at least one player has not resigned")
-    s[_H + _k.RESIGNED : _H + _k.RESIGNED + players] = rs
-    turn = d.get("turn", 0)
-    if not isinstance(turn, int) or isinstance(turn, bool) or not 0 <= turn <= game.max_turns:
-        raise ValueError(f"{where}: turn must be a whole number 0–{game.max_turns}, not {turn!r}")
-    s[_H + _k.TURN] = turn
-    lm = d.get("last_mover")
-    s[_H + _k.LAST] = -1 if lm is None else _player(lm, f"{where}: last_mover", names)
-    it = d.get("in_turn")
-    if it is None:
-        st._settle()
-    if st.resigned[st.to_move] and not st._over:  # (a game can end at a resigned player's turn)
-        raise ValueError(f"{where}: {names[st.to_move]} has resigned, so he is never to move")
-    if it is None:
-        return st
-    if not isinstance(it, Mapping) or it.get("phase") not in ("bring", "move", "penalty"):
-        raise ValueError(f"{where}: in_turn must be a dict whose phase is 'bring', 'move' or 'penalty'")
-    p = st.to_move
-    phase = it["phase"]
-    allowed = {"bring": {"phase", "placed"}, "penalty": {"phase"}}.get(
-        phase, {"phase", "speed", "unmoved", "group", "start_distance", "captured", "breakthrough"}
-    )
-    extra = sorted(set(it) - allowed)
-    if extra:
-        raise ValueError(f"{where}: in_turn key {extra[0]!r} does not belong to phase {phase!r}")
-    if phase == "penalty":
-        if st.reserves[p] != 0 or not st.own[p]:
-            raise ValueError(f"{where}: a penalty step needs reserve 0 and a piece of {names[p]} on the board")
-        s[_H + _k.PHASE] = PENALTY
-        return st
-    if phase == "bring":
-        placed = it.get("placed")
-        if not isinstance(placed, int) or isinstance(placed, bool) or not 1 <= placed <= 10**6:
-            raise ValueError(f"{where}: in_turn placed must be a whole number >= 1 (at most 10**6), not {placed!r}")
-        if not st.first_done[p] and placed > game.first_limit:
-            raise ValueError(f"{where}: {placed} placed on a first turn exceeds first_limit={game.first_limit}")
-        s[_H + _k.PHASE] = BRING
-        s[_H + _k.PLACED] = placed
-        if not st._has_step():
-            raise ValueError(f"{where}: nothing more can be brought in, so the turn would already have ended")
-        return st
-    if not st.first_done[p]:
-        raise ValueError(f"{where}: {names[p]} cannot move a group on his first turn")
-    speed = it.get("speed")
-    if not isinstance(speed, int) or isinstance(speed, bool) or not 1 <= speed <= 6:
-        raise ValueError(f"{where}: in_turn speed must be 1–6, not {speed!r}")
-    unmoved = _cells(it.get("unmoved"), f"{where}: in_turn unmoved")
-    tracked = _cells(it.get("group"), f"{where}: in_turn group")
-    if unmoved & ~st.own[p] or tracked & ~st.own[p]:
-        raise ValueError(f"{where}: in_turn unmoved/group must be hexes holding {names[p]} pieces")
-    if unmoved & ~tracked:
-        raise ValueError(f"{where}: in_turn unmoved pieces must also be listed in group")
-    sd = it.get("start_distance")
-    if not isinstance(sd, int) or isinstance(sd, bool) or not 0 <= sd <= LAST_ROW:
-        raise ValueError(f"{where}: in_turn start_distance must be 0–{LAST_ROW}, not {sd!r}")
-    cap = it.get("captured")
-    if not isinstance(cap, bool):
-        raise ValueError(f"{where}: in_turn captured must be true or false, not {cap!r}")
-    s[_H + _k.PHASE] = MOVE
-    s[_H + _k.SPEED] = speed
-    s[_H + _k.START_DIST] = sd
-    s[_H + _k.CAPTURED] = cap
-    for c in bits(tracked):
-        s[_k.FLAG + INDEX[c]] = _k.TRACKED | (_k.UNMOVED if unmoved >> c & 1 else 0)
-    brk = it.get("breakthrough")
-    if brk is not None:
-        keys = {"hex", "budget"} if players == 2 else {"hex", "budget", "defender"}
-        if not isinstance(brk, Mapping) or set(brk) != keys:
-            form = ", ".join(f"'{k}': ..." for k in sorted(keys))
-            raise ValueError(f"{where}: in_turn breakthrough must be {{{form}}}")
-        h = brk["hex"]
-        if not isinstance(h, str) or not GRID.has_label(h):
-            raise ValueError(f"{where}: breakthrough hex {h!r} is not a hex of the board")
-        b = brk["budget"]
-        if not isinstance(b, int) or isinstance(b, bool) or not 1 <= b <= 6:
-            raise ValueError(f"{where}: breakthrough budget must be 1–6, not {b!r}")
-        owner = 1 - p if players == 2 else _player(brk["defender"], f"{where}: breakthrough defender", names)
-        if owner == p:
-            raise ValueError(f"{where}: the breakthrough defender cannot be the player to move")
-        s[_H + _k.BRK_CELL] = INDEX[GRID.cell(h)]
-        s[_H + _k.BRK_BUDGET] = b
-        s[_H + _k.BRK_OWNER] = owner
-        if not st._removable():
-            raise ValueError(f"{where}: the breakthrough at {h} has nothing left to remove")
-    if not st._has_step():
-        raise ValueError(f"{where}: no group piece can move any more, so the turn would already have ended")
-    return st
-
-
-def _player(v: Any, where: str, names: tuple[str, ...] = NAMES) -> int:
-    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < len(names):
-        seats = " or ".join(f"{i} ({name})" for i, name in enumerate(names))
-        if len(names) > 2:
-            seats = ", ".join(f"{i} ({name})" for i, name in enumerate(names))
-        raise ValueError(f"{where} must be {seats}, not {v!r}")
-    return int(v)
-
-
-def _pair(v: Any, where: str, lo: int, hi: int, count: int = 2) -> list[int]:
-    if (
-        not isinstance(v, list | tuple)
-        or len(v) != count
-        or not all(isinstance(x, int) and not isinstance(x, bool) and lo <= x <= hi for x in v)
-    ):
-        words = "two" if count == 2 else str(count)
-        raise ValueError(f"{where} must be {words} whole numbers from {lo} to {hi}, not {v!r}")
-    return [int(x) for x in v]
-
-
-def _cells(v: Any, where: str) -> int:
-    if not isinstance(v, list | tuple):
-        raise ValueError(f"{where} must be a list of hexes, not {v!r}")
-    m = 0
-    for h in v:
-        if not isinstance(h, str) or not GRID.has_label(h):
-            raise ValueError(f"{where}: {h!r} is not a hex of the board")
-        m |= 1 << GRID.cell(h)
-    return m

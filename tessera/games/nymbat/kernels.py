@@ -31,8 +31,8 @@ Cells are the compact indices ``0 … 168`` of the hexagon of side 8 (label orde
     allocated by each entry kernel (the kernels release the GIL, so none is shared).
 ``rs`` — a ``uint64[1]`` random state (:func:`tessera.core.kernels.rng_state`).
 
-Entry kernels (called from Python): :func:`step` (checked or not), :func:`check`,
-:func:`legal`, :func:`random_action`, :func:`rollouts`, :func:`evaluate`,
+Entry kernels (called from Python): :func:`apply` (checked or not), :func:`check`,
+:func:`legal`, :func:`random_step`, :func:`rollouts`, :func:`evaluate`,
 :func:`resign` and :func:`query`.  Every kernel is a
 :func:`tessera.core.kernels.kernel` (``numba.njit(cache=True, nogil=True)``).
 """
@@ -526,91 +526,130 @@ def _apply(s: np.ndarray, geo: np.ndarray, a: int, ws: np.ndarray) -> None:
         _finish_turn(s, geo, I64(K_PASS))
 
 
+# -- refusal codes of :func:`check` (the game's sentence table matches these names) ------------------
+R_PENALTY_DUE = 1
+"""A penalty is due: only 'lose' is legal."""
+R_MOVE_WHILE_BRINGING = 2
+"""A move while bringing in."""
+R_MOVE_ON_FIRST_TURN = 3
+"""A move on a first turn."""
+R_NO_OWN_PIECE = 4
+"""No own piece on the source."""
+R_PIECE_HAS_MOVED = 5
+"""The piece has moved this turn."""
+R_NOT_OF_GROUP = 6
+"""The piece is not of the chosen group."""
+R_NO_MOVEMENT = 7
+"""A move that stays on its hex."""
+R_ONTO_OWN_PIECE = 8
+"""A move onto an own piece."""
+R_OUT_OF_REACH = 9
+"""Out of the group's reach."""
+R_PLACE_WHILE_MOVING = 10
+"""A placement while moving."""
+R_OUTSIDE_SETUP = 11
+"""A placement outside the setup area."""
+R_ONTO_A_PIECE = 12
+"""A placement onto a piece."""
+R_OVER_RESERVE = 13
+"""Over the reserve."""
+R_OVER_FIRST_LIMIT = 14
+"""Over the first-turn limit."""
+R_NO_BREAKTHROUGH = 15
+"""A removal without a breakthrough."""
+R_NOT_NEXT_TO_ATTACK = 16
+"""A removal of a piece not the defender's next to the attacked hex."""
+R_OVER_BUDGET = 17
+"""A removal over the breakthrough budget."""
+R_NO_PENALTY_DUE = 18
+"""'lose' with no penalty due."""
+R_LOSE_NOT_OWN = 19
+"""'lose' of a piece not one's own."""
+R_END_FIRST = 20
+"""'end' before any step."""
+R_PASS_AFTER_STEPS = 21
+"""'pass' after other steps."""
+R_PASS_ON_FIRST_TURN = 22
+"""'pass' on a first turn that can bring in."""
+
+
 @kernel
 def _check(s: np.ndarray, geo: np.ndarray, a: int, ws: np.ndarray) -> int:
-    """0 if step ``a`` (``0 <= a < NUM_ACTIONS``) is legal now, else the code of the reason (Python's sentence).
-
-    1 a penalty is due; moves: 2 while bringing in, 3 on a first turn, 4 no own piece on
-    the source, 5 the piece has moved, 6 not of the chosen group, 7 no movement, 8 onto
-    an own piece, 9 out of reach; placements: 10 while moving, 11 outside the setup
-    area, 12 onto a piece, 13 over the reserve, 14 over the first-turn limit; removals:
-    15 no breakthrough, 16 not a defender's piece next to it, 17 over the budget;
-    ``lose``: 18 no penalty, 19 not an own piece; 20 ``end`` first; ``pass``: 21 after
-    other steps, 22 on a first turn that can bring in.
-    """
+    """0 if step ``a`` (``0 <= a < NUM_ACTIONS``) is legal now, else its refusal code (``R_...``, above;
+    the game's sentence table matches the same names)."""
     p = I64(s[H + TO_MOVE])
     phase = s[H + PHASE]
     if phase == PENALTY and not LOSE_BASE <= a < END:
-        return 1
+        return R_PENALTY_DUE
     if a < PLACE_BASE:
         src = a // N
         dst = a % N
         if phase == BRING:
-            return 2
+            return R_MOVE_WHILE_BRINGING
         if phase == START and not s[H + FIRST + p]:
-            return 3
+            return R_MOVE_ON_FIRST_TURN
         if s[OWNER + src] != p:
-            return 4
+            return R_NO_OWN_PIECE
         if phase == START:
             speed = _group_speed(s, geo, src, ws)
         else:
             if not s[FLAG + src] & UNMOVED:
-                return 5 if s[FLAG + src] & TRACKED else 6
+                return R_PIECE_HAS_MOVED if s[FLAG + src] & TRACKED else R_NOT_OF_GROUP
             speed = I64(s[H + SPEED])
         if src == dst:
-            return 7
+            return R_NO_MOVEMENT
         if s[OWNER + dst] == p:
-            return 8
+            return R_ONTO_OWN_PIECE
         k = _reach(s, geo, src, speed, p, ws, I64(0))
         for i in range(k):
             if ws[DEST + i] == dst:
                 return 0
-        return 9
+        return R_OUT_OF_REACH
     if a < REMOVE_BASE:
         c = (a - PLACE_BASE) // 6
         k = (a - PLACE_BASE) % 6 + 1
         if phase == MOVE:
-            return 10
+            return R_PLACE_WHILE_MOVING
         if not geo[c, SETUP_COL + p]:
-            return 11
+            return R_OUTSIDE_SETUP
         if s[OWNER + c] >= 0:
-            return 12
+            return R_ONTO_A_PIECE
         if k > s[H + RES + p]:
-            return 13
+            return R_OVER_RESERVE
         if not s[H + FIRST + p] and s[H + PLACED] + k > geo[N, G_FIRST_LIMIT]:
-            return 14
+            return R_OVER_FIRST_LIMIT
         return 0
     if a < LOSE_BASE:
         c = a - REMOVE_BASE
         b = I64(s[H + BRK_CELL])
         if b < 0:
-            return 15
+            return R_NO_BREAKTHROUGH
         adjacent = False
         for j in range(6):
             if geo[b, j] == c:
                 adjacent = True
         if not adjacent or s[OWNER + c] != s[H + BRK_OWNER]:
-            return 16
+            return R_NOT_NEXT_TO_ATTACK
         if s[NUM + c] > s[H + BRK_BUDGET]:
-            return 17
+            return R_OVER_BUDGET
         return 0
     if a < END:
         if phase != PENALTY:
-            return 18
+            return R_NO_PENALTY_DUE
         if s[OWNER + a - LOSE_BASE] != p:
-            return 19
+            return R_LOSE_NOT_OWN
         return 0
     if a == END:
-        return 20 if phase == START else 0
+        return R_END_FIRST if phase == START else 0
     if phase != START:
-        return 21
+        return R_PASS_AFTER_STEPS
     if not s[H + FIRST + p] and _can_place(s, geo):
-        return 22
+        return R_PASS_ON_FIRST_TURN
     return 0
 
 
 @kernel
-def step(s: np.ndarray, geo: np.ndarray, a: int, checked: bool) -> int:
+def apply(s: np.ndarray, geo: np.ndarray, a: int, checked: bool) -> int:
     """Apply step ``a``: the packed :func:`status`, or (``checked`` and illegal) ``−code``, nothing changed."""
     ws = np.zeros(WS_SIZE, np.int32)
     if checked:
@@ -806,7 +845,7 @@ def _random_step(s: np.ndarray, geo: np.ndarray, rs: np.ndarray, ws: np.ndarray)
 
 
 @kernel
-def random_action(s: np.ndarray, geo: np.ndarray, seed: int) -> int:
+def random_step(s: np.ndarray, geo: np.ndarray, seed: int) -> int:
     """A random legal step (:func:`_random_step`) drawn with the generator seeded by ``seed``."""
     rs = np.empty(1, np.uint64)
     rs[0] = np.uint64(seed)

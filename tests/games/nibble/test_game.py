@@ -730,7 +730,7 @@ def kernel_step(st: NibbleState, seed: int) -> np.ndarray:
 
     s = st.s.copy()
     g = st.game
-    assert K.playout(s, st._deal, g.geo, K.scratch(g.geo), np.array([seed], np.uint64), 1) == 1
+    assert K.rollout(s, st._deal, g.geo, K.scratch(g.geo), np.array([seed], np.uint64), 1) == 1
     return s
 
 

@@ -1,0 +1,80 @@
+"""Ikabegamá's render description (docs/render.md): what :meth:`IkabegamaState.render` returns."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tessera.core.hexplane import (
+    hex_center,
+)
+from tessera.core.render import cell_entry, describe, piece
+from tessera.games.ikabegama.game import COLORS, NAMES, IkabegamaState
+
+
+def _view_cells(state: IkabegamaState) -> list[int]:
+    g = state.game
+    w = g.window
+    if g.allowed is not None:
+        return sorted(g.allowed)
+    seen: set[int] = set()
+    for h in [*state.tokens, *g.nest_ids]:
+        q0, r0 = w.axial(h)
+        for dq in range(-3, 4):
+            for dr in range(-3, 4):
+                if abs(dq + dr) <= 3 and w.contains(q0 + dq, r0 + dr):
+                    seen.add(w.id(q0 + dq, r0 + dr))
+    return sorted(seen)
+
+
+def render(state: IkabegamaState, player: int | None = None) -> dict[str, Any]:
+    g = state.game
+    w = g.window
+    cells = []
+    nest_symbol = {g.nest_ids[0]: "l", g.nest_ids[1]: "d"}
+    for h in _view_cells(state):
+        q, r = w.axial(h)
+        x, y = hex_center(q, r)
+        cells.append(cell_entry(w.label(h), x, y, symbol=nest_symbol.get(h)))
+    pieces = [
+        piece(w.label(h), o, color=COLORS[o], symbol="LD"[o], title=f"{NAMES[o]} token")
+        for h, o in sorted(state.tokens.items())
+    ]
+    highlights: list[dict[str, Any]] = [
+        {"cell": w.label(h), "kind": "nest", "owner": i, "color": COLORS[i], "title": f"{NAMES[i]} nest"}
+        for i, h in enumerate(g.nest_ids)
+    ]
+    last: list[str] = []
+    if state._history:
+        _, a = state._history[-1]
+        s = state.action_to_string(a)
+        last = [] if s == "pass" else s.split(">")
+        highlights += [{"cell": c, "kind": "last"} for c in last]
+    actions: list[dict[str, Any]] = []
+    cp = state.current_player()
+    if cp >= 0 and (player is None or player == cp):
+        for a in state._legal_actions():
+            s = state.action_to_string(a)
+            if s == "pass":
+                actions.append({"move": "pass", "path": [], "label": "Pass"})
+            else:
+                actions.append({"move": s, "path": s.split(">")})
+    board: dict[str, Any] = {
+        "kind": "hexplane" if g.allowed is None else "hex",
+        "cells": cells,
+        "unbounded": g.allowed is None,
+        "coords": "axial",
+    }
+    return describe(
+        state,
+        board=board,
+        pieces=pieces,
+        players=[{"name": NAMES[i], "color": COLORS[i]} for i in (0, 1)],
+        highlights=highlights,
+        panel=[
+            {"label": "Tokens", "values": state.counts},
+            {"label": "Ply", "values": [f"{state.ply} / {g.params['max_plies']}"]},
+        ],
+        actions=actions,
+        last_move=last,
+        viewer=player,
+    )

@@ -1,0 +1,126 @@
+"""Nume's render description (docs/render.md): what :meth:`NumeState.render` returns."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tessera.core.render import describe, grid_cells, piece
+from tessera.games.nume import kernels as kern
+from tessera.games.nume.game import (
+    BID,
+    BLACK,
+    CHOOSE,
+    COLOUR_NAMES,
+    COLOUR_WORDS,
+    COLOURS,
+    NO_COLOUR,
+    PLAY,
+    WHITE,
+    NumeState,
+    _fmt_komi,
+)
+from tessera.games.nume.kernels import GID, NUM, STONE
+
+
+def render(state: NumeState, player: int | None = None) -> dict[str, Any]:
+    g = state.game
+    n = g.cells
+    hexes = g.params["variant"] == "hex"
+    board = {
+        "kind": "hex" if hexes else "square",
+        "cells": grid_cells(g.grid),
+        "unbounded": False,
+        "coords": "rows" if hexes else "chess",
+    }
+    owner = {c: i for i, c in enumerate(state._colors)} if state._colors is not None else {}
+    stone, num, gid = state._field(STONE), state._field(NUM), state._field(GID)
+    group_title: dict[int, str] = {}
+    ngroups = [0, 0]
+    for gr in state._group_table():
+        nums = gr["numbers"]
+        group_title[gr["root"]] = (
+            f"{COLOUR_NAMES[gr['color']]} group of {gr['size']}, "
+            f"number{'s' if len(nums) > 1 else ''} {', '.join(map(str, nums))}, price {gr['price']}"
+        )
+        ngroups[gr["color"]] += 1
+    titles = [group_title.get(r, "") for r in gid]  # a stone's title is its group's
+    labels = g.labels
+    pieces = [
+        piece(
+            labels[c],
+            owner.get(col),
+            text="" if num[c] < 0 else str(num[c]),
+            color=COLOURS[col],
+            symbol="BW"[col],
+            title=titles[c],
+        )
+        for c, col in enumerate(stone)
+        if col >= 0
+    ]
+    last: list[str] = []
+    highlights: list[dict[str, Any]] = []
+    if state._history:
+        a = state._history[-1][1]
+        if a < g.place_actions:
+            last = [g.labels[a // g.K]]
+            highlights.append({"cell": last[0], "kind": "last"})
+    cp = state.current_player()
+    actions: list[dict[str, Any]] = []
+    if cp >= 0 and (player is None or player == cp):
+        if state._phase == PLAY:
+            occupied, joins, templates = kern.OCCUPIED, kern.JOINS, g.templates
+            actions = [
+                {"move": labels[c], "path": [labels[c]]}
+                if st == joins
+                else {"template": templates[c], "path": [labels[c]], "number": [0, n]}
+                for c, st in enumerate(state._statuses())
+                if st != occupied
+            ]
+        elif state._phase == BID:
+            # one button per bid (docs/render.md: a button is a move with an empty path; the
+            # generic client lists a long group of buttons as a drop-down)
+            for a in range(g.place_actions, g.choose_base):
+                v, r = divmod(a - g.place_actions, 2)
+                actions.append(
+                    {
+                        "move": state.action_to_string(a),
+                        "path": [],
+                        "label": f"Komi {v}.5 to {COLOUR_NAMES[r]}",
+                        "group": "komi",
+                    }
+                )
+        else:
+            for r in (BLACK, WHITE):
+                actions.append(
+                    {"move": COLOUR_WORDS[r], "path": [], "label": f"Play {COLOUR_NAMES[r]}", "group": "colour"}
+                )
+    names = state._player_names()
+    if state._colors is None:
+        players = [{"name": names[i], "color": NO_COLOUR[i]} for i in (0, 1)]
+    else:
+        players = [{"name": names[i], "color": COLOURS[state._colors[i]]} for i in (0, 1)]
+    status = None
+    if state._phase == BID:
+        status = "Player 0 to bid the komi and its receiver"
+    elif state._phase == CHOOSE:
+        status = "Player 1 to choose a colour"
+    panel: list[dict[str, Any]] = []
+    if state._komi is not None and state._komi_to is not None:
+        panel.append({"label": "Komi", "values": [f"{_fmt_komi(state._komi)} to {COLOUR_NAMES[state._komi_to]}"]})
+    if state._colors is not None:
+        prices = state._prices()
+        panel.append({"label": "Prices", "values": [prices[c] for c in state._colors]})
+        panel.append({"label": "Groups", "values": [ngroups[c] for c in state._colors]})
+    panel.append({"label": "Empty cells", "values": [state._nempty()]})
+    return describe(
+        state,
+        board=board,
+        pieces=pieces,
+        players=players,
+        highlights=highlights,
+        panel=panel,
+        actions=actions,
+        last_move=last,
+        status=status,
+        viewer=player,
+    )
