@@ -20,10 +20,10 @@ import time
 from typing import Any
 
 import tessera
+from tessera.core import records
 from tessera.core.game import State
-from tessera.server.knowledge import RESIGN, can_resign_and_play_on, play_stored
 
-__all__ = ["RESIGN", "can_resign_and_play_on", "play_stored", "replay", "think", "think_step"]
+__all__ = ["replay", "think", "think_step"]
 
 AGENTS_AVAILABLE = importlib.util.find_spec("tessera.agents") is not None
 """Whether ``tessera.agents`` is importable (else the AI plays random legal moves)."""
@@ -41,10 +41,7 @@ if AGENTS_AVAILABLE:
 
 def replay(spec: str, seed: int, moves: list[tuple[int, str]]) -> State:
     """The position after ``moves`` (``(player, move)`` pairs as stored)."""
-    state = tessera.load_game(spec).new_initial_state(seed=seed)
-    for player, move in moves:
-        play_stored(state, player, move)
-    return state
+    return records.replay(tessera.load_game(spec), seed, moves)
 
 
 def _agent_move(state: State, player: int, level: int, seconds: float | None, rng: random.Random) -> str:

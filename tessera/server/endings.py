@@ -8,10 +8,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from tessera.core.records import RESIGN
 from tessera.server.clocks import clock_first_left, clock_left, clock_stop, clock_stop_all, flagged, next_flag_in
 from tessera.server.errors import ServiceError
 from tessera.server.events import Events
-from tessera.server.knowledge import RESIGN, can_resign_and_play_on, resign_and_play_on
 from tessera.server.live import Games, Unchanged, Work, after_move, columns, seat_of
 from tessera.server.results import abort_result, forfeit_result
 from tessera.server.storage import MoveRow
@@ -57,7 +57,7 @@ class Endings:
         clock = row.clock
         out = [p for p in range(len(clock["remaining"])) if clock["since"][p] is not None]
         late_players = [p for p in out if clock_left(clock, p, now) <= 0]
-        if can_resign_and_play_on(w.state):
+        if w.state.resign_plays_on():
             return self._flag_and_play_on(w, late_players, now)
         loser = min(late_players, key=lambda p: clock_left(clock, p, now))
         for p in out:
@@ -75,7 +75,7 @@ class Endings:
         n = w.state.move_number()
         added: list[MoveRow] = []
         for p in late:
-            resign_and_play_on(new, p)
+            new.resign(p)
             w.tx.insert_move(row.id, n, p, RESIGN)
             added.append(MoveRow(n, p, RESIGN))
             n += 1
@@ -133,7 +133,7 @@ class Endings:
                     raise Unchanged  # the flag is stored first, in its own transaction
                 if w.row.status != "active":
                     raise ServiceError(409, "the game is over")
-                if can_resign_and_play_on(w.state):
+                if w.state.resign_plays_on():
                     self._resign_and_play_on(w, seat)
                 else:
                     finish(w, forfeit_result(w.state.game, seat, "resign"))
@@ -155,7 +155,7 @@ class Endings:
 
         new = w.state.clone()
         try:
-            resign_and_play_on(new, seat)
+            new.resign(seat)
         except IllegalMove as e:
             raise ServiceError(409, str(e)) from None
         n = w.state.move_number()

@@ -12,9 +12,10 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from tessera.core.game import SIMULTANEOUS
+from tessera.core.records import RESIGN
 from tessera.server.clocks import clock_start, clock_stop_all
 from tessera.server.errors import ServiceError
-from tessera.server.knowledge import RESIGN, movers, replay_moves
+from tessera.server.knowledge import movers, replay_moves
 from tessera.server.storage import GameRow, MoveRow
 
 if TYPE_CHECKING:
