@@ -72,7 +72,7 @@ def render(state: IkabegamaState, player: int | None = None) -> dict[str, Any]:
         highlights=highlights,
         panel=[
             {"label": "Tokens", "values": state.counts},
-            {"label": "Ply", "values": [f"{state.ply} / {g.params['max_plies']}"]},
+            {"label": "Ply", "values": [state.ply]},  # the safeguard limit is in params
         ],
         actions=actions,
         last_move=last,

@@ -64,7 +64,7 @@ def render(state: NelaxtamState, player: int | None = None) -> dict[str, Any]:
         panel.append({"label": "Order sealed", "values": sealed})
     if state.phase == INVASION:
         need = g._params["by_sea"]
-        panel.append({"label": "Invasion", "values": [f"at least {need} troops land on the shaded edge (by sea)"]})
+        panel.append({"label": "Invasion", "values": [f"at least {need} troops land on the outlined edge (by sea)"]})
         for p in (0, 1) if player is None else (player,):
             highlights += [
                 {"cell": lab[c], "kind": "setup", "owner": p, "title": "edge square: troops by sea land here"}

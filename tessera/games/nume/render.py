@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tessera.core.render import describe, grid_cells, piece
+from tessera.core.render import describe, grid_cells
 from tessera.games.nume import kernels as kern
 from tessera.games.nume.game import (
     BID,
@@ -34,29 +34,37 @@ def render(state: NumeState, player: int | None = None) -> dict[str, Any]:
     }
     owner = {c: i for i, c in enumerate(state._colors)} if state._colors is not None else {}
     stone, num, gid = state._field(STONE), state._field(NUM), state._field(GID)
-    group_title: dict[int, str] = {}
+    # a stone's title and ``group`` are its group's: one dict per group, shared by its stones
+    group_of: dict[int, tuple[str, dict[str, int]]] = {}
     ngroups = [0, 0]
     for gr in state._group_table():
         nums = gr["numbers"]
-        group_title[gr["root"]] = (
+        group_of[gr["root"]] = (
             f"{COLOUR_NAMES[gr['color']]} group of {gr['size']}, "
-            f"number{'s' if len(nums) > 1 else ''} {', '.join(map(str, nums))}, price {gr['price']}"
+            f"number{'s' if len(nums) > 1 else ''} {', '.join(map(str, nums))}, price {gr['price']}",
+            {"size": gr["size"], "price": gr["price"]},
         )
         ngroups[gr["color"]] += 1
-    titles = [group_title.get(r, "") for r in gid]  # a stone's title is its group's
     labels = g.labels
-    pieces = [
-        piece(
-            labels[c],
-            owner.get(col),
-            text="" if num[c] < 0 else str(num[c]),
-            color=COLOURS[col],
-            symbol="BW"[col],
-            title=titles[c],
-        )
-        for c, col in enumerate(stone)
-        if col >= 0
-    ]
+    look = [(owner.get(col), COLOURS[col], "BW"[col]) for col in (BLACK, WHITE)]  # by stone colour
+    pieces = []
+    for c, col in enumerate(stone):
+        if col >= 0:
+            title, group = group_of[gid[c]]
+            who, colour, symbol = look[col]
+            k = num[c]
+            pieces.append(
+                {
+                    "cell": labels[c],
+                    "owner": who,
+                    "text": "" if k < 0 else str(k),
+                    "shape": "disc",
+                    "color": colour,
+                    "symbol": symbol,
+                    "title": title,
+                    "group": group,
+                }
+            )
     last: list[str] = []
     highlights: list[dict[str, Any]] = []
     if state._history:

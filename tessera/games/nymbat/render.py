@@ -57,8 +57,10 @@ def render(state: NymbatState, player: int | None = None) -> dict[str, Any]:
         x, y = GRID.center(c)
         cells.append(cell_entry(GRID.label(c), x, y, fill=fills.get(c), title=titles.get(c)))
     pieces = []
+    on_board = [0] * state.n
     for i in np.flatnonzero(state.s[_k.NUM : _k.NUM + N]).tolist():
         o, k = int(state.s[_k.OWNER + i]), int(state.s[_k.NUM + i])
+        on_board[o] += 1
         pieces.append(piece(LABEL[i], o, text=str(k), color=L.colors[o], symbol=L.symbols[o], title=f"{names[o]} {k}"))
     highlights: list[dict[str, Any]] = []
     for pl in range(state.n):
@@ -128,8 +130,9 @@ def render(state: NymbatState, player: int | None = None) -> dict[str, Any]:
     panel: list[dict[str, Any]] = [
         {"label": "Reserve", "values": list(state.reserves)},
         {"label": f"Delays (every {period}th costs 1)", "values": list(state.delays)},
-        {"label": "On board", "values": [state._on_board(i) for i in range(state.n)]},
-        {"label": "Turn", "values": [f"{state.turn} / {state.game.max_turns}"]},
+        # the points on the board, and beside them how many pieces carry them
+        {"label": "On board", "values": [state._on_board(i) for i in range(state.n)], "pieces": on_board},
+        {"label": "Turn", "values": [state.turn]},  # the safeguard limit is in params
         {"label": "This turn", "values": [turn_text]},
     ]
     return describe(

@@ -1,7 +1,7 @@
 // What the board and the panel show beyond the render description's own drawing, read from the
 // description itself (no extra request): Nume's groups with their size and price, Nibble's colour
-// numbers and colour-blind-safe palette, Nymbat's pieces and points on the board, and the turn
-// counter without its safeguard limit. The game page and the analysis board both use it.
+// numbers and colour-blind-safe palette, Nymbat's pieces and points on the board. The game page
+// and the analysis board both use it.
 import { hasKey, t } from "./i18n.js";
 
 // Cells whose centres are this close are neighbours (hex: circumradius 1, neighbours √3 apart;
@@ -10,9 +10,8 @@ function neighbourDistance(desc) {
   return desc.board.kind === "square" ? 1.05 : 1.8;
 }
 
-// Nume: the groups of each player (connected stones of one owner), their size and price. A
-// piece's title carries "group of N … price P" (the game's own count); the size falls back to
-// the stones counted here.
+// Nume: the groups of each player (connected stones of one owner), their size and price, as the
+// game gives them on each piece (`group: {size, price}`, docs/render.md).
 export function numeGroups(desc) {
   if (desc.game !== "nume") return [];
   const byCell = new Map(desc.board.cells.map((c) => [c.id, c]));
@@ -38,11 +37,9 @@ export function numeGroups(desc) {
         }
       }
     }
-    const m = /group of (\d+)\b.*\bprice (\d+)/.exec(members[0].title || "");
     const numbers = members.map((p) => parseInt(p.text, 10)).filter((n) => !Number.isNaN(n));
-    const size = m ? parseInt(m[1], 10) : members.length;
-    const price = m ? parseInt(m[2], 10) : numbers.length ? Math.max(...numbers.map((n) => Math.abs(n - size))) : null;
-    groups.push({ owner: s.owner, members, size, price, numbers });
+    const g = members[0].group;
+    groups.push({ owner: s.owner, members, size: g ? g.size : members.length, price: g ? g.price : null, numbers });
   }
   return groups;
 }
@@ -141,20 +138,15 @@ export function safeGlyph(color) {
   return s ? s[1] : "";
 }
 
-// The panel's rows as the player reads them: the turn (or ply) counter without its safeguard
-// limit ("Turn 36 / 600" → "Turn 36"), and Nymbat's "On board" as pieces and points.
+// The panel's rows as the player reads them: Nymbat's "On board" as pieces and points (the row's
+// `pieces` beside its points), yes/no, komi and invasion in the player's language.
 export function panelRows(desc) {
   const rows = [];
   const word = (v) => (v === "yes" ? t("game:yes") : v === "no" ? t("game:no") : v);
   for (const r0 of desc.panel || []) {
     const r = { ...r0, values: (r0.values || []).map(word) };
-    if (r.label === "Turn" || r.label === "Ply") {
-      rows.push({ ...r, values: r.values.map((v) => String(v).replace(/^(\d+)\s*\/\s*\d+$/, "$1")) });
-    } else if (desc.game === "nymbat" && r.label === "On board") {
-      const values = r.values.map((points, p) => {
-        const pieces = (desc.pieces || []).filter((x) => x.owner === p).length;
-        return t("game:nymbat.on_board", { count: pieces, points });
-      });
+    if (desc.game === "nymbat" && r.label === "On board" && Array.isArray(r.pieces)) {
+      const values = r.values.map((points, p) => t("game:nymbat.on_board", { count: r.pieces[p], points }));
       rows.push({ ...r, label: t("game:nymbat.on_board_label"), values });
     } else if (r.label === "Komi") {
       // Nume's "0.5 to Black": the komi and who receives it
