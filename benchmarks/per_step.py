@@ -180,7 +180,9 @@ def main() -> None:
         with open("/proc/cpuinfo") as f:
             for line in f:
                 if line.startswith("model name"):
-                    machine = f"{line.split(':', 1)[1].strip()}, {os.cpu_count()} cpus, Python {platform.python_version()}"
+                    machine = (
+                        f"{line.split(':', 1)[1].strip()}, {os.cpu_count()} cpus, Python {platform.python_version()}"
+                    )
                     break
     except OSError:
         pass
@@ -197,13 +199,16 @@ def main() -> None:
     hex_mc = med((HEX, "openspiel", "mc"))
     hex_clones = med((HEX, "openspiel", "mc"), 1)
     print(f"{'game':<20}{'side':<10}{'steps/CPU-s':>13}{'× hex':>8}{'MC steps/s':>12}{'× hex':>8}{'clones/s':>10}")
-    print(f"{'hex 11 (OpenSpiel)':<20}{'C++':<10}{hex_rate:>13,.0f}{1.0:>8.2f}{hex_mc:>12,.0f}{1.0:>8.2f}{hex_clones:>10,.0f}")
+    row = f"{hex_rate:>13,.0f}{1.0:>8.2f}{hex_mc:>12,.0f}{1.0:>8.2f}{hex_clones:>10,.0f}"
+    print(f"{'hex 11 (OpenSpiel)':<20}{'C++':<10}{row}")
     for g in args.games:
         for side in sides:
             rate = med((g, side, "random"))
             mc = med((g, side, "mc"))
             clones = med((g, side, "mc"), 1)
-            print(f"{g:<20}{side:<10}{rate:>13,.0f}{rate / hex_rate:>8.2f}{mc:>12,.0f}{mc / hex_mc:>8.2f}{clones:>10,.0f}")
+            print(
+                f"{g:<20}{side:<10}{rate:>13,.0f}{rate / hex_rate:>8.2f}{mc:>12,.0f}{mc / hex_mc:>8.2f}{clones:>10,.0f}"
+            )
             result["rows"].append(
                 {
                     "game": g,
