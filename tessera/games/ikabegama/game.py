@@ -316,6 +316,27 @@ class IkabegamaState(TurnState):
             return [g.pass_action]
         return moves.tolist()  # type: ignore[no-any-return]
 
+    def legal_actions(self, player: int | None = None) -> list[Action]:
+        """``State.legal_actions`` in one step: the kernel's list, without the generic dispatch."""
+        if self._over or (player is not None and player != self.to_move):
+            return []
+        return self._legal_actions()
+
+    def apply_action(self, action: Action) -> None:
+        """``State.apply_action`` with the kernel's check inlined (same refusals, same messages)."""
+        if self._over or type(action) is not int:
+            super().apply_action(action)  # the generic refusals
+            return
+        g = self.game
+        if not 0 <= action <= g.pass_action:
+            super().apply_action(action)
+            return
+        if kern.check(self._a, g.kconst, g.allowed_mask, action) != kern.OK:
+            raise IllegalMove(self._illegal_reason(action) or f"{self.action_to_string(action)} is not legal here")
+        p = self.to_move
+        self._apply(action)
+        self._history.append((p, action))
+
     def random_action(self, rng: random.Random, player: int | None = None) -> Action:
         """A uniformly random legal action by rejection sampling (no move list), drawn by the kernel
         from a seed taken from ``rng``: an own token and one of its 18 offsets; a jump is taken

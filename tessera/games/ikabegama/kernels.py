@@ -243,10 +243,37 @@ def apply(a: np.ndarray, k: np.ndarray, action: int) -> int:
 
 @kernel
 def legal(a: np.ndarray, k: np.ndarray, allowed: np.ndarray) -> np.ndarray:
-    """The sorted growths and jumps of the player to move (empty when he must pass)."""
+    """The sorted growths and jumps of the player to move (empty when he must pass).
+
+    The owners are first copied to a dense map of the hexes around the tokens (their span of
+    hex ids, widened by the longest offset), so each of the 18 destinations of a token is one
+    array read instead of a hash probe; a growth found from several own tokens is marked there
+    and listed once.
+    """
     player = a[TO_MOVE]
     ntok = a[NTOK]
     own = HEADER + a[CAP]
+    if ntok == 0:
+        return np.empty(0, dtype=np.int64)
+    lo = np.int64(a[HEADER])
+    hi = lo
+    for i in range(1, ntok):
+        h = np.int64(a[HEADER + i])
+        if h < lo:
+            lo = h
+        elif h > hi:
+            hi = h
+    margin = np.int64(0)
+    for j in range(18):
+        off = np.int64(k[K_RING + j] if j < 12 else k[K_NBR + j - 12])
+        if off < 0:
+            off = -off
+        if off > margin:
+            margin = off
+    base = lo - margin
+    occ = np.full(hi - lo + 2 * margin + 1, -1, dtype=np.int8)  # -1 empty, -2 empty and listed as a growth
+    for i in range(ntok):
+        occ[a[HEADER + i] - base] = a[own + i]
     out = np.empty(ntok * 18, dtype=np.int64)
     n = 0
     for i in range(ntok):
@@ -255,15 +282,16 @@ def legal(a: np.ndarray, k: np.ndarray, allowed: np.ndarray) -> np.ndarray:
         t = np.int64(a[HEADER + i])
         for j in range(12):
             dest = t + k[K_RING + j]
-            if on_board(k, allowed, dest) and token_at(a, dest) < 0:
+            if occ[dest - base] < 0 and on_board(k, allowed, dest):
                 out[n] = dest * 13 + j + 1
                 n += 1
         for d in range(6):
             dest = t + k[K_NBR + d]
-            if on_board(k, allowed, dest) and token_at(a, dest) < 0:
+            if occ[dest - base] == -1 and on_board(k, allowed, dest):
                 out[n] = dest * 13
                 n += 1
-    return np.unique(out[:n])
+                occ[dest - base] = -2
+    return np.sort(out[:n])
 
 
 @kernel

@@ -498,6 +498,12 @@ class NibbleState(TurnState):
             self._legal = self.s[start : start + m].tolist()
         return list(self._legal)
 
+    def legal_actions(self, player: int | None = None) -> list[Action]:
+        """``State.legal_actions`` in one step: the cached kernel list, without the generic dispatch."""
+        if self._over or (player is not None and player != self.to_move):
+            return []
+        return self._legal_actions()
+
     def _illegal_reason(self, action: Action) -> str | None:
         g = self.game
         if _k.is_legal(self.s, self._deal, g.geo, action):

@@ -438,6 +438,12 @@ class NumeState(State):
         return {"reason": "score", "text": f"The board is full: {names[w]} has the lower score ({both}) and wins"}
 
     # -- moves ---------------------------------------------------------------------------
+    def legal_actions(self, player: int | None = None) -> list[Action]:
+        """``State.legal_actions`` in one step, without the generic dispatch."""
+        if self._over or (player is not None and player != self._to_move):
+            return []
+        return self._legal_actions()
+
     def _legal_actions(self) -> list[Action]:
         g = self.game
         if self._phase == PLAY:

@@ -627,6 +627,14 @@ class NymbatState(TurnState):
     def _legal_actions(self) -> list[Action]:
         return _k.legal(self.s, self.game.geo).tolist()  # type: ignore[no-any-return]
 
+    def legal_actions(self, player: int | None = None) -> list[Action]:
+        """``State.legal_actions`` in one step: the kernel's list, without the generic dispatch."""
+        if type(self) is not NymbatState:  # a view with its own legal steps (an agent's army): the generic path
+            return super().legal_actions(player)
+        if self._over or (player is not None and player != self.to_move):
+            return []
+        return _k.legal(self.s, self.game.geo).tolist()  # type: ignore[no-any-return]
+
     def _illegal_reason(self, action: Action) -> str | None:
         if action == RESIGN:
             return "resign: resigning is not a step of a turn; the server (or a program) calls state.resign(player)"
