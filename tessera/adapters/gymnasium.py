@@ -10,7 +10,7 @@ One seat of a tessera game against a tessera agent.  Ids: ``tessera/Nume-v0``,
 ``tessera/Ikabegama-v0``, ``tessera/Nibble-v0``, ``tessera/Nymbat-v0``,
 ``tessera/Nelaxtam-v0``.  Keyword arguments:
 
-* the game's parameters (RULES.md), e.g. ``size=4``; or ``game="nume(size=4)"``;
+* the game's parameters (docs/rules/README.md), e.g. ``size=4``; or ``game="nume(size=4)"``;
 * ``opponent``: an agent spec, ``"random"`` (default), ``"greedy"``,
   ``"level3"``, ``"mcts(c=1.4)"`` …; ``seconds`` / ``iterations``: its budget
   per move (default: the agent's own);

@@ -6,7 +6,7 @@
 
 Each game is registered as ``tessera_<name>`` (``tessera_nume``,
 ``tessera_ikabegama``, ``tessera_nibble``, ``tessera_nymbat``,
-``tessera_nelaxtam``), taking the tessera parameters (RULES.md) plus:
+``tessera_nelaxtam``), taking the tessera parameters (docs/rules/README.md) plus:
 
 * a parameter whose tessera default is derived from the others (Nume's
   ``size``) is ``0`` for "the derived default";

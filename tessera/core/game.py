@@ -46,7 +46,7 @@ Action = int
 """An integer action, ``0 <= a < game.num_distinct_actions()``."""
 
 Move = str
-"""A move in the game's notation (RULES.md), normalised: lower case, no outer spaces."""
+"""A move in the game's notation (docs/rules/README.md), normalised: lower case, no outer spaces."""
 
 
 class IllegalMove(ValueError):
@@ -325,7 +325,7 @@ class Game(ABC):
 
     @abstractmethod
     def state_from_dict(self, d: Mapping[str, Any]) -> State:
-        """A state from a position dictionary (RULES.md); ``ValueError`` if inconsistent."""
+        """A state from a position dictionary (docs/rules/README.md); ``ValueError`` if inconsistent."""
 
     @abstractmethod
     def num_distinct_actions(self) -> int:
@@ -370,7 +370,7 @@ S = TypeVar("S", bound="State")
 class State(ABC):
     """A position plus the moves that led to it.
 
-    The base class implements the public API (RULES.md / API.md) on top of a
+    The base class implements the public API (docs/rules/ and docs/python-api.md) on top of a
     few hooks; see the module docstring.
     """
 
@@ -418,7 +418,7 @@ class State(ABC):
 
     @abstractmethod
     def to_dict(self) -> dict[str, Any]:
-        """JSON-able position dictionary (RULES.md)."""
+        """JSON-able position dictionary (docs/rules/README.md)."""
 
     @abstractmethod
     def _copy_from(self, other: Any) -> None:

@@ -6,7 +6,7 @@ a neighbour is a fixed offset and a set of cells is a Python ``int`` bit set
 which makes flood fills and connectivity checks cheap enough for search.
 
 Hex boards use axial coordinates ``(q, r)`` with pointy-top hexes in
-horizontal rows ``r`` (RULES.md, common conventions)::
+horizontal rows ``r`` (docs/rules/README.md)::
 
         (q, r-1)  (q+1, r-1)
     (q-1, r)  (q, r)  (q+1, r)

@@ -1,6 +1,6 @@
 """The unbounded hex plane (Ikabegamá): axial ``q,r`` notation and a fast window.
 
-Hexes are written ``q,r`` (RULES.md): integers, may be negative, no spaces.
+Hexes are written ``q,r`` (docs/rules/README.md): integers, may be negative, no spaces.
 Neighbours of ``(q, r)`` are ``(q±1, r)``, ``(q, r±1)``, ``(q+1, r−1)`` and
 ``(q−1, r+1)`` — the same axial system as :mod:`tessera.core.geometry`.
 

@@ -38,7 +38,8 @@ def _walk(spec: str, seed: int, steps: int = 400):
 
 @pytest.mark.parametrize("spec", SPECS)
 def test_every_legal_move_is_one_action_and_back(spec: str) -> None:
-    """API.md: action_to_string(a) equals the move string play takes; the adapter numbers each legal move once."""
+    """docs/python-api.md:
+    action_to_string(a) equals the move string play takes; the adapter numbers each legal move once."""
     for state in _walk(spec, 1, 150):
         if state.current_player() in (CHANCE, TERMINAL) or state.game.simultaneous:
             continue
@@ -88,7 +89,8 @@ def test_nume_planes_show_stones_from_the_observers_side() -> None:
 
 
 def test_ikabegama_is_played_on_the_declared_window() -> None:
-    """RULES.md: the plane is unbounded; the adapter plays it on a hexagon of side distance//2+4 (the midpoint's)."""
+    """docs/rules/ikabegama.md:
+    the plane is unbounded; the adapter plays it on a hexagon of side distance//2+4 (the midpoint's)."""
     game = adapt("ikabegama")
     assert game.game.params["board"] == "hexhex:7"
     assert game.window is not None and game.window.cells == 127
@@ -98,7 +100,7 @@ def test_ikabegama_is_played_on_the_declared_window() -> None:
 
 
 def test_nibble_deal_is_a_chance_event_over_seeds() -> None:
-    """RULES.md: the set-up is dealt at random from the seed; chance outcome K is the deal of seed K."""
+    """docs/rules/nibble.md: the set-up is dealt at random from the seed; chance outcome K is the deal of seed K."""
     game = adapt("nibble", deals=5)
     state = game.new_initial_state()
     assert state.current_player() == CHANCE
@@ -117,7 +119,8 @@ def _nelaxtam_after_invasion(spec: str, seed: int):
 
 
 def test_nelaxtam_pending_order_is_hidden_from_the_other_player() -> None:
-    """RULES.md: turns are simultaneous — states differing only in Black's pending decision look alike to White."""
+    """docs/rules/nelaxtam.md:
+    turns are simultaneous — states differing only in Black's pending decision look alike to White."""
     _, state, _ = _nelaxtam_after_invasion("nelaxtam(size=10,troops=3,by_sea=1)", 4)
     assert state.current_player() == 0
     choices = state.legal_actions()
@@ -135,7 +138,8 @@ def test_nelaxtam_pending_order_is_hidden_from_the_other_player() -> None:
 
 @pytest.mark.parametrize("seed", range(4))
 def test_nelaxtam_every_legal_order_is_a_sequence_of_legal_decisions(seed: int) -> None:
-    """RULES.md: an order lists every living troop with one action; each legal order is decided troop by troop."""
+    """docs/rules/nelaxtam.md:
+    an order lists every living troop with one action; each legal order is decided troop by troop."""
     _, state, rng = _nelaxtam_after_invasion("nelaxtam(size=10,troops=4,by_sea=2,max_idle_turns=6)", seed)
     for _ in range(6):
         if state.is_terminal():
@@ -150,7 +154,8 @@ def test_nelaxtam_every_legal_order_is_a_sequence_of_legal_decisions(seed: int) 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_nelaxtam_decisions_always_complete_to_a_legal_order(seed: int) -> None:
-    """RULES.md ruling: an order is illegal if two troops end on the same square — the decisions never lead there."""
+    """docs/rules/nelaxtam.md ruling:
+    an order is illegal if two troops end on the same square — the decisions never lead there."""
     game = adapt("nelaxtam(size=10,troops=5,by_sea=3,max_idle_turns=5)")
     rng = random.Random(seed)
     state = game.new_initial_state()
@@ -165,7 +170,7 @@ def test_nelaxtam_decisions_always_complete_to_a_legal_order(seed: int) -> None:
 
 
 def test_adapter_rejects_an_illegal_decision_and_keeps_the_state() -> None:
-    """API.md: an illegal move raises IllegalMove and leaves the state exactly as it was."""
+    """docs/python-api.md: an illegal move raises IllegalMove and leaves the state exactly as it was."""
     game = adapt("nume(size=2)")
     state = game.new_initial_state()
     before = state.state.to_dict()
@@ -175,7 +180,7 @@ def test_adapter_rejects_an_illegal_decision_and_keeps_the_state() -> None:
 
 
 def test_nelaxtam_sealed_order_never_reaches_the_other_players_observation() -> None:
-    """RULES.md: orders are secret until both are given — a tessera state with Black's sealed order X or Y
+    """docs/rules/nelaxtam.md: orders are secret until both are given — a tessera state with Black's sealed order X or Y
     looks the same to White through the adapter (planes and text)."""
     from tessera.adapters.core import AdaptedState
 

@@ -44,7 +44,7 @@ def test_three_ways_of_giving_parameters_load_the_same_game() -> None:
 
 
 def test_bad_parameter_is_a_clear_error() -> None:
-    """RULES.md Nume: size 2–12; the tessera error reaches the OpenSpiel caller."""
+    """docs/rules/nume.md: size 2–12; the tessera error reaches the OpenSpiel caller."""
     with pytest.raises(Exception, match="size"):
         pyspiel.load_game("tessera_nume(size=40)")
 

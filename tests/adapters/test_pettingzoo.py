@@ -79,7 +79,7 @@ def test_aec_illegal_action_loses_the_game() -> None:
 
 
 def test_parallel_env_decides_both_orders_at_once_troop_by_troop() -> None:
-    """RULES.md Nelaxtam: both orders are given at once; every legal order can be given round by round."""
+    """docs/rules/nelaxtam.md: both orders are given at once; every legal order can be given round by round."""
     pe = parallel_env("nelaxtam(size=10,troops=3,by_sea=3)")
     obs, _ = pe.reset(seed=0)
     st = pe.state_.state

@@ -65,7 +65,8 @@ def assert_legal_choice(state: State, agent_spec: str, seed: int) -> None:
 @pytest.mark.parametrize("agent_spec", AGENTS)
 @pytest.mark.parametrize("spec", GAMES)
 def test_agents_only_return_legal_moves(spec: str, agent_spec: str) -> None:
-    """API.md: an agent's choice is a legal action (an order legal for that player at a simultaneous node)."""
+    """docs/python-api.md:
+    an agent's choice is a legal action (an order legal for that player at a simultaneous node)."""
     for seed in (1, 2):
         for state in positions(spec, seed, count=2 if agent_spec == "alphabeta" else 3):
             assert_legal_choice(state, agent_spec, seed)

@@ -83,7 +83,7 @@ class TwoStepState(State):
 @pytest.mark.parametrize("spec", ["alphabeta", "mcts", "mcts(rollout_cutoff=0)"])
 @pytest.mark.parametrize("seed", range(5))
 def test_same_player_steps_are_one_players_plan(spec: str, seed: int) -> None:
-    """RULES.md: a turn of several steps is played as several moves by the same player; the search
+    """docs/rules/README.md: a turn of several steps is played as several moves by the same player; the search
     must plan both steps for him (first step 1, then 1 wins), not assume an opponent picks the second."""
     state = TwoStepGame().new_initial_state()
     a = make_agent(spec).choose(state, iterations=3 if spec == "alphabeta" else 200, rng=seed)

@@ -1,4 +1,4 @@
-"""The conformance suite: every registered game obeys the public API (API.md).
+"""The conformance suite: every registered game obeys the public API (docs/python-api.md).
 
 Games join automatically: each test is parametrised over ``list_games()`` and
 over the one-string forms a game lists in ``GameInfo.examples``.
@@ -58,7 +58,7 @@ def movers(state: State) -> list[int]:
 
 @pytest.mark.parametrize("spec", VARIANTS)
 def test_game_string_round_trips(spec: str) -> None:
-    """API.md: ``str(game)`` is the one-string form accepted by ``load_game``."""
+    """docs/python-api.md: ``str(game)`` is the one-string form accepted by ``load_game``."""
     game = tessera.load_game(spec)
     again = tessera.load_game(str(game))
     assert again == game and again.params == game.params
@@ -67,7 +67,7 @@ def test_game_string_round_trips(spec: str) -> None:
 
 @pytest.mark.parametrize("name", GAMES)
 def test_unknown_parameter_is_named(name: str) -> None:
-    """API.md: an unknown parameter raises ValueError naming it and the accepted ones."""
+    """docs/python-api.md: an unknown parameter raises ValueError naming it and the accepted ones."""
     with pytest.raises(ValueError, match="no_such_param"):
         tessera.load_game(name, no_such_param=1)
 
@@ -100,7 +100,7 @@ def test_same_seed_same_game(spec: str) -> None:
 @pytest.mark.parametrize("spec", VARIANTS)
 @pytest.mark.parametrize("seed", SEEDS)
 def test_legal_moves_are_accepted_and_round_trip(spec: str, seed: int) -> None:
-    """API.md: every string in legal_moves() is accepted by play; notation round-trips."""
+    """docs/python-api.md: every string in legal_moves() is accepted by play; notation round-trips."""
     rng = random.Random(seed + 100)
     for state in playout(spec, seed, every=3):
         for p in movers(state):
@@ -123,7 +123,7 @@ def test_legal_moves_are_accepted_and_round_trip(spec: str, seed: int) -> None:
 @pytest.mark.parametrize("spec", VARIANTS)
 @pytest.mark.parametrize("seed", SEEDS)
 def test_integer_api_equals_string_api(spec: str, seed: int) -> None:
-    """API.md: action_to_string(a) is the move string play takes; same results."""
+    """docs/python-api.md: action_to_string(a) is the move string play takes; same results."""
     rng = random.Random(seed)
     for state in playout(spec, seed, every=4):
         cp = state.current_player()
@@ -143,7 +143,7 @@ def test_integer_api_equals_string_api(spec: str, seed: int) -> None:
 @pytest.mark.parametrize("spec", VARIANTS)
 @pytest.mark.parametrize("seed", SEEDS)
 def test_position_dict_round_trips(spec: str, seed: int) -> None:
-    """API.md: to_dict / state_from_dict round-trip exactly: equal dicts, same legal moves."""
+    """docs/python-api.md: to_dict / state_from_dict round-trip exactly: equal dicts, same legal moves."""
     for state in playout(spec, seed, every=2):
         d = state.to_dict()
         assert json.loads(json.dumps(d)) == d, "to_dict() must be JSON-able"
@@ -158,7 +158,7 @@ def test_position_dict_round_trips(spec: str, seed: int) -> None:
 
 @pytest.mark.parametrize("spec", VARIANTS)
 def test_clone_is_independent(spec: str) -> None:
-    """API.md: clone() is an independent deep copy."""
+    """docs/python-api.md: clone() is an independent deep copy."""
     rng = random.Random(5)
     for state in playout(spec, 5, every=3):
         if state.is_terminal():
@@ -206,7 +206,7 @@ def test_render_description_is_complete(spec: str) -> None:
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_illegal_strings_raise_and_leave_the_state_unchanged(name: str, data: st.DataObject) -> None:
-    """API.md: an illegal move raises IllegalMove with a reason and leaves the state exactly as it was."""
+    """docs/python-api.md: an illegal move raises IllegalMove with a reason and leaves the state exactly as it was."""
     seed = data.draw(st.integers(0, 3), label="seed")
     plies = data.draw(st.integers(0, 30), label="plies")
     state = tessera.load_game(name).new_initial_state(seed=seed)

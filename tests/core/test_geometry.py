@@ -1,4 +1,4 @@
-"""Geometry (RULES.md, common conventions): labels, neighbours, distances, bit sets."""
+"""Geometry (docs/rules/README.md): labels, neighbours, distances, bit sets."""
 
 from __future__ import annotations
 

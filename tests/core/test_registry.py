@@ -1,4 +1,4 @@
-"""The public module-level API (API.md): list_games, load_game, parameters."""
+"""The public module-level API (docs/python-api.md): list_games, load_game, parameters."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from tessera.core.registry import parse_game_string
 
 
 def test_constants() -> None:
-    """API.md: SIMULTANEOUS == -2, TERMINAL == -4, IllegalMove subclasses ValueError."""
+    """docs/python-api.md: SIMULTANEOUS == -2, TERMINAL == -4, IllegalMove subclasses ValueError."""
     assert tessera.SIMULTANEOUS == -2 and tessera.TERMINAL == -4
     assert issubclass(tessera.IllegalMove, ValueError)
 
@@ -21,7 +21,7 @@ def test_list_games_is_sorted_and_contains_ikabegama() -> None:
 
 
 def test_load_game_keyword_and_string_forms_are_equal() -> None:
-    """API.md: load_game("nume", size=5) and load_game("nume(size=5,…)") are the same game."""
+    """docs/python-api.md: load_game("nume", size=5) and load_game("nume(size=5,…)") are the same game."""
     a = tessera.load_game("ikabegama", distance=4, max_plies=100)
     b = tessera.load_game("ikabegama(distance=4,max_plies=100)")
     assert a == b and a.params == b.params and str(a) == str(b)
@@ -44,7 +44,7 @@ def test_unknown_game_names_the_known_ones() -> None:
     ],
 )
 def test_bad_parameters_name_the_value_and_the_accepted_ones(kwargs: dict[str, object], match: str) -> None:
-    """API.md: the ValueError names the offending name/value and the accepted ones."""
+    """docs/python-api.md: the ValueError names the offending name/value and the accepted ones."""
     with pytest.raises(ValueError, match=match):
         tessera.load_game("ikabegama", **kwargs)
 
@@ -83,7 +83,7 @@ def test_param_coercion() -> None:
 
 
 def test_absurd_numbers_are_a_value_error() -> None:
-    """API.md: a parameter out of range raises ValueError (never OverflowError)."""
+    """docs/python-api.md: a parameter out of range raises ValueError (never OverflowError)."""
     komi = Param("komi", 0.5, float, min=0, step=0.5)
     for bad in (1e308, "1e308", "inf", "nan"):
         with pytest.raises(ValueError, match="komi"):

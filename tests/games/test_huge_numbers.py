@@ -1,6 +1,6 @@
 """Numbers too large for ``int()`` (over 4,300 digits) in move text, and exact komi.
 
-API.md: ``play``/``play_joint`` raise ``IllegalMove`` for an illegal move and ``is_legal`` returns a
+docs/python-api.md: ``play``/``play_joint`` raise ``IllegalMove`` for an illegal move and ``is_legal`` returns a
 bool — a number of any length is just an illegal move, never a plain ``ValueError``.
 """
 

@@ -21,7 +21,7 @@ SEQUENTIAL = ["nume", "nume(size=6)", "nibble", "ikabegama", "nymbat", "nymbat(p
 @pytest.mark.parametrize("spec", SEQUENTIAL)
 @pytest.mark.parametrize("seed", range(3))
 def test_per_step_loop_agrees_with_legal_moves_and_play(spec: str, seed: int) -> None:
-    """API.md: integer actions, "with action_to_string(a) equal to the move string that play takes"."""
+    """docs/python-api.md: integer actions, "with action_to_string(a) equal to the move string that play takes"."""
     game = tessera.load_game(spec)
     rng = random.Random(seed)
     fast, twin = game.new_initial_state(seed=seed), game.new_initial_state(seed=seed)

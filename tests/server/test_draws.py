@@ -2,7 +2,7 @@
 
 "A seated player offers a draw, the opponent accepts or declines; an offer lapses when the
 offerer's opponent moves; accepted, the game ends drawn with ``result.reason`` "agreement"."
-Only games whose rules allow a draw (RULES.md) take offers.
+Only games whose rules allow a draw (docs/rules/README.md) take offers.
 """
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ def test_hot_seat_players_agree_a_draw_at_one_screen(client: TestClient) -> None
 def test_a_game_without_draws_refuses_an_offer(
     client: TestClient, game: str, params: dict[str, Any], needle: str
 ) -> None:
-    """RULES.md: Nibble — "a tie cannot happen"; Nume — with a half-point komi "there are no ties"."""
+    """docs/rules/README.md: Nibble — "a tie cannot happen"; Nume — with a half-point komi "there are no ties"."""
     g = create(client, game, mode="hotseat", params=params)
     assert view(client, g["id"])["draws"] is False
     r = post(client, g["id"], "draw", g["tokens"]["0"])
@@ -128,7 +128,7 @@ def test_a_game_without_draws_refuses_an_offer(
 
 
 def test_nume_with_a_whole_number_komi_takes_draw_offers(client: TestClient) -> None:
-    """RULES.md, Nume: "with a whole number a tie is possible and is a draw"."""
+    """docs/rules/nume.md: "with a whole number a tie is possible and is a draw"."""
     g = create(client, "nume", mode="hotseat", params={"size": 2, "komi": 1})
     assert post(client, g["id"], "draw", g["tokens"]["0"]).json()["draw_offer"] == 0
 

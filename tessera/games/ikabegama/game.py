@@ -1,4 +1,4 @@
-"""Ikabegamá — swarm into the other player's nest (seed ``002``; RULES.md, Ikabegamá).
+"""Ikabegamá — swarm into the other player's nest (seed ``002``; docs/rules/ikabegama.md).
 
 Board
     An unbounded plane of hexes, each empty or holding one token.  Hexes are
@@ -7,7 +7,7 @@ Board
     is ``0,0``; the Dark nest is ``distance,0`` (parameter ``distance``, default
     6, 2–30) unless ``dark_nest`` names another hex (e.g. ``"4,3"``).  Variant
     ``board="hexhex:N"`` limits play to a regular hexagon of side N centred on
-    the hex midway between the nests.  **Ruling** (RULES.md is silent): the
+    the hex midway between the nests.  **Ruling** (docs/rules/ikabegama.md is silent): the
     centre is the hex whose larger distance to the two nests is smallest,
     then the one drawn nearest the true midpoint; when no hex lies exactly
     midway (the nests an odd distance apart) the tie goes to the hex nearer

@@ -1,4 +1,4 @@
-"""Nelaxtam — invade the virgin island and destroy the other side's territory (seed ``003``; RULES.md, Nelaxtam).
+"""Nelaxtam — invade the virgin island and destroy the other side's territory (seed ``003``; docs/rules/nelaxtam.md).
 
 Board
     ``size × size`` squares (parameter ``size``, even, 8–20, default 12).  Every
@@ -41,17 +41,17 @@ End
     "no square of any troop's group touches opponent territory").  Score = the
     territory pieces a player controls; more wins, equal draws.  Safeguard
     ``max_idle_turns`` (default 30): after that many consecutive battle turns
-    without a destruction the game ends as a draw (RULES.md, common
+    without a destruction the game ends as a draw (docs/rules/nelaxtam.md, common
     conventions: every safeguard ends the game as a draw), scores still shown.
 
 Variants
     ``variant="wild"`` (default) is the game the seed describes, every troop
     acting every turn ("This version of the game could be called the 'wild
     variant'"); its designer finds 10×10 the smallest interesting board, so
-    (RULES.md) it needs ``size >= 10``.  ``variant="quiet"`` lets one troop act
+    (docs/rules/nelaxtam.md) it needs ``size >= 10``.  ``variant="quiet"`` lets one troop act
     per turn and is playable from 8×8.
 
-Referee's rulings where the seed and RULES.md are silent (documented here)
+Referee's rulings where the seed and docs/rules/nelaxtam.md are silent (documented here)
     * Tokens must be listed in increasing troop number; a token out of order,
       a troop given twice, a dead troop, or (outside ``quiet``) a living troop
       without a token makes the order illegal.  Orders are normalised: lower

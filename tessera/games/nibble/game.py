@@ -1,4 +1,4 @@
-"""Nibble — take coloured blocks off the corners (seed ``004``; RULES.md, Nibble).
+"""Nibble — take coloured blocks off the corners (seed ``004``; docs/rules/nibble.md).
 
 Board
     ``colors`` colours (9, default, or 13), numbered ``0 … colors−1``, with
@@ -55,7 +55,7 @@ No legal block (ruling, proved, not a parameter)
 
 Notation and position
     A step is the label of the block taken (``c1``; hex ``h5``) or ``end``.
-    Position dict (RULES.md)::
+    Position dict (docs/rules/nibble.md)::
 
         {"colors": 9, "board": "square", "to_move": 0,
          "cells": {"a1": 4, "b1": 0, ...},      # every block left -> its colour

@@ -1,4 +1,4 @@
-"""Nume — a territory game of numbered groups (seed ``001``; RULES.md, Nume).
+"""Nume — a territory game of numbered groups (seed ``001``; docs/rules/nume.md).
 
 Board
     A hexagon of hexes whose sides alternate between ``size`` and ``size + 2``
@@ -23,7 +23,7 @@ Moves
     that touches a friendly stone joins (and may merge) groups and carries no
     number: ``d3``.  A stone that touches no friendly stone starts a new group
     and carries a written whole number ``0 ≤ k ≤ cells``: ``d3=5``.  **Ruling**
-    (RULES.md): writing a number on a joining stone is illegal, and so is
+    (docs/rules/nume.md): writing a number on a joining stone is illegal, and so is
     omitting it on a stone that starts a group.
 End and score
     The game ends when the board is full.  A player's score is the sum of the
@@ -53,7 +53,7 @@ Position dict
     whose groups can arise: every group has a numbered stone, and no two
     numbered stones of one colour touch (a numbered stone touched no friend
     when placed, and a stone placed next to it later carries no number).  The
-    stone counts are free (a set-up position, like the RULES.md example with
+    stone counts are free (a set-up position, like the docs/rules/nume.md example with
     two Black stones and Black to move): ``to_move`` says who places next, and
     when it is missing Black moves if he has no more stones than White.
 

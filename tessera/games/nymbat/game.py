@@ -1,4 +1,4 @@
-r"""Nymbat — number and combat on a hexagon of side 8 (seed ``000``; RULES.md, Nymbat).
+r"""Nymbat — number and combat on a hexagon of side 8 (seed ``000``; docs/rules/nymbat.md).
 
 Board
     A regular hexagon of side 8: 169 pointy-top hexes in 15 rows ``a`` (top) to
@@ -62,7 +62,7 @@ Win
     reserves are 0 (checked whenever a turn ends), the player who took the last
     turn wins.  Safeguard ``max_turns`` (default 600 turns): a draw.
 
-Four players (``players=4``; RULES.md, Nymbat, "Four players")
+Four players (``players=4``; docs/rules/nymbat.md, "Four players")
     Seats in turn order (clockwise): 0 Red on the bottom edge (row ``o``), 1 Green
     on the lower-left edge (``h1 i1 … o1``), 2 Blue on the top edge (row ``a``),
     3 Yellow on the upper-right edge (``a8 b9 … h15``).  A player's home row is
@@ -89,7 +89,7 @@ Resigning (issue 16; a rule of the state, :meth:`NymbatState.resign`)
     ``"resigned"`` (booleans) once someone has resigned; the history records
     ``(player, "resign")``, which is not a move ``play`` accepts.
 
-Rulings made here (where seed and RULES.md are silent)
+Rulings made here (where seed and docs/rules/nymbat.md are silent)
     * ``pass`` is refused on a first turn unless no piece can be brought in; a
       first turn that had to pass still counts as the first turn.
     * A piece must actually move: ``h5-h5`` is not a step.
@@ -562,7 +562,7 @@ class NymbatState(TurnState):
         return self.n > 2
 
     def resign(self, player: int) -> None:
-        """``player`` gives up, on his turn or not (RULES.md, Nymbat four players; issue 16).
+        """``player`` gives up, on his turn or not (docs/rules/nymbat.md four players; issue 16).
 
         His pieces leave the board and his reserve drops to 0; from then on he
         passes (the state plays his turns as passes by itself, counting them for

@@ -1,4 +1,4 @@
-"""Ikabegamá rule tests, named after the rules of seed 002 and RULES.md (Ikabegamá)."""
+"""Ikabegamá rule tests, named after the rules of seed 002 and docs/rules/ikabegama.md)."""
 
 from __future__ import annotations
 
@@ -161,7 +161,7 @@ def test_hexhex_board_limits_play_to_a_hexagon_around_the_midpoint() -> None:
     ],
 )
 def test_hexhex_centre_when_no_hex_lies_midway(params: dict[str, object], centre: str) -> None:
-    """Ruling (module docstring; RULES.md says only "centred on the midpoint hex"): the hex whose larger
+    """Ruling (module docstring; docs/rules/ikabegama.md says only "centred on the midpoint hex"): the hex whose larger
     distance to the nests is smallest; with no hex exactly midway, the one nearer the Light nest."""
     g = tessera.load_game("ikabegama", board="hexhex:5", **params)
     cells = {c["id"] for c in g.new_initial_state().render()["board"]["cells"]}
@@ -312,7 +312,7 @@ def _reference_play(d: dict[str, Any], move: str) -> dict[str, Any]:
 )
 def test_every_ply_matches_a_second_reading_of_the_rules(spec: str) -> None:
     """Growth, jump, flipping, the nest wins ("a flip onto a nest counts"), pass, the both-pass count and the
-    max_plies draw, checked against a second, plain implementation of RULES.md along random games."""
+    max_plies draw, checked against a second, plain implementation of docs/rules/ikabegama.md along random games."""
     game = tessera.load_game(spec)
     light, dark = (0, 0), _hex(game.params["dark_nest"] or f"{game.params['distance']},0")
     side = int(game.params["board"].split(":")[1]) if game.params["board"] != "plane" else 0

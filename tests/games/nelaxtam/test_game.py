@@ -1,4 +1,4 @@
-"""Rule tests for Nelaxtam (seed ``003``; RULES.md, Nelaxtam), named after the rules they check.
+"""Rule tests for Nelaxtam (seed ``003``; docs/rules/nelaxtam.md), named after the rules they check.
 
 The seed's diagrams are restated as positions: rows from the top (rank 12) down,
 ``x``/``o`` territory, ``.`` removed, a digit an O (White) troop, a capital
@@ -178,7 +178,7 @@ o . o . o . o . 2 . o .
 
 
 def test_board_is_a_checkerboard_with_a1_white() -> None:
-    """Diagram 1 / RULES.md: "a1 and every square whose file+rank sum is even is White (o);
+    """Diagram 1 / docs/rules/nelaxtam.md: "a1 and every square whose file+rank sum is even is White (o);
     the others are Black (x)"."""
     st = G12.new_initial_state()
     assert st.to_dict()["board"] == board_of(DIAGRAM_1)
@@ -188,7 +188,8 @@ def test_board_is_a_checkerboard_with_a1_white() -> None:
 
 
 def test_turns_are_simultaneous_and_player_0_is_black() -> None:
-    """RULES.md: "Player 0 is Black, player 1 White. Turns are simultaneous: current_player() is SIMULTANEOUS"."""
+    """docs/rules/nelaxtam.md:
+    "Player 0 is Black, player 1 White. Turns are simultaneous: current_player() is SIMULTANEOUS"."""
     st = G12.new_initial_state()
     assert st.current_player() == SIMULTANEOUS
     assert G12.info.player_names == ("Black", "White") and G12.info.dynamics == "simultaneous"
@@ -197,7 +198,7 @@ def test_turns_are_simultaneous_and_player_0_is_black() -> None:
 
 
 def test_parameters_are_checked() -> None:
-    """RULES.md: size even 8–20, default 12; variant wild needs >= 10; by_sea at most troops."""
+    """docs/rules/nelaxtam.md: size even 8–20, default 12; variant wild needs >= 10; by_sea at most troops."""
     assert G12.params == {"size": 12, "variant": "wild", "troops": 5, "by_sea": 3, "max_idle_turns": 30}
     for bad in ("nelaxtam(size=9)", "nelaxtam(size=6)", "nelaxtam(size=22)", "nelaxtam(variant=loud)"):
         with pytest.raises(ValueError):
@@ -260,7 +261,8 @@ def test_too_few_troops_by_sea_is_illegal() -> None:
     ],
 )
 def test_illegal_invasion_orders_say_why(order: str, words: str) -> None:
-    """RULES.md: "1@a3 2@b12 … places each troop on a distinct friendly square" — every troop, in increasing number."""
+    """docs/rules/nelaxtam.md:
+    "1@a3 2@b12 … places each troop on a distinct friendly square" — every troop, in increasing number."""
     st = G12.new_initial_state()
     before = st.to_dict()
     reason = st.why_illegal(order, 0)
@@ -271,7 +273,8 @@ def test_illegal_invasion_orders_say_why(order: str, words: str) -> None:
 
 
 def test_orders_are_normalised() -> None:
-    """RULES.md: moves are lower-case, steps separated by single spaces; equal orders are equal strings."""
+    """docs/rules/nelaxtam.md:
+    moves are lower-case, steps separated by single spaces; equal orders are equal strings."""
     st = G12.new_initial_state()
     st.play_joint(["  1@A8  2@f1 3@L7\t4@h7 5@c10 ", WHITE_INVASION.upper()])
     assert st.history()[0][1] == f"{BLACK_INVASION} | {WHITE_INVASION}"
@@ -318,7 +321,7 @@ def test_destruction_removes_the_piece() -> None:
     ],
 )
 def test_illegal_battle_orders_say_why(order: str, words: str) -> None:
-    """RULES.md: "3>d5 move to a diagonally adjacent friendly territory piece;
+    """docs/rules/nelaxtam.md: "3>d5 move to a diagonally adjacent friendly territory piece;
     3xd6 destroy an orthogonally adjacent opponent territory piece"."""
     st = position(G12, DIAGRAM_4)
     before = st.to_dict()
@@ -350,7 +353,7 @@ def _drop_uncontrolled_black(board: list[str]) -> list[str]:
 
 
 def test_an_order_lists_every_living_troop_in_increasing_number() -> None:
-    """RULES.md: "an order lists every living troop in increasing number with one action"."""
+    """docs/rules/nelaxtam.md: "an order lists every living troop in increasing number with one action"."""
     board, troops = diagram(DIAGRAM_5)
     st = G12.state_from_dict(
         {"phase": "battle", "turn": 20, "board": _drop_uncontrolled_black(board), "troops": troops}
@@ -363,7 +366,7 @@ def test_an_order_lists_every_living_troop_in_increasing_number() -> None:
 
 
 def test_two_troops_ending_on_one_square_is_illegal_but_swaps_and_chains_are_fine() -> None:
-    """RULES.md ruling: "a player's order is illegal if two of his troops would end on the same square
+    """docs/rules/nelaxtam.md ruling: "a player's order is illegal if two of his troops would end on the same square
     (swaps and chains are fine)"."""
     board = board_of(DIAGRAM_1)
     troops = [{"1": "a12"}, {"1": "d4", "2": "e5", "3": "f6"}]
@@ -404,7 +407,7 @@ def test_double_destruction_both_troops_act_before_dying() -> None:
 
 def test_uncontrolled_groups_are_removed() -> None:
     """Diagram 5: "The X's pieces on the bottom right might be removed from the board since X will never be able to
-    control them" — RULES.md: "every group of territory with no troop of its owner on it is removed"."""
+    control them" — docs/rules/nelaxtam.md: "every group of territory with no troop of its owner on it is removed"."""
     board, troops = diagram(DIAGRAM_5)
     with pytest.raises(ValueError, match="not controlled"):
         G12.state_from_dict({"phase": "battle", "turn": 20, "board": board, "troops": troops})
@@ -444,7 +447,7 @@ def test_final_count_of_diagram_7() -> None:
 
 
 def test_game_ends_when_nobody_can_ever_destroy_again() -> None:
-    """RULES.md ruling: "the game ends when no troop of either side can ever destroy again"."""
+    """docs/rules/nelaxtam.md ruling: "the game ends when no troop of either side can ever destroy again"."""
     g = nx("nelaxtam(size=8,variant=quiet)")
     board = ["........", "........", "........", "........", "........", "..ox....", ".o..x...", "o......."]
     st = g.state_from_dict({"phase": "battle", "turn": 9, "board": board, "troops": [{"1": "e2"}, {"1": "c3"}]})
@@ -455,7 +458,8 @@ def test_game_ends_when_nobody_can_ever_destroy_again() -> None:
 
 
 def test_idle_safeguard_ends_the_game_as_a_draw() -> None:
-    """RULES.md: "safeguard max_idle_turns ends it after that many consecutive turns without a destruction" (a draw)."""
+    """docs/rules/nelaxtam.md:
+    "safeguard max_idle_turns ends it after that many consecutive turns without a destruction" (a draw)."""
     g = nx("nelaxtam(max_idle_turns=3)")
     st = g.state_from_dict(position(G12, DIAGRAM_4).to_dict())
     st.play_joint(["1=", "1xf3"])
@@ -471,7 +475,7 @@ def test_idle_safeguard_ends_the_game_as_a_draw() -> None:
 
 def test_quiet_variant_allows_one_token_per_turn() -> None:
     """Seed: "The 'quiet variant' only permits to use a troop per turn";
-    RULES.md: "a single token; the others do nothing"."""
+    docs/rules/nelaxtam.md: "a single token; the others do nothing"."""
     g = nx("nelaxtam(size=8,variant=quiet)")
     st = g.new_initial_state()
     assert st.legal_moves(0) == []  # invasion orders are not listed
@@ -489,7 +493,7 @@ def test_quiet_variant_allows_one_token_per_turn() -> None:
 
 
 def test_normal_battle_orders_are_not_enumerated() -> None:
-    """RULES.md: "legal_moves(player) lists them only in battle turns of the quiet variant"."""
+    """docs/rules/nelaxtam.md: "legal_moves(player) lists them only in battle turns of the quiet variant"."""
     st = position(G12, DIAGRAM_4)
     assert st.legal_moves(0) == [] and st.legal_moves(1) == [] and st.legal_moves() == []
     assert st.troop_options(0) == {1: ["1=", "1>b11", "1xa11", "1xb12"]}
@@ -593,7 +597,7 @@ def test_render_order_section_lists_each_troops_choices() -> None:
 
 
 def test_position_dict_is_strict() -> None:
-    """API.md: "inconsistent input raises ValueError naming the problem"."""
+    """docs/python-api.md: "inconsistent input raises ValueError naming the problem"."""
     good = position(G12, DIAGRAM_4).to_dict()
     assert G12.state_from_dict(good).to_dict() == good
     bad_troop = dict(good, troops=[{"1": "b12"}, {"1": "f4"}])
@@ -650,7 +654,7 @@ Square = tuple[int, int]
 
 
 class _Reference:
-    """RULES.md's Nelaxtam, written again over ``(file, rank)`` pairs and position dicts."""
+    """docs/rules/nelaxtam.md's Nelaxtam, written again over ``(file, rank)`` pairs and position dicts."""
 
     def __init__(self, game: tessera.Game) -> None:
         self.n = game.params["size"]
@@ -770,7 +774,7 @@ def test_orders_and_resolution_match_a_second_reading_of_the_rules(spec: str) ->
     onto own territory, orthogonal destructions of opponent territory; never two troops on one square), and what
     a turn does ("First all moves, then all destructions"; "A troop on a destroyed square dies"; "every group of
     territory with no troop of its owner on it is removed"; the end "when no troop of either side can ever
-    destroy again"), checked against a second, plain implementation of RULES.md along random games."""
+    destroy again"), checked against a second, plain implementation of docs/rules/nelaxtam.md along random games."""
     game = nx(spec)
     ref = _Reference(game)
     rng = random.Random(6)

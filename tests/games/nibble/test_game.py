@@ -1,4 +1,4 @@
-"""Nibble rule tests, named after the rules of seed 004 and RULES.md (Nibble).
+"""Nibble rule tests, named after the rules of seed 004 and docs/rules/nibble.md).
 
 Positions are built with ``state_from_dict``; blocks not on the board are given to the
 players (``taken``) so that every colour still counts ``colors`` blocks in all.  A slow
@@ -155,7 +155,7 @@ def test_deal_has_no_same_coloured_neighbours(spec: str) -> None:
 
 @pytest.mark.parametrize("spec", ALL)
 def test_deal_is_deterministic_from_the_seed(spec: str) -> None:
-    """API.md: 'the same seed always gives the same board'; different seeds give different deals."""
+    """docs/python-api.md: 'the same seed always gives the same board'; different seeds give different deals."""
     g = game(spec)
     assert g.new_initial_state(seed=5).to_dict() == game(spec).new_initial_state(seed=5).to_dict()
     deals = {json.dumps(g.new_initial_state(seed=s).to_dict()["cells"], sort_keys=True) for s in range(20)}
@@ -483,7 +483,7 @@ def test_majority_of_majorities_with_thirteen_colours() -> None:
 
 
 def test_position_dict_format() -> None:
-    """RULES.md: {"colors","board","to_move","cells","taken","table"} plus the colour being taken."""
+    """docs/rules/nibble.md: {"colors","board","to_move","cells","taken","table"} plus the colour being taken."""
     st = game().new_initial_state(seed=4)
     d = st.to_dict()
     assert set(d) == {"colors", "board", "to_move", "cells", "taken", "table", "seed"}
@@ -697,7 +697,7 @@ def test_more_inconsistent_positions_are_refused() -> None:
 
 
 def test_position_numbers_must_be_whole_numbers() -> None:
-    """API.md: "a `State` from a position dictionary (RULES.md); inconsistent input raises
+    """docs/python-api.md: "a `State` from a position dictionary (docs/rules/nibble.md); inconsistent input raises
     `ValueError` naming the problem" — a player index or a table entry written as a float or a
     bool is refused up front (it used to be accepted and fail later with a TypeError mid-game)."""
     g = game()

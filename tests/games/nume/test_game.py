@@ -1,4 +1,4 @@
-"""Nume rule tests, named after the rules of seed 001 and RULES.md (Nume)."""
+"""Nume rule tests, named after the rules of seed 001 and docs/rules/nume.md)."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def recomputed_scores(state: NumeState) -> list[float]:
 @pytest.mark.parametrize("size", range(2, 13))
 def test_hex_board_has_3_size_size_plus_1_cells_in_alternating_rows(size: int) -> None:
     """'a hexagonal grid of hexagons with sides alternating in length between n and n + 2 cells';
-    RULES.md: 3·size·(size+1) cells, 2·size+1 rows, row a has size+2 hexes, rows grow by one down to
+    docs/rules/nume.md: 3·size·(size+1) cells, 2·size+1 rows, row a has size+2 hexes, rows grow by one down to
     the size-th row (2·size+1 hexes), then shrink by one to the bottom row of size hexes."""
     game = nume_game(size=size)
     grid = game.grid
@@ -120,7 +120,7 @@ def test_square_variant_is_size_by_size_points_with_orthogonal_adjacency() -> No
 
 
 def test_sizes_default_to_5_hex_and_9_square_and_are_checked() -> None:
-    """RULES.md: size default 5 (2–12) for hex, 9 (3–19) for the square variant."""
+    """docs/rules/nume.md: size default 5 (2–12) for hex, 9 (3–19) for the square variant."""
     assert tessera.load_game("nume").params["size"] == 5
     assert tessera.load_game("nume(variant=square)").params["size"] == 9
     assert nume_game(variant="square", size=19).cells == 361
@@ -192,7 +192,7 @@ def test_golden_counts_after_two_stones() -> None:
 
 
 def test_new_group_stone_carries_a_number_from_0_to_cells() -> None:
-    """'If this stone creates a new group, write a whole number on it'; RULES.md: 0 ≤ k ≤ cells,
+    """'If this stone creates a new group, write a whole number on it'; docs/rules/nume.md: 0 ≤ k ≤ cells,
     and omitting the number on a stone that starts a group is illegal."""
     state = new(size=3)
     before = state.to_dict()
@@ -209,7 +209,7 @@ def test_new_group_stone_carries_a_number_from_0_to_cells() -> None:
 
 
 def test_joining_stone_carries_no_number() -> None:
-    """RULES.md: writing a number on a stone that joins a group is illegal (the state is unchanged)."""
+    """docs/rules/nume.md: writing a number on a stone that joins a group is illegal (the state is unchanged)."""
     state = play(new(size=3), "a1=3", "g1=1")
     before = state.to_dict()
     with pytest.raises(IllegalMove, match=r"joins a Black group .*carries no number; play a2"):
@@ -298,7 +298,7 @@ def test_score_is_sum_of_prices_plus_komi_and_lower_score_wins() -> None:
 
 
 def test_whole_number_komi_can_tie_and_a_tie_is_a_draw() -> None:
-    """RULES.md: komi is any multiple of 0.5; 'with a whole number a tie is possible and is a draw'."""
+    """docs/rules/nume.md: komi is any multiple of 0.5; 'with a whole number a tie is possible and is a draw'."""
     d = {
         "stones": {
             "a1": ["b", 3], "a2": ["b", None], "a3": ["b", None], "c1": ["b", 1],
@@ -355,7 +355,7 @@ def test_incremental_prices_equal_prices_recomputed_from_scratch(spec: str) -> N
 
 def test_komi_bidding_flow() -> None:
     """'Before the game starts, the first player chooses the value of komi and which side will
-    receive it, and then the second player chooses sides'; RULES.md: player 0 plays 'komi 3.5 white',
+    receive it, and then the second player chooses sides'; docs/rules/nume.md: player 0 plays 'komi 3.5 white',
     player 1 plays 'black' or 'white'; Black then places first."""
     state = new("nume(size=3,komi_bidding=true)")
     moves = state.legal_moves()
@@ -383,7 +383,7 @@ def test_komi_bidding_flow() -> None:
 
 
 def test_seat_is_not_colour_returns_follow_the_people() -> None:
-    """RULES.md: 'Player indices stay attached to the people; returns() follows them.'"""
+    """docs/rules/nume.md: 'Player indices stay attached to the people; returns() follows them.'"""
     for seed in range(4):
         rng = random.Random(seed)
         state = play(new("nume(size=2,komi_bidding=true)"), "komi 2.5 black", "black")
@@ -445,7 +445,7 @@ def test_random_action_samples_legal_moves_of_both_kinds() -> None:
 
 
 def test_position_dict_of_the_rulebook() -> None:
-    """RULES.md's example position loads and round-trips: d3=5 and d4 form a Black group of 2."""
+    """docs/rules/nume.md's example position loads and round-trips: d3=5 and d4 form a Black group of 2."""
     d = {
         "size": 5,
         "variant": "hex",
@@ -477,7 +477,7 @@ def test_impossible_positions_are_refused(stones: dict[str, Any], message: str) 
 
 
 def test_position_to_move_must_be_a_player_index() -> None:
-    """API.md: "inconsistent input raises `ValueError` naming the problem" — `to_move` is a player
+    """docs/python-api.md: "inconsistent input raises `ValueError` naming the problem" — `to_move` is a player
     index (0 or 1, or -4 once the board is full), not a float or a bool (1.0 used to crash with a
     TypeError)."""
     for bad in (1.0, True, "1"):

@@ -1,4 +1,4 @@
-"""Rule tests for four-player Nymbat (RULES.md, Nymbat, "Four players"; issue 16).
+"""Rule tests for four-player Nymbat (docs/rules/nymbat.md, "Four players"; issue 16).
 
 Each test is named after the ruling it checks and quotes it.  Coordinates: rows
 ``a``–``o`` from the top; the neighbours of ``h8`` are ``g7 g8 h7 h9 i7 i8``, of
@@ -65,7 +65,7 @@ def destinations(state: NymbatState, src: str) -> set[str]:
 
 
 def test_players_4_is_a_variant_and_two_players_stay_the_default() -> None:
-    """RULES.md: 'Four players (players=4; default 2).'"""
+    """docs/rules/nymbat.md: 'Four players (players=4; default 2).'"""
     assert tessera.load_game("nymbat") == tessera.load_game("nymbat(players=2)")
     assert str(tessera.load_game("nymbat")) == "nymbat"
     assert tessera.load_game("nymbat(players=4)") == GAME and str(GAME) == "nymbat(players=4)"
@@ -76,7 +76,7 @@ def test_players_4_is_a_variant_and_two_players_stay_the_default() -> None:
 
 
 def test_seats_move_in_clockwise_order_red_green_blue_yellow() -> None:
-    """RULES.md: 'Seats in turn order (clockwise): 0 Red …, 1 Green …, 2 Blue …, 3 Yellow …'"""
+    """docs/rules/nymbat.md: 'Seats in turn order (clockwise): 0 Red …, 1 Green …, 2 Blue …, 3 Yellow …'"""
     st = GAME.new_initial_state()
     order = []
     for _ in range(8):
@@ -88,7 +88,7 @@ def test_seats_move_in_clockwise_order_red_green_blue_yellow() -> None:
 
 
 def test_home_rows_are_the_8_hexes_of_each_players_edge() -> None:
-    """RULES.md: '0 Red on the bottom edge (row o), 1 Green on the lower-left edge (h1 i1 … o1),
+    """docs/rules/nymbat.md: '0 Red on the bottom edge (row o), 1 Green on the lower-left edge (h1 i1 … o1),
     2 Blue on the top edge (row a), 3 Yellow on the upper-right edge (a8 b9 c10 … h15).'"""
     homes = [
         {h["cell"] for h in GAME.new_initial_state().render()["highlights"] if h.get("owner") == p} for p in range(4)
@@ -100,7 +100,7 @@ def test_home_rows_are_the_8_hexes_of_each_players_edge() -> None:
 
 
 def test_setup_area_is_the_27_hexes_at_most_2_lines_from_the_edge() -> None:
-    """RULES.md: 'setup area = the hexes at most 2 lines from his edge (27 hexes).'"""
+    """docs/rules/nymbat.md: 'setup area = the hexes at most 2 lines from his edge (27 hexes).'"""
     areas = []
     for p in range(4):
         st = position({}, to_move=p, first=(False,) * 4)
@@ -113,7 +113,7 @@ def test_setup_area_is_the_27_hexes_at_most_2_lines_from_the_edge() -> None:
 
 
 def test_shared_setup_hexes_near_the_corners_belong_to_both_players() -> None:
-    """RULES.md: 'Near the two shared corners (o1, a8) two home rows and two setup areas overlap
+    """docs/rules/nymbat.md: 'Near the two shared corners (o1, a8) two home rows and two setup areas overlap
     (9 hexes each corner): an overlapping hex belongs to both players.'"""
     areas = [placement_hexes(position({}, to_move=p, first=(False,) * 4)) for p in range(4)]
     assert areas[RED] & areas[GREEN] == labels("m1 m2 m3 n1 n2 n3 o1 o2 o3")
@@ -139,7 +139,7 @@ def test_shared_setup_hexes_near_the_corners_belong_to_both_players() -> None:
 
 @pytest.mark.parametrize("opponent", [GREEN, BLUE, YELLOW])
 def test_a_piece_never_passes_through_and_may_end_on_each_opponents_piece(opponent: int) -> None:
-    """RULES.md: 'Every other player's piece is an opponent piece: a piece never passes through
+    """docs/rules/nymbat.md: 'Every other player's piece is an opponent piece: a piece never passes through
     one, and ending on one attacks it.'"""
     ring = ["g7", "g8", "h7", "h9", "i7", "i8"]
     st = position({"h8": (RED, 6), **{h: (opponent, 1) for h in ring}})
@@ -150,14 +150,14 @@ def test_a_piece_never_passes_through_and_may_end_on_each_opponents_piece(oppone
 
 
 def test_a_ring_of_three_different_opponents_blocks_like_one() -> None:
-    """RULES.md: 'Every other player's piece is an opponent piece: a piece never passes through one.'"""
+    """docs/rules/nymbat.md: 'Every other player's piece is an opponent piece: a piece never passes through one.'"""
     ring = dict(zip(["g7", "g8", "h7", "h9", "i7", "i8"], [GREEN, BLUE, YELLOW, GREEN, BLUE, YELLOW], strict=True))
     st = position({"h8": (RED, 6), **{h: (o, 1) for h, o in ring.items()}})
     assert destinations(st, "h8") == set(ring)
 
 
 def test_support_counts_only_the_defenders_own_pieces() -> None:
-    """RULES.md: 'Support counts only the defender's own pieces.'"""
+    """docs/rules/nymbat.md: 'Support counts only the defender's own pieces.'"""
     # Blue 2 on g8 with Blue 3 next to it defends with 5; the Green and Yellow 6s next to it do not help
     others = {"g8": (BLUE, 2), "g7": (BLUE, 3), "f8": (GREEN, 6), "g9": (YELLOW, 6)}
     st = position({"h8": (RED, 6), **others})
@@ -170,7 +170,7 @@ def test_support_counts_only_the_defenders_own_pieces() -> None:
 
 
 def test_breakthrough_against_a_third_players_group_removes_only_the_defenders_pieces() -> None:
-    """RULES.md: 'a breakthrough splits the defender's group and removes only the defender's pieces.'"""
+    """docs/rules/nymbat.md: 'a breakthrough splits the defender's group and removes only the defender's pieces.'"""
     # Green's line g7 g8 g9 is split by Blue's attack on g8; Red's and Yellow's pieces next to g8 stay
     pieces = {
         "h9": (BLUE, 6),
@@ -192,7 +192,7 @@ def test_breakthrough_against_a_third_players_group_removes_only_the_defenders_p
 
 
 def test_no_breakthrough_when_only_another_players_group_would_be_split() -> None:
-    """RULES.md: 'a breakthrough splits the defender's group': Green's pieces on either side of a
+    """docs/rules/nymbat.md: 'a breakthrough splits the defender's group': Green's pieces on either side of a
     lone Blue defender are not the defender's group."""
     pieces = {"h9": (RED, 6), "g8": (BLUE, 1), "g7": (GREEN, 1), "g9": (GREEN, 1)}
     st = position(pieces)
@@ -218,7 +218,7 @@ def test_no_breakthrough_when_only_another_players_group_would_be_split() -> Non
 def test_retreat_and_delay_are_measured_toward_the_opposite_players_row(
     player: int, start: str, advance: str, delay: str, retreat: str
 ) -> None:
-    """RULES.md: 'Distances for retreat and delay count lines parallel to the opponent home row.'"""
+    """docs/rules/nymbat.md: 'Distances for retreat and delay count lines parallel to the opponent home row.'"""
     far = {"e5": (RED, 1)}
     for dest, delays, reserve in ((advance, 0, 10), (delay, 1, 10), (retreat, 0, 9)):
         st = position({start: (player, 1), **far}, to_move=player)
@@ -228,7 +228,7 @@ def test_retreat_and_delay_are_measured_toward_the_opposite_players_row(
 
 
 def test_every_7th_delay_still_costs_one_with_four_players() -> None:
-    """RULES.md: 'A pass is a delay … every 7th delay (cumulative) costs 1' — per player."""
+    """docs/rules/nymbat.md: 'A pass is a delay … every 7th delay (cumulative) costs 1' — per player."""
     st = position({"h8": (GREEN, 1)}, to_move=GREEN, delays=(0, 6, 0, 0))
     st.play("pass")
     assert st.reserves == [10, 9, 10, 10] and st.delays == [0, 7, 0, 0]
@@ -238,7 +238,7 @@ def test_every_7th_delay_still_costs_one_with_four_players() -> None:
 
 
 def test_win_needs_a_piece_on_the_opposite_players_home_row_while_he_has_none_there() -> None:
-    """RULES.md: 'at the start of his turn, a player who has a piece on his opponent home row while
+    """docs/rules/nymbat.md: 'at the start of his turn, a player who has a piece on his opponent home row while
     the player opposite him has none there wins; the game ends.'"""
     # a Yellow piece on row a (the shared corner) does not stop Red: only Blue's pieces count
     st = position({"a3": (RED, 1), "a8": (YELLOW, 2), "h8": (BLUE, 1)})
@@ -257,14 +257,14 @@ def test_win_needs_a_piece_on_the_opposite_players_home_row_while_he_has_none_th
 
 
 def test_returns_are_plus_one_for_the_winner_and_minus_a_third_for_each_other_player() -> None:
-    """RULES.md: 'Returns: winner +1, each other player −1/3.'"""
+    """docs/rules/nymbat.md: 'Returns: winner +1, each other player −1/3.'"""
     st = position({"k1": (YELLOW, 1)}, to_move=YELLOW)
     assert st.returns() == [-1 / 3, -1 / 3, -1 / 3, 1.0]
     assert sum(st.returns()) == pytest.approx(0.0)
 
 
 def test_the_safeguard_counts_every_players_turn_and_is_a_draw() -> None:
-    """RULES.md: 'the safeguard (max_turns counts every player's turn) ends in a draw, all 0.'"""
+    """docs/rules/nymbat.md: 'the safeguard (max_turns counts every player's turn) ends in a draw, all 0.'"""
     game = tessera.load_game("nymbat(players=4,max_turns=6)")
     st = position({"h8": (RED, 1), "h2": (GREEN, 1), "b4": (BLUE, 1), "c9": (YELLOW, 1)}, game=game)
     for _ in range(5):
@@ -275,7 +275,7 @@ def test_the_safeguard_counts_every_players_turn_and_is_a_draw() -> None:
 
 
 def test_empty_board_and_every_reserve_zero_the_player_who_moved_last_wins() -> None:
-    """RULES.md: 'If the board is empty and every reserve is 0, the player who moved last wins.'"""
+    """docs/rules/nymbat.md: 'If the board is empty and every reserve is 0, the player who moved last wins.'"""
     st = position({"h8": (RED, 1), "g8": (BLUE, 1)}, reserves=(0, 0, 0, 0))
     st.play("h8-g8")  # 1 against 1: both pieces go
     assert st.to_dict()["pieces"] == {}
@@ -287,7 +287,7 @@ def test_empty_board_and_every_reserve_zero_the_player_who_moved_last_wins() -> 
 
 
 def test_a_player_with_no_piece_and_reserve_0_can_only_pass() -> None:
-    """RULES.md: 'A player with no piece and reserve 0 can only pass.'"""
+    """docs/rules/nymbat.md: 'A player with no piece and reserve 0 can only pass.'"""
     st = position({"h8": (RED, 1), "b4": (BLUE, 1)}, to_move=GREEN, reserves=(3, 0, 3, 3))
     assert st.legal_moves() == ["pass"]
     st.play("pass")
@@ -355,7 +355,7 @@ def test_a_breakthrough_against_a_player_who_resigns_closes() -> None:
 
 
 def test_position_dict_has_4_long_lists() -> None:
-    """RULES.md: 'Position dict as for two players, with 4-long lists.'"""
+    """docs/rules/nymbat.md: 'Position dict as for two players, with 4-long lists.'"""
     assert GAME.new_initial_state().to_dict() == {
         "to_move": 0,
         "pieces": {},

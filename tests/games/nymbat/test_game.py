@@ -1,4 +1,4 @@
-"""Rule tests for Nymbat (seed 000; RULES.md, Nymbat), built from position dicts.
+"""Rule tests for Nymbat (seed 000; docs/rules/nymbat.md), built from position dicts.
 
 Coordinates used below (pointy-top hexes, rows a–o from the top): the neighbours
 of ``h8`` are ``g7 g8 h7 h9 i7 i8``; of ``g7``: ``f6 f7 g6 g8 h7 h8``; of ``h5``:
@@ -60,7 +60,7 @@ def pieces(state: State) -> dict[str, list[int]]:
 
 
 def test_board_is_a_hexagon_of_side_8_with_rows_a_to_o() -> None:
-    """RULES.md: 'A regular hexagon of side 8 (169 hexes, 15 rows a–o).'"""
+    """docs/rules/nymbat.md: 'A regular hexagon of side 8 (169 hexes, 15 rows a–o).'"""
     assert len(GRID) == 169 and len(GRID.rows) == 15
     assert [len(r) for r in GRID.rows] == [8, 9, 10, 11, 12, 13, 14, 15, 14, 13, 12, 11, 10, 9, 8]
     for h, ns in (("h8", "g7 g8 h7 h9 i7 i8"), ("g7", "f6 f7 g6 g8 h7 h8"), ("h5", "g4 g5 h4 h6 i4 i5")):
@@ -68,7 +68,7 @@ def test_board_is_a_hexagon_of_side_8_with_rows_a_to_o() -> None:
 
 
 def test_initial_position_dict_is_the_rulebook_form() -> None:
-    """RULES.md position dict: to_move, pieces, reserves, delays, first_turn_done."""
+    """docs/rules/nymbat.md position dict: to_move, pieces, reserves, delays, first_turn_done."""
     st = GAME.new_initial_state()
     assert st.to_dict() == {
         "to_move": 0,
@@ -153,7 +153,7 @@ def test_bring_in_only_on_empty_setup_hexes() -> None:
 
 
 def test_end_finishes_a_bring_in_and_the_turn_ends_by_itself_when_the_setup_area_is_full() -> None:
-    """RULES.md: 'A turn ends by itself when end would be its only legal step.'"""
+    """docs/rules/nymbat.md: 'A turn ends by itself when end would be its only legal step.'"""
     full = {GRID.label(c): (0, 1) for c in GRID.cells if GRID.row(c) in (12, 13, 14)}
     del full["m1"]
     st = position({**full, "b2": (1, 2)})
@@ -212,7 +212,7 @@ def test_each_piece_moves_once_per_turn() -> None:
 
 
 def test_paths_go_through_own_pieces_but_never_through_opponents() -> None:
-    """'A player's own pieces do not block movement'; RULES.md: '... but never pass through one.'"""
+    """'A player's own pieces do not block movement'; docs/rules/nymbat.md: '... but never pass through one.'"""
     st = position({"h5": (0, 3), "h7": (0, 1), "a1": (1, 1)})
     assert st.is_legal("h5-h8"), "through the own 1 on h7 (another group)"
     with pytest.raises(IllegalMove, match="another own piece"):
@@ -232,7 +232,7 @@ def test_a_moving_piece_must_leave_its_hex() -> None:
 
 
 def test_end_is_not_a_first_step_and_pass_is_a_whole_turn() -> None:
-    """RULES.md: 'end finishes the turn (at least one piece must have moved)'; 'Pass: pass.'"""
+    """docs/rules/nymbat.md: 'end finishes the turn (at least one piece must have moved)'; 'Pass: pass.'"""
     st = position({"h5": (0, 2), "h6": (0, 2), "a1": (1, 1)})
     with pytest.raises(IllegalMove, match="end"):
         st.play("end")
@@ -335,7 +335,7 @@ def test_breakthrough_only_when_the_group_splits() -> None:
 
 
 def test_any_other_step_closes_the_breakthrough() -> None:
-    """RULES.md: 'Any other step closes the breakthrough.'"""
+    """docs/rules/nymbat.md: 'Any other step closes the breakthrough.'"""
     b = dict(BREAK)
     b["g11"] = (1, 3)  # two more blue 3s in the group
     b["g12"] = (1, 3)
@@ -395,7 +395,7 @@ def test_every_seventh_delay_costs_one() -> None:
 
 
 def test_delay_period_is_a_parameter() -> None:
-    """RULES.md: 'every 7th delay (cumulative, parameter delay_period) costs 1.'"""
+    """docs/rules/nymbat.md: 'every 7th delay (cumulative, parameter delay_period) costs 1.'"""
     g = tessera.load_game("nymbat", delay_period=2)
     st = position({"h5": (0, 1), "a1": (1, 1)}, delays=(1, 0), game=g)
     st.play("pass")
@@ -410,7 +410,7 @@ def test_capture_is_neither_retreat_nor_delay() -> None:
 
 
 def test_bringing_in_is_neither_retreat_nor_delay() -> None:
-    """RULES.md: 'bringing in reserves is neither.'"""
+    """docs/rules/nymbat.md: 'bringing in reserves is neither.'"""
     st = play(position({"h5": (0, 3), "a1": (1, 1)}, delays=(6, 0)), "n5=1", "end")
     assert st.to_dict()["delays"] == [6, 0] and st.to_dict()["reserves"] == [9, 10]
 
@@ -487,7 +487,7 @@ def test_empty_board_with_zero_reserves_the_player_who_moved_last_wins() -> None
 
 
 def test_max_turns_safeguard_is_a_draw() -> None:
-    """RULES.md: 'Safeguard max_turns (default 600).'"""
+    """docs/rules/nymbat.md: 'Safeguard max_turns (default 600).'"""
     g = tessera.load_game("nymbat", max_turns=10)
     st = position({"h5": (0, 1), "a1": (1, 1)}, turn=9, game=g)
     st.play("pass")
@@ -532,7 +532,7 @@ def test_malformed_steps_say_why(move: str, reason: str) -> None:
 
 
 def test_position_dict_round_trips_in_the_middle_of_a_turn() -> None:
-    """API.md: to_dict / state_from_dict round-trip exactly, also during a turn."""
+    """docs/python-api.md: to_dict / state_from_dict round-trip exactly, also during a turn."""
     st = position(BREAK, to_move=1, turn=41, last_mover=0)
     play(st, "g10-h10", "g9-h8")
     d = st.to_dict()
@@ -564,7 +564,7 @@ def test_position_dict_round_trips_in_the_middle_of_a_turn() -> None:
     ],
 )
 def test_inconsistent_position_dicts_are_refused(change: dict[str, Any], reason: str) -> None:
-    """API.md: 'inconsistent input raises ValueError naming the problem'."""
+    """docs/python-api.md: 'inconsistent input raises ValueError naming the problem'."""
     d = {"to_move": 0, "pieces": {"h5": [0, 3]}, "reserves": [5, 5], "delays": [0, 0]}
     d.update(change)
     with pytest.raises(ValueError, match=reason):
@@ -703,7 +703,7 @@ def _component(h: str, cells: set[str]) -> set[str]:
 
 
 class _Reference:
-    """RULES.md's Nymbat turn, written again over labels and position dicts (no bit sets, no caches)."""
+    """docs/rules/nymbat.md's Nymbat turn, written again over labels and position dicts (no bit sets, no caches)."""
 
     def __init__(self, game: tessera.Game) -> None:
         self.first_limit = game.params["first_limit"]
@@ -864,7 +864,7 @@ def _canonical(d: dict[str, Any]) -> dict[str, Any]:
 def test_every_step_matches_a_second_reading_of_the_rules() -> None:
     """The whole turn — bring in, group moves at the start-of-turn speed, attacks, breakthrough removals,
     retreat and delay costs, 'lose' at reserve 0, the start-of-turn and empty-board wins, max_turns — checked
-    step by step against a second, plain implementation of RULES.md on crowded random positions."""
+    step by step against a second, plain implementation of docs/rules/nymbat.md on crowded random positions."""
     rng = random.Random(11)
     ref = _Reference(GAME)
     cells = [GRID.label(c) for c in GRID.cells]

@@ -44,7 +44,7 @@ def test_listed_steps_are_accepted_and_drawn_steps_are_listed(spec: str, seed: i
 
 
 def _wins(n: int) -> list[list[float]]:
-    """Every vector of returns with a winner (RULES.md: winner +1, every other player −1/(n−1))."""
+    """Every vector of returns with a winner (docs/rules/nymbat.md: winner +1, every other player −1/(n−1))."""
     out = []
     for w in range(n):
         r = [-1.0 / (n - 1)] * n
@@ -132,7 +132,7 @@ def test_a_clone_is_independent() -> None:
 
 
 def test_a_position_dict_with_a_huge_count_placed_is_refused() -> None:
-    """RULES.md: "The total placed this turn may not exceed the reserve" (reserves reach 10**6 in a position
+    """docs/rules/nymbat.md: "The total placed this turn may not exceed the reserve" (reserves reach 10**6 in a position
     dict): a bring-in turn that claims more is a ValueError naming the field, not an overflow."""
     game = tessera.load_game("nymbat")
     d = {
