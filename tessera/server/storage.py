@@ -246,6 +246,22 @@ def run_migrations(engine: Engine) -> None:
         command.upgrade(cfg, "head")
 
 
+_HEAD: list[str] = []
+
+
+def schema_head() -> str:
+    """The newest migration's revision (read once from the migration scripts)."""
+    if not _HEAD:
+        from alembic.config import Config
+        from alembic.script import ScriptDirectory
+
+        here = Path(__file__).parent
+        cfg = Config(str(here / "alembic.ini"))
+        cfg.set_main_option("script_location", str(here / "migrations"))
+        _HEAD.append(str(ScriptDirectory.from_config(cfg).get_current_head()))
+    return _HEAD[0]
+
+
 def _dump(v: Any) -> str | None:
     return None if v is None else json.dumps(v, separators=(",", ":"))
 
@@ -657,6 +673,13 @@ class Storage:
             )
         fixed = c[2]  # values written into the statement itself (e.g. ``claimed=True``)
         return c[0], tuple(params[k] if k in params else fixed[k] for k in c[1])
+
+    def schema_versions(self) -> tuple[str | None, str]:
+        """The database's migration revision (None: not migrated) and the newest one; raises the
+        driver's error when the database does not answer."""
+        with self.engine.connect() as conn:
+            row = conn.exec_driver_sql("SELECT version_num FROM alembic_version").first()
+        return (None if row is None else str(row[0])), schema_head()
 
     def dispose(self) -> None:
         """Close every pooled connection (and stop the SQLite checkpoint thread)."""
