@@ -198,6 +198,7 @@ def create_app(
         tune_threads()
         if warm:
             warmup.start()
+            pool.warm()
         gc.collect()
         gc.freeze()  # start-up objects (modules, compiled kernels) are never traversed by later collections
         if listener is not None:

@@ -51,6 +51,19 @@ class _Job:
     queued: float = field(default_factory=time.monotonic)
 
 
+def warm_process() -> None:
+    """Run in each worker process at start: import the agents and every game module."""
+    import tessera
+
+    try:
+        import tessera.agents  # noqa: F401
+    except ImportError:  # the AI plays random moves
+        pass
+    for name in tessera.list_games():
+        tessera.load_game(name)
+    time.sleep(0.2)  # hold this process a moment, so the other warm-ups reach the other processes
+
+
 def default_size() -> int:
     """Worker processes for this machine: one per core, at least 2 (``TESSERA_AI_PROCESSES``)."""
     given = os.environ.get("TESSERA_AI_PROCESSES")
@@ -98,6 +111,15 @@ class FairPool:
                 ctx = multiprocessing.get_context("spawn")
                 self._executor = ProcessPoolExecutor(max_workers=self.size, mp_context=ctx)
         return self._executor
+
+    def warm(self) -> None:
+        """Start the worker processes now and load the agents in each (a first search in a cold process
+        would otherwise spend seconds importing and loading compiled kernels)."""
+        if self.mode != "process":
+            return
+        ex = self._exec()
+        for _ in range(self.size):
+            ex.submit(warm_process)
 
     # -- submitting ----------------------------------------------------------------------------
     def submit(self, client: str, kind: str, fn: Callable[..., Any], *args: Any) -> Future[Any]:

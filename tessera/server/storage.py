@@ -438,6 +438,32 @@ class Transaction:
                 out.append(g)
         return out
 
+    def open_games(self, *, limit: int = 50, offset: int = 0) -> list[GameRow]:
+        """Public games in progress with a human seat nobody has taken, newest first: selected as open
+        in the query itself (other games, however many, never crowd them out of a page)."""
+        free_seat = (
+            sa.select(seats_table.c.game_id)
+            .where(seats_table.c.game_id == games_table.c.id)
+            .where(seats_table.c.kind == "human")
+            .where(seats_table.c.claimed.is_(False))
+            .exists()
+        )
+        q = (
+            sa.select(games_table.c.id)
+            .where(games_table.c.status == "active")
+            .where(games_table.c.public.is_(True))
+            .where(free_seat)
+            .order_by(games_table.c.created_at.desc(), games_table.c.id)
+            .limit(limit)
+            .offset(offset)
+        )
+        out = []
+        for (gid,) in self.conn.execute(q):
+            g = self.get_game(gid)
+            if g is not None:
+                out.append(g)
+        return out
+
     # -- moves ---------------------------------------------------------------------------
     def moves(self, game_id: str) -> list[MoveRow]:
         """Every stored move in order."""

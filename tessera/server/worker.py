@@ -16,11 +16,13 @@ turn the chosen order itself is never reported.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import logging
 import random
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Iterator
 from typing import Any
 
 from tessera.server.ai import LEVEL_SECONDS, think_step
@@ -30,6 +32,8 @@ from tessera.server.scheduler import AI, FairPool
 from tessera.server.service import MatchService
 
 log = logging.getLogger("tessera.server.ai")
+
+_ACTING_FOR: contextvars.ContextVar[str | None] = contextvars.ContextVar("tessera_ai_client", default=None)
 
 
 class AIWorker:
@@ -70,6 +74,16 @@ class AIWorker:
             while len(self._clients) > self.MAX_CLIENTS:
                 del self._clients[next(iter(self._clients))]
 
+    @contextlib.contextmanager
+    def acting_for(self, client: str) -> Iterator[None]:
+        """Games created in this block (in this thread) are charged to ``client`` from their first
+        AI turn on (the turn is scheduled before the creating request learns the game's id)."""
+        token = _ACTING_FOR.set(client)
+        try:
+            yield
+        finally:
+            _ACTING_FOR.reset(token)
+
     def client_of(self, game_id: str) -> str:
         """The client a game's AI turns are charged to (unknown: the game itself)."""
         return self._clients.get(game_id) or f"game:{game_id}"
@@ -82,6 +96,9 @@ class AIWorker:
         """A change made by this process may have put an AI seat to move: look (games without an AI
         seat are skipped)."""
         if isinstance(event, Changed) and event.local and event.ai:
+            client = _ACTING_FOR.get()
+            if client is not None and event.game_id not in self._clients:
+                self.claim(event.game_id, client)
             self.schedule(event.game_id)
 
     def schedule(self, game_id: str) -> None:

@@ -88,30 +88,49 @@ def create_game(body: CreateIn, service: Service, request: Request) -> dict[str,
     robots = all_ai(body)
     if robots:
         client = check_all_ai(request, service)
-    created = service.create(
-        body.game,
-        body.params,
-        mode=body.mode,
-        seat=body.seat,
-        ai_level=body.ai_level,
-        clock=(body.clock.initial, body.clock.increment) if body.clock else None,
-        seed=body.seed,
-        names=body.names,
-        public=body.public,
-        seat_kinds=body.seats,
-    )
+    worker = request.app.state.worker
+    with worker.acting_for(client):
+        created = service.create(
+            body.game,
+            body.params,
+            mode=body.mode,
+            seat=body.seat,
+            ai_level=body.ai_level,
+            clock=(body.clock.initial, body.clock.increment) if body.clock else None,
+            seed=body.seed,
+            names=body.names,
+            public=body.public,
+            seat_kinds=body.seats,
+        )
     if robots:
         request.app.state.all_ai_games.setdefault(client, []).append(created.game_id)
-    request.app.state.worker.claim(created.game_id, client)
+    worker.claim(created.game_id, client)
     return created_answer(created)
+
+
+LOBBY_PER_CREATOR = 5
+"""Games of one creator (its address, or account) listed on a page of the lobby."""
 
 
 @router.get("/api/games")
 def list_games(
-    service: Service, status: Annotated[str, Query(pattern="^(open|active|finished|all)$")] = "open"
+    service: Service,
+    request: Request,
+    status: Annotated[str, Query(pattern="^(open|active|finished|all)$")] = "open",
+    limit: Annotated[int, Query(ge=1, le=100)] = 50,
+    offset: Annotated[int, Query(ge=0, le=100_000)] = 0,
 ) -> dict[str, Any]:
-    """The lobby: open online games (``status=open``), or public games by status."""
-    return {"games": service.list_games(None if status == "all" else status)}
+    """The lobby: open online games (``status=open``, newest first), or public games by status; a page
+    of ``limit`` from ``offset``, at most :data:`LOBBY_PER_CREATOR` games of one creator on it."""
+    worker = request.app.state.worker
+    games = service.list_games(
+        None if status == "all" else status,
+        limit=limit,
+        offset=offset,
+        creator=worker.client_of,
+        per_creator=LOBBY_PER_CREATOR,
+    )
+    return {"games": games, "limit": limit, "offset": offset}
 
 
 @router.get("/api/games/{game_id}")
