@@ -33,16 +33,16 @@ from tessera.server.clocks import ClockTimers
 from tessera.server.errors import ServiceError
 from tessera.server.events import Events, Presence
 from tessera.server.hub import MAX_SOCKETS_PER_CLIENT, MAX_SOCKETS_PER_GAME, Hub
-from tessera.server.logs import RequestLog
 from tessera.server.limits import BODY_READ_TIMEOUT, BodyLimits, Rate, RateLimits, rates_from_env
+from tessera.server.logs import RequestLog
 from tessera.server.routers import ROUTERS
 from tessera.server.routers.catalog import catalog, rules_text
 from tessera.server.routers.pages import WEB
+from tessera.server.scheduler import FairPool, PoolBusy
 from tessera.server.service import MatchService
 from tessera.server.storage import Storage
-from tessera.server.warmup import Warmup
-from tessera.server.scheduler import FairPool, PoolBusy
 from tessera.server.storage_errors import STORAGE_ERRORS, storage_trouble
+from tessera.server.warmup import Warmup
 from tessera.server.worker import AIWorker
 
 __all__ = ["catalog", "create_app", "rules_text", "validation_message"]

@@ -70,10 +70,9 @@ def serve(args: argparse.Namespace) -> int:
 
     import uvicorn
 
+    from tessera.server import logs
     from tessera.server.app import create_app
     from tessera.server.storage import default_database_url
-
-    from tessera.server import logs
 
     logs.configure(args.log_level)
     os.environ["TESSERA_LOG_LEVEL"] = args.log_level

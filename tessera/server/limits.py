@@ -168,7 +168,9 @@ RATE_LIMITS: dict[str, Rate] = {
 """The default limits per client (address, and account when the request carries a credential);
 ``TESSERA_RATE_<NAME>=RATE/BURST`` overrides one (``0``: none)."""
 
-_MOVE_PATH = re.compile(r"^/api/games/[^/]+/(moves|resign|undo|undo/accept|undo/decline|draw|draw/accept|draw/decline)$")
+_MOVE_PATH = re.compile(
+    r"^/api/games/[^/]+/(moves|resign|undo|undo/accept|undo/decline|draw|draw/accept|draw/decline)$"
+)
 
 
 def rate_bucket(method: str, path: str) -> str | None:

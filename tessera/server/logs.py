@@ -44,14 +44,13 @@ class JsonFormatter(logging.Formatter):
         ctx = CONTEXT.get()
         if ctx:
             out.update(ctx)
-        for key in ("status", "duration", "method"):
-            if hasattr(record, key):
-                out[key] = getattr(record, key)
+        for field in ("status", "duration", "method"):
+            if hasattr(record, field):
+                out[field] = getattr(record, field)
         if record.exc_info and record.exc_info[1] is not None:
             exc = record.exc_info[1]
             tb = traceback.extract_tb(exc.__traceback__)
-            where = (tb[-1].filename, tb[-1].lineno) if tb else ("?", 0)
-            key = (type(exc).__name__, where[0], where[1])
+            key = (type(exc).__name__, tb[-1].filename, tb[-1].lineno or 0) if tb else (type(exc).__name__, "?", 0)
             n = self.seen.get(key, 0) + 1
             if len(self.seen) < 10_000 or key in self.seen:
                 self.seen[key] = n

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from typing import Any
+from typing import Any, ClassVar
 
 try:
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as _Base
@@ -38,8 +38,8 @@ class GuardedHTTP(_Base):  # type: ignore[misc,valid-type]
 
     header_timeout: float = HEADER_TIMEOUT
     max_per_address: int = MAX_CONNECTIONS_PER_ADDRESS
-    _open: dict[str, set[asyncio.BaseTransport]] = {}
-    _refused_logged: set[str] = set()
+    _open: ClassVar[dict[str, set[asyncio.BaseTransport]]] = {}
+    _refused_logged: ClassVar[set[str]] = set()
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         peer = transport.get_extra_info("peername")

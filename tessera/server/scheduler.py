@@ -14,6 +14,8 @@ address.  ``mode="thread"`` runs the same scheduling on threads (tests, ``--ai-t
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import logging
 import multiprocessing
 import os
@@ -55,10 +57,8 @@ def warm_process() -> None:
     """Run in each worker process at start: import the agents and every game module."""
     import tessera
 
-    try:
-        import tessera.agents  # noqa: F401
-    except ImportError:  # the AI plays random moves
-        pass
+    with contextlib.suppress(ImportError):  # without the agents the AI plays random moves
+        import tessera.agents
     for name in tessera.list_games():
         tessera.load_game(name)
     time.sleep(0.2)  # hold this process a moment, so the other warm-ups reach the other processes
@@ -189,7 +189,7 @@ class FairPool:
             except (RuntimeError, BrokenProcessPool) as e:
                 self._broken(e)
                 inner = self._exec().submit(job.fn, *job.args)
-            inner.add_done_callback(lambda f, job=job: self._done(job, f))
+            inner.add_done_callback(functools.partial(self._done, job))
 
     def _broken(self, e: BaseException) -> None:
         """A worker process died (killed, out of memory): log it and start a fresh pool."""

@@ -21,8 +21,8 @@ import logging
 import random
 import threading
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from tessera.server.ai import LEVEL_SECONDS, think_step
@@ -157,7 +157,7 @@ class AIWorker:
     def _next_step(self, plan: dict[str, Any]) -> None:
         job = plan["job"]
         left = plan["total"] - (time.perf_counter() - plan["started"])
-        args = (job["spec"], job["seed"], list(plan["moves"]), int(job["player"]), int(job["level"]))
+        args: tuple[Any, ...] = (job["spec"], job["seed"], list(plan["moves"]), int(job["player"]), int(job["level"]))
         args += (plan["total"], left, random.randrange(2**31))
         try:
             fut = self.pool.submit(self.client_of(job["game_id"]), AI, think_step, *args)

@@ -204,7 +204,12 @@ def test_prometheus_metrics_are_served_when_enabled(tmp_path: Any) -> None:
     app = create_app(f"sqlite:///{tmp_path / 'm.db'}", ai_mode="thread", ai_seconds=0.01, metrics=True, warm=False)
     with TestClient(app) as c:
         g = new_game(c)
-        assert c.post(f"/api/games/{g['id']}/moves", json={"token": g["tokens"]["0"], "move": "a1=3", "expected": 0}).status_code == 200
+        assert (
+            c.post(
+                f"/api/games/{g['id']}/moves", json={"token": g["tokens"]["0"], "move": "a1=3", "expected": 0}
+            ).status_code
+            == 200
+        )
         text = c.get("/metrics").text
     for name in ("tessera_requests_total", "tessera_moves_total 1.0", "tessera_ai_queue", "tessera_sockets"):
         assert name in text

@@ -12,9 +12,9 @@ from starlette.concurrency import run_in_threadpool
 from tessera.server import analysis
 from tessera.server.inputs import check_seed
 from tessera.server.limits import client_address, credential
-from tessera.server.scheduler import ANALYSIS, FairPool
 from tessera.server.routers.deps import Service, ViewerToken, created_answer
 from tessera.server.routers.records import record_body
+from tessera.server.scheduler import ANALYSIS, FairPool
 
 router = APIRouter(tags=["analysis"])
 

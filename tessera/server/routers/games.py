@@ -76,7 +76,8 @@ def check_all_ai(request: Request, service: Service) -> str:
 
 
 def _active(service: Service, game_id: str) -> bool:
-    row = service.storage.get_game(game_id)
+    with service.storage.transaction() as tx:
+        row = tx.get_game(game_id)
     return row is not None and row.status in ("open", "active")
 
 

@@ -37,4 +37,4 @@ def readyz(request: Request) -> JSONResponse:
             status_code=503,
             headers={"Retry-After": "5"},
         )
-    return {"status": "ready", "schema": current}
+    return JSONResponse({"status": "ready", "schema": current})
