@@ -216,3 +216,21 @@ def test_prometheus_metrics_are_served_when_enabled(tmp_path: Any) -> None:
     plain = create_app(f"sqlite:///{tmp_path / 'n.db'}", ai_mode="thread", warm=False)
     with TestClient(plain) as c:
         assert c.get("/metrics").status_code == 404
+
+
+def test_all_ai_games_are_for_accounts_two_at_a_time(client: TestClient) -> None:
+    """'games whose every seat is an AI are limited (e.g. accounts only, a few at a time)': a guest is
+    refused 403; an account may have 2 going, the third is 429; the account's games are charged to it."""
+    seats = [{"kind": "ai", "level": 1}, {"kind": "ai", "level": 1}]
+    body = {"game": "ikabegama", "seats": seats}  # a long game: the two stay going during the test
+    guest = client.post("/api/games", json=body)
+    assert guest.status_code == 403 and "account" in guest.json()["detail"]
+    origin = {"origin": str(client.base_url)}
+    signed = client.post("/api/account/signup", json={"username": "robotfan", "password": "a long passphrase 1"})
+    assert signed.status_code == 201, signed.text
+    for _ in range(2):
+        r = client.post("/api/games", json=body, headers=origin)
+        assert r.status_code == 201, r.text
+    third = client.post("/api/games", json=body, headers=origin)
+    assert third.status_code == 429 and "at most 2" in third.json()["detail"]
+    assert client.app.state.worker.client_of(r.json()["id"]).startswith("account:")  # type: ignore[attr-defined]
