@@ -244,6 +244,7 @@ def create_app(
         return JSONResponse({"detail": exc.detail}, status_code=exc.status)
 
     app.include_router(accounts_router)  # accounts, ratings, challenges (tessera.server.accounts)
+
     @app.exception_handler(PoolBusy)
     async def pool_busy(request: Request, exc: PoolBusy) -> JSONResponse:
         headers = {"Retry-After": str(max(1, round(exc.retry_after)))}
