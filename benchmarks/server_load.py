@@ -160,7 +160,8 @@ class Servers:
         for _ in range(n):
             port = free_port()
             cmd = [sys.executable, "-m", "tessera", "serve", "--port", str(port), "--db", url]
-            cmd += ["--max-sockets-per-client", "100000", "--ai-threads"]
+            cmd += ["--max-sockets-per-client", "100000", "--ai-threads", "--max-connections-per-address", "0"]
+            env.update({f"TESSERA_RATE_{k}": "0" for k in ("CREATE", "MOVE", "ANALYSIS", "IMPORT")})
             log = tempfile.TemporaryFile()  # noqa: SIM115 - closed by stop(); not a pipe: a server must never block on a full pipe
             self.logs.append(log)
             self.procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log))

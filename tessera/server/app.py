@@ -33,12 +33,15 @@ from tessera.server.clocks import ClockTimers
 from tessera.server.errors import ServiceError
 from tessera.server.events import Events, Presence
 from tessera.server.hub import MAX_SOCKETS_PER_CLIENT, MAX_SOCKETS_PER_GAME, Hub
-from tessera.server.limits import BODY_READ_TIMEOUT, BodyLimits
+from tessera.server.limits import BODY_READ_TIMEOUT, BodyLimits, Rate, RateLimits, rates_from_env
+from tessera.server.logs import RequestLog
 from tessera.server.routers import ROUTERS
 from tessera.server.routers.catalog import catalog, rules_text
 from tessera.server.routers.pages import WEB
+from tessera.server.scheduler import FairPool, PoolBusy
 from tessera.server.service import MatchService
 from tessera.server.storage import Storage
+from tessera.server.storage_errors import STORAGE_ERRORS, storage_trouble
 from tessera.server.warmup import Warmup
 from tessera.server.worker import AIWorker
 
@@ -98,12 +101,50 @@ def tune_threads() -> None:
     gc.set_threshold(GC_THRESHOLD, gen1, gen2)
 
 
+DESCRIPTOR_WARNING = 0.8
+"""Share of the process's file-descriptor limit in use above which a warning is logged."""
+
+
+def descriptors() -> tuple[int, int] | None:
+    """Open file descriptors of this process and its soft limit (None where the system does not tell)."""
+    import os
+    import resource
+
+    try:
+        used = len(os.listdir("/proc/self/fd"))
+    except OSError:
+        return None
+    return used, resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+async def watch_descriptors(every: float = 5.0) -> None:
+    """Log (once per crossing) when the process's open descriptors near their limit: beyond it new
+    connections fail, which nothing else would report."""
+    warned = False
+    while True:
+        await asyncio.sleep(every)
+        found = descriptors()
+        if found is None:
+            return
+        used, limit = found
+        high = used >= DESCRIPTOR_WARNING * limit
+        if high and not warned:
+            log.error("open file descriptors %d of a limit of %d: new connections will soon fail", used, limit)
+        elif warned and not high:
+            log.warning("open file descriptors back to %d of %d", used, limit)
+        warned = high
+
+
 def app_from_env() -> FastAPI:
     """The app as ``tessera serve --workers N`` starts it in each worker process (settings from the
     environment: ``TESSERA_DATABASE_URL``, ``TESSERA_AI_MODE``, ``TESSERA_AI_SECONDS``,
     ``TESSERA_SOCKETS_PER_CLIENT``)."""
     import os
 
+    if os.environ.get("TESSERA_LOG_LEVEL"):
+        from tessera.server import logs
+
+        logs.configure(os.environ["TESSERA_LOG_LEVEL"])
     seconds = os.environ.get("TESSERA_AI_SECONDS")
     per_client = os.environ.get("TESSERA_SOCKETS_PER_CLIENT")
     return create_app(
@@ -111,6 +152,7 @@ def app_from_env() -> FastAPI:
         ai_mode=os.environ.get("TESSERA_AI_MODE", "process"),
         ai_seconds=float(seconds) if seconds else None,
         sockets_per_client=int(per_client) if per_client else MAX_SOCKETS_PER_CLIENT,
+        metrics=os.environ.get("TESSERA_METRICS", "") in ("1", "true", "yes"),
     )
 
 
@@ -123,18 +165,25 @@ def create_app(
     sockets_per_client: int = MAX_SOCKETS_PER_CLIENT,
     body_timeout: float = BODY_READ_TIMEOUT,
     warm: bool = True,
+    rates: dict[str, Rate] | None = None,
+    ai_processes: int | None = None,
+    metrics: bool = False,
 ) -> FastAPI:
     """The web application on the database at ``database_url`` (default: see storage.default_database_url).
 
     ``sockets_per_game`` and ``sockets_per_client`` cap open WebSockets; ``body_timeout`` is how
     long a request body may stall before the request is answered 408 (tessera.server.limits);
-    ``warm``: compile the games' kernels in the background at start-up (tessera.server.warmup).
+    ``warm``: compile the games' kernels in the background at start-up (tessera.server.warmup);
+    ``rates``: request rate limits per client (default: tessera.server.limits.RATE_LIMITS with the
+    environment's overrides); ``ai_processes``: size of the fair AI pool (default: the machine's cores);
+    ``metrics``: serve Prometheus metrics at ``/metrics`` (tessera.server.metrics).
     """
     storage = Storage(database_url)
     events = Events()
     service = MatchService(storage, events, Presence())
     hub = Hub(service, per_game=sockets_per_game, per_client=sockets_per_client)
-    worker = AIWorker(service, mode=ai_mode, seconds=ai_seconds)
+    pool = FairPool(mode=ai_mode, size=ai_processes)
+    worker = AIWorker(service, mode=ai_mode, seconds=ai_seconds, pool=pool)
     timers = ClockTimers(service.check_clock)
     warmup = Warmup()
 
@@ -149,11 +198,14 @@ def create_app(
         tune_threads()
         if warm:
             warmup.start()
+            pool.warm()
         gc.collect()
         gc.freeze()  # start-up objects (modules, compiled kernels) are never traversed by later collections
         if listener is not None:
             await run_in_threadpool(listener.start)
+        watch = asyncio.create_task(watch_descriptors())
         yield
+        watch.cancel()
         if listener is not None:
             await run_in_threadpool(listener.close)
         timers.close()
@@ -162,9 +214,24 @@ def create_app(
 
     app = FastAPI(title="tessera", version=tessera.__version__, lifespan=lifespan)
     app.add_middleware(BodyLimits, read_timeout=body_timeout)
+    app.add_middleware(RateLimits, rates=rates_from_env() if rates is None else rates)
+    if metrics:
+        from fastapi.responses import Response
+
+        from tessera.server.metrics import Metrics, MetricsMiddleware
+
+        collected = Metrics(pool, hub)
+        app.add_middleware(MetricsMiddleware, metrics=collected)
+
+        @app.get("/metrics", include_in_schema=False)
+        def metrics_page() -> Response:
+            return Response(collected.render(), media_type="text/plain; version=0.0.4")
+
+    app.add_middleware(RequestLog)
     app.state.service = service
     app.state.hub = hub
     app.state.worker = worker
+    app.state.pool = pool
     app.state.storage = storage
     app.state.warmup = warmup
 
@@ -177,6 +244,20 @@ def create_app(
         return JSONResponse({"detail": exc.detail}, status_code=exc.status)
 
     app.include_router(accounts_router)  # accounts, ratings, challenges (tessera.server.accounts)
+
+    @app.exception_handler(PoolBusy)
+    async def pool_busy(request: Request, exc: PoolBusy) -> JSONResponse:
+        headers = {"Retry-After": str(max(1, round(exc.retry_after)))}
+        return JSONResponse({"detail": exc.detail}, status_code=429, headers=headers)
+
+    for kind in STORAGE_ERRORS:
+
+        @app.exception_handler(kind)
+        async def storage_error(request: Request, exc: Exception) -> JSONResponse:
+            detail, retry = storage_trouble(exc)
+            log.error("storage unavailable on %s %s: %s", request.method, request.url.path, detail)
+            return JSONResponse({"detail": detail}, status_code=503, headers={"Retry-After": str(retry)})
+
     for router in ROUTERS:
         app.include_router(router)
     app.include_router(learn_routes.router)  # rules in the player's language, diagrams, lessons

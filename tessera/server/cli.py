@@ -32,6 +32,29 @@ def register(subparsers: Any) -> None:
         default=None,
         help="open WebSockets one client address may hold (default 50; raise it behind a proxy or for load tests)",
     )
+    p.add_argument("--metrics", action="store_true", help="serve Prometheus metrics at /metrics (docs/deploy.md)")
+    p.add_argument(
+        "--ai-processes", type=int, default=None, help="AI worker processes (default: one per core, at least 2)"
+    )
+    p.add_argument(
+        "--header-timeout",
+        type=float,
+        default=None,
+        help="seconds a connection may take to send a request's head (default 10; 0: no limit)",
+    )
+    p.add_argument(
+        "--max-connections-per-address",
+        type=int,
+        default=None,
+        help="open connections one address may hold (default 200; 0: no limit; raise it behind a proxy)",
+    )
+    p.add_argument(
+        "--limit-concurrency",
+        type=int,
+        default=None,
+        help="connections and requests at once before new ones are answered 503 (default 2000)",
+    )
+    p.add_argument("--log-level", default="info", help="debug, info, warning or error (default info)")
     p.add_argument(
         "--workers",
         type=int,
@@ -47,15 +70,26 @@ def serve(args: argparse.Namespace) -> int:
 
     import uvicorn
 
+    from tessera.server import logs
     from tessera.server.app import create_app
     from tessera.server.storage import default_database_url
 
+    logs.configure(args.log_level)
+    os.environ["TESSERA_LOG_LEVEL"] = args.log_level
     url = args.db or os.environ.get("TESSERA_DATABASE_URL") or default_database_url()
+    _guard(args)
     if args.workers != 1:
         return _serve_workers(args, url)
     try:
         extra = {} if args.max_sockets_per_client is None else {"sockets_per_client": args.max_sockets_per_client}
-        app = create_app(url, ai_mode="thread" if args.ai_threads else "process", ai_seconds=args.ai_seconds, **extra)
+        app = create_app(
+            url,
+            ai_mode="thread" if args.ai_threads else "process",
+            ai_seconds=args.ai_seconds,
+            ai_processes=args.ai_processes,
+            metrics=args.metrics,
+            **extra,
+        )
     except Exception as e:
         print(f"tessera serve: cannot open the database {url!r}: {e}", file=sys.stderr)
         return 2
@@ -68,8 +102,48 @@ def serve(args: argparse.Namespace) -> int:
         sock.close()
     shown = "localhost" if args.host in ("127.0.0.1", "::1") else args.host
     print(f"tessera: serving on http://{shown}:{port}/  (database: {_safe(url)})", flush=True)
-    uvicorn.run(app, host=args.host, port=port, log_level="warning")
+    uvicorn.run(app, host=args.host, port=port, log_config=None, **uvicorn_limits(args))
     return 0
+
+
+WS_MAX_SIZE = 64 * 1024
+"""The largest WebSocket frame read (a game message is at most 10,000 characters): uvicorn refuses a
+larger frame from its header, before reading it."""
+
+H11_MAX_INCOMPLETE = 16 * 1024
+"""The largest request head (request line and headers) buffered."""
+
+KEEP_ALIVE = 5
+"""Seconds an idle keep-alive connection stays open."""
+
+LIMIT_CONCURRENCY = 2000
+"""Connections and tasks at once beyond which uvicorn answers 503 (keep it under the descriptor limit)."""
+
+
+def uvicorn_limits(args: argparse.Namespace) -> dict[str, Any]:
+    """uvicorn's settings that drop slow or greedy clients (docs/deploy.md)."""
+    from tessera.server.protocol import GuardedHTTP
+
+    return {
+        "http": GuardedHTTP,
+        "timeout_keep_alive": KEEP_ALIVE,
+        "h11_max_incomplete_event_size": H11_MAX_INCOMPLETE,
+        "ws_max_size": WS_MAX_SIZE,
+        "limit_concurrency": args.limit_concurrency or LIMIT_CONCURRENCY,
+        "log_level": args.log_level.lower(),
+    }
+
+
+def _guard(args: argparse.Namespace) -> None:
+    """Set the connection limits of :class:`tessera.server.protocol.GuardedHTTP` from the options."""
+    from tessera.server import protocol
+
+    if args.header_timeout is not None:
+        protocol.GuardedHTTP.header_timeout = args.header_timeout
+        os.environ["TESSERA_HEADER_TIMEOUT"] = str(args.header_timeout)
+    if args.max_connections_per_address is not None:
+        protocol.GuardedHTTP.max_per_address = args.max_connections_per_address
+        os.environ["TESSERA_CONNECTIONS_PER_ADDRESS"] = str(args.max_connections_per_address)
 
 
 def _serve_workers(args: argparse.Namespace, url: str) -> int:
@@ -99,6 +173,10 @@ def _serve_workers(args: argparse.Namespace, url: str) -> int:
         os.environ["TESSERA_AI_SECONDS"] = str(args.ai_seconds)
     if args.max_sockets_per_client is not None:
         os.environ["TESSERA_SOCKETS_PER_CLIENT"] = str(args.max_sockets_per_client)
+    if args.metrics:
+        os.environ["TESSERA_METRICS"] = "1"
+    if args.ai_processes is not None:
+        os.environ["TESSERA_AI_PROCESSES"] = str(args.ai_processes)
     shown = "localhost" if args.host in ("127.0.0.1", "::1") else args.host
     print(f"tessera: serving on http://{shown}:{args.port}/ with {args.workers} processes (database: {_safe(url)})")
     sys.stdout.flush()
@@ -108,7 +186,8 @@ def _serve_workers(args: argparse.Namespace, url: str) -> int:
         host=args.host,
         port=args.port,
         workers=args.workers,
-        log_level="warning",
+        log_config=None,
+        **uvicorn_limits(args),
     )
     return 0
 

@@ -15,6 +15,9 @@ class ServiceError(Exception):
         self.status = status
         self.detail = detail
 
+    def __reduce__(self) -> tuple[type[ServiceError], tuple[int, str]]:
+        return (type(self), (self.status, self.detail))  # raised in a worker process, re-raised here
+
 
 def short(text: str, limit: int = 200) -> str:
     """``text`` cut to ``limit`` characters, saying how long it was."""

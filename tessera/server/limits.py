@@ -8,13 +8,23 @@ request ever holds more than the cap in memory.  A body that stops arriving
 (shorter than its ``Content-Length``) is answered ``408`` after
 ``read_timeout`` seconds instead of holding the connection forever.  Both
 answers are ``{"detail": "<the reason>"}`` and close the connection.
+
+:class:`RateLimits` counts requests per client (address, and account when a credential is sent)
+in token buckets per kind (game creation, moves, analysis, record import): over its limit a
+request is answered ``429`` with ``Retry-After`` and a JSON ``detail``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
+import math
+import re
+import time
+from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -119,6 +129,148 @@ async def _answer(send: Send, status: int, detail: str) -> None:
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(body)).encode()),
                 (b"connection", b"close"),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+# -- request rates ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Rate:
+    """A token bucket: ``rate`` requests a second on average, ``burst`` at once (``rate`` 0: no limit)."""
+
+    rate: float
+    burst: float
+
+    @classmethod
+    def parse(cls, text: str) -> Rate:
+        """``"0.5/10"``: 0.5 a second, bursts of 10 (``"0"``: no limit)."""
+        rate, _, burst = text.partition("/")
+        try:
+            r = float(rate)
+            b = float(burst) if burst else max(1.0, r)
+        except ValueError:
+            raise ValueError(f"a rate limit is written RATE/BURST (e.g. 0.5/10), not {text!r}") from None
+        if r < 0 or b < 1:
+            raise ValueError(f"a rate limit needs RATE >= 0 and BURST >= 1, not {text!r}")
+        return cls(r, b)
+
+
+RATE_LIMITS: dict[str, Rate] = {
+    "create": Rate(0.5, 20),  # new games (and games continued from analysis): 30 a minute, 20 at once
+    "move": Rate(20, 60),  # moves and a seat's other actions
+    "analysis": Rate(2, 20),  # analysis positions and evaluations
+    "import": Rate(0.5, 10),  # record import and records read for analysis
+}
+"""The default limits per client (address, and account when the request carries a credential);
+``TESSERA_RATE_<NAME>=RATE/BURST`` overrides one (``0``: none)."""
+
+_MOVE_PATH = re.compile(
+    r"^/api/games/[^/]+/(moves|resign|undo|undo/accept|undo/decline|draw|draw/accept|draw/decline)$"
+)
+
+
+def rate_bucket(method: str, path: str) -> str | None:
+    """Which limit a request counts against (None: not limited)."""
+    if method != "POST":
+        return None
+    if path in ("/api/games", "/api/analysis/continue"):
+        return "create"
+    if path in RECORD_PATHS:
+        return "import"
+    if path.startswith("/api/analysis/"):
+        return "analysis"
+    if _MOVE_PATH.match(path):
+        return "move"
+    return None
+
+
+def rates_from_env() -> dict[str, Rate]:
+    """:data:`RATE_LIMITS` with the environment's overrides."""
+    import os
+
+    out = dict(RATE_LIMITS)
+    for name in RATE_LIMITS:
+        text = os.environ.get(f"TESSERA_RATE_{name.upper()}")
+        if text:
+            out[name] = Rate.parse(text)
+    return out
+
+
+def client_address(scope: Scope) -> str:
+    """The client's address (behind a proxy: uvicorn's ``--forwarded-allow-ips`` sets it from the proxy's header)."""
+    client = scope.get("client")
+    return str(client[0]) if client else "unknown"
+
+
+def credential(scope: Scope) -> str | None:
+    """A digest of the request's bearer token or session cookie (its account's key), or None."""
+    for name, value in scope.get("headers", ()):
+        if name == b"authorization" or (name == b"cookie" and b"tessera_session=" in value):
+            return hashlib.sha256(value).hexdigest()[:24]
+    return None
+
+
+class RateLimits:
+    """ASGI middleware: token buckets per client and per kind of request; over the limit the request
+    is answered ``429`` with ``Retry-After`` and ``{"detail": …}`` before it is read."""
+
+    MAX_KEYS = 50_000
+    """Buckets kept (the least recently used are forgotten first)."""
+
+    def __init__(self, app: ASGIApp, *, rates: dict[str, Rate] | None = None) -> None:
+        self.app = app
+        self.rates = RATE_LIMITS if rates is None else rates
+        self._buckets: OrderedDict[tuple[str, str], tuple[float, float]] = OrderedDict()
+        self._clock = time.monotonic
+
+    def take(self, name: str, key: str) -> float:
+        """Take one token of ``key``'s bucket ``name``: 0 if allowed, else the seconds until one is free."""
+        rate = self.rates.get(name)
+        if rate is None or rate.rate <= 0:
+            return 0.0
+        now = self._clock()
+        tokens, last = self._buckets.pop((name, key), (rate.burst, now))
+        tokens = min(rate.burst, tokens + (now - last) * rate.rate)
+        wait = 0.0
+        if tokens >= 1:
+            tokens -= 1
+        else:
+            wait = (1 - tokens) / rate.rate
+        self._buckets[(name, key)] = (tokens, now)
+        while len(self._buckets) > self.MAX_KEYS:
+            self._buckets.popitem(last=False)
+        return wait
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            name = rate_bucket(scope.get("method", ""), scope.get("path", ""))
+            if name is not None:
+                keys = [client_address(scope)]
+                cred = credential(scope)
+                if cred is not None:
+                    keys.append("account:" + cred)
+                wait = max(self.take(name, k) for k in keys)
+                if wait > 0:
+                    await answer_busy(send, f"too many requests of this kind ({name}): try again in {wait:.0f} s", wait)
+                    return
+        await self.app(scope, receive, send)
+
+
+async def answer_busy(send: Send, detail: str, retry_after: float, status: int = 429) -> None:
+    """A JSON refusal with ``Retry-After`` (whole seconds, at least 1)."""
+    body = json.dumps({"detail": detail}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"retry-after", str(max(1, math.ceil(retry_after))).encode()),
             ],
         }
     )

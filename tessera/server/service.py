@@ -141,9 +141,10 @@ class MatchService:
         """The spectator's picture after the first ``n`` moves (the replay browser)."""
         return self.views.position(game_id, n)
 
-    def list_games(self, status: str | None = "open") -> list[dict[str, Any]]:
-        """The lobby: open online games (a seat free), or recent public games by status."""
-        return self.views.lobby(status)
+    def list_games(self, status: str | None = "open", **page: Any) -> list[dict[str, Any]]:
+        """The lobby: open online games (a seat free), or recent public games by status
+        (``limit``, ``offset``, ``creator``, ``per_creator``: :meth:`tessera.server.views.Views.lobby`)."""
+        return self.views.lobby(status, **page)
 
     # -- moves (the pipeline) ----------------------------------------------------------------
     def play(

@@ -246,6 +246,22 @@ def run_migrations(engine: Engine) -> None:
         command.upgrade(cfg, "head")
 
 
+_HEAD: list[str] = []
+
+
+def schema_head() -> str:
+    """The newest migration's revision (read once from the migration scripts)."""
+    if not _HEAD:
+        from alembic.config import Config
+        from alembic.script import ScriptDirectory
+
+        here = Path(__file__).parent
+        cfg = Config(str(here / "alembic.ini"))
+        cfg.set_main_option("script_location", str(here / "migrations"))
+        _HEAD.append(str(ScriptDirectory.from_config(cfg).get_current_head()))
+    return _HEAD[0]
+
+
 def _dump(v: Any) -> str | None:
     return None if v is None else json.dumps(v, separators=(",", ":"))
 
@@ -415,6 +431,32 @@ class Transaction:
             q = q.where(games_table.c.status == status)
         if public_only:
             q = q.where(games_table.c.public.is_(True))
+        out = []
+        for (gid,) in self.conn.execute(q):
+            g = self.get_game(gid)
+            if g is not None:
+                out.append(g)
+        return out
+
+    def open_games(self, *, limit: int = 50, offset: int = 0) -> list[GameRow]:
+        """Public games in progress with a human seat nobody has taken, newest first: selected as open
+        in the query itself (other games, however many, never crowd them out of a page)."""
+        free_seat = (
+            sa.select(seats_table.c.game_id)
+            .where(seats_table.c.game_id == games_table.c.id)
+            .where(seats_table.c.kind == "human")
+            .where(seats_table.c.claimed.is_(False))
+            .exists()
+        )
+        q = (
+            sa.select(games_table.c.id)
+            .where(games_table.c.status == "active")
+            .where(games_table.c.public.is_(True))
+            .where(free_seat)
+            .order_by(games_table.c.created_at.desc(), games_table.c.id)
+            .limit(limit)
+            .offset(offset)
+        )
         out = []
         for (gid,) in self.conn.execute(q):
             g = self.get_game(gid)
@@ -657,6 +699,13 @@ class Storage:
             )
         fixed = c[2]  # values written into the statement itself (e.g. ``claimed=True``)
         return c[0], tuple(params[k] if k in params else fixed[k] for k in c[1])
+
+    def schema_versions(self) -> tuple[str | None, str]:
+        """The database's migration revision (None: not migrated) and the newest one; raises the
+        driver's error when the database does not answer."""
+        with self.engine.connect() as conn:
+            row = conn.exec_driver_sql("SELECT version_num FROM alembic_version").first()
+        return (None if row is None else str(row[0])), schema_head()
 
     def dispose(self) -> None:
         """Close every pooled connection (and stop the SQLite checkpoint thread)."""

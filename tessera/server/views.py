@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from tessera.core.game import SIMULTANEOUS, TERMINAL
@@ -133,15 +134,34 @@ class Views:
             render["status"] = row.result["text"]
         return render
 
-    def lobby(self, status: str | None = "open") -> list[dict[str, Any]]:
-        """The lobby: open online games (a seat free), or recent public games by status."""
+    def lobby(
+        self,
+        status: str | None = "open",
+        *,
+        limit: int = 50,
+        offset: int = 0,
+        creator: Callable[[str], str] | None = None,
+        per_creator: int = 0,
+    ) -> list[dict[str, Any]]:
+        """The lobby: open online games (a seat free; selected as open in the query, newest first,
+        ``limit`` from ``offset``), or recent public games by status.  ``creator`` names a game's
+        creator: at most ``per_creator`` (0: any number) of one creator's games are listed on a page."""
         with self.games.storage.transaction() as tx:
-            rows = tx.list_games(status=None if status in (None, "open") else status)
+            if status == "open":
+                rows = tx.open_games(limit=limit, offset=offset)
+            else:
+                rows = tx.list_games(status=status, limit=limit)
         out = []
+        shown: dict[str, int] = {}
         for r in rows:
             free = [s.seat for s in r.seats if s.kind == "human" and not s.claimed]
             if status == "open" and (r.status != "active" or not free):
                 continue
+            if creator is not None and per_creator:
+                who = creator(r.id)
+                shown[who] = shown.get(who, 0) + 1
+                if shown[who] > per_creator:
+                    continue
             out.append(
                 {
                     "id": r.id,

@@ -16,51 +16,90 @@ turn the chosen order itself is never reported.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import logging
-import multiprocessing
 import random
 import threading
 import time
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from tessera.server.ai import LEVEL_SECONDS, think_step
 from tessera.server.errors import ServiceError
 from tessera.server.events import Changed, Event, Thinking
+from tessera.server.scheduler import AI, FairPool
 from tessera.server.service import MatchService
 
 log = logging.getLogger("tessera.server.ai")
 
+_ACTING_FOR: contextvars.ContextVar[str | None] = contextvars.ContextVar("tessera_ai_client", default=None)
+
 
 class AIWorker:
-    """Schedules AI moves; ``mode="process"`` thinks in a worker process, ``"thread"`` in a thread."""
+    """Schedules AI moves; each step of a turn is a job of the fair pool (tessera.server.scheduler):
+    ``mode="process"`` thinks in worker processes, ``"thread"`` in threads."""
 
-    def __init__(self, service: MatchService, *, mode: str = "process", seconds: float | None = None) -> None:
+    def __init__(
+        self,
+        service: MatchService,
+        *,
+        mode: str = "process",
+        seconds: float | None = None,
+        pool: FairPool | None = None,
+    ) -> None:
         if mode not in ("process", "thread"):
             raise ValueError(f"AI worker mode {mode!r} is not accepted: expected 'process' or 'thread'")
         self.service = service
         self.seconds = seconds
         self.mode = mode
-        self._pool: Executor | None = None
+        self.pool = pool or FairPool(mode=mode)
         self._drivers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="tessera-ai")
         self._inflight: set[tuple[str, int, int]] = set()
         self._lock = threading.Lock()
         self._closed = False
         self._turns: set[tuple[str, int]] = set()  # (game, player) whose turn is being planned or played
+        self._clients: dict[str, str] = {}
+        self._waiting: dict[str, float] = {}  # game -> when its AI turn was queued (wall clock)
         service.events.subscribe(self.on_event)
+
+    MAX_CLIENTS = 100_000
+    """Games whose client is remembered (the oldest are forgotten first: they count as their own client)."""
+
+    def claim(self, game_id: str, client: str) -> None:
+        """``game_id``'s AI turns count against ``client``'s quota (its creator or the player who moved)."""
+        with self._lock:
+            self._clients.pop(game_id, None)
+            self._clients[game_id] = client
+            while len(self._clients) > self.MAX_CLIENTS:
+                del self._clients[next(iter(self._clients))]
+
+    @contextlib.contextmanager
+    def acting_for(self, client: str) -> Iterator[None]:
+        """Games created in this block (in this thread) are charged to ``client`` from their first
+        AI turn on (the turn is scheduled before the creating request learns the game's id)."""
+        token = _ACTING_FOR.set(client)
+        try:
+            yield
+        finally:
+            _ACTING_FOR.reset(token)
+
+    def client_of(self, game_id: str) -> str:
+        """The client a game's AI turns are charged to (unknown: the game itself)."""
+        return self._clients.get(game_id) or f"game:{game_id}"
+
+    def waiting_since(self, game_id: str) -> float | None:
+        """When (epoch seconds) an AI seat of ``game_id`` started waiting for its move, or None."""
+        return self._waiting.get(game_id)
 
     def on_event(self, event: Event) -> None:
         """A change made by this process may have put an AI seat to move: look (games without an AI
         seat are skipped)."""
         if isinstance(event, Changed) and event.local and event.ai:
+            client = _ACTING_FOR.get()
+            if client is not None and event.game_id not in self._clients:
+                self.claim(event.game_id, client)
             self.schedule(event.game_id)
-
-    def _thinker(self) -> Executor | None:
-        if self.mode == "thread":
-            return None
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
-        return self._pool
 
     def schedule(self, game_id: str) -> None:
         """Look whether an AI seat of ``game_id`` must act, and start it thinking."""
@@ -81,7 +120,7 @@ class AIWorker:
                     continue
                 self._inflight.add(key)
                 self._turns.add((game_id, key[2]))
-            self._drivers.submit(self._run, job, key)
+            self._begin(job, key)
 
     def _budget(self, job: dict[str, Any]) -> float | None:
         """The server's cap on thinking time (None: the level's own), shortened to fit a clock."""
@@ -95,14 +134,71 @@ class AIWorker:
     MAX_STEPS = 500
     """A turn planned longer than this is played as far as planned (then the next scan goes on)."""
 
-    def _run(self, job: dict[str, Any], key: tuple[str, int, int]) -> None:
+    def _begin(self, job: dict[str, Any], key: tuple[str, int, int]) -> None:
+        """Plan the AI's whole turn, step by step within the turn's budget, each step a pool job;
+        reports progress after each step, then plays the turn (on a driver thread)."""
+        level = int(job["level"])
+        total = self._budget(job)
+        if total is None:
+            total = LEVEL_SECONDS.get(level, 1.0)
+        plan: dict[str, Any] = {
+            "job": job,
+            "key": key,
+            "total": total,
+            "moves": [(int(p), str(m)) for p, m in job["moves"]],
+            "steps": [],
+            "started": time.perf_counter(),
+            "info": {"player": int(job["player"]), "level": level, "budget": total, "elapsed": 0.0, "steps": []},
+        }
+        self._waiting.setdefault(job["game_id"], time.time())
+        self._report(job["game_id"], {**plan["info"], "waiting": True})
+        self._next_step(plan)
+
+    def _next_step(self, plan: dict[str, Any]) -> None:
+        job = plan["job"]
+        left = plan["total"] - (time.perf_counter() - plan["started"])
+        args: tuple[Any, ...] = (job["spec"], job["seed"], list(plan["moves"]), int(job["player"]), int(job["level"]))
+        args += (plan["total"], left, random.randrange(2**31))
+        try:
+            fut = self.pool.submit(self.client_of(job["game_id"]), AI, think_step, *args)
+        except RuntimeError:  # closing
+            self._end(plan)
+            return
+        fut.add_done_callback(lambda f: self._stepped(plan, f))
+
+    def _stepped(self, plan: dict[str, Any], fut: Future[Any]) -> None:
+        job = plan["job"]
+        self._waiting.pop(job["game_id"], None)
+        if fut.cancelled() or self._closed:
+            self._end(plan)
+            return
+        exc = fut.exception()
+        if exc is not None:
+            log.error("AI of game %s failed: %r", job["game_id"], exc)
+            self._end(plan)
+            return
+        out = fut.result()
+        steps: list[str] = plan["steps"]
+        steps.append(out["move"])
+        plan["moves"].append((int(job["player"]), out["move"]))
+        info = plan["info"]
+        info.update(elapsed=round(time.perf_counter() - plan["started"], 3), stats=out["stats"])
+        info["steps"] = [] if job.get("simultaneous") else list(steps)
+        self._report(job["game_id"], dict(info))
+        if out["more"] and len(steps) < self.MAX_STEPS:
+            self._next_step(plan)
+            return
+        try:
+            self._drivers.submit(self._play, plan)
+        except RuntimeError:
+            self._end(plan)
+
+    def _play(self, plan: dict[str, Any]) -> None:
+        job = plan["job"]
         game_id, player = job["game_id"], job["player"]
         try:
-            steps = self._plan(job)
-            if self._closed:
-                return
             expected = int(job["expected"])
-            for i, move in enumerate(steps):
+            for i, move in enumerate(plan["steps"]):
                 try:
                     self.service.play(game_id, job["token"], move, expected + i)
                 except ServiceError as e:
@@ -117,39 +213,18 @@ class AIWorker:
         except Exception:
             log.exception("AI of game %s failed", game_id)
         finally:
-            with self._lock:
-                self._inflight.discard(key)
-                self._turns.discard((game_id, player))
-            self._report(game_id, None)
-            if not self._closed:
-                self.schedule(game_id)  # a turn played only in part, or the AI's next turn
+            self._end(plan)
 
-    def _plan(self, job: dict[str, Any]) -> list[str]:
-        """The AI's whole turn, step by step within the turn's budget; reports progress after each step."""
-        level = int(job["level"])
-        total = self._budget(job)
-        if total is None:
-            total = LEVEL_SECONDS.get(level, 1.0)
-        player = int(job["player"])
-        moves = [(int(p), str(m)) for p, m in job["moves"]]
-        secret = bool(job.get("simultaneous"))
-        started = time.perf_counter()
-        steps: list[str] = []
-        info: dict[str, Any] = {"player": player, "level": level, "budget": total, "elapsed": 0.0, "steps": []}
-        self._report(job["game_id"], dict(info))
-        pool = self._thinker()
-        while len(steps) < self.MAX_STEPS and not self._closed:
-            left = total - (time.perf_counter() - started)
-            args = (job["spec"], job["seed"], moves, player, level, total, left, random.randrange(2**31))
-            out = pool.submit(think_step, *args).result() if pool is not None else think_step(*args)
-            steps.append(out["move"])
-            moves.append((player, out["move"]))
-            info.update(elapsed=round(time.perf_counter() - started, 3), stats=out["stats"])
-            info["steps"] = [] if secret else list(steps)
-            self._report(job["game_id"], dict(info))
-            if not out["more"]:
-                break
-        return steps
+    def _end(self, plan: dict[str, Any]) -> None:
+        job, key = plan["job"], plan["key"]
+        game_id = job["game_id"]
+        with self._lock:
+            self._inflight.discard(key)
+            self._turns.discard((game_id, job["player"]))
+        self._waiting.pop(game_id, None)
+        self._report(game_id, None)
+        if not self._closed:
+            self.schedule(game_id)  # a turn played only in part, or the AI's next turn
 
     def _report(self, game_id: str, info: dict[str, Any] | None) -> None:
         self.service.events.publish(Thinking(game_id, info))  # a subscriber's failure is logged there
@@ -157,6 +232,5 @@ class AIWorker:
     def close(self) -> None:
         """Stop thinking; wait for the driver threads."""
         self._closed = True
+        self.pool.close()
         self._drivers.shutdown(wait=True, cancel_futures=True)
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)

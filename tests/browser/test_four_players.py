@@ -105,7 +105,10 @@ def test_an_undo_request_in_a_four_seat_online_game_waits_for_every_other_player
     from tests.browser.test_play import api_create
 
     seats = [{"kind": "here"}, {"kind": "invite"}, {"kind": "invite"}, {"kind": "invite"}]
-    g = api_create(server, {"game": "nymbat", "params": {"players": 4, "reserve": 6, "first_limit": 6}, "seats": seats})
+    g = api_create(
+        server,
+        {"game": "nymbat", "params": {"players": 4, "reserve": 6, "first_limit": 6}, "seats": seats, "public": True},
+    )
     gid = g["id"]
     t = {0: g["tokens"]["0"]}
     for _ in range(3):

@@ -163,7 +163,7 @@ def test_illegal_move_is_refused_with_the_rules_reason(client: TestClient) -> No
 
 def test_seat_token_is_checked(client: TestClient) -> None:
     """Authoritative server: checks the seat token."""
-    g = create(client, "nume", mode="online")
+    g = create(client, "nume", mode="online", public=True)
     assert move(client, g["id"], "forged-token", "a1=1", 0).status_code == 403
     r = move(client, g["id"], None, "a1=1", 0)
     assert r.status_code == 401 and "token" in r.json()["detail"]
@@ -271,7 +271,7 @@ def test_moves_are_refused_once_the_game_is_over(client: TestClient) -> None:
 
 def test_resign_gives_the_game_to_the_opponent(client: TestClient) -> None:
     """Resign."""
-    g = create(client, "ikabegama", mode="online")
+    g = create(client, "ikabegama", mode="online", public=True)
     v = client.post(f"/api/games/{g['id']}/resign", json={"token": g["tokens"]["0"]}).json()
     assert v["status"] == "finished"
     assert v["result"]["winner"] == 1 and v["result"]["reason"] == "resign"
@@ -280,7 +280,7 @@ def test_resign_gives_the_game_to_the_opponent(client: TestClient) -> None:
 
 def test_spectators_see_the_game_but_cannot_act(client: TestClient) -> None:
     """Anyone else may watch as a spectator."""
-    g = create(client, "nume", mode="online")
+    g = create(client, "nume", mode="online", public=True)
     v = view(client, g["id"])
     assert v["you"] is None and v["render"]["actions"] == []
     assert client.post(f"/api/games/{g['id']}/undo", json={}).status_code == 401
@@ -311,7 +311,7 @@ def test_undo_against_the_ai_takes_back_the_ai_reply_too(client: TestClient) -> 
 
 def test_undo_online_is_a_request_the_opponent_answers(client: TestClient) -> None:
     """Undo as a request the opponent accepts."""
-    g = create(client, "nume", mode="online")
+    g = create(client, "nume", mode="online", public=True)
     t0 = g["tokens"]["0"]
     t1 = client.post(f"/api/games/{g['id']}/join").json()["token"]
     move(client, g["id"], t0, "a1=1", 0)
@@ -355,7 +355,7 @@ def test_the_ai_answers_in_every_game(client: TestClient, name: str) -> None:
 def test_nelaxtam_orders_stay_sealed_until_both_are_in(client: TestClient) -> None:
     """Each player's orders are stored sealed and never sent to the opponent or spectators
     through any endpoint (state, history, WebSocket, export) until both are in."""
-    g = create(client, "nelaxtam", mode="online")
+    g = create(client, "nelaxtam", mode="online", public=True)
     gid, t0 = g["id"], g["tokens"]["0"]
     t1 = client.post(f"/api/games/{gid}/join").json()["token"]
     state = tessera.load_game("nelaxtam", **SMALL["nelaxtam"]).new_initial_state()
@@ -579,7 +579,7 @@ def test_replay_positions_step_through_a_finished_game(client: TestClient) -> No
 
 def test_lobby_lists_open_games_and_join_takes_the_free_seat(client: TestClient) -> None:
     """Lobby listing open games; online between two browsers."""
-    g = create(client, "nume", mode="online")
+    g = create(client, "nume", mode="online", public=True)
     hidden = create(client, "nume", mode="hotseat")
     listed = [x["id"] for x in client.get("/api/games?status=open").json()["games"]]
     assert g["id"] in listed and hidden["id"] not in listed
@@ -594,7 +594,7 @@ def test_lobby_lists_open_games_and_join_takes_the_free_seat(client: TestClient)
 def test_websocket_pushes_moves_and_connection_status(client: TestClient) -> None:
     """Live updates over WebSocket; a player's connection status is shown to the other;
     reconnecting clients resume from the stored state."""
-    g = create(client, "nume", mode="online")
+    g = create(client, "nume", mode="online", public=True)
     gid, t0 = g["id"], g["tokens"]["0"]
     t1 = client.post(f"/api/games/{gid}/join").json()["token"]
     with client.websocket_connect(f"/api/games/{gid}/ws?token={t0}") as ws0:

@@ -24,7 +24,7 @@ def post(client: TestClient, gid: str, what: str, token: str | None) -> Any:
 def test_an_online_draw_offer_is_answered_pushed_to_viewers_and_stored(client: TestClient, db_url: str) -> None:
     """Online: the offer is pushed live, can be declined, is refused twice, and once accepted the game
     is over drawn ("agreement") with a sentence; a fresh server on the same database shows it."""
-    g = create(client, "ikabegama", mode="online")
+    g = create(client, "ikabegama", mode="online", public=True)
     gid, t0 = g["id"], g["tokens"]["0"]
     t1 = client.post(f"/api/games/{gid}/join").json()["token"]
     assert view(client, gid)["draws"] is True
@@ -68,7 +68,7 @@ def test_an_online_draw_offer_is_answered_pushed_to_viewers_and_stored(client: T
 
 def test_a_draw_offer_lapses_when_the_offerers_opponent_moves(client: TestClient) -> None:
     """An offer stands while the offerer plays on, and lapses when his opponent moves instead of answering."""
-    g = create(client, "ikabegama", mode="online")
+    g = create(client, "ikabegama", mode="online", public=True)
     gid, t0 = g["id"], g["tokens"]["0"]
     t1 = client.post(f"/api/games/{gid}/join").json()["token"]
     assert post(client, gid, "draw", t0).json()["draw_offer"] == 0
@@ -88,7 +88,7 @@ def test_a_nelaxtam_draw_offer_lapses_when_the_turn_is_resolved(client: TestClie
 
     import tessera
 
-    g = create(client, "nelaxtam", mode="online")
+    g = create(client, "nelaxtam", mode="online", public=True)
     gid, t0 = g["id"], g["tokens"]["0"]
     t1 = client.post(f"/api/games/{gid}/join").json()["token"]
     state = tessera.load_game("nelaxtam", **SMALL["nelaxtam"]).new_initial_state()

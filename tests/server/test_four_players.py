@@ -38,7 +38,7 @@ def bring_in(client: TestClient, gid: str, token: str, hexes: list[str]) -> None
 def test_create_a_four_player_game_with_any_mix_of_seats(client: TestClient) -> None:
     """'any mix of hot-seat humans, online invitees (an invite link per seat) and AI seats at chosen levels'"""
     seats = [{"kind": "here"}, {"kind": "invite"}, {"kind": "ai", "level": 3}, {"kind": "invite", "name": "Ann"}]
-    g = create4(client, seats)
+    g = create4(client, seats, public=True)
     assert set(g["tokens"]) == {"0"} and set(g["invites"]) == {"1", "3"}
     assert g["invites"]["3"].startswith(f"/g/{g['id']}#seat=3&t=")
     v = view(client, g["id"], g["tokens"]["0"])

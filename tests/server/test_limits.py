@@ -124,14 +124,22 @@ def test_join_honours_a_private_game(client: TestClient) -> None:
     invite = g["invites"]["1"].split("&t=")[1]
     mine = client.get(f"/api/games/{gid}", params={"token": invite}).json()
     assert mine["you"] == 1 and mine["seats"][1]["claimed"] is True
-    public = new_game(client, mode="online")
+    public = new_game(client, mode="online", public=True)
     joined = client.post(f"/api/games/{public['id']}/join")
     assert joined.status_code == 200 and joined.json()["seat"] == 1
 
 
+def test_an_online_game_created_over_http_is_private_unless_it_asks_to_be_public(client: TestClient) -> None:
+    """'public defaults to false in the HTTP API as in the web form': a game created without the field
+    is neither listed in the lobby nor joinable by a stranger."""
+    g = new_game(client, mode="online")
+    assert g["id"] not in [x["id"] for x in client.get("/api/games").json()["games"]]
+    assert client.post(f"/api/games/{g['id']}/join").status_code == 403
+
+
 def test_the_token_may_be_given_in_the_query_on_post_routes(client: TestClient) -> None:
     """'?token= is documented but ignored on POST routes (401)'."""
-    g = new_game(client, mode="online")
+    g = new_game(client, mode="online", public=True)
     gid, t0 = g["id"], g["tokens"]["0"]
     t1 = client.post(f"/api/games/{gid}/join").json()["token"]
     r = client.post(f"/api/games/{gid}/moves", params={"token": t0}, json={"move": "a1=3", "expected": 0})

@@ -37,7 +37,9 @@ def serve(url: str, *extra: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]
     """A ``tessera serve`` process on ``url``: its base URL and the process."""
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.update({f"TESSERA_RATE_{k}": "0" for k in ("CREATE", "MOVE")})  # these tests stream moves as fast as they can
     cmd = [sys.executable, "-m", "tessera", "serve", "--port", str(port), "--db", url, "--ai-threads", *extra]
+    cmd += ["--log-level", "warning"]  # stderr is a pipe read only at the end: keep it short
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     base = f"http://127.0.0.1:{port}"
     try:

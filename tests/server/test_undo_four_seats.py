@@ -27,7 +27,7 @@ def post(client: TestClient, gid: str, what: str, token: str) -> Any:
 
 def online4(client: TestClient, seats: list[dict[str, Any]]) -> tuple[str, dict[int, str]]:
     """An online four-seat game with every invited seat joined; the game id and every human seat's token."""
-    g = create4(client, seats)
+    g = create4(client, seats, public=True)
     tokens = {int(k): v for k, v in g["tokens"].items()}
     for _ in g["invites"]:
         joined = client.post(f"/api/games/{g['id']}/join").json()

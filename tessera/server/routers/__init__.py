@@ -8,6 +8,7 @@
 :mod:`.analysis`   the analysis board
 :mod:`.live`       the game WebSocket (run by the hub)
 :mod:`.pages`      the web client's pages
+:mod:`.health`     ``/healthz`` and ``/readyz``
 =================  ============================================================
 
 Shared dependencies (the service, the hub, the seat token) are in :mod:`.deps`.
@@ -17,9 +18,10 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from tessera.server.routers import analysis, catalog, games, live, moves, pages, records
+from tessera.server.routers import analysis, catalog, games, health, live, moves, pages, records
 
 ROUTERS: tuple[APIRouter, ...] = (
+    health.router,
     catalog.router,
     games.router,
     moves.router,

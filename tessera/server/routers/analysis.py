@@ -11,8 +11,10 @@ from starlette.concurrency import run_in_threadpool
 
 from tessera.server import analysis
 from tessera.server.inputs import check_seed
+from tessera.server.limits import client_address, credential
 from tessera.server.routers.deps import Service, ViewerToken, created_answer
 from tessera.server.routers.records import record_body
+from tessera.server.scheduler import ANALYSIS, FairPool
 
 router = APIRouter(tags=["analysis"])
 
@@ -42,9 +44,18 @@ def analysis_position(body: AnalysisIn) -> dict[str, Any]:
 
 
 @router.post("/api/analysis/evaluate")
-def analysis_evaluate(body: AnalysisIn) -> dict[str, Any]:
-    """Our AI on the node: value for the side to move and its best move (``seconds`` of thought)."""
-    return analysis.evaluate(body.game, check_seed(body.seed), [list(m) for m in body.moves], body.seconds)
+async def analysis_evaluate(body: AnalysisIn, request: Request) -> dict[str, Any]:
+    """Our AI on the node: value for the side to move and its best move (``seconds`` of thought).
+
+    The search runs in the fair AI pool (tessera.server.scheduler) under the analysis quota, charged
+    to the client (its account when it sends one, else its address): 429 when it has too many waiting."""
+    import asyncio
+
+    pool: FairPool = request.app.state.pool
+    cred = credential(request.scope)
+    client = f"account:{cred}" if cred else client_address(request.scope)
+    args = (body.game, check_seed(body.seed), [list(m) for m in body.moves], body.seconds)
+    return dict(await asyncio.wrap_future(pool.submit(client, ANALYSIS, analysis.evaluate, *args)))
 
 
 @router.post("/api/analysis/continue", status_code=201)

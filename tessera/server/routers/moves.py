@@ -6,6 +6,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
 from tessera.server.encoding import FastJSONResponse
+from tessera.server.limits import client_address
 from tessera.server.routers.deps import SeatHeader, SeatToken, Service
 
 router = APIRouter(tags=["moves"])
@@ -35,6 +36,7 @@ async def post_move(
     more than the rest of the route.)
     """
     seat = body.token or x_seat_token or token
+    request.app.state.worker.claim(game_id, client_address(request.scope))  # the AI's reply counts against it
     pipeline = request.app.state.service.moves
     return FastJSONResponse(await pipeline.submit(game_id, seat, body.move, body.expected, view=body.view))
 

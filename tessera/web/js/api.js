@@ -2,10 +2,11 @@
 import { t } from "./i18n.js";
 
 export class ApiError extends Error {
-  constructor(status, detail) {
+  constructor(status, detail, retryAfter = null) {
     super(detail);
     this.status = status;
     this.detail = detail;
+    this.retryAfter = retryAfter; // seconds, from a 429 or 503 answer's Retry-After header
   }
 }
 
@@ -33,7 +34,8 @@ export async function api(method, path, body = undefined, token = undefined) {
   }
   if (!res.ok) {
     const detail = data && typeof data === "object" && "detail" in data ? data.detail : `HTTP ${res.status}`;
-    throw new ApiError(res.status, typeof detail === "string" ? detail : JSON.stringify(detail));
+    const after = Number(res.headers.get("Retry-After"));
+    throw new ApiError(res.status, typeof detail === "string" ? detail : JSON.stringify(detail), after > 0 ? after : null);
   }
   return data;
 }

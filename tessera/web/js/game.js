@@ -194,7 +194,7 @@ async function submit(move) {
   ui.busy = true;
   showError("");
   try {
-    const ack = await api("POST", `/api/games/${gameId}/moves`, { token: myToken(), move, expected: v.move_number, view: false });
+    const ack = await postMove(move, v.move_number);
     ui.sel = [];
     ui.choice = null;
     // the new view comes by the socket; without one (or if it is slow) it is read here
@@ -209,6 +209,36 @@ async function submit(move) {
     renderAll();
   } finally {
     ui.busy = false;
+  }
+}
+
+// A move whose answer did not come (no connection, storage unavailable: 503, too many requests: 429,
+// a proxy's 502/504) is sent again, the same move with the same expected move number, so a retry can
+// never play it twice: if the first attempt was stored after all, the server refuses the retry as stale
+// (409) and the view read then shows the move played.  Meanwhile the page says "reconnecting".
+const RETRY_STATUSES = new Set([0, 429, 502, 503, 504]);
+const MOVE_ATTEMPTS = 6;
+
+async function postMove(move, expected) {
+  const body = { token: myToken(), move, expected, view: false };
+  let retried = false;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const ack = await api("POST", `/api/games/${gameId}/moves`, body);
+      if (retried) showError("");
+      return ack;
+    } catch (e) {
+      if (!(e instanceof ApiError)) throw e;
+      if (retried && e.status === 409) {
+        const now = await readView(myToken());
+        if (now.move_number > expected) return { version: now.version }; // the first attempt was stored
+      }
+      if (!RETRY_STATUSES.has(e.status) || attempt >= MOVE_ATTEMPTS) throw e;
+      retried = true;
+      const wait = Math.min(10, e.retryAfter || Math.min(8, 0.5 * 2 ** (attempt - 1)));
+      showError(`Reconnecting… (${e.detail}) — your move is sent again in ${Math.ceil(wait)} s.`);
+      await new Promise((r) => setTimeout(r, wait * 1000));
+    }
   }
 }
 

@@ -1,0 +1,229 @@
+"""The fair AI pool: every search (an AI seat's step, an analysis evaluation) runs here.
+
+A pool of worker *processes* sized to the machine (``os.cpu_count()``, at least 2) takes jobs
+from per-client queues in **round-robin** order, and a client never has more than
+``per_client`` jobs running at once (its quota, AI seats and analysis together), so one
+client's games cannot delay another's: with 2 processes and a quota of 1, a client that
+floods the server with level-5 games holds one process, and everybody else shares the other.
+Analysis evaluations have their own quota on top (``analysis_slots`` running at once, and at
+most ``queue_cap`` waiting per client, refused beyond: :class:`PoolBusy`).
+
+A "client" is a string the caller chooses: the account when a request carries one, else the
+address.  ``mode="thread"`` runs the same scheduling on threads (tests, ``--ai-threads``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+import multiprocessing
+import os
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from typing import Any
+
+log = logging.getLogger("tessera.server.ai")
+
+AI = "ai"
+ANALYSIS = "analysis"
+
+
+class PoolBusy(Exception):
+    """A client already has as many jobs waiting as it may (``retry_after`` seconds)."""
+
+    def __init__(self, detail: str, retry_after: float) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.retry_after = retry_after
+
+
+@dataclass
+class _Job:
+    client: str
+    kind: str
+    fn: Callable[..., Any]
+    args: tuple[Any, ...]
+    future: Future[Any]
+    queued: float = field(default_factory=time.monotonic)
+
+
+def warm_process() -> None:
+    """Run in each worker process at start: import the agents and every game module."""
+    import tessera
+
+    with contextlib.suppress(ImportError):  # without the agents the AI plays random moves
+        import tessera.agents
+    for name in tessera.list_games():
+        tessera.load_game(name)
+    time.sleep(0.2)  # hold this process a moment, so the other warm-ups reach the other processes
+
+
+def default_size() -> int:
+    """Worker processes for this machine: one per core, at least 2 (``TESSERA_AI_PROCESSES``)."""
+    given = os.environ.get("TESSERA_AI_PROCESSES")
+    if given:
+        return max(1, int(given))
+    return max(2, os.cpu_count() or 2)
+
+
+class FairPool:
+    """Round-robin across clients, ``per_client`` running jobs per client, ``analysis_slots`` for analysis."""
+
+    def __init__(
+        self,
+        *,
+        mode: str = "process",
+        size: int | None = None,
+        per_client: int = 1,
+        analysis_slots: int | None = None,
+        queue_cap: int = 4,
+    ) -> None:
+        if mode not in ("process", "thread"):
+            raise ValueError(f"AI pool mode {mode!r} is not accepted: expected 'process' or 'thread'")
+        self.mode = mode
+        self.size = size or default_size()
+        self.per_client = max(1, per_client)
+        self.analysis_slots = analysis_slots if analysis_slots is not None else max(1, self.size // 2)
+        self.queue_cap = queue_cap
+        self._queues: dict[str, deque[_Job]] = {}
+        self._order: deque[str] = deque()  # clients with waiting jobs, in round-robin order
+        self._running: dict[str, int] = {}
+        self._running_kind: dict[str, int] = {AI: 0, ANALYSIS: 0}
+        self._busy = 0
+        self._lock = threading.Lock()
+        self._executor: Executor | None = None
+        self._closed = False
+        self.on_wait: Callable[[float], Any] | None = None
+        """Told each job's wait in the queue (seconds): the metrics' histogram."""
+
+    # -- the executor ------------------------------------------------------------------------
+    def _exec(self) -> Executor:
+        if self._executor is None:
+            if self.mode == "thread":
+                self._executor = ThreadPoolExecutor(max_workers=self.size, thread_name_prefix="tessera-search")
+            else:
+                ctx = multiprocessing.get_context("spawn")
+                self._executor = ProcessPoolExecutor(max_workers=self.size, mp_context=ctx)
+        return self._executor
+
+    def warm(self) -> None:
+        """Start the worker processes now and load the agents in each (a first search in a cold process
+        would otherwise spend seconds importing and loading compiled kernels)."""
+        if self.mode != "process":
+            return
+        ex = self._exec()
+        for _ in range(self.size):
+            ex.submit(warm_process)
+
+    # -- submitting ----------------------------------------------------------------------------
+    def submit(self, client: str, kind: str, fn: Callable[..., Any], *args: Any) -> Future[Any]:
+        """Queue ``fn(*args)`` for ``client``; the future holds its result.  Analysis beyond the
+        client's queue cap is refused (:class:`PoolBusy`)."""
+        fut: Future[Any] = Future()
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the AI pool is closed")
+            q = self._queues.setdefault(client, deque())
+            if kind == ANALYSIS and sum(1 for j in q if j.kind == ANALYSIS) >= self.queue_cap:
+                raise PoolBusy(
+                    f"too many evaluations waiting: at most {self.queue_cap} per client; try again shortly",
+                    retry_after=2.0,
+                )
+            q.append(_Job(client, kind, fn, args, fut))
+            if client not in self._order:
+                self._order.append(client)
+            ready = self._pick()
+        self._start(ready)
+        return fut
+
+    def queued(self) -> int:
+        """Jobs waiting for a process."""
+        with self._lock:
+            return sum(len(q) for q in self._queues.values())
+
+    def running(self) -> int:
+        """Jobs running now."""
+        return self._busy
+
+    def _eligible(self, job: _Job) -> bool:
+        if self._running.get(job.client, 0) >= self.per_client:
+            return False
+        return not (job.kind == ANALYSIS and self._running_kind[ANALYSIS] >= self.analysis_slots)
+
+    def _pick(self) -> list[_Job]:
+        """Jobs to start now (under the lock): the next eligible client in turn, while a process is free."""
+        out: list[_Job] = []
+        while self._busy < self.size and self._order:
+            for _ in range(len(self._order)):
+                client = self._order[0]
+                self._order.rotate(-1)
+                q = self._queues[client]
+                job = next((j for j in q if self._eligible(j)), None)
+                if job is None:
+                    continue
+                q.remove(job)
+                if not q:
+                    del self._queues[client]
+                    self._order.remove(client)
+                self._running[client] = self._running.get(client, 0) + 1
+                self._running_kind[job.kind] += 1
+                self._busy += 1
+                out.append(job)
+                break
+            else:
+                break  # every waiting client is at its quota
+        return out
+
+    def _start(self, jobs: list[_Job]) -> None:
+        for job in jobs:
+            if self.on_wait is not None:
+                self.on_wait(time.monotonic() - job.queued)
+            try:
+                inner = self._exec().submit(job.fn, *job.args)
+            except (RuntimeError, BrokenProcessPool) as e:
+                self._broken(e)
+                inner = self._exec().submit(job.fn, *job.args)
+            inner.add_done_callback(functools.partial(self._done, job))
+
+    def _broken(self, e: BaseException) -> None:
+        """A worker process died (killed, out of memory): log it and start a fresh pool."""
+        log.error("an AI worker process died (%s); starting a new pool", e)
+        with self._lock:
+            old, self._executor = self._executor, None
+        if old is not None:
+            old.shutdown(wait=False, cancel_futures=True)
+
+    def _done(self, job: _Job, inner: Future[Any]) -> None:
+        with self._lock:
+            self._running[job.client] -= 1
+            if not self._running[job.client]:
+                del self._running[job.client]
+            self._running_kind[job.kind] -= 1
+            self._busy -= 1
+            ready = [] if self._closed else self._pick()
+        exc = inner.exception()
+        if isinstance(exc, BrokenProcessPool):
+            self._broken(exc)
+        if exc is not None:
+            job.future.set_exception(exc)
+        else:
+            job.future.set_result(inner.result())
+        self._start(ready)
+
+    def close(self) -> None:
+        """Refuse new jobs, cancel the waiting ones, stop the processes."""
+        with self._lock:
+            self._closed = True
+            waiting = [j for q in self._queues.values() for j in q]
+            self._queues.clear()
+            self._order.clear()
+        for j in waiting:
+            j.future.cancel()
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)

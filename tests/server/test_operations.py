@@ -1,0 +1,236 @@
+"""Issue 29 in process: storage failures answered 503, the lobby that cannot be flooded, the fair AI
+pool's order, request rate buckets, structured logs, health and metrics."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import Future
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from fastapi.testclient import TestClient
+
+from tessera.server.app import create_app
+from tessera.server.limits import Rate, RateLimits
+from tessera.server.logs import JsonFormatter, RequestLog
+from tessera.server.scheduler import AI, ANALYSIS, FairPool, PoolBusy
+
+
+def new_game(client: TestClient, **body: Any) -> dict[str, Any]:
+    r = client.post("/api/games", json={"game": "nume", "params": {"size": 2}, **body})
+    assert r.status_code == 201, r.text
+    return dict(r.json())
+
+
+@contextlib.contextmanager
+def failing_storage(client: TestClient, message: str) -> Iterator[None]:
+    """Every transaction of the app's storage fails as a database that is down, full or read-only does."""
+    storage = client.app.state.storage  # type: ignore[attr-defined]
+    original = storage.transaction
+
+    @contextlib.contextmanager
+    def broken(*args: Any, **kwargs: Any) -> Iterator[Any]:
+        raise sa.exc.OperationalError("INSERT …", {}, sqlite3.OperationalError(message))
+        yield  # pragma: no cover
+
+    storage.transaction = broken
+    try:
+        yield
+    finally:
+        storage.transaction = original
+
+
+@pytest.mark.parametrize(
+    ("message", "words"),
+    [
+        ("attempt to write a readonly database", "read-only"),
+        ("database or disk is full", "full"),
+        ("server closed the connection unexpectedly", "unavailable"),
+    ],
+)
+def test_storage_that_is_unavailable_full_or_read_only_answers_503_json_with_retry_after(
+    client: TestClient, message: str, words: str
+) -> None:
+    """'storage that is unavailable, full or read-only answers 503 JSON with Retry-After (never a plain
+    500)'; once the storage is back, the same request succeeds and nothing was lost."""
+    g = new_game(client)
+    with failing_storage(client, message):
+        r = client.post("/api/games", json={"game": "nume", "params": {"size": 2}})
+        assert r.status_code == 503 and r.headers["content-type"] == "application/json"
+        assert words in r.json()["detail"] and int(r.headers["retry-after"]) >= 1
+        r = client.post(f"/api/games/{g['id']}/resign", json={"token": g["tokens"]["0"]})
+        assert r.status_code == 503 and int(r.headers["retry-after"]) >= 1
+        assert client.get("/readyz").status_code == 200  # readiness asks the engine, not a transaction
+    assert client.get(f"/api/games/{g['id']}").json()["status"] == "active"  # the refused resignation changed nothing
+    assert client.post(f"/api/games/{g['id']}/resign", json={"token": g["tokens"]["0"]}).status_code == 200
+
+
+def test_readyz_is_503_when_the_database_does_not_answer(client: TestClient) -> None:
+    """'GET /readyz (storage reachable, migrations current)': a storage that does not answer is 503."""
+    storage = client.app.state.storage  # type: ignore[attr-defined]
+
+    def down() -> tuple[str, str]:
+        raise sa.exc.OperationalError("SELECT 1", {}, sqlite3.OperationalError("unable to open database file"))
+
+    storage.schema_versions, original = down, storage.schema_versions
+    try:
+        r = client.get("/readyz")
+        assert r.status_code == 503 and r.json()["status"] == "unavailable" and r.headers["retry-after"]
+    finally:
+        storage.schema_versions = original
+    assert client.get("/readyz").json()["status"] == "ready"
+    assert client.get("/healthz").json() == {"status": "ok"}
+
+
+def test_the_lobby_selects_open_games_in_the_query_so_other_games_cannot_hide_them(client: TestClient) -> None:
+    """Attack 5: '60 public hot-seat games hid a victim's open game' — the lobby now selects open
+    games in the query, pages them (newest first), and lists few games of one creator per page."""
+    victim = new_game(client, mode="online", public=True)
+    for _ in range(10):  # public games that are not open (hot-seat), newer than the victim's
+        new_game(client, public=True)
+    listed = client.get("/api/games").json()
+    assert [g["id"] for g in listed["games"]] == [victim["id"]]
+    mine = [new_game(client, mode="online", public=True)["id"] for _ in range(7)]
+    page = client.get("/api/games", params={"limit": 50}).json()["games"]
+    ids = [g["id"] for g in page]
+    assert len([i for i in ids if i in mine]) <= 5  # the per-creator cap (the test client is one creator)
+    assert ids[0] == mine[-1]  # newest first
+    assert client.get("/api/games", params={"limit": 0}).status_code == 422
+
+
+def test_the_pool_takes_clients_in_turn_and_runs_one_job_per_client_at_a_time() -> None:
+    """'scheduled fairly across games and clients (round-robin, per-client quotas)': a client with many
+    jobs waiting never runs two at once, and another client's job starts as soon as a slot is free."""
+    pool = FairPool(mode="thread", size=2, per_client=1)
+    gate = threading.Event()
+    started: list[str] = []
+    lock = threading.Lock()
+
+    def job(name: str) -> str:
+        with lock:
+            started.append(name)
+        gate.wait(5)
+        return name
+
+    try:
+        flood = [pool.submit("attacker", AI, job, f"a{i}") for i in range(6)]
+        time.sleep(0.1)
+        assert started == ["a0"] and pool.queued() == 5  # one at a time for the attacker
+        mine = pool.submit("bystander", AI, job, "b0")
+        time.sleep(0.1)
+        assert started == ["a0", "b0"]  # the free process went to the other client at once
+        gate.set()
+        assert mine.result(5) == "b0" and [f.result(5) for f in flood] == [f"a{i}" for i in range(6)]
+    finally:
+        gate.set()
+        pool.close()
+
+
+def test_analysis_has_its_own_quota_and_a_client_may_queue_only_a_few_evaluations() -> None:
+    """'the analysis board's evaluations share the pool under their own quota': beyond the queue cap a
+    client's evaluation is refused (PoolBusy, answered 429), and analysis never takes every process."""
+    pool = FairPool(mode="thread", size=2, per_client=2, analysis_slots=1, queue_cap=2)
+    gate = threading.Event()
+    try:
+        futures: list[Future[Any]] = [pool.submit("x", ANALYSIS, gate.wait, 5) for _ in range(3)]
+        time.sleep(0.1)
+        assert pool.running() == 1  # one analysis slot, though x's quota is 2
+        with pytest.raises(PoolBusy) as busy:
+            pool.submit("x", ANALYSIS, gate.wait, 5)
+        assert busy.value.retry_after >= 1
+        ai = pool.submit("y", AI, lambda: "ai")
+        assert ai.result(5) == "ai"  # the other process is free for the AI
+        gate.set()
+        assert all(f.result(5) for f in futures)
+    finally:
+        gate.set()
+        pool.close()
+
+
+def test_a_rate_bucket_allows_its_burst_then_refuses_until_tokens_come_back() -> None:
+    """'Limits everywhere … 429 + Retry-After': a bucket of RATE/BURST lets BURST requests through at
+    once, then says how long to wait; the wait passes as tokens come back."""
+    limits = RateLimits(lambda *a: None, rates={"create": Rate(0.5, 3)})  # type: ignore[arg-type]
+    now = [100.0]
+    limits._clock = lambda: now[0]
+    assert [limits.take("create", "a") for _ in range(3)] == [0.0, 0.0, 0.0]
+    assert limits.take("create", "a") == pytest.approx(2.0)
+    assert limits.take("create", "b") == 0.0  # another client's bucket
+    now[0] += 2.0
+    assert limits.take("create", "a") == 0.0
+    assert Rate.parse("0.5/10") == Rate(0.5, 10) and Rate.parse("0").rate == 0
+    with pytest.raises(ValueError, match="RATE/BURST"):
+        Rate.parse("fast")
+
+
+def test_each_request_is_one_json_log_line_with_its_context_and_a_traceback_once_per_error(
+    client: TestClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    """'structured logs (one JSON line per event: time, level, request id, route, game id, client,
+    status, duration; a traceback once per distinct error with a count)'."""
+    assert any(m.cls is RequestLog for m in client.app.user_middleware)  # type: ignore[attr-defined]
+    g = new_game(client)
+    with caplog.at_level(logging.INFO, logger="tessera.server.requests"):
+        r = client.get(f"/api/games/{g['id']}", headers={"x-request-id": "abc123"})
+    assert r.headers["x-request-id"] == "abc123"
+    fmt = JsonFormatter()
+    record = next(rec for rec in caplog.records if rec.name == "tessera.server.requests")
+    line = json.loads(fmt.format(record))
+    assert {"time", "level", "message", "status", "duration"} <= set(line) and line["status"] == 200
+    errors = []
+    for _ in range(3):
+        try:
+            raise RuntimeError("boom")
+        except RuntimeError:
+            rec = logging.LogRecord("x", logging.ERROR, __file__, 1, "failed", None, exc_info=None)
+            import sys
+
+            rec.exc_info = sys.exc_info()
+            errors.append(json.loads(fmt.format(rec)))
+    assert "traceback" in errors[0] and all("traceback" not in e for e in errors[1:])
+    assert [e["repeat"] for e in errors] == [1, 2, 3]
+
+
+def test_prometheus_metrics_are_served_when_enabled(tmp_path: Any) -> None:
+    """'Prometheus metrics (requests, moves, AI queue length and wait, sockets, errors) behind a setting'."""
+    pytest.importorskip("prometheus_client")
+    app = create_app(f"sqlite:///{tmp_path / 'm.db'}", ai_mode="thread", ai_seconds=0.01, metrics=True, warm=False)
+    with TestClient(app) as c:
+        g = new_game(c)
+        assert (
+            c.post(
+                f"/api/games/{g['id']}/moves", json={"token": g["tokens"]["0"], "move": "a1=3", "expected": 0}
+            ).status_code
+            == 200
+        )
+        text = c.get("/metrics").text
+    for name in ("tessera_requests_total", "tessera_moves_total 1.0", "tessera_ai_queue", "tessera_sockets"):
+        assert name in text
+    plain = create_app(f"sqlite:///{tmp_path / 'n.db'}", ai_mode="thread", warm=False)
+    with TestClient(plain) as c:
+        assert c.get("/metrics").status_code == 404
+
+
+def test_all_ai_games_are_for_accounts_two_at_a_time(client: TestClient) -> None:
+    """'games whose every seat is an AI are limited (e.g. accounts only, a few at a time)': a guest is
+    refused 403; an account may have 2 going, the third is 429; the account's games are charged to it."""
+    seats = [{"kind": "ai", "level": 1}, {"kind": "ai", "level": 1}]
+    body = {"game": "ikabegama", "seats": seats}  # a long game: the two stay going during the test
+    guest = client.post("/api/games", json=body)
+    assert guest.status_code == 403 and "account" in guest.json()["detail"]
+    origin = {"origin": str(client.base_url)}
+    signed = client.post("/api/account/signup", json={"username": "robotfan", "password": "a long passphrase 1"})
+    assert signed.status_code == 201, signed.text
+    for _ in range(2):
+        r = client.post("/api/games", json=body, headers=origin)
+        assert r.status_code == 201, r.text
+    third = client.post("/api/games", json=body, headers=origin)
+    assert third.status_code == 429 and "at most 2" in third.json()["detail"]
+    assert client.app.state.worker.client_of(r.json()["id"]).startswith("account:")  # type: ignore[attr-defined]
