@@ -27,6 +27,7 @@ from starlette.concurrency import run_in_threadpool
 
 import tessera
 from tessera.server import learn as learn_routes
+from tessera.server.accounts.live import install as install_accounts
 from tessera.server.accounts.routes import router as accounts_router
 from tessera.server.bus import ChangeListener
 from tessera.server.clocks import ClockTimers
@@ -133,6 +134,7 @@ def create_app(
     storage = Storage(database_url)
     events = Events()
     service = MatchService(storage, events, Presence())
+    account_streams = install_accounts(events, storage, service.games)  # before the hub: ratings precede the push
     hub = Hub(service, per_game=sockets_per_game, per_client=sockets_per_client)
     worker = AIWorker(service, mode=ai_mode, seconds=ai_seconds)
     timers = ClockTimers(service.check_clock)
@@ -145,7 +147,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        hub.loop = timers.loop = asyncio.get_running_loop()
+        hub.loop = timers.loop = account_streams.loop = asyncio.get_running_loop()
         tune_threads()
         if warm:
             warmup.start()
@@ -164,6 +166,7 @@ def create_app(
     app.add_middleware(BodyLimits, read_timeout=body_timeout)
     app.state.service = service
     app.state.hub = hub
+    app.state.account_streams = account_streams
     app.state.worker = worker
     app.state.storage = storage
     app.state.warmup = warmup
