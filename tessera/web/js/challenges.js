@@ -27,17 +27,19 @@ function line(c) {
   li.innerHTML = `<a href="/u/${encodeURIComponent(c.from)}">${escapeHtml(c.from)}</a> challenges you — ${escapeHtml(what)} `;
   const error = document.createElement("span");
   error.className = "error";
+  error.hidden = true;
   const button = (text, cls, onClick) => {
     const b = document.createElement("button");
     b.type = "button";
     b.textContent = text;
     if (cls) b.className = cls;
     b.addEventListener("click", async () => {
-      error.textContent = "";
+      error.hidden = true;
       try {
         await onClick();
       } catch (err) {
-        error.textContent = err.message || String(err);
+        error.textContent = err.detail || err.message || String(err);
+        error.hidden = false;
       }
     });
     li.appendChild(b);

@@ -1201,8 +1201,10 @@ async function showAccounts(v, bn) {
     const live = document.createElement("section");
     live.id = "live-challenges";
     live.hidden = true;
+    live.className = "card live-challenges";
+    live.style.margin = "0.6em";
     live.innerHTML = '<ul id="live-challenges-list"></ul>';
-    bn.after(live); // beside the banner, which is drawn again on every view
+    document.querySelector("header.top").after(live); // above the board: the banner is drawn again on every view
     const { liveChallenges } = await import("./challenges.js");
     liveChallenges();
   }
