@@ -1235,7 +1235,8 @@ async function rematch(v) {
   const acc = gameAccounts ? await gameAccounts : null;
   const bound = acc ? Object.keys(acc.seats || {}).length : 0;
   if (v.mode !== "hotseat" && bound === v.seats.length && (await accountRematch())) return;
-  const body = { game: v.game, params: v.params, mode: v.mode, public: !!v.public };
+  // never listed in the lobby: a stranger must not take the seat meant for the same opponent
+  const body = { game: v.game, params: v.params, mode: v.mode, public: false };
   const ai = v.seats.find((s) => s.kind === "ai");
   if (ai) body.ai_level = ai.level;
   if (v.mode !== "hotseat" && mySeats.length === 1) body.seat = (mySeats[0] + 1) % v.seats.length;
