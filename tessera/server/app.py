@@ -27,6 +27,7 @@ from starlette.concurrency import run_in_threadpool
 
 import tessera
 from tessera.server import learn as learn_routes
+from tessera.server.accounts.live import install as install_accounts
 from tessera.server.accounts.routes import router as accounts_router
 from tessera.server.bus import ChangeListener
 from tessera.server.clocks import ClockTimers
@@ -181,6 +182,7 @@ def create_app(
     storage = Storage(database_url)
     events = Events()
     service = MatchService(storage, events, Presence())
+    account_streams = install_accounts(events, storage, service.games)  # before the hub: ratings precede the push
     hub = Hub(service, per_game=sockets_per_game, per_client=sockets_per_client)
     pool = FairPool(mode=ai_mode, size=ai_processes)
     worker = AIWorker(service, mode=ai_mode, seconds=ai_seconds, pool=pool)
@@ -194,7 +196,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        hub.loop = timers.loop = asyncio.get_running_loop()
+        hub.loop = timers.loop = account_streams.loop = asyncio.get_running_loop()
         tune_threads()
         if warm:
             warmup.start()
@@ -230,6 +232,7 @@ def create_app(
     app.add_middleware(RequestLog)
     app.state.service = service
     app.state.hub = hub
+    app.state.account_streams = account_streams
     app.state.worker = worker
     app.state.pool = pool
     app.state.storage = storage

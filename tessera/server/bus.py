@@ -44,6 +44,15 @@ def notice(game_id: str) -> str:
     return f"{ORIGIN}:{game_id}"
 
 
+ACCOUNT_PREFIX = "@account:"
+"""A notice whose subject starts so is about an account (its challenges), not a game."""
+
+
+def account_notice(user_id: str) -> str:
+    """The payload announcing a change of what ``user_id``'s live pages show, by this process."""
+    return f"{ORIGIN}:{ACCOUNT_PREFIX}{user_id}"
+
+
 def libpq_url(url: str) -> str:
     """A SQLAlchemy PostgreSQL URL as psycopg takes it (``postgresql+psycopg://`` → ``postgresql://``)."""
     _scheme, sep, rest = url.partition("://")
@@ -88,7 +97,13 @@ class ChangeListener:
                     while not self._stop.is_set():
                         for n in conn.notifies(timeout=1.0):
                             origin, _, game_id = n.payload.partition(":")
-                            if origin != ORIGIN and game_id:
+                            if origin == ORIGIN or not game_id:
+                                continue
+                            if game_id.startswith(ACCOUNT_PREFIX):
+                                from tessera.server.events import AccountChanged
+
+                                self.events.publish(AccountChanged(game_id[len(ACCOUNT_PREFIX) :], local=False))
+                            else:
                                 self.events.changed(game_id, local=False)
             except Exception as e:  # the database went away: try again
                 if self._stop.is_set():

@@ -15,6 +15,10 @@ only :class:`Events`, a subscriber only the events it is given.
     game is read again.
 ``Thinking(game_id, info)``
     an AI seat's progress (``None``: it stopped thinking).
+``AccountChanged(user_id, local)``
+    what an account's live pages show changed (a challenge to or from it was made, answered or
+    withdrawn), here or (``local`` False) in another server process on the same PostgreSQL
+    database; :mod:`tessera.server.accounts.live` pushes it to the account's open pages.
 
 :class:`Presence` is the other shared fact: which seats have a live connection (the hub
 writes it, the views read it).
@@ -55,7 +59,15 @@ class Thinking:
     info: dict[str, Any] | None
 
 
-Event = Changed | Resync | Thinking
+@dataclass(frozen=True)
+class AccountChanged:
+    """What an account's live pages show (its challenges) changed."""
+
+    user_id: str
+    local: bool = True
+
+
+Event = Changed | Resync | Thinking | AccountChanged
 Subscriber = Callable[[Event], None]
 
 

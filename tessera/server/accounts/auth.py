@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass
 
 from fastapi import Request, Response
+from fastapi.requests import HTTPConnection
 
 from tessera.server.accounts import security
 from tessera.server.accounts.security import Refused
@@ -35,7 +36,7 @@ class Auth:
         return self.via == "session" or scope in self.scopes
 
 
-def accounts(request: Request) -> AccountStore:
+def accounts(request: HTTPConnection) -> AccountStore:
     """The app's account store (made on first use, on the app's storage)."""
     state = request.app.state
     store = getattr(state, "accounts", None)
@@ -44,20 +45,24 @@ def accounts(request: Request) -> AccountStore:
     return store
 
 
-def site_origins(request: Request) -> list[str]:
+def site_origins(request: HTTPConnection) -> list[str]:
     """The site's own origins: ``TESSERA_SITE_ORIGIN`` (comma-separated) if set, else the scheme and
     ``Host`` of the request itself."""
     configured = os.environ.get("TESSERA_SITE_ORIGIN")
     if configured:
         return [o.strip().lower().rstrip("/") for o in configured.split(",") if o.strip()]
-    own = security.origin_of(str(request.base_url))
+    base = str(request.base_url)
+    if base.startswith("ws"):  # a WebSocket: its page is on the same host over http(s)
+        base = "http" + base[2:]
+    own = security.origin_of(base)
     return [own] if own else []
 
 
-def check_same_site(request: Request, *, required: bool) -> None:
+def check_same_site(request: HTTPConnection, *, required: bool) -> None:
     """Refuse (403) a write whose ``Origin``/``Referer`` names another site; with ``required``, also
-    one that names no site at all (a cookie-authenticated write must prove where it comes from)."""
-    if request.method in SAFE_METHODS:
+    one that names no site at all (a cookie-authenticated write must prove where it comes from).
+    A WebSocket counts as a write: it plays the seat (browsers send its ``Origin``)."""
+    if request.scope["type"] == "http" and request.scope.get("method") in SAFE_METHODS:
         return
     origin = request.headers.get("origin")
     referer = request.headers.get("referer")
@@ -67,7 +72,7 @@ def check_same_site(request: Request, *, required: bool) -> None:
         raise Refused(403, "this request does not come from this site's own pages (cross-site request refused)")
 
 
-def bearer(request: Request) -> str | None:
+def bearer(request: HTTPConnection) -> str | None:
     """The token of an ``Authorization: Bearer …`` header."""
     h = request.headers.get("authorization")
     if h is None:
@@ -78,7 +83,7 @@ def bearer(request: Request) -> str | None:
     return value.strip()
 
 
-def optional_auth(request: Request) -> Auth | None:
+def optional_auth(request: HTTPConnection) -> Auth | None:
     """The request's account, or None for a guest.  A bearer token that is unknown or revoked is
     refused (401) rather than treated as a guest."""
     store = accounts(request)
@@ -128,11 +133,12 @@ def clear_session_cookie(request: Request, response: Response) -> None:
     response.delete_cookie(COOKIE, path="/", httponly=True, samesite="lax", secure=request.url.scheme == "https")
 
 
-def seat_token_for(request: Request, game_id: str) -> str | None:
+def seat_token_for(request: HTTPConnection, game_id: str) -> str | None:
     """**Hook** for the game endpoints: the seat token of the requester's own seat in ``game_id``
     when the request carries no seat token but a session (or a token with scope ``play``) whose
     account holds a seat of that game; None otherwise (the request then goes on as a spectator's
-    or a guest's).  A cookie-authenticated write must come from the site's own pages."""
+    or a guest's).  A cookie-authenticated write (or WebSocket) must come from the site's own pages
+    (403 otherwise); an unknown or revoked bearer token is refused (401)."""
     auth = optional_auth(request)
     if auth is None or not auth.allows("play"):
         return None

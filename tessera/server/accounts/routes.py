@@ -6,16 +6,21 @@ cookies and the ``Authorization`` header — never in a URL — and nothing here
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets
+import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Response
-from fastapi.responses import FileResponse
+from fastapi.responses import FileResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.concurrency import run_in_threadpool
 
 from tessera.server.accounts import auth as A
+from tessera.server.accounts.live import AccountStreams, announce
 from tessera.server.accounts.rating import rate_pending
 from tessera.server.accounts.security import Refused
 from tessera.server.accounts.stats import game_stats
@@ -329,6 +334,7 @@ def _challenge(
         raise Refused(422, "clock: time per game must be 1 s to 24 h and increment 0 to 3600 s")
     c = store.new_challenge(me, to, str(g), rated=rated, clock=clock, seat=seat)
     if level is None:
+        _announce(request, me.id, to.id)
         return c
     seat = seat if seat is not None else secrets.randbelow(2)
     kinds: list[dict[str, Any]] = [{}, {}]
@@ -389,6 +395,7 @@ def accept(cid: str, request: Request) -> dict[str, Any]:
     g = load_checked(c["game"])
     store.bind_game(created.game_id, {seat: challenger, 1 - seat: me}, rated=c["rated"], pool=g.name)
     store.set_challenge_game(cid, created.game_id)
+    _announce(request, challenger.id, me.id)  # the challenger's pages are taken to the game
     mine = 1 - seat
     return {
         **{k: v for k, v in c.items() if not k.startswith("_")},
@@ -403,10 +410,11 @@ def accept(cid: str, request: Request) -> dict[str, Any]:
 def decline(cid: str, request: Request, body: DeclineIn | None = None) -> dict[str, Any]:
     """Decline, with an optional reason (at most 200 characters) the challenger sees."""
     me = A.require(request, "challenge").user
-    _own_challenge(request, cid, me, "_to")
+    c = _own_challenge(request, cid, me, "_to")
     reason = (body.reason or "").strip() or None if body else None
     if not A.accounts(request).settle_challenge(cid, "declined", reason=reason):
         raise Refused(409, "this challenge was answered or cancelled meanwhile")
+    _announce(request, c["_from"], c["_to"])
     return {"ok": True}
 
 
@@ -414,10 +422,63 @@ def decline(cid: str, request: Request, body: DeclineIn | None = None) -> dict[s
 def cancel(cid: str, request: Request) -> dict[str, Any]:
     """The challenger withdraws a pending challenge."""
     me = A.require(request, "challenge").user
-    _own_challenge(request, cid, me, "_from")
+    c = _own_challenge(request, cid, me, "_from")
     if not A.accounts(request).settle_challenge(cid, "cancelled"):
         raise Refused(409, "this challenge was answered meanwhile")
+    _announce(request, c["_from"], c["_to"])
     return {"ok": True}
+
+
+def _announce(request: Request, *user_ids: str) -> None:
+    """Tell these accounts' live pages (here and in the other processes) that their challenges changed."""
+    announce(A.accounts(request).storage, request.app.state.service.events, user_ids)
+
+
+STREAM_KEEPALIVE = 15.0
+"""Seconds between keep-alive comments on an idle live stream (proxies close silent connections)."""
+
+STREAM_LIFETIME = 300.0
+"""A live stream ends after this many seconds; the browser's ``EventSource`` reconnects at once
+(``retry``), so a connection left behind by a vanished client does not live for ever."""
+
+
+def live_challenges(request: Request, me: User, since: float) -> dict[str, Any]:
+    """What the live stream sends: the pending challenges both ways, and those answered or
+    withdrawn since the stream opened (an accepted one names its game: the page goes there)."""
+    store = A.accounts(request)
+    pending = store.challenges(me, pending_only=True)
+    return {**pending, "settled": store.challenges_settled_since(me, since)}
+
+
+@router.get("/api/account/events")
+async def account_events(request: Request) -> StreamingResponse:
+    """The account's challenges, live (``text/event-stream``): a ``challenges`` event now and again
+    whenever a challenge to or from the account is made, answered or withdrawn — on this server
+    process or another one on the same PostgreSQL database."""
+    me = (await run_in_threadpool(A.require, request, "challenge")).user
+    streams: AccountStreams = request.app.state.account_streams
+    since = time.time() - 1.0
+    wake = streams.open(me.id)
+
+    async def stream() -> AsyncIterator[str]:
+        try:
+            yield "retry: 2000\n\n"
+            end = time.monotonic() + STREAM_LIFETIME
+            while time.monotonic() < end:
+                wake.clear()
+                data = await run_in_threadpool(live_challenges, request, me, since)
+                yield f"event: challenges\ndata: {json.dumps(data)}\n\n"
+                while not wake.is_set() and time.monotonic() < end:
+                    try:
+                        await asyncio.wait_for(wake.wait(), STREAM_KEEPALIVE)
+                    except TimeoutError:
+                        yield ": keep-alive\n\n"
+        finally:
+            streams.close(me.id, wake)
+
+    return StreamingResponse(
+        stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+    )
 
 
 # -- pages -------------------------------------------------------------------------------------

@@ -800,6 +800,21 @@ class AccountStore:
                     out[key].append(self._challenge_public(tx, r))
         return out
 
+    def challenges_settled_since(self, user: User, since: float) -> list[dict[str, Any]]:
+        """The account's challenges (either side) answered or withdrawn at or after ``since``, newest first."""
+        with self.storage.transaction() as tx:
+            q = (
+                sa.select(challenges_table)
+                .where(
+                    sa.or_(challenges_table.c.to_user == user.id, challenges_table.c.from_user == user.id),
+                    challenges_table.c.status != "pending",
+                    challenges_table.c.updated_at >= since,
+                )
+                .order_by(challenges_table.c.updated_at.desc())
+                .limit(50)
+            )
+            return [self._challenge_public(tx, r) for r in tx.conn.execute(q).mappings()]
+
     def settle_challenge(
         self, cid: str, status: str, *, reason: str | None = None, game_id: str | None = None, expect: str = "pending"
     ) -> bool:

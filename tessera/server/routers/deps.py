@@ -8,8 +8,11 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import Body, Depends, Header, Request
+from fastapi.requests import HTTPConnection
 from pydantic import BaseModel
+from starlette.concurrency import run_in_threadpool
 
+from tessera.server.accounts.auth import COOKIE, seat_token_for
 from tessera.server.hub import Hub
 from tessera.server.seats import Created
 from tessera.server.service import MatchService
@@ -54,18 +57,36 @@ def first_token(*given: str | None) -> str | None:
     return None
 
 
+async def account_seat(connection: HTTPConnection, game_id: str, given: str | None) -> str | None:
+    """``given`` if a seat token was given; else the seat token of the seat the requester's account
+    holds in ``game_id`` (its session cookie or bearer token,
+    :func:`tessera.server.accounts.auth.seat_token_for`, read in a worker thread); else None (a
+    spectator or a guest: no cookie and no ``Authorization`` header costs nothing)."""
+    if given:
+        return given
+    if COOKIE not in connection.cookies and "authorization" not in connection.headers:
+        return None
+    return await run_in_threadpool(seat_token_for, connection, game_id)
+
+
 async def seat_token(
+    request: Request,
+    game_id: str,
     body: Annotated[TokenIn | None, Body()] = None,
     x_seat_token: SeatHeader = None,
     token: str | None = None,
 ) -> str | None:
-    """The seat token of a request whose body is only ``{"token": ...}`` (or empty)."""
-    return first_token(body.token if body else None, x_seat_token, token)
+    """The seat token of a request whose body is only ``{"token": ...}`` (or empty); without one,
+    the seat the requester's account holds (:func:`account_seat`)."""
+    return await account_seat(request, game_id, first_token(body.token if body else None, x_seat_token, token))
 
 
-async def viewer_token(token: str | None = None, x_seat_token: SeatHeader = None) -> str | None:
-    """The token of whoever looks (``?token=`` or the header; none: a spectator)."""
-    return first_token(token, x_seat_token)
+async def viewer_token(
+    request: Request, game_id: str, token: str | None = None, x_seat_token: SeatHeader = None
+) -> str | None:
+    """The token of whoever looks (``?token=`` or the header; without one, the seat the requester's
+    account holds; none: a spectator)."""
+    return await account_seat(request, game_id, first_token(token, x_seat_token))
 
 
 SeatToken = Annotated[str | None, Depends(seat_token)]

@@ -7,7 +7,7 @@ from pydantic import BaseModel
 
 from tessera.server.encoding import FastJSONResponse
 from tessera.server.limits import client_address
-from tessera.server.routers.deps import SeatHeader, SeatToken, Service
+from tessera.server.routers.deps import SeatHeader, SeatToken, Service, account_seat
 
 router = APIRouter(tags=["moves"])
 
@@ -35,7 +35,8 @@ async def post_move(
     state, not through a dependency: this is the hot path, and FastAPI's dependency machinery costs
     more than the rest of the route.)
     """
-    seat = body.token or x_seat_token or token
+    given = body.token or x_seat_token or token
+    seat = given if given else await account_seat(request, game_id, None)
     request.app.state.worker.claim(game_id, client_address(request.scope))  # the AI's reply counts against it
     pipeline = request.app.state.service.moves
     return FastJSONResponse(await pipeline.submit(game_id, seat, body.move, body.expected, view=body.view))

@@ -144,8 +144,10 @@ async function accountPage() {
   await showTokens();
   setupTokenForm();
   setupPasswordForms();
-  // incoming challenges: looked at again every 10 s while the page is open
-  setInterval(() => showChallenges().catch(() => {}), 10000);
+  // challenges live: the server pushes a notice whenever one to or from me is made, answered or
+  // withdrawn (on any server process); the browser reconnects the stream by itself
+  const live = new EventSource("/api/account/events");
+  live.addEventListener("challenges", () => showChallenges().catch(() => {}));
 }
 
 function challengeLine(c, incoming) {

@@ -1184,6 +1184,7 @@ function renderBanner(v, desc) {
     mine.textContent = `— ${w === mySeats[0] ? t("game:you_win") : t("game:you_lose")}`;
     bn.appendChild(mine);
   }
+  showAccounts(v, bn);
   if (mySeats.length) {
     const again = button(t("game:rematch"), () => rematch(v), "primary");
     again.id = "rematch";
@@ -1199,9 +1200,73 @@ function renderBanner(v, desc) {
   bn.dataset.winner = w ?? "draw";
 }
 
+// Accounts at a game's end: each seat's account name and rating change (a rated game), and the
+// live challenges of the logged-in player (a rematch offered by the opponent appears there, with
+// Accept and Decline; a rematch I offered takes me to the new game once accepted).
+let gameAccounts = null; // GET /api/games/{id}/accounts once the game is over (null: not asked yet)
+
+async function showAccounts(v, bn) {
+  if (gameAccounts === null) {
+    gameAccounts = api("GET", `/api/games/${gameId}/accounts`).catch(() => ({ seats: {} }));
+  }
+  const acc = await gameAccounts;
+  const seats = Object.entries(acc.seats || {});
+  if (seats.length && !bn.querySelector("#rating-change")) {
+    const box = document.createElement("div");
+    box.id = "rating-change";
+    box.className = "result-why";
+    box.textContent = seats
+      .map(([s, a]) => {
+        const name = a.username || "(deleted account)";
+        if (!a.rating) return name;
+        const sign = a.rating.change >= 0 ? "+" : "−";
+        const prov = a.rating.provisional ? "?" : "";
+        return `${name} ${a.rating.before} → ${a.rating.after}${prov} (${sign}${Math.abs(a.rating.change)})`;
+      })
+      .join(" · ");
+    box.dataset.seats = seats.length;
+    bn.appendChild(box);
+  }
+  if (seats.length && mySeats.length && !$("live-challenges")) {
+    const live = document.createElement("section");
+    live.id = "live-challenges";
+    live.hidden = true;
+    live.className = "card live-challenges";
+    live.style.margin = "0.6em";
+    live.innerHTML = '<ul id="live-challenges-list"></ul>';
+    document.querySelector("header.top").after(live); // above the board: the banner is drawn again on every view
+    const { liveChallenges } = await import("./challenges.js");
+    liveChallenges();
+  }
+}
+
+// A rematch of a game between two accounts: a challenge to the same opponent with the seats
+// swapped (private), shown live on the opponent's pages; both are taken to the new game once it
+// is accepted.
+async function accountRematch() {
+  try {
+    const c = await api("POST", `/api/games/${gameId}/rematch`);
+    showError("");
+    const again = $("rematch");
+    if (again) {
+      again.disabled = true;
+      again.textContent = `Rematch offered to ${c.to} — waiting for an answer`;
+    }
+    return true;
+  } catch (e) {
+    if (e instanceof ApiError && (e.status === 401 || e.status === 404 || e.status === 422)) return false;
+    showError(e instanceof ApiError ? e.detail : String(e));
+    return true;
+  }
+}
+
 // The same game again with the seats swapped (against the AI: the human takes the other side).
 async function rematch(v) {
-  const body = { game: v.game, params: v.params, mode: v.mode, public: !!v.public };
+  const acc = gameAccounts ? await gameAccounts : null;
+  const bound = acc ? Object.keys(acc.seats || {}).length : 0;
+  if (v.mode !== "hotseat" && bound === v.seats.length && (await accountRematch())) return;
+  // never listed in the lobby: a stranger must not take the seat meant for the same opponent
+  const body = { game: v.game, params: v.params, mode: v.mode, public: false };
   const ai = v.seats.find((s) => s.kind === "ai");
   if (ai) body.ai_level = ai.level;
   if (v.mode !== "hotseat" && mySeats.length === 1) body.seat = (mySeats[0] + 1) % v.seats.length;

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 from fastapi import FastAPI, Request
 from fastapi.testclient import TestClient
 
@@ -14,6 +15,7 @@ from tessera.server.accounts import glicko2
 from tessera.server.accounts.auth import accounts, seat_token_for
 from tessera.server.accounts.rating import rate_finished_game, rate_pending
 from tessera.server.accounts.store import DELETED_NAME, AccountStore
+from tessera.server.accounts.tables import history_table
 from tests.server.accounts.conftest import PASSWORD
 from tests.server.test_api import first_move, move, view
 
@@ -232,12 +234,18 @@ def test_a_four_player_game_is_one_period_against_the_three_others(user: User, a
     assert rate_finished_game(app.state.storage, gid) is None  # not finished yet
     for s in (1, 3, 2):
         assert players[s].post(f"/api/games/{gid}/resign", json={"token": tokens[str(s)]}).status_code == 200
-    changes = rate_finished_game(app.state.storage, gid)
-    assert changes is not None
+    # rated by the results path when the end was published, once
+    assert rate_finished_game(app.state.storage, gid) is None
+    with app.state.storage.transaction() as tx:
+        after = dict(
+            tx.conn.execute(
+                sa.select(history_table.c.user_id, history_table.c.rating).where(history_table.c.game_id == gid)
+            ).all()
+        )
     start = glicko2.Rating()
     want = glicko2.rate_game([start] * 4, [1.0, -1 / 3, -1 / 3, -1 / 3])
-    for s in range(4):
-        assert changes[s]["after"] == pytest.approx(want[s].rating)
+    for s, u in enumerate(accounts_):
+        assert u is not None and after[u.id] == pytest.approx(want[s].rating)
     assert want[0] == glicko2.update(start, [(start, 1.0)] * 3)
     assert want[1] == glicko2.update(start, [(start, 0.0), (start, 0.5), (start, 0.5)])
     assert players[0].get("/api/account").json()["ratings"]["nymbat"]["rating"] == round(want[0].rating)

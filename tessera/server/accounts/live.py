@@ -1,0 +1,118 @@
+"""Accounts on the event interface (tessera.server.events): ratings at a game's end, and each
+account's live pages (its challenges, pushed as server-sent events).
+
+:class:`RateOnEnd` rates a finished rated game when its end is published by this process.  It
+is subscribed before the hub, and the hub only schedules its broadcast on the event loop, so
+the new ratings are stored before any viewer is told the game ended (a page that then asks
+``GET /api/games/{id}/accounts`` finds them).
+
+:class:`AccountStreams` keeps the open ``GET /api/account/events`` streams of each account.
+A challenge made, answered or withdrawn is announced by :func:`announce`: to this process's
+streams at once (an :class:`~tessera.server.events.AccountChanged` event), and on PostgreSQL to
+the other server processes by ``NOTIFY`` on the games' channel (tessera.server.bus), whose
+listeners publish the same event there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+from collections.abc import Iterable
+
+import sqlalchemy as sa
+
+from tessera.server.accounts.rating import rate_finished_game
+from tessera.server.events import AccountChanged, Changed, Event, Events, Resync
+from tessera.server.live import Games
+from tessera.server.storage import Storage
+
+log = logging.getLogger("tessera.server.accounts.live")
+
+
+class RateOnEnd:
+    """Subscriber: a game this process finished is rated (if it is a rated game) before its end is pushed."""
+
+    def __init__(self, storage: Storage, games: Games) -> None:
+        self.storage = storage
+        self.games = games
+
+    def on_event(self, event: Event) -> None:
+        if not isinstance(event, Changed) or not event.local:
+            return  # another process ended it: that process rates it
+        live = self.games.cached(event.game_id)
+        if live is None or live.row.status != "finished":
+            return
+        rate_finished_game(self.storage, event.game_id)
+
+
+class AccountStreams:
+    """The open live streams of each account: a wake-up per stream when what it shows changed."""
+
+    def __init__(self) -> None:
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._streams: dict[str, set[asyncio.Event]] = {}
+        self._guard = threading.Lock()
+
+    def open(self, user_id: str) -> asyncio.Event:
+        """A new stream of ``user_id`` (on the event loop): set whenever it must be read again."""
+        self.loop = asyncio.get_running_loop()
+        wake = asyncio.Event()
+        with self._guard:
+            self._streams.setdefault(user_id, set()).add(wake)
+        return wake
+
+    def close(self, user_id: str, wake: asyncio.Event) -> None:
+        with self._guard:
+            streams = self._streams.get(user_id)
+            if streams is not None:
+                streams.discard(wake)
+                if not streams:
+                    del self._streams[user_id]
+
+    def count(self, user_id: str) -> int:
+        """How many streams of ``user_id`` are open."""
+        return len(self._streams.get(user_id, ()))
+
+    def on_event(self, event: Event) -> None:
+        """Thread-safe: wake the streams of the account concerned (every stream after a ``Resync``)."""
+        if isinstance(event, AccountChanged):
+            with self._guard:
+                wakes = list(self._streams.get(event.user_id, ()))
+        elif isinstance(event, Resync):
+            with self._guard:
+                wakes = [w for ws in self._streams.values() for w in ws]
+        else:
+            return
+        loop = self.loop
+        if not wakes or loop is None or loop.is_closed():
+            return
+        for w in wakes:
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                loop.call_soon_threadsafe(w.set)
+
+
+def announce(storage: Storage, events: Events, user_ids: Iterable[str]) -> None:
+    """Tell the live pages of these accounts, in this process and (PostgreSQL) in the others, that
+    their challenges changed.  Called after the change is committed."""
+    ids = sorted(set(user_ids))
+    if storage.engine.dialect.name == "postgresql" and ids:
+        from tessera.server.bus import CHANNEL, account_notice
+
+        try:
+            with storage.transaction(write=True) as tx:
+                for uid in ids:
+                    tx.conn.execute(sa.select(sa.func.pg_notify(CHANNEL, account_notice(uid))))
+        except Exception:  # the change is stored; pages that missed the notice see it when they reconnect
+            log.exception("could not announce a challenge change to the other processes")
+    for uid in ids:
+        events.publish(AccountChanged(uid))
+
+
+def install(events: Events, storage: Storage, games: Games) -> AccountStreams:
+    """Subscribe the accounts' listeners (call before the hub subscribes); the live streams."""
+    events.subscribe(RateOnEnd(storage, games).on_event)
+    streams = AccountStreams()
+    events.subscribe(streams.on_event)
+    return streams

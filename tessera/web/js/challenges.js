@@ -1,0 +1,98 @@
+// The lobby's account corner: who is logged in (or a link to log in), the leaderboards, and the
+// challenges to me, live (server-sent events from /api/account/events), with Accept and Decline
+// (a reason).  When a challenge of mine is accepted, this page takes me to the game.
+// A guest sees only the links: nothing else changes for anonymous play.
+
+import { ApiError, api, escapeHtml } from "./api.js";
+
+const $ = (id) => document.getElementById(id);
+
+async function whoAmI() {
+  try {
+    return await api("GET", "/api/account");
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) return null;
+    throw err;
+  }
+}
+
+async function openMySeat(gameId) {
+  const s = await api("GET", `/api/account/games/${encodeURIComponent(gameId)}/seat`);
+  location.href = `/g/${gameId}#seat=${s.seat}&t=${s.token}`;
+}
+
+function line(c) {
+  const li = document.createElement("li");
+  const what = `${c.game}${c.rated ? " · rated" : " · casual"}${c.clock ? ` · ${c.clock.initial / 60}+${c.clock.increment}` : ""}`;
+  li.innerHTML = `<a href="/u/${encodeURIComponent(c.from)}">${escapeHtml(c.from)}</a> challenges you — ${escapeHtml(what)} `;
+  const error = document.createElement("span");
+  error.className = "error";
+  error.hidden = true;
+  const button = (text, cls, onClick) => {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.textContent = text;
+    if (cls) b.className = cls;
+    b.addEventListener("click", async () => {
+      error.hidden = true;
+      try {
+        await onClick();
+      } catch (err) {
+        error.textContent = err.detail || err.message || String(err);
+        error.hidden = false;
+      }
+    });
+    li.appendChild(b);
+  };
+  button("Accept", "primary", async () => {
+    const r = await api("POST", `/api/challenges/${c.id}/accept`);
+    location.href = `/g/${r.game_id}#seat=${r.seat}&t=${r.token}`;
+  });
+  button("Decline", "", async () => {
+    const reason = prompt("A reason (optional)");
+    if (reason === null) return; // cancelled: nothing declined
+    await api("POST", `/api/challenges/${c.id}/decline`, { reason: reason.trim() || undefined });
+  });
+  li.appendChild(error);
+  return li;
+}
+
+function show(me, data, taken) {
+  const box = $("live-challenges");
+  const list = $("live-challenges-list");
+  list.textContent = "";
+  for (const c of data.incoming) list.appendChild(line(c));
+  const answered = data.settled.filter((c) => c.from === me.username && c.status === "declined");
+  for (const c of answered.slice(0, 3)) {
+    const li = document.createElement("li");
+    li.className = "hint";
+    li.textContent = `${c.to} declined your challenge (${c.game})${c.reason ? `: ${c.reason}` : ""}`;
+    list.appendChild(li);
+  }
+  box.hidden = list.children.length === 0;
+  // a challenge (or rematch) of mine accepted while this page is open: to the game
+  const accepted = data.settled.find((c) => c.from === me.username && c.status === "accepted" && c.game_id);
+  if (accepted && !taken.has(accepted.id)) {
+    taken.add(accepted.id);
+    openMySeat(accepted.game_id);
+  }
+}
+
+let started = false;
+
+export async function liveChallenges() {
+  if (started) return;
+  started = true;
+  const me = await whoAmI().catch(() => null);
+  const who = $("who");
+  if (who) {
+    who.textContent = me ? me.username : "Log in";
+    who.href = me ? `/u/${encodeURIComponent(me.username)}` : "/account";
+  }
+  if (!me || !$("live-challenges")) return;
+  const taken = new Set();
+  const stream = new EventSource("/api/account/events");
+  stream.addEventListener("challenges", (ev) => show(me, JSON.parse(ev.data), taken));
+}
+
+if ($("who") || $("live-challenges")) liveChallenges(); // the lobby; the game page starts it at a game's end
