@@ -1,6 +1,7 @@
 """Writes the client's three short sounds (move.wav, turn.wav, end.wav) from sine tones.
 
-Run from anywhere: ``python tessera/web/sounds/make_sounds.py``. Mono, 22 050 Hz, 16 bit; each
+Run from anywhere: ``python scripts/make_sounds.py`` (it writes into
+``tessera/web/sounds/``). Mono, 22 050 Hz, 16 bit; each
 note has a short attack and an exponential decay so that it does not click.
 """
 
@@ -12,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 RATE = 22050
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parent.parent / "tessera" / "web" / "sounds"
 
 
 def note(freq: float, seconds: float, volume: float = 0.5, decay: float = 8.0) -> np.ndarray:
