@@ -34,4 +34,12 @@ $PY -m mypy
 echo "== pytest"
 # pytest exits 5 when it collects no test: with set -e that fails this script too.
 # Two workers (pytest-xdist): CI has 2 cores; the suite takes about half as long.
-$PY -m pytest -q -p no:cacheprovider -n 2 "$@"
+if [ $# -gt 0 ]; then
+  $PY -m pytest -q -p no:cacheprovider -n 2 "$@"
+  exit 0
+fi
+$PY -m pytest -q -p no:cacheprovider -n 2 -m "not attack"
+# The attack tests time a bystander's AI replies while another client floods the server: they run
+# alone, after the rest, so that no other test shares the two cores with the measured server.
+echo "== pytest (attacks, alone)"
+$PY -m pytest -q -p no:cacheprovider -m attack

@@ -30,6 +30,8 @@ import pytest
 from tessera.server.ai import LEVEL_SECONDS
 from tests.server.pg import free_port
 
+pytestmark = pytest.mark.attack
+
 ROOT = Path(__file__).resolve().parents[2]
 SLACK = 2.0
 """The issue's bounds are multiplied by this on a loaded test machine."""
