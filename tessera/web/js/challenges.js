@@ -4,6 +4,7 @@
 // A guest sees only the links: nothing else changes for anonymous play.
 
 import { ApiError, api, escapeHtml } from "./api.js";
+import { hasKey, t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -86,7 +87,14 @@ export async function liveChallenges() {
   const me = await whoAmI().catch(() => null);
   const who = $("who");
   if (who) {
-    who.textContent = me ? me.username : "Log in";
+    if (me) {
+      delete who.dataset.i18n;
+      who.textContent = me.username;
+    } else {
+      // Translated with the page (initI18n translates every data-i18n element), or now if it already was.
+      who.dataset.i18n = "account:login";
+      who.textContent = hasKey("account:login") ? t("account:login") : "Log in";
+    }
     who.href = me ? `/u/${encodeURIComponent(me.username)}` : "/account";
   }
   if (!me || !$("live-challenges")) return;

@@ -1369,9 +1369,11 @@ $("export-txt").href = `/api/games/${gameId}/record.txt`;
 
 async function loadRules(name) {
   try {
-    const r = await api("GET", `/api/rules/${name}`);
+    // The rules in the player's language (English where a page is not translated), as on the rules page.
+    const r = await api("GET", `/api/learn/${encodeURIComponent(name)}/rules?lang=${encodeURIComponent(currentLanguage())}`);
     $("rules").innerHTML = markdown(r.markdown);
     $("rules-link").href = `/rules/${name}`;
+    $("lessons-link").href = `/learn/${encodeURIComponent(name)}`;
   } catch (e) {
     $("rules").textContent = e.detail || String(e);
   }
@@ -1389,7 +1391,7 @@ function renderLegend(desc, deco) {
 }
 
 async function start() {
-  await initI18n(["params", "game"]);
+  await initI18n(["params", "game", "learn"]);
   initPrefs({ sound: true, palette: true });
   window.addEventListener("tessera:pref", (e) => {
     if (e.detail.name === "safePalette") renderAll();

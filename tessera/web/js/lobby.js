@@ -652,7 +652,7 @@ async function loadCatalog() {
 }
 
 async function start() {
-  await initI18n(["game", "learn", "lobby", "params"]);
+  await initI18n(["account", "game", "learn", "lobby", "params"]);
   initPrefs();
   $("create").hidden = true;
   refreshLists();
