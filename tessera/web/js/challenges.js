@@ -24,8 +24,10 @@ async function openMySeat(gameId) {
 
 function line(c) {
   const li = document.createElement("li");
-  const what = `${c.game}${c.rated ? " · rated" : " · casual"}${c.clock ? ` · ${c.clock.initial / 60}+${c.clock.increment}` : ""}`;
-  li.innerHTML = `<a href="/u/${encodeURIComponent(c.from)}">${escapeHtml(c.from)}</a> challenges you — ${escapeHtml(what)} `;
+  const kind = c.rated ? t("account:rated", { defaultValue: "rated" }) : t("account:casual", { defaultValue: "casual" });
+  const what = `${c.game} · ${kind}${c.clock ? ` · ${c.clock.initial / 60}+${c.clock.increment}` : ""}`;
+  const challenges = t("account:challenges_you", { defaultValue: "challenges you" });
+  li.innerHTML = `<a href="/u/${encodeURIComponent(c.from)}">${escapeHtml(c.from)}</a> ${escapeHtml(challenges)} — ${escapeHtml(what)} `;
   const error = document.createElement("span");
   error.className = "error";
   error.hidden = true;
@@ -45,12 +47,12 @@ function line(c) {
     });
     li.appendChild(b);
   };
-  button("Accept", "primary", async () => {
+  button(t("account:accept", { defaultValue: "Accept" }), "primary", async () => {
     const r = await api("POST", `/api/challenges/${c.id}/accept`);
     location.href = `/g/${r.game_id}#seat=${r.seat}&t=${r.token}`;
   });
-  button("Decline", "", async () => {
-    const reason = prompt("A reason (optional)");
+  button(t("account:decline", { defaultValue: "Decline" }), "", async () => {
+    const reason = prompt(t("account:decline_reason", { defaultValue: "A reason (optional)" }));
     if (reason === null) return; // cancelled: nothing declined
     await api("POST", `/api/challenges/${c.id}/decline`, { reason: reason.trim() || undefined });
   });
@@ -67,7 +69,8 @@ function show(me, data, taken) {
   for (const c of answered.slice(0, 3)) {
     const li = document.createElement("li");
     li.className = "hint";
-    li.textContent = `${c.to} declined your challenge (${c.game})${c.reason ? `: ${c.reason}` : ""}`;
+    const declined = t("account:declined_yours", { to: c.to, game: c.game, defaultValue: `${c.to} declined your challenge (${c.game})` });
+    li.textContent = `${declined}${c.reason ? `: ${c.reason}` : ""}`;
     list.appendChild(li);
   }
   box.hidden = list.children.length === 0;
