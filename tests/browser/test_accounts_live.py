@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import artifacts, browser, server  # noqa: F401  (fixtures)
-from tests.server.accounts.test_pages_browser import sign_up
+from tests.browser.test_accounts_pages import sign_up
 
 pytestmark = pytest.mark.browser
 
@@ -21,9 +20,9 @@ def game_of(page: Any) -> str:
 
 @pytest.mark.parametrize("size", [(1100, 800), (390, 844)], ids=["desktop", "phone"])
 def test_a_live_challenge_and_an_account_rematch_take_both_pages_to_the_game(
-    server: str,  # noqa: F811
-    browser: Any,  # noqa: F811
-    artifacts: Path,  # noqa: F811
+    server: str,
+    browser: Any,
+    artifacts: Path,
     size: tuple[int, int],
 ) -> None:
     """'incoming challenges appear live with Accept/Decline'; 'Rematch becomes a challenge to the same

@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from tessera.server.accounts import glicko2
-from tests.browser.conftest import artifacts, browser, server  # noqa: F401  (fixtures)
 
 pytestmark = pytest.mark.browser
 
@@ -45,9 +44,9 @@ def resign_here(page: Any) -> None:
 
 @pytest.mark.parametrize("size", [(1100, 800), (390, 844)], ids=["desktop", "phone"])
 def test_two_people_sign_up_challenge_play_rated_and_see_their_ratings(
-    server: str,  # noqa: F811
-    browser: Any,  # noqa: F811
-    artifacts: Path,  # noqa: F811
+    server: str,
+    browser: Any,
+    artifacts: Path,
     size: tuple[int, int],
 ) -> None:
     w, h = size
@@ -102,9 +101,9 @@ def test_two_people_sign_up_challenge_play_rated_and_see_their_ratings(
 
 
 def test_a_guest_signs_up_and_finds_the_games_played_as_a_guest(
-    server: str,  # noqa: F811
-    browser: Any,  # noqa: F811
-    artifacts: Path,  # noqa: F811
+    server: str,
+    browser: Any,
+    artifacts: Path,
 ) -> None:
     """'a guest signs up and finds the games played as a guest' (the seat tokens this browser holds)."""
     page = browser.new_context(viewport={"width": 1100, "height": 800}).new_page()
