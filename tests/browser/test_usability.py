@@ -239,23 +239,28 @@ def test_the_unbounded_plane_brings_a_move_out_of_view_into_view(server: str, br
 
 def test_a_move_sent_without_a_connection_says_so_in_words(server: str, browser: Any) -> None:
     """ "Illegal/rejected moves show the server's reason to the player": a move that never reaches
-    the server gets a sentence, not "TypeError: Failed to fetch"; the server's own reason still
-    shows for a refused move."""
+    the server gets a sentence, not "TypeError: Failed to fetch", and "the web client retries a move
+    safely (the expected move number makes a retry idempotent) with a visible 'reconnecting'": once
+    the server can be reached the move lands, once; the server's own reason still shows for a refused
+    move."""
     created = post(server, "/api/games", {"game": "nume", "mode": "hotseat"})
-    page = open_page(browser, server, created["links"]["0"], PHONE)
+    both = "&".join(f"t{s}={t}" for s, t in created["tokens"].items())  # this screen plays both seats
+    page = open_page(browser, server, created["url"] + "#" + both, PHONE)
     page.route("**/moves", lambda route: route.abort())
     page.locator("svg.board .target-dot").first.click()
     page.locator("#number-ok").click()
     error = page.locator("#error")
     error.wait_for()
-    assert error.inner_text().startswith("No connection to the server")
-    assert "TypeError" not in error.inner_text()
+    text = error.inner_text()
+    assert text.startswith("Reconnecting") and "No connection to the server" in text, text
+    assert "TypeError" not in text
     page.unroute("**/moves")
+    page.wait_for_function("document.querySelectorAll('#moves li').length === 1")  # sent again, by itself
     page.locator("svg.board .target-dot").first.click()
     page.locator("#number-input").fill("100000")
     page.locator("#number-ok").click()
     page.wait_for_function("document.getElementById('error').textContent.includes('whole number from 0')")
-    assert page.locator("#moves li").count() == 0
+    assert page.locator("#moves li").count() == 1
     assert not page.errors, page.errors
     page.close()
 
