@@ -16,6 +16,7 @@ import numpy as np
 from tessera.adapters.core import AdaptedGame
 from tessera.core.kernels import kernel, rand_below
 from tessera.games.nibble import kernels as nk
+from tessera.games.nibble.observation import layout_tables, write_planes
 from tessera.vector._common import VectorGame
 
 _TO_MOVE, _TAKING, _OVER, _WINNER, _N_LEGAL, _LEGAL = nk.TO_MOVE, nk.TAKING, nk.OVER, nk.WINNER, nk.N_LEGAL, nk.LEGAL
@@ -32,39 +33,12 @@ def _write(
     obs: np.ndarray,
     mask: np.ndarray,
 ) -> int:
-    """Write the planes (flat) and the mask of one position for the player to move; return that player."""
+    """Write the planes (flat, :func:`~tessera.games.nibble.observation.write_planes`) and the mask of
+    one position for the player to move; return that player."""
     k = geo.shape[0] - 1
-    n = geo[k, 1]
-    h = k + 2 * n
-    hw = board.shape[0]
+    h = k + 2 * geo[k, 1]
     p = s[h + _TO_MOVE]
-    place = np.empty(n, np.int64)  # table position of each colour
-    for i in range(n):
-        place[deal[i]] = i
-    for i in range(obs.shape[0]):
-        obs[i] = 0.0
-    taking = s[h + _TAKING]
-    e = (3 * n + 1) * hw
-    for i in range(hw):
-        obs[e + i] = board[i]
-        obs[e + hw + i] = board[i]
-        obs[e + 2 * hw + i] = 1.0
-    for i in range(k):
-        c = s[i]
-        if c >= 0:
-            q = pos[i]
-            obs[place[c] * hw + q] = 1.0
-            obs[e + q] = 0.0
-            if c == taking:
-                obs[3 * n * hw + q] = 1.0
-    for c in range(n):
-        mine = np.float32(s[k + p * n + c] / n)
-        theirs = np.float32(s[k + (1 - p) * n + c] / n)
-        a0 = (n + place[c]) * hw
-        a1 = (2 * n + place[c]) * hw
-        for i in range(hw):
-            obs[a0 + i] = mine
-            obs[a1 + i] = theirs
+    write_planes(s, deal, geo, pos, board, p, obs)
     for i in range(mask.shape[0]):
         mask[i] = False
     m = s[h + _N_LEGAL]
@@ -168,10 +142,7 @@ class NibbleVector(VectorGame):
             raise ValueError(f"{game}: a deal of the pool is over before the first step")
         self._fixed = -1 if adapted.deal is None else int(adapted.deal)
         self._geo = game.geo  # type: ignore[attr-defined]
-        cells = game.cells  # type: ignore[attr-defined]
-        labels = [game.grid.label(c) for c in cells]  # type: ignore[attr-defined]
-        self._pos = np.array([lay.index[lab][0] * lay.width + lay.index[lab][1] for lab in labels], np.int64)
-        self._board = lay.mask.reshape(-1).astype(np.float32)
+        self._pos, self._board = layout_tables(game, lay)  # type: ignore[arg-type]
         self.positions = np.zeros((self.batch, self._pool.shape[1]), np.int32)
         """Each game's position (layout of :mod:`tessera.games.nibble.kernels`)."""
         self.deal_of = np.zeros(self.batch, np.int64)

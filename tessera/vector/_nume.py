@@ -15,6 +15,7 @@ import numpy as np
 from tessera.adapters.core import AdaptedGame
 from tessera.core.kernels import kernel
 from tessera.games.nume import kernels as nk
+from tessera.games.nume.observation import layout_tables, write_planes
 from tessera.vector._common import VectorGame
 
 _HEAD, _NUM = nk.HEAD, nk.NUM
@@ -35,34 +36,14 @@ def _write(
     mask: np.ndarray,
     known: np.ndarray,
 ) -> None:
-    """Write the planes (flat, ``C·H·W``) and the mask of one board for the holder of ``col``.
+    """Write the planes (flat, ``C·H·W``: :func:`~tessera.games.nume.observation.write_planes`) and the
+    mask of one board for the holder of ``col``.
 
     ``known[c]`` is the status of cell ``c`` the mask shows now (−1: not written yet): only the
     actions of the cells whose status changed are rewritten (the colour to place alternates,
     but far from the stones a cell starts a group for either colour)."""
     n = nbr.shape[0]
-    hw = board.shape[0]
-    cells = np.float32(n)
-    for i in range(obs.shape[0]):
-        obs[i] = 0.0
-    for i in range(hw):
-        obs[5 * hw + i] = board[i]
-    for c in range(n):
-        p = pos[c]
-        st = a[c]
-        if st < 0:
-            obs[4 * hw + p] = 1.0
-        else:
-            obs[(0 if st == col else 1) * hw + p] = 1.0
-            num = a[_NUM * n + c]
-            if num >= 0:
-                obs[2 * hw + p] = np.float32(num / n)
-                obs[3 * hw + p] = 1.0
-    komi = np.float32(komi_value / cells)
-    plane = 6 if komi_col == col else 7
-    for i in range(hw):
-        obs[plane * hw + i] = komi
-        obs[8 * hw + i] = 1.0
+    write_planes(a, n, pos, board, col, 6 if komi_col == col else 7, komi_value, True, obs)
     for c in range(n):
         st = nk.status(a, nbr, np.int64(c), np.int64(col))
         if st == known[c]:
@@ -167,11 +148,7 @@ class NumeVector(VectorGame):
         self._nbr = game.nbr  # type: ignore[attr-defined]
         self._k = int(game.K)  # type: ignore[attr-defined]
         self._init = game._empty_board.copy()  # type: ignore[attr-defined]
-        self._pos = np.array(
-            [lay.index[lab][0] * lay.width + lay.index[lab][1] for lab in game.labels],  # type: ignore[attr-defined]
-            np.int64,
-        )
-        self._board = lay.mask.reshape(-1).astype(np.float32)
+        self._pos, self._board = layout_tables(game, lay)  # type: ignore[arg-type]
         komi = float(p["komi"])
         self._komi_col = 0 if p["komi_to"] == "black" else 1
         self._komi = komi

@@ -1,6 +1,19 @@
+# mypy: disable-error-code="no-any-return"
 """Nibble's observation planes for the research adapters (docs/research.md lists them).
 
-Each encoder reads the observer's own :meth:`~tessera.core.game.State.view`."""
+The planes are written by one compiled kernel, :func:`write_planes`, which both the
+adapters (:meth:`~tessera.core.observation.ObservationSpec.observe`, one position) and the
+vector engine (:mod:`tessera.vector`, ``B`` positions a call) use; it reads the position
+array of :mod:`tessera.games.nibble.kernels` (Nibble hides nothing, so every player's view
+is the whole position).
+
+>>> import tessera
+>>> game = tessera.load_game("nibble")
+>>> spec = game.observation_spec()
+>>> planes = spec.observe(game.new_initial_state(seed=0), 0)
+>>> planes.shape, float(planes[-1].max()), float(planes[-2].sum())
+((31, 9, 9), 1.0, 81.0)
+"""
 
 from __future__ import annotations
 
@@ -8,8 +21,59 @@ import numpy as np
 
 from tessera.core.game import State
 from tessera.core.geometry import hexagon, square
-from tessera.core.observation import Decisions, Layout, ObservationSpec, Planes, mark
-from tessera.games.nibble.game import NibbleGame
+from tessera.core.kernels import kernel
+from tessera.core.observation import Decisions, Layout, ObservationSpec, Planes
+from tessera.games.nibble import kernels as _k
+from tessera.games.nibble.game import NibbleGame, NibbleState
+
+
+@kernel
+def write_planes(
+    s: np.ndarray, deal: np.ndarray, geo: np.ndarray, pos: np.ndarray, board: np.ndarray, player: int, obs: np.ndarray
+) -> None:
+    """Write the planes of position ``s`` seen by ``player`` into ``obs`` (flat ``C·H·W``, ``float32``).
+
+    ``pos[i]``: where cell ``i`` (the kernels' cell index) sits in a flat plane; ``board``: 1.0 on
+    the board's cells (flat ``H·W``) — both from :func:`layout_tables`."""
+    k = geo.shape[0] - 1
+    n = geo[k, 1]
+    h = k + 2 * n
+    hw = board.shape[0]
+    place = np.empty(n, np.int64)  # table position of each colour
+    for i in range(n):
+        place[deal[i]] = i
+    for i in range(obs.shape[0]):
+        obs[i] = 0.0
+    taking = s[h + _k.TAKING]
+    e = (3 * n + 1) * hw
+    to_move = 1.0 if s[h + _k.OVER] == 0 and s[h + _k.TO_MOVE] == player else 0.0
+    for i in range(hw):
+        obs[e + i] = board[i]
+        obs[e + hw + i] = board[i]
+        obs[e + 2 * hw + i] = to_move
+    for i in range(k):
+        c = s[i]
+        if c >= 0:
+            q = pos[i]
+            obs[place[c] * hw + q] = 1.0
+            obs[e + q] = 0.0
+            if c == taking:
+                obs[3 * n * hw + q] = 1.0
+    for c in range(n):
+        mine = np.float32(s[k + player * n + c] / n)
+        theirs = np.float32(s[k + (1 - player) * n + c] / n)
+        a0 = (n + place[c]) * hw
+        a1 = (2 * n + place[c]) * hw
+        for i in range(hw):
+            obs[a0 + i] = mine
+            obs[a1 + i] = theirs
+
+
+def layout_tables(game: NibbleGame, lay: Layout) -> tuple[np.ndarray, np.ndarray]:
+    """``pos`` (each kernel cell's place in a flat plane) and ``board`` (flat board mask) for :func:`write_planes`."""
+    labels = [game.grid.label(c) for c in game.cells]
+    pos = np.array([lay.index[lab][0] * lay.width + lay.index[lab][1] for lab in labels], np.int64)
+    return pos, lay.mask.reshape(-1).astype(np.float32)
 
 
 def observation_spec(game: NibbleGame) -> ObservationSpec:
@@ -26,30 +90,16 @@ def observation_spec(game: NibbleGame) -> ObservationSpec:
         "on the board",
         "I am to move (constant)",
     ]
+    pos, board = layout_tables(game, lay)
+    shape = (len(planes), lay.height, lay.width)
 
     def encode(st: State, player: int, decisions: Decisions) -> Planes:
-        d = st.to_dict()
-        out = np.zeros((len(planes), lay.height, lay.width), dtype=np.float32)
-        pos = {c: i for i, c in enumerate(d["table"])}
-        by: dict[int, list[str]] = {}
-        for lab, c in d["cells"].items():
-            by.setdefault(c, []).append(lab)
-        for c, labs in by.items():
-            mark(out[pos[c]], lay, labs)
-        for c in range(ncol):
-            out[ncol + pos[c]] = d["taken"][player][c] / ncol
-            out[2 * ncol + pos[c]] = d["taken"][1 - player][c] / ncol
-        k = 3 * ncol
-        taking = d.get("taking")
-        if taking is not None:
-            out[k] = out[pos[taking]]
-        out[k + 1] = lay.mask - out[:ncol].sum(axis=0)
-        out[k + 2] = lay.mask
-        if st.current_player() == player:
-            out[k + 3] = 1.0
+        assert isinstance(st, NibbleState)
+        out = np.empty(shape, np.float32)
+        write_planes(st.s, st._deal, game.geo, pos, board, player, out.reshape(-1))
         return out
 
     return ObservationSpec(planes, lay, encode)
 
 
-__all__ = ["observation_spec"]
+__all__ = ["layout_tables", "observation_spec", "write_planes"]

@@ -1,6 +1,19 @@
+# mypy: disable-error-code="no-any-return"
 """Nume's observation planes for the research adapters (docs/research.md lists them).
 
-Each encoder reads the observer's own :meth:`~tessera.core.game.State.view`."""
+The planes are written by one compiled kernel, :func:`write_planes`, which both the
+adapters (:meth:`~tessera.core.observation.ObservationSpec.observe`, one position) and the
+vector engine (:mod:`tessera.vector`, ``B`` boards a call) use; it reads the board array of
+:mod:`tessera.games.nume.kernels` (Nume hides nothing: every player's view is the position).
+
+>>> import tessera
+>>> game = tessera.load_game("nume(size=3)")
+>>> st = game.new_initial_state()
+>>> st.apply_action(st.legal_actions()[0])
+>>> planes = game.observation_spec().observe(st, 1)
+>>> planes.shape, float(planes[1].sum()), float(planes[8].max())
+((10, 5, 5), 1.0, 1.0)
+"""
 
 from __future__ import annotations
 
@@ -8,8 +21,64 @@ import numpy as np
 
 from tessera.core.game import State
 from tessera.core.geometry import alternating_hexagon, square
-from tessera.core.observation import Decisions, Layout, ObservationSpec, Planes, mark
-from tessera.games.nume.game import NumeGame
+from tessera.core.kernels import kernel
+from tessera.core.observation import Decisions, Layout, ObservationSpec, Planes
+from tessera.games.nume import kernels as _k
+from tessera.games.nume.game import NumeGame, NumeState
+
+BIDDING = -1
+"""``komi_plane`` of :func:`write_planes` while the komi or the colours are not settled yet."""
+
+
+@kernel
+def write_planes(
+    a: np.ndarray,
+    n: int,
+    pos: np.ndarray,
+    board: np.ndarray,
+    mine: int,
+    komi_plane: int,
+    komi: float,
+    to_move: bool,
+    obs: np.ndarray,
+) -> None:
+    """Write the planes of board ``a`` (``n`` cells) seen by the holder of colour ``mine`` into ``obs``.
+
+    ``obs`` is flat (``C·H·W``, ``float32``); ``pos[c]``: where cell ``c`` sits in a flat plane,
+    ``board``: 1.0 on the board's cells (both from :func:`layout_tables`); ``komi_plane``: 6 (the
+    observer receives the komi), 7 (the opponent does) or :data:`BIDDING`; ``to_move``: the
+    observer is to move."""
+    hw = board.shape[0]
+    cells = np.float32(n)
+    for i in range(obs.shape[0]):
+        obs[i] = 0.0
+    for i in range(hw):
+        obs[5 * hw + i] = board[i]
+    for c in range(n):
+        p = pos[c]
+        st = a[c]
+        if st < 0:
+            obs[4 * hw + p] = 1.0
+        else:
+            obs[(0 if st == mine else 1) * hw + p] = 1.0
+            num = a[_k.NUM * n + c]
+            if num >= 0:
+                obs[2 * hw + p] = np.float32(num / n)
+                obs[3 * hw + p] = 1.0
+    value = np.float32(komi / cells)
+    for i in range(hw):
+        if komi_plane >= 0:
+            obs[komi_plane * hw + i] = value
+        else:
+            obs[9 * hw + i] = 1.0
+        if to_move:
+            obs[8 * hw + i] = 1.0
+
+
+def layout_tables(game: NumeGame, lay: Layout) -> tuple[np.ndarray, np.ndarray]:
+    """``pos`` (each cell's place in a flat plane) and ``board`` (flat board mask) for :func:`write_planes`."""
+    pos = np.array([lay.index[lab][0] * lay.width + lay.index[lab][1] for lab in game.labels], np.int64)
+    return pos, lay.mask.reshape(-1).astype(np.float32)
 
 
 def observation_spec(game: NumeGame) -> ObservationSpec:
@@ -17,7 +86,6 @@ def observation_spec(game: NumeGame) -> ObservationSpec:
     p = game.params
     grid = square(p["size"]) if p["variant"] == "square" else alternating_hexagon(p["size"])
     lay = Layout(grid)
-    cells = float(lay.cells)
     planes = [
         "my stones",
         "opponent's stones",
@@ -30,40 +98,23 @@ def observation_spec(game: NumeGame) -> ObservationSpec:
         "I am to move (constant)",
         "komi bidding still going on (constant)",
     ]
+    pos, board = layout_tables(game, lay)
+    shape = (len(planes), lay.height, lay.width)
+    n = game.cells
 
     def encode(st: State, player: int, decisions: Decisions) -> Planes:
-        d = st.to_dict()
-        out = np.zeros((len(planes), lay.height, lay.width), dtype=np.float32)
-        colors = d.get("colors")
-        mine = "b" if (colors[player] if colors else ("black", "white")[player]) == "black" else "w"
-        own: list[str] = []
-        opp: list[str] = []
-        numbered: list[str] = []
-        nums: list[float] = []
-        for lab, (col, num) in d["stones"].items():
-            (own if col == mine else opp).append(lab)
-            if num is not None:
-                numbered.append(lab)
-                nums.append(num / cells)
-        mark(out[0], lay, own)
-        mark(out[1], lay, opp)
-        mark(out[2], lay, numbered, np.asarray(nums, dtype=np.float32))
-        mark(out[3], lay, numbered)
-        out[4] = lay.mask - out[0] - out[1]
-        out[5] = lay.mask
-        if d.get("komi") is not None and colors:
-            to = d["komi_to"]
-            if to == colors[player]:
-                out[6] = d["komi"] / cells
-            else:
-                out[7] = d["komi"] / cells
+        assert isinstance(st, NumeState)
+        colors = st._colors
+        mine = colors[player] if colors is not None else player
+        if st._komi is not None and colors is not None:
+            komi_plane, komi = (6 if st._komi_to == mine else 7), float(st._komi)
         else:
-            out[9] = 1.0
-        if st.current_player() == player:
-            out[8] = 1.0
+            komi_plane, komi = BIDDING, 0.0
+        out = np.empty(shape, np.float32)
+        write_planes(st._a, n, pos, board, mine, komi_plane, komi, st.current_player() == player, out.reshape(-1))
         return out
 
     return ObservationSpec(planes, lay, encode)
 
 
-__all__ = ["observation_spec"]
+__all__ = ["BIDDING", "layout_tables", "observation_spec", "write_planes"]
