@@ -15,6 +15,7 @@ import numpy as np
 from tessera.adapters.core import AdaptedGame
 from tessera.core.kernels import kernel
 from tessera.games.ikabegama import kernels as ik
+from tessera.games.ikabegama.observation import layout_tables, write_planes
 from tessera.vector._common import VectorGame
 
 _HEADER, _CAP, _NTOK, _PLY, _PASSES, _TO_MOVE, _OVER, _WINNER = (
@@ -34,24 +35,11 @@ def _write(
     obs: np.ndarray,
     mask: np.ndarray,
 ) -> int:
-    """Write the planes (flat) and the mask of one position for the player to move; return that player."""
-    hw = board.shape[0]
+    """Write the planes (flat: :func:`~tessera.games.ikabegama.observation.write_planes`) and the mask
+    of one position for the player to move; return that player."""
     p = np.int64(a[_TO_MOVE])
     own = _HEADER + a[_CAP]
-    for i in range(obs.shape[0]):
-        obs[i] = 0.0
-    for i in range(a[_NTOK]):
-        q = hpos[a[_HEADER + i]]
-        obs[(0 if a[own + i] == p else 1) * hw + q] = 1.0
-    obs[2 * hw + hpos[k[_K_NEST0 + p]]] = 1.0
-    obs[3 * hw + hpos[k[_K_NEST0 + 1 - p]]] = 1.0
-    ply = np.float32(a[_PLY] / np.float64(k[_K_MAXPLY]))
-    passed = np.float32(1.0 if a[_PASSES] else 0.0)
-    for i in range(hw):
-        obs[4 * hw + i] = board[i]
-        obs[5 * hw + i] = 1.0
-        obs[6 * hw + i] = ply
-        obs[7 * hw + i] = passed
+    write_planes(a, k, hpos, board, p, True, obs)
     for i in range(mask.shape[0]):
         mask[i] = False
     moves = 0
@@ -150,11 +138,7 @@ class IkabegamaVector(VectorGame):
         for i, t in enumerate(adapted._to_tessera):
             if t >= 0:
                 self._from_t[t] = i
-        self._hpos = np.full(w.size, -1, np.int64)
-        for q, r in window.hexes:
-            row, col = lay.index[f"{q},{r}"]
-            self._hpos[w.id(q, r)] = row * lay.width + col
-        self._board = lay.mask.reshape(-1).astype(np.float32)
+        self._hpos, self._board = layout_tables(game, lay)  # type: ignore[arg-type]
         init = ik.new_array(window.cells)
         for h, owner in ((game.nest_ids[0], 0), (game.nest_ids[1], 1)):  # type: ignore[attr-defined]
             ik.add_token(init, h, owner)
