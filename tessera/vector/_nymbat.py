@@ -16,6 +16,7 @@ import numpy as np
 from tessera.adapters.core import AdaptedGame
 from tessera.core.kernels import kernel
 from tessera.games.nymbat import kernels as yk
+from tessera.games.nymbat.observation import layout_tables, write_planes
 from tessera.vector._common import VectorGame
 
 _N, _H, _NUM, _FLAG = yk.N, yk.H, yk.NUM, yk.FLAG
@@ -38,64 +39,14 @@ def _write(
     mask: np.ndarray,
     remembered: np.ndarray,
 ) -> int:
-    """Write the planes (flat) and the mask of one position for the player to move; return that player.
+    """Write the planes (flat: :func:`~tessera.games.nymbat.observation.write_planes`) and the mask of one
+    position for the player to move; return that player.
 
     ``remembered[0]`` counts the mask entries set by the last write (``−1``: unknown, clear all),
     ``remembered[1:]`` lists them.
     """
-    hw = board.shape[0]
-    n = geo[_N, _G_PLAYERS]
-    reserve = np.float64(geo[_N, _G_RESERVE])
-    period = geo[_N, _G_DELAY]
     p = np.int64(s[_H + _TO_MOVE])
-    for i in range(obs.shape[0]):
-        obs[i] = 0.0
-    for c in range(_N):
-        owner = s[c]
-        if owner >= 0:
-            rel = (owner - p) % n
-            obs[(rel * 6 + s[_NUM + c] - 1) * hw + pos[c]] = 1.0
-    base = 6 * n
-    for rel in range(n):
-        q = (p + rel) % n
-        r = np.float32(s[_H + _RES + q] / reserve)
-        d = np.float32((s[_H + _DEL + q] % period) / np.float64(period))
-        f = np.float32(1.0 if s[_H + _FIRST + q] else 0.0)
-        o = (base + 3 * rel) * hw
-        for i in range(hw):
-            obs[o + i] = r
-            obs[o + hw + i] = d
-            obs[o + 2 * hw + i] = f
-    k = base + 3 * n
-    phase = s[_H + _PHASE]
-    if phase == _BRING:
-        placed = np.float32(s[_H + _PLACED] / reserve)
-        for i in range(hw):
-            obs[k * hw + i] = 1.0
-            obs[(k + 8) * hw + i] = placed
-    elif phase == _PENALTY:
-        for i in range(hw):
-            obs[(k + 2) * hw + i] = 1.0
-    elif phase == _MOVE:
-        speed = np.float32(s[_H + _SPEED] / 6.0)
-        for i in range(hw):
-            obs[(k + 1) * hw + i] = 1.0
-            obs[(k + 5) * hw + i] = speed
-        for c in range(_N):
-            fl = s[_FLAG + c]
-            if fl & _UNMOVED:
-                obs[(k + 3) * hw + pos[c]] = 1.0
-            if fl & _TRACKED:
-                obs[(k + 4) * hw + pos[c]] = 1.0
-        brk = s[_H + _BRK_CELL]
-        if brk >= 0:
-            obs[(k + 6) * hw + pos[brk]] = 1.0
-            budget = np.float32(s[_H + _BRK_BUDGET] / 6.0)
-            for i in range(hw):
-                obs[(k + 7) * hw + i] = budget
-    for i in range(hw):
-        obs[(k + 9) * hw + i] = board[i]
-        obs[(k + 10) * hw + i] = 1.0
+    write_planes(s, geo, pos, board, p, True, obs)
     m = remembered[0]
     if m < 0:
         for i in range(mask.shape[0]):
@@ -180,14 +131,11 @@ class NymbatVector(VectorGame):
 
     def __init__(self, adapted: AdaptedGame, batch: int, seed: int) -> None:
         super().__init__(adapted, batch, seed)
-        from tessera.games.nymbat.game import LABEL
-
         game = adapted.game
         lay = adapted.obs.layout
         self._geo = game.geo  # type: ignore[attr-defined]
         self._init = game.start.copy()  # type: ignore[attr-defined]
-        self._pos = np.array([lay.index[lab][0] * lay.width + lay.index[lab][1] for lab in LABEL], np.int64)
-        self._board = lay.mask.reshape(-1).astype(np.float32)
+        self._pos, self._board = layout_tables(lay)
         self.positions = np.zeros((self.batch, self._init.shape[0]), np.int32)
         """Each game's position (layout of :mod:`tessera.games.nymbat.kernels`)."""
         self._remembered = np.full((self.batch, self.REMEMBER + 1), -1, np.int64)

@@ -1,6 +1,17 @@
+# mypy: disable-error-code="no-any-return"
 """Nymbat's observation planes for the research adapters (docs/research.md lists them).
 
-Each encoder reads the observer's own :meth:`~tessera.core.game.State.view`."""
+The planes are written by one compiled kernel, :func:`write_planes`, which both the
+adapters (:meth:`~tessera.core.observation.ObservationSpec.observe`, one position) and the
+vector engine (:mod:`tessera.vector`, ``B`` positions a call) use; it reads the position
+array of :mod:`tessera.games.nymbat.kernels` (nothing is hidden: every view is the position).
+
+>>> import tessera
+>>> game = tessera.load_game("nymbat")
+>>> planes = game.observation_spec().observe(game.new_initial_state(), 1)
+>>> planes.shape, float(planes[-1].max()), float(planes[-2].sum())
+((32, 15, 15), 0.0, 169.0)
+"""
 
 from __future__ import annotations
 
@@ -8,16 +19,86 @@ import numpy as np
 
 from tessera.core.game import State
 from tessera.core.geometry import hexagon
-from tessera.core.observation import Decisions, Layout, ObservationSpec, Planes, mark
-from tessera.games.nymbat.game import NymbatGame
+from tessera.core.kernels import kernel
+from tessera.core.observation import Decisions, Layout, ObservationSpec, Planes
+from tessera.games.nymbat import kernels as _k
+from tessera.games.nymbat.game import LABEL, NymbatGame, NymbatState
+
+
+@kernel
+def write_planes(
+    s: np.ndarray, geo: np.ndarray, pos: np.ndarray, board: np.ndarray, player: int, to_move: bool, obs: np.ndarray
+) -> None:
+    """Write the planes of position ``s`` seen by ``player`` into ``obs`` (flat ``C·H·W``, ``float32``).
+
+    ``pos[c]``: where cell ``c`` sits in a flat plane, ``board``: 1.0 on the board's cells (both from
+    :func:`layout_tables`); ``to_move``: the observer is to move."""
+    hw = board.shape[0]
+    n = geo[_k.N, _k.G_PLAYERS]
+    reserve = np.float64(geo[_k.N, _k.G_RESERVE])
+    period = geo[_k.N, _k.G_DELAY_PERIOD]
+    h = _k.H
+    for i in range(obs.shape[0]):
+        obs[i] = 0.0
+    for c in range(_k.N):
+        owner = s[c]
+        if owner >= 0:
+            rel = (owner - player) % n
+            obs[(rel * 6 + s[_k.NUM + c] - 1) * hw + pos[c]] = 1.0
+    base = 6 * n
+    for rel in range(n):
+        q = (player + rel) % n
+        r = np.float32(s[h + _k.RES + q] / reserve)
+        d = np.float32((s[h + _k.DEL + q] % period) / np.float64(period))
+        f = np.float32(1.0 if s[h + _k.FIRST + q] else 0.0)
+        o = (base + 3 * rel) * hw
+        for i in range(hw):
+            obs[o + i] = r
+            obs[o + hw + i] = d
+            obs[o + 2 * hw + i] = f
+    k = base + 3 * n
+    phase = s[h + _k.PHASE]
+    if phase == _k.BRING:
+        placed = np.float32(s[h + _k.PLACED] / reserve)
+        for i in range(hw):
+            obs[k * hw + i] = 1.0
+            obs[(k + 8) * hw + i] = placed
+    elif phase == _k.PENALTY:
+        for i in range(hw):
+            obs[(k + 2) * hw + i] = 1.0
+    elif phase == _k.MOVE:
+        speed = np.float32(s[h + _k.SPEED] / 6.0)
+        for i in range(hw):
+            obs[(k + 1) * hw + i] = 1.0
+            obs[(k + 5) * hw + i] = speed
+        for c in range(_k.N):
+            fl = s[_k.FLAG + c]
+            if fl & _k.UNMOVED:
+                obs[(k + 3) * hw + pos[c]] = 1.0
+            if fl & _k.TRACKED:
+                obs[(k + 4) * hw + pos[c]] = 1.0
+        brk = s[h + _k.BRK_CELL]
+        if brk >= 0:
+            obs[(k + 6) * hw + pos[brk]] = 1.0
+            budget = np.float32(s[h + _k.BRK_BUDGET] / 6.0)
+            for i in range(hw):
+                obs[(k + 7) * hw + i] = budget
+    mover = np.float32(1.0 if to_move else 0.0)
+    for i in range(hw):
+        obs[(k + 9) * hw + i] = board[i]
+        obs[(k + 10) * hw + i] = mover
+
+
+def layout_tables(lay: Layout) -> tuple[np.ndarray, np.ndarray]:
+    """``pos`` (each cell's place in a flat plane) and ``board`` (flat board mask) for :func:`write_planes`."""
+    pos = np.array([lay.index[lab][0] * lay.width + lay.index[lab][1] for lab in LABEL], np.int64)
+    return pos, lay.mask.reshape(-1).astype(np.float32)
 
 
 def observation_spec(game: NymbatGame) -> ObservationSpec:
     """The planes (their names are ``spec.planes``), seen from the observer: ``my`` and ``opponent`` planes."""
     lay = Layout(hexagon(8))
     n = game.num_players
-    p = game.params
-    reserve = float(p["reserve"])
     seats = ["me"] + (["the opponent"] if n == 2 else [f"the player {k} seat(s) after me" for k in range(1, n)])
     planes: list[str] = []
     for who in seats:
@@ -42,44 +123,16 @@ def observation_spec(game: NymbatGame) -> ObservationSpec:
         "I am to move (constant)",
     ]
 
+    pos, board = layout_tables(lay)
+    shape = (len(planes), lay.height, lay.width)
+
     def encode(st: State, player: int, decisions: Decisions) -> Planes:
-        d = st.to_dict()
-        out = np.zeros((len(planes), lay.height, lay.width), dtype=np.float32)
-        by: dict[tuple[int, int], list[str]] = {}
-        for lab, (owner, num) in d["pieces"].items():
-            by.setdefault(((owner - player) % n, num), []).append(lab)
-        for (rel, num), labs in by.items():
-            mark(out[rel * 6 + num - 1], lay, labs)
-        base = 6 * n
-        for rel in range(n):
-            q = (player + rel) % n
-            out[base + 3 * rel] = d["reserves"][q] / reserve
-            out[base + 3 * rel + 1] = (d["delays"][q] % p["delay_period"]) / p["delay_period"]
-            out[base + 3 * rel + 2] = 1.0 if d["first_turn_done"][q] else 0.0
-        k = base + 3 * n
-        it = d.get("in_turn")
-        if it:
-            phase = it["phase"]
-            if phase == "bring":
-                out[k] = 1.0
-                out[k + 8] = it.get("placed", 0) / reserve  # a later turn may place more than first_limit
-            elif phase == "penalty":
-                out[k + 2] = 1.0
-            else:
-                out[k + 1] = 1.0
-                mark(out[k + 3], lay, it.get("unmoved", []))
-                mark(out[k + 4], lay, it.get("group", []))
-                out[k + 5] = it.get("speed", 0) / 6.0
-                brk = it.get("breakthrough")
-                if brk:
-                    mark(out[k + 6], lay, [brk["hex"]])
-                    out[k + 7] = brk["budget"] / 6.0
-        out[k + 9] = lay.mask
-        if st.current_player() == player:
-            out[k + 10] = 1.0
+        assert isinstance(st, NymbatState)
+        out = np.empty(shape, np.float32)
+        write_planes(st.s, game.geo, pos, board, player, st.current_player() == player, out.reshape(-1))
         return out
 
     return ObservationSpec(planes, lay, encode)
 
 
-__all__ = ["observation_spec"]
+__all__ = ["layout_tables", "observation_spec", "write_planes"]
