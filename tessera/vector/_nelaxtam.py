@@ -20,25 +20,12 @@ import numpy as np
 from tessera.adapters.core import AdaptedGame
 from tessera.core.kernels import kernel
 from tessera.games.nelaxtam import kernels as xk
+from tessera.games.nelaxtam.observation import layout_tables, token_end, write_planes
 from tessera.vector._common import VectorGame
 
 _PHASE, _IDLE, _WINNER = xk.PHASE, xk.IDLE, xk.WINNER
 _INVASION, _BATTLE, _OVER = xk.INVASION, xk.BATTLE, xk.OVER
 _COLOUR, _EDGE, _MAX_OPTIONS = xk.COLOUR, xk.EDGE, xk.MAX_OPTIONS
-
-
-@kernel
-def _end_of(st: np.ndarray, geo: np.ndarray, p: int, a: int) -> int:
-    """The square a token of ``p`` ends on: a move's or a landing's square, else the troop's own."""
-    sq = geo.shape[0] - 1
-    t = geo[sq, 2]
-    blk = geo[sq, 6]
-    local = a % blk
-    if 1 <= local <= sq:
-        return local - 1
-    if local > 2 * sq:
-        return local - 1 - 2 * sq
-    return np.int64(st[sq + p * t + a // blk])
 
 
 @kernel
@@ -119,7 +106,8 @@ def _write(
     obs: np.ndarray,
     mask: np.ndarray,
 ) -> int:
-    """Write the planes (flat) and the mask of the decision to make now; return the deciding player."""
+    """Write the planes (flat: :func:`~tessera.games.nelaxtam.observation.write_planes`) and the mask of
+    the decision to make now; return the deciding player."""
     sq = geo.shape[0] - 1
     t = geo[sq, 2]
     blk = geo[sq, 6]
@@ -127,44 +115,15 @@ def _write(
     p = decision // (t + 1)
     troop = decision % (t + 1) - 1
     phase = st[h + _PHASE]
-    for i in range(obs.shape[0]):
-        obs[i] = 0.0
-    for c in range(sq):
-        if st[c] == 0:
-            obs[2 * sq + pos[c]] = 1.0
-        elif geo[c, _COLOUR] == p:
-            obs[pos[c]] = 1.0
-        else:
-            obs[sq + pos[c]] = 1.0
-    for i in range(t):
-        mine = st[sq + p * t + i]
-        if mine >= 0:
-            obs[(3 + i) * sq + pos[mine]] = 1.0
-        theirs = st[sq + (1 - p) * t + i]
-        if theirs >= 0:
-            obs[(3 + t + i) * sq + pos[theirs]] = 1.0
-    k = 3 + 2 * t
-    idle = np.float32(st[h + _IDLE] / np.float64(geo[sq, 4]))
-    invasion = np.float32(1.0 if phase == _INVASION else 0.0)
-    for c in range(sq):
-        obs[k * sq + pos[c]] = np.float32(geo[c, _EDGE])
-        obs[(k + 1) * sq + c] = invasion
-        obs[(k + 2) * sq + c] = idle
-    if troop >= 0 and st[sq + p * t + troop] >= 0:
-        obs[(k + 3) * sq + pos[st[sq + p * t + troop]]] = 1.0
+    write_planes(st, geo, pos, p, troop, pending, n_pending, obs)
     for c in range(sq):
         claimed[c] = 0
     edges = 0
     for j in range(n_pending):
-        a = pending[j]
-        e = _end_of(st, geo, np.int64(p), np.int64(a))
-        local = a % blk
+        e = token_end(st, geo, np.int64(p), np.int64(pending[j]))
         if e >= 0:
-            obs[(k + 4) * sq + pos[e]] = 1.0
             claimed[e] = 1
             edges += geo[e, _EDGE]
-        if sq < local <= 2 * sq:
-            obs[(k + 5) * sq + pos[local - 1 - sq]] = 1.0
     for i in range(mask.shape[0]):
         mask[i] = False
     if phase == _INVASION:
@@ -184,7 +143,7 @@ def _write(
     for i in range(troop + 1, t):  # the later troops' end squares
         m = 0
         for j in range(counts[i]):
-            e = _end_of(st, geo, np.int64(p), np.int64(opts[i, j]))
+            e = token_end(st, geo, np.int64(p), np.int64(opts[i, j]))
             seen = False
             for u in range(m):
                 if ends[i, u] == e:
@@ -207,7 +166,7 @@ def _write(
             sub_ends[u, v] = ends[live[u], v]
     for j in range(counts[troop]):
         a = opts[troop, j]
-        e = _end_of(st, geo, np.int64(p), np.int64(a))
+        e = token_end(st, geo, np.int64(p), np.int64(a))
         if claimed[e]:
             continue
         claimed[e] = 1
@@ -347,8 +306,7 @@ class NelaxtamVector(VectorGame):
         self._geo = game.geo  # type: ignore[attr-defined]
         self._init = game.new_initial_state().a.copy()  # type: ignore[attr-defined]
         t = int(game.ntroops)  # type: ignore[attr-defined]
-        labels = game.sq_label  # type: ignore[attr-defined]
-        self._pos = np.array([lay.index[lab][0] * lay.width + lay.index[lab][1] for lab in labels], np.int64)
+        self._pos = layout_tables(game, lay)  # type: ignore[arg-type]
         self.positions = np.zeros((self.batch, self._init.shape[0]), np.int32)
         """Each game's position (layout of :mod:`tessera.games.nelaxtam.kernels`)."""
         self.queues = np.zeros((self.batch, 2 * t), np.int64)

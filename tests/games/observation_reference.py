@@ -272,7 +272,6 @@ def nymbat(game: Any) -> Encoder:
     return encode
 
 
-
 ENCODERS: dict[str, Callable[[Game], Encoder]] = {
     "ikabegama": ikabegama,
     "nelaxtam": nelaxtam,

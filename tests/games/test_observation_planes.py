@@ -61,7 +61,7 @@ def test_the_kernel_writes_the_planes_the_reference_reads(spec: str, games: int)
     reference = ENCODERS[adapted.game.name](adapted.game)
     rng = random.Random(spec)
     compared = 0
-    for g in range(games):
+    for _ in range(games):
         st = adapted.new_initial_state()
         if st.chance_outcomes():
             st.apply(rng.choice([a for a, _ in st.chance_outcomes()]))

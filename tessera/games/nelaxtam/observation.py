@@ -1,6 +1,20 @@
+# mypy: disable-error-code="no-any-return, return-value, arg-type"
 """Nelaxtam's observation planes for the research adapters (docs/research.md lists them).
 
-Each encoder reads the observer's own :meth:`~tessera.core.game.State.view`."""
+The planes are written by one compiled kernel, :func:`write_planes`, which both the
+adapters (:meth:`~tessera.core.observation.ObservationSpec.observe`, one position) and the
+vector engine (:mod:`tessera.vector`, ``B`` games a call) use.  It reads the position array
+of :mod:`tessera.games.nelaxtam.kernels` of the observer's own :meth:`State.view` — which
+holds no sealed order of the other player — and the observer's own decisions of the turn
+(:class:`~tessera.core.observation.Decisions`: the adapters split a turn into one decision
+per troop); the last three planes come from those decisions only.
+
+>>> import tessera
+>>> game = tessera.load_game("nelaxtam(size=8,variant=quiet)")
+>>> planes = game.observation_spec().observe(game.new_initial_state(), 0)
+>>> planes.shape, float(planes[0].sum()), float(planes[-5].max())
+((19, 8, 8), 32.0, 1.0)
+"""
 
 from __future__ import annotations
 
@@ -8,8 +22,85 @@ import numpy as np
 
 from tessera.core.game import State
 from tessera.core.geometry import square
-from tessera.core.observation import Decisions, Layout, ObservationSpec, Planes, mark
+from tessera.core.kernels import kernel
+from tessera.core.observation import Decisions, Layout, ObservationSpec, Planes
+from tessera.games.nelaxtam import kernels as _k
 from tessera.games.nelaxtam.game import NelaxtamGame, NelaxtamState
+
+
+@kernel
+def token_end(st: np.ndarray, geo: np.ndarray, p: int, a: int) -> int:
+    """The square a token ``a`` of ``p`` ends on: a move's or a landing's square, else the troop's own."""
+    sq = geo.shape[0] - 1
+    t = geo[sq, 2]
+    blk = geo[sq, 6]
+    local = a % blk
+    if 1 <= local <= sq:
+        return local - 1
+    if local > 2 * sq:
+        return local - 1 - 2 * sq
+    return np.int64(st[sq + p * t + a // blk])
+
+
+@kernel
+def write_planes(
+    st: np.ndarray,
+    geo: np.ndarray,
+    pos: np.ndarray,
+    player: int,
+    troop: int,
+    pending: np.ndarray,
+    n_pending: int,
+    obs: np.ndarray,
+) -> None:
+    """Write the planes of position ``st`` seen by ``player`` into ``obs`` (flat ``C·H·W``, ``float32``).
+
+    ``pos[c]``: where square ``c`` sits in a flat plane (:func:`layout_tables`); ``troop``: the
+    troop (from 0) ``player`` is deciding for now, −1 if none; ``pending[:n_pending]``: his
+    tokens chosen so far this turn."""
+    sq = geo.shape[0] - 1
+    t = geo[sq, 2]
+    blk = geo[sq, 6]
+    h = sq + 2 * t
+    p = player
+    for i in range(obs.shape[0]):
+        obs[i] = 0.0
+    for c in range(sq):
+        if st[c] == 0:
+            obs[2 * sq + pos[c]] = 1.0
+        elif geo[c, _k.COLOUR] == p:
+            obs[pos[c]] = 1.0
+        else:
+            obs[sq + pos[c]] = 1.0
+    for i in range(t):
+        mine = st[sq + p * t + i]
+        if mine >= 0:
+            obs[(3 + i) * sq + pos[mine]] = 1.0
+        theirs = st[sq + (1 - p) * t + i]
+        if theirs >= 0:
+            obs[(3 + t + i) * sq + pos[theirs]] = 1.0
+    k = 3 + 2 * t
+    idle = np.float32(st[h + _k.IDLE] / np.float64(geo[sq, 4]))
+    invasion = np.float32(1.0 if st[h + _k.PHASE] == _k.INVASION else 0.0)
+    for c in range(sq):
+        obs[k * sq + pos[c]] = np.float32(geo[c, _k.EDGE])
+        obs[(k + 1) * sq + c] = invasion
+        obs[(k + 2) * sq + c] = idle
+    if troop >= 0 and st[sq + p * t + troop] >= 0:
+        obs[(k + 3) * sq + pos[st[sq + p * t + troop]]] = 1.0
+    for j in range(n_pending):
+        a = pending[j]
+        e = token_end(st, geo, np.int64(p), np.int64(a))
+        if e >= 0:
+            obs[(k + 4) * sq + pos[e]] = 1.0
+        local = a % blk
+        if sq < local <= 2 * sq:
+            obs[(k + 5) * sq + pos[local - 1 - sq]] = 1.0
+
+
+def layout_tables(game: NelaxtamGame, lay: Layout) -> np.ndarray:
+    """``pos``: each square's place in a flat plane, for :func:`write_planes`."""
+    return np.array([lay.index[lab][0] * lay.width + lay.index[lab][1] for lab in game.sq_label], np.int64)
 
 
 def observation_spec(game: NelaxtamGame) -> ObservationSpec:
@@ -30,36 +121,18 @@ def observation_spec(game: NelaxtamGame) -> ObservationSpec:
         "end squares of my pending decisions this turn",
         "squares my pending decisions destroy this turn",
     ]
-    edge = np.zeros((size, size), dtype=np.float32)
-    edge[0, :] = edge[-1, :] = edge[:, 0] = edge[:, -1] = 1.0
-    idle_max = float(p["max_idle_turns"])
+    pos = layout_tables(game, lay)
+    shape = (len(planes), size, size)
 
     def encode(st: State, player: int, decisions: Decisions) -> Planes:
         assert isinstance(st, NelaxtamState)
-        d = st.to_dict()
-        out = np.zeros((len(planes), size, size), dtype=np.float32)
-        mine, theirs = ("x", "o") if player == 0 else ("o", "x")
-        for row, line in enumerate(d["board"]):
-            for col, ch in enumerate(line):
-                out[0 if ch == mine else 1 if ch == theirs else 2, row, col] = 1.0
-        for who, k0 in ((player, 3), (1 - player, 3 + troops)):
-            for k, lab in d["troops"][who].items():
-                mark(out[k0 + int(k) - 1], lay, [lab])
-        k = 3 + 2 * troops
-        out[k] = edge
-        out[k + 1] = 1.0 if d["phase"] == "invasion" else 0.0
-        out[k + 2] = d.get("idle", 0) / idle_max
-        troop = decisions.unit
-        if troop is not None:
-            lab = d["troops"][player].get(str(troop))
-            if lab is not None:
-                mark(out[k + 3], lay, [lab])
-        ends, destroyed = st.pending_squares(player, decisions.pending)
-        mark(out[k + 4], lay, ends)
-        mark(out[k + 5], lay, destroyed)
+        out = np.empty(shape, np.float32)
+        troop = -1 if decisions.unit is None else decisions.unit - 1
+        pending = np.array(decisions.pending, np.int64)
+        write_planes(st.a, game.geo, pos, player, troop, pending, len(pending), out.reshape(-1))
         return out
 
     return ObservationSpec(planes, lay, encode)
 
 
-__all__ = ["observation_spec"]
+__all__ = ["layout_tables", "observation_spec", "token_end", "write_planes"]

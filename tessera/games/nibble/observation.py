@@ -1,4 +1,4 @@
-# mypy: disable-error-code="no-any-return"
+# mypy: disable-error-code="no-any-return, return-value, arg-type"
 """Nibble's observation planes for the research adapters (docs/research.md lists them).
 
 The planes are written by one compiled kernel, :func:`write_planes`, which both the

@@ -1,4 +1,4 @@
-# mypy: disable-error-code="no-any-return"
+# mypy: disable-error-code="no-any-return, return-value, arg-type"
 """Nume's observation planes for the research adapters (docs/research.md lists them).
 
 The planes are written by one compiled kernel, :func:`write_planes`, which both the
@@ -12,7 +12,7 @@ vector engine (:mod:`tessera.vector`, ``B`` boards a call) use; it reads the boa
 >>> st.apply_action(st.legal_actions()[0])
 >>> planes = game.observation_spec().observe(st, 1)
 >>> planes.shape, float(planes[1].sum()), float(planes[8].max())
-((10, 5, 5), 1.0, 1.0)
+((10, 7, 7), 1.0, 1.0)
 """
 
 from __future__ import annotations
