@@ -29,16 +29,8 @@ def ikabegama(game: Any) -> Encoder:
     max_plies = float(game.params["max_plies"])
     nests = game.light_nest, game.dark_nest
     nest_labels = [f"{q},{r}" for q, r in nests]
-    planes = [
-        "my tokens",
-        "opponent's tokens",
-        "my nest",
-        "opponent's nest",
-        "on the board (the window)",
-        "I am to move (constant)",
-        "plies played / max_plies (constant)",
-        "the last ply was a pass (constant)",
-    ]
+
+    planes = game.observation_spec().planes
 
     def encode(st: State, player: int, decisions: Decisions) -> Planes:
         d = st.to_dict()
@@ -66,20 +58,11 @@ def nelaxtam(game: Any) -> Encoder:
     size = int(p["size"])
     troops = int(p["troops"])
     lay = Layout(square(size))
-    planes = ["my territory", "opponent's territory", "removed squares"]
-    planes += [f"my troop {k}" for k in range(1, troops + 1)]
-    planes += [f"opponent's troop {k}" for k in range(1, troops + 1)]
-    planes += [
-        "edge squares (where troops by sea land)",
-        "invasion turn (constant)",
-        "idle turns / max_idle_turns (constant)",
-        "my troop deciding now",
-        "end squares of my pending decisions this turn",
-        "squares my pending decisions destroy this turn",
-    ]
     edge = np.zeros((size, size), dtype=np.float32)
     edge[0, :] = edge[-1, :] = edge[:, 0] = edge[:, -1] = 1.0
     idle_max = float(p["max_idle_turns"])
+
+    planes = game.observation_spec().planes
 
     def encode(st: State, player: int, decisions: Decisions) -> Planes:
         d = st.to_dict()
@@ -113,15 +96,8 @@ def nibble(game: Any) -> Encoder:
     p = game.params
     ncol = int(p["colors"])
     lay = Layout(hexagon(8) if p["board"] == "hex" else square(ncol))
-    planes = [f"blocks of the colour at table position {i}" for i in range(ncol)]
-    planes += [f"my blocks taken of the colour at table position {i} / colors (constant)" for i in range(ncol)]
-    planes += [f"opponent's blocks taken of the colour at table position {i} / colors (constant)" for i in range(ncol)]
-    planes += [
-        "blocks of the colour being taken this turn",
-        "empty cells",
-        "on the board",
-        "I am to move (constant)",
-    ]
+
+    planes = game.observation_spec().planes
 
     def encode(st: State, player: int, decisions: Decisions) -> Planes:
         d = st.to_dict()
@@ -154,18 +130,8 @@ def nume(game: Any) -> Encoder:
     grid = square(p["size"]) if p["variant"] == "square" else alternating_hexagon(p["size"])
     lay = Layout(grid)
     cells = float(lay.cells)
-    planes = [
-        "my stones",
-        "opponent's stones",
-        "written number / cells, on numbered stones",
-        "numbered stones (either colour)",
-        "empty cells",
-        "on the board",
-        "komi I receive / cells (constant)",
-        "komi the opponent receives / cells (constant)",
-        "I am to move (constant)",
-        "komi bidding still going on (constant)",
-    ]
+
+    planes = game.observation_spec().planes
 
     def encode(st: State, player: int, decisions: Decisions) -> Planes:
         d = st.to_dict()
@@ -208,29 +174,8 @@ def nymbat(game: Any) -> Encoder:
     n = game.num_players
     p = game.params
     reserve = float(p["reserve"])
-    seats = ["me"] + (["the opponent"] if n == 2 else [f"the player {k} seat(s) after me" for k in range(1, n)])
-    planes: list[str] = []
-    for who in seats:
-        planes += [f"pieces of {who} numbered {k}" for k in range(1, 7)]
-    for who in seats:
-        planes += [
-            f"reserve of {who} / reserve parameter (constant)",
-            f"delays of {who} mod delay_period / delay_period (constant)",
-            f"{who}: first turn played (constant)",
-        ]
-    planes += [
-        "turn phase: bringing in reserves (constant)",
-        "turn phase: moving a group (constant)",
-        "turn phase: paying a penalty by losing a piece (constant)",
-        "move phase: pieces of the group still to move",
-        "move phase: pieces of the group",
-        "move phase: the group's speed / 6 (constant)",
-        "move phase: breakthrough hex",
-        "move phase: breakthrough budget / 6 (constant)",
-        "bring phase: placed this turn / reserve parameter (constant)",
-        "on the board",
-        "I am to move (constant)",
-    ]
+
+    planes = game.observation_spec().planes
 
     def encode(st: State, player: int, decisions: Decisions) -> Planes:
         d = st.to_dict()
