@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 
 from tessera.games.ikabegama import IkabegamaState
 from tessera.server.app import create_app
-from tests.server.test_api import SMALL, create, move, view, wait_for
+from tests.server.helpers import SMALL, create, move, view, wait_for
 
 
 def post(client: TestClient, gid: str, what: str, token: str | None) -> Any:

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.server.test_api import move, view, wait_for
+from tests.server.helpers import move, view, wait_for
 
 FOUR = {"players": 4, "reserve": 6, "first_limit": 6, "max_turns": 60}
 

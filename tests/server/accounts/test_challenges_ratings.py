@@ -17,7 +17,7 @@ from tessera.server.accounts.rating import rate_finished_game, rate_pending
 from tessera.server.accounts.store import DELETED_NAME, AccountStore
 from tessera.server.accounts.tables import history_table
 from tests.server.accounts.conftest import PASSWORD
-from tests.server.test_api import first_move, move, view
+from tests.server.helpers import first_move, move, view
 
 Browser = Callable[..., TestClient]
 User = Callable[[str], TestClient]

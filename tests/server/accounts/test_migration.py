@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 import tessera.server.storage as storage_module
 from tessera.server.app import create_app
 from tessera.server.storage import make_engine
-from tests.server.test_api import first_move, move, view
+from tests.server.helpers import first_move, move, view
 
 HERE = Path(storage_module.__file__).parent
 ACCOUNT_TABLES = {

@@ -1,4 +1,5 @@
-"""Taking back a move in a game of four seats (four-player Nymbat; docs/http-api.md, "Taking back a move").
+"""Taking back a move (``server/undo.py``; docs/http-api.md, "Taking back a move"): two seats, and four
+(four-player Nymbat).
 
 The rules: "Online, an undo is a request: the move is taken back once every other human
 seat still in the game has accepted it; AI seats agree by themselves, a player who has
@@ -14,7 +15,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from tests.server.test_api import move, view, wait_for
+from tests.server.helpers import create, move, view, wait_for
 from tests.server.test_four_players import bring_in, create4
 
 HERE: dict[str, Any] = {"kind": "here"}
@@ -144,3 +145,43 @@ def test_with_nobody_else_to_ask_the_move_is_taken_back_at_once(client: TestClie
     assert move(client, ai["id"], a0, "o4=1", 0).status_code == 200
     v = post(client, ai["id"], "undo", a0).json()
     assert v["move_number"] == 0 and v["undo_request"] is None
+
+
+def test_undo_is_free_in_hot_seat(client: TestClient) -> None:
+    """Undo: free in hot-seat."""
+    g = create(client, "nume", mode="hotseat")
+    t0, t1 = g["tokens"]["0"], g["tokens"]["1"]
+    move(client, g["id"], t0, "a1=1", 0)
+    move(client, g["id"], t1, "b1=1", 1)
+    v = client.post(f"/api/games/{g['id']}/undo", json={"token": t0}).json()
+    assert v["move_number"] == 1 and [m["move"] for m in v["moves"]] == ["a1=1"]
+
+
+def test_undo_against_the_ai_takes_back_the_ai_reply_too(client: TestClient) -> None:
+    """Undo: free vs AI (your last move and the AI's reply are taken back)."""
+    g = create(client, "nume", mode="ai", ai_level=1)
+    t0 = g["tokens"]["0"]
+    move(client, g["id"], t0, "a1=1", 0)
+    wait_for(client, g["id"], t0, lambda v: v["move_number"] == 2)
+    v = client.post(f"/api/games/{g['id']}/undo", json={"token": t0}).json()
+    assert v["move_number"] == 0 and v["render"]["actions"]
+
+
+def test_undo_online_is_a_request_the_opponent_answers(client: TestClient) -> None:
+    """Undo as a request the opponent accepts."""
+    g = create(client, "nume", mode="online", public=True)
+    t0 = g["tokens"]["0"]
+    t1 = client.post(f"/api/games/{g['id']}/join").json()["token"]
+    move(client, g["id"], t0, "a1=1", 0)
+    r = client.post(f"/api/games/{g['id']}/undo", json={"token": t0}).json()
+    assert r["undo_request"] == 0 and r["move_number"] == 1
+    own = client.post(f"/api/games/{g['id']}/undo/accept", json={"token": t0})
+    assert own.status_code == 409 and "own" in own.json()["detail"]
+    d = client.post(f"/api/games/{g['id']}/undo/decline", json={"token": t1}).json()
+    assert d["undo_request"] is None and d["move_number"] == 1
+    assert client.post(f"/api/games/{g['id']}/undo/accept", json={"token": t1}).status_code == 409
+    client.post(f"/api/games/{g['id']}/undo", json={"token": t0})
+    a = client.post(f"/api/games/{g['id']}/undo/accept", json={"token": t1}).json()
+    assert a["move_number"] == 0 and a["undo_request"] is None
+    nothing = client.post(f"/api/games/{g['id']}/undo", json={"token": t1})
+    assert nothing.status_code == 409 and "no move" in nothing.json()["detail"]

@@ -1,4 +1,5 @@
-"""The AI's time covers its whole turn, and it reports its progress while it thinks (issue 15).
+"""AI seats (``server/ai_seats.py``, ``server/worker.py``): the AI answers in every game, its time covers
+its whole turn, and it reports its progress while it thinks.
 
 "AI budgets are per turn (a level's time covers the whole multi-step turn ...), with a thinking
 indicator that shows elapsed time and the AI's progress."  No timed assertions: the budget
@@ -13,6 +14,7 @@ import time
 from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -24,6 +26,7 @@ from tessera.server.events import Event, Thinking
 from tessera.server.service import MatchService
 from tessera.server.storage import Storage
 from tessera.server.worker import AIWorker
+from tests.server.helpers import SMALL, create, move, wait_for
 
 
 @given(total=st.floats(0.01, 30.0), steps=st.integers(1, 60))
@@ -139,3 +142,20 @@ def test_the_text_record_names_an_ai_seat_once(tmp_path: Any) -> None:
     text = service.text(created.game_id)
     assert '[Player1 "AI level 1"]' in text and '[Player0 "Ann (human)"]' in text
     service.storage.dispose()
+
+
+@pytest.mark.parametrize("name", tessera.list_games())
+def test_the_ai_answers_in_every_game(client: TestClient, name: str) -> None:
+    """Vs AI: the AI thinks in a worker and submits through the same checks."""
+    g = create(client, name, mode="ai", ai_level=1, seat=1)  # the AI moves first (or orders at once)
+    t1 = g["tokens"]["1"]
+    if name == "nelaxtam":
+        v = wait_for(client, g["id"], t1, lambda v: v["sealed"] == [True, False])
+        assert v["render"]["order"]["opponent_submitted"] is True
+        order = tessera.load_game("nelaxtam", **SMALL["nelaxtam"]).new_initial_state().random_move(random.Random(3), 1)
+        r = move(client, g["id"], t1, order, 0)
+        assert r.status_code == 200, r.text
+        assert r.json()["move_number"] == 1
+    else:
+        v = wait_for(client, g["id"], t1, lambda v: v["to_move"] == 1 or v["status"] != "active")
+        assert v["moves"] and all(m["player"] in (0, -2) for m in v["moves"])

@@ -1,0 +1,70 @@
+"""Helpers of the server tests: small games of each kind, and creating, viewing and moving in them over HTTP."""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+SMALL: dict[str, dict[str, Any]] = {
+    "ikabegama": {"distance": 2, "board": "hexhex:3", "max_plies": 30},
+    "nume": {"size": 2},
+    "nibble": {},
+    "nymbat": {"reserve": 6, "first_limit": 6, "max_turns": 8},
+    "nelaxtam": {"size": 10, "troops": 2, "by_sea": 1, "max_idle_turns": 2},
+}
+
+
+def create(client: TestClient, game: str = "ikabegama", **body: Any) -> dict[str, Any]:
+    body.setdefault("params", SMALL.get(game, {}))
+    r = client.post("/api/games", json={"game": game, **body})
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def view(client: TestClient, gid: str, token: str | None = None) -> dict[str, Any]:
+    r = client.get(f"/api/games/{gid}", params={"token": token} if token else None)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def move(client: TestClient, gid: str, token: str | None, mv: str, expected: int) -> Any:
+    return client.post(f"/api/games/{gid}/moves", json={"token": token, "move": mv, "expected": expected})
+
+
+def wait_for(client: TestClient, gid: str, token: str | None, pred: Any, timeout: float = 20.0) -> dict[str, Any]:
+    deadline = time.time() + timeout
+    while True:
+        v = view(client, gid, token)
+        if pred(v):
+            return v
+        assert time.time() < deadline, f"timed out waiting; last view status {v['status']} move {v['move_number']}"
+        time.sleep(0.05)
+
+
+def first_move(v: dict[str, Any]) -> str:
+    a = v["render"]["actions"][0]
+    return a["move"] if "move" in a else a["template"].replace("{n}", str(a.get("choices", [1])[0]))
+
+
+ACK_FIELDS = {"id", "you", "version", "move_number", "to_move", "sealed", "status", "result", "last_move"}
+
+
+def play_some(client: TestClient, gid: str, tokens: dict[str, str], n: int, seed: int = 0) -> list[str]:
+    rng = random.Random(seed)
+    played = []
+    for _ in range(n):
+        v = view(client, gid, tokens["0"])
+        if v["status"] != "active":
+            break
+        p = v["to_move"]
+        v = view(client, gid, tokens[str(p)])
+        acts = v["render"]["actions"]
+        a = rng.choice(acts)
+        mv = a["move"] if "move" in a else a["template"].replace("{n}", str((a.get("choices") or a["number"])[0]))
+        r = move(client, gid, tokens[str(p)], mv, v["move_number"])
+        assert r.status_code == 200, r.text
+        played.append(r.json()["moves"][-1]["move"])
+    return played
