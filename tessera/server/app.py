@@ -30,6 +30,7 @@ from tessera.server import learn as learn_routes
 from tessera.server.accounts.live import install as install_accounts
 from tessera.server.accounts.routes import router as accounts_router
 from tessera.server.bus import ChangeListener
+from tessera.server.chat import Chat
 from tessera.server.clocks import ClockTimers
 from tessera.server.errors import ServiceError
 from tessera.server.events import Events, Presence
@@ -184,6 +185,7 @@ def create_app(
     service = MatchService(storage, events, Presence())
     account_streams = install_accounts(events, storage, service.games)  # before the hub: ratings precede the push
     hub = Hub(service, per_game=sockets_per_game, per_client=sockets_per_client)
+    hub.chat = chat = Chat(service)  # the chat's pushes go out through the hub
     pool = FairPool(mode=ai_mode, size=ai_processes)
     worker = AIWorker(service, mode=ai_mode, seconds=ai_seconds, pool=pool)
     timers = ClockTimers(service.check_clock)
@@ -232,6 +234,7 @@ def create_app(
     app.add_middleware(RequestLog)
     app.state.service = service
     app.state.hub = hub
+    app.state.chat = chat
     app.state.account_streams = account_streams
     app.state.worker = worker
     app.state.pool = pool

@@ -53,6 +53,15 @@ def account_notice(user_id: str) -> str:
     return f"{ORIGIN}:{ACCOUNT_PREFIX}{user_id}"
 
 
+CHAT_PREFIX = "@chat:"
+"""A notice whose subject starts so carries a chat message (JSON, see :mod:`tessera.server.chat`)."""
+
+
+def chat_notice(payload: str) -> str:
+    """The payload announcing a chat message posted in this process (``payload``: its JSON)."""
+    return f"{ORIGIN}:{CHAT_PREFIX}{payload}"
+
+
 def libpq_url(url: str) -> str:
     """A SQLAlchemy PostgreSQL URL as psycopg takes it (``postgresql+psycopg://`` → ``postgresql://``)."""
     _scheme, sep, rest = url.partition("://")
@@ -99,7 +108,11 @@ class ChangeListener:
                             origin, _, game_id = n.payload.partition(":")
                             if origin == ORIGIN or not game_id:
                                 continue
-                            if game_id.startswith(ACCOUNT_PREFIX):
+                            if game_id.startswith(CHAT_PREFIX):
+                                from tessera.server.chat import chat_event
+
+                                self.events.publish(chat_event(game_id[len(CHAT_PREFIX) :]))
+                            elif game_id.startswith(ACCOUNT_PREFIX):
                                 from tessera.server.events import AccountChanged
 
                                 self.events.publish(AccountChanged(game_id[len(ACCOUNT_PREFIX) :], local=False))

@@ -19,6 +19,9 @@ only :class:`Events`, a subscriber only the events it is given.
     what an account's live pages show changed (a challenge to or from it was made, answered or
     withdrawn), here or (``local`` False) in another server process on the same PostgreSQL
     database; :mod:`tessera.server.accounts.live` pushes it to the account's open pages.
+``ChatPosted(game_id, message, finished, local)``
+    a chat message was stored (here, or in another process on the same PostgreSQL database);
+    the hub pushes it to the game's sockets that may read its room (:mod:`tessera.server.chat`).
 
 :class:`Presence` is the other shared fact: which seats have a live connection (the hub
 writes it, the views read it).
@@ -67,7 +70,18 @@ class AccountChanged:
     local: bool = True
 
 
-Event = Changed | Resync | Thinking | AccountChanged
+@dataclass(frozen=True)
+class ChatPosted:
+    """A chat message of a game was stored (``message`` as :func:`tessera.server.chat.public` shows
+    it; ``finished``: the game was over when it was posted)."""
+
+    game_id: str
+    message: dict[str, Any]
+    finished: bool
+    local: bool = True
+
+
+Event = Changed | Resync | Thinking | AccountChanged | ChatPosted
 Subscriber = Callable[[Event], None]
 
 

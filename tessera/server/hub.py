@@ -29,15 +29,18 @@ import logging
 from collections import Counter
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from tessera.server.encoding import dumps_text
 from tessera.server.errors import ServiceError
-from tessera.server.events import Changed, Event, Resync, Thinking
+from tessera.server.events import Changed, ChatPosted, Event, Resync, Thinking
 from tessera.server.service import MatchService
+
+if TYPE_CHECKING:
+    from tessera.server.chat import Chat
 
 log = logging.getLogger("tessera.server.hub")
 
@@ -81,6 +84,8 @@ class Hub:
         self._clients: Counter[str] = Counter()
         self._presence_sent: dict[str, list[bool]] = {}
         self._presence_due: set[str] = set()
+        self.chat: Chat | None = None
+        """The chat (tessera.server.chat): its messages go to the sockets it names (None: no chat)."""
         service.events.subscribe(self.on_event)
 
     def on_event(self, event: Event) -> None:
@@ -95,6 +100,11 @@ class Hub:
             self.notify_all(fresh=False)
         elif isinstance(event, Thinking):
             self.push(event.game_id, {"type": "ai", "thinking": event.info})
+        elif isinstance(event, ChatPosted) and self.chat is not None:
+            loop = self.loop
+            if loop is not None and not loop.is_closed():
+                with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                    loop.call_soon_threadsafe(self._start_chat, event)
 
     def presence(self, game_id: str) -> list[bool]:
         """Whether each seat has at least one live connection."""
@@ -244,6 +254,21 @@ class Hub:
 
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
             loop.call_soon_threadsafe(start)
+
+    def _start_chat(self, event: ChatPosted) -> None:
+        if event.game_id in self.games:
+            self._spawn(self.send_chat(event))
+
+    async def send_chat(self, event: ChatPosted) -> None:
+        """A chat message to the sockets of its game that may read it (the chat decides by seat)."""
+        conns = list(self.games.get(event.game_id, ()))
+        if not conns or self.chat is None:
+            return
+        readers = await run_in_threadpool(self.chat.readers, event, {c.seat for c in conns})
+        text = encode(self.chat.line(event))
+        for conn in conns:
+            if conn.seat in readers:
+                await self._send_text(conn, text)
 
     async def send_view(self, conn: Connection) -> None:
         """Send one connection its current view."""

@@ -5,6 +5,7 @@
 :mod:`.games`      creating, listing, viewing and joining games; replay positions
 :mod:`.moves`      the move (the pipeline's HTTP door) and the seat's other actions
 :mod:`.records`    game records out and in
+:mod:`.chat`       a game's chat (tessera.server.chat)
 :mod:`.analysis`   the analysis board
 :mod:`.live`       the game WebSocket (run by the hub)
 :mod:`.pages`      the web client's pages
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from tessera.server.routers import analysis, catalog, games, health, live, moves, pages, records
+from tessera.server.routers import analysis, catalog, chat, games, health, live, moves, pages, records
 
 ROUTERS: tuple[APIRouter, ...] = (
     health.router,
@@ -26,6 +27,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     games.router,
     moves.router,
     records.router,
+    chat.router,
     analysis.router,
     live.router,
     pages.router,
