@@ -248,7 +248,7 @@ class Chat:
     def history(self, game_id: str, who: Speaker, room: str | None = None, after: int | None = None) -> dict[str, Any]:
         """The messages ``who`` may read (of ``room`` only, if given: 403 if he may not read it),
         oldest first, the newest :data:`HISTORY_LIMIT` (after the message id ``after``, if given);
-        with the rooms he reads, the room he writes in and his mutes."""
+        with his seat (None: a spectator), the rooms he reads, the room he writes in and his mutes."""
         finished, names = self._game(game_id)
         rooms = rooms_of(who.seat, finished)
         if room is not None:
@@ -278,7 +278,13 @@ class Chat:
             msg = self._shown(r, names)
             if not muted_by(msg, targets):
                 messages.append(public(msg))
-        return {"rooms": rooms_of(who.seat, finished), "writes": writable(who.seat), "messages": messages, "muted": muted}
+        return {
+            "you": who.seat,
+            "rooms": rooms_of(who.seat, finished),
+            "writes": writable(who.seat),
+            "messages": messages,
+            "muted": muted,
+        }
 
     @staticmethod
     def _shown(r: Any, names: list[str]) -> dict[str, Any]:

@@ -25,11 +25,18 @@ PASSWORD = "correct horse battery"
 
 
 @pytest.fixture
-def app(db_url: str) -> Iterator[FastAPI]:
+def started(db_url: str) -> Iterator[TestClient]:
+    """The app, started: its client runs the app's event loop, which its WebSockets share with the hub."""
     a = create_app(db_url, ai_mode="thread", ai_seconds=0.01, warm=False)
     a.state.chat._buckets.rates["chat"] = Rate(0, 1)  # no limit but where a test sets one
-    with TestClient(a):
-        yield a
+    with TestClient(a, headers={"Origin": SITE}) as client:
+        yield client
+
+
+@pytest.fixture
+def app(started: TestClient) -> FastAPI:
+    a: FastAPI = started.app  # type: ignore[assignment]
+    return a
 
 
 @pytest.fixture
@@ -43,8 +50,8 @@ def browser(app: FastAPI) -> Callable[..., TestClient]:
 
 
 @pytest.fixture
-def c(browser: Callable[..., TestClient]) -> TestClient:
-    return browser()
+def c(started: TestClient) -> TestClient:
+    return started
 
 
 def online(c: TestClient) -> tuple[str, str, str]:

@@ -3,6 +3,7 @@ import { api, ApiError, escapeHtml, loadSeats, saveSeats } from "./api.js";
 import { BoardView, nextPathCells, pathStartsWith, pickCell } from "./board.js";
 import { markdown } from "./markdown.js";
 import { actionLabel, colourName, colourWord, decorations, panelLabel, panelRows, resultText, safeGlyph, specWords, statusText } from "./decorate.js";
+import { mountChat } from "./chat.js";
 import { currentLanguage, hasKey, initI18n, t } from "./i18n.js";
 import { initPrefs, playSound, safePalette } from "./prefs.js";
 
@@ -64,12 +65,14 @@ function connect() {
     retry = 0;
     setConn("online");
     if (ui.error === t("common:no_connection")) showError("");
+    if (chat) chat.reload(); // messages posted while the socket was closed
   };
   ws.onmessage = (e) => {
     const msg = JSON.parse(e.data);
     if (msg.type === "state") receive(msg.view);
     else if (msg.type === "presence") presence(msg.connected);
     else if (msg.type === "ai") onThinking(msg.thinking);
+    else if (msg.type === "chat" && chat) chat.push(msg.message);
     else if (msg.type === "error") showError(msg.detail);
   };
   ws.onclose = () => {
@@ -140,6 +143,7 @@ async function receive(view) {
   if (ui.replay !== null && ui.replay >= view.moves.length) ui.replay = null;
   if (ui.replay === null) ui.shown = view.render;
   document.title = `${view.title} — tessera`;
+  if (chat) chat.view(view);
   renderAll();
   viewArrived();
 }
@@ -1390,8 +1394,11 @@ function renderLegend(desc, deco) {
   if (palette) palette.hidden = desc.game !== "nibble";
 }
 
+let chat = null; // the chat panel (chat.js)
+
 async function start() {
-  await initI18n(["params", "game", "learn"]);
+  await initI18n(["params", "game", "learn", "chat"]);
+  chat = mountChat($("chat"), { gameId, token: wsToken }); // the socket's seat: the chat's pushes follow it
   initPrefs({ sound: true, palette: true });
   window.addEventListener("tessera:pref", (e) => {
     if (e.detail.name === "safePalette") renderAll();
