@@ -16,7 +16,7 @@ from tests.server.test_processes import serve
 def next_chat(ws: ClientConnection) -> dict[str, Any]:
     """The next chat message a socket receives (views and presence skipped)."""
     while True:
-        msg = json.loads(ws.recv(timeout=20))
+        msg = json.loads(ws.recv(timeout=60))
         if msg["type"] == "chat":
             return dict(msg["message"])
 
@@ -24,7 +24,7 @@ def next_chat(ws: ClientConnection) -> dict[str, Any]:
 def settle(ws: ClientConnection) -> None:
     """Read a socket up to its answer to a ping."""
     ws.send(json.dumps({"type": "ping"}))
-    while json.loads(ws.recv(timeout=20))["type"] != "pong":
+    while json.loads(ws.recv(timeout=60))["type"] != "pong":
         pass
 
 
@@ -36,7 +36,7 @@ def test_a_message_posted_on_one_process_reaches_the_allowed_sockets_of_another(
     if not db_url.startswith("postgresql"):
         pytest.skip("several processes share live notices through PostgreSQL only")
     with serve(db_url) as (a, _), serve(db_url) as (b, _):
-        ca = httpx.Client(base_url=a, timeout=15)
+        ca = httpx.Client(base_url=a, timeout=120)  # the first game waits for its kernels to compile
         r = ca.post("/api/games", json={"game": "nibble", "mode": "online", "public": True})
         assert r.status_code == 201, r.text
         gid, t0 = r.json()["id"], r.json()["tokens"]["0"]
