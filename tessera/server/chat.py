@@ -233,7 +233,9 @@ class Chat:
                     created_at=now,
                 )
             )
-            message = {"id": int(res.inserted_primary_key[0]), **message}
+            key = res.inserted_primary_key
+            assert key is not None
+            message = {"id": int(key[0]), **message}
             if who.user is not None:
                 message["_user"] = who.user.id
             if tx.conn.dialect.name == "postgresql":
@@ -340,7 +342,9 @@ class Chat:
             where = (t.c.game_id == game_id, t.c.seat == who.seat, t.c.target == target)
             exists = tx.conn.execute(sa.select(t.c.target).where(*where)).first() is not None
             if on and not exists:
-                tx.conn.execute(t.insert().values(game_id=game_id, seat=who.seat, target=target, created_at=time.time()))
+                tx.conn.execute(
+                    t.insert().values(game_id=game_id, seat=who.seat, target=target, created_at=time.time())
+                )
             elif not on and exists:
                 tx.conn.execute(t.delete().where(*where))
             muted = self._muted_public(tx, self._targets(tx, game_id, [who.seat]).get(who.seat, set()))
@@ -389,6 +393,16 @@ class Chat:
             allowed = {s for s in allowed if s is None or not muted_by(event.message, targets.get(s, set()))}
         return allowed
 
+    def visible(self, event: ChatPosted, seat: int | None) -> bool:
+        """Whether the holder of ``seat`` (None: a spectator) receives the message of ``event`` (its
+        room's rule and his mutes): what a stream of one seat (the bot API's) asks."""
+        return seat in self.readers(event, {seat})
+
     def line(self, event: ChatPosted) -> dict[str, Any]:
         """The socket's message for ``event``: ``{"type": "chat", "message": ...}``."""
         return {"type": "chat", "message": public(event.message)}
+
+
+def chat_line(message: dict[str, Any]) -> dict[str, Any]:
+    """A message as a line of a game stream (the bot API's ``chatLine``): room, author, text."""
+    return {"type": "chatLine", "room": message["room"], "username": message["author"], "text": message["text"]}
