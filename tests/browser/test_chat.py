@@ -75,6 +75,7 @@ def test_two_players_chat_both_ways_and_one_mutes_the_other(server: str, browser
     watcher.wait_for_timeout(300)
     assert "the spectators are here" not in host.locator("#chat").inner_text()
     assert "the spectators are here" not in guest.locator("#chat").inner_text()
+    watcher.screenshot(path=str(artifacts / "chat-spectator.png"))
 
     # the host mutes the guest: the guest's old and new messages leave the host's page only
     host.locator(".chat-msg", has_text="thanks, you too").locator(".chat-mute").click()

@@ -385,3 +385,15 @@ def test_history_after_an_id_gives_only_newer_messages(c: TestClient) -> None:
     assert texts(history(c, gid, t0, after=first["id"])) == ["two"]
     body = json.dumps(history(c, gid, t0).json())
     assert "_user" not in body and "user_id" not in body
+
+
+def test_a_deleted_accounts_messages_show_the_neutral_name(browser: Callable[..., TestClient], c: TestClient) -> None:
+    """'Author shown by account name': once the account is deleted, its messages show the neutral
+    name and no account to mute (its name is not shown again)."""
+    gid, _t0, _t1 = online(c)
+    carol = signed_up(browser, "Carol")
+    assert say(carol, gid, "spectator", "hello from Carol").json()["author"] == "Carol"
+    r = carol.request("DELETE", "/api/account", json={"password": PASSWORD})
+    assert r.status_code in (200, 204), r.text
+    [m] = history(c, gid).json()["messages"]
+    assert m["text"] == "hello from Carol" and m["author"] == "Deleted player" and m["account"] is None
