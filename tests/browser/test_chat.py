@@ -106,3 +106,19 @@ def test_two_players_chat_both_ways_and_one_mutes_the_other(server: str, browser
     host.screenshot(path=str(artifacts / "chat-host-after-the-end.png"))
     for page in (host, guest, watcher):
         assert page.errors == []
+
+
+def test_a_player_against_the_ai_has_no_chat_but_its_spectators_do(server: str, browser: Any) -> None:
+    """A player with no one to talk to (against the AI) sees no chat panel while the game lasts; a
+    spectator of the same game chats in the spectators' room."""
+    g = post(server, "/api/games", {"game": "nibble", "mode": "ai", "ai_level": 1})
+    page = browser.new_context(viewport={"width": 1000, "height": 760}).new_page()
+    with page.expect_response(lambda r: "/chat" in r.url and r.status == 200):
+        page.goto(server + g["links"]["0"])
+    page.wait_for_selector("svg.board .cell")
+    page.wait_for_timeout(200)
+    assert page.locator("#chat").is_hidden()
+    watcher = open_page(browser, server + f"/g/{g['id']}", {"width": 1000, "height": 760})
+    assert watcher.locator("#chat").is_visible()
+    assert watcher.locator(".chat-input").get_attribute("placeholder") == "To the spectators…"
+    assert watcher.errors == []

@@ -3,6 +3,8 @@
 // and once the game is over the players read both (a tab each). New messages come by the game's
 // WebSocket ({"type": "chat", "message": ...}, handed in by game.js through push()); the history is
 // read at start, after a reconnection (only what is newer) and when the game ends (new rooms).
+// Against the AI or at one screen (hot-seat) a player has no one to talk to: the panel is hidden for
+// him until the game ends (spectators still chat among themselves).
 // A player mutes a seat (or a spectator's account): the server keeps the mute for his seat, so it
 // holds on every device that opens the seat, and leaves the muted author's messages out.
 import { api, ApiError } from "./api.js";
@@ -31,6 +33,7 @@ export function mountChat(host, { gameId, token }) {
     messages: new Map(), // id -> message
     muted: [], // [{seat} | {account}]
     status: null, // the game's status last seen
+    alone: false, // a player of a game with no one to talk to (against the AI, or hot-seat) while it lasts
     you: null, // the reader's seat (null: a spectator)
     lastId: 0,
     unread: {}, // room -> count of messages arrived while another tab was shown
@@ -168,7 +171,7 @@ export function mountChat(host, { gameId, token }) {
         state.muted = h.muted;
         if (!state.rooms.includes(state.room)) state.room = state.writes;
         for (const m of h.messages) add(m);
-        host.hidden = false;
+        host.hidden = state.alone && state.you !== null;
         render();
       } catch (e) {
         showError(e instanceof ApiError ? e.detail : String(e));
@@ -231,6 +234,7 @@ export function mountChat(host, { gameId, token }) {
       seatNames = view.seats.map((s) => s.name);
       const changed = state.status !== view.status;
       state.status = view.status;
+      state.alone = view.mode !== "online" && view.status === "active";
       if (changed) reload(true);
     },
     reload,
