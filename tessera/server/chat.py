@@ -108,7 +108,7 @@ def check_text(text: Any) -> str:
     if not isinstance(text, str):
         raise Refused(400, "text: the message must be a string")
     text = text.strip()
-    if not text:
+    if not text or all(ch.isspace() or unicodedata.category(ch) == "Cf" for ch in text):  # nothing visible
         raise Refused(400, "the message is empty")
     if len(text) > MAX_CHARS:
         raise Refused(400, f"the message is too long: at most {MAX_CHARS} characters (this one has {len(text)})")

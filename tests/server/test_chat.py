@@ -200,7 +200,7 @@ def test_a_message_is_at_most_200_characters_after_trimming(c: TestClient) -> No
     r = say(c, gid, "player", "x" * (MAX_CHARS + 1), t0)
     assert r.status_code == 400 and "at most 200 characters (this one has 201)" in r.json()["detail"]
     assert say(c, gid, "player", "   " + "é" * MAX_CHARS + "   ", t0).status_code == 201
-    for blank in ("", "    ", "\u3000"):
+    for blank in ("", "    ", "\u3000", "\u200b\u200b"):  # invisible characters alone are empty too
         r = say(c, gid, "player", blank, t0)
         assert r.status_code == 400 and r.json()["detail"] == "the message is empty"
     assert texts(history(c, gid, t0)) == ["é" * MAX_CHARS]
