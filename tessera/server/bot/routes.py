@@ -8,6 +8,7 @@ line at least every :data:`KEEPALIVE` seconds.  Every refusal is a 4xx with
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import time
 from collections.abc import AsyncIterator
@@ -169,7 +170,7 @@ async def event_stream(request: Request) -> StreamingResponse:
         finally:
             streams.close_events(user.id, key, wake)
             if user.is_bot:  # offline at once (not awaited: the stream may be being cancelled)
-                asyncio.get_running_loop().run_in_executor(None, reader.store.seen, user, True)
+                asyncio.get_running_loop().run_in_executor(None, functools.partial(reader.store.seen, user, gone=True))
 
     return _ndjson(stream())
 
