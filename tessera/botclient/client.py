@@ -14,11 +14,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
 import json
 import logging
 import random
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -88,6 +90,7 @@ class Api:
             **kw,
         )
         self._one = threading.Lock()
+        self._streams: set[httpx.Response] = set()
         self.waited = 0
         """How many 429 answers were waited out (and their requests sent again)."""
 
@@ -116,10 +119,22 @@ class Api:
             if r.status_code >= 400:
                 r.read()
                 raise Refused(r.status_code, _detail(r))
-            for line in r.iter_lines():
-                yield json.loads(line) if line.strip() else None
+            self._streams.add(r)
+            try:
+                for line in r.iter_lines():
+                    yield json.loads(line) if line.strip() else None
+            finally:
+                self._streams.discard(r)
 
     def close(self) -> None:
+        """Close the client, ending the streams being read (their sockets are shut: a read blocked
+        in another thread returns at once)."""
+        for r in list(self._streams):
+            stream = r.extensions.get("network_stream")
+            sock = stream.get_extra_info("socket") if stream is not None else None
+            if sock is not None:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
         self.http.close()
 
 

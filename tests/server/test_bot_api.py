@@ -77,8 +77,17 @@ def live_server(db_url: str) -> Iterator[Live]:
 
 
 @pytest.fixture
-def live(db_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Live]:
-    monkeypatch.setenv("TESSERA_RATE_BOT", "0")  # the burst test sets its own bucket
+def live(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Live]:
+    """A live server on a fresh SQLite database (no request budget: the burst test sets its own)."""
+    monkeypatch.setenv("TESSERA_RATE_BOT", "0")
+    with live_server(f"sqlite:///{tmp_path / 'tessera.db'}") as s:
+        yield s
+
+
+@pytest.fixture
+def live_any(db_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Live]:
+    """A live server on SQLite and (marker ``postgres``) on PostgreSQL."""
+    monkeypatch.setenv("TESSERA_RATE_BOT", "0")
     with live_server(db_url) as s:
         yield s
 
@@ -198,19 +207,19 @@ def _challenge_game(base: str, token: str, cid: str) -> str | None:
     return next((c["game_id"] for c in r.json()["outgoing"] if c["id"] == cid), None)
 
 
-def test_a_nelaxtam_bot_stream_never_carries_the_other_bots_sealed_order(live: Live) -> None:
+def test_a_nelaxtam_bot_stream_never_carries_the_other_bots_sealed_order(live_any: Live) -> None:
     """'A bot sees exactly its seat's view: never an opponent's sealed order': in every line of each
     bot's game stream, the orders of the open turn are absent (only resolved turns are in ``moves``,
     the same as the record's), while the other bot's order was sealed on the server."""
-    ta, tb = bot_account(live.base, "Sealer"), bot_account(live.base, "Peeker")
-    a = reference_bot(live.base, ta, "random(seed=3)")
-    b = reference_bot(live.base, tb, "random(seed=4)")
+    ta, tb = bot_account(live_any.base, "Sealer"), bot_account(live_any.base, "Peeker")
+    a = reference_bot(live_any.base, ta, "random(seed=3)")
+    b = reference_bot(live_any.base, tb, "random(seed=4)")
     with running(a), running(b):
-        c = challenge(live.base, ta, "Peeker", SMALL["nelaxtam"], rated=True, seat=0)
-        gid = wait_for(lambda: _challenge_game(live.base, ta, c["id"]), "the challenge was not accepted", 20)
-        wait_for(lambda: finished(live.base, gid), "the Nelaxtam game did not finish")
+        c = challenge(live_any.base, ta, "Peeker", SMALL["nelaxtam"], rated=True, seat=0)
+        gid = wait_for(lambda: _challenge_game(live_any.base, ta, c["id"]), "the challenge was not accepted", 20)
+        wait_for(lambda: finished(live_any.base, gid), "the Nelaxtam game did not finish")
         wait_for(lambda: a.games[gid].finished.is_set() and b.games[gid].finished.is_set(), "a bot missed the end")
-        stored = record_moves(live.base, gid)
+        stored = record_moves(live_any.base, gid)
         runners = {0: a.games[gid], 1: b.games[gid]}
     assert stored and all(" | " in m for m in stored)
     for seat, runner in runners.items():
@@ -473,13 +482,13 @@ def test_upgrade_is_for_an_account_without_games_and_a_bot_makes_no_games_of_its
         assert bad.status_code == 400 and "not a move" in bad.json()["detail"]
 
 
-def test_a_burst_is_answered_with_429s_and_no_move_is_lost(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_burst_is_answered_with_429s_and_no_move_is_lost(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """'too many gets a 429 with Retry-After, and the reference client obeys it': a burst of the same
     move sent at once gets 429s (one request at a time per token, and the bucket) and the move is
     stored once; then both bots send every move of a game faster than the bucket allows, through the
     reference client's requests, which wait out each 429: every move is stored, none twice."""
     monkeypatch.setenv("TESSERA_RATE_BOT", "3/4")
-    with live_server(db_url) as live:
+    with live_server(f"sqlite:///{tmp_path / 'tessera.db'}") as live:
         ta, tb = bot_account(live.base, "Alpha"), bot_account(live.base, "Beta")
         c = challenge(live.base, ta, "Beta", SMALL["nume"], seat=0)
         time.sleep(1.5)  # the bucket refills after the set-up's requests

@@ -155,6 +155,7 @@ async def event_stream(request: Request) -> StreamingResponse:
 
     async def stream() -> AsyncIterator[str]:
         try:
+            yield "\n"  # at once: the client knows its stream is open
             while not wake.replaced:
                 wake.event.clear()
                 lines = await run_in_threadpool(reader.read)
