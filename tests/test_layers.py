@@ -12,7 +12,7 @@ The layers (docs/architecture.md):
   the shared modules of ``tessera.games`` — never the agents, the server or another game;
 * ``agents`` — imports ``core`` and ``games``;
 * ``arena`` — imports the layers below; ``lab`` (the balance lab) stands on the arena;
-* on top: ``vector``, ``adapters``, ``learn``, ``ratings``, ``server``, ``cli``, ``botclient`` (the bot API's client), the
+* on top: ``vector``, ``adapters``, ``learn``, ``ratings``, ``server``, ``cli``, ``botclient``, the
   ``__main__`` entry point — they may use every lower layer and each other, without a cycle.
 """
 

@@ -306,8 +306,14 @@ class GameRunner:
                 + (f" {p['rating']}{'?' if p['provisional'] else ''}" if p["rating"] is not None else "")
                 for p in obj["players"]
             )
-            log.info("game %s: %s, seat %d, %s; %s", self.game_id, obj["spec"], obj["seat"],
-                     "rated" if obj["rated"] else "casual", players)
+            log.info(
+                "game %s: %s, seat %d, %s; %s",
+                self.game_id,
+                obj["spec"],
+                obj["seat"],
+                "rated" if obj["rated"] else "casual",
+                players,
+            )
             self.on_state(obj["state"])
         elif kind == "gameState":
             self.on_state(obj)
@@ -320,8 +326,13 @@ class GameRunner:
         assert full is not None
         if st["status"] == "finished":
             result = st.get("result") or {}
-            log.info("game %s finished: %s (%s) after %d moves", self.game_id, result.get("text"),
-                     result.get("reason"), len(st["moves"]))
+            log.info(
+                "game %s finished: %s (%s) after %d moves",
+                self.game_id,
+                result.get("text"),
+                result.get("reason"),
+                len(st["moves"]),
+            )
             self.finished.set()
             return
         seat = full["seat"]
@@ -340,8 +351,9 @@ class GameRunner:
             self.sent.append(move)
             log.debug("game %s: played %s", self.game_id, move)
         elif r.status_code >= 500 and not self.stop.is_set():  # the server is in trouble: try again shortly
-            log.warning("game %s: move %r not taken (%d: %s); trying again", self.game_id, move, r.status_code,
-                        _detail(r))
+            log.warning(
+                "game %s: move %r not taken (%d: %s); trying again", self.game_id, move, r.status_code, _detail(r)
+            )
             time.sleep(_retry_after(r))
             self._acted = before
             self.on_state(st)
@@ -469,8 +481,9 @@ class BotClient:
             log.info("challenge %s from %s (%s): accepted (%d)", c["id"], c["from"], c["game"], r.status_code)
         else:
             r = self.api.post(f"/api/challenges/{c['id']}/decline", {"reason": reason})
-            log.info("challenge %s from %s (%s): declined, %s (%d)", c["id"], c["from"], c["game"], reason,
-                     r.status_code)
+            log.info(
+                "challenge %s from %s (%s): declined, %s (%d)", c["id"], c["from"], c["game"], reason, r.status_code
+            )
 
 
 def main(args: Any) -> int:
@@ -484,8 +497,9 @@ def main(args: Any) -> int:
     )
     player = load_player(args.agent, seconds=args.seconds)
     api = Api(args.server, args.token)
-    bot = BotClient(api, player, rules=rules, concurrency=args.concurrency,
-                    log_dir=Path(args.log_dir) if args.log_dir else None)
+    bot = BotClient(
+        api, player, rules=rules, concurrency=args.concurrency, log_dir=Path(args.log_dir) if args.log_dir else None
+    )
     log.info("tessera bot on %s playing %s (%d games at once)", args.server, args.agent, args.concurrency)
     try:
         bot.run()

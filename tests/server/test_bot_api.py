@@ -18,7 +18,8 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
+from functools import partial
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ import uvicorn
 from fastapi import FastAPI
 
 import tessera
-from tessera.botclient import AcceptRules, Api, BotClient, load_player
+from tessera.botclient import AcceptRules, Api, BotClient, GameRunner, load_player
 from tessera.core.game import SIMULTANEOUS
 from tessera.core.records import play_stored
 from tessera.server.app import create_app
@@ -86,7 +87,8 @@ def live(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Live]:
 
 @pytest.fixture
 def live_any(db_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Live]:
-    """A live server on SQLite and (marker ``postgres``) on PostgreSQL."""
+    """A live server on SQLite and (marker ``postgres``) on PostgreSQL (test_bot_processes.py runs the
+    Nelaxtam game again across two processes on PostgreSQL)."""
     monkeypatch.setenv("TESSERA_RATE_BOT", "0")
     with live_server(db_url) as s:
         yield s
@@ -163,6 +165,14 @@ def reference_bot(base: str, token: str, agent: str = "random(seed=1)", **kw: An
     return BotClient(Api(base, token), load_player(agent), **kw)
 
 
+def all_finished(runners: list[GameRunner]) -> bool:
+    return all(r.finished.is_set() for r in runners)
+
+
+def online_bots(base: str) -> list[str]:
+    return [b["username"] for b in httpx.get(base + "/api/bots/online").json()["bots"]]
+
+
 def record_moves(base: str, game_id: str) -> list[str]:
     """The stored moves of a game, as the bot streams send them (a joint turn's orders joined by ' | ')."""
     return [m["move"] for m in httpx.get(f"{base}/api/games/{game_id}").json()["moves"]]
@@ -181,13 +191,13 @@ def test_two_reference_bots_play_whole_rated_games_of_every_game(live: Live) -> 
         for name, spec in SMALL.items():
             c = challenge(live.base, ta, "Beta", spec, rated=True)
             games[name] = wait_for(
-                lambda c=c: _challenge_game(live.base, ta, c["id"]), f"Beta did not take the {name} challenge", 20
+                partial(_challenge_game, live.base, ta, c["id"]), f"Beta did not take the {name} challenge", 20
             )
         for name, gid in games.items():
-            view = wait_for(lambda gid=gid: finished(live.base, gid), f"the {name} game did not finish")
+            view = wait_for(partial(finished, live.base, gid), f"the {name} game did not finish")
             assert view["result"]["reason"] not in ("resign", "flag"), view["result"]  # played to its end
             both = [alpha.games[gid], beta.games[gid]]
-            wait_for(lambda both=both: all(r.finished.is_set() for r in both), "a bot did not see the end", 10)
+            wait_for(partial(all_finished, both), "a bot did not see the end", 10)
             # each bot's last gameState holds every stored move, as records hold them
             for runner in both:
                 assert runner.last is not None and runner.last["moves"] == record_moves(live.base, gid)
@@ -281,10 +291,10 @@ def test_a_four_player_nymbat_game_with_a_person_and_three_bots(live: Live) -> N
             assert time.time() < deadline, "the four-player game did not finish"
             time.sleep(0.03)
         for b in bots:
-            wait_for(lambda b=b: b.games[gid].finished.is_set(), "a bot did not see the end", 10)
-            full = b.games[gid].lines[0]
+            wait_for(b.games[gid].finished.is_set, "a bot did not see the end", 10)
+            full, last = b.games[gid].lines[0], b.games[gid].last
             assert [p["bot"] for p in full["players"]] == [False, True, True, True]
-            assert b.games[gid].last is not None and b.games[gid].last["moves"] == record_moves(live.base, gid)
+            assert last is not None and last["moves"] == record_moves(live.base, gid)
         assert sum(1 for m in view["moves"] if m["player"] in (1, 2, 3)) > 0
     seats = httpx.get(f"{live.base}/api/games/{gid}/accounts").json()
     assert seats["rated"] and all("rating" in s for s in seats["seats"].values())
@@ -322,10 +332,8 @@ class Proxy:
             pass
         finally:
             for s in (a, b):
-                try:
+                with suppress(OSError):
                     s.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
 
     def cut(self) -> None:
         """Drop every connection open now."""
@@ -353,7 +361,7 @@ def test_a_stream_dropped_mid_game_is_opened_again_and_the_game_resumed(live: Li
     slow = load_player("random(seed=6)")
 
     def player(state: Any, seat: int) -> str:
-        time.sleep(0.05)  # a thoughtful bot: the cut falls in the middle of the game
+        time.sleep(0.02)  # a thoughtful bot: the cut falls in the middle of the game
         return slow(state, seat)
 
     alpha = BotClient(Api(f"http://127.0.0.1:{proxy.port}", ta), player)
@@ -384,28 +392,26 @@ def test_the_event_stream_sends_challenges_declines_and_keeps_alive(live: Live) 
     ta, tb = bot_account(live.base, "Alpha"), bot_account(live.base, "Beta")
     rules = AcceptRules(games={"nume"})
     beta = reference_bot(live.base, tb, rules=rules)
-    with running(beta), httpx.Client(base_url=live.base, headers=bearer(ta), timeout=20) as alpha:
-        with alpha.stream("GET", "/api/stream/event") as s:
-            lines = s.iter_lines()
-            c = challenge(live.base, ta, "Beta", "nibble", rated=True)
-            got = _next(lines)
-            assert got["type"] == "challenge" and got["challenge"]["id"] == c["id"]
-            assert got["challenge"]["direction"] == "out" and got["challenge"]["to_bot"] is True
-            got = _next(lines)  # Beta accepts only Nume: declined with the reason "variant"
-            assert got["type"] == "challengeDeclined" and got["challenge"]["reason"] == "variant"
-            assert "game or variant" in got["challenge"]["reason_text"]
-            c2 = challenge(live.base, ta, "Beta", "nibble")
-            assert _next(lines)["type"] == "challenge"
-            got = _next(lines)
-            assert got["type"] == "challengeDeclined" and got["challenge"]["id"] == c2["id"]
-            online = httpx.get(live.base + "/api/bots/online").json()["bots"]
-            assert [b["username"] for b in online] == ["Alpha", "Beta"]
-            # a second stream with the same token ends the first one
-            with alpha.stream("GET", "/api/stream/event") as s2:
-                with pytest.raises(StopIteration):
-                    _next(lines)
-                assert s2.status_code == 200
-    # person to a bot: decline with a person's own words stays as it was
+    alpha = httpx.Client(base_url=live.base, headers=bearer(ta), timeout=20)
+    with running(beta), alpha, alpha.stream("GET", "/api/stream/event") as s:
+        lines = s.iter_lines()
+        c = challenge(live.base, ta, "Beta", "nibble", rated=True)
+        got = _next(lines)
+        assert got["type"] == "challenge" and got["challenge"]["id"] == c["id"]
+        assert got["challenge"]["direction"] == "out" and got["challenge"]["to_bot"] is True
+        got = _next(lines)  # Beta accepts only Nume: declined with the reason "variant"
+        assert got["type"] == "challengeDeclined" and got["challenge"]["reason"] == "variant"
+        assert "game or variant" in got["challenge"]["reason_text"]
+        c2 = challenge(live.base, ta, "Beta", "nibble")
+        assert _next(lines)["type"] == "challenge"
+        got = _next(lines)
+        assert got["type"] == "challengeDeclined" and got["challenge"]["id"] == c2["id"]
+        assert online_bots(live.base) == ["Alpha", "Beta"]
+        # a second stream with the same token ends the first one
+        with alpha.stream("GET", "/api/stream/event") as s2, pytest.raises(StopIteration):
+            assert s2.status_code == 200
+            _next(lines)
+    # a person's challenge declined by the bot: the key is read in any case, and stored as the key
     pat = person(live.base, "Pat")
     c3 = pat.post("/api/challenges", json={"to": "Beta", "game": "nume(size=2)", "rated": False}).json()
     declined = httpx.post(
@@ -414,7 +420,7 @@ def test_the_event_stream_sends_challenges_declines_and_keeps_alive(live: Live) 
     assert declined.status_code == 200
     mine = pat.get("/api/challenges", params={"pending": "false"}).json()["outgoing"][0]
     assert mine["status"] == "declined" and mine["reason"] == "tooFast"
-    wait_for(lambda: httpx.get(live.base + "/api/bots/online").json()["bots"] == [], "the bots stayed online", 10)
+    wait_for(lambda: online_bots(live.base) == [], "the bots stayed online", 10)
 
 
 def _next(lines: Iterator[str]) -> dict[str, Any]:
@@ -449,7 +455,9 @@ def test_upgrade_is_for_an_account_without_games_and_a_bot_makes_no_games_of_its
     plain = token_of(pat, ["challenge"])
     r = httpx.post(live.base + "/api/bot/account/upgrade", headers=bearer(plain))
     assert r.status_code == 403 and "bot:play" in r.json()["detail"]
-    assert httpx.get(live.base + "/api/bot/game/stream/x", headers=bearer(token_of(pat, ["bot:play"]))).status_code == 403
+    assert (
+        httpx.get(live.base + "/api/bot/game/stream/x", headers=bearer(token_of(pat, ["bot:play"]))).status_code == 403
+    )
     # an account that played is refused
     made = pat.post("/api/challenges", json={"to": "ai-level1", "game": "nume(size=2)"})
     assert made.status_code == 201, made.text
@@ -462,7 +470,7 @@ def test_upgrade_is_for_an_account_without_games_and_a_bot_makes_no_games_of_its
     for path, body in (
         ("/api/games", {"game": "nume(size=2)"}),
         (f"/api/games/{open_game['id']}/join", None),
-        ("/api/records", {"record": "[Game \"nume(size=2)\"]\n"}),
+        ("/api/records", {"record": '[Game "nume(size=2)"]\n'}),
     ):
         r = httpx.post(live.base + path, json=body, headers=bearer(tb))
         assert r.status_code == 403 and "bot" in r.json()["detail"], (path, r.text)
@@ -504,7 +512,9 @@ def test_a_burst_is_answered_with_429s_and_no_move_is_lost(tmp_path: Path, monke
         def send() -> None:
             barrier.wait()
             answers.append(
-                httpx.post(f"{live.base}/api/bot/game/{gid}/move", json={"move": first, "expected": 0}, headers=bearer(ta))
+                httpx.post(
+                    f"{live.base}/api/bot/game/{gid}/move", json={"move": first, "expected": 0}, headers=bearer(ta)
+                )
             )
 
         threads = [threading.Thread(target=send) for _ in range(8)]
@@ -555,17 +565,12 @@ def test_the_bot_in_the_documentation_plays_a_whole_game(live: Live, tmp_path: P
     try:
         alpha = reference_bot(live.base, ta)
         with running(alpha):
-            wait_for(
-                lambda: [b["username"] for b in httpx.get(live.base + "/api/bots/online").json()["bots"]]
-                == ["Alpha", "Copied"],
-                "the documentation's bot did not connect",
-                20,
-            )
+            wait_for(lambda: online_bots(live.base) == ["Alpha", "Copied"], "the documented bot did not connect", 20)
             c = challenge(live.base, ta, "Copied", SMALL["nume"], rated=True)
             gid = wait_for(lambda: _challenge_game(live.base, ta, c["id"]), "the documented bot did not accept", 20)
             view = wait_for(lambda: finished(live.base, gid), "the game with the documented bot did not finish")
             assert view["result"]["reason"] not in ("resign", "flag"), view["result"]
     finally:
         proc.terminate()
-        out, err = proc.communicate(timeout=10)
+        _, err = proc.communicate(timeout=10)
     assert b"Traceback" not in err, err.decode()[-2000:]

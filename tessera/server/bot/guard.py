@@ -47,7 +47,7 @@ def _header(scope: Scope, name: bytes) -> bytes | None:
 def token_key(scope: Scope) -> str | None:
     """A digest of the request's bearer token (None without one)."""
     h = _header(scope, b"authorization")
-    if h is None or not h[:7].lower() == b"bearer ":
+    if h is None or h[:7].lower() != b"bearer ":
         return None
     return hashlib.sha256(h[7:].strip()).hexdigest()[:32]
 

@@ -19,7 +19,6 @@ from tessera.server.accounts.security import Refused
 from tessera.server.accounts.store import AccountStore, User
 from tessera.server.accounts.tables import (
     account_games_table,
-    challenges_table,
     ratings_table,
     seat_accounts_table,
     users_table,
@@ -131,7 +130,10 @@ class BotStore:
         with self.storage.transaction() as tx:
             rows = tx.conn.execute(
                 sa.select(
-                    games_table.c.id, games_table.c.game, games_table.c.spec, games_table.c.status,
+                    games_table.c.id,
+                    games_table.c.game,
+                    games_table.c.spec,
+                    games_table.c.status,
                     seat_accounts_table.c.seat,
                 )
                 .join(seat_accounts_table, seat_accounts_table.c.game_id == games_table.c.id)
@@ -149,8 +151,12 @@ class BotStore:
         with self.storage.transaction() as tx:
             g = tx.conn.execute(
                 sa.select(
-                    games_table.c.id, games_table.c.game, games_table.c.spec, games_table.c.status,
-                    games_table.c.result, games_table.c.clock,
+                    games_table.c.id,
+                    games_table.c.game,
+                    games_table.c.spec,
+                    games_table.c.status,
+                    games_table.c.result,
+                    games_table.c.clock,
                 ).where(games_table.c.id == game_id)
             ).first()
         if g is None:
@@ -180,8 +186,14 @@ class BotStore:
             ).first()
             rows = tx.conn.execute(
                 sa.select(
-                    seats_table.c.seat, seats_table.c.name, seats_table.c.kind, seats_table.c.level,
-                    users_table.c.id, users_table.c.username, users_table.c.is_bot, users_table.c.deleted_at,
+                    seats_table.c.seat,
+                    seats_table.c.name,
+                    seats_table.c.kind,
+                    seats_table.c.level,
+                    users_table.c.id,
+                    users_table.c.username,
+                    users_table.c.is_bot,
+                    users_table.c.deleted_at,
                 )
                 .join(
                     seat_accounts_table,
@@ -199,10 +211,10 @@ class BotStore:
             ratings = {}
             if pool is not None:
                 ids = [r.id for r in rows if r.id is not None]
-                for r in tx.conn.execute(
+                for m in tx.conn.execute(
                     sa.select(ratings_table).where(ratings_table.c.user_id.in_(ids), ratings_table.c.pool == pool)
                 ).mappings():
-                    ratings[r["user_id"]] = _rating(r)
+                    ratings[m["user_id"]] = _rating(m)
         players = []
         for r in rows:
             named = r.username if r.username is not None and r.deleted_at is None else None
