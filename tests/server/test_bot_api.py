@@ -552,25 +552,42 @@ def doc_bot() -> str:
     return found.group(1)
 
 
-def test_the_bot_in_the_documentation_plays_a_whole_game(live: Live, tmp_path: Path) -> None:
+def test_the_bot_in_the_documentation_plays_the_tessera_bot_command(live: Live, tmp_path: Path) -> None:
     """'a 30-line bot written with plain httpx that a reader can copy': the code of docs/bot-api.md,
-    run as it is, accepts a challenge and plays a game to the end against the reference client."""
+    run as it is, accepts a challenge and plays a game to the end — against the reference client run
+    as the command ``tessera bot --server URL --token T --agent SPEC --log-dir DIR``, which logs the
+    game and writes it into DIR."""
     code = doc_bot()
     assert len(code.strip().splitlines()) <= 40
     ta, tb = bot_account(live.base, "Alpha"), bot_account(live.base, "Copied")
     script = tmp_path / "bot.py"
     script.write_text(code, encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "TESSERA_SERVER": live.base, "TESSERA_TOKEN": tb}
-    proc = subprocess.Popen([sys.executable, str(script)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    logs = tmp_path / "games"
+    command = [sys.executable, "-m", "tessera", "bot", "--server", live.base, "--token", ta, "--agent", "random"]
+    command += ["--accept", "nume", "--log-dir", str(logs)]
+    procs = [
+        subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        for cmd in ([sys.executable, str(script)], command)
+    ]
     try:
-        alpha = reference_bot(live.base, ta)
-        with running(alpha):
-            wait_for(lambda: online_bots(live.base) == ["Alpha", "Copied"], "the documented bot did not connect", 20)
-            c = challenge(live.base, ta, "Copied", SMALL["nume"], rated=True)
-            gid = wait_for(lambda: _challenge_game(live.base, ta, c["id"]), "the documented bot did not accept", 20)
-            view = wait_for(lambda: finished(live.base, gid), "the game with the documented bot did not finish")
-            assert view["result"]["reason"] not in ("resign", "flag"), view["result"]
+        wait_for(lambda: online_bots(live.base) == ["Alpha", "Copied"], "the two bots did not connect", 30)
+        c = challenge(live.base, ta, "Copied", SMALL["nume"], rated=True)
+        gid = wait_for(lambda: _challenge_game(live.base, ta, c["id"]), "the documented bot did not accept", 20)
+        view = wait_for(lambda: finished(live.base, gid), "the game with the documented bot did not finish")
+        assert view["result"]["reason"] not in ("resign", "flag"), view["result"]
+        log = wait_for(lambda: (logs / f"{gid}.json").is_file() and logs / f"{gid}.json", "no game log", 10)
+        kept = json.loads(log.read_text())
+        assert (
+            kept["last"]["status"] == "finished" and kept["game"]["players"][kept["game"]["seat"]]["account"] == "Alpha"
+        )
+        assert kept["sent"] == [
+            m for m, p in zip(kept["last"]["moves"], kept["last"]["movers"], strict=True) if p == kept["game"]["seat"]
+        ]
     finally:
-        proc.terminate()
-        _, err = proc.communicate(timeout=10)
-    assert b"Traceback" not in err, err.decode()[-2000:]
+        errors = []
+        for proc in procs:
+            proc.terminate()
+            errors.append(proc.communicate(timeout=10)[1].decode())
+    assert "Traceback" not in errors[0], errors[0][-2000:]
+    assert f"game {gid} finished" in errors[1], errors[1][-2000:]

@@ -99,11 +99,6 @@ class BotStreams:
     def close_game(self, wake: Wake) -> None:
         self.watch(wake, set())
 
-    def open_count(self) -> int:
-        """How many streams are open (event streams and game streams)."""
-        with self._guard:
-            return len({w for ws in self._by_user.values() for w in ws} | set(self._watching))
-
     # -- the subscriber ---------------------------------------------------------------------
     def on_event(self, event: Event) -> None:
         """Thread-safe: wake the streams the event concerns."""
