@@ -341,11 +341,11 @@ class GameRunner:
         before, self._acted = self._acted, st["version"]
         state = position(full, st)
         move = self.player(state, seat)
-        r = self.api.post(f"/api/bot/game/{self.game_id}/move", {"move": move, "expected": st["move_number"]})
+        r = self.post_move(move, st["move_number"])
         if r.status_code == 400:  # refused by the rules: say so, and play a random legal move instead
             log.error("game %s: the server refused %r: %s", self.game_id, move, _detail(r))
             move = state.random_move(random.Random(), seat if st["to_move"] == SIMULTANEOUS else None)
-            r = self.api.post(f"/api/bot/game/{self.game_id}/move", {"move": move, "expected": st["move_number"]})
+            r = self.post_move(move, st["move_number"])
         if r.status_code == 200:
             self._floor = max(self._floor, int(r.json().get("version", st["version"])))
             self.sent.append(move)
@@ -359,6 +359,19 @@ class GameRunner:
             self.on_state(st)
         else:  # 409: the game moved on meanwhile; the next gameState says how
             log.warning("game %s: move %r not taken (%d: %s)", self.game_id, move, r.status_code, _detail(r))
+
+    def post_move(self, move: str, expected: int) -> httpx.Response:
+        """Post a move; when the connection drops before the answer, post it again (the same move for
+        the same move number: the server takes it once and answers the repeat as the move stored)."""
+        for attempt in range(len(RECONNECT_DELAYS)):
+            try:
+                return self.api.post(f"/api/bot/game/{self.game_id}/move", {"move": move, "expected": expected})
+            except httpx.TransportError as e:
+                if self.stop.is_set():
+                    raise
+                log.warning("game %s: no answer to move %r (%s); sending it again", self.game_id, move, e)
+                time.sleep(RECONNECT_DELAYS[attempt])
+        return self.api.post(f"/api/bot/game/{self.game_id}/move", {"move": move, "expected": expected})
 
     def write_log(self) -> None:
         """``<log_dir>/<game id>.json``: the game as this bot saw it (gameFull, last state, its moves)."""

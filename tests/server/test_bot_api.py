@@ -85,15 +85,6 @@ def live(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Live]:
         yield s
 
 
-@pytest.fixture
-def live_any(db_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Live]:
-    """A live server on SQLite and (marker ``postgres``) on PostgreSQL (test_bot_processes.py runs the
-    Nelaxtam game again across two processes on PostgreSQL)."""
-    monkeypatch.setenv("TESSERA_RATE_BOT", "0")
-    with live_server(db_url) as s:
-        yield s
-
-
 def person(base: str, name: str) -> httpx.Client:
     """A browser on ``base`` logged in to a new account."""
     c = httpx.Client(base_url=base, headers={"Origin": base}, timeout=20)
@@ -169,6 +160,11 @@ def all_finished(runners: list[GameRunner]) -> bool:
     return all(r.finished.is_set() for r in runners)
 
 
+def is_subsequence(part: list[str], whole: list[str]) -> bool:
+    rest = iter(whole)
+    return all(any(x == y for y in rest) for x in part)
+
+
 def online_bots(base: str) -> list[str]:
     return [b["username"] for b in httpx.get(base + "/api/bots/online").json()["bots"]]
 
@@ -217,19 +213,20 @@ def _challenge_game(base: str, token: str, cid: str) -> str | None:
     return next((c["game_id"] for c in r.json()["outgoing"] if c["id"] == cid), None)
 
 
-def test_a_nelaxtam_bot_stream_never_carries_the_other_bots_sealed_order(live_any: Live) -> None:
+def test_a_nelaxtam_bot_stream_never_carries_the_other_bots_sealed_order(live: Live) -> None:
     """'A bot sees exactly its seat's view: never an opponent's sealed order': in every line of each
     bot's game stream, the orders of the open turn are absent (only resolved turns are in ``moves``,
-    the same as the record's), while the other bot's order was sealed on the server."""
-    ta, tb = bot_account(live_any.base, "Sealer"), bot_account(live_any.base, "Peeker")
-    a = reference_bot(live_any.base, ta, "random(seed=3)")
-    b = reference_bot(live_any.base, tb, "random(seed=4)")
+    the same as the record's), while the other bot's order was sealed on the server.  (On PostgreSQL
+    across two server processes: test_bot_processes.py.)"""
+    ta, tb = bot_account(live.base, "Sealer"), bot_account(live.base, "Peeker")
+    a = reference_bot(live.base, ta, "random(seed=3)")
+    b = reference_bot(live.base, tb, "random(seed=4)")
     with running(a), running(b):
-        c = challenge(live_any.base, ta, "Peeker", SMALL["nelaxtam"], rated=True, seat=0)
-        gid = wait_for(lambda: _challenge_game(live_any.base, ta, c["id"]), "the challenge was not accepted", 20)
-        wait_for(lambda: finished(live_any.base, gid), "the Nelaxtam game did not finish")
+        c = challenge(live.base, ta, "Peeker", SMALL["nelaxtam"], rated=True, seat=0)
+        gid = wait_for(lambda: _challenge_game(live.base, ta, c["id"]), "the challenge was not accepted", 20)
+        wait_for(lambda: finished(live.base, gid), "the Nelaxtam game did not finish")
         wait_for(lambda: a.games[gid].finished.is_set() and b.games[gid].finished.is_set(), "a bot missed the end")
-        stored = record_moves(live_any.base, gid)
+        stored = record_moves(live.base, gid)
         runners = {0: a.games[gid], 1: b.games[gid]}
     assert stored and all(" | " in m for m in stored)
     for seat, runner in runners.items():
@@ -380,7 +377,9 @@ def test_a_stream_dropped_mid_game_is_opened_again_and_the_game_resumed(live: Li
             assert len(fulls) >= 2 and len(fulls[-1]["state"]["moves"]) >= 10  # resumed mid-game
             stored = httpx.get(f"{live.base}/api/games/{gid}").json()["moves"]
             mine = [m["move"] for m in stored if m["player"] == 0]
-            assert runner.sent[-len(mine) :] == mine[-len(runner.sent) :] and len(runner.sent) == len(mine)
+            # every move Alpha was told was stored is stored once, in order; at most one move has no
+            # answer (the one whose connection was cut, if the opponent moved before it was sent again)
+            assert is_subsequence(runner.sent, mine) and len(mine) - len(runner.sent) <= 1
             assert list(alpha.games) == [gid]  # the repeated gameStart resumed the game, not a second runner
     finally:
         proxy.close()
