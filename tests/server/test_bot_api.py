@@ -422,11 +422,36 @@ def test_the_event_stream_sends_challenges_declines_and_keeps_alive(live: Live) 
     wait_for(lambda: online_bots(live.base) == [], "the bots stayed online", 10)
 
 
-def _next(lines: Iterator[str]) -> dict[str, Any]:
+def _next(lines: Iterator[str], kind: str | None = None) -> dict[str, Any]:
+    """The next line of a stream (of type ``kind``), keep-alive lines passed over."""
     for line in lines:
-        if line.strip():
+        if line.strip() and (kind is None or json.loads(line)["type"] == kind):
             return dict(json.loads(line))
     raise StopIteration
+
+
+def test_the_game_stream_says_when_a_person_opponent_leaves_and_comes_back(live: Live) -> None:
+    """'opponentGone': the person's page (its WebSocket) closes in the middle of the game — the bot's
+    game stream says the seat is gone, and that it is back when the page opens again."""
+    from websockets.sync.client import connect
+
+    pat, tb = person(live.base, "Pat"), bot_account(live.base, "Robo")
+    c = pat.post("/api/challenges", json={"to": "Robo", "game": "nume(size=2)", "seat": 0}).json()
+    gid = call("POST", f"{live.base}/api/challenges/{c['id']}/accept", tb).json()["game_id"]
+    ws_url = live.base.replace("http", "ws") + f"/api/games/{gid}/ws"
+    page = {"Cookie": f"tessera_session={pat.cookies['tessera_session']}", "Origin": live.base}
+    with httpx.stream("GET", f"{live.base}/api/bot/game/stream/{gid}", headers=bearer(tb), timeout=20) as s:
+        lines = s.iter_lines()
+        full = _next(lines)
+        assert full["type"] == "gameFull" and full["seat"] == 1
+        with connect(ws_url, additional_headers=page, open_timeout=10) as ws:
+            assert json.loads(ws.recv(timeout=10))["view"]["you"] == 0
+            time.sleep(1.5)  # the stream looks at the seats' connections every second
+        got = _next(lines, "opponentGone")  # (a gameState came first: her arrival claimed the seat)
+        assert got == {"type": "opponentGone", "gone": True, "seats": [0]}
+        with connect(ws_url, additional_headers=page, open_timeout=10):
+            got = _next(lines, "opponentGone")
+        assert got == {"type": "opponentGone", "gone": False, "seats": [0]}
 
 
 def test_a_revoked_token_is_refused_and_the_client_stops(live: Live) -> None:

@@ -33,6 +33,9 @@ KEEPALIVE = 6.0
 """Seconds between two lines of a stream at most (an empty line when nothing happened): under the
 7 s a client may count on."""
 
+PRESENCE_EVERY = 1.0
+"""Seconds between two looks at whether a person's seat in a game is connected (``opponentGone``)."""
+
 SEEN_EVERY = 5.0
 """A bot's presence (the lobby's online bots) is written at most this often while its event stream is open."""
 
@@ -243,9 +246,10 @@ async def game_stream(game_id: str, request: Request) -> StreamingResponse:
         try:
             yield _line(game_full(summary, view, seat))
             last = game_state(view)
+            quiet_since = time.monotonic()
             while last["status"] != "finished":
-                try:
-                    await asyncio.wait_for(wake.event.wait(), KEEPALIVE)
+                try:  # presence is not an event: looked at every PRESENCE_EVERY seconds
+                    await asyncio.wait_for(wake.event.wait(), PRESENCE_EVERY if people else KEEPALIVE)
                     woke = True
                 except TimeoutError:
                     woke = False
@@ -270,8 +274,11 @@ async def game_stream(game_id: str, request: Request) -> StreamingResponse:
                     if back:
                         yield _line({"type": "opponentGone", "gone": False, "seats": sorted(back)})
                     said = True
-                if not said and not woke:
+                if said:
+                    quiet_since = time.monotonic()
+                elif time.monotonic() - quiet_since >= KEEPALIVE - PRESENCE_EVERY:
                     yield "\n"
+                    quiet_since = time.monotonic()
         finally:
             streams.close_game(wake)
             service.presence.leave(game_id, seat)
