@@ -173,7 +173,7 @@ async def event_stream(request: Request) -> StreamingResponse:
                     yield "\n"
         finally:
             streams.close_events(user.id, key, wake)
-            if user.is_bot:  # offline at once (not awaited: the stream may be being cancelled)
+            if user.is_bot and not wake.replaced:  # offline at once (not awaited: it may be being cancelled)
                 asyncio.get_running_loop().run_in_executor(None, functools.partial(reader.store.seen, user, gone=True))
 
     return _ndjson(stream())
