@@ -255,6 +255,8 @@ class GameRunner:
     _floor: int = -1
     """The game's version after our last move was stored: older lines are not acted on."""
     _thread: threading.Thread | None = None
+    _position: tuple[State, list[str]] | None = None
+    """The last position rebuilt and the moves played to reach it."""
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self.run, name=f"bot-game-{self.game_id}", daemon=True)
@@ -301,6 +303,7 @@ class GameRunner:
         kind = obj.get("type")
         if kind == "gameFull":
             self.full = obj
+            self._position = None
             players = ", ".join(
                 f"{p['seat']}: {p['name']}{' (bot)' if p['bot'] else ''}"
                 + (f" {p['rating']}{'?' if p['provisional'] else ''}" if p["rating"] is not None else "")
@@ -339,7 +342,7 @@ class GameRunner:
         if not my_turn(st, seat) or st["version"] <= self._acted or st["version"] < self._floor:
             return  # not ours to act on, answered already, or a line older than our last move
         before, self._acted = self._acted, st["version"]
-        state = position(full, st)
+        state = self.position(st)
         move = self.player(state, seat)
         r = self.post_move(move, st["move_number"])
         if r.status_code == 400:  # refused by the rules: say so, and play a random legal move instead
@@ -359,6 +362,21 @@ class GameRunner:
             self.on_state(st)
         else:  # 409: the game moved on meanwhile; the next gameState says how
             log.warning("game %s: move %r not taken (%d: %s)", self.game_id, move, r.status_code, _detail(r))
+
+    def position(self, st: dict[str, Any]) -> State:
+        """The position of ``st``: the moves new since the last one played on a kept copy (the whole
+        game replayed when the moves are not a continuation of those: a take-back, a new stream)."""
+        assert self.full is not None
+        kept = self._position
+        if kept is None or st["moves"][: len(kept[1])] != kept[1]:
+            state, played = position(self.full, {"moves": [], "movers": []}), []
+        else:
+            state, played = kept[0], list(kept[1])
+        for mover, move in zip(st["movers"][len(played) :], st["moves"][len(played) :], strict=True):
+            play_stored(state, mover, move)
+            played.append(move)
+        self._position = (state, played)
+        return state.clone()
 
     def post_move(self, move: str, expected: int) -> httpx.Response:
         """Post a move; when the connection drops before the answer, post it again (the same move for
