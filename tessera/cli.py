@@ -71,9 +71,39 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.set_defaults(func=cmd_bench)
 
+    p = sub.add_parser("bot", help="play on a tessera server through its bot API (docs/bot-api.md)")
+    p.add_argument("--server", required=True, help="the server's address, e.g. https://tessera.example")
+    p.add_argument("--token", required=True, help="a personal API token of a bot account (scopes bot:play, challenge)")
+    p.add_argument("--agent", default="greedy", help="an agent spec (greedy, mcts, level3 …) or module:function")
+    p.add_argument("--seconds", type=float, default=None, help="thinking time per move (default: the agent's)")
+    p.add_argument("--accept", default="all", help="games to accept challenges for, e.g. nume,nibble (default all)")
+    p.add_argument("--rated", choices=("any", "rated", "casual"), default="any", help="rated or casual challenges")
+    p.add_argument("--opponents", choices=("any", "bots", "people"), default="any", help="who may challenge")
+    p.add_argument("--min-initial", type=float, default=None, help="least clock time per game (s) accepted")
+    p.add_argument("--max-initial", type=float, default=None, help="most clock time per game (s) accepted")
+    p.add_argument("--concurrency", type=int, default=1, help="games at once (default 1)")
+    p.add_argument("--log-dir", default=None, help="write each game as JSON into this directory")
+    p.add_argument("--log-level", default="info", help="debug, info (default), warning")
+    p.set_defaults(func=cmd_bot)
+
     for name in PLUGINS:
         _load_plugin(sub, name)
     return parser
+
+
+def cmd_bot(args: argparse.Namespace) -> int:
+    """``tessera bot``: the bot API's reference client (tessera.botclient)."""
+    import logging
+
+    try:
+        from tessera.botclient.client import main as bot_main
+    except ModuleNotFoundError as e:
+        print(f"tessera bot: the Python package {e.name!r} is missing: pip install 'tessera[bot]'", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(message)s")
+    if args.concurrency < 1:
+        raise ValueError("--concurrency is 1 or more")
+    return bot_main(args)
 
 
 def _load_plugin(sub: Any, module: str) -> None:

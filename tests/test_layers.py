@@ -12,7 +12,7 @@ The layers (docs/architecture.md):
   the shared modules of ``tessera.games`` — never the agents, the server or another game;
 * ``agents`` — imports ``core`` and ``games``;
 * ``arena`` — imports the layers below; ``lab`` (the balance lab) stands on the arena;
-* on top: ``vector``, ``adapters``, ``learn``, ``ratings``, ``server``, ``cli``, the
+* on top: ``vector``, ``adapters``, ``learn``, ``ratings``, ``server``, ``cli``, ``botclient``, the
   ``__main__`` entry point — they may use every lower layer and each other, without a cycle.
 """
 
@@ -42,6 +42,7 @@ LAYER = {
     "ratings": TOP,
     "server": TOP,
     "cli": TOP,
+    "botclient": TOP,
     "__main__": TOP,
 }
 """The floor of each top-level part of ``tessera`` (a package, or a module such as ``cli``)."""

@@ -29,6 +29,9 @@ import tessera
 from tessera.server import learn as learn_routes
 from tessera.server.accounts.live import install as install_accounts
 from tessera.server.accounts.routes import router as accounts_router
+from tessera.server.bot.guard import BotGuard, BotLimits
+from tessera.server.bot.routes import router as bot_router
+from tessera.server.bot.streams import BotStreams
 from tessera.server.bus import ChangeListener
 from tessera.server.chat import Chat
 from tessera.server.clocks import ClockTimers
@@ -184,6 +187,8 @@ def create_app(
     events = Events()
     service = MatchService(storage, events, Presence())
     account_streams = install_accounts(events, storage, service.games)  # before the hub: ratings precede the push
+    bot_streams = BotStreams()
+    events.subscribe(bot_streams.on_event)  # the bot API's streams (tessera.server.bot)
     hub = Hub(service, per_game=sockets_per_game, per_client=sockets_per_client)
     hub.chat = chat = Chat(service)  # the chat's pushes go out through the hub
     pool = FairPool(mode=ai_mode, size=ai_processes)
@@ -198,7 +203,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        hub.loop = timers.loop = account_streams.loop = asyncio.get_running_loop()
+        hub.loop = timers.loop = account_streams.loop = bot_streams.loop = asyncio.get_running_loop()
         tune_threads()
         if warm:
             warmup.start()
@@ -219,6 +224,8 @@ def create_app(
     app = FastAPI(title="tessera", version=tessera.__version__, lifespan=lifespan)
     app.add_middleware(BodyLimits, read_timeout=body_timeout)
     app.add_middleware(RateLimits, rates=rates_from_env() if rates is None else rates)
+    app.add_middleware(BotGuard)  # bots play their challenges' games only
+    app.add_middleware(BotLimits)  # one request at a time per token on the bot routes
     if metrics:
         from fastapi.responses import Response
 
@@ -236,6 +243,7 @@ def create_app(
     app.state.hub = hub
     app.state.chat = chat
     app.state.account_streams = account_streams
+    app.state.bot_streams = bot_streams
     app.state.worker = worker
     app.state.pool = pool
     app.state.storage = storage
@@ -250,6 +258,7 @@ def create_app(
         return JSONResponse({"detail": exc.detail}, status_code=exc.status)
 
     app.include_router(accounts_router)  # accounts, ratings, challenges (tessera.server.accounts)
+    app.include_router(bot_router)  # the bot API (tessera.server.bot, docs/bot-api.md)
 
     @app.exception_handler(PoolBusy)
     async def pool_busy(request: Request, exc: PoolBusy) -> JSONResponse:

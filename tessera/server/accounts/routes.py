@@ -25,6 +25,7 @@ from tessera.server.accounts.rating import rate_pending
 from tessera.server.accounts.security import Refused
 from tessera.server.accounts.stats import game_stats
 from tessera.server.accounts.store import AI_LEVELS, User, ai_username
+from tessera.server.bot.store import decline_reason
 from tessera.server.service import ServiceError, load_checked
 
 router = APIRouter()
@@ -320,8 +321,6 @@ def _challenge(
         raise Refused(404, "no such player")
     if to.id == me.id:
         raise Refused(422, "you cannot challenge yourself")
-    if to.is_bot and level is None:
-        raise Refused(422, "this account does not take challenges")
     try:
         g = load_checked(game)
     except ValueError as e:
@@ -408,10 +407,12 @@ def accept(cid: str, request: Request) -> dict[str, Any]:
 
 @router.post("/api/challenges/{cid}/decline")
 def decline(cid: str, request: Request, body: DeclineIn | None = None) -> dict[str, Any]:
-    """Decline, with an optional reason (at most 200 characters) the challenger sees."""
+    """Decline, with an optional reason the challenger sees: one of the keys of
+    :data:`tessera.server.bot.store.DECLINE_REASONS` (``generic``, ``later``, ``tooFast`` …), or
+    other words (at most 200 characters)."""
     me = A.require(request, "challenge").user
     c = _own_challenge(request, cid, me, "_to")
-    reason = (body.reason or "").strip() or None if body else None
+    reason = decline_reason(body.reason) if body else None  # a key (tooFast, …) or a person's words
     if not A.accounts(request).settle_challenge(cid, "declined", reason=reason):
         raise Refused(409, "this challenge was answered or cancelled meanwhile")
     _announce(request, c["_from"], c["_to"])

@@ -62,9 +62,10 @@ RESERVED_PREFIXES = ("ai-", "ai_", "bot-", "bot_", "admin", "deleted-")
 MIN_PASSWORD = 8
 MAX_PASSWORD = 256
 
-SCOPES = ("play", "challenge", "read")
+SCOPES = ("play", "challenge", "read", "bot:play")
 """What a personal API token may do: ``play`` a seat bound to the account, make and answer
-``challenge``\\ s, ``read`` the account and export its data."""
+``challenge``\\ s, ``read`` the account and export its data, ``bot:play``: the bot API (upgrade
+the account to a bot, play its games)."""
 
 _HASHER = PasswordHash((Argon2Hasher(),))
 """Argon2id with argon2-cffi's default cost (3 passes over 64 MiB, 4 lanes)."""

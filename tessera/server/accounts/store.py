@@ -227,7 +227,7 @@ class AccountStore:
                     .mappings()
                     .first()
                 )
-            if r is not None and r["deleted_at"] is None and not r["is_bot"]:
+            if r is not None and r["deleted_at"] is None:  # an AI account has no password
                 stored, user = r["password_hash"], _user(r)
         ok = security.verify_password(pw, stored)
         if not ok or user is None:

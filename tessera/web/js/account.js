@@ -4,6 +4,7 @@
 
 import { ApiError, api, escapeHtml } from "./api.js";
 import { initI18n, t } from "./i18n.js";
+import { botMark, challengeable, declineText, loadBotCatalogue } from "./bots.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -205,7 +206,7 @@ async function showChallenges() {
       });
       li.appendChild(a);
     } else if (c.status === "declined") {
-      li.appendChild(document.createTextNode(` ${t("account:declined")}${c.reason ? `: ${c.reason}` : ""}`));
+      li.appendChild(document.createTextNode(` ${t("account:declined")}${c.reason ? `: ${declineText(c.reason)}` : ""}`));
     } else if (c.status === "cancelled") {
       li.appendChild(document.createTextNode(` ${t("account:cancelled")}`));
     }
@@ -344,7 +345,7 @@ async function profilePage() {
   $("heading").textContent = p.username;
   $("profile-card").hidden = false;
   $("history-card").hidden = false;
-  $("p-name").textContent = p.username + (p.is_bot ? " (AI)" : "");
+  $("p-name").textContent = p.username + botMark(p);
   $("p-joined").textContent = t("account:joined", { date: when(p.joined) });
   const c = p.counts;
   $("p-counts").textContent = t("account:counts", { games: c.games, win: c.win, loss: c.loss, draw: c.draw });
@@ -353,7 +354,7 @@ async function profilePage() {
     const tr = [...$("p-ratings").querySelectorAll("td:first-child")].find((td) => td.textContent === game);
     if (tr) tr.innerHTML = `<a href="/leaderboard/${encodeURIComponent(game)}">${escapeHtml(game)}</a>`;
   }
-  if (me && me.username !== p.username && !p.is_bot) {
+  if (me && me.username !== p.username && challengeable(p)) {
     $("p-challenge").hidden = false;
     $("p-challenge").querySelector("a").href = `/account?challenge=${encodeURIComponent(p.username)}`;
   }
@@ -452,7 +453,7 @@ async function leaderboard(games, game) {
       b.players
         .map(
           (p) =>
-            `<tr><td>${p.rank}</td><td><a href="/u/${encodeURIComponent(p.username)}">${escapeHtml(p.username)}</a></td>` +
+            `<tr><td>${p.rank}</td><td><a href="/u/${encodeURIComponent(p.username)}">${escapeHtml(p.username)}</a>${escapeHtml(botMark(p))}</td>` +
             `<td>${escapeHtml(p.rating)}</td><td>${escapeHtml(p.games)}</td></tr>`,
         )
         .join("");
@@ -462,5 +463,6 @@ async function leaderboard(games, game) {
 }
 
 await initI18n(["account"]);
+await loadBotCatalogue();
 if (document.body.dataset.page === "account") await accountPage();
 else await profilePage();

@@ -5,6 +5,7 @@
 
 import { ApiError, api, escapeHtml } from "./api.js";
 import { hasKey, t } from "./i18n.js";
+import { declineText } from "./bots.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -70,7 +71,7 @@ function show(me, data, taken) {
     const li = document.createElement("li");
     li.className = "hint";
     const declined = t("account:declined_yours", { to: c.to, game: c.game, defaultValue: `${c.to} declined your challenge (${c.game})` });
-    li.textContent = `${declined}${c.reason ? `: ${c.reason}` : ""}`;
+    li.textContent = `${declined}${c.reason ? `: ${declineText(c.reason)}` : ""}`;
     list.appendChild(li);
   }
   box.hidden = list.children.length === 0;

@@ -1,0 +1,119 @@
+"""The bot API's streams on the event interface (:mod:`tessera.server.events`).
+
+Each open stream holds an ``asyncio.Event`` that is set when what it shows may have changed:
+
+- an event stream (``GET /api/stream/event``) wakes on ``AccountChanged`` of its account (a
+  challenge to or from it made, answered or withdrawn — also the game an accepted challenge
+  made) and on ``Changed`` of the games it knows to be going on (a game's end);
+- a game stream (``GET /api/bot/game/stream/{id}``) wakes on ``Changed`` of its game;
+- both on ``Resync`` (the PostgreSQL listener lost its connection: notices may have been missed).
+
+``Changed`` and ``AccountChanged`` come from this process or, on PostgreSQL, from the others
+(:class:`tessera.server.bus.ChangeListener`), so a stream held by one process hears of a move
+or a challenge made through another.  The stream itself reads what changed (in a thread); the
+wake-up carries nothing.
+
+**One event stream per token**: a second ``GET /api/stream/event`` with the same token (on this
+process) ends the first one — the newer connection wins, so a client whose connection died
+without the server noticing reconnects at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+
+from tessera.server.events import AccountChanged, Changed, Event, Resync
+
+
+class Wake:
+    """One open stream: ``event`` is set when it must read again; ``replaced`` when a newer stream
+    with the same token took its place (it then ends)."""
+
+    def __init__(self) -> None:
+        self.event = asyncio.Event()
+        self.replaced = False
+
+
+class BotStreams:
+    """The open bot streams of this process and what wakes each."""
+
+    def __init__(self) -> None:
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._by_user: dict[str, set[Wake]] = {}
+        self._by_game: dict[str, set[Wake]] = {}
+        self._watching: dict[Wake, set[str]] = {}
+        self._by_token: dict[str, Wake] = {}
+        self._guard = threading.Lock()
+
+    # -- event streams ----------------------------------------------------------------------
+    def open_events(self, user_id: str, token_key: str) -> Wake:
+        """A new event stream of ``user_id`` by the token whose key is ``token_key`` (an older one
+        of the same token is told to end)."""
+        self.loop = asyncio.get_running_loop()
+        wake = Wake()
+        with self._guard:
+            old = self._by_token.get(token_key)
+            self._by_token[token_key] = wake
+            self._by_user.setdefault(user_id, set()).add(wake)
+        if old is not None:
+            old.replaced = True
+            old.event.set()
+        return wake
+
+    def close_events(self, user_id: str, token_key: str, wake: Wake) -> None:
+        with self._guard:
+            if self._by_token.get(token_key) is wake:
+                del self._by_token[token_key]
+            users = self._by_user.get(user_id)
+            if users is not None:
+                users.discard(wake)
+                if not users:
+                    del self._by_user[user_id]
+        self.watch(wake, set())
+
+    def watch(self, wake: Wake, game_ids: set[str]) -> None:
+        """The games whose changes wake ``wake`` from now on (replacing the ones before)."""
+        with self._guard:
+            before = self._watching.pop(wake, set())
+            for gid in before - game_ids:
+                games = self._by_game.get(gid)
+                if games is not None:
+                    games.discard(wake)
+                    if not games:
+                        del self._by_game[gid]
+            for gid in game_ids:
+                self._by_game.setdefault(gid, set()).add(wake)
+            if game_ids:
+                self._watching[wake] = set(game_ids)
+
+    # -- game streams -----------------------------------------------------------------------
+    def open_game(self, game_id: str) -> Wake:
+        """A new game stream of ``game_id``."""
+        self.loop = asyncio.get_running_loop()
+        wake = Wake()
+        self.watch(wake, {game_id})
+        return wake
+
+    def close_game(self, wake: Wake) -> None:
+        self.watch(wake, set())
+
+    # -- the subscriber ---------------------------------------------------------------------
+    def on_event(self, event: Event) -> None:
+        """Thread-safe: wake the streams the event concerns."""
+        with self._guard:
+            if isinstance(event, Changed):
+                wakes = list(self._by_game.get(event.game_id, ()))
+            elif isinstance(event, AccountChanged):
+                wakes = list(self._by_user.get(event.user_id, ()))
+            elif isinstance(event, Resync):
+                wakes = list({w for ws in self._by_user.values() for w in ws} | set(self._watching))
+            else:
+                return
+        loop = self.loop
+        if not wakes or loop is None or loop.is_closed():
+            return
+        for w in wakes:
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                loop.call_soon_threadsafe(w.event.set)
