@@ -616,3 +616,29 @@ def test_the_bot_in_the_documentation_plays_the_tessera_bot_command(live: Live, 
             errors.append(proc.communicate(timeout=10)[1].decode())
     assert "Traceback" not in errors[0], errors[0][-2000:]
     assert f"game {gid} finished" in errors[1], errors[1][-2000:]
+
+
+def test_a_bot_chats_with_its_opponent_in_the_player_room_and_never_reads_the_spectators(live: Live) -> None:
+    """docs/bot-api.md: "``POST /api/bot/game/{id}/chat {"room", "text"}``" and the game stream's
+    ``chatLine``: the bot's words reach the person's room; the person's reach the bot's stream; a
+    spectator's words in the spectators' room never reach a player of a live game."""
+    pat, tb = person(live.base, "Pia"), bot_account(live.base, "Chatty")
+    c = pat.post("/api/challenges", json={"to": "Chatty", "game": "nume(size=2)", "seat": 0}).json()
+    gid = call("POST", f"{live.base}/api/challenges/{c['id']}/accept", tb).json()["game_id"]
+    with httpx.stream("GET", f"{live.base}/api/bot/game/stream/{gid}", headers=bearer(tb), timeout=20) as s:
+        lines = s.iter_lines()
+        assert _next(lines)["type"] == "gameFull"
+        r = call("POST", f"{live.base}/api/bot/game/{gid}/chat", tb, json={"room": "player", "text": "good luck"})
+        assert r.status_code == 201, r.text
+        assert _next(lines, "chatLine") == {"type": "chatLine", "room": "player", "username": "Chatty", "text": "good luck"}
+        seen = pat.get(f"/api/games/{gid}/chat", params={"room": "player"}).json()["messages"]
+        assert [m["text"] for m in seen] == ["good luck"]
+        watcher = httpx.Client(base_url=live.base, headers={"Origin": live.base}, timeout=20)
+        assert watcher.post(f"/api/games/{gid}/chat", json={"room": "spectator", "text": "hi all"}).status_code == 201
+        assert pat.post(f"/api/games/{gid}/chat", json={"room": "player", "text": "thanks"}).status_code == 201
+        got = _next(lines, "chatLine")
+        assert got["text"] == "thanks" and got["room"] == "player"  # "hi all" (spectators) never came
+        too_long = call("POST", f"{live.base}/api/bot/game/{gid}/chat", tb, json={"room": "player", "text": "x" * 201})
+        assert too_long.status_code == 400 and "200" in too_long.json()["detail"]
+        wrong = call("POST", f"{live.base}/api/bot/game/{gid}/chat", tb, json={"room": "spectator", "text": "hey"})
+        assert wrong.status_code in (400, 403), wrong.text

@@ -25,7 +25,9 @@ from tessera.server.accounts.store import User
 from tessera.server.bot.guard import token_key
 from tessera.server.bot.store import BotStore, is_api_bot
 from tessera.server.bot.streams import BotStreams
+from tessera.server.chat import Chat, chat_line
 from tessera.server.encoding import FastJSONResponse
+from tessera.server.limits import client_address
 
 router = APIRouter(tags=["bot"])
 
@@ -235,6 +237,7 @@ async def game_stream(game_id: str, request: Request) -> StreamingResponse:
     view = await run_in_threadpool(service.view, game_id, token)
     summary = await run_in_threadpool(store.game_summary, game_id, seat)
     assert summary is not None
+    chat: Chat = request.app.state.chat
     wake = streams.open_game(game_id)
     service.presence.arrive(game_id, seat)
     people = [p["seat"] for p in summary["players"] if not p["ai"] and p["seat"] != seat]
@@ -255,6 +258,11 @@ async def game_stream(game_id: str, request: Request) -> StreamingResponse:
                     woke = False
                 wake.event.clear()
                 said = False
+                chats, wake.chats = wake.chats, []
+                for posted in chats:  # the seat's own rooms, without what it muted
+                    if await run_in_threadpool(chat.visible, posted, seat):
+                        yield _line(chat_line(posted.message))
+                        said = True
                 if woke:
                     view = await run_in_threadpool(service.view, game_id, token)
                     now = game_state(view)
@@ -314,6 +322,24 @@ def resign(game_id: str, request: Request) -> dict[str, Any]:
     """Give up the game."""
     view = request.app.state.service.resign(game_id, _seat_token(request, game_id))
     return {"ok": True, "status": view.get("status"), "result": view.get("result")}
+
+
+class ChatIn(BaseModel):
+    """``POST /api/bot/game/{id}/chat``."""
+
+    room: str
+    text: str
+
+
+@router.post("/api/bot/game/{game_id}/chat", status_code=201)
+def chat_post(game_id: str, body: ChatIn, request: Request) -> dict[str, Any]:
+    """Say something in the game's ``player`` room (the bot's seat's room; the rules and limits of
+    :mod:`tessera.server.chat`: at most 200 characters, a few messages a second)."""
+    user = bot_account(request)
+    token = A.accounts(request).seat_token(user, game_id)[1]
+    chat: Chat = request.app.state.chat
+    who = chat.speaker(game_id, token, user, client_address(request.scope))
+    return chat.post(game_id, who, body.room, body.text)
 
 
 @router.post("/api/bot/game/{game_id}/draw/{answer}")

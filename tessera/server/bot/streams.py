@@ -24,16 +24,20 @@ import asyncio
 import contextlib
 import threading
 
-from tessera.server.events import AccountChanged, Changed, Event, Resync
+from tessera.server.events import AccountChanged, Changed, ChatPosted, Event, Resync
 
 
 class Wake:
     """One open stream: ``event`` is set when it must read again; ``replaced`` when a newer stream
     with the same token took its place (it then ends)."""
 
-    def __init__(self) -> None:
+    def __init__(self, game: bool = False) -> None:
         self.event = asyncio.Event()
         self.replaced = False
+        self.game = game
+        """A game stream (it reads the game's chat), not an event stream."""
+        self.chats: list[ChatPosted] = []
+        """Chat messages of the watched game posted since the stream last read them (game streams)."""
 
 
 class BotStreams:
@@ -92,7 +96,7 @@ class BotStreams:
     def open_game(self, game_id: str) -> Wake:
         """A new game stream of ``game_id``."""
         self.loop = asyncio.get_running_loop()
-        wake = Wake()
+        wake = Wake(game=True)
         self.watch(wake, {game_id})
         return wake
 
@@ -105,6 +109,10 @@ class BotStreams:
         with self._guard:
             if isinstance(event, Changed):
                 wakes = list(self._by_game.get(event.game_id, ()))
+            elif isinstance(event, ChatPosted):  # game streams only (an event stream watches no chat)
+                wakes = [w for w in self._by_game.get(event.game_id, ()) if w.game]
+                for w in wakes:
+                    w.chats.append(event)
             elif isinstance(event, AccountChanged):
                 wakes = list(self._by_user.get(event.user_id, ()))
             elif isinstance(event, Resync):
