@@ -206,8 +206,10 @@ def create_app(
         if listener is not None:
             await run_in_threadpool(listener.start)
         watch = asyncio.create_task(watch_descriptors())
+        sweep = asyncio.create_task(timers.sweep(storage))  # deadlines from storage (days-long, restarts)
         yield
         watch.cancel()
+        sweep.cancel()
         if listener is not None:
             await run_in_threadpool(listener.close)
         timers.close()
