@@ -26,6 +26,7 @@ from tessera.server.accounts.security import Refused
 from tessera.server.accounts.stats import game_stats
 from tessera.server.accounts.store import AI_LEVELS, User, ai_username
 from tessera.server.clocks import clock_from
+from tessera.server.seeks.pool import paired_since
 from tessera.server.service import ServiceError, load_checked
 
 router = APIRouter()
@@ -455,7 +456,8 @@ def live_challenges(request: Request, me: User, since: float) -> dict[str, Any]:
     withdrawn since the stream opened (an accepted one names its game: the page goes there)."""
     store = A.accounts(request)
     pending = store.challenges(me, pending_only=True)
-    return {**pending, "settled": store.challenges_settled_since(me, since)}
+    seeks = paired_since(store.storage, me.id, since)  # the seek pool's pairings (tessera.server.seeks)
+    return {**pending, "settled": store.challenges_settled_since(me, since), "seeks": seeks}
 
 
 @router.get("/api/account/events")
