@@ -310,3 +310,24 @@ def test_after_a_while_the_ai_is_offered_at_about_the_players_rating(app: FastAP
     with app.state.storage.transaction() as tx:
         status = tx.conn.execute(sa.select(seeks_table.c.status).where(seeks_table.c.id == s["id"])).scalar()
     assert status == "ai"
+
+
+def test_one_pairer_at_a_time_across_processes(app: FastAPI, guest: Any) -> None:
+    """'one pairer at a time': while another process holds the pairer's advisory lock (PostgreSQL),
+    this process's wave pairs nothing; once it is released the wave pairs."""
+    from tessera.server.seeks.pool import PAIRER_LOCK
+
+    storage = app.state.storage
+    if storage.engine.dialect.name != "postgresql":
+        pytest.skip("the advisory lock is PostgreSQL's")
+    seek(guest("10.0.2.1"))
+    seek(guest("10.0.2.2"))
+    other = sa.create_engine(storage.url)
+    with other.connect() as conn:
+        conn = conn.execution_options(isolation_level="AUTOCOMMIT")
+        assert conn.execute(sa.select(sa.func.pg_try_advisory_lock(PAIRER_LOCK))).scalar()
+        assert pool(app).wave() == []
+        assert len(guest("10.0.2.3").get("/api/seeks").json()["seeks"]) == 2
+        conn.execute(sa.select(sa.func.pg_advisory_unlock(PAIRER_LOCK)))
+    other.dispose()
+    assert len(pool(app).wave()) == 1

@@ -621,7 +621,8 @@ class SeekPool:
                 wake.clear()
                 st = await run_sync(lambda: self.status(who, seek_id, secret))
                 now_offered = st["ai_offer"] is not None
-                if st["status"] != STANDING or time.monotonic() >= end or (offered is False and now_offered):
+                settled = st["status"] not in (STANDING, "pairing")
+                if settled or time.monotonic() >= end or (offered is False and now_offered):
                     return st
                 offered = now_offered
                 with contextlib.suppress(TimeoutError):
