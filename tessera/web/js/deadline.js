@@ -6,9 +6,15 @@
 import { escapeHtml } from "./api.js";
 import { currentLanguage, t } from "./i18n.js";
 
-// "Fri 28 Nov, 18:04" (in the page's language and the browser's time zone).
+// The browser's own regional form of the page's language (en-GB: 18:04, en-US: 06:04 PM), else the language.
+function regional(lang) {
+  const own = (navigator.languages || [navigator.language]).find((l) => l && l.toLowerCase().split(/[-_]/)[0] === lang);
+  return own || lang;
+}
+
+// "Fri 28 Nov, 18:04" (in the page's language, the browser's regional form and time zone).
 export function formatDeadline(epochSeconds, lang = currentLanguage()) {
-  const fmt = new Intl.DateTimeFormat(lang, { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" });
+  const fmt = new Intl.DateTimeFormat(regional(lang), { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" });
   return fmt.format(new Date(epochSeconds * 1000));
 }
 
