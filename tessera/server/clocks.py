@@ -226,7 +226,11 @@ def next_flag_in(row: GameRow, now: float) -> float | None:
     """Seconds until a clock of ``row`` can next run out (None: no clock runs)."""
     if row.status != "active" or row.clock is None:
         return None
-    clock = row.clock
+    return clock_next_flag_in(row.clock, now)
+
+
+def clock_next_flag_in(clock: dict[str, Any], now: float) -> float | None:
+    """Seconds until ``clock`` (of an active game) can next run out (None: none of it runs)."""
     running = [p for p in range(len(clock["since"])) if clock["since"][p] is not None]
     firsts = [x for p in range(len(clock["since"])) if (x := clock_first_left(clock, p, now)) is not None]
     return min([*(clock_left(clock, p, now) for p in running), *firsts], default=None)
@@ -235,20 +239,16 @@ def next_flag_in(row: GameRow, now: float) -> float | None:
 def clocks_due(storage: Storage, within: float, now: float) -> list[str]:
     """Active games of ``storage`` whose clock can run out within ``within`` seconds of ``now``
     (or has run out): read from storage, so that a deadline days away survives a restart."""
-    from types import SimpleNamespace
-
     t = games_table
     with storage.transaction() as tx:
-        rows = tx.conn.execute(
-            sa.select(t.c.id, t.c.clock).where(t.c.status == "active", t.c.clock.is_not(None))
-        ).all()
+        rows = tx.conn.execute(sa.select(t.c.id, t.c.clock).where(t.c.status == "active", t.c.clock.is_not(None))).all()
     due = []
     for game_id, text in rows:
         try:
             clock = json.loads(text)
         except ValueError:
             continue
-        wait = next_flag_in(SimpleNamespace(status="active", clock=clock), now)  # type: ignore[arg-type]
+        wait = clock_next_flag_in(clock, now)
         if wait is not None and wait <= within:
             due.append(str(game_id))
     return due

@@ -72,9 +72,7 @@ def test_a_correspondence_game_shows_the_deadline_in_the_players_time_zone(
     page.locator("#create-btn").click()
     page.wait_for_url(re.compile(r"/g/\w+"))
     page.wait_for_selector(".seat .deadline")
-    view = page.evaluate(
-        "async () => (await fetch(location.pathname.replace('/g/', '/api/games/'))).json()"
-    )
+    view = page.evaluate("async () => (await fetch(location.pathname.replace('/g/', '/api/games/'))).json()")
     assert view["clock"]["kind"] == "correspondence" and view["clock"]["days"] == 3
     deadline = view["clock"]["deadline"][view["to_move"]]
     local = datetime.fromtimestamp(deadline, ZoneInfo("Asia/Seoul"))

@@ -4,7 +4,6 @@ without a first move, deadlines that survive a restart — all on a fake clock (
 from __future__ import annotations
 
 import time
-import types
 from collections.abc import Iterator
 from typing import Any
 

@@ -411,7 +411,8 @@ class SeekPool:
                 .values(status="cancelled", updated_at=time.time())
             ).rowcount
         if not done:
-            raise Refused(409, f"this seek is no longer standing (it is {self._load(s.id).status})")  # type: ignore[union-attr]
+            now = self._load(s.id)
+            raise Refused(409, f"this seek is no longer standing (it is {now.status if now else 'gone'})")
         return {"ok": True}
 
     def standing(self, who: Who | None, limit: int = 100) -> list[dict[str, Any]]:

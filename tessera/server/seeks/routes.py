@@ -39,10 +39,14 @@ class SeekIn(BaseModel):
     clock: SeekClock | None = None
 
 
+DEFAULT_WAIT = 25.0
+"""Seconds a wait is held when the body does not say."""
+
+
 class WaitIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    timeout: float = Field(25.0, ge=0, le=MAX_WAIT, description="seconds to hold the request at most")
+    timeout: float = Field(DEFAULT_WAIT, ge=0, le=MAX_WAIT, description="seconds to hold the request at most")
 
 
 def pool_of(request: Request) -> SeekPool:
@@ -84,7 +88,7 @@ async def wait(seek_id: str, request: Request, secret: Secret = None, body: Wait
     """Long-poll one's own seek: answered at once when it is paired (the game, seat, seat token and
     link), when the AI is newly offered, or after ``timeout`` seconds with it still standing."""
     asker = await run_in_threadpool(who, request)
-    return await pool_of(request).wait(asker, seek_id, secret, (body or WaitIn()).timeout)
+    return await pool_of(request).wait(asker, seek_id, secret, body.timeout if body else DEFAULT_WAIT)
 
 
 @router.post("/api/seeks/{seek_id}/ai")
