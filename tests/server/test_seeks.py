@@ -331,3 +331,15 @@ def test_one_pairer_at_a_time_across_processes(app: FastAPI, guest: Any) -> None
         conn.execute(sa.select(sa.func.pg_advisory_unlock(PAIRER_LOCK)))
     other.dispose()
     assert len(pool(app).wave()) == 1
+
+
+def test_a_seek_left_half_paired_by_a_stopped_process_stands_again(app: FastAPI, guest: Any) -> None:
+    """A process that stops between claiming a pair and making its game leaves the seeks 'pairing':
+    a later wave puts them back and pairs them."""
+    from tessera.server.seeks.pool import STUCK_SECONDS
+
+    a, b = seek(guest("10.0.3.1")), seek(guest("10.0.3.2"))
+    assert pool(app)._claim([a["id"], b["id"]])
+    assert pool(app).wave() == [], "a pairing under way is left alone"
+    made = pool(app).wave(now=time.time() + STUCK_SECONDS + 1)
+    assert len(made) == 1 and wait(guest("10.0.3.1"), a)["game_id"] == made[0]

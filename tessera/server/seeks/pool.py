@@ -6,7 +6,7 @@ on PostgreSQL one process at a time does (a session advisory lock, :data:`PAIRER
 seeks made on different processes pair with each other.  A wave:
 
 1. lets lapse the seeks whose seeker has not been heard from for :data:`STALE_SECONDS` (a
-   closed tab does not get paired);
+   closed tab does not get paired), and puts back the seeks a stopped process left half paired;
 2. pairs the open seeks of one kind (same spec, rated or not, same clock) by rating closeness
    (:func:`pair_up`): oldest seek first, with the closest rating within the allowed gap of
    both — :func:`allowed_gap` widens the longer a seek waits, as lichess's pool does; two
@@ -87,6 +87,9 @@ SEEK_RATE = (6.0, 0.2)
 
 AI_NOMINAL = {1: 800.0, 2: 1100.0, 3: 1400.0, 4: 1700.0, 5: 2000.0}
 """The rating taken for an AI level in a pool where its account has no rated game yet."""
+
+STUCK_SECONDS = 30.0
+"""A seek left ``pairing`` this long (its process stopped in the middle) stands again."""
 
 PAIRER_LOCK = 0x7E55E
 """The PostgreSQL advisory lock held by the process running a wave."""
@@ -532,6 +535,11 @@ class SeekPool:
                     t.update()
                     .where(t.c.status == STANDING, t.c.seen_at < now - self.stale_seconds)
                     .values(status="expired", updated_at=now)
+                )
+                tx.conn.execute(  # a pairing a process did not finish (it stopped meanwhile): standing again
+                    t.update()
+                    .where(t.c.status == "pairing", t.c.updated_at < now - STUCK_SECONDS)
+                    .values(status=STANDING, updated_at=now)
                 )
                 rows = (
                     tx.conn.execute(
