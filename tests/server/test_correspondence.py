@@ -220,3 +220,16 @@ def test_a_challenge_offers_days_per_move(db_url: str, fake_time: FakeTime) -> N
         v = view(bob, gid, acc.json()["token"])
         assert v["clock"]["kind"] == "correspondence" and v["clock"]["days"] == 3
         assert v["clock"]["deadline"][0] == pytest.approx(fake_time.now + 3 * DAY, abs=1)
+
+
+def test_a_correspondence_game_keeps_its_clock_through_its_record(app_client: TestClient) -> None:
+    """An unfinished game's record names its days per move; imported, it is a correspondence game again
+    (not a real-time clock of days, which would be refused)."""
+    g = days_game(app_client, 7)
+    assert move(app_client, g["id"], g["tokens"]["0"], "a1=1", 0).status_code == 200
+    record = app_client.get(f"/api/games/{g['id']}/record").json()
+    assert record["clock"] == {"initial": 7 * DAY, "increment": 0.0, "kind": "correspondence", "days": 7}
+    r = app_client.post("/api/records", json=record)
+    assert r.status_code == 201, r.text
+    clock = view(app_client, r.json()["id"])["clock"]
+    assert clock["kind"] == "correspondence" and clock["days"] == 7 and clock["remaining"] == [7 * DAY, 7 * DAY]
