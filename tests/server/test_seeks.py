@@ -343,3 +343,15 @@ def test_a_seek_left_half_paired_by_a_stopped_process_stands_again(app: FastAPI,
     assert pool(app).wave() == [], "a pairing under way is left alone"
     made = pool(app).wave(now=time.time() + STUCK_SECONDS + 1)
     assert len(made) == 1 and wait(guest("10.0.3.1"), a)["game_id"] == made[0]
+
+
+def test_a_seeker_who_keeps_waiting_keeps_his_seek(app: FastAPI, guest: Any) -> None:
+    """Each wait says the seeker is still there: an old seek still waited on does not lapse."""
+    g1, g2 = guest("10.0.4.1"), guest("10.0.4.2")
+    kept, left = seek(g1, game="nume"), seek(g2, game="nume", clock={"days": 1})
+    with app.state.storage.transaction(write=True) as tx:
+        tx.conn.execute(seeks_table.update().values(seen_at=time.time() - STALE_SECONDS + 5))
+    assert wait(g1, kept)["status"] == "open"
+    pool(app).wave(now=time.time() + 10)
+    assert wait(g1, kept)["status"] == "open"
+    assert wait(g2, left)["status"] == "expired"

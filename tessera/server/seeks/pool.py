@@ -76,6 +76,10 @@ AI_AFTER = 45.0
 POLL_SECONDS = 1.0
 """How often a wait looks at storage (a pairing made by another process)."""
 
+TOUCH_SECONDS = 10.0
+"""A look at a standing seek stores that its seeker is still there at most this often (one write
+per waiting seeker per 10 s, not per poll)."""
+
 MAX_WAIT = 30.0
 """The longest a single wait request is held open."""
 
@@ -399,7 +403,7 @@ class SeekPool:
         the seeker is still there (keeps the seek from lapsing)."""
         s = self._own(who, seek_id, secret)
         now = time.time()
-        if touch and s.status == STANDING:
+        if touch and s.status == STANDING and now - s.seen_at >= TOUCH_SECONDS:
             with self.storage.transaction(write=True) as tx:
                 tx.conn.execute(seeks_table.update().where(seeks_table.c.id == s.id).values(seen_at=now))
         return self._public(s, now, owner=True)
