@@ -4,6 +4,7 @@ waiting on his own process, are told."""
 
 from __future__ import annotations
 
+import json
 import threading
 from typing import Any
 
@@ -29,6 +30,10 @@ def test_a_seek_on_one_process_pairs_with_a_seek_on_another(db_url: str, monkeyp
     monkeypatch.setenv("TESSERA_SEEK_WAVE", "0.5")
     with serve(db_url) as (a, _), serve(db_url) as (b, _):
         alice, bob = account(a, "Alice"), account(b, "Bob")
+        stream = alice.stream("GET", "/api/account/events")  # Alice's open page, on process A
+        live = stream.__enter__()
+        lines = live.iter_lines()
+        assert next_live(lines)["seeks"] == []
         body = {"game": "nume(size=3)", "clock": {"days": 2}}
         sa_, sb = alice.post("/api/seeks", json=body), bob.post("/api/seeks", json=body)
         assert sa_.status_code == sb.status_code == 201, (sa_.text, sb.text)
@@ -60,3 +65,21 @@ def test_a_seek_on_one_process_pairs_with_a_seek_on_another(db_url: str, monkeyp
             assert v["you"] == w["seat"] and v["clock"]["kind"] == "correspondence"
         names = {s["name"] for s in alice.get(f"/api/games/{wa['game_id']}").json()["seats"]}
         assert names == {"Alice", "Bob"}
+        # Alice's live page heard of the pairing too, whichever process paired
+        for _ in range(10):
+            told = next_live(lines)["seeks"]
+            if told:
+                break
+        assert told == [{"id": sa_.json()["id"], "game_id": wa["game_id"], "seat": wa["seat"], "status": "paired"}]
+        stream.__exit__(None, None, None)
+
+
+def next_live(lines: Any) -> dict[str, Any]:
+    """The next ``challenges`` event of an account's live stream."""
+    event = None
+    for line in lines:
+        if line.startswith("event: "):
+            event = line[7:]
+        elif line.startswith("data: ") and event == "challenges":
+            return json.loads(line[6:])  # type: ignore[no-any-return]
+    raise AssertionError("the stream ended")
