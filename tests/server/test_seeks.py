@@ -355,3 +355,11 @@ def test_a_seeker_who_keeps_waiting_keeps_his_seek(app: FastAPI, guest: Any) -> 
     pool(app).wave(now=time.time() + 10)
     assert wait(g1, kept)["status"] == "open"
     assert wait(g2, left)["status"] == "expired"
+
+
+def test_a_cross_site_seek_with_the_session_cookie_is_refused(app: FastAPI, user: Any) -> None:
+    """A cookie-authenticated write from another site is refused (CSRF), and nothing is stored."""
+    gina = user("Gina")
+    r = gina.post("/api/seeks", json=NIBBLE_BLITZ, headers={"Origin": "https://evil.example"})
+    assert r.status_code == 403
+    assert gina.get("/api/seeks").json()["seeks"] == []
