@@ -23,7 +23,7 @@ from tessera.server.clocks import (
     correspondence_new,
 )
 from tessera.server.storage import Storage
-from tests.server.test_api import create, move, view
+from tests.server.helpers import create, move, view
 
 PATCHED = (clocks, endings, moves, seats, undo, views)
 

@@ -27,7 +27,7 @@ from tessera.server.seeks.pool import (
     paired_since,
 )
 from tessera.server.seeks.tables import seeks_table
-from tests.server.test_api import view
+from tests.server.helpers import view
 
 SITE = {"Origin": "http://testserver"}
 PASSWORD = "correct horse battery"
