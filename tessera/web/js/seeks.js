@@ -1,7 +1,7 @@
 // "Play now": the lobby's seek pool panel (docs/play-online.md). Choose a game, its variant, a time
 // control (real time or days per move) and rated or casual; the server pairs seeks in waves by
-// rating. This page holds each seek's secret (sessionStorage) and waits on it (a long poll): once
-// paired it goes to the game. The standing seeks of everyone are listed, one's own with Cancel;
+// rating. This page holds each seek's secret (sessionStorage) and waits on it (a long poll; an
+// account's live stream tells too): once paired it goes to the game. The standing seeks of everyone are listed, one's own with Cancel;
 // after a while without an opponent the AI at about one's rating is offered.
 
 import { ApiError, api, escapeHtml, saveSeats } from "./api.js";
@@ -145,6 +145,22 @@ function toGame(r) {
   location.href = r.link;
 }
 
+// An account's live stream (challenges.js) names its seeks paired: this page's own go to the game
+// at once (the seat's token from the account), whichever of the stream and the wait tells first.
+async function pairedLive(e) {
+  for (const p of (e.detail && e.detail.seeks) || []) {
+    if (!mine.has(p.id) || (p.status !== "paired" && p.status !== "ai")) continue;
+    forget(p.id);
+    try {
+      const seat = await api("GET", `/api/account/games/${encodeURIComponent(p.game_id)}/seat`);
+      toGame({ game_id: p.game_id, seat: seat.seat, token: seat.token, link: `/g/${p.game_id}#seat=${seat.seat}&t=${seat.token}` });
+    } catch (err) {
+      showError(err);
+    }
+    return;
+  }
+}
+
 function forget(id) {
   mine.delete(id);
   keepMine();
@@ -270,6 +286,7 @@ export async function mountPlayNow(host) {
   fillVariants();
   $("seek-game").addEventListener("change", fillVariants);
   $("seek-form").addEventListener("submit", submit);
+  window.addEventListener("tessera:account-live", pairedLive);
   loadMine();
   renderMine();
   for (const s of mine.values()) follow(s);
