@@ -44,6 +44,8 @@ from tessera.server.routers import ROUTERS
 from tessera.server.routers.catalog import catalog, rules_text
 from tessera.server.routers.pages import WEB
 from tessera.server.scheduler import FairPool, PoolBusy
+from tessera.server.seeks.pool import SeekPool, pool_settings_from_env
+from tessera.server.seeks.routes import router as seeks_router
 from tessera.server.service import MatchService
 from tessera.server.storage import Storage
 from tessera.server.storage_errors import STORAGE_ERRORS, storage_trouble
@@ -194,6 +196,7 @@ def create_app(
     pool = FairPool(mode=ai_mode, size=ai_processes)
     worker = AIWorker(service, mode=ai_mode, seconds=ai_seconds, pool=pool)
     timers = ClockTimers(service.check_clock)
+    seeks = SeekPool(service, **pool_settings_from_env())  # "Play now": seeks paired in waves
     warmup = Warmup()
 
     events.subscribe(timers.on_event)
@@ -213,8 +216,12 @@ def create_app(
         if listener is not None:
             await run_in_threadpool(listener.start)
         watch = asyncio.create_task(watch_descriptors())
+        sweep = asyncio.create_task(timers.sweep(storage))  # deadlines from storage (days-long, restarts)
+        waves = asyncio.create_task(seeks.run())
         yield
         watch.cancel()
+        sweep.cancel()
+        waves.cancel()
         if listener is not None:
             await run_in_threadpool(listener.close)
         timers.close()
@@ -248,6 +255,7 @@ def create_app(
     app.state.pool = pool
     app.state.storage = storage
     app.state.warmup = warmup
+    app.state.seeks = seeks
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -259,6 +267,7 @@ def create_app(
 
     app.include_router(accounts_router)  # accounts, ratings, challenges (tessera.server.accounts)
     app.include_router(bot_router)  # the bot API (tessera.server.bot, docs/bot-api.md)
+    app.include_router(seeks_router)  # the seek pool (tessera.server.seeks)
 
     @app.exception_handler(PoolBusy)
     async def pool_busy(request: Request, exc: PoolBusy) -> JSONResponse:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tessera.core import records
 from tessera.core.game import SIMULTANEOUS, TERMINAL, Game, State
+from tessera.server.clocks import clock_settings
 from tessera.server.errors import ServiceError, short
 from tessera.server.inputs import check_seed, clean_name, load_checked
 from tessera.server.results import agreement_result, forfeit_result
@@ -130,7 +131,7 @@ def record_dict(row: GameRow, moves: list[MoveRow], game: Game) -> dict[str, Any
         "seed": row.seed,
         "mode": row.mode,
         "players": [{"seat": s.seat, "name": s.name, "kind": s.kind, "level": s.level} for s in row.seats],
-        "clock": None if row.clock is None else {"initial": row.clock["initial"], "increment": row.clock["increment"]},
+        "clock": clock_settings(row.clock),  # a correspondence clock adds its kind and days
         "turns": records.turns_of(stored(moves)),
         "moves": len(moves),
         "result": row.result,
@@ -159,7 +160,8 @@ class ParsedRecord(NamedTuple):
     names: list[str] | None
     result: dict[str, Any] | None
     """A result the record gives that the rules do not (resign, flag, agreement)."""
-    clock: tuple[float, float] | None
+    clock: tuple[float, float] | dict[str, Any] | None
+    """``(initial, increment)``, or ``{"days": n}`` for a correspondence clock."""
 
 
 def _play_json_turns(state: State, turns: Any) -> list[tuple[int, str]]:
@@ -205,9 +207,11 @@ def _parse_json_record(record: dict[str, Any]) -> ParsedRecord:
         if isinstance(w, bool) or not isinstance(w, int) or not 0 <= w < g.num_players:
             raise ValueError("'result.winner' must be a seat number")
         result = forfeit_result(g, (w + 1) % g.num_players, str(res["reason"]))
-    clock = None
+    clock: tuple[float, float] | dict[str, Any] | None = None
     c = record.get("clock")
-    if isinstance(c, dict) and not state.is_terminal() and result is None:
+    if isinstance(c, dict) and not state.is_terminal() and result is None and c.get("days") is not None:
+        clock = {"days": c["days"]}  # correspondence (checked when the game is made)
+    elif isinstance(c, dict) and not state.is_terminal() and result is None:
         if "initial" not in c:
             raise ValueError("'clock' needs 'initial' (seconds per player)")
         clock = (float(c["initial"]), float(c.get("increment", 0)))

@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 from tessera.core.game import IllegalMove
-from tessera.server.clocks import clock_new, clock_start
+from tessera.server.clocks import clock_new, clock_start, correspondence_new, is_correspondence
 from tessera.server.errors import ServiceError, short
 from tessera.server.events import Events
 from tessera.server.inputs import check_seed, load_or_refuse
@@ -57,7 +57,11 @@ class Records:
                 elif result is not None:
                     row.result, row.status = result, "finished"
                 if row.clock is not None:
-                    row.clock = clock_new(row.clock["initial"], row.clock["increment"], state.game.num_players)
+                    n = state.game.num_players
+                    if is_correspondence(row.clock):
+                        row.clock = correspondence_new(row.clock["days"], n)
+                    else:
+                        row.clock = clock_new(row.clock["initial"], row.clock["increment"], n)
                     if row.status == "active":
                         clock_start(row.clock, movers(state), time.time())
                 w.tx.update_game(row.id, status=row.status, result=row.result, clock=row.clock)

@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from tessera.server.clocks import clock_new, clock_start, flagged
+from tessera.server.clocks import clock_from, clock_start, flagged
 from tessera.server.endings import Endings
 from tessera.server.errors import ServiceError, short
 from tessera.server.events import Events
@@ -57,7 +57,7 @@ class Seats:
         mode: str = "hotseat",
         seat: int = 0,
         ai_level: int = 2,
-        clock: tuple[float, float] | None = None,
+        clock: tuple[float, float] | dict[str, Any] | None = None,
         seed: int | None = None,
         names: list[str] | None = None,
         public: bool = True,
@@ -89,10 +89,10 @@ class Seats:
             raise ServiceError(422, f"seat {seat!r} is not accepted: expected 0 to {n - 1}")
         if not isinstance(ai_level, int) or not 1 <= ai_level <= 5:
             raise ServiceError(422, f"ai_level {ai_level!r} is not accepted: expected 1 to 5")
-        if clock is not None:
-            initial, inc = clock
-            if not (0 < initial <= 24 * 3600) or not (0 <= inc <= 3600):
-                raise ServiceError(422, "clock: time per game must be 1 s to 24 h and increment 0 to 3600 s")
+        try:
+            new_clock = clock_from(clock, n)  # (initial, increment), or {"days": n} per move
+        except ValueError as e:
+            raise ServiceError(422, str(e)) from None
         seed = secrets.randbelow(2**31) if seed is None else check_seed(seed)
         default_names = list(g.player_names)
         seats: list[SeatRow] = []
@@ -120,7 +120,7 @@ class Seats:
             status="active",
             public=bool(public),
             result=None,
-            clock=clock_new(clock[0], clock[1], n) if clock else None,
+            clock=new_clock,
             undo_request=None,
             version=0,
             created_at=now,

@@ -87,7 +87,7 @@ class MatchService:
         mode: str = "hotseat",
         seat: int = 0,
         ai_level: int = 2,
-        clock: tuple[float, float] | None = None,
+        clock: tuple[float, float] | dict[str, Any] | None = None,
         seed: int | None = None,
         names: list[str] | None = None,
         public: bool = True,

@@ -26,6 +26,8 @@ from tessera.server.accounts.security import Refused
 from tessera.server.accounts.stats import game_stats
 from tessera.server.accounts.store import AI_LEVELS, User, ai_username
 from tessera.server.bot.store import decline_reason
+from tessera.server.clocks import clock_from
+from tessera.server.seeks.pool import paired_since
 from tessera.server.service import ServiceError, load_checked
 
 router = APIRouter()
@@ -63,8 +65,15 @@ class ScopesIn(_Body):
 
 
 class ClockIn(_Body):
-    initial: float
+    initial: float | None = None
     increment: float = 0.0
+    days: int | None = None
+    """Correspondence: days per move (1, 2, 3, 5, 7 or 14) instead of a time per game."""
+
+    def settings(self) -> dict[str, Any]:
+        if self.days is not None:
+            return {"days": self.days}
+        return {"initial": self.initial, "increment": self.increment}
 
 
 class ChallengeIn(_Body):
@@ -277,7 +286,7 @@ def _create_game(request: Request, spec: str, seat_kinds: list[dict[str, Any]], 
         return service.create(
             spec,
             seat_kinds=seat_kinds,
-            clock=None if clock is None else (clock["initial"], clock["increment"]),
+            clock=clock,  # {"initial", "increment"} or {"days"} (tessera.server.clocks.clock_from)
             public=False,
         )
     except ServiceError as e:
@@ -289,9 +298,7 @@ def challenge(body: ChallengeIn, request: Request) -> dict[str, Any]:
     """Challenge a player to a two-player game.  A challenge to an AI account (``ai-level1`` …
     ``ai-level5``) is accepted at once: the answer then holds the game and the challenger's seat token."""
     me = A.require(request, "challenge").user
-    clock = None
-    if body.clock is not None:
-        clock = {"initial": body.clock.initial, "increment": body.clock.increment}
+    clock = None if body.clock is None else body.clock.settings()
     return _challenge(request, me, body.to, body.game, rated=body.rated, clock=clock, seat=body.seat)
 
 
@@ -311,7 +318,7 @@ def _challenge(
     game: str,
     *,
     rated: bool,
-    clock: dict[str, float] | None,
+    clock: dict[str, Any] | None,
     seat: int | None,
 ) -> dict[str, Any]:
     store = A.accounts(request)
@@ -329,8 +336,10 @@ def _challenge(
         raise Refused(422, f"challenges are for two-player games; {g} has {g.num_players} players")
     if seat is not None and seat not in (0, 1):
         raise Refused(422, "seat is 0, 1 or null (drawn when accepted)")
-    if clock is not None and (not (0 < clock["initial"] <= 24 * 3600) or not (0 <= clock["increment"] <= 3600)):
-        raise Refused(422, "clock: time per game must be 1 s to 24 h and increment 0 to 3600 s")
+    try:
+        clock_from(clock, 2)
+    except ValueError as e:
+        raise Refused(422, str(e)) from None
     c = store.new_challenge(me, to, str(g), rated=rated, clock=clock, seat=seat)
     if level is None:
         _announce(request, me.id, to.id)
@@ -448,7 +457,8 @@ def live_challenges(request: Request, me: User, since: float) -> dict[str, Any]:
     withdrawn since the stream opened (an accepted one names its game: the page goes there)."""
     store = A.accounts(request)
     pending = store.challenges(me, pending_only=True)
-    return {**pending, "settled": store.challenges_settled_since(me, since)}
+    seeks = paired_since(store.storage, me.id, since)  # the seek pool's pairings (tessera.server.seeks)
+    return {**pending, "settled": store.challenges_settled_since(me, since), "seeks": seeks}
 
 
 @router.get("/api/account/events")

@@ -751,7 +751,7 @@ class AccountStore:
         }
 
     def new_challenge(
-        self, user: User, to: User, spec: str, *, rated: bool, clock: dict[str, float] | None, seat: int | None
+        self, user: User, to: User, spec: str, *, rated: bool, clock: dict[str, Any] | None, seat: int | None
     ) -> dict[str, Any]:
         """Store a pending challenge from ``user`` to ``to`` (checked by the caller)."""
         now = time.time()
@@ -828,7 +828,7 @@ class AccountStore:
             )
         return res.rowcount == 1
 
-    def rematch_terms(self, user: User, game_id: str) -> tuple[User, str, bool, dict[str, float] | None, int]:
+    def rematch_terms(self, user: User, game_id: str) -> tuple[User, str, bool, dict[str, Any] | None, int]:
         """What a rematch of a finished two-player game asks for: the opponent's account, the spec,
         rated or not, the clock settings, and the seat ``user`` takes (the other one: seats swap).
         ``Refused``: not his game (404), not over (409), or not between two accounts (422)."""
@@ -860,6 +860,8 @@ class AccountStore:
         opponent = self._user_by_id_checked(other_uid)
         clock = json.loads(g.clock) if g.clock else None
         settings = None if clock is None else {"initial": clock["initial"], "increment": clock["increment"]}
+        if clock is not None and clock.get("kind") == "correspondence":
+            settings = {"days": clock["days"]}
         return opponent, g.spec, bool(rated), settings, next(iter(others))
 
     def _user_by_id_checked(self, user_id: str) -> User:

@@ -17,10 +17,17 @@ router = APIRouter(tags=["games"])
 
 
 class ClockIn(BaseModel):
-    """Optional clock: seconds per game and increment per turn."""
+    """Optional clock: seconds per game and increment per turn, or ``days`` per move (correspondence)."""
 
-    initial: float = Field(gt=0, le=86400, description="seconds per player for the whole game")
+    initial: float | None = Field(None, gt=0, le=86400, description="seconds per player for the whole game")
     increment: float = Field(0, ge=0, le=3600, description="seconds added after each turn")
+    days: int | None = Field(None, description="correspondence: days per move (1, 2, 3, 5, 7 or 14)")
+
+    def settings(self) -> tuple[float, float] | dict[str, Any]:
+        """What the service takes (tessera.server.clocks.clock_from checks it)."""
+        if self.days is not None or self.initial is None:
+            return {"days": self.days, "initial": self.initial, "increment": self.increment}
+        return (self.initial, self.increment)
 
 
 class CreateIn(BaseModel):
@@ -97,7 +104,7 @@ def create_game(body: CreateIn, service: Service, request: Request) -> dict[str,
             mode=body.mode,
             seat=body.seat,
             ai_level=body.ai_level,
-            clock=(body.clock.initial, body.clock.increment) if body.clock else None,
+            clock=body.clock.settings() if body.clock else None,
             seed=body.seed,
             names=body.names,
             public=body.public,

@@ -104,7 +104,11 @@ export async function liveChallenges() {
   if (!me || !$("live-challenges")) return;
   const taken = new Set();
   const stream = new EventSource("/api/account/events");
-  stream.addEventListener("challenges", (ev) => show(me, JSON.parse(ev.data), taken));
+  stream.addEventListener("challenges", (ev) => {
+    const data = JSON.parse(ev.data);
+    show(me, data, taken);
+    window.dispatchEvent(new CustomEvent("tessera:account-live", { detail: data })); // seeks.js: paired seeks
+  });
 }
 
 if ($("who") || $("live-challenges")) liveChallenges(); // the lobby; the game page starts it at a game's end

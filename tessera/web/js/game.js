@@ -4,6 +4,7 @@ import { BoardView, nextPathCells, pathStartsWith, pickCell } from "./board.js";
 import { markdown } from "./markdown.js";
 import { actionLabel, colourName, colourWord, decorations, panelLabel, panelRows, resultText, safeGlyph, specWords, statusText } from "./decorate.js";
 import { mountChat } from "./chat.js";
+import { correspondenceHtml, isCorrespondence } from "./deadline.js";
 import { currentLanguage, hasKey, initI18n, t } from "./i18n.js";
 import { initPrefs, playSound, safePalette } from "./prefs.js";
 
@@ -637,9 +638,9 @@ function renderSeats(v, desc) {
     const here = mySeats.includes(p) && document.body.dataset.conn === "online"; // hot-seat: every seat is here
     const conn = s.kind === "ai" ? "ai" : s.connected || here ? "on" : "off";
     const score = desc.scores ? `<span class="score" title="${escapeHtml(t("game:score"))}">${desc.scores[p]}</span>` : "";
-    let clock = v.clock ? `<span class="clock${v.clock.running.includes(p) ? " running" : ""}" data-seat="${p}">${fmtClock(clockLeft(v, p))}</span>` : "";
+    let clock = isCorrespondence(v.clock) ? correspondenceHtml(v, p) : v.clock ? `<span class="clock${v.clock.running.includes(p) ? " running" : ""}" data-seat="${p}">${fmtClock(clockLeft(v, p))}</span>` : "";
     // lichess-style: a player's clock starts with his first move; until then a countdown, then the game is aborted
-    if (v.clock && v.status === "active" && firstMoveLeft(v, p) !== null) {
+    if (v.clock && !isCorrespondence(v.clock) && v.status === "active" && firstMoveLeft(v, p) !== null) {
       clock += `<span class="first-move" data-seat="${p}" title="${escapeHtml(t("game:first_move_title"))}">${escapeHtml(t("game:first_move", { time: fmtClock(firstMoveLeft(v, p)) }))}</span>`;
     }
     const sealed = v.sealed ? `<span class="sealed">${escapeHtml(t(v.sealed[p] ? "game:seat_sealed" : s.kind === "ai" ? "game:seat_thinking" : "game:seat_to_order"))}</span>` : "";
@@ -1274,7 +1275,7 @@ async function rematch(v) {
   const ai = v.seats.find((s) => s.kind === "ai");
   if (ai) body.ai_level = ai.level;
   if (v.mode !== "hotseat" && mySeats.length === 1) body.seat = (mySeats[0] + 1) % v.seats.length;
-  if (v.clock) body.clock = { initial: v.clock.initial, increment: v.clock.increment };
+  if (v.clock) body.clock = isCorrespondence(v.clock) ? { days: v.clock.days } : { initial: v.clock.initial, increment: v.clock.increment };
   try {
     const r = await api("POST", "/api/games", body);
     saveSeats(r.id, { tokens: r.tokens, invites: r.invites });
@@ -1397,7 +1398,7 @@ function renderLegend(desc, deco) {
 let chat = null; // the chat panel (chat.js)
 
 async function start() {
-  await initI18n(["params", "game", "learn", "chat"]);
+  await initI18n(["params", "game", "learn", "chat", "seeks"]);
   chat = mountChat($("chat"), { gameId, token: wsToken }); // the socket's seat: the chat's pushes follow it
   initPrefs({ sound: true, palette: true });
   window.addEventListener("tessera:pref", (e) => {

@@ -3,6 +3,7 @@
 // one-line explanation come from params:<game>.<param>.label / .help, its choices from .choices.<value>.
 import { api, ApiError, escapeHtml, loadSeats, saveSeats } from "./api.js";
 import { hasKey, initI18n, t } from "./i18n.js";
+import { clockSettingsText } from "./deadline.js";
 import { colourName, resultText } from "./decorate.js";
 import { lessonsLinkHtml } from "./learn.js";
 import { initPrefs } from "./prefs.js";
@@ -451,7 +452,9 @@ async function create(e) {
     body.mode = "hotseat"; // the server derives the mode from the seats
     body.seats = seatPlan();
   }
-  if ($("clock-on").checked) {
+  const days = parseInt(($("clock-days") || {}).value || "", 10); // correspondence (seeks.js, deadline.js)
+  if (days) body.clock = { days };
+  else if ($("clock-on").checked) {
     body.clock = { initial: parseFloat($("clock-min").value) * 60, increment: parseFloat($("clock-inc").value || "0") };
   }
   $("create-error").hidden = true;
@@ -481,7 +484,7 @@ function specHtml(spec) {
 }
 
 function gameItem(g, open) {
-  const clock = g.clock ? ` · ${Math.round(g.clock.initial / 60)}+${g.clock.increment}` : "";
+  const clock = g.clock ? ` · ${clockSettingsText(g.clock)}` : "";
   const res = g.result ? ` · ${escapeHtml(resultText(g.result.text))}` : "";
   const join = open ? `<button data-join="${g.id}">${escapeHtml(t("lobby:join"))}</button>` : `<a href="/g/${g.id}">${escapeHtml(t("lobby:replay"))}</a>`;
   return `<li><a href="/g/${g.id}">${escapeHtml(g.title)}</a> ${specHtml(g.spec)} — ${escapeHtml(seatsText(g.seats))}${clock}${res} ${join}</li>`;
@@ -652,7 +655,7 @@ async function loadCatalog() {
 }
 
 async function start() {
-  await initI18n(["account", "game", "learn", "lobby", "params"]);
+  await initI18n(["account", "game", "learn", "lobby", "params", "seeks"]);
   initPrefs();
   $("create").hidden = true;
   refreshLists();

@@ -1,0 +1,673 @@
+"""The seek pool ("Play now"): seeks stored in the database, paired in waves.
+
+A seek asks for a two-player game (spec with its variant, rated or casual, a real-time or a
+correspondence clock).  Every :data:`WAVE_SECONDS` each server process tries to run a wave;
+on PostgreSQL one process at a time does (a session advisory lock, :data:`PAIRER_LOCK`), so
+seeks made on different processes pair with each other.  A wave:
+
+1. lets lapse the seeks whose seeker has not been heard from for :data:`STALE_SECONDS` (a
+   closed tab does not get paired), and puts back the seeks a stopped process left half paired;
+2. pairs the open seeks of one kind (same spec, rated or not, same clock) by rating closeness
+   (:func:`pair_up`): oldest seek first, with the closest rating within the allowed gap of
+   both — :func:`allowed_gap` widens the longer a seek waits, as lichess's pool does; two
+   seeks of one client never pair;
+3. for each pair claims both seeks (``open`` → ``pairing``, both or neither: a seek
+   cancelled meanwhile is not paired), makes a private game with the seats drawn at random,
+   has both seats arrive (their clocks start: a player who never comes is aborted like any
+   late first move), binds account seats to their accounts (rated seeks are accounts only),
+   and stores the game, seat and seat token on each seek.  Both seekers are told at once:
+   their open waits (:meth:`SeekPool.wait`) wake on this process and look at storage every
+   :data:`POLL_SECONDS` on the others; accounts' live pages hear an ``AccountChanged``.
+
+After :data:`AI_AFTER` seconds without an opponent a seek carries an offer of the AI at about
+the seeker's rating (:func:`ai_level_for`); taking it ends the seek with a game against that
+AI level (rated against the level's account for a rated seek).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+import math
+import secrets
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+
+from tessera.server.accounts import glicko2
+from tessera.server.accounts.live import announce
+from tessera.server.accounts.security import Refused
+from tessera.server.accounts.store import AI_LEVELS, AccountStore, User, ai_username
+from tessera.server.accounts.tables import ratings_table, users_table
+from tessera.server.clocks import clock_from, clock_settings
+from tessera.server.errors import ServiceError
+from tessera.server.inputs import load_checked
+from tessera.server.seeks.tables import seeks_table
+from tessera.server.service import MatchService
+
+log = logging.getLogger("tessera.server.seeks")
+
+WAVE_SECONDS = 3.0
+"""Seconds between two pairing waves (``TESSERA_SEEK_WAVE``)."""
+
+BASE_GAP = 100.0
+"""The rating gap allowed to a seek made just now."""
+
+GAP_PER_SECOND = 10.0
+"""How much the allowed gap widens per second of waiting."""
+
+MAX_GAP = 1000.0
+"""The widest gap ever allowed."""
+
+STALE_SECONDS = 60.0
+"""A seek whose seeker has not been heard from (a wait, a look) for this long lapses."""
+
+AI_AFTER = 45.0
+"""Seconds without an opponent after which the AI is offered (``TESSERA_SEEK_AI_AFTER``)."""
+
+POLL_SECONDS = 1.0
+"""How often a wait looks at storage (a pairing made by another process)."""
+
+TOUCH_SECONDS = 10.0
+"""A look at a standing seek stores that its seeker is still there at most this often (one write
+per waiting seeker per 10 s, not per poll)."""
+
+MAX_WAIT = 30.0
+"""The longest a single wait request is held open."""
+
+MAX_SEEKS_PER_CLIENT = 3
+"""Standing seeks one client (an account, or a guest's address) may have at once; one per game."""
+
+SEEK_RATE = (6.0, 0.2)
+"""New seeks per client: a burst of 6, then one per 5 seconds (429 with ``Retry-After`` beyond)."""
+
+AI_NOMINAL = {1: 800.0, 2: 1100.0, 3: 1400.0, 4: 1700.0, 5: 2000.0}
+"""The rating taken for an AI level in a pool where its account has no rated game yet."""
+
+STUCK_SECONDS = 30.0
+"""A seek left ``pairing`` this long (its process stopped in the middle) stands again."""
+
+PAIRER_LOCK = 0x7E55E
+"""The PostgreSQL advisory lock held by the process running a wave."""
+
+STANDING = "open"
+
+
+def allowed_gap(waited: float) -> float:
+    """The rating gap a seek accepts after waiting ``waited`` seconds (widening, as lichess's pool)."""
+    return min(MAX_GAP, BASE_GAP + GAP_PER_SECOND * max(0.0, waited))
+
+
+def clock_kind(settings: dict[str, Any]) -> str:
+    """A clock's settings as a key: ``d3`` (3 days per move) or ``300+2`` (seconds + increment)."""
+    if settings.get("kind") == "correspondence":
+        return f"d{settings['days']}"
+    return f"{settings['initial']:g}+{settings['increment']:g}"
+
+
+def creation_clock(settings: dict[str, Any]) -> dict[str, Any]:
+    """A seek's stored clock settings as a new game takes them."""
+    if settings.get("kind") == "correspondence":
+        return {"days": settings["days"]}
+    return {"initial": settings["initial"], "increment": settings["increment"]}
+
+
+def hashed(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+@dataclass
+class Seek:
+    """One stored seek."""
+
+    id: str
+    user_id: str | None
+    client: str
+    spec: str
+    pool: str
+    rated: bool
+    clock: dict[str, Any]
+    kind: str
+    rating: float
+    rd: float
+    status: str
+    created_at: float
+    seen_at: float
+    secret_hash: str = ""
+    game_id: str | None = None
+    seat: int | None = None
+    token: str | None = None
+    username: str | None = None
+
+
+def _seek(r: Any) -> Seek:
+    return Seek(
+        id=r["id"],
+        user_id=r["user_id"],
+        client=r["client"],
+        spec=r["spec"],
+        pool=r["pool"],
+        rated=bool(r["rated"]),
+        clock=json.loads(r["clock"]),
+        kind=r["kind"],
+        rating=float(r["rating"]),
+        rd=float(r["rd"]),
+        status=r["status"],
+        created_at=float(r["created_at"]),
+        seen_at=float(r["seen_at"]),
+        secret_hash=r["secret_hash"],
+        game_id=r["game_id"],
+        seat=r["seat"],
+        token=r["token"],
+        username=r.get("username"),
+    )
+
+
+def pair_up(seeks: list[Seek], now: float) -> list[tuple[Seek, Seek]]:
+    """Pairs among open seeks: within a kind, the oldest seek first takes the closest rating whose
+    difference both seeks' :func:`allowed_gap` accept (ties: the older); a client never meets itself."""
+    pairs: list[tuple[Seek, Seek]] = []
+    taken: set[str] = set()
+    ordered = sorted(seeks, key=lambda s: (s.created_at, s.id))
+    for a in ordered:
+        if a.id in taken:
+            continue
+        best: Seek | None = None
+        for b in ordered:
+            if b.id in taken or b.id == a.id or b.kind != a.kind or b.client == a.client:
+                continue
+            gap = abs(a.rating - b.rating)
+            if gap > min(allowed_gap(now - a.created_at), allowed_gap(now - b.created_at)):
+                continue
+            if best is None or gap < abs(a.rating - best.rating):
+                best = b
+        if best is not None:
+            taken.update((a.id, best.id))
+            pairs.append((a, best))
+    return pairs
+
+
+def ai_level_for(ratings: dict[int, float], rating: float) -> int:
+    """The AI level whose rating (``ratings``: per level) is closest to ``rating`` (ties: the lower level)."""
+    return min(ratings, key=lambda lv: (abs(ratings[lv] - rating), lv))
+
+
+@dataclass(frozen=True)
+class Who:
+    """Who asks: an account (``user``) or a guest; ``client`` is the key caps and pairing go by."""
+
+    user: User | None
+    client: str
+
+
+def guest_client(address: str) -> str:
+    """A guest's client key: a digest of its address (the address itself is never stored)."""
+    return "guest:" + hashlib.sha256(address.encode()).hexdigest()[:32]
+
+
+class _Skip(Exception):
+    """A pair that cannot be made after all (a seek cancelled meanwhile): nothing is changed."""
+
+
+class SeekPool:
+    """The seeks of one database, as one server process sees them."""
+
+    def __init__(
+        self,
+        service: MatchService,
+        *,
+        wave_seconds: float = WAVE_SECONDS,
+        ai_after: float = AI_AFTER,
+        stale_seconds: float = STALE_SECONDS,
+        poll_seconds: float = POLL_SECONDS,
+    ) -> None:
+        self.service = service
+        self.storage = service.storage
+        self.accounts = AccountStore(service.storage)
+        self.wave_seconds = wave_seconds
+        self.ai_after = ai_after
+        self.stale_seconds = stale_seconds
+        self.poll_seconds = poll_seconds
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._wakes: dict[str, set[asyncio.Event]] = {}
+        self._guard = threading.Lock()
+        self._pairing = threading.Lock()
+        self._buckets: dict[str, tuple[float, float]] = {}
+
+    # -- asking ----------------------------------------------------------------------------
+    def _rate_check(self, client: str, now: float) -> None:
+        burst, per_second = SEEK_RATE
+        with self._guard:
+            level, at = self._buckets.get(client, (burst, now))
+            level = min(burst, level + (now - at) * per_second)
+            if level < 1.0:
+                retry = math.ceil((1.0 - level) / per_second)
+                raise Refused(
+                    429, f"too many seeks: wait {retry} s before seeking again", headers={"Retry-After": str(retry)}
+                )
+            self._buckets[client] = (level - 1.0, now)
+            if len(self._buckets) > 50_000:
+                self._buckets.pop(next(iter(self._buckets)))
+
+    def _rating(self, user: User | None, pool: str) -> tuple[float, float]:
+        if user is None:
+            return glicko2.START_RATING, glicko2.START_RD
+        with self.storage.transaction() as tx:
+            r = tx.conn.execute(
+                sa.select(ratings_table.c.rating, ratings_table.c.rd).where(
+                    ratings_table.c.user_id == user.id, ratings_table.c.pool == pool
+                )
+            ).first()
+        return (glicko2.START_RATING, glicko2.START_RD) if r is None else (float(r.rating), float(r.rd))
+
+    def create(self, who: Who, game: str, *, rated: bool, clock: Any) -> dict[str, Any]:
+        """A new standing seek: its public form, its ``id`` and the ``secret`` its seeker keeps
+        (the only proof a guest's browser has that the seek is its own)."""
+        if who.user is not None and who.user.is_bot:
+            raise Refused(403, "bot accounts may not seek: they play the challenges sent to them")
+        if rated and who.user is None:
+            raise Refused(403, "rated games need an account on both seats: sign in, or seek a casual game")
+        try:
+            g = load_checked(game)
+        except ValueError as e:
+            raise Refused(422, f"game: {str(e)[:500]}") from None
+        if g.num_players != 2:
+            raise Refused(422, f"game: the seek pool pairs two-player games; {g} has {g.num_players} players")
+        if clock is None:
+            raise Refused(422, "clock: a seek needs a time control (seconds and increment, or days per move)")
+        try:
+            made = clock_from(clock, 2)
+        except ValueError as e:
+            raise Refused(422, str(e)) from None
+        settings = clock_settings(made)
+        assert settings is not None
+        spec = str(g)
+        now = time.time()
+        with self.storage.transaction() as tx:
+            mine = tx.conn.execute(
+                sa.select(seeks_table.c.id, seeks_table.c.spec).where(
+                    seeks_table.c.client == who.client, seeks_table.c.status == STANDING
+                )
+            ).all()
+        if any(r.spec == spec for r in mine):
+            raise Refused(409, f"you already have a standing seek for {spec}: cancel it before seeking again")
+        if len(mine) >= MAX_SEEKS_PER_CLIENT:
+            raise Refused(429, f"at most {MAX_SEEKS_PER_CLIENT} standing seeks at a time: cancel one first")
+        self._rate_check(who.client, now)
+        rating, rd = self._rating(who.user, g.name)
+        secret = secrets.token_urlsafe(24)
+        seek_id = uuid.uuid4().hex
+        kind = f"{spec}|{'rated' if rated else 'casual'}|{clock_kind(settings)}"
+        with self.storage.transaction(write=True) as tx:
+            tx.conn.execute(
+                seeks_table.insert().values(
+                    id=seek_id,
+                    secret_hash=hashed(secret),
+                    user_id=None if who.user is None else who.user.id,
+                    client=who.client,
+                    spec=spec,
+                    pool=g.name,
+                    rated=bool(rated),
+                    clock=json.dumps(settings),
+                    kind=kind,
+                    rating=rating,
+                    rd=rd,
+                    status=STANDING,
+                    created_at=now,
+                    seen_at=now,
+                    updated_at=now,
+                )
+            )
+        return {**self.status(who, seek_id, secret, touch=False), "secret": secret}
+
+    def _load(self, seek_id: str) -> Seek | None:
+        t = seeks_table
+        with self.storage.transaction() as tx:
+            r = (
+                tx.conn.execute(
+                    sa.select(t, users_table.c.username)
+                    .select_from(t.outerjoin(users_table, users_table.c.id == t.c.user_id))
+                    .where(t.c.id == seek_id)
+                )
+                .mappings()
+                .first()
+            )
+        return None if r is None else _seek(r)
+
+    def _own(self, who: Who, seek_id: str, secret: str | None) -> Seek:
+        """The seek if it is the asker's (its secret, or the asker's account); 404 or 403 otherwise."""
+        s = self._load(seek_id) if isinstance(seek_id, str) and len(seek_id) <= 64 else None
+        if s is None:
+            raise Refused(404, "no such seek")
+        by_secret = secret is not None and secrets.compare_digest(hashed(secret), s.secret_hash)
+        by_account = who.user is not None and s.user_id == who.user.id
+        if not (by_secret or by_account):
+            raise Refused(403, "this seek is not yours: only its seeker can see its pairing or cancel it")
+        return s
+
+    def _ai_offer(self, s: Seek, now: float) -> dict[str, Any] | None:
+        if s.status != STANDING or now - s.created_at < self.ai_after:
+            return None
+        level = ai_level_for(self.ai_ratings(s.pool), s.rating)
+        return {"level": level, "rating": round(self.ai_ratings(s.pool)[level]), "account": ai_username(level)}
+
+    def ai_ratings(self, pool: str) -> dict[int, float]:
+        """Each AI level's rating in ``pool``: its account's, once it has played rated games there,
+        else :data:`AI_NOMINAL`."""
+        names = {ai_username(lv): lv for lv in AI_LEVELS}
+        with self.storage.transaction() as tx:
+            rows = tx.conn.execute(
+                sa.select(users_table.c.username, ratings_table.c.rating, ratings_table.c.games)
+                .join(ratings_table, ratings_table.c.user_id == users_table.c.id)
+                .where(users_table.c.username_key.in_(list(names)), ratings_table.c.pool == pool)
+            ).all()
+        out = dict(AI_NOMINAL)
+        for name, rating, games in rows:
+            if games > 0:
+                out[names[name]] = float(rating)
+        return out
+
+    def _public(self, s: Seek, now: float, *, owner: bool) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "id": s.id,
+            "game": s.spec,
+            "rated": s.rated,
+            "clock": s.clock,
+            "rating": round(s.rating),
+            "provisional": s.rd >= glicko2.PROVISIONAL_RD,
+            "player": s.username,
+            "waiting": round(max(0.0, now - s.created_at), 1),
+        }
+        if owner:
+            out["status"] = s.status
+            out["ai_offer"] = self._ai_offer(s, now)
+            if s.game_id is not None and s.status in ("paired", "ai"):
+                out.update(
+                    game_id=s.game_id,
+                    seat=s.seat,
+                    token=s.token,
+                    link=f"/g/{s.game_id}#seat={s.seat}&t={s.token}",
+                )
+        return out
+
+    def status(self, who: Who, seek_id: str, secret: str | None, *, touch: bool = True) -> dict[str, Any]:
+        """The seeker's view of the seek (once paired: the game, seat, seat token and link); ``touch``:
+        the seeker is still there (keeps the seek from lapsing)."""
+        s = self._own(who, seek_id, secret)
+        now = time.time()
+        if touch and s.status == STANDING and now - s.seen_at >= TOUCH_SECONDS:
+            with self.storage.transaction(write=True) as tx:
+                tx.conn.execute(seeks_table.update().where(seeks_table.c.id == s.id).values(seen_at=now))
+        return self._public(s, now, owner=True)
+
+    def cancel(self, who: Who, seek_id: str, secret: str | None) -> dict[str, Any]:
+        """The seeker withdraws a standing seek (409 once it is paired)."""
+        s = self._own(who, seek_id, secret)
+        with self.storage.transaction(write=True) as tx:
+            done = tx.conn.execute(
+                seeks_table.update()
+                .where(seeks_table.c.id == s.id, seeks_table.c.status == STANDING)
+                .values(status="cancelled", updated_at=time.time())
+            ).rowcount
+        if not done:
+            now = self._load(s.id)
+            raise Refused(409, f"this seek is no longer standing (it is {now.status if now else 'gone'})")
+        return {"ok": True}
+
+    def standing(self, who: Who | None, limit: int = 100) -> list[dict[str, Any]]:
+        """The standing seeks, oldest first (``mine``: the asker's own)."""
+        t = seeks_table
+        with self.storage.transaction() as tx:
+            rows = (
+                tx.conn.execute(
+                    sa.select(t, users_table.c.username)
+                    .select_from(t.outerjoin(users_table, users_table.c.id == t.c.user_id))
+                    .where(t.c.status == STANDING, t.c.seen_at >= time.time() - self.stale_seconds)
+                    .order_by(t.c.created_at)
+                    .limit(limit)
+                )
+                .mappings()
+                .all()
+            )
+        now = time.time()
+        return [
+            {**self._public(s, now, owner=False), "mine": who is not None and s.client == who.client}
+            for s in map(_seek, rows)
+        ]
+
+    # -- the AI instead ---------------------------------------------------------------------
+    def play_ai(self, who: Who, seek_id: str, secret: str | None) -> dict[str, Any]:
+        """Take the AI offered after :attr:`ai_after` seconds: a game against the level at about the
+        seeker's rating (rated against its account for a rated seek); the seek ends."""
+        s = self._own(who, seek_id, secret)
+        now = time.time()
+        if s.status != STANDING:
+            raise Refused(409, f"this seek is no longer standing (it is {s.status})")
+        offer = self._ai_offer(s, now)
+        if offer is None:
+            raise Refused(409, f"the AI is offered after {self.ai_after:g} s without an opponent")
+        if not self._claim([s.id]):
+            raise Refused(409, "this seek was paired meanwhile")
+        level = int(offer["level"])
+        seat = secrets.randbelow(2)
+        kinds: list[dict[str, Any]] = [{}, {}]
+        kinds[seat] = {"kind": "here", **({"name": s.username} if s.username else {})}
+        kinds[1 - seat] = {"kind": "ai", "level": level, "name": ai_username(level)}
+        try:
+            created = self.service.create(s.spec, seat_kinds=kinds, clock=creation_clock(s.clock), public=False)
+        except ServiceError as e:
+            self._release([s.id])
+            raise Refused(e.status, e.detail) from None
+        if who.user is not None and s.user_id is not None:
+            self.accounts.bind_game(
+                created.game_id, {seat: who.user, 1 - seat: self.accounts.ai_user(level)}, rated=s.rated, pool=s.pool
+            )
+        self._settle(s.id, "ai", created.game_id, seat, created.tokens[seat])
+        return self.status(who, s.id, secret, touch=False)
+
+    # -- waves -------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def _pairer(self) -> Iterator[bool]:
+        """Whether this process may run a wave now: one pairer at a time (per process; on PostgreSQL
+        across processes, by a session advisory lock)."""
+        if not self._pairing.acquire(blocking=False):
+            yield False
+            return
+        try:
+            if self.storage.engine.dialect.name != "postgresql":
+                yield True
+                return
+            with self.storage.engine.connect() as conn:
+                conn = conn.execution_options(isolation_level="AUTOCOMMIT")
+                got = bool(conn.execute(sa.select(sa.func.pg_try_advisory_lock(PAIRER_LOCK))).scalar())
+                try:
+                    yield got
+                finally:
+                    if got:
+                        conn.execute(sa.select(sa.func.pg_advisory_unlock(PAIRER_LOCK)))
+        finally:
+            self._pairing.release()
+
+    def _claim(self, ids: list[str]) -> bool:
+        """Mark these standing seeks as being paired: all of them, or (one is gone) none."""
+        try:
+            with self.storage.transaction(write=True) as tx:
+                n = tx.conn.execute(
+                    seeks_table.update()
+                    .where(seeks_table.c.id.in_(ids), seeks_table.c.status == STANDING)
+                    .values(status="pairing", updated_at=time.time())
+                ).rowcount
+                if n != len(ids):
+                    raise _Skip
+        except _Skip:
+            return False
+        return True
+
+    def _release(self, ids: list[str]) -> None:
+        with self.storage.transaction(write=True) as tx:
+            tx.conn.execute(
+                seeks_table.update()
+                .where(seeks_table.c.id.in_(ids), seeks_table.c.status == "pairing")
+                .values(status=STANDING, updated_at=time.time())
+            )
+
+    def _settle(self, seek_id: str, status: str, game_id: str, seat: int, token: str) -> None:
+        with self.storage.transaction(write=True) as tx:
+            tx.conn.execute(
+                seeks_table.update()
+                .where(seeks_table.c.id == seek_id)
+                .values(status=status, game_id=game_id, seat=seat, token=token, updated_at=time.time())
+            )
+
+    def wave(self, now: float | None = None) -> list[str]:
+        """One pairing wave (if no other process is running one): the games made."""
+        with self._pairer() as mine:
+            if not mine:
+                return []
+            now = time.time() if now is None else now
+            t = seeks_table
+            with self.storage.transaction(write=True) as tx:
+                tx.conn.execute(
+                    t.update()
+                    .where(t.c.status == STANDING, t.c.seen_at < now - self.stale_seconds)
+                    .values(status="expired", updated_at=now)
+                )
+                tx.conn.execute(  # a pairing a process did not finish (it stopped meanwhile): standing again
+                    t.update()
+                    .where(t.c.status == "pairing", t.c.updated_at < now - STUCK_SECONDS)
+                    .values(status=STANDING, updated_at=now)
+                )
+                rows = (
+                    tx.conn.execute(
+                        sa.select(t, users_table.c.username)
+                        .select_from(t.outerjoin(users_table, users_table.c.id == t.c.user_id))
+                        .where(t.c.status == STANDING)
+                    )
+                    .mappings()
+                    .all()
+                )
+            made = []
+            for a, b in pair_up([_seek(r) for r in rows], now):
+                try:
+                    gid = self._make_game(a, b)
+                except Exception:  # one pair's failure must not stop the wave
+                    log.exception("could not pair seeks %s and %s", a.id, b.id)
+                    continue
+                if gid is not None:
+                    made.append(gid)
+            return made
+
+    def _make_game(self, a: Seek, b: Seek) -> str | None:
+        if not self._claim([a.id, b.id]):
+            return None
+        first = secrets.randbelow(2)
+        by_seat = {first: a, 1 - first: b}
+        kinds = [{"kind": "invite", **({"name": s.username} if s.username else {})} for _, s in sorted(by_seat.items())]
+        try:
+            created = self.service.create(a.spec, seat_kinds=kinds, clock=creation_clock(a.clock), public=False)
+        except Exception:
+            self._release([a.id, b.id])
+            raise
+        users = {}
+        for seat, s in by_seat.items():
+            if s.user_id is not None:
+                u = self.accounts.user_by_id(s.user_id)
+                if u is not None:
+                    users[seat] = u
+        if users:
+            self.accounts.bind_game(created.game_id, users, rated=a.rated and len(users) == 2, pool=a.pool)
+        for seat, s in by_seat.items():
+            token = created.invites[seat]
+            self.service.view(created.game_id, token)  # the seat arrives: once both have, the clock starts
+            self._settle(s.id, "paired", created.game_id, seat, token)
+        self._tell([a, b])
+        log.info("paired seeks %s and %s: game %s", a.id, b.id, created.game_id)
+        return created.game_id
+
+    def _tell(self, seeks: list[Seek]) -> None:
+        """Wake the waits of these seeks on this process, and the accounts' live pages everywhere."""
+        users = [s.user_id for s in seeks if s.user_id is not None]
+        if users:
+            announce(self.storage, self.service.events, users)
+        loop = self.loop
+        if loop is None or loop.is_closed():
+            return
+        with self._guard:
+            wakes = [w for s in seeks for w in self._wakes.get(s.id, ())]
+        for w in wakes:
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(w.set)
+
+    async def run(self) -> None:
+        """Forever (a task of the app): a wave every :attr:`wave_seconds`."""
+        from anyio.to_thread import run_sync
+
+        self.loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(self.wave_seconds)
+            try:
+                await run_sync(self.wave)
+            except Exception:  # storage away for a while: the next wave tries again
+                log.exception("a seek pairing wave failed")
+
+    async def wait(self, who: Who, seek_id: str, secret: str | None, timeout: float) -> dict[str, Any]:
+        """The seek once it is paired (or ended), once the AI is newly offered, or after ``timeout``
+        seconds; each look keeps the seek alive."""
+        from anyio.to_thread import run_sync
+
+        self.loop = asyncio.get_running_loop()
+        end = time.monotonic() + max(0.0, min(timeout, MAX_WAIT))
+        wake = asyncio.Event()
+        with self._guard:
+            self._wakes.setdefault(seek_id, set()).add(wake)
+        try:
+            offered: bool | None = None
+            while True:
+                wake.clear()
+                st = await run_sync(lambda: self.status(who, seek_id, secret))
+                now_offered = st["ai_offer"] is not None
+                settled = st["status"] not in (STANDING, "pairing")
+                if settled or time.monotonic() >= end or (offered is False and now_offered):
+                    return st
+                offered = now_offered
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(wake.wait(), min(self.poll_seconds, max(0.01, end - time.monotonic())))
+        finally:
+            with self._guard:
+                ws = self._wakes.get(seek_id)
+                if ws is not None:
+                    ws.discard(wake)
+                    if not ws:
+                        del self._wakes[seek_id]
+
+
+def pool_settings_from_env() -> dict[str, float]:
+    """The pool's timings from the environment: ``TESSERA_SEEK_WAVE`` (seconds between waves),
+    ``TESSERA_SEEK_AI_AFTER`` (seconds before the AI is offered)."""
+    import os
+
+    out = {}
+    for name, key in (("TESSERA_SEEK_WAVE", "wave_seconds"), ("TESSERA_SEEK_AI_AFTER", "ai_after")):
+        if os.environ.get(name):
+            out[key] = float(os.environ[name])
+    return out
+
+
+def paired_since(storage: Any, user_id: str, since: float) -> list[dict[str, Any]]:
+    """The account's seeks paired (or turned into an AI game) since ``since``: for its live pages."""
+    t = seeks_table
+    with storage.transaction() as tx:
+        rows = tx.conn.execute(
+            sa.select(t.c.id, t.c.game_id, t.c.seat, t.c.status).where(
+                t.c.user_id == user_id, t.c.updated_at >= since, t.c.status.in_(("paired", "ai"))
+            )
+        ).all()
+    return [{"id": r.id, "game_id": r.game_id, "seat": r.seat, "status": r.status} for r in rows]
