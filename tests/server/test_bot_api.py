@@ -630,7 +630,8 @@ def test_a_bot_chats_with_its_opponent_in_the_player_room_and_never_reads_the_sp
         assert _next(lines)["type"] == "gameFull"
         r = call("POST", f"{live.base}/api/bot/game/{gid}/chat", tb, json={"room": "player", "text": "good luck"})
         assert r.status_code == 201, r.text
-        assert _next(lines, "chatLine") == {"type": "chatLine", "room": "player", "username": "Chatty", "text": "good luck"}
+        said = {"type": "chatLine", "room": "player", "username": "Chatty", "text": "good luck"}
+        assert _next(lines, "chatLine") == said
         seen = pat.get(f"/api/games/{gid}/chat", params={"room": "player"}).json()["messages"]
         assert [m["text"] for m in seen] == ["good luck"]
         watcher = httpx.Client(base_url=live.base, headers={"Origin": live.base}, timeout=20)
