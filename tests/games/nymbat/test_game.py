@@ -587,7 +587,7 @@ def test_render_offers_clickable_steps() -> None:
     assert {"move": "h5-g5", "path": ["h5", "g5"]} in desc["actions"]
     assert {"move": "pass", "path": [], "label": "Pass", "label_key": "action.pass", "label_args": {}} in desc["actions"]
     assert {"template": "n5={n}", "path": ["n5"], "choices": [1, 2, 3]} in desc["actions"]
-    assert {"label": "Reserve", "values": [3, 10]} in desc["panel"]
+    assert {"label": "Reserve", "values": [3, 10], "label_key": "panel.reserve", "label_args": {}} in desc["panel"]
     assert {p["cell"]: p["text"] for p in desc["pieces"]} == {"h5": "2", "h6": "2", "a1": "1"}
     st.play("h5-g5")
     desc = st.render()
