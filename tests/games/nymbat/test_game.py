@@ -591,7 +591,7 @@ def test_render_offers_clickable_steps() -> None:
     assert {p["cell"]: p["text"] for p in desc["pieces"]} == {"h5": "2", "h6": "2", "a1": "1"}
     st.play("h5-g5")
     desc = st.render()
-    assert {"move": "end", "path": [], "label": "End turn"} in desc["actions"]
+    assert {"move": "end", "path": [], "label": "End turn", "label_key": "action.end_turn", "label_args": {}} in desc["actions"]
     st = position(BREAK, to_move=1)
     play(st, "g10-h10", "g9-h8")
     assert {"move": "xh9", "path": ["h9"]} in st.render()["actions"]
