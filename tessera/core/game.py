@@ -512,7 +512,7 @@ class State(ABC):
         if cp == TERMINAL:
             raise IllegalMove(GAME_OVER)
         if cp == SIMULTANEOUS:
-            raise IllegalMove(Text("refusal.simultaneous", "all players move at once here: use play_joint"))
+            raise IllegalMove(Text("refusal.simultaneous_play", "all players move at once here: use play_joint"))
         if player is not None and player != cp:
             raise IllegalMove(not_your_turn(cp, player))
         action = self.string_to_action(move)
@@ -534,7 +534,7 @@ class State(ABC):
         if cp == TERMINAL:
             raise IllegalMove(GAME_OVER)
         if cp == SIMULTANEOUS:
-            raise IllegalMove(Text("refusal.simultaneous", "all players move at once here: use apply_actions"))
+            raise IllegalMove(Text("refusal.simultaneous_actions", "all players move at once here: use apply_actions"))
         if not isinstance(action, int) or not 0 <= action < self.game.num_distinct_actions():
             raise IllegalMove(no_such_action(action, self.game.name))
         reason = self._illegal_reason(action)

@@ -458,7 +458,8 @@ class IkabegamaState(TurnState):
                 Text(
                     "refusal.ikabegama.syntax",
                     f"{move!r} is not a move: {e}; moves are 'q,r' (growth), 'q,r>q,r' (jump) or 'pass'",
-                    move=move,
+                    move=repr(move),
+                    reason=str(e),
                 )
             ) from None
 

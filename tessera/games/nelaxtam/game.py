@@ -537,7 +537,7 @@ class NelaxtamState(State):
                 Text(
                     "refusal.nelaxtam.token_syntax",
                     f"{tok!r} is not an order token: write 3= (hold), 3>d5 (move), 3xd6 (destroy) or 3@a3 (place)",
-                    move=tok,
+                    move=repr(tok),
                 )
             )
         if len(m.group(1)) > 6:  # a huge number is refused without converting it (int() stops at 4,300 digits)
@@ -545,7 +545,7 @@ class NelaxtamState(State):
                 Text(
                     "refusal.nelaxtam.no_troop",
                     f"{m.group(1)[:8]}…: there is no such troop; troops are numbered 1 to {g.ntroops}",
-                    move=f"{m.group(1)[:8]}…",
+                    digits=m.group(1)[:8],
                     n=g.ntroops,
                 )
             )
@@ -555,7 +555,7 @@ class NelaxtamState(State):
                 Text(
                     "refusal.nelaxtam.no_troop_n",
                     f"{tok!r}: there is no troop {num}; troops are numbered 1 to {g.ntroops}",
-                    move=tok,
+                    move=repr(tok),
                     troop=num,
                     n=g.ntroops,
                 )
@@ -566,7 +566,7 @@ class NelaxtamState(State):
                     Text(
                         "refusal.nelaxtam.hold_syntax",
                         f"{tok!r}: a hold is written {num}= with nothing after it",
-                        move=tok,
+                        move=repr(tok),
                         troop=num,
                     )
                 )
@@ -576,8 +576,8 @@ class NelaxtamState(State):
                 Text(
                     "refusal.nelaxtam.no_square",
                     f"{tok!r}: {rest!r} is not a square of the {g.size}×{g.size} board",
-                    move=tok,
-                    square=rest,
+                    move=repr(tok),
+                    square=repr(rest),
                     n=g.size,
                 )
             )

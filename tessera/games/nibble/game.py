@@ -648,7 +648,8 @@ class NibbleState(TurnState):
                 Text(
                     "refusal.nibble.syntax",
                     f"{move!r} is not a move: {e}; a move is a cell label such as 'c1', or 'end'",
-                    move=move,
+                    move=repr(move),
+                    reason=str(e),
                 )
             ) from None
         return g.index[c]

@@ -668,22 +668,28 @@ class NumeState(State):
                     Text(
                         "refusal.nume.komi_syntax",
                         f"{move!r} is not a komi bid: write 'komi <value> <black|white>', e.g. 'komi 3.5 white'",
-                        move=move,
+                        move=repr(move),
                     )
                 )
             try:
                 v = float(parts[1])
             except ValueError:
                 raise IllegalMove(
-                    Text("refusal.nume.komi_number", f"{move!r}: the komi {parts[1]!r} is not a number", move=move)
+                    Text(
+                        "refusal.nume.komi_number",
+                        f"{move!r}: the komi {parts[1]!r} is not a number",
+                        move=repr(move),
+                        komi=repr(parts[1]),
+                    )
                 ) from None
             if not math.isfinite(v) or not (v - 0.5).is_integer() or not 0.5 <= v <= n + 0.5:
                 raise IllegalMove(
                     Text(
                         "refusal.nume.komi_range",
                         f"{move!r}: the komi must be n+0.5 from 0.5 to {n}.5 (no ties), not {parts[1]}",
-                        move=move,
+                        move=repr(move),
                         n=n,
+                        komi=parts[1],
                     )
                 )
             return g.place_actions + 2 * int(v - 0.5) + COLOUR_WORDS.index(parts[2])
@@ -697,7 +703,9 @@ class NumeState(State):
                     f"{move!r} is not a move: {lab!r} is not a cell of the {g.grid.shape} board; "
                     "moves are 'd3' (joining stone), 'd3=5' (new group with its number), 'komi 3.5 white', 'black', "
                     "'white'",
-                    move=move,
+                    move=repr(move),
+                    cell=repr(lab),
+                    shape=g.grid.shape,
                 )
             )
         if not eq:
@@ -708,7 +716,7 @@ class NumeState(State):
                 Text(
                     "refusal.nume.number",
                     f"{move!r}: the number written on a stone must be a whole number from 0 to {n}",
-                    move=move,
+                    move=repr(move),
                     n=n,
                 )
             )

@@ -669,9 +669,7 @@ class NymbatState(TurnState):
                 "resign: resigning is not a step of a turn; the server (or a program) calls state.resign(player)",
             )
         if not 0 <= action < NUM_ACTIONS:
-            return Text(
-                "refusal.no_such_action", f"action {action} is not a Nymbat action", action=str(action), game="nymbat"
-            )
+            return Text("refusal.nymbat.no_such_action", f"action {action} is not a Nymbat action", action=str(action))
         code = _k.check(self.s, self.game.geo, action)
         return self._reason(code, action) if code else None
 
@@ -880,9 +878,9 @@ class NymbatState(TurnState):
             if len(digits) > 3:  # a huge number is refused without converting it (int() stops at 4,300 digits)
                 raise IllegalMove(
                     Text(
-                        "refusal.nymbat.number",
+                        "refusal.nymbat.number_long",
                         f"{digits[:8]}…: a piece's number is a whole number from 1 to 6",
-                        move=f"{digits[:8]}…",
+                        digits=digits[:8],
                     )
                 )
             k = int(digits)
@@ -891,7 +889,8 @@ class NymbatState(TurnState):
                     Text(
                         "refusal.nymbat.number",
                         f"{move!r}: a piece's number is a whole number from 1 to 6, not {k}",
-                        move=move,
+                        move=repr(move),
+                        n=k,
                     )
                 )
             return PLACE_BASE + _index(m.group(1), move) * 6 + k - 1
@@ -899,7 +898,7 @@ class NymbatState(TurnState):
             return REMOVE_BASE + _index(m.group(1), move)
         if m := _LOSE_RE.fullmatch(text):
             return LOSE_BASE + _index(m.group(1), move)
-        raise IllegalMove(Text("refusal.nymbat.syntax", f"{move!r} is not a Nymbat step: {_SYNTAX}", move=move))
+        raise IllegalMove(Text("refusal.nymbat.syntax", f"{move!r} is not a Nymbat step: {_SYNTAX}", move=repr(move)))
 
     # -- positions ---------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -991,8 +990,8 @@ def _index(label: str, move: str) -> int:
             Text(
                 "refusal.nymbat.no_hex",
                 f"{move!r}: {label!r} is not a hex of the board (rows a–o, side 8)",
-                move=move,
-                hex=label,
+                move=repr(move),
+                hex=repr(label),
             )
         )
     return INDEX[GRID.cell(label)]
