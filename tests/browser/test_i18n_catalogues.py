@@ -142,7 +142,10 @@ def _say(cat: dict[str, str], key: str, args: dict[str, Any], english: str) -> s
             return _say(cat, v["key"], v.get("args", {}), v.get("text", ""))
         return str(v)
 
-    return re.sub(r"\{\{\s*(\w+)\s*\}\}", lambda m: value(args[m.group(1)]) if m.group(1) in args else m.group(0), template)
+    def fill(m: re.Match[str]) -> str:
+        return value(args[m.group(1)]) if m.group(1) in args else m.group(0)
+
+    return re.sub(r"\{\{\s*(\w+)\s*\}\}", fill, template)
 
 
 def test_every_key_a_game_can_emit_exists_in_every_language(emitted: Any) -> None:
