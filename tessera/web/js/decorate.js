@@ -144,8 +144,10 @@ export function safeGlyph(color) {
 // itself a text ({key, args, text}: a player's name, a colour, a nested sentence) is said first, a
 // list of them joined; `count` picks the plural form. An unknown key keeps the English.
 export function keyed(key, args, english) {
-  if (!key || !hasKey(`engine:${key}`)) return english === undefined || english === null ? "" : String(english);
-  return t(`engine:${key}`, argValues(args));
+  const fallback = english === undefined || english === null ? "" : String(english);
+  if (!key) return fallback;
+  // a key that exists only in plural forms (piece.group_one/_other) is found with its count
+  return t(`engine:${key}`, { ...argValues(args), defaultValue: fallback });
 }
 
 function argValues(args) {
