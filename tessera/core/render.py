@@ -115,13 +115,16 @@ written as the English string with ``<field>_key`` and ``<field>_args`` beside i
 NESTED = ("units", "choices")
 """Lists inside those objects whose items are such objects too (Nelaxtam's order builder)."""
 
+_WORTH_A_LOOK = frozenset((*TEXT_FIELDS, *NESTED, "values"))
+
 
 def _keyed(obj: Any) -> Any:
     """``obj`` (an object or a list of objects) with every :class:`Text` in a text field, and in a
     panel row's ``values``, expanded; a row with keyed values gets ``value_keys`` beside them."""
     if isinstance(obj, list):
         for x in obj:
-            _keyed(x)
+            if isinstance(x, dict) and not x.keys().isdisjoint(_WORTH_A_LOOK):  # most actions hold no words
+                _keyed(x)
         return obj
     if not isinstance(obj, dict):
         return obj
@@ -134,7 +137,9 @@ def _keyed(obj: Any) -> Any:
             _keyed(inner)
     values = obj.get("values")
     if isinstance(values, list) and any(type(v) is Text for v in values):
-        obj["value_keys"] = [{"key": v.key, "args": json_args(v.args)} if isinstance(v, Text) else None for v in values]
+        obj["value_keys"] = [
+            {"key": v.key, "args": v.as_json()["args"]} if isinstance(v, Text) else None for v in values
+        ]
         obj["values"] = [str(v) if isinstance(v, Text) else v for v in values]
     return obj
 

@@ -17,6 +17,7 @@ argument is a number, a plain string (a cell label, a move), another :class:`Tex
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 
@@ -25,19 +26,26 @@ class Text(str):
 
     key: str
     args: dict[str, Any]
+    _json: dict[str, Any] | None
 
     def __new__(cls, key: str, english: str, /, **args: Any) -> Text:
         self = super().__new__(cls, english)
         self.key = key
         self.args = args
+        self._json = None
         return self
 
     def __reduce__(self) -> tuple[Any, tuple[str, str, dict[str, Any]]]:
         return (_rebuild, (self.key, str(self), self.args))  # sent between processes (a worker's refusal)
 
     def as_json(self) -> dict[str, Any]:
-        """``{"key", "args", "text"}`` with every argument JSON-able (nested texts the same way)."""
-        return {"key": self.key, "args": json_args(self.args), "text": str(self)}
+        """``{"key", "args", "text"}`` with every argument JSON-able (nested texts the same way).
+
+        Built once per text and shared (a player's name appears in many places of a render):
+        callers do not change it."""
+        if self._json is None:
+            self._json = {"key": self.key, "args": json_args(self.args), "text": str(self)}
+        return self._json
 
 
 def _rebuild(key: str, english: str, args: dict[str, Any]) -> Text:
@@ -60,6 +68,7 @@ def json_args(args: Mapping[str, Any]) -> dict[str, Any]:
     return {k: json_value(v) for k, v in args.items()}
 
 
+@lru_cache(maxsize=256)
 def name_text(name: str) -> Text:
     """A player's name (``"Red"``, ``"Black"``, ``"First"`` …) with its key ``names.<name>``
     (``"Player 1"``: ``names.player_n`` with ``n``)."""
@@ -69,6 +78,7 @@ def name_text(name: str) -> Text:
     return Text(f"names.{name.lower()}", name)
 
 
+@lru_cache(maxsize=256)
 def colour_text(word: str) -> Text:
     """A colour word (Nibble's ``"cyan"`` …) with its key ``colours.<word>``."""
     return Text(f"colours.{word.lower()}", word)
@@ -77,7 +87,7 @@ def colour_text(word: str) -> Text:
 def keyed(text: str) -> dict[str, Any]:
     """``{"key", "args"}`` of a :class:`Text` (``{}`` for a plain string): merged into a JSON object."""
     if isinstance(text, Text):
-        return {"key": text.key, "args": json_args(text.args)}
+        return {"key": text.key, "args": text.as_json()["args"]}
     return {}
 
 
@@ -93,4 +103,4 @@ def expand(d: dict[str, Any], field: str) -> None:
     if isinstance(v, Text):
         d[field] = str(v)
         d[f"{field}_key"] = v.key
-        d[f"{field}_args"] = json_args(v.args)
+        d[f"{field}_args"] = v.as_json()["args"]

@@ -36,32 +36,7 @@ MAY_MOVE = Text("highlight.may_move", "may still move")
 def render(state: NymbatState, player: int | None = None) -> dict[str, Any]:
     L = state.L
     names = L.names
-    fills: dict[int, str] = {}
-    titles: dict[int, Text] = {}
-    shades = [_SHADES[L.colors[pl]] for pl in range(state.n)]
-    for c in CELLS:
-        owners = [pl for pl in range(state.n) if L.setup[pl] >> c & 1]
-        if not owners:
-            continue
-        parts = []
-        tints = []
-        for pl in owners:
-            home = bool(L.home[pl] >> c & 1)
-            seat = name_text(names[pl])
-            if home:
-                parts.append(Text("cell.home_row", f"{seat} home row", name=seat))
-            else:
-                parts.append(Text("cell.setup_area", f"{seat} setup area", name=seat))
-            tints.append(shades[pl][0] if home else shades[pl][1])
-        if len(owners) == 1:
-            fills[c], titles[c] = tints[0], parts[0]
-        else:  # a shared corner hex: its own tint (the two mixed), both names in its title
-            fills[c] = _mix(tints[0], tints[1])
-            titles[c] = Text("cell.shared", f"shared: {parts[0]} and {parts[1]}", a=parts[0], b=parts[1])
-    cells = []
-    for c in CELLS:
-        x, y = GRID.center(c)
-        cells.append(cell_entry(GRID.label(c), x, y, fill=fills.get(c), title=titles.get(c)))
+    cells = [dict(c) for c in _board_cells(state)]
     pieces = []
     on_board = [0] * state.n
     for i in np.flatnonzero(state.s[_k.NUM : _k.NUM + N]).tolist():
@@ -309,3 +284,45 @@ def _hint(state: NymbatState) -> Text | None:
         hex=at,
         budget=state.brk_budget,
     )
+
+
+_BOARD_CELLS: dict[int, tuple[object, list[dict[str, Any]]]] = {}
+"""The board's cell entries (fills and titles of the home rows and setup areas) of each layout seen."""
+
+
+def _board_cells(state: NymbatState) -> list[dict[str, Any]]:
+    """The cell entries of ``state``'s layout, built once (callers copy them)."""
+    L = state.L
+    known = _BOARD_CELLS.get(id(L))
+    if known is None or known[0] is not L:
+        names = L.names
+        fills: dict[int, str] = {}
+        titles: dict[int, Text] = {}
+        shades = [_SHADES[L.colors[pl]] for pl in range(state.n)]
+        for c in CELLS:
+            owners = [pl for pl in range(state.n) if L.setup[pl] >> c & 1]
+            if not owners:
+                continue
+            parts = []
+            tints = []
+            for pl in owners:
+                home = bool(L.home[pl] >> c & 1)
+                seat = name_text(names[pl])
+                if home:
+                    parts.append(Text("cell.home_row", f"{seat} home row", name=seat))
+                else:
+                    parts.append(Text("cell.setup_area", f"{seat} setup area", name=seat))
+                tints.append(shades[pl][0] if home else shades[pl][1])
+            if len(owners) == 1:
+                fills[c], titles[c] = tints[0], parts[0]
+            else:  # a shared corner hex: its own tint (the two mixed), both names in its title
+                fills[c] = _mix(tints[0], tints[1])
+                titles[c] = Text("cell.shared", f"shared: {parts[0]} and {parts[1]}", a=parts[0], b=parts[1])
+        cells = []
+        for c in CELLS:
+            x, y = GRID.center(c)
+            cells.append(cell_entry(GRID.label(c), x, y, fill=fills.get(c), title=titles.get(c)))
+        if len(_BOARD_CELLS) > 16:  # layouts are two (2 and 4 players): a bounded cache all the same
+            _BOARD_CELLS.clear()
+        known = _BOARD_CELLS[id(L)] = (L, cells)
+    return known[1]
