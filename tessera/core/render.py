@@ -198,6 +198,9 @@ def describe(
     d.update(extra)
     expand(d, "status")
     expand(d, "hint")
+    for p in d["players"]:  # each seat's name with its key (names.red, names.player_n …)
+        if isinstance(p.get("name"), str) and type(p["name"]) is not Text:
+            p["name"] = name_text(p["name"])
     for part in ("players", "highlights", "panel", "actions", "setups", "order"):
         if d.get(part):
             d[part] = _keyed(d[part])

@@ -4,7 +4,7 @@
 // It knows no game: the server sends render descriptions with the legal moves of the player to move.
 import { api, ApiError, escapeHtml, loadSeats, saveSeats } from "./api.js";
 import { BoardView } from "./board.js";
-import { actionLabel, colourName, decorations, localized, panelRows, refusalText, resultText, statusText } from "./decorate.js";
+import { actionLabel, colourName, decorations, localized, panelRows, refusalText, resultText, statusText, textOf } from "./decorate.js";
 import { initI18n, t } from "./i18n.js";
 import { initPrefs, safePalette } from "./prefs.js";
 
@@ -83,8 +83,9 @@ async function evaluate(seconds) {
 }
 
 function name(p) {
-  const n = ui.players[p] && ui.players[p].name;
-  return n ? colourName(n) : t("game:player_n", { n: p });
+  const seat = ui.players[p];
+  if (seat && seat.name_key) return textOf(seat, "name"); // the seat's name by its key
+  return seat && seat.name ? colourName(seat.name) : t("game:player_n", { n: p });
 }
 
 function renderEval() {

@@ -556,8 +556,9 @@ function renderAll() {
 }
 
 function playerName(desc, p) {
-  const n = desc.players && desc.players[p] && desc.players[p].name;
-  return n ? colourName(n) : t("game:player_n", { n: p });
+  const seat = desc.players && desc.players[p];
+  if (seat && seat.name_key) return textOf(seat, "name"); // the seat's name by its key
+  return seat && seat.name ? colourName(seat.name) : t("game:player_n", { n: p });
 }
 
 function currentLocale() {
