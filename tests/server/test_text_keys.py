@@ -10,7 +10,7 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 
 import tessera
-from tests.server.test_api import create, move, view
+from tests.server.helpers import create, move, view
 
 
 def test_a_refused_move_carries_its_key_and_arguments_beside_the_english_detail(client: TestClient) -> None:
