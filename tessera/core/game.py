@@ -33,6 +33,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
+from tessera.core.texts import Text, json_args, name_text
+from tessera.core.texts import outcome as keyed_outcome
+
 if TYPE_CHECKING:
     from tessera.core.observation import ObservationSpec
 
@@ -50,7 +53,51 @@ Move = str
 
 
 class IllegalMove(ValueError):
-    """A move that is malformed or breaks a rule; the message says which."""
+    """A move that is malformed or breaks a rule; the message says which.
+
+    The message is usually a :class:`tessera.core.texts.Text`: the English sentence with its
+    catalogue key and arguments (:attr:`key`, :attr:`key_args`), so that a client can say it in
+    the player's language.
+    """
+
+    @property
+    def text(self) -> str:
+        """The message as given (a :class:`~tessera.core.texts.Text` where it has a key)."""
+        return self.args[0] if self.args and isinstance(self.args[0], str) else str(self)
+
+    @property
+    def key(self) -> str | None:
+        """The message's catalogue key (``refusal.*``), None for a message without one."""
+        return getattr(self.text, "key", None)
+
+    @property
+    def key_args(self) -> dict[str, Any]:
+        """The message's arguments, JSON-able (``{}`` without a key)."""
+        t = self.text
+        return json_args(t.args) if isinstance(t, Text) else {}
+
+
+GAME_OVER = Text("refusal.game_over", "the game is over")
+"""The refusal of any move once the game is over."""
+
+
+def not_your_turn(to_move: int, player: int) -> Text:
+    """The refusal of a move by ``player`` while ``to_move`` is to move."""
+    return Text(
+        "refusal.not_your_turn", f"it is player {to_move}'s turn, not player {player}'s", to_move=to_move, player=player
+    )
+
+
+def not_legal(move: str) -> Text:
+    """The refusal of a move the rules do not allow here (no more precise reason known)."""
+    return Text("refusal.not_legal_here", f"{move} is not legal here", move=move)
+
+
+def no_such_action(action: object, game: str) -> Text:
+    """The refusal of an integer that is no action of ``game``."""
+    return Text(
+        "refusal.no_such_action", f"action {action!r} is not an action of {game}", action=repr(action), game=game
+    )
 
 
 ParamValue = int | float | str | bool
@@ -394,7 +441,8 @@ class State(ABC):
         """``None`` when ``action`` is legal now, else why not.  Override for speed."""
         if action in self._legal_actions():
             return None
-        return f"{self.action_to_string(action)} is not a legal move here"
+        move = self.action_to_string(action)
+        return Text("refusal.not_legal", f"{move} is not a legal move here", move=move)
 
     @abstractmethod
     def _apply(self, action: Action) -> None:
@@ -453,19 +501,20 @@ class State(ABC):
         try:
             self._check_move(move, player)
         except IllegalMove as e:
-            return str(e)
+            return e.text
         return None
 
     def _check_move(self, move: Move, player: int | None) -> Action:
         if not isinstance(move, str):
-            raise IllegalMove(f"a move must be a string, not {type(move).__name__}")
+            kind = type(move).__name__
+            raise IllegalMove(Text("refusal.move_type", f"a move must be a string, not {kind}", kind=kind))
         cp = self.current_player()
         if cp == TERMINAL:
-            raise IllegalMove("the game is over")
+            raise IllegalMove(GAME_OVER)
         if cp == SIMULTANEOUS:
-            raise IllegalMove("all players move at once here: use play_joint")
+            raise IllegalMove(Text("refusal.simultaneous_play", "all players move at once here: use play_joint"))
         if player is not None and player != cp:
-            raise IllegalMove(f"it is player {cp}'s turn, not player {player}'s")
+            raise IllegalMove(not_your_turn(cp, player))
         action = self.string_to_action(move)
         reason = self._illegal_reason(action)
         if reason is not None:
@@ -483,11 +532,11 @@ class State(ABC):
         """Apply an integer action of the player to move (checked like ``play``)."""
         cp = self.current_player()
         if cp == TERMINAL:
-            raise IllegalMove("the game is over")
+            raise IllegalMove(GAME_OVER)
         if cp == SIMULTANEOUS:
-            raise IllegalMove("all players move at once here: use apply_actions")
+            raise IllegalMove(Text("refusal.simultaneous_actions", "all players move at once here: use apply_actions"))
         if not isinstance(action, int) or not 0 <= action < self.game.num_distinct_actions():
-            raise IllegalMove(f"action {action!r} is not an action of {self.game.name}")
+            raise IllegalMove(no_such_action(action, self.game.name))
         reason = self._illegal_reason(action)
         if reason is not None:
             raise IllegalMove(reason)
@@ -523,19 +572,22 @@ class State(ABC):
             return None
         return r.index(best)
 
-    def outcome(self) -> dict[str, str] | None:
-        """Why the game ended: ``{"reason": ..., "text": ...}``, ``None`` while it goes on.
+    def outcome(self) -> dict[str, Any] | None:
+        """Why the game ended: ``{"reason", "text", "key", "args"}``, ``None`` while it goes on.
 
         ``reason`` is a short machine-readable word (``"nest"``, ``"majority"``,
         ``"safeguard"`` …); ``text`` is a sentence naming the rule that decided,
-        e.g. ``"Second took all 9 red blocks"``.  Games override this; the
-        default names only the winner.
+        e.g. ``"Second took all 9 red blocks"``, and ``key`` and ``args`` the same
+        sentence for a translation (:func:`tessera.core.texts.outcome`).  Games
+        override this; the default names only the winner.
         """
         if not self.is_terminal():
             return None
         w = self.winner()
         names = self.game.info.player_names
-        return {"reason": "rules", "text": "Draw" if w is None else f"{names[w]} wins"}
+        if w is None:
+            return keyed_outcome("rules", Text("status.draw", "Draw"))
+        return keyed_outcome("rules", Text("status.wins", f"{names[w]} wins", name=name_text(names[w])))
 
     def scores(self) -> list[float] | None:
         """Per-player scores where the game has them, else ``None``."""
@@ -598,7 +650,11 @@ class State(ABC):
         actions = self.legal_actions(player)
         if not actions:
             cp = self.current_player()
-            raise IllegalMove("the game is over" if cp == TERMINAL else f"player {player} has no move now")
+            raise IllegalMove(
+                GAME_OVER
+                if cp == TERMINAL
+                else Text("refusal.no_move_now", f"player {player} has no move now", player=str(player))
+            )
         return rng.choice(actions)
 
     def decision_units(self, player: int) -> list[int | None]:

@@ -13,6 +13,7 @@ from typing import Any
 
 from tessera.core.game import SIMULTANEOUS, TERMINAL, State
 from tessera.core.geometry import Grid
+from tessera.core.texts import Text, expand, json_args, name_text
 
 RenderDict = dict[str, Any]
 
@@ -27,11 +28,17 @@ PLAYER_COLORS = {
     "yellow": "#d9a514",
 }
 
+END_TURN = Text("action.end_turn", "End turn")
+"""The label of the button that ends a turn of several steps."""
+PASS_LABEL = Text("action.pass", "Pass")
+"""The label of the button that passes."""
+
 
 def cell_entry(label: str, x: float, y: float, **extra: Any) -> dict[str, Any]:
     """One board cell: its id/label and drawing centre (``fill``, ``title`` … optional)."""
     d: dict[str, Any] = {"id": label, "x": round(x, 4), "y": round(y, 4)}
     d.update({k: v for k, v in extra.items() if v is not None})
+    expand(d, "title")
     return d
 
 
@@ -83,18 +90,58 @@ def piece(
         d["symbol"] = symbol
     if title is not None:
         d["title"] = title
+        expand(d, "title")
     return d
 
 
 def status_line(state: State, names: Sequence[str]) -> str:
-    """``"Black to move"`` / ``"Both players to move"`` / ``"White wins"`` / ``"Draw"``."""
+    """``"Black to move"`` / ``"Both players to move"`` / ``"White wins"`` / ``"Draw"`` (a :class:`Text`)."""
     cp = state.current_player()
     if cp == TERMINAL:
         w = state.winner()
-        return "Draw" if w is None else f"{names[w]} wins"
+        if w is None:
+            return Text("status.draw", "Draw")
+        return Text("status.wins", f"{names[w]} wins", name=name_text(names[w]))
     if cp == SIMULTANEOUS:
-        return "Both players to move"
-    return f"{names[cp]} to move"
+        return Text("status.both", "Both players to move")
+    return Text("status.to_move", f"{names[cp]} to move", name=name_text(names[cp]))
+
+
+TEXT_FIELDS = ("label", "title", "hint", "name")
+"""Fields of a render description's objects that hold words for people: a :class:`Text` there is
+written as the English string with ``<field>_key`` and ``<field>_args`` beside it."""
+
+
+NESTED = ("units", "choices")
+"""Lists inside those objects whose items are such objects too (Nelaxtam's order builder)."""
+
+_WORTH_A_LOOK = frozenset((*TEXT_FIELDS, *NESTED, "values"))
+
+
+def _keyed(obj: Any) -> Any:
+    """``obj`` (an object or a list of objects) with every :class:`Text` in a text field, and in a
+    panel row's ``values``, expanded; a row with keyed values gets ``value_keys`` beside them."""
+    if isinstance(obj, list):
+        for x in obj:
+            if isinstance(x, dict) and not x.keys().isdisjoint(_WORTH_A_LOOK):  # most actions hold no words
+                _keyed(x)
+        return obj
+    if not isinstance(obj, dict):
+        return obj
+    for f in TEXT_FIELDS:
+        if type(obj.get(f)) is Text:
+            expand(obj, f)
+    for f in NESTED:
+        inner = obj.get(f)
+        if isinstance(inner, list):
+            _keyed(inner)
+    values = obj.get("values")
+    if isinstance(values, list) and any(type(v) is Text for v in values):
+        obj["value_keys"] = [
+            {"key": v.key, "args": v.as_json()["args"]} if isinstance(v, Text) else None for v in values
+        ]
+        obj["values"] = [str(v) if isinstance(v, Text) else v for v in values]
+    return obj
 
 
 def describe(
@@ -117,8 +164,14 @@ def describe(
     result = None
     if cp == TERMINAL:
         w = state.winner()
-        why = state.outcome() or {"reason": "rules", "text": status_line(state, names)}
+        why = state.outcome()
+        if why is None:
+            line = status_line(state, names)
+            why = {"reason": "rules", "text": str(line), "key": getattr(line, "key", None)}
+            why["args"] = json_args(getattr(line, "args", {}))
         result = {"winner": w, "returns": state.returns(), "reason": why["reason"], "text": why["text"]}
+        if why.get("key"):
+            result["key"], result["args"] = why["key"], why.get("args", {})
     if actions is None:
         actions = []
         if viewer is None or viewer == cp:
@@ -143,6 +196,14 @@ def describe(
         "last_move": list(last_move),
     }
     d.update(extra)
+    expand(d, "status")
+    expand(d, "hint")
+    for p in d["players"]:  # each seat's name with its key (names.red, names.player_n …)
+        if isinstance(p.get("name"), str) and type(p["name"]) is not Text:
+            p["name"] = name_text(p["name"])
+    for part in ("players", "highlights", "panel", "actions", "setups", "order"):
+        if d.get(part):
+            d[part] = _keyed(d[part])
     return d
 
 

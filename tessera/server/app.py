@@ -263,7 +263,7 @@ def create_app(
 
     @app.exception_handler(ServiceError)
     async def service_error(request: Request, exc: ServiceError) -> JSONResponse:
-        return JSONResponse({"detail": exc.detail}, status_code=exc.status)
+        return JSONResponse(exc.body(), status_code=exc.status)  # detail, and key and args where it has them
 
     app.include_router(accounts_router)  # accounts, ratings, challenges (tessera.server.accounts)
     app.include_router(bot_router)  # the bot API (tessera.server.bot, docs/bot-api.md)

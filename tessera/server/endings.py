@@ -157,7 +157,7 @@ class Endings:
         try:
             new.resign(seat)
         except IllegalMove as e:
-            raise ServiceError(409, str(e)) from None
+            raise ServiceError(409, e.text) from None
         n = w.state.move_number()
         w.tx.insert_move(w.row.id, n, seat, RESIGN)
         w.moves = [*w.moves, MoveRow(n, seat, RESIGN)]

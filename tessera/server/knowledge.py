@@ -85,6 +85,7 @@ def render_for(state: State, seat: int | None, sealed: dict[int, str], status: s
     if status != "active" and result is not None:
         render["result"] = result
         render["status"] = result["text"]
+        render["status_key"], render["status_args"] = result.get("key"), result.get("args", {})
     order = render.get("order")
     if cp == SIMULTANEOUS:
         if isinstance(order, dict) and seat is not None:

@@ -36,7 +36,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
 
-from tessera.core.game import SIMULTANEOUS, IllegalMove, State
+from tessera.core.game import GAME_OVER, SIMULTANEOUS, IllegalMove, State
+from tessera.core.texts import Text, name_text
 from tessera.server.clocks import clock_stop, flagged
 from tessera.server.endings import Endings
 from tessera.server.errors import ServiceError
@@ -58,6 +59,14 @@ ATTEMPTS = 3
 LOOP_COMMIT_PATIENCE = 1.0
 """How long (s) a move to be stored on the event loop waits there while something else writes,
 before it is handed to a worker thread (:meth:`MovePipeline._commit_when_free`)."""
+
+
+def game_over(result: dict[str, Any] | None) -> str:
+    """The refusal of a move in a finished game, saying how it ended (a keyed text)."""
+    if not result:
+        return GAME_OVER
+    how = Text(result["key"], result["text"], **result.get("args", {})) if result.get("key") else result["text"]
+    return Text("refusal.game_over_how", f"the game is over: {result['text']}", how=how)
 
 
 @dataclass
@@ -145,13 +154,12 @@ class MovePipeline:
                 live = await self._run(on_loop, self.games.reload, game_id)
             if flagged(live.row, time.time()):
                 if flag_stored:
-                    raise ServiceError(409, "the game is over")
+                    raise ServiceError(409, GAME_OVER)
                 await self._run(on_loop, self.endings.flag, game_id)
                 flag_stored = True
                 live = await self._run(on_loop, self.games.current, game_id)
                 if live.row.status != "active":
-                    result = live.row.result
-                    raise ServiceError(409, "the game is over" + (f": {result['text']}" if result else ""))
+                    raise ServiceError(409, game_over(live.row.result))
                 continue  # the flagged player resigned; the others play on
             try:
                 prepared = self.prepare(live, token, text, number)
@@ -188,7 +196,7 @@ class MovePipeline:
         if expected == state.move_number() - 1 and is_retry(live.moves[: live.n_moves], seat, move):
             return seat
         if row.status != "active":
-            raise ServiceError(409, "the game is over" + (f": {row.result['text']}" if row.result else ""))
+            raise ServiceError(409, game_over(row.result))
         n = state.move_number()
         cp = state.current_player()
         if expected != n:
@@ -196,15 +204,23 @@ class MovePipeline:
         if cp == SIMULTANEOUS:
             return self._prepare_order(live, seat, move)
         if cp != seat:
+            who = name_text(names(state.game)[cp])
             raise ServiceError(
-                409, f"it is not your turn: {names(state.game)[cp]} (seat {cp}) is to move, you hold seat {seat}"
+                409,
+                Text(
+                    "refusal.not_your_seat",
+                    f"it is not your turn: {who} (seat {cp}) is to move, you hold seat {seat}",
+                    name=who,
+                    to_move=cp,
+                    seat=seat,
+                ),
             )
         new = state.clone()
         try:
             action = state.string_to_action(move)  # parsed once
             new.apply_action(action)  # checked once
         except IllegalMove as e:
-            raise ServiceError(400, str(e)) from None
+            raise ServiceError(400, e.text) from None  # a game's refusal: its key and args go with it
         nrow = copy_row(row)
         after_move(nrow, new, [cp], time.time())
         return Prepared(seat, nrow, new, MoveRow(n, cp, state.action_to_string(action)), {})
@@ -217,7 +233,7 @@ class MovePipeline:
         if seat in sealed:
             if sealed[seat] == order:
                 return seat  # the same order again: nothing changes
-            raise ServiceError(409, "your order for this turn is already sealed")
+            raise ServiceError(409, Text("refusal.order_sealed", "your order for this turn is already sealed"))
         reason = state.why_illegal(order, seat)
         if reason is not None:
             raise ServiceError(400, reason)

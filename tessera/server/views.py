@@ -132,6 +132,7 @@ class Views:
         if n == len(moves) and row.result is not None:
             render["result"] = row.result
             render["status"] = row.result["text"]
+            render["status_key"], render["status_args"] = row.result.get("key"), row.result.get("args", {})
         return render
 
     def lobby(

@@ -102,3 +102,92 @@ def test_every_key_the_client_asks_for_exists_in_english() -> None:
             if ns not in english or _base(rest) not in english[ns]:
                 missing.append(f"{path.name}: {key}")
     assert not missing, "keys used but not in the English catalogues:\n" + "\n".join(sorted(set(missing)))
+
+
+# -- what the games and the server write ----------------------------------------------------------
+# Render descriptions, end sentences and refusals carry a key of the "engine" namespace and its
+# arguments beside the English (tessera.core.texts.Text); the client says them from these keys.
+
+ENGINE = "engine"
+CLIENT_WORDS = {"panel.ply": "Move"}
+"""Keys whose English in the client deliberately differs from the API's word ("Ply" is engine talk)."""
+
+TEXT_KEY_IN_SOURCE = re.compile(r"""\bText\(\s*"([a-z_]+(?:\.[a-z_]+)+)\"""")
+SAY_IN_SOURCE = re.compile(r"""\bsay\(\s*"([a-z_]+)\"""")
+
+
+@pytest.fixture(scope="module")
+def emitted() -> Any:
+    """Every text random games of every game and variant wrote (renders for every seat and a
+    spectator, Nelaxtam with a sealed order, end sentences, refusals of random and malformed moves)."""
+    from tests.games.emitted_texts import collect
+
+    return collect(games=2, seed=26)
+
+
+def _say(cat: dict[str, str], key: str, args: dict[str, Any], english: str) -> str:
+    """The English catalogue's sentence for ``key`` with ``args``, as i18next builds it (count picks
+    ``_one`` for 1, else ``_other``; a nested text is said first; a list is joined with ", ")."""
+    template = None
+    if isinstance(args.get("count"), int):
+        template = cat.get(f"{key}_{'one' if args['count'] == 1 else 'other'}")
+    template = template or cat.get(key)
+    if template is None:
+        return english
+
+    def value(v: Any) -> str:
+        if isinstance(v, list):
+            return ", ".join(value(x) for x in v)
+        if isinstance(v, dict):
+            return _say(cat, v["key"], v.get("args", {}), v.get("text", ""))
+        return str(v)
+
+    def fill(m: re.Match[str]) -> str:
+        return value(args[m.group(1)]) if m.group(1) in args else m.group(0)
+
+    return re.sub(r"\{\{\s*(\w+)\s*\}\}", fill, template)
+
+
+def test_every_key_a_game_can_emit_exists_in_every_language(emitted: Any) -> None:
+    """Each key random games of every game and variant wrote (and each literal key in the games'
+    and the server's source) is in the engine catalogue of every language."""
+    keys = set(emitted.keys)
+    assert len(keys) > 120, f"only {len(keys)} keys: the walk missed most texts"
+    source = Path(__file__).resolve().parents[2] / "tessera"
+    for path in source.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        keys |= set(TEXT_KEY_IN_SOURCE.findall(text))
+        prefix = {"nymbat": "refusal.nymbat.", "nelaxtam": "refusal.nelaxtam."}.get(path.parent.name)
+        if prefix and path.name == "game.py":
+            keys |= {prefix + k for k in SAY_IN_SOURCE.findall(text)}
+    problems = []
+    for lang in LANGUAGES:
+        have = {_base(k) for k in _catalogue(lang, ENGINE)}
+        missing = sorted(keys - have)
+        if missing:
+            problems.append(f"{lang}/{ENGINE}.json lacks {missing}")
+    assert not problems, "\n".join(problems)
+
+
+def test_the_english_catalogue_says_what_the_games_write(emitted: Any) -> None:
+    """The English catalogue's sentence, built from a text's key and arguments, is the English the
+    game or server wrote (so a translation starts from the same words and the same arguments)."""
+    cat = _catalogue("en", ENGINE)
+    wrong = {}
+    for key, args, english in emitted.texts.values():
+        said = _say(cat, key, args, english)
+        if said != english and CLIENT_WORDS.get(key) != said:
+            wrong.setdefault(key, f"{key}: catalogue {said!r}, game {english!r}")
+    assert not wrong, "\n".join(sorted(wrong.values()))
+
+
+def test_every_argument_a_sentence_uses_is_given(emitted: Any) -> None:
+    """Each {{placeholder}} of a key's English sentence is among the arguments the games give it."""
+    cat = _catalogue("en", ENGINE)
+    missing = {}
+    for key, args, _ in emitted.texts.values():
+        for k in (key, f"{key}_one", f"{key}_other"):
+            for name in PLACEHOLDER.findall(cat.get(k, "")):
+                if name not in args:
+                    missing[key] = f"{key} lacks {name} (has {sorted(args)})"
+    assert not missing, "\n".join(sorted(missing.values()))

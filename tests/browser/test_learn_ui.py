@@ -259,7 +259,7 @@ def test_the_turn_counter_shows_no_safeguard_limit_and_on_board_counts_pieces(
     # Ikabegamá counts plies ("Ply 1 / 400"): the same, without the limit
     created = post(server, "/api/games", {"game": "ikabegama", "params": {}, "mode": "hotseat"})
     view = play_moves(server, created, ["1,0"])
-    assert {"label": "Ply", "values": [1]} in view["render"]["panel"]
+    assert [r["values"] for r in view["render"]["panel"] if r["label_key"] == "panel.ply"] == [[1]]
     page = open_game(browser, server, created, viewport)
     row = page.locator("#panel-table tr", has=page.locator("th", has_text="Move"))
     assert row.locator("td").first.inner_text() == "1"
@@ -633,30 +633,85 @@ def test_the_language_switcher_changes_and_keeps_the_language(server: str, brows
     page.context.close()
 
 
-RESULT_SENTENCES = [
-    "Light occupies the Dark nest: Light wins",
-    "Both players passed with 3 tokens each: a draw",
-    "Both players passed; Dark has more tokens (5 to 3) and wins",
-    "Draw: the 400-ply safeguard was reached",
-    "Draw: the 600-turn safeguard was reached",
-    "Draw: 30 turns in a row without a destruction",
-    "Every other player resigned: Yellow wins",
-    "Red has a piece on Blue's home row and Blue has none there: Red wins",
-    "The board and every reserve are empty: Blue took the last turn and wins",
-    "The board is full: White has the lower score (28 to 31.5) and wins",
-    "The board is full and the scores are equal (30 to 30): a draw",
-    "First took all 9 cyan blocks",
-    "Second took 7 or more blocks of each of red, green, blue (neighbours on the colour table)",
-    "The board is empty: each player holds 4 colours: a draw",
-    "The board is empty: First holds the majority in 5 of 9 colours (Second: 4)",
-    "No troop can destroy any more; both control 40 territory pieces: a draw",
-    "No troop can destroy any more: Black controls more territory (45 pieces to 40) and wins",
-    "Black resigned: White wins",
-    "Red ran out of time: Blue wins",
-    "Draw by agreement between the players",
-    "Draw by agreement: Red offered a draw and Blue accepted",
-    "Game aborted: Black made no first move in time (no result)",
+def _name(n: str) -> dict[str, Any]:
+    return {"key": f"names.{n.lower()}", "args": {}, "text": n}
+
+
+def _colour(c: str) -> dict[str, Any]:
+    return {"key": f"colours.{c}", "args": {}, "text": c}
+
+
+def _scores(a: str, x: str, b: str, y: str) -> dict[str, Any]:
+    return {"key": "nume.scores", "args": {"a": _name(a), "x": x, "b": _name(b), "y": y}, "text": f"{a} {x}, {b} {y}"}
+
+
+# every form of the sentence that ends a game, as the games and the server write it: the English,
+# and its key and arguments (tessera.core.texts)
+RESULTS: list[tuple[str, str, dict[str, Any]]] = [
+    ("Light occupies the Dark nest: Light wins", "result.nest", {"name": _name("Light"), "nest": _name("Dark")}),
+    ("Both players passed with 3 tokens each: a draw", "result.passes_draw", {"n": 3}),
+    (
+        "Both players passed; Dark has more tokens (5 to 3) and wins",
+        "result.passes_win",
+        {"name": _name("Dark"), "a": 5, "b": 3},
+    ),
+    ("Draw: the 400-ply safeguard was reached", "result.safeguard_plies", {"n": 400}),
+    ("Draw: the 600-turn safeguard was reached", "result.safeguard_turns", {"n": 600}),
+    ("Draw: 30 turns in a row without a destruction", "result.safeguard_idle", {"n": 30}),
+    ("Every other player resigned: Yellow wins", "result.others_resigned", {"name": _name("Yellow")}),
+    (
+        "Red has a piece on Blue's home row and Blue has none there: Red wins",
+        "result.home_row",
+        {"name": _name("Red"), "other": _name("Blue")},
+    ),
+    (
+        "The board and every reserve are empty: Blue took the last turn and wins",
+        "result.empty_board",
+        {"name": _name("Blue")},
+    ),
+    (
+        "The board is full: White has the lower score (Black 31.5, White 28) and wins",
+        "result.full_win",
+        {"name": _name("White"), "scores": _scores("Black", "31.5", "White", "28")},
+    ),
+    (
+        "The board is full and the scores are equal (Black 30, White 30): a draw",
+        "result.full_draw",
+        {"scores": _scores("Black", "30", "White", "30")},
+    ),
+    ("First took all 9 cyan blocks", "result.colour", {"name": _name("First"), "n": 9, "colour": _colour("cyan")}),
+    (
+        "Second took 7 or more blocks of each of red, green, blue (neighbours on the colour table)",
+        "result.neighbours",
+        {"name": _name("Second"), "n": 7, "colours": [_colour("red"), _colour("green"), _colour("blue")]},
+    ),
+    ("The board is empty: each player holds 4 colours: a draw", "result.majority_draw", {"n": 4}),
+    (
+        "The board is empty: First holds the majority in 5 of 9 colours (Second: 4)",
+        "result.majority",
+        {"name": _name("First"), "k": 5, "n": 9, "other": _name("Second"), "m": 4},
+    ),
+    (
+        "No troop can destroy any more; both control 40 territory pieces: a draw",
+        "result.territory_draw",
+        {"n": 40},
+    ),
+    (
+        "No troop can destroy any more: Black controls more territory (45 pieces to 40) and wins",
+        "result.territory",
+        {"name": _name("Black"), "a": 45, "b": 40},
+    ),
+    ("Black resigned: White wins", "result.resigned", {"loser": _name("Black"), "winner": _name("White")}),
+    ("Red ran out of time: Blue wins", "result.flag", {"loser": _name("Red"), "winner": _name("Blue")}),
+    ("Draw by agreement between the players", "result.agreement", {}),
+    (
+        "Draw by agreement: Red offered a draw and Blue accepted",
+        "result.agreement_offer",
+        {"a": _name("Red"), "b": _name("Blue")},
+    ),
+    ("Game aborted: Black made no first move in time (no result)", "result.aborted", {"name": _name("Black")}),
 ]
+RESULT_SENTENCES = [text for text, _, _ in RESULTS]
 
 
 @pytest.mark.parametrize("lang", ["en", "de", "ko"])
@@ -665,9 +720,10 @@ def test_the_sentence_that_ends_a_game_is_in_the_players_language(server: str, b
     (the games' and the server's) reads the same in English and is translated in the other languages,
     names and colours included."""
     page = open_lobby(browser, server, DESKTOP, locale=lang)
+    results = [{"text": text, "key": key, "args": args} for text, key, args in RESULTS]
     shown = page.evaluate(
-        "async (xs) => { const m = await import('/static/js/decorate.js'); return xs.map(m.resultText); }",
-        RESULT_SENTENCES,
+        "async (xs) => { const m = await import('/static/js/decorate.js'); return xs.map((r) => m.resultText(r)); }",
+        results,
     )
     if lang == "en":
         assert shown == RESULT_SENTENCES

@@ -96,7 +96,8 @@ def test_resign_in_a_four_player_game_lets_the_others_play_on_and_the_last_one_l
     v = r.json()
     assert v["status"] == "active" and v["to_move"] == 2
     assert {p["cell"] for p in v["render"]["pieces"]} == {"o4", "n4"}
-    assert v["render"]["players"][1] == {"name": "Green", "color": v["render"]["players"][1]["color"], "resigned": True}
+    green = v["render"]["players"][1]
+    assert green == {**green, "name": "Green", "name_key": "names.green", "resigned": True}
     assert client.post(f"/api/games/{gid}/resign", json={"token": t["1"]}).status_code == 409
     bring_in(client, gid, t["2"], ["b4"])
     bring_in(client, gid, t["3"], ["b8"])

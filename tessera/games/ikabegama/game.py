@@ -60,7 +60,7 @@ from typing import Any
 
 import numpy as np
 
-from tessera.core.game import Action, Game, GameInfo, IllegalMove, Param, RolloutResult, TurnState
+from tessera.core.game import Action, Game, GameInfo, IllegalMove, Param, RolloutResult, TurnState, not_legal
 from tessera.core.hexplane import (
     HEX_RING2,
     PlaneWindow,
@@ -74,6 +74,7 @@ from tessera.core.kernels import warm_up
 from tessera.core.observation import ObservationSpec
 from tessera.core.registry import register
 from tessera.core.render import PLAYER_COLORS, text_diagram
+from tessera.core.texts import Text, name_text, outcome
 from tessera.games.ikabegama import kernels as kern
 
 LIGHT, DARK = 0, 1
@@ -256,26 +257,41 @@ class IkabegamaState(TurnState):
         w = int(a[kern.WINNER])
         self._winner = w if self._over and w != kern.DRAW else None
 
-    def outcome(self) -> dict[str, str] | None:
+    def outcome(self) -> dict[str, Any] | None:
         """Why the game ended (see :meth:`State.outcome`): a nest taken, two passes, or the safeguard."""
         if not self._over:
             return None
         tokens = self.tokens
         light_home, dark_home = self.game.nest_ids
+        light, dark = name_text(NAMES[LIGHT]), name_text(NAMES[DARK])
         if tokens.get(dark_home) == LIGHT:
-            return {"reason": "nest", "text": "Light occupies the Dark nest: Light wins"}
+            return outcome(
+                "nest", Text("result.nest", f"{light} occupies the {dark} nest: {light} wins", name=light, nest=dark)
+            )
         if tokens.get(light_home) == DARK:
-            return {"reason": "nest", "text": "Dark occupies the Light nest: Dark wins"}
+            return outcome(
+                "nest", Text("result.nest", f"{dark} occupies the {light} nest: {dark} wins", name=dark, nest=light)
+            )
         if self.passes >= 2:
             a, b = self.counts
             if a == b:
-                return {"reason": "passes", "text": f"Both players passed with {a} tokens each: a draw"}
-            w = LIGHT if a > b else DARK
-            return {
-                "reason": "passes",
-                "text": f"Both players passed; {NAMES[w]} has more tokens ({max(a, b)} to {min(a, b)}) and wins",
-            }
-        return {"reason": "safeguard", "text": f"Draw: the {self.game.params['max_plies']}-ply safeguard was reached"}
+                return outcome(
+                    "passes", Text("result.passes_draw", f"Both players passed with {a} tokens each: a draw", n=a)
+                )
+            w = name_text(NAMES[LIGHT if a > b else DARK])
+            hi, lo = max(a, b), min(a, b)
+            return outcome(
+                "passes",
+                Text(
+                    "result.passes_win",
+                    f"Both players passed; {w} has more tokens ({hi} to {lo}) and wins",
+                    name=w,
+                    a=hi,
+                    b=lo,
+                ),
+            )
+        n = self.game.params["max_plies"]
+        return outcome("safeguard", Text("result.safeguard_plies", f"Draw: the {n}-ply safeguard was reached", n=n))
 
     def _copy_from(self, other: IkabegamaState) -> None:
         self._a = other._a.copy()
@@ -332,7 +348,7 @@ class IkabegamaState(TurnState):
             super().apply_action(action)
             return
         if kern.check(self._a, g.kconst, g.allowed_mask, action) != kern.OK:
-            raise IllegalMove(self._illegal_reason(action) or f"{self.action_to_string(action)} is not legal here")
+            raise IllegalMove(self._illegal_reason(action) or not_legal(self.action_to_string(action)))
         p = self.to_move
         self._apply(action)
         self._history.append((p, action))
@@ -365,18 +381,30 @@ class IkabegamaState(TurnState):
         if code == kern.OK:
             return None
         if code == kern.MUST_MOVE:
-            return "pass is only allowed when no growth or jump is possible"
+            return Text("refusal.ikabegama.must_move", "pass is only allowed when no growth or jump is possible")
         dest, k = divmod(action, 13)
         move = self.action_to_string(action)
-        player = self.to_move
+        name = name_text(NAMES[self.to_move])
+        at = g.window.label(dest)
         if code == kern.OFF_BOARD:
-            return f"{move}: hex {g.window.label(dest)} is off the board"
+            return Text("refusal.ikabegama.off_board", f"{move}: hex {at} is off the board", move=move, hex=at)
         if code == kern.NOT_EMPTY:
-            return f"{move}: hex {g.window.label(dest)} is not empty"
+            return Text("refusal.not_empty", f"{move}: hex {at} is not empty", move=move, hex=at)
         if code == kern.NOT_ADJACENT:
-            return f"{move}: a growth must be adjacent to one of {NAMES[player]}'s tokens"
-        src = dest - g.window.ring2_offsets[k - 1]
-        return f"{move}: hex {g.window.label(src)} does not hold a {NAMES[player]} token"
+            return Text(
+                "refusal.ikabegama.not_adjacent",
+                f"{move}: a growth must be adjacent to one of {name}'s tokens",
+                move=move,
+                name=name,
+            )
+        src = g.window.label(dest - g.window.ring2_offsets[k - 1])
+        return Text(
+            "refusal.ikabegama.no_token",
+            f"{move}: hex {src} does not hold a {name} token",
+            move=move,
+            hex=src,
+            name=name,
+        )
 
     def _apply(self, action: Action) -> None:
         result = kern.apply(self._a, self.game.kconst, action)
@@ -410,9 +438,14 @@ class IkabegamaState(TurnState):
                 dq, dr = parse_axial(dst_s)
                 delta = (dq - sq, dr - sr)
                 if delta not in HEX_RING2:
+                    far = hex_distance(sq, sr, dq, dr)
                     raise IllegalMove(
-                        f"{text}: a jump goes to a hex at distance exactly 2, "
-                        f"this one is at distance {hex_distance(sq, sr, dq, dr)}"
+                        Text(
+                            "refusal.ikabegama.jump_distance",
+                            f"{text}: a jump goes to a hex at distance exactly 2, this one is at distance {far}",
+                            move=text,
+                            distance=far,
+                        )
                     )
                 g.window.id(sq, sr)
                 return g.window.id(dq, dr) * 13 + HEX_RING2.index(delta) + 1
@@ -422,7 +455,12 @@ class IkabegamaState(TurnState):
             raise
         except ValueError as e:
             raise IllegalMove(
-                f"{move!r} is not a move: {e}; moves are 'q,r' (growth), 'q,r>q,r' (jump) or 'pass'"
+                Text(
+                    "refusal.ikabegama.syntax",
+                    f"{move!r} is not a move: {e}; moves are 'q,r' (growth), 'q,r>q,r' (jump) or 'pass'",
+                    move=repr(move),
+                    reason=str(e),
+                )
             ) from None
 
     # -- positions ---------------------------------------------------------------------

@@ -7,7 +7,8 @@ from typing import Any
 from tessera.core.hexplane import (
     hex_center,
 )
-from tessera.core.render import cell_entry, describe, piece
+from tessera.core.render import PASS_LABEL, cell_entry, describe, piece
+from tessera.core.texts import Text, name_text
 from tessera.games.ikabegama.game import COLORS, NAMES, IkabegamaState
 
 
@@ -36,11 +37,23 @@ def render(state: IkabegamaState, player: int | None = None) -> dict[str, Any]:
         x, y = hex_center(q, r)
         cells.append(cell_entry(w.label(h), x, y, symbol=nest_symbol.get(h)))
     pieces = [
-        piece(w.label(h), o, color=COLORS[o], symbol="LD"[o], title=f"{NAMES[o]} token")
+        piece(
+            w.label(h),
+            o,
+            color=COLORS[o],
+            symbol="LD"[o],
+            title=Text("piece.token", f"{NAMES[o]} token", name=name_text(NAMES[o])),
+        )
         for h, o in sorted(state.tokens.items())
     ]
     highlights: list[dict[str, Any]] = [
-        {"cell": w.label(h), "kind": "nest", "owner": i, "color": COLORS[i], "title": f"{NAMES[i]} nest"}
+        {
+            "cell": w.label(h),
+            "kind": "nest",
+            "owner": i,
+            "color": COLORS[i],
+            "title": Text("highlight.nest", f"{NAMES[i]} nest", name=name_text(NAMES[i])),
+        }
         for i, h in enumerate(g.nest_ids)
     ]
     last: list[str] = []
@@ -55,7 +68,7 @@ def render(state: IkabegamaState, player: int | None = None) -> dict[str, Any]:
         for a in state._legal_actions():
             s = state.action_to_string(a)
             if s == "pass":
-                actions.append({"move": "pass", "path": [], "label": "Pass"})
+                actions.append({"move": "pass", "path": [], "label": PASS_LABEL})
             else:
                 actions.append({"move": s, "path": s.split(">")})
     board: dict[str, Any] = {
@@ -71,8 +84,8 @@ def render(state: IkabegamaState, player: int | None = None) -> dict[str, Any]:
         players=[{"name": NAMES[i], "color": COLORS[i]} for i in (0, 1)],
         highlights=highlights,
         panel=[
-            {"label": "Tokens", "values": state.counts},
-            {"label": "Ply", "values": [state.ply]},  # the safeguard limit is in params
+            {"label": Text("panel.tokens", "Tokens"), "values": state.counts},
+            {"label": Text("panel.ply", "Ply"), "values": [state.ply]},  # the safeguard limit is in params
         ],
         actions=actions,
         last_move=last,

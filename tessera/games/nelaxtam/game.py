@@ -138,6 +138,7 @@ from typing import Any
 import numpy as np
 
 from tessera.core.game import (
+    GAME_OVER,
     SIMULTANEOUS,
     TERMINAL,
     Action,
@@ -149,12 +150,14 @@ from tessera.core.game import (
     ParamRule,
     RolloutResult,
     State,
+    no_such_action,
 )
 from tessera.core.geometry import Grid, bits, diagonal_neighbors, square
 from tessera.core.kernels import rng_state, warm_up
 from tessera.core.observation import ObservationSpec
 from tessera.core.registry import register
 from tessera.core.render import PLAYER_COLORS, text_diagram
+from tessera.core.texts import Text, name_text, outcome
 from tessera.games.nelaxtam import kernels as _k
 
 BLACK, WHITE = 0, 1
@@ -444,7 +447,7 @@ class NelaxtamState(State):
         geo = self.game.geo
         return [_k.territory(self.a, geo, 0), _k.territory(self.a, geo, 1)]
 
-    def outcome(self) -> dict[str, str] | None:
+    def outcome(self) -> dict[str, Any] | None:
         """Why the game ended (see :meth:`State.outcome`): no destruction possible, or the idle safeguard."""
         if self.phase != OVER:
             return None
@@ -452,14 +455,26 @@ class NelaxtamState(State):
         if not self.can_destroy():
             head = "No troop can destroy any more"
             if self._winner is None:
-                return {"reason": "territory", "text": f"{head}; both control {a} territory pieces: a draw"}
-            w = self._winner
-            return {
-                "reason": "territory",
-                "text": f"{head}: {NAMES[w]} controls more territory ({max(a, b)} pieces to {min(a, b)}) and wins",
-            }
+                return outcome(
+                    "territory",
+                    Text("result.territory_draw", f"{head}; both control {a} territory pieces: a draw", n=a),
+                )
+            w = name_text(NAMES[self._winner])
+            hi, lo = max(a, b), min(a, b)
+            return outcome(
+                "territory",
+                Text(
+                    "result.territory",
+                    f"{head}: {w} controls more territory ({hi} pieces to {lo}) and wins",
+                    name=w,
+                    a=hi,
+                    b=lo,
+                ),
+            )
         limit = self.game._params["max_idle_turns"]
-        return {"reason": "safeguard", "text": f"Draw: {limit} turns in a row without a destruction"}
+        return outcome(
+            "safeguard", Text("result.safeguard_idle", f"Draw: {limit} turns in a row without a destruction", n=limit)
+        )
 
     def history(self) -> list[tuple[int, Move]]:
         """``(SIMULTANEOUS, "black order | white order")`` per resolved turn."""
@@ -489,7 +504,10 @@ class NelaxtamState(State):
         return []
 
     def _illegal_reason(self, action: Action) -> str | None:
-        return "every Nelaxtam turn is simultaneous: use play_joint, submit or apply_actions"
+        return Text(
+            "refusal.nelaxtam.simultaneous",
+            "every Nelaxtam turn is simultaneous: use play_joint, submit or apply_actions",
+        )
 
     def _apply(self, action: Action) -> None:
         raise IllegalMove("every Nelaxtam turn is simultaneous: use play_joint, submit or apply_actions")
@@ -499,7 +517,7 @@ class NelaxtamState(State):
         """The token of ``action`` (context free: ``3=``, ``3>d5``, ``3xd6``, ``3@a3``)."""
         g = self.game
         if not isinstance(action, int) or isinstance(action, bool) or not 0 <= action < len(g.tokens):
-            raise IllegalMove(f"action {action!r} is not an action of {g}")
+            raise IllegalMove(no_such_action(action, str(g)))
         return g.tokens[action]
 
     def string_to_action(self, move: str) -> Action:
@@ -516,19 +534,53 @@ class NelaxtamState(State):
         m = _TOKEN_RE.fullmatch(tok)
         if m is None:
             raise IllegalMove(
-                f"{tok!r} is not an order token: write 3= (hold), 3>d5 (move), 3xd6 (destroy) or 3@a3 (place)"
+                Text(
+                    "refusal.nelaxtam.token_syntax",
+                    f"{tok!r} is not an order token: write 3= (hold), 3>d5 (move), 3xd6 (destroy) or 3@a3 (place)",
+                    move=repr(tok),
+                )
             )
         if len(m.group(1)) > 6:  # a huge number is refused without converting it (int() stops at 4,300 digits)
-            raise IllegalMove(f"{m.group(1)[:8]}…: there is no such troop; troops are numbered 1 to {g.ntroops}")
+            raise IllegalMove(
+                Text(
+                    "refusal.nelaxtam.no_troop",
+                    f"{m.group(1)[:8]}…: there is no such troop; troops are numbered 1 to {g.ntroops}",
+                    digits=m.group(1)[:8],
+                    n=g.ntroops,
+                )
+            )
         num, op, rest = int(m.group(1)), m.group(2), m.group(3)
         if not 1 <= num <= g.ntroops:
-            raise IllegalMove(f"{tok!r}: there is no troop {num}; troops are numbered 1 to {g.ntroops}")
+            raise IllegalMove(
+                Text(
+                    "refusal.nelaxtam.no_troop_n",
+                    f"{tok!r}: there is no troop {num}; troops are numbered 1 to {g.ntroops}",
+                    move=repr(tok),
+                    troop=num,
+                    n=g.ntroops,
+                )
+            )
         if op == "=":
             if rest:
-                raise IllegalMove(f"{tok!r}: a hold is written {num}= with nothing after it")
+                raise IllegalMove(
+                    Text(
+                        "refusal.nelaxtam.hold_syntax",
+                        f"{tok!r}: a hold is written {num}= with nothing after it",
+                        move=repr(tok),
+                        troop=num,
+                    )
+                )
             return g.action(num - 1, HOLD)
         if not g.grid.has_label(rest):
-            raise IllegalMove(f"{tok!r}: {rest!r} is not a square of the {g.size}×{g.size} board")
+            raise IllegalMove(
+                Text(
+                    "refusal.nelaxtam.no_square",
+                    f"{tok!r}: {rest!r} is not a square of the {g.size}×{g.size} board",
+                    move=repr(tok),
+                    square=repr(rest),
+                    n=g.size,
+                )
+            )
         kind = {">": MOVE, "x": DESTROY, "@": PLACE}[op]
         return g.action(num - 1, kind, g.grid.cell(rest))
 
@@ -538,15 +590,19 @@ class NelaxtamState(State):
             raise IllegalMove(f"an order must be a string, not {type(order).__name__}")
         words = order.lower().split()
         if not words:
-            raise IllegalMove("the order is empty: " + self._order_help())
+            help_text = self._order_help()
+            raise IllegalMove(Text("refusal.nelaxtam.empty", f"the order is empty: {help_text}", help=help_text))
         return [self._parse_token(w) for w in words]
 
-    def _order_help(self) -> str:
+    def _order_help(self) -> Text:
         if self.phase == INVASION:
-            return "the invasion places every troop, e.g. '1@a3 2@b12 …'"
+            return Text("nelaxtam.help_invasion", "the invasion places every troop, e.g. '1@a3 2@b12 …'")
         if self.game._params["variant"] == "quiet":
-            return "a quiet order is one token, e.g. '3>d5', '3xd6' or '1=' (nobody acts)"
-        return "an order gives every living troop one token in increasing number, e.g. '1= 2>c4 3xd6'"
+            return Text("nelaxtam.help_quiet", "a quiet order is one token, e.g. '3>d5', '3xd6' or '1=' (nobody acts)")
+        return Text(
+            "nelaxtam.help_order",
+            "an order gives every living troop one token in increasing number, e.g. '1= 2>c4 3xd6'",
+        )
 
     def actions_to_order(self, actions: Sequence[Action]) -> str:
         """The order string of a list of actions (one token each, as written)."""
@@ -558,7 +614,7 @@ class NelaxtamState(State):
         n = len(self.game.tokens)
         for a in actions:
             if not isinstance(a, int) or isinstance(a, bool) or not 0 <= a < n:
-                raise IllegalMove(f"action {a!r} is not an action of {self.game}")
+                raise IllegalMove(no_such_action(a, str(self.game)))
 
     def order_to_actions(self, order: str) -> list[Action]:
         """The actions of an order string (syntax only; see :meth:`order_reason`)."""
@@ -569,7 +625,7 @@ class NelaxtamState(State):
     def _check_player(player: Any) -> int:
         """``player`` if it is 0 (Black) or 1 (White), else ``IllegalMove`` saying so."""
         if player not in (0, 1) or isinstance(player, bool):
-            raise IllegalMove(f"there is no player {player!r}; players are 0 (Black) and 1 (White)")
+            raise IllegalMove(no_player(player))
         return int(player)
 
     def order_reason(self, actions: Sequence[Action], player: int) -> str | None:
@@ -579,9 +635,9 @@ class NelaxtamState(State):
         its code becomes the sentence here.
         """
         if self.phase == OVER:
-            return "the game is over"
+            return GAME_OVER
         if player not in (0, 1):
-            return f"there is no player {player!r}; players are 0 (Black) and 1 (White)"
+            return no_player(player)
         acts = list(actions)
         code = _k.check(self.a, self.game.geo, player, np.array(acts, np.int64))
         return _order_message(self.game, code, acts, player) if code else None
@@ -589,11 +645,16 @@ class NelaxtamState(State):
     def _check_order(self, order: str, player: int | None) -> list[Action]:
         """The actions of a legal order, normalised, or ``IllegalMove`` saying why not."""
         if self.phase == OVER:
-            raise IllegalMove("the game is over")
+            raise IllegalMove(GAME_OVER)
         if player is None:
-            raise IllegalMove("every Nelaxtam turn is simultaneous: say whose order this is (player 0 or 1)")
+            raise IllegalMove(
+                Text(
+                    "refusal.nelaxtam.whose_order",
+                    "every Nelaxtam turn is simultaneous: say whose order this is (player 0 or 1)",
+                )
+            )
         if player not in (0, 1) or isinstance(player, bool):
-            raise IllegalMove(f"there is no player {player!r}; players are 0 (Black) and 1 (White)")
+            raise IllegalMove(no_player(player))
         actions = self.parse_order(order)
         reason = self.order_reason(actions, player)
         if reason is not None:
@@ -615,11 +676,11 @@ class NelaxtamState(State):
         return True
 
     def why_illegal(self, move: Move, player: int | None = None) -> str | None:
-        """``None`` when ``move`` is a legal order of ``player``, else the reason."""
+        """``None`` when ``move`` is a legal order of ``player``, else the reason (a keyed text)."""
         try:
             self._check_order(move, player)
         except IllegalMove as e:
-            return str(e)
+            return e.text
         return None
 
     def normalize(self, order: str, player: int) -> str:
@@ -758,7 +819,7 @@ class NelaxtamState(State):
         hold) and swaps never arise.
         """
         if self.phase == OVER:
-            raise IllegalMove("the game is over")
+            raise IllegalMove(GAME_OVER)
         player = self._check_player(player)
         out = np.empty(self.game.ntroops, np.int64)
         n = _k.random_step(self.a, self.game.geo, player, rng_state(rng.getrandbits(63)), out)
@@ -777,7 +838,7 @@ class NelaxtamState(State):
         if not isinstance(move, str):
             raise IllegalMove(f"a move must be a string, not {type(move).__name__}")
         if self.phase == OVER:
-            raise IllegalMove("the game is over")
+            raise IllegalMove(GAME_OVER)
         raise IllegalMove("all players move at once here: use play_joint([black_order, white_order]) or submit")
 
     def play_joint(self, moves: Sequence[Move]) -> None:
@@ -786,7 +847,7 @@ class NelaxtamState(State):
         Any sealed orders are discarded: the orders given here are the turn.
         """
         if self.phase == OVER:
-            raise IllegalMove("the game is over")
+            raise IllegalMove(GAME_OVER)
         if isinstance(moves, str) or not isinstance(moves, Sequence) or len(moves) != 2:
             raise IllegalMove("play_joint takes a list of two orders: [black_order, white_order]")
         acts: list[list[Action]] = []
@@ -795,15 +856,15 @@ class NelaxtamState(State):
             try:
                 acts.append(self._check_order(moves[p], p))
             except IllegalMove as e:
-                errors.append(f"{NAMES[p]}'s order (player {p}) is illegal: {e}")
+                errors.append(_order_of(p, e.text))
         if errors:
-            raise IllegalMove("; ".join(errors))
+            raise IllegalMove(_joined(errors))
         self._resolve(acts)
 
     def apply_actions(self, actions: Sequence[Any]) -> None:
         """Play a joint order given as integers: per player a list of actions (or one int); all or nothing."""
         if self.phase == OVER:
-            raise IllegalMove("the game is over")
+            raise IllegalMove(GAME_OVER)
         if isinstance(actions, str) or not isinstance(actions, Sequence) or len(actions) != 2:
             raise IllegalMove("apply_actions takes two entries: [black_actions, white_actions]")
         acts: list[list[Action]] = []
@@ -820,11 +881,11 @@ class NelaxtamState(State):
                 if reason is not None:
                     raise IllegalMove(reason)
             except IllegalMove as e:
-                errors.append(f"{NAMES[p]}'s order (player {p}) is illegal: {e}")
+                errors.append(_order_of(p, e.text))
                 continue
             acts.append(self._normalised(seq, p))
         if errors:
-            raise IllegalMove("; ".join(errors))
+            raise IllegalMove(_joined(errors))
         self._resolve(acts)
 
     def submit(self, order: Move, player: int) -> bool:
@@ -840,7 +901,14 @@ class NelaxtamState(State):
         if mine is not None:
             if mine == norm:
                 return False
-            raise IllegalMove(f"{NAMES[player]}'s order is already sealed; withdraw it before sealing another")
+            who = name_text(NAMES[player])
+            raise IllegalMove(
+                Text(
+                    "refusal.nelaxtam.already_sealed",
+                    f"{who}'s order is already sealed; withdraw it before sealing another",
+                    name=who,
+                )
+            )
         other = self._pending[1 - player]
         if other == HIDDEN:
             raise IllegalMove(
@@ -978,54 +1046,140 @@ def _completable(options: list[list[str]], claimed: set[str]) -> bool:
     return any(end not in claimed and _completable(rest, claimed | {end}) for end in first)
 
 
-def _order_message(g: NelaxtamGame, code: int, actions: list[Action], player: int) -> str:
-    """The sentence of an order check's code (:func:`tessera.games.nelaxtam.kernels.check`)."""
+def no_player(player: object) -> Text:
+    """The refusal naming a player Nelaxtam does not have."""
+    return Text(
+        "refusal.nelaxtam.no_player",
+        f"there is no player {player!r}; players are 0 (Black) and 1 (White)",
+        player=repr(player),
+    )
+
+
+def _order_of(player: int, reason: str) -> Text:
+    """One player's refused order in a joint refusal."""
+    who = name_text(NAMES[player])
+    return Text(
+        "refusal.nelaxtam.order_of",
+        f"{who}'s order (player {player}) is illegal: {reason}",
+        name=who,
+        player=player,
+        reason=reason,
+    )
+
+
+def _joined(errors: Sequence[str]) -> str:
+    """The refusals of both orders in one (each a keyed text where it has one)."""
+    if len(errors) == 2:
+        return Text("refusal.both", f"{errors[0]}; {errors[1]}", first=errors[0], second=errors[1])
+    return errors[0] if len(errors) == 1 else "; ".join(errors)
+
+
+def _order_message(g: NelaxtamGame, code: int, actions: list[Action], player: int) -> Text:
+    """The sentence of an order check's code (:func:`tessera.games.nelaxtam.kernels.check`), a
+    :class:`~tessera.core.texts.Text` with the key ``refusal.nelaxtam.*``."""
     kind, x, y, z = code & 255, (code >> 8) & 0xFFFF, (code >> 24) & 0xFFFF, code >> 40
     lab = g.sq_label
+
+    def say(key: str, english: str, **args: Any) -> Text:
+        return Text(f"refusal.nelaxtam.{key}", english, troop=x, **args)
+
     if kind == _k.R_TWO_TOKENS:
-        return f"troop {x} is given two tokens"
+        return say("two_tokens", f"troop {x} is given two tokens")
     if kind == _k.R_TROOP_ORDER:
-        return f"tokens must be listed in increasing troop number: troop {x} comes after troop {y}"
+        return say(
+            "troop_order", f"tokens must be listed in increasing troop number: troop {x} comes after troop {y}", other=y
+        )
     if kind == _k.R_TROOP_GONE:
-        return f"troop {x} is no longer on the board"
+        return say("troop_gone", f"troop {x} is no longer on the board")
     if kind == _k.R_PLACE_AFTER_INVASION:
-        return f"{x}@{lab[y]}: troops are placed only in the invasion (turn 1)"
+        return say(
+            "place_after_invasion", f"{x}@{lab[y]}: troops are placed only in the invasion (turn 1)", square=lab[y]
+        )
     if kind == _k.R_MOVE_NOT_DIAGONAL:
-        return f"troop {x} on {lab[y]} cannot move to {lab[z]}: moves are diagonal"
+        return say(
+            "move_not_diagonal",
+            f"troop {x} on {lab[y]} cannot move to {lab[z]}: moves are diagonal",
+            at=lab[y],
+            to=lab[z],
+        )
     if kind == _k.R_MOVE_NOT_ADJACENT:
-        return f"troop {x} on {lab[y]} cannot move to {lab[z]}: it is not adjacent"
+        return say(
+            "move_not_adjacent",
+            f"troop {x} on {lab[y]} cannot move to {lab[z]}: it is not adjacent",
+            at=lab[y],
+            to=lab[z],
+        )
     if kind == _k.R_MOVE_ONTO_REMOVED:
-        return f"troop {x} cannot move to {lab[y]}: that square's territory has been removed"
+        return say(
+            "move_onto_removed",
+            f"troop {x} cannot move to {lab[y]}: that square's territory has been removed",
+            to=lab[y],
+        )
     if kind == _k.R_DESTROY_OWN:
-        return f"troop {x} cannot destroy {lab[y]}: it is {NAMES[player]}'s own territory square"
+        name = name_text(NAMES[player])
+        return say(
+            "destroy_own",
+            f"troop {x} cannot destroy {lab[y]}: it is {name}'s own territory square",
+            to=lab[y],
+            name=name,
+        )
     if kind == _k.R_DESTROY_NOT_ADJACENT:
-        return f"troop {x} on {lab[y]} cannot destroy {lab[z]}: it is not orthogonally adjacent"
+        return say(
+            "destroy_not_adjacent",
+            f"troop {x} on {lab[y]} cannot destroy {lab[z]}: it is not orthogonally adjacent",
+            at=lab[y],
+            to=lab[z],
+        )
     if kind == _k.R_DESTROY_REMOVED:
-        return f"troop {x} cannot destroy {lab[y]}: it has already been removed"
+        return say("destroy_removed", f"troop {x} cannot destroy {lab[y]}: it has already been removed", to=lab[y])
     if kind == _k.R_SAME_END:
-        return f"troops {x} and {y} would both end on {lab[z]}"
+        return say("same_end", f"troops {x} and {y} would both end on {lab[z]}", other=y, to=lab[z])
     if kind == _k.R_SAME_END_QUIET:
-        return f"troops {x} and {y} would both end on {lab[z]} (troop {x} does not act)"
+        return say(
+            "same_end_quiet",
+            f"troops {x} and {y} would both end on {lab[z]} (troop {x} does not act)",
+            other=y,
+            to=lab[z],
+        )
     if kind == _k.R_TROOP_WITHOUT_TOKEN:
-        return f"troop {x} has no token: every living troop must be given one ({x}= to hold)"
+        return say(
+            "troop_without_token", f"troop {x} has no token: every living troop must be given one ({x}= to hold)"
+        )
     if kind == _k.R_QUIET_ONE_TOKEN:
-        return f"the quiet variant allows one token per turn (one troop acts), not {x}"
+        return Text(
+            "refusal.nelaxtam.quiet_one_token",
+            f"the quiet variant allows one token per turn (one troop acts), not {x}",
+            count=x,
+        )
     if kind == _k.R_NOT_AN_ACTION:
-        return f"action {actions[x]!r} is not an action of {g}"
+        return no_such_action(actions[x], str(g))
     if kind == _k.R_INVASION_PLACES:
         a = actions[x]
-        return f"{g.tokens[a]}: the invasion places every troop with a token like {a // g.block + 1}@a3"
+        return Text(
+            "refusal.nelaxtam.invasion_places",
+            f"{g.tokens[a]}: the invasion places every troop with a token like {a // g.block + 1}@a3",
+            move=g.tokens[a],
+            example=f"{a // g.block + 1}@a3",
+        )
     if kind == _k.R_PLACED_TWICE:
-        return f"troop {x} is placed twice"
+        return say("placed_twice", f"troop {x} is placed twice")
     if kind == _k.R_LAND_ON_ENEMY:
-        return f"troop {x} cannot land on {lab[y]}: it is {NAMES[1 - player]} territory"
+        enemy = name_text(NAMES[1 - player])
+        return say(
+            "land_on_enemy", f"troop {x} cannot land on {lab[y]}: it is {enemy} territory", to=lab[y], name=enemy
+        )
     if kind == _k.R_PLACED_SAME:
-        return f"troops {x} and {y} are both placed on {lab[z]}"
+        return say("placed_same", f"troops {x} and {y} are both placed on {lab[z]}", other=y, to=lab[z])
     if kind == _k.R_TROOP_MISSING:
-        return f"troop {x} is missing: the invasion places every troop (1 to {g.ntroops})"
+        return say(
+            "troop_missing", f"troop {x} is missing: the invasion places every troop (1 to {g.ntroops})", n=g.ntroops
+        )
     if kind == _k.R_TOO_FEW_BY_SEA:
-        return (
+        return Text(
+            "refusal.nelaxtam.too_few_by_sea",
             f"only {x} troop{'s' if x != 1 else ''} stand on edge squares, but {y} come by sea "
-            "and must land on the edge of the island"
+            "and must land on the edge of the island",
+            count=x,
+            need=y,
         )
     raise AssertionError(f"unknown order check code {code}")  # the kernel returns only the codes above

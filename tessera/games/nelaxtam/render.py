@@ -6,6 +6,7 @@ from typing import Any
 
 from tessera.core.geometry import bits
 from tessera.core.render import cell_entry, describe, piece
+from tessera.core.texts import Text, name_text
 from tessera.games.nelaxtam.game import (
     COLORS,
     DESTROY,
@@ -20,6 +21,13 @@ from tessera.games.nelaxtam.game import (
     NelaxtamState,
 )
 
+TERRITORY = tuple(Text("cell.territory", f"{NAMES[p]} territory", name=name_text(NAMES[p])) for p in (0, 1))
+REMOVED = Text("cell.removed", "removed")
+EDGE = Text("highlight.edge", "edge square: troops by sea land here")
+YES, NO = Text("word.yes", "yes"), Text("word.no", "no")
+NOBODY_ACTS = Text("order.nobody_acts", "nobody acts")
+HOLD_LABEL = Text("order.hold", "hold")
+
 
 def render(state: NelaxtamState, player: int | None = None) -> dict[str, Any]:
     """The render description for ``player`` (``None``: a spectator); never the opponent's order."""
@@ -31,11 +39,11 @@ def render(state: NelaxtamState, player: int | None = None) -> dict[str, Any]:
     for c in g.grid.cells:
         x, y = g.grid.center(c)
         if terr[0] >> c & 1:
-            fill, sym, title = TERRITORY_FILL[0], "x", "Black territory"
+            fill, sym, title = TERRITORY_FILL[0], "x", TERRITORY[0]
         elif terr[1] >> c & 1:
-            fill, sym, title = TERRITORY_FILL[1], "o", "White territory"
+            fill, sym, title = TERRITORY_FILL[1], "o", TERRITORY[1]
         else:
-            fill, sym, title = SEA_FILL, ".", "removed"
+            fill, sym, title = SEA_FILL, ".", REMOVED
         cells.append(cell_entry(lab[c], x, y, fill=fill, symbol=sym, title=title))
     pieces = []
     for p in (0, 1):
@@ -48,28 +56,44 @@ def render(state: NelaxtamState, player: int | None = None) -> dict[str, Any]:
                         text=str(t + 1),
                         color=COLORS[p],
                         symbol="XO"[p],
-                        title=f"{NAMES[p]} troop {t + 1}",
+                        title=Text("piece.troop", f"{NAMES[p]} troop {t + 1}", name=name_text(NAMES[p]), n=t + 1),
                     )
                 )
     last = [lab[c] for c in state._last_cells]
     highlights: list[dict[str, Any]] = [{"cell": c, "kind": "last"} for c in last]
-    sealed = ["yes" if state._pending[p] is not None else "no" for p in (0, 1)]
+    sealed = [YES if state._pending[p] is not None else NO for p in (0, 1)]
+    phase = Text(f"nelaxtam.phase_{state.phase}", state.phase)
+    limit = g._params["max_idle_turns"]
     panel: list[dict[str, Any]] = [
-        {"label": "Territory", "values": state.scores()},
-        {"label": "Troops", "values": [len(state.living(0)), len(state.living(1))]},
-        {"label": "Turn", "values": [f"{state.turn} ({state.phase})"]},
-        {"label": "Turns without destruction", "values": [f"{state.idle} / {g._params['max_idle_turns']}"]},
+        {"label": Text("panel.territory", "Territory"), "values": state.scores()},
+        {"label": Text("panel.troops", "Troops"), "values": [len(state.living(0)), len(state.living(1))]},
+        {
+            "label": Text("panel.turn", "Turn"),
+            "values": [Text("nelaxtam.turn", f"{state.turn} ({phase})", turn=state.turn, phase=phase)],
+        },
+        {
+            "label": Text("panel.turns_without_destruction", "Turns without destruction"),
+            "values": [Text("nelaxtam.idle", f"{state.idle} / {limit}", idle=state.idle, limit=limit)],
+        },
     ]
     if state.phase != OVER:
-        panel.append({"label": "Order sealed", "values": sealed})
+        panel.append({"label": Text("panel.order_sealed", "Order sealed"), "values": sealed})
     if state.phase == INVASION:
         need = g._params["by_sea"]
-        panel.append({"label": "Invasion", "values": [f"at least {need} troops land on the outlined edge (by sea)"]})
+        panel.append(
+            {
+                "label": Text("panel.invasion", "Invasion"),
+                "values": [
+                    Text(
+                        "nelaxtam.invasion",
+                        f"at least {need} troops land on the outlined edge (by sea)",
+                        count=need,
+                    )
+                ],
+            }
+        )
         for p in (0, 1) if player is None else (player,):
-            highlights += [
-                {"cell": lab[c], "kind": "setup", "owner": p, "title": "edge square: troops by sea land here"}
-                for c in bits(terr[p] & g.edge)
-            ]
+            highlights += [{"cell": lab[c], "kind": "setup", "owner": p, "title": EDGE} for c in bits(terr[p] & g.edge)]
     order = None
     if player in (0, 1) and state.phase != OVER:
         order = _order_section(state, player)
@@ -100,15 +124,26 @@ def _order_section(state: NelaxtamState, player: int) -> dict[str, Any]:
             _, kind, target = g.decode(a)
             tok = g.tokens[a]
             if kind == HOLD:
-                label = "nobody acts" if state._quiet_battle() else "hold"
+                label = NOBODY_ACTS if state._quiet_battle() else HOLD_LABEL
                 choices.append({"token": tok, "path": [], "label": label})
             else:
-                verb = {MOVE: "move to", DESTROY: "destroy", PLACE: "land on"}[kind]
-                choices.append({"token": tok, "path": [lab[target]], "label": f"{verb} {lab[target]}"})
+                verb, key = {
+                    MOVE: ("move to", "move_to"),
+                    DESTROY: ("destroy", "destroy"),
+                    PLACE: ("land on", "land_on"),
+                }[kind]
+                square = lab[target]
+                choices.append(
+                    {
+                        "token": tok,
+                        "path": [square],
+                        "label": Text(f"order.{key}", f"{verb} {square}", cell=square),
+                    }
+                )
         unit: dict[str, Any] = {
             "id": str(k),
             "cell": None if invasion or cell < 0 else lab[cell],
-            "label": f"Troop {k}",
+            "label": Text("order.troop", f"Troop {k}", n=k),
             "choices": choices,
         }
         if not invasion and not state._quiet_battle():

@@ -120,12 +120,25 @@ from typing import Any
 
 import numpy as np
 
-from tessera.core.game import Action, Game, GameInfo, IllegalMove, Param, ParamRule, RolloutResult, TurnState
+from tessera.core.game import (
+    GAME_OVER,
+    Action,
+    Game,
+    GameInfo,
+    IllegalMove,
+    Param,
+    ParamRule,
+    RolloutResult,
+    TurnState,
+    no_such_action,
+    not_legal,
+)
 from tessera.core.geometry import Grid, hexagon, square
 from tessera.core.kernels import neighbour_table, rng_state, warm_up
 from tessera.core.observation import ObservationSpec
 from tessera.core.registry import register
 from tessera.core.render import text_diagram
+from tessera.core.texts import Text, colour_text, name_text, outcome
 from tessera.games.nibble import kernels as _k
 
 NAMES = ("First", "Second")
@@ -454,7 +467,7 @@ class NibbleState(TurnState):
         """Whether ``p`` holds every block of a colour or enough of three table-adjacent colours."""
         return bool(_k.instant_win(self.s, self._deal, self.game.geo, p, -1))
 
-    def outcome(self) -> dict[str, str] | None:
+    def outcome(self) -> dict[str, Any] | None:
         """Why the game ended (see :meth:`State.outcome`): a whole colour, three table neighbours, or majorities."""
         if not self._over:
             return None
@@ -463,27 +476,49 @@ class NibbleState(TurnState):
         w = self._winner
         if w is not None and self._instant_win(w):
             mine = self.taken[w]
+            name = name_text(NAMES[w])
             for c in range(n):
                 if mine[c] >= n:
-                    return {"reason": "colour", "text": f"{NAMES[w]} took all {n} {PALETTE[c][0]} blocks"}
+                    colour = colour_text(PALETTE[c][0])
+                    return outcome(
+                        "colour",
+                        Text("result.colour", f"{name} took all {n} {colour} blocks", name=name, n=n, colour=colour),
+                    )
             t = self.table
             for i in range(len(t) - 2):
                 tri = t[i : i + 3]
                 if all(mine[c] >= need for c in tri):
-                    names = ", ".join(PALETTE[c][0] for c in tri)
-                    return {
-                        "reason": "neighbours",
-                        "text": f"{NAMES[w]} took {need} or more blocks of each of {names} "
-                        f"(neighbours on the colour table)",
-                    }
+                    colours = [colour_text(PALETTE[c][0]) for c in tri]
+                    return outcome(
+                        "neighbours",
+                        Text(
+                            "result.neighbours",
+                            f"{name} took {need} or more blocks of each of {', '.join(colours)} "
+                            "(neighbours on the colour table)",
+                            name=name,
+                            n=need,
+                            colours=colours,
+                        ),
+                    )
         s = self.majorities()
         if w is None:
-            return {"reason": "majority", "text": f"The board is empty: each player holds {s[0]} colours: a draw"}
-        return {
-            "reason": "majority",
-            "text": f"The board is empty: {NAMES[w]} holds the majority in {s[w]} of {n} colours "
-            f"({NAMES[1 - w]}: {s[1 - w]})",
-        }
+            return outcome(
+                "majority",
+                Text("result.majority_draw", f"The board is empty: each player holds {s[0]} colours: a draw", n=s[0]),
+            )
+        name, other = name_text(NAMES[w]), name_text(NAMES[1 - w])
+        return outcome(
+            "majority",
+            Text(
+                "result.majority",
+                f"The board is empty: {name} holds the majority in {s[w]} of {n} colours ({other}: {s[1 - w]})",
+                name=name,
+                k=s[w],
+                n=n,
+                other=other,
+                m=s[1 - w],
+            ),
+        )
 
     # -- protocol ----------------------------------------------------------------------
     def scores(self) -> list[float]:
@@ -509,23 +544,47 @@ class NibbleState(TurnState):
         if _k.is_legal(self.s, self._deal, g.geo, action):
             return None
         if action == g.end_action:
-            return "end: take at least one block first (passing is not allowed)"
+            return Text("refusal.nibble.end_first", "end: take at least one block first (passing is not allowed)")
         if not 0 <= action < g.end_action:
-            return f"action {action} is not an action of nibble"
+            return Text(
+                "refusal.no_such_action",
+                f"action {action} is not an action of nibble",
+                action=str(action),
+                game="nibble",
+            )
         label = g.grid.label(g.cells[action])
         colour = int(self.s[action])
         if colour < 0:
-            return f"{label}: there is no block there"
+            return Text("refusal.nibble.no_block", f"{label}: there is no block there", move=label)
         if self.taking is not None and colour != self.taking:
-            return (
-                f"{label}: this turn takes {PALETTE[self.taking][0]} blocks (colour {self.taking}); "
-                f"this block is {PALETTE[colour][0]} (colour {colour}): all blocks of a turn are of one colour"
+            want, got = colour_text(PALETTE[self.taking][0]), colour_text(PALETTE[colour][0])
+            return Text(
+                "refusal.nibble.one_colour",
+                f"{label}: this turn takes {want} blocks (colour {self.taking}); "
+                f"this block is {got} (colour {colour}): all blocks of a turn are of one colour",
+                move=label,
+                want=want,
+                want_n=self.taking,
+                got=got,
+                got_n=colour,
             )
         if not _k.on_corner(self.s, g.geo, action):
             if g.square:
-                return f"{label}: the block is not on a corner (it needs two exposed sides that share a corner)"
-            return f"{label}: the block is not on a corner (it needs three consecutive exposed sides)"
-        return f"{label}: taking this block would split the blocks left on the board into separate groups"
+                return Text(
+                    "refusal.nibble.corner_square",
+                    f"{label}: the block is not on a corner (it needs two exposed sides that share a corner)",
+                    move=label,
+                )
+            return Text(
+                "refusal.nibble.corner_hex",
+                f"{label}: the block is not on a corner (it needs three consecutive exposed sides)",
+                move=label,
+            )
+        return Text(
+            "refusal.nibble.split",
+            f"{label}: taking this block would split the blocks left on the board into separate groups",
+            move=label,
+        )
 
     def _apply(self, action: Action) -> None:
         g = self.game
@@ -534,15 +593,15 @@ class NibbleState(TurnState):
     def apply_action(self, action: Action) -> None:
         """Apply an integer action of the player to move, checked (one kernel call; ``IllegalMove`` if not legal)."""
         if self._over:
-            raise IllegalMove("the game is over")
+            raise IllegalMove(GAME_OVER)
         g = self.game
         if not isinstance(action, int) or not 0 <= action <= g.end_action:
-            raise IllegalMove(f"action {action!r} is not an action of {g.name}")
+            raise IllegalMove(no_such_action(action, g.name))
         action = int(action)  # a bool is an int, as in State.apply_action; the kernel takes plain ints
         p = self.to_move
         status = _k.apply_checked(self.s, self._deal, g.geo, action)
         if status < 0:
-            raise IllegalMove(self._illegal_reason(action) or f"{self.action_to_string(action)} is not legal here")
+            raise IllegalMove(self._illegal_reason(action) or not_legal(self.action_to_string(action)))
         self._sync(status)
         self._history.append((p, action))
 
@@ -585,7 +644,14 @@ class NibbleState(TurnState):
         try:
             c = g.grid.cell(text)
         except ValueError as e:
-            raise IllegalMove(f"{move!r} is not a move: {e}; a move is a cell label such as 'c1', or 'end'") from None
+            raise IllegalMove(
+                Text(
+                    "refusal.nibble.syntax",
+                    f"{move!r} is not a move: {e}; a move is a cell label such as 'c1', or 'end'",
+                    move=repr(move),
+                    reason=str(e),
+                )
+            ) from None
         return g.index[c]
 
     # -- positions ---------------------------------------------------------------------

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from tessera.core.game import TERMINAL
-from tessera.core.render import describe, grid_cells, piece
+from tessera.core.render import END_TURN, describe, grid_cells, piece
+from tessera.core.texts import Text, colour_text, name_text
 from tessera.games.nibble.game import EMPTY_FILL, NAMES, PALETTE, PLAYER_COLORS, SYMBOLS, NibbleState
 
 
@@ -46,7 +47,7 @@ def render(state: NibbleState, player: int | None = None) -> dict[str, Any]:
                 color=fill,
                 symbol=SYMBOLS[colour],
                 shape="block",
-                title=f"{name} block (colour {colour})",
+                title=Text("piece.block", f"{name} block (colour {colour})", colour=colour_text(name), n=colour),
             )
         )
     last = _last_turn_cells(state)
@@ -72,14 +73,20 @@ def render(state: NibbleState, player: int | None = None) -> dict[str, Any]:
                 "majority": owner,
             }
         )
-        panel.append({"label": f"{pos + 1}. {name}", "values": counts, "color": fill})
-    panel.append({"label": "Majorities", "values": state.majorities()})
+        row = Text("panel.table_row", f"{pos + 1}. {name}", n=pos + 1, colour=colour_text(name))
+        panel.append({"label": row, "values": counts, "color": fill})
+    panel.append({"label": Text("panel.majorities", "Majorities"), "values": state.majorities()})
     panel.append(
         {
-            "label": "Wins at once",
+            "label": Text("panel.wins_at_once", "Wins at once"),
             "values": [
-                f"all {n} blocks of one colour, or {g.triple_need} or more of each of three colours that are "
-                f"neighbours in the table above (e.g. 1, 2, 3 or 2, 3, 4)"
+                Text(
+                    "nibble.wins_at_once",
+                    f"all {n} blocks of one colour, or {g.triple_need} or more of each of three colours that are "
+                    f"neighbours in the table above (e.g. 1, 2, 3 or 2, 3, 4)",
+                    n=n,
+                    need=g.triple_need,
+                )
             ],
         }
     )
@@ -88,16 +95,20 @@ def render(state: NibbleState, player: int | None = None) -> dict[str, Any]:
     if cp >= 0 and (player is None or player == cp):
         for a in state._legal_actions():
             if a == g.end_action:
-                actions.append({"move": "end", "path": [], "label": "End turn"})
+                actions.append({"move": "end", "path": [], "label": END_TURN})
             else:
                 lab = grid.label(g.cells[a])
                 actions.append({"move": lab, "path": [lab]})
-    status = None
+    status: Text | None = None
     if cp >= 0 and state.taking is not None:
-        status = f"{NAMES[cp]} to move, taking {PALETTE[state.taking][0]} blocks"
+        name, taking = name_text(NAMES[cp]), colour_text(PALETTE[state.taking][0])
+        status = Text("status.taking", f"{name} to move, taking {taking} blocks", name=name, colour=taking)
     elif cp == TERMINAL and state._winner is not None:
-        how = "by majority of majorities" if not blocks else "at once"
-        status = f"{NAMES[state._winner]} wins {how}"
+        name = name_text(NAMES[state._winner])
+        if blocks:
+            status = Text("status.wins_at_once", f"{name} wins at once", name=name)
+        else:
+            status = Text("status.wins_majority", f"{name} wins by majority of majorities", name=name)
     return describe(
         state,
         board=board,

@@ -101,12 +101,24 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from tessera.core.game import TERMINAL, Action, Game, GameInfo, IllegalMove, Param, ParamRule, RolloutResult, State
+from tessera.core.game import (
+    TERMINAL,
+    Action,
+    Game,
+    GameInfo,
+    IllegalMove,
+    Param,
+    ParamRule,
+    RolloutResult,
+    State,
+    no_such_action,
+)
 from tessera.core.geometry import Grid, alternating_hexagon, square
 from tessera.core.kernels import neighbour_table, rng_state, warm_up
 from tessera.core.observation import ObservationSpec
 from tessera.core.registry import register
 from tessera.core.render import PLAYER_COLORS, text_diagram
+from tessera.core.texts import Text, name_text, outcome
 from tessera.games.nume import kernels as kern
 from tessera.games.nume.kernels import GID, GPRICE, GSIZE, HEAD, NEMPTY, NUM, STONE
 
@@ -421,21 +433,32 @@ class NumeState(State):
             return [-1.0, 1.0]
         return [0.0, 0.0]
 
-    def outcome(self) -> dict[str, str] | None:
+    def outcome(self) -> dict[str, Any] | None:
         """Why the game ended (see :meth:`State.outcome`): the board is full, the lower score wins."""
         if not self._over:
             return None
         s = self.scores()
         assert s is not None
-        names = self._player_names()
-        komi = ""
+        a, b = (name_text(n) for n in self._player_names())
+        x, y = f"{s[0]:g}", f"{s[1]:g}"
+        both = Text("nume.scores", f"{a} {x}, {b} {y}", a=a, x=x, b=b, y=y)
         if self._komi is not None and self._komi_to is not None and self._komi:
-            komi = f", komi {self._komi:g} to {COLOUR_NAMES[self._komi_to]}"
-        both = f"{names[0]} {s[0]:g}, {names[1]} {s[1]:g}{komi}"
+            komi, to = f"{self._komi:g}", name_text(COLOUR_NAMES[self._komi_to])
+            both = Text(
+                "nume.scores_komi", f"{a} {x}, {b} {y}, komi {komi} to {to}", a=a, x=x, b=b, y=y, komi=komi, name=to
+            )
         if s[0] == s[1]:
-            return {"reason": "score", "text": f"The board is full and the scores are equal ({both}): a draw"}
-        w = 0 if s[0] < s[1] else 1
-        return {"reason": "score", "text": f"The board is full: {names[w]} has the lower score ({both}) and wins"}
+            return outcome(
+                "score",
+                Text("result.full_draw", f"The board is full and the scores are equal ({both}): a draw", scores=both),
+            )
+        w = a if s[0] < s[1] else b
+        return outcome(
+            "score",
+            Text(
+                "result.full_win", f"The board is full: {w} has the lower score ({both}) and wins", name=w, scores=both
+            ),
+        )
 
     # -- moves ---------------------------------------------------------------------------
     def legal_actions(self, player: int | None = None) -> list[Action]:
@@ -462,18 +485,27 @@ class NumeState(State):
         g = self.game
         col = self._col
         st = kern.status(self._a, g.nbr, c, col)
+        at = g.labels[c]
         if st == kern.OCCUPIED:
-            return f"{g.labels[c]} is not empty: it holds a {COLOUR_NAMES[int(self._a[STONE * g.cells + c])]} stone"
+            held = name_text(COLOUR_NAMES[int(self._a[STONE * g.cells + c])])
+            return Text("refusal.nume.occupied", f"{at} is not empty: it holds a {held} stone", hex=at, colour=held)
         if st == kern.JOINS and k:
             touch = next(g.labels[m] for m in g.nbrs[c] if self._a[STONE * g.cells + m] == col)
-            return (
-                f"{g.labels[c]}={k - 1}: a stone that joins a {COLOUR_NAMES[col]} group (it touches {touch}) "
-                f"carries no number; play {g.labels[c]}"
+            colour = name_text(COLOUR_NAMES[col])
+            return Text(
+                "refusal.nume.joins_number",
+                f"{at}={k - 1}: a stone that joins a {colour} group (it touches {touch}) carries no number; play {at}",
+                move=f"{at}={k - 1}",
+                colour=colour,
+                touch=touch,
+                hex=at,
             )
         if st == kern.STARTS and not k:
-            return (
-                f"{g.labels[c]}: a stone that starts a new group must carry a number from 0 to {g.cells}; "
-                f"play e.g. {g.labels[c]}=1"
+            return Text(
+                "refusal.nume.starts_number",
+                f"{at}: a stone that starts a new group must carry a number from 0 to {g.cells}; play e.g. {at}=1",
+                hex=at,
+                n=g.cells,
             )
         return None
 
@@ -485,32 +517,37 @@ class NumeState(State):
                 return self._phase_hint()
             c, k = divmod(action, g.K)
             return self._placement_reason(c, k)
+        move = self.action_to_string(action)
         if not g.params["komi_bidding"]:
-            return f"{self.action_to_string(action)}: this game has no komi bidding (komi_bidding=false)"
+            return Text(
+                "refusal.nume.no_bidding", f"{move}: this game has no komi bidding (komi_bidding=false)", move=move
+            )
         if action < g.choose_base:
             if phase != BID:
-                return f"{self.action_to_string(action)}: the komi has already been bid"
+                return Text("refusal.nume.komi_bid", f"{move}: the komi has already been bid", move=move)
             return None
         if phase != CHOOSE:
             if phase == BID:
                 return self._phase_hint()
-            return f"{self.action_to_string(action)}: the colours have already been chosen"
+            return Text("refusal.nume.colours_chosen", f"{move}: the colours have already been chosen", move=move)
         return None
 
-    def _phase_hint(self) -> str:
+    def _phase_hint(self) -> Text:
         n = self.game.cells
         if self._phase == BID:
-            return (
+            return Text(
+                "refusal.nume.bid_first",
                 f"komi bidding comes first: player 0 plays 'komi <value> <black|white>' "
-                f"with a value n+0.5 from 0.5 to {n}.5, e.g. 'komi 3.5 white'"
+                f"with a value n+0.5 from 0.5 to {n}.5, e.g. 'komi 3.5 white'",
+                n=n,
             )
-        return "player 1 now chooses his colour: 'black' or 'white'"
+        return Text("refusal.nume.choose_first", "player 1 now chooses his colour: 'black' or 'white'")
 
     def _place(self, c: int, k: int) -> None:
         """Put a stone of the colour to move on cell ``c`` (number code ``k``), which must be legal."""
         left = kern.apply(self._a, self.game.nbr, c, k, self._col)
         if left < 0:
-            raise IllegalMove(self._placement_reason(c, k) or "illegal placement")
+            raise IllegalMove(self._placement_reason(c, k) or Text("refusal.nume.placement", "illegal placement"))
         if left == 0:
             self._over = True
             self._placing = False
@@ -609,7 +646,7 @@ class NumeState(State):
     def action_to_string(self, action: Action) -> str:
         g = self.game
         if not isinstance(action, int) or not 0 <= action < g.num_distinct_actions():
-            raise IllegalMove(f"action {action!r} is not an action of nume (0…{g.num_distinct_actions() - 1})")
+            raise IllegalMove(no_such_action(action, f"nume (0…{g.num_distinct_actions() - 1})"))
         if action < g.place_actions:
             c, k = divmod(action, g.K)
             return g.labels[c] if k == 0 else f"{g.labels[c]}={k - 1}"
@@ -628,28 +665,61 @@ class NumeState(State):
             parts = text.split()
             if len(parts) != 3 or parts[0] != "komi" or parts[2] not in COLOUR_WORDS:
                 raise IllegalMove(
-                    f"{move!r} is not a komi bid: write 'komi <value> <black|white>', e.g. 'komi 3.5 white'"
+                    Text(
+                        "refusal.nume.komi_syntax",
+                        f"{move!r} is not a komi bid: write 'komi <value> <black|white>', e.g. 'komi 3.5 white'",
+                        move=repr(move),
+                    )
                 )
             try:
                 v = float(parts[1])
             except ValueError:
-                raise IllegalMove(f"{move!r}: the komi {parts[1]!r} is not a number") from None
+                raise IllegalMove(
+                    Text(
+                        "refusal.nume.komi_number",
+                        f"{move!r}: the komi {parts[1]!r} is not a number",
+                        move=repr(move),
+                        komi=repr(parts[1]),
+                    )
+                ) from None
             if not math.isfinite(v) or not (v - 0.5).is_integer() or not 0.5 <= v <= n + 0.5:
-                raise IllegalMove(f"{move!r}: the komi must be n+0.5 from 0.5 to {n}.5 (no ties), not {parts[1]}")
+                raise IllegalMove(
+                    Text(
+                        "refusal.nume.komi_range",
+                        f"{move!r}: the komi must be n+0.5 from 0.5 to {n}.5 (no ties), not {parts[1]}",
+                        move=repr(move),
+                        n=n,
+                        komi=parts[1],
+                    )
+                )
             return g.place_actions + 2 * int(v - 0.5) + COLOUR_WORDS.index(parts[2])
         lab, eq, num = text.partition("=")
         lab = lab.strip()
         c = g.label_index.get(lab)
         if c is None:
             raise IllegalMove(
-                f"{move!r} is not a move: {lab!r} is not a cell of the {g.grid.shape} board; "
-                "moves are 'd3' (joining stone), 'd3=5' (new group with its number), 'komi 3.5 white', 'black', 'white'"
+                Text(
+                    "refusal.nume.syntax",
+                    f"{move!r} is not a move: {lab!r} is not a cell of the {g.grid.shape} board; "
+                    "moves are 'd3' (joining stone), 'd3=5' (new group with its number), 'komi 3.5 white', 'black', "
+                    "'white'",
+                    move=repr(move),
+                    cell=repr(lab),
+                    shape=g.grid.shape,
+                )
             )
         if not eq:
             return c * g.K
         num = num.strip()
         if not num.isascii() or not num.isdigit() or len(num) > len(str(n)) or int(num) > n:
-            raise IllegalMove(f"{move!r}: the number written on a stone must be a whole number from 0 to {n}")
+            raise IllegalMove(
+                Text(
+                    "refusal.nume.number",
+                    f"{move!r}: the number written on a stone must be a whole number from 0 to {n}",
+                    move=repr(move),
+                    n=n,
+                )
+            )
         return c * g.K + 1 + int(num)
 
     # -- positions -----------------------------------------------------------------------

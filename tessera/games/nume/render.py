@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tessera.core.render import describe, grid_cells
+from tessera.core.texts import Text, expand, name_text
 from tessera.games.nume import kernels as kern
 from tessera.games.nume.game import (
     BID,
@@ -35,13 +36,22 @@ def render(state: NumeState, player: int | None = None) -> dict[str, Any]:
     owner = {c: i for i, c in enumerate(state._colors)} if state._colors is not None else {}
     stone, num, gid = state._field(STONE), state._field(NUM), state._field(GID)
     # a stone's title and ``group`` are its group's: one dict per group, shared by its stones
-    group_of: dict[int, tuple[str, dict[str, int]]] = {}
+    group_of: dict[int, tuple[Text, dict[str, int]]] = {}
     ngroups = [0, 0]
     for gr in state._group_table():
         nums = gr["numbers"]
+        stones = name_text(COLOUR_NAMES[gr["color"]])
+        numbers = ", ".join(map(str, nums))
         group_of[gr["root"]] = (
-            f"{COLOUR_NAMES[gr['color']]} group of {gr['size']}, "
-            f"number{'s' if len(nums) > 1 else ''} {', '.join(map(str, nums))}, price {gr['price']}",
+            Text(
+                "piece.group",
+                f"{stones} group of {gr['size']}, number{'s' if len(nums) > 1 else ''} {numbers}, price {gr['price']}",
+                colour=stones,
+                size=gr["size"],
+                count=len(nums),
+                numbers=numbers,
+                price=gr["price"],
+            ),
             {"size": gr["size"], "price": gr["price"]},
         )
         ngroups[gr["color"]] += 1
@@ -53,18 +63,18 @@ def render(state: NumeState, player: int | None = None) -> dict[str, Any]:
             title, group = group_of[gid[c]]
             who, colour, symbol = look[col]
             k = num[c]
-            pieces.append(
-                {
-                    "cell": labels[c],
-                    "owner": who,
-                    "text": "" if k < 0 else str(k),
-                    "shape": "disc",
-                    "color": colour,
-                    "symbol": symbol,
-                    "title": title,
-                    "group": group,
-                }
-            )
+            stone_d = {
+                "cell": labels[c],
+                "owner": who,
+                "text": "" if k < 0 else str(k),
+                "shape": "disc",
+                "color": colour,
+                "symbol": symbol,
+                "title": title,
+                "group": group,
+            }
+            expand(stone_d, "title")
+            pieces.append(stone_d)
     last: list[str] = []
     highlights: list[dict[str, Any]] = []
     if state._history:
@@ -93,14 +103,24 @@ def render(state: NumeState, player: int | None = None) -> dict[str, Any]:
                     {
                         "move": state.action_to_string(a),
                         "path": [],
-                        "label": f"Komi {v}.5 to {COLOUR_NAMES[r]}",
+                        "label": Text(
+                            "action.komi",
+                            f"Komi {v}.5 to {COLOUR_NAMES[r]}",
+                            komi=f"{v}.5",
+                            name=name_text(COLOUR_NAMES[r]),
+                        ),
                         "group": "komi",
                     }
                 )
         else:
             for r in (BLACK, WHITE):
                 actions.append(
-                    {"move": COLOUR_WORDS[r], "path": [], "label": f"Play {COLOUR_NAMES[r]}", "group": "colour"}
+                    {
+                        "move": COLOUR_WORDS[r],
+                        "path": [],
+                        "label": Text("action.play_colour", f"Play {COLOUR_NAMES[r]}", name=name_text(COLOUR_NAMES[r])),
+                        "group": "colour",
+                    }
                 )
     names = state._player_names()
     if state._colors is None:
@@ -109,17 +129,23 @@ def render(state: NumeState, player: int | None = None) -> dict[str, Any]:
         players = [{"name": names[i], "color": COLOURS[state._colors[i]]} for i in (0, 1)]
     status = None
     if state._phase == BID:
-        status = "Player 0 to bid the komi and its receiver"
+        status = Text("status.nume_bid", "Player 0 to bid the komi and its receiver")
     elif state._phase == CHOOSE:
-        status = "Player 1 to choose a colour"
+        status = Text("status.nume_choose", "Player 1 to choose a colour")
     panel: list[dict[str, Any]] = []
     if state._komi is not None and state._komi_to is not None:
-        panel.append({"label": "Komi", "values": [f"{_fmt_komi(state._komi)} to {COLOUR_NAMES[state._komi_to]}"]})
+        komi, to = _fmt_komi(state._komi), name_text(COLOUR_NAMES[state._komi_to])
+        panel.append(
+            {
+                "label": Text("panel.komi", "Komi"),
+                "values": [Text("nume.komi_to", f"{komi} to {to}", komi=komi, name=to)],
+            }
+        )
     if state._colors is not None:
         prices = state._prices()
-        panel.append({"label": "Prices", "values": [prices[c] for c in state._colors]})
-        panel.append({"label": "Groups", "values": [ngroups[c] for c in state._colors]})
-    panel.append({"label": "Empty cells", "values": [state._nempty()]})
+        panel.append({"label": Text("panel.prices", "Prices"), "values": [prices[c] for c in state._colors]})
+        panel.append({"label": Text("panel.groups", "Groups"), "values": [ngroups[c] for c in state._colors]})
+    panel.append({"label": Text("panel.empty_cells", "Empty cells"), "values": [state._nempty()]})
     return describe(
         state,
         board=board,

@@ -145,12 +145,23 @@ from typing import Any
 
 import numpy as np
 
-from tessera.core.game import Action, Game, GameInfo, IllegalMove, Param, RolloutResult, TurnState
+from tessera.core.game import (
+    GAME_OVER,
+    Action,
+    Game,
+    GameInfo,
+    IllegalMove,
+    Param,
+    RolloutResult,
+    TurnState,
+    no_such_action,
+)
 from tessera.core.geometry import bits, hexagon
 from tessera.core.kernels import neighbour_table, rng_state, warm_up
 from tessera.core.observation import ObservationSpec
 from tessera.core.registry import register
 from tessera.core.render import PLAYER_COLORS, text_diagram
+from tessera.core.texts import Text, name_text, outcome
 from tessera.games.nymbat import kernels as _k
 
 RED, BLUE = 0, 1
@@ -577,15 +588,16 @@ class NymbatState(TurnState):
         already resigned (the state is unchanged then).
         """
         if self._over:
-            raise IllegalMove("the game is over")
+            raise IllegalMove(GAME_OVER)
         if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < self.n:
             raise IllegalMove(f"resign: player must be 0 to {self.n - 1}, not {player!r}")
         if self.resigned[player]:
-            raise IllegalMove(f"resign: {self.L.names[player]} has already resigned")
+            who = name_text(self.L.names[player])
+            raise IllegalMove(Text("refusal.already_resigned", f"resign: {who} has already resigned", name=who))
         self._sync(_k.resign(self.s, self.game.geo, player))
         self._history.append((player, RESIGN))
 
-    def outcome(self) -> dict[str, str] | None:
+    def outcome(self) -> dict[str, Any] | None:
         """Why the game ended (see :meth:`State.outcome`): the last player left, the home row, the empty
         board, or the safeguard."""
         if not self._over:
@@ -593,22 +605,37 @@ class NymbatState(TurnState):
         w = self._winner
         names = self.L.names
         if w is None:
-            return {"reason": "safeguard", "text": f"Draw: the {self.game.max_turns}-turn safeguard was reached"}
+            n = self.game.max_turns
+            return outcome(
+                "safeguard", Text("result.safeguard_turns", f"Draw: the {n}-turn safeguard was reached", n=n)
+            )
+        name = name_text(names[w])
         resigned = self.resigned
         if resigned.count(False) == 1 and any(resigned):
-            return {"reason": "resign", "text": f"Every other player resigned: {names[w]} wins"}
+            return outcome(
+                "resign", Text("result.others_resigned", f"Every other player resigned: {name} wins", name=name)
+            )
         target, o = self.L.target[w], self.L.opposite[w]
         own = self.own
         if own[w] & target and not own[o] & target:
-            return {
-                "reason": "home_row",
-                "text": f"{names[w]} has a piece on {names[o]}'s home row and {names[o]} has none there: "
-                f"{names[w]} wins",
-            }
-        return {
-            "reason": "empty_board",
-            "text": f"The board and every reserve are empty: {names[w]} took the last turn and wins",
-        }
+            other = name_text(names[o])
+            return outcome(
+                "home_row",
+                Text(
+                    "result.home_row",
+                    f"{name} has a piece on {other}'s home row and {other} has none there: {name} wins",
+                    name=name,
+                    other=other,
+                ),
+            )
+        return outcome(
+            "empty_board",
+            Text(
+                "result.empty_board",
+                f"The board and every reserve are empty: {name} took the last turn and wins",
+                name=name,
+            ),
+        )
 
     # -- helpers -----------------------------------------------------------------------
     def _allowance(self) -> int:
@@ -637,83 +664,133 @@ class NymbatState(TurnState):
 
     def _illegal_reason(self, action: Action) -> str | None:
         if action == RESIGN:
-            return "resign: resigning is not a step of a turn; the server (or a program) calls state.resign(player)"
+            return Text(
+                "refusal.nymbat.resign_step",
+                "resign: resigning is not a step of a turn; the server (or a program) calls state.resign(player)",
+            )
         if not 0 <= action < NUM_ACTIONS:
-            return f"action {action} is not a Nymbat action"
+            return Text("refusal.nymbat.no_such_action", f"action {action} is not a Nymbat action", action=str(action))
         code = _k.check(self.s, self.game.geo, action)
         return self._reason(code, action) if code else None
 
     def _reason(self, code: int, action: Action) -> str:
-        """The sentence for the kernels' refusal ``code`` of ``action`` (``kernels._check``)."""
+        """The sentence for the kernels' refusal ``code`` of ``action`` (``kernels._check``), a
+        :class:`~tessera.core.texts.Text` with the key ``refusal.nymbat.*``."""
         p = self.to_move
-        names = self.L.names
+        name = name_text(self.L.names[p])
         move = self.action_to_string(action)
         src, dst = divmod(action, N) if action < PLACE_BASE else (0, 0)
         c = (action - PLACE_BASE) // 6 if PLACE_BASE <= action < REMOVE_BASE else 0
+
+        def say(key: str, english: str, **args: Any) -> Text:
+            return Text(f"refusal.nymbat.{key}", english, move=move, **args)
+
         if code == _k.R_PENALTY_DUE:
-            return (
-                f"{move}: {names[p]} must first pay a penalty at reserve 0 by removing one of his own pieces "
-                "('lose <hex>')"
+            return say(
+                "penalty_due",
+                f"{move}: {name} must first pay a penalty at reserve 0 by removing one of his own pieces "
+                "('lose <hex>')",
+                name=name,
             )
         if code == _k.R_MOVE_WHILE_BRINGING:
-            return f"{move}: a turn that brings in reserves cannot also move a group"
+            return say("move_while_bringing", f"{move}: a turn that brings in reserves cannot also move a group")
         if code == _k.R_MOVE_ON_FIRST_TURN:
-            return f"{move}: on his first turn {names[p]} must bring in reserves"
+            return say("move_on_first_turn", f"{move}: on his first turn {name} must bring in reserves", name=name)
         if code == _k.R_NO_OWN_PIECE:
-            return f"{move}: {LABEL[src]} holds no {names[p]} piece"
+            return say("no_own_piece", f"{move}: {LABEL[src]} holds no {name} piece", hex=LABEL[src], name=name)
         if code == _k.R_PIECE_HAS_MOVED:
-            return f"{move}: each piece moves at most once per turn; the piece on {LABEL[src]} has moved"
+            return say(
+                "piece_has_moved",
+                f"{move}: each piece moves at most once per turn; the piece on {LABEL[src]} has moved",
+                hex=LABEL[src],
+            )
         if code == _k.R_NOT_OF_GROUP:
-            return f"{move}: only pieces of the group chosen at the first step may move this turn"
+            return say("not_of_group", f"{move}: only pieces of the group chosen at the first step may move this turn")
         if code == _k.R_NO_MOVEMENT:
-            return f"{move}: a piece that moves must leave its hex"
+            return say("no_movement", f"{move}: a piece that moves must leave its hex")
         if code == _k.R_ONTO_OWN_PIECE:
-            return f"{move}: a piece may not end its move on another own piece"
+            return say("onto_own_piece", f"{move}: a piece may not end its move on another own piece")
         if code == _k.R_OUT_OF_REACH:
             speed = self.speed if self.phase == MOVE else int(_k.query(self.s, self.game.geo, _k.Q_GROUP_SPEED, src))
-            return (
+            return say(
+                "out_of_reach",
                 f"{move}: {LABEL[dst]} is not reachable within the group's speed {speed} "
-                "(paths go through empty or own hexes, never through an opponent's piece)"
+                "(paths go through empty or own hexes, never through an opponent's piece)",
+                hex=LABEL[dst],
+                speed=speed,
             )
         if code == _k.R_PLACE_WHILE_MOVING:
-            return f"{move}: a turn that moves a group cannot also bring in reserves"
+            return say("place_while_moving", f"{move}: a turn that moves a group cannot also bring in reserves")
         if code == _k.R_OUTSIDE_SETUP:
-            return f"{move}: pieces are brought in only in {names[p]}'s setup area ({self.L.setup_text[p]})"
+            area = Text(f"nymbat.setup_area.{self.L.edges[p].replace('-', '_')}", self.L.setup_text[p])
+            return say(
+                "outside_setup",
+                f"{move}: pieces are brought in only in {name}'s setup area ({area})",
+                name=name,
+                area=area,
+            )
         if code == _k.R_ONTO_A_PIECE:
-            return f"{move}: hex {LABEL[c]} is not empty"
+            return say("onto_a_piece", f"{move}: hex {LABEL[c]} is not empty", hex=LABEL[c])
         if code == _k.R_OVER_RESERVE:
-            return f"{move}: the numbers brought in may not exceed the reserve ({self.reserves[p]} left)"
+            left = self.reserves[p]
+            return say(
+                "over_reserve",
+                f"{move}: the numbers brought in may not exceed the reserve ({left} left)",
+                count=left,
+            )
         if code == _k.R_OVER_FIRST_LIMIT:
-            return (
+            return say(
+                "over_first_limit",
                 f"{move}: on the first turn the numbers brought in may total at most {self.game.first_limit} "
-                f"({self.placed} placed so far)"
+                f"({self.placed} placed so far)",
+                limit=self.game.first_limit,
+                placed=self.placed,
             )
         if code == _k.R_NO_BREAKTHROUGH:
-            return (
-                f"{move}: removals 'x<hex>' are only allowed right after an attack that splits a group (breakthrough)"
+            return say(
+                "no_breakthrough",
+                f"{move}: removals 'x<hex>' are only allowed right after an attack that splits a group (breakthrough)",
             )
         if code == _k.R_NOT_NEXT_TO_ATTACK:
-            whose = "opponent pieces"
+            at = GRID.label(self.brk_cell)
             if self.n > 2:
-                whose = f"{names[self.brk_owner]}'s pieces (the defender's)"
-            return (
-                f"{move}: a breakthrough removes only {whose} adjacent to the attacked hex {GRID.label(self.brk_cell)}"
+                owner = name_text(self.L.names[self.brk_owner])
+                return say(
+                    "not_next_to_attack_of",
+                    f"{move}: a breakthrough removes only {owner}'s pieces (the defender's) adjacent to the attacked "
+                    f"hex {at}",
+                    owner=owner,
+                    hex=at,
+                )
+            return say(
+                "not_next_to_attack",
+                f"{move}: a breakthrough removes only opponent pieces adjacent to the attacked hex {at}",
+                hex=at,
             )
         if code == _k.R_OVER_BUDGET:
-            return (
+            k = self._number(action - REMOVE_BASE)
+            return say(
+                "over_budget",
                 f"{move}: the pieces removed by breakthrough may total at most the attacker's number; "
-                f"{self.brk_budget} left, this piece is a {self._number(action - REMOVE_BASE)}"
+                f"{self.brk_budget} left, this piece is a {k}",
+                budget=self.brk_budget,
+                number=k,
             )
         if code == _k.R_NO_PENALTY_DUE:
-            return f"{move}: 'lose' is only played to pay a retreat or delay penalty at reserve 0"
+            return say(
+                "no_penalty_due", f"{move}: 'lose' is only played to pay a retreat or delay penalty at reserve 0"
+            )
         if code == _k.R_LOSE_NOT_OWN:
-            return f"{move}: {LABEL[action - LOSE_BASE]} holds no {names[p]} piece"
+            at = LABEL[action - LOSE_BASE]
+            return say("no_own_piece", f"{move}: {at} holds no {name} piece", hex=at, name=name)
         if code == _k.R_END_FIRST:
-            return "end: a turn must first bring in a piece or move a piece (or pass)"
+            return Text("refusal.nymbat.end_first", "end: a turn must first bring in a piece or move a piece (or pass)")
         if code == _k.R_PASS_AFTER_STEPS:
-            return "pass: a pass is a whole turn; it cannot follow other steps"
+            return Text("refusal.nymbat.pass_after_steps", "pass: a pass is a whole turn; it cannot follow other steps")
         assert code == _k.R_PASS_ON_FIRST_TURN, code
-        return f"pass: on his first turn {names[p]} must bring in reserves"
+        return Text(
+            "refusal.nymbat.pass_on_first_turn", f"pass: on his first turn {name} must bring in reserves", name=name
+        )
 
     def _apply(self, action: Action) -> None:
         self._sync(_k.apply(self.s, self.game.geo, action, False))
@@ -724,9 +801,9 @@ class NymbatState(TurnState):
             super().apply_action(action)
             return
         if self._over:
-            raise IllegalMove("the game is over")
+            raise IllegalMove(GAME_OVER)
         if not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
-            raise IllegalMove(f"action {action!r} is not an action of {self.game.name}")
+            raise IllegalMove(no_such_action(action, self.game.name))
         p = self.to_move
         status = _k.apply(self.s, self.game.geo, action, True)
         if status < 0:
@@ -774,7 +851,7 @@ class NymbatState(TurnState):
         if action == RESIGN:
             return "resign"
         if not 0 <= action < NUM_ACTIONS:
-            raise IllegalMove(f"action {action!r} is not a Nymbat action")
+            raise IllegalMove(no_such_action(action, "nymbat"))
         if action < PLACE_BASE:
             return f"{LABEL[action // N]}-{LABEL[action % N]}"
         if action < REMOVE_BASE:
@@ -799,16 +876,29 @@ class NymbatState(TurnState):
         if m := _PLACE_RE.fullmatch(text):
             digits = m.group(2)
             if len(digits) > 3:  # a huge number is refused without converting it (int() stops at 4,300 digits)
-                raise IllegalMove(f"{digits[:8]}…: a piece's number is a whole number from 1 to 6")
+                raise IllegalMove(
+                    Text(
+                        "refusal.nymbat.number_long",
+                        f"{digits[:8]}…: a piece's number is a whole number from 1 to 6",
+                        digits=digits[:8],
+                    )
+                )
             k = int(digits)
             if not 1 <= k <= 6:
-                raise IllegalMove(f"{move!r}: a piece's number is a whole number from 1 to 6, not {k}")
+                raise IllegalMove(
+                    Text(
+                        "refusal.nymbat.number",
+                        f"{move!r}: a piece's number is a whole number from 1 to 6, not {k}",
+                        move=repr(move),
+                        n=k,
+                    )
+                )
             return PLACE_BASE + _index(m.group(1), move) * 6 + k - 1
         if m := _REMOVE_RE.fullmatch(text):
             return REMOVE_BASE + _index(m.group(1), move)
         if m := _LOSE_RE.fullmatch(text):
             return LOSE_BASE + _index(m.group(1), move)
-        raise IllegalMove(f"{move!r} is not a Nymbat step: {_SYNTAX}")
+        raise IllegalMove(Text("refusal.nymbat.syntax", f"{move!r} is not a Nymbat step: {_SYNTAX}", move=repr(move)))
 
     # -- positions ---------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -896,7 +986,14 @@ def _mix(a: str, b: str) -> str:
 
 def _index(label: str, move: str) -> int:
     if not GRID.has_label(label):
-        raise IllegalMove(f"{move!r}: {label!r} is not a hex of the board (rows a–o, side 8)")
+        raise IllegalMove(
+            Text(
+                "refusal.nymbat.no_hex",
+                f"{move!r}: {label!r} is not a hex of the board (rows a–o, side 8)",
+                move=repr(move),
+                hex=repr(label),
+            )
+        )
     return INDEX[GRID.cell(label)]
 
 

@@ -8,7 +8,8 @@ import numpy as np
 
 from tessera.core.game import IllegalMove
 from tessera.core.geometry import bits
-from tessera.core.render import cell_entry, describe, piece
+from tessera.core.render import END_TURN, PASS_LABEL, cell_entry, describe, piece
+from tessera.core.texts import Text, name_text
 from tessera.games.nymbat import kernels as _k
 from tessera.games.nymbat.game import (
     _SHADES,
@@ -20,7 +21,6 @@ from tessera.games.nymbat.game import (
     LOSE_BASE,
     MOVE,
     PASS,
-    PENALTY,
     PLACE_BASE,
     REMOVE_BASE,
     RESIGN,
@@ -30,51 +30,45 @@ from tessera.games.nymbat.game import (
     _mix,
 )
 
+MAY_MOVE = Text("highlight.may_move", "may still move")
+
 
 def render(state: NymbatState, player: int | None = None) -> dict[str, Any]:
     L = state.L
     names = L.names
-    fills: dict[int, str] = {}
-    titles: dict[int, str] = {}
-    shades = [_SHADES[L.colors[pl]] for pl in range(state.n)]
-    for c in CELLS:
-        owners = [pl for pl in range(state.n) if L.setup[pl] >> c & 1]
-        if not owners:
-            continue
-        parts = []
-        tints = []
-        for pl in owners:
-            home = bool(L.home[pl] >> c & 1)
-            parts.append(f"{names[pl]} {'home row' if home else 'setup area'}")
-            tints.append(shades[pl][0] if home else shades[pl][1])
-        if len(owners) == 1:
-            fills[c], titles[c] = tints[0], parts[0]
-        else:  # a shared corner hex: its own tint (the two mixed), both names in its title
-            fills[c] = _mix(tints[0], tints[1])
-            titles[c] = "shared: " + " and ".join(parts)
-    cells = []
-    for c in CELLS:
-        x, y = GRID.center(c)
-        cells.append(cell_entry(GRID.label(c), x, y, fill=fills.get(c), title=titles.get(c)))
+    cells = [dict(c) for c in _board_cells(state)]
     pieces = []
     on_board = [0] * state.n
     for i in np.flatnonzero(state.s[_k.NUM : _k.NUM + N]).tolist():
         o, k = int(state.s[_k.OWNER + i]), int(state.s[_k.NUM + i])
         on_board[o] += 1
-        pieces.append(piece(LABEL[i], o, text=str(k), color=L.colors[o], symbol=L.symbols[o], title=f"{names[o]} {k}"))
+        pieces.append(
+            piece(
+                LABEL[i],
+                o,
+                text=str(k),
+                color=L.colors[o],
+                symbol=L.symbols[o],
+                title=Text("piece.numbered", f"{names[o]} {k}", name=name_text(names[o]), n=k),
+            )
+        )
     highlights: list[dict[str, Any]] = []
     for pl in range(state.n):
         for c in bits(L.home[pl]):
             highlights.append({"cell": GRID.label(c), "kind": "home", "owner": pl, "color": L.colors[pl]})
     if state.phase == MOVE:
         for c in bits(state.unmoved):
-            highlights.append({"cell": GRID.label(c), "kind": "target", "title": "may still move"})
+            highlights.append({"cell": GRID.label(c), "kind": "target", "title": MAY_MOVE})
         if state.brk_cell >= 0:
             highlights.append(
                 {
                     "cell": GRID.label(state.brk_cell),
                     "kind": "warning",
-                    "title": f"breakthrough: remove adjacent pieces totalling at most {state.brk_budget}",
+                    "title": Text(
+                        "highlight.breakthrough",
+                        f"breakthrough: remove adjacent pieces totalling at most {state.brk_budget}",
+                        budget=state.brk_budget,
+                    ),
                 }
             )
     last: list[str] = []
@@ -105,9 +99,9 @@ def render(state: NymbatState, player: int | None = None) -> dict[str, Any]:
         for a in sorted(legal):
             s = state.action_to_string(a)
             if a == END:
-                actions.append({"move": "end", "path": [], "label": "End turn"})
+                actions.append({"move": "end", "path": [], "label": END_TURN})
             elif a == PASS:
-                actions.append({"move": "pass", "path": [], "label": "Pass"})
+                actions.append({"move": "pass", "path": [], "label": PASS_LABEL})
             elif a < PLACE_BASE:
                 actions.append({"move": s, "path": s.split("-")})
             elif a < REMOVE_BASE:
@@ -120,20 +114,33 @@ def render(state: NymbatState, player: int | None = None) -> dict[str, Any]:
             else:
                 actions.append({"move": s, "path": [s[5:]]})
     period = state.game.delay_period
-    turn_text = {
-        START: "start of turn",
-        BRING: f"bringing in ({state.placed} placed)",
-        MOVE: f"moving a group at speed {state.speed}"
-        + (f"; breakthrough: {state.brk_budget} may be removed" if state.brk_cell >= 0 else ""),
-        PENALTY: "penalty at reserve 0: remove one of your pieces",
-    }[state.phase]
+    turn_text: Text
+    if state.phase == START:
+        turn_text = Text("phase.start", "start of turn")
+    elif state.phase == BRING:
+        turn_text = Text("phase.bringing", f"bringing in ({state.placed} placed)", count=state.placed)
+    elif state.phase == MOVE and state.brk_cell >= 0:
+        turn_text = Text(
+            "phase.moving_breakthrough",
+            f"moving a group at speed {state.speed}; breakthrough: {state.brk_budget} may be removed",
+            speed=state.speed,
+            budget=state.brk_budget,
+        )
+    elif state.phase == MOVE:
+        turn_text = Text("phase.moving", f"moving a group at speed {state.speed}", speed=state.speed)
+    else:
+        turn_text = Text("phase.penalty", "penalty at reserve 0: remove one of your pieces")
     panel: list[dict[str, Any]] = [
-        {"label": "Reserve", "values": list(state.reserves)},
-        {"label": f"Delays (every {period}th costs 1)", "values": list(state.delays)},
+        {"label": Text("panel.reserve", "Reserve"), "values": list(state.reserves)},
+        {"label": Text("panel.delays", f"Delays (every {period}th costs 1)", n=period), "values": list(state.delays)},
         # the points on the board, and beside them how many pieces carry them
-        {"label": "On board", "values": [state._on_board(i) for i in range(state.n)], "pieces": on_board},
-        {"label": "Turn", "values": [state.turn]},  # the safeguard limit is in params
-        {"label": "This turn", "values": [turn_text]},
+        {
+            "label": Text("panel.on_board", "On board"),
+            "values": [state._on_board(i) for i in range(state.n)],
+            "pieces": on_board,
+        },
+        {"label": Text("panel.turn", "Turn"), "values": [state.turn]},  # the safeguard limit is in params
+        {"label": Text("panel.this_turn", "This turn"), "values": [turn_text]},
     ]
     return describe(
         state,
@@ -217,24 +224,27 @@ def _setups(state: NymbatState) -> list[dict[str, Any]]:
 
     plans = [
         (
+            "shields",
             "Shields of 3s",
             "triangles of three 3s, each piece touching the other two: safe from breakthrough",
             fill([(c, 3) for c in formations(3)[: spend // 9 * 3]]),  # whole shields only
         ),
         (
+            "twins",
             "Twins of 4s",
             "pairs of 4s: a pair beats any single attacker",
             fill([(c, 4) for c in formations(2)[: spend // 8 * 2]]),
         ),
-        ("Horde of 1s", "1s on your two front rows: many fast pieces", fill([(c, 1) for c in front + middle])),
+        ("horde", "Horde of 1s", "1s on your two front rows: many fast pieces", fill([(c, 1) for c in front + middle])),
         (
+            "spearhead",
             "Spearhead",
             "a 6 in the front centre with 5s beside it, 3s behind",
             fill([(c, k) for c, k in zip(front[:3], (6, 5, 5), strict=False)] + [(c, 3) for c in middle]),
         ),
     ]
     out = []
-    for label, title, moves in plans:
+    for key, label, title, moves in plans:
         probe = state.clone()
         try:
             for m in moves:
@@ -243,18 +253,76 @@ def _setups(state: NymbatState) -> list[dict[str, Any]]:
             continue
         if moves:
             total = sum(int(m.split("=")[1]) for m in moves)
-            note = f"{len(moves)} pieces, {total} of your {allowance}"
-            out.append({"label": label, "title": f"{title} ({note})", "moves": moves})
+            note = Text(
+                "setup.note",
+                f"{len(moves)} pieces, {total} of your {allowance}",
+                count=len(moves),
+                total=total,
+                allowance=allowance,
+            )
+            about = Text(f"setup.{key}_title", title)
+            out.append(
+                {
+                    "label": Text(f"setup.{key}", label),
+                    "title": Text("setup.title", f"{about} ({note})", about=about, note=note),
+                    "moves": moves,
+                }
+            )
     return out
 
 
-def _hint(state: NymbatState) -> str | None:
+def _hint(state: NymbatState) -> Text | None:
     """What the player to move may do that the board alone does not say (render ``hint``)."""
     if state._over or state.phase != MOVE or state.brk_cell < 0:
         return None
     at = GRID.label(state.brk_cell)
-    return (
+    return Text(
+        "hint.breakthrough",
         f"Breakthrough at {at}: your attack split the defender's group, so you may now remove opponent "
         f"pieces next to {at} whose numbers total at most {state.brk_budget} (click them, one step each); "
-        "any other step closes the breakthrough."
+        "any other step closes the breakthrough.",
+        hex=at,
+        budget=state.brk_budget,
     )
+
+
+_BOARD_CELLS: dict[int, tuple[object, list[dict[str, Any]]]] = {}
+"""The board's cell entries (fills and titles of the home rows and setup areas) of each layout seen."""
+
+
+def _board_cells(state: NymbatState) -> list[dict[str, Any]]:
+    """The cell entries of ``state``'s layout, built once (callers copy them)."""
+    L = state.L
+    known = _BOARD_CELLS.get(id(L))
+    if known is None or known[0] is not L:
+        names = L.names
+        fills: dict[int, str] = {}
+        titles: dict[int, Text] = {}
+        shades = [_SHADES[L.colors[pl]] for pl in range(state.n)]
+        for c in CELLS:
+            owners = [pl for pl in range(state.n) if L.setup[pl] >> c & 1]
+            if not owners:
+                continue
+            parts = []
+            tints = []
+            for pl in owners:
+                home = bool(L.home[pl] >> c & 1)
+                seat = name_text(names[pl])
+                if home:
+                    parts.append(Text("cell.home_row", f"{seat} home row", name=seat))
+                else:
+                    parts.append(Text("cell.setup_area", f"{seat} setup area", name=seat))
+                tints.append(shades[pl][0] if home else shades[pl][1])
+            if len(owners) == 1:
+                fills[c], titles[c] = tints[0], parts[0]
+            else:  # a shared corner hex: its own tint (the two mixed), both names in its title
+                fills[c] = _mix(tints[0], tints[1])
+                titles[c] = Text("cell.shared", f"shared: {parts[0]} and {parts[1]}", a=parts[0], b=parts[1])
+        cells = []
+        for c in CELLS:
+            x, y = GRID.center(c)
+            cells.append(cell_entry(GRID.label(c), x, y, fill=fills.get(c), title=titles.get(c)))
+        if len(_BOARD_CELLS) > 16:  # layouts are two (2 and 4 players): a bounded cache all the same
+            _BOARD_CELLS.clear()
+        known = _BOARD_CELLS[id(L)] = (L, cells)
+    return known[1]

@@ -4,7 +4,7 @@
 // It knows no game: the server sends render descriptions with the legal moves of the player to move.
 import { api, ApiError, escapeHtml, loadSeats, saveSeats } from "./api.js";
 import { BoardView } from "./board.js";
-import { actionLabel, colourName, decorations, panelLabel, panelRows, resultText, statusText } from "./decorate.js";
+import { actionLabel, colourName, decorations, localized, panelRows, refusalText, resultText, statusText, textOf } from "./decorate.js";
 import { initI18n, t } from "./i18n.js";
 import { initPrefs, safePalette } from "./prefs.js";
 
@@ -52,7 +52,7 @@ async function goTo(id) {
     try {
       n.pos = await api("POST", "/api/analysis/position", { game: ui.spec, seed: ui.seed, moves: movesTo(id) });
     } catch (e) {
-      showError(e instanceof ApiError ? e.detail : String(e));
+      showError(refusalText(e));
       return;
     }
   }
@@ -76,15 +76,16 @@ async function evaluate(seconds) {
     const r = await api("POST", "/api/analysis/evaluate", { game: ui.spec, seed: ui.seed, moves: movesTo(id), seconds });
     if (!n.evaluation || seconds >= (n.evaluation.asked || 0)) n.evaluation = { ...r, asked: seconds };
   } catch (e) {
-    if (token === ui.evalToken) showError(e instanceof ApiError ? e.detail : String(e));
+    if (token === ui.evalToken) showError(refusalText(e));
     return;
   }
   if (token === ui.evalToken && tree.current === id) renderEval();
 }
 
 function name(p) {
-  const n = ui.players[p] && ui.players[p].name;
-  return n ? colourName(n) : t("game:player_n", { n: p });
+  const seat = ui.players[p];
+  if (seat && seat.name_key) return textOf(seat, "name"); // the seat's name by its key
+  return seat && seat.name ? colourName(seat.name) : t("game:player_n", { n: p });
 }
 
 function renderEval() {
@@ -93,7 +94,7 @@ function renderEval() {
   const fill = $("eval-fill");
   if (n.pos.to_move === TERMINAL) {
     const res = n.pos.render.result || {};
-    $("eval").textContent = t("analysis:game_over", { result: resultText(res.text || "") });
+    $("eval").textContent = t("analysis:game_over", { result: resultText(res) });
     const w = res.winner;
     fill.style.height = w === 0 ? "100%" : w === null || w === undefined ? "50%" : "0%";
     labelBar(0, w === 0 ? 100 : w === null || w === undefined ? 50 : 0);
@@ -212,7 +213,7 @@ function renderPrompt() {
       } else if (a.choices) {
         for (const c of a.choices) wrap.appendChild(button(String(c), () => play(fill(a, c)), "choice-btn"));
       } else if (a.move !== undefined) {
-        wrap.appendChild(button(actionLabel(a.label || a.move), () => play(a.move), "primary"));
+        wrap.appendChild(button(actionLabel(a), () => play(a.move), "primary"));
       }
     }
     box.appendChild(wrap);
@@ -221,7 +222,7 @@ function renderPrompt() {
   if (buttons.length && buttons.length <= 30) {
     const row = document.createElement("div");
     row.className = "action-buttons";
-    for (const a of buttons) row.appendChild(button(actionLabel(a.label || a.move), () => play(a.move), "action-btn"));
+    for (const a of buttons) row.appendChild(button(actionLabel(a), () => play(a.move), "action-btn"));
     box.appendChild(row);
   }
   if (node().pos.to_move === SIMULTANEOUS) {
@@ -263,9 +264,9 @@ function render() {
   const desc = n.pos.render;
   ui.players = desc.players || [];
   const deco = decorations(desc, { safePalette: safePalette() });
-  board.draw(desc, { clickable: nextCells(), selected: new Set(ui.sel), marks: new Map(), hints: new Map(), ...deco });
+  board.draw(localized(desc), { clickable: nextCells(), selected: new Set(ui.sel), marks: new Map(), hints: new Map(), ...deco });
   const cp = n.pos.to_move;
-  $("status").textContent = cp === TERMINAL ? statusText(desc.status) : `${statusText(desc.status)} — ${t("analysis:move_n", { n: n.pos.move_number })}`;
+  $("status").textContent = cp === TERMINAL ? statusText(desc) : `${statusText(desc)} — ${t("analysis:move_n", { n: n.pos.move_number })}`;
   const palette = document.querySelector(".palette-switch");
   if (palette) palette.hidden = desc.game !== "nibble";
   renderPrompt();
@@ -273,7 +274,7 @@ function render() {
   $("best-text").textContent = "";
   $("play-best").hidden = true;
   $("panel-table").innerHTML = panelRows(desc)
-    .map((r) => `<tr><th>${escapeHtml(panelLabel(r.label))}</th>${r.values.map((x) => `<td>${escapeHtml(x)}</td>`).join("")}</tr>`)
+    .map((r) => `<tr><th>${escapeHtml(r.label)}</th>${r.values.map((x) => `<td>${escapeHtml(x)}</td>`).join("")}</tr>`)
     .join("");
   $("cont-seat").innerHTML = ui.players.map((p, i) => `<option value="${i}"${i === (cp >= 0 ? cp : 0) ? " selected" : ""}>${escapeHtml(name(i))}</option>`).join("");
   for (const id of ["cont-ai", "cont-hotseat"]) $(id).disabled = cp === TERMINAL;
@@ -292,7 +293,7 @@ async function continueFrom(mode) {
     const hash = Object.entries(r.tokens).map(([s, t]) => `t${s}=${encodeURIComponent(t)}`).join("&");
     location.href = `${r.url}#${hash}`;
   } catch (e) {
-    showError(e instanceof ApiError ? e.detail : String(e));
+    showError(refusalText(e));
   }
 }
 
@@ -376,7 +377,7 @@ $("record-form").addEventListener("submit", (e) => {
 });
 
 async function start() {
-  await initI18n(["game", "lobby", "params", "analysis"]);
+  await initI18n(["game", "lobby", "params", "analysis", "engine"]);
   // the AI levels by name ("3 · club"), as in the lobby
   for (const o of $("cont-level").options) {
     o.value = o.value; // the number stays the value when the text becomes the level's name
@@ -417,7 +418,7 @@ async function start() {
       $("title").textContent = t("analysis:title");
     }
   } catch (e) {
-    showError(e instanceof ApiError ? e.detail : String(e));
+    showError(refusalText(e));
     return;
   }
   await showLine(moves, at);

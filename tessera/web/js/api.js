@@ -2,10 +2,12 @@
 import { t } from "./i18n.js";
 
 export class ApiError extends Error {
-  constructor(status, detail, retryAfter = null) {
+  constructor(status, detail, retryAfter = null, key = null, args = null) {
     super(detail);
     this.status = status;
     this.detail = detail;
+    this.key = key; // a refusal's catalogue key and arguments (decorate.js refusalText), where the server gave them
+    this.args = args;
     this.retryAfter = retryAfter; // seconds, from a 429 or 503 answer's Retry-After header
   }
 }
@@ -35,7 +37,14 @@ export async function api(method, path, body = undefined, token = undefined) {
   if (!res.ok) {
     const detail = data && typeof data === "object" && "detail" in data ? data.detail : `HTTP ${res.status}`;
     const after = Number(res.headers.get("Retry-After"));
-    throw new ApiError(res.status, typeof detail === "string" ? detail : JSON.stringify(detail), after > 0 ? after : null);
+    const keyed = data && typeof data === "object" && typeof data.key === "string";
+    throw new ApiError(
+      res.status,
+      typeof detail === "string" ? detail : JSON.stringify(detail),
+      after > 0 ? after : null,
+      keyed ? data.key : null,
+      keyed ? data.args || {} : null,
+    );
   }
   return data;
 }

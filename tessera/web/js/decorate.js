@@ -80,13 +80,12 @@ const SAFE = {
   "#000075": ["#332288", "☾"],
 };
 
-// Nibble: each colour's place in the colour table (the panel's rows "1. cyan", …), so that the
+// Nibble: each colour's place in the colour table (the panel's rows "1. cyan", … by their key), so that the
 // number on a block says which colours are neighbours in the table.
 function nibbleTable(desc) {
   const out = new Map();
   for (const r of desc.panel || []) {
-    const m = /^(\d+)\.\s/.exec(r.label || "");
-    if (m && r.color) out.set(r.color.toLowerCase(), m[1]);
+    if (r.label_key === "panel.table_row" && r.color) out.set(r.color.toLowerCase(), String(r.label_args.n));
   }
   return out;
 }
@@ -138,68 +137,78 @@ export function safeGlyph(color) {
   return s ? s[1] : "";
 }
 
-// The panel's rows as the player reads them: Nymbat's "On board" as pieces and points (the row's
-// `pieces` beside its points), yes/no, komi and invasion in the player's language.
+// Texts the games and the server write carry their catalogue key and arguments beside the English
+// (docs/render.md): a render description's `status_key`/`status_args`, `<field>_key`/`<field>_args`
+// beside a label, title or hint, a panel row's `value_keys`, a result's and a refusal's `key`/`args`.
+// keyed() says such a text in the player's language from the engine catalogue; an argument that is
+// itself a text ({key, args, text}: a player's name, a colour, a nested sentence) is said first, a
+// list of them joined; `count` picks the plural form. An unknown key keeps the English.
+export function keyed(key, args, english) {
+  const fallback = english === undefined || english === null ? "" : String(english);
+  if (!key) return fallback;
+  // a key that exists only in plural forms (piece.group_one/_other) is found with its count
+  return t(`engine:${key}`, { ...argValues(args), defaultValue: fallback });
+}
+
+function argValues(args) {
+  const out = {};
+  for (const [k, v] of Object.entries(args || {})) out[k] = argValue(v);
+  return out;
+}
+
+function argValue(v) {
+  if (Array.isArray(v)) return v.map(argValue).join(", ");
+  if (v && typeof v === "object") return keyed(v.key, v.args, v.text);
+  return v;
+}
+
+// The text of `obj[field]` (a label, title, hint or status) in the player's language.
+export function textOf(obj, field) {
+  if (!obj) return "";
+  return keyed(obj[`${field}_key`], obj[`${field}_args`], obj[field]);
+}
+
+// The panel's rows as the player reads them: labels and values from their keys, Nymbat's "On
+// board" as pieces and points (the row's `pieces` beside its points).
 export function panelRows(desc) {
   const rows = [];
-  const word = (v) => (v === "yes" ? t("game:yes") : v === "no" ? t("game:no") : v);
   for (const r0 of desc.panel || []) {
-    const r = { ...r0, values: (r0.values || []).map(word) };
-    if (desc.game === "nymbat" && r.label === "On board" && Array.isArray(r.pieces)) {
-      const values = r.values.map((points, p) => t("game:nymbat.on_board", { count: r.pieces[p], points }));
-      rows.push({ ...r, label: t("game:nymbat.on_board_label"), values });
-    } else if (r.label === "Komi") {
-      // Nume's "0.5 to Black": the komi and who receives it
-      const values = r.values.map((v) => {
-        const m = /^(\d+(?:\.\d+)?) to ([A-Za-z]+)$/.exec(String(v));
-        return m ? t("game:komi_to", { komi: m[1], name: colourName(m[2]) }) : v;
-      });
-      rows.push({ ...r, values });
-    } else if (r.label === "Invasion") {
-      // Nelaxtam's edge squares are drawn outlined: the sentence says so, in the player's language
-      const values = r.values.map((v) => {
-        const m = /^at least (\d+) troops? land/.exec(String(v));
-        return m ? t("game:nelaxtam.invasion", { count: Number(m[1]) }) : v;
-      });
-      rows.push({ ...r, values });
-    } else rows.push(r);
+    const keys = r0.value_keys || [];
+    const values = (r0.values || []).map((v, i) => (keys[i] ? keyed(keys[i].key, keys[i].args, v) : v));
+    const r = { ...r0, label: textOf(r0, "label"), values };
+    if (r0.label_key === "panel.on_board" && Array.isArray(r0.pieces)) {
+      r.values = r0.values.map((points, p) => t("game:nymbat.on_board", { count: r0.pieces[p], points }));
+    }
+    rows.push(r);
   }
   return rows;
 }
 
 // The games' seat names (Red, Black, Light, First, …) in the player's language; other names as they are.
 export function colourName(name) {
-  const key = `game:names.${String(name).toLowerCase()}`;
+  const key = `engine:names.${String(name).toLowerCase()}`;
   return /^[A-Za-z]+$/.test(String(name)) && hasKey(key) ? t(key) : String(name);
 }
 
 // A colour's name (Nibble's notes and status) in the player's language.
 export function colourWord(w) {
-  const key = `game:colours.${String(w).toLowerCase()}`;
+  const key = `engine:colours.${String(w).toLowerCase()}`;
   return /^[a-z]+$/i.test(String(w)) && hasKey(key) ? t(key) : String(w);
 }
 
-// The game's status line in the player's language where it is one of the shared forms.
-export function statusText(s) {
-  let m;
-  if ((m = /^(.+) to move, taking (\w+) blocks$/.exec(s))) return t("game:status.taking", { name: colourName(m[1]), colour: colourWord(m[2]) });
-  if ((m = /^(.+) to move$/.exec(s))) return m[1] === "Both players" ? t("game:status.both") : t("game:status.to_move", { name: colourName(m[1]) });
-  if ((m = /^(\S+) wins$/.exec(s))) return t("game:status.wins", { name: colourName(m[1]) });
-  if (s === "Draw") return t("game:status.draw");
-  return s;
+// The game's status line (a render description's `status`) in the player's language.
+export function statusText(desc) {
+  if (typeof desc === "string") return desc;
+  return textOf(desc, "status");
 }
 
-// A panel label in the player's language when the catalogue has it (game:panel.<label in
-// lower case, words joined by _>), else the game's words.
-export function panelLabel(label) {
-  const d = /^Delays \(every (\d+)\w* costs 1\)$/.exec(String(label)); // Nymbat's "Delays (every 7th costs 1)"
-  if (d) return t("game:panel_delays", { n: d[1] });
-  const m = /^(\d+)\. ([a-z]+)$/.exec(String(label)); // Nibble's colour table: "1. cyan"
-  if (m && hasKey(`game:colours.${m[2]}`)) return `${m[1]}. ${t(`game:colours.${m[2]}`)}`;
-  const key = `game:panel.${String(label).toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_|_$/g, "")}`;
-  return hasKey(key) ? t(key) : label;
+// A board's drawing in the player's language: a copy of the description whose cells', pieces' and
+// highlights' titles are translated (the board shows them on hover).
+export function localized(desc) {
+  if (!desc) return desc;
+  const tr = (list) => (list || []).map((x) => (x && x.title_key ? { ...x, title: textOf(x, "title") } : x));
+  return { ...desc, board: { ...desc.board, cells: tr(desc.board.cells) }, pieces: tr(desc.pieces), highlights: tr(desc.highlights) };
 }
-
 
 // A game's spec in words for a header: "nume(size=3)" → "Board size: 3" (params catalogue),
 // "" for the standard game. Unknown parameters keep their code names.
@@ -224,54 +233,24 @@ export function specWords(spec) {
     .join(" · ");
 }
 
-// The label of a game's button in the player's language where it is a shared one ("End turn", "Pass").
-export function actionLabel(label) {
-  const key = { "end turn": "game:action.end_turn", end: "game:action.end_turn", pass: "game:action.pass" }[String(label).toLowerCase()];
-  return key ? t(key) : label;
+// The label of a game's button (an action of the render description) in the player's language.
+export function actionLabel(a) {
+  if (a && typeof a === "object") return a.label ? textOf(a, "label") : a.move;
+  return String(a);
 }
 
-// The sentence that ends a game (the games' and the server's words) in the player's language:
-// each known form has its key (game:result.*); another sentence stays as it is.
-const N = "([A-Za-z]+)";
-const RESULTS = [
-  [new RegExp(`^${N} occupies the ${N} nest: ${N} wins$`), "nest", ["who", "nest", "winner"]],
-  [/^Both players passed with (\d+) tokens each: a draw$/, "passes_draw", ["n"]],
-  [new RegExp(`^Both players passed; ${N} has more tokens \\((\\d+) to (\\d+)\\) and wins$`), "passes_win", ["name", "a", "b"]],
-  [/^Draw: the (\d+)-ply safeguard was reached$/, "safeguard_plies", ["n"]],
-  [/^Draw: the (\d+)-turn safeguard was reached$/, "safeguard_turns", ["n"]],
-  [/^Draw: (\d+) turns in a row without a destruction$/, "safeguard_idle", ["n"]],
-  [new RegExp(`^Every other player resigned: ${N} wins$`), "others_resigned", ["name"]],
-  [new RegExp(`^${N} has a piece on ${N}'s home row and ${N} has none there: ${N} wins$`), "home_row", ["name", "other", "other2", "winner"]],
-  [new RegExp(`^The board and every reserve are empty: ${N} took the last turn and wins$`), "empty_board", ["name"]],
-  [new RegExp(`^The board is full: ${N} has the lower score \\((.+)\\) and wins$`), "full_win", ["name", "scores"]],
-  [/^The board is full and the scores are equal \((.+)\): a draw$/, "full_draw", ["scores"]],
-  [new RegExp(`^${N} took all (\\d+) ([a-z]+) blocks$`), "colour", ["name", "n", "colour"]],
-  [new RegExp(`^${N} took (\\d+) or more blocks of each of (.+) \\(neighbours on the colour table\\)$`), "neighbours", ["name", "n", "colours"]],
-  [/^The board is empty: each player holds (\d+) colours: a draw$/, "majority_draw", ["n"]],
-  [new RegExp(`^The board is empty: ${N} holds the majority in (\\d+) of (\\d+) colours \\(${N}: (\\d+)\\)$`), "majority", ["name", "k", "n", "other", "m"]],
-  [/^No troop can destroy any more; both control (\d+) territory pieces: a draw$/, "territory_draw", ["n"]],
-  [new RegExp(`^No troop can destroy any more: ${N} controls more territory \\((\\d+) pieces to (\\d+)\\) and wins$`), "territory", ["name", "a", "b"]],
-  [new RegExp(`^${N} resigned: ${N} wins$`), "resigned", ["loser", "winner"]],
-  [new RegExp(`^${N} ran out of time: ${N} wins$`), "flag", ["loser", "winner"]],
-  [/^Draw by agreement between the players$/, "agreement", []],
-  [new RegExp(`^Draw by agreement: ${N} offered a draw and ${N} accepted$`), "agreement_offer", ["a", "b"]],
-  [new RegExp(`^Game aborted: ${N} made no first move in time \\(no result\\)$`), "aborted", ["name"]],
-];
-const NAME_ARGS = new Set(["who", "nest", "winner", "name", "other", "other2", "loser", "a", "b"]);
+// The sentence that ends a game (the games' and the server's words: the result's key and args) in
+// the player's language; a result stored without a key keeps its English.
+export function resultText(result) {
+  if (!result) return "";
+  if (typeof result === "string") return result;
+  return keyed(result.key, result.args, result.text);
+}
 
-export function resultText(text) {
-  const s = String(text || "");
-  for (const [re, key, args] of RESULTS) {
-    const m = re.exec(s);
-    if (!m) continue;
-    const values = {};
-    args.forEach((a, i) => {
-      const v = m[i + 1];
-      if (a === "colour") values[a] = colourWord(v);
-      else if (a === "colours") values[a] = v.split(", ").map(colourWord).join(", ");
-      else values[a] = NAME_ARGS.has(a) && /^[A-Za-z]+$/.test(v) ? colourName(v) : v;
-    });
-    return t(`game:result.${key}`, values);
-  }
-  return statusText(s);
+// A refused request (an ApiError, or a message of the game socket) in the player's language: the
+// refusal's key and args where the server gave them, else its English detail.
+export function refusalText(e) {
+  if (!e) return "";
+  if (typeof e === "string") return e;
+  return keyed(e.key, e.args, e.detail !== undefined ? e.detail : e.message || String(e));
 }

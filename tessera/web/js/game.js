@@ -2,7 +2,7 @@
 import { api, ApiError, escapeHtml, loadSeats, saveSeats } from "./api.js";
 import { BoardView, nextPathCells, pathStartsWith, pickCell } from "./board.js";
 import { markdown } from "./markdown.js";
-import { actionLabel, colourName, colourWord, decorations, panelLabel, panelRows, resultText, safeGlyph, specWords, statusText } from "./decorate.js";
+import { actionLabel, colourName, colourWord, decorations, localized, panelRows, refusalText, resultText, safeGlyph, specWords, statusText, textOf } from "./decorate.js";
 import { mountChat } from "./chat.js";
 import { correspondenceHtml, isCorrespondence } from "./deadline.js";
 import { currentLanguage, hasKey, initI18n, t } from "./i18n.js";
@@ -128,7 +128,7 @@ async function receive(view) {
       view = await readView(tokens[want]);
       if (ui.view && view.version < ui.view.version) return;
     } catch (e) {
-      showError(e.detail || String(e));
+      showError(refusalText(e));
     }
   }
   const old = ui.view;
@@ -208,7 +208,7 @@ async function submit(move) {
       await receive(await readView(myToken()));
     }
   } catch (e) {
-    showError(e instanceof ApiError ? e.detail : String(e));
+    showError(refusalText(e)); // a refused move in the player's language (its key and args)
     ui.sel = [];
     ui.choice = null;
     renderAll();
@@ -340,8 +340,7 @@ function edgeCells() {
 }
 
 function unitName(u) {
-  const m = /^Troop (\d+)$/.exec(u.label || "");
-  return m ? t("game:order.troop", { n: m[1] }) : u.label || t("game:order.unit", { id: u.id });
+  return u.label ? textOf(u, "label") : t("game:order.unit", { id: u.id });
 }
 
 // Where each other troop ends its turn as the order now stands: the square it moves or lands on,
@@ -380,7 +379,7 @@ function choiceBlocked(o, b, unit, c) {
 function whyNot(o, cur, cell) {
   if (!cur) return t("game:order.why_pick_troop");
   const c = (ui.shown.board.cells || []).find((x) => x.id === cell);
-  const removed = c && /removed/.test(c.title || "");
+  const removed = c && c.title_key === "cell.removed";
   if (removed) return t("game:order.why_removed", { cell });
   if (invasion(o)) return t("game:order.why_not_own", { troop: unitName(cur), cell });
   return t("game:order.why_battle", { troop: unitName(cur), cell });
@@ -486,12 +485,7 @@ function orderHints(o, b) {
 
 // A choice's label in the player's language ("move to d5", "destroy d6", "land on a3", "hold").
 function choiceLabel(c) {
-  const label = String(c.label || c.token);
-  const m = /^(move to|destroy|land on) (\S+)$/.exec(label);
-  if (m) return t(`game:order.${m[1].replace(/ /g, "_")}`, { cell: m[2] });
-  if (label === "hold") return t("game:order.hold");
-  if (label === "nobody acts") return t("game:order.nobody_acts");
-  return label;
+  return c.label ? textOf(c, "label") : String(c.token);
 }
 
 function tokenLabel(unit, token) {
@@ -548,7 +542,7 @@ function renderAll() {
     /* sealed: nothing to click */
   }
   const deco = decorations(desc, { safePalette: safePalette() });
-  board.draw(desc, { clickable, selected, marks, hints, disabled, ...deco });
+  board.draw(localized(desc), { clickable, selected, marks, hints, disabled, ...deco });
   renderLegend(desc, deco);
   $("title").textContent = v.title;
   const words = specWords(v.spec);
@@ -567,8 +561,9 @@ function renderAll() {
 }
 
 function playerName(desc, p) {
-  const n = desc.players && desc.players[p] && desc.players[p].name;
-  return n ? colourName(n) : t("game:player_n", { n: p });
+  const seat = desc.players && desc.players[p];
+  if (seat && seat.name_key) return textOf(seat, "name"); // the seat's name by its key
+  return seat && seat.name ? colourName(seat.name) : t("game:player_n", { n: p });
 }
 
 function currentLocale() {
@@ -576,7 +571,7 @@ function currentLocale() {
 }
 
 function renderStatus(v, desc) {
-  const status = statusText(desc.status || "");
+  const status = statusText(desc);
   let text = status;
   if (ui.replay !== null) {
     text = t("game:replay_status", { n: ui.replay, total: v.moves.length });
@@ -759,7 +754,7 @@ function renderPrompt(v, desc, o, b) {
         }
         wrap.appendChild(row);
       } else if (a.move !== undefined) {
-        wrap.appendChild(button(actionLabel(a.label || a.move), () => submit(a.move), "primary"));
+        wrap.appendChild(button(actionLabel(a), () => submit(a.move), "primary"));
       }
     }
     wrap.appendChild(button(t("game:cancel"), () => {
@@ -777,7 +772,7 @@ function renderPrompt(v, desc, o, b) {
     p.className = "continue-hint";
     const ends = buttons.filter((a) => /^end\b/i.test(a.label || a.move || ""));
     p.textContent = ends.length
-      ? t("game:turn_goes_on_end", { button: actionLabel(ends[0].label || ends[0].move) })
+      ? t("game:turn_goes_on_end", { button: actionLabel(ends[0]) })
       : t("game:turn_goes_on");
     box.appendChild(p);
   }
@@ -787,8 +782,8 @@ function renderPrompt(v, desc, o, b) {
     box2.className = "setups";
     box2.append(`${t("game:setups")} `);
     for (const s of desc.setups) {
-      const bt = button(s.label, () => placeSetup(s.moves), "setup-btn");
-      bt.title = s.title || "";
+      const bt = button(textOf(s, "label"), () => placeSetup(s.moves), "setup-btn");
+      bt.title = textOf(s, "title");
       bt.dataset.setup = s.label;
       box2.appendChild(bt);
     }
@@ -799,7 +794,7 @@ function renderPrompt(v, desc, o, b) {
     const h = document.createElement("p");
     h.className = "continue-hint game-hint";
     h.id = "game-hint";
-    h.textContent = desc.hint;
+    h.textContent = textOf(desc, "hint");
     box.appendChild(h);
   }
   if (buttons.length) {
@@ -820,14 +815,14 @@ function renderPrompt(v, desc, o, b) {
         for (const a of list) {
           const opt = document.createElement("option");
           opt.value = a.move;
-          opt.textContent = actionLabel(a.label || a.move);
+          opt.textContent = actionLabel(a);
           sel.appendChild(opt);
         }
         gdiv.append(sel, button(t("game:play"), () => submit(sel.value), "primary"));
       } else {
         for (const a of list) {
           if (a.move !== undefined) {
-            const bt = button(actionLabel(a.label || a.move), () => submit(a.move), "action-btn" + (/^end\b/i.test(a.label || a.move) ? " primary" : ""));
+            const bt = button(actionLabel(a), () => submit(a.move), "action-btn" + (/^end\b/i.test(a.label || a.move) ? " primary" : ""));
             bt.dataset.move = a.move;
             gdiv.appendChild(bt);
           }
@@ -1031,7 +1026,7 @@ async function act(what, token) {
     if (view.draw_answer && view.draw_answer !== "accepted") ui.drawNote = { text: `${view.draw_answer}.`, at: view.version };
     await receive(view);
   } catch (e) {
-    showError(e instanceof ApiError ? e.detail : String(e));
+    showError(refusalText(e));
   }
 }
 
@@ -1051,7 +1046,7 @@ function renderPanelTable(desc) {
     const glyph = r.color && safePalette() ? safeGlyph(r.color) : "";
     const sw = r.color ? `<span class="swatch small" style="background:${escapeHtml(colour(r.color))}"></span>${glyph ? `<span class="glyph">${glyph}</span> ` : ""}` : "";
     const span = perPlayer && r.values.length === 1 ? ` colspan="${n}"` : "";
-    return `<tr><th>${sw}${escapeHtml(panelLabel(r.label))}</th>${r.values.map((x) => `<td${span}>${escapeHtml(x)}</td>`).join("")}</tr>`;
+    return `<tr><th>${sw}${escapeHtml(r.label)}</th>${r.values.map((x) => `<td${span}>${escapeHtml(x)}</td>`).join("")}</tr>`;
   });
   $("panel-table").innerHTML = head + rows.join("");
 }
@@ -1110,7 +1105,7 @@ async function showPosition(n) {
     ui.shown = ui.replay === null ? v.render : desc;
     renderAll();
   } catch (e) {
-    if (ticket === positionTicket) showError(e.detail || String(e));
+    if (ticket === positionTicket) showError(refusalText(e));
   } finally {
     if (ticket === positionTicket) ui.replayTarget = null;
   }
@@ -1160,7 +1155,7 @@ function renderInvite(v) {
         location.replace(r.link);
         location.reload();
       } catch (e) {
-        showError(e.detail || String(e));
+        showError(refusalText(e));
       }
     }, "primary"));
   }
@@ -1180,7 +1175,7 @@ function renderBanner(v, desc) {
   const why = document.createElement("span");
   why.className = "result-head";
   why.id = "result-why";
-  why.textContent = resultText(result.text);
+  why.textContent = resultText(result);
   why.dataset.reason = result.reason || "";
   bn.appendChild(why);
   if (mySeats.length === 1 && w !== null && w !== undefined) {
@@ -1260,7 +1255,7 @@ async function accountRematch() {
     return true;
   } catch (e) {
     if (e instanceof ApiError && (e.status === 401 || e.status === 404 || e.status === 422)) return false;
-    showError(e instanceof ApiError ? e.detail : String(e));
+    showError(refusalText(e));
     return true;
   }
 }
@@ -1282,7 +1277,7 @@ async function rematch(v) {
     const hash = Object.entries(r.tokens).map(([s, t]) => `t${s}=${encodeURIComponent(t)}`).join("&");
     location.href = `${r.url}#${hash}`;
   } catch (e) {
-    showError(e instanceof ApiError ? e.detail : String(e));
+    showError(refusalText(e));
   }
 }
 
@@ -1398,7 +1393,7 @@ function renderLegend(desc, deco) {
 let chat = null; // the chat panel (chat.js)
 
 async function start() {
-  await initI18n(["params", "game", "learn", "chat", "seeks"]);
+  await initI18n(["params", "game", "learn", "chat", "seeks", "engine"]);
   chat = mountChat($("chat"), { gameId, token: wsToken }); // the socket's seat: the chat's pushes follow it
   initPrefs({ sound: true, palette: true });
   window.addEventListener("tessera:pref", (e) => {
@@ -1409,7 +1404,7 @@ async function start() {
     await receive(view);
     loadRules(view.game);
   } catch (e) {
-    showError(e instanceof ApiError ? e.detail : String(e));
+    showError(refusalText(e));
   }
   connect();
 }

@@ -2,6 +2,7 @@
 // step) and interactive lessons (moves entered as on the game page, judged by the server).
 import { api, escapeHtml } from "./api.js";
 import { BoardView, nextPathCells, pickCell } from "./board.js";
+import { localized, refusalText } from "./decorate.js";
 import { currentLanguage as i18nLanguage, initI18n, t as i18nT } from "./i18n.js";
 
 export const GAMES = ["nymbat", "nume", "ikabegama", "nelaxtam", "nibble"];
@@ -11,7 +12,7 @@ const PROGRESS_KEY = "tessera.learn.progress";
 // The "learn" catalogue (web/locales/<lang>/learn.json) through the client's i18n module; the
 // English text given with each key is the fallback.
 export async function initLearnI18n() {
-  await initI18n(["learn"]);
+  await initI18n(["learn", "engine"]);
   return i18nLanguage();
 }
 
@@ -118,7 +119,7 @@ export class DiagramView {
     // an outlined cell under a piece (a Nibble block covers its cell) is ringed above the piece instead
     const occupied = new Set((step.view.pieces || []).map((p) => p.cell));
     const ringed = new Set((step.view.highlights || []).filter((h) => h.kind === "target" && occupied.has(h.cell)).map((h) => h.cell));
-    this.board.draw(step.view, { clickable: ringed });
+    this.board.draw(localized(step.view), { clickable: ringed });
     if (this.d.focus && this.d.focus.length) this.board.frame(this.d.focus, 3.2);
     this.table.innerHTML = "";
     const strip = tableStrip(step.view);
@@ -258,7 +259,7 @@ class LessonView {
     } catch (e) {
       this.moves.pop();
       this.result.className = "lesson-result wrong";
-      this.result.textContent = e.detail || String(e);
+      this.result.textContent = refusalText(e);
       return;
     }
     this.render();
@@ -289,7 +290,7 @@ class LessonView {
     } else if (!this.choice) {
       clickable = nextPathCells(this.actions(), this.sel);
     }
-    this.board.draw(v, { clickable, selected, marks });
+    this.board.draw(localized(v), { clickable, selected, marks });
     this.table.innerHTML = "";
     const strip = tableStrip(v);
     if (strip) this.table.appendChild(strip);

@@ -485,7 +485,7 @@ function specHtml(spec) {
 
 function gameItem(g, open) {
   const clock = g.clock ? ` · ${clockSettingsText(g.clock)}` : "";
-  const res = g.result ? ` · ${escapeHtml(resultText(g.result.text))}` : "";
+  const res = g.result ? ` · ${escapeHtml(resultText(g.result))}` : "";
   const join = open ? `<button data-join="${g.id}">${escapeHtml(t("lobby:join"))}</button>` : `<a href="/g/${g.id}">${escapeHtml(t("lobby:replay"))}</a>`;
   return `<li><a href="/g/${g.id}">${escapeHtml(g.title)}</a> ${specHtml(g.spec)} — ${escapeHtml(seatsText(g.seats))}${clock}${res} ${join}</li>`;
 }
@@ -529,7 +529,7 @@ async function refreshMyGames() {
           const hash = seats.map((s) => `t${s}=${encodeURIComponent(loadSeats(v.id).tokens[s])}`).join("&");
           const state =
             v.status !== "active"
-              ? escapeHtml(v.result ? resultText(v.result.text) : t("lobby:state.finished"))
+              ? escapeHtml(v.result ? resultText(v.result) : t("lobby:state.finished"))
               : yours
                 ? `<strong>${escapeHtml(t("lobby:state.your_turn"))}</strong>`
                 : escapeHtml(t("lobby:state.waiting"));
@@ -655,7 +655,7 @@ async function loadCatalog() {
 }
 
 async function start() {
-  await initI18n(["account", "game", "learn", "lobby", "params", "seeks"]);
+  await initI18n(["account", "game", "learn", "lobby", "params", "seeks", "engine"]);
   initPrefs();
   $("create").hidden = true;
   refreshLists();

@@ -598,7 +598,8 @@ def test_render_shows_blocks_table_and_end_button() -> None:
     json.dumps(desc)
     assert all(p["shape"] == "block" and p["owner"] is None and p["color"].startswith("#") for p in desc["pieces"])
     assert len({p["color"] for p in desc["pieces"]}) == 5  # c2 and five colours: 0, 1, 2, 3, 4
-    assert {"move": "end", "path": [], "label": "End turn"} in desc["actions"]
+    end = {"move": "end", "path": [], "label": "End turn", "label_key": "action.end_turn", "label_args": {}}
+    assert end in desc["actions"]
     assert {"move": "c2", "path": ["c2"]} in desc["actions"]
     assert [row["color"] for row in desc["table"]] == st.to_dict()["table"]
     zero = next(row for row in desc["table"] if row["color"] == 0)

@@ -531,7 +531,15 @@ def test_render_komi_bids_are_buttons_a_generic_client_can_submit() -> None:
     assert all("template" not in a and a["path"] == [] and a["group"] == "komi" for a in acts)
     assert sorted(a["move"] for a in acts) == state.legal_moves()  # 0.5 … 18.5, to black or white
     assert len(acts) == 2 * 19
-    assert {"move": "komi 3.5 white", "path": [], "label": "Komi 3.5 to White", "group": "komi"} in acts
+    white = {"key": "names.white", "args": {}, "text": "White"}
+    assert {
+        "move": "komi 3.5 white",
+        "path": [],
+        "label": "Komi 3.5 to White",
+        "label_key": "action.komi",
+        "label_args": {"komi": "3.5", "name": white},
+        "group": "komi",
+    } in acts
     assert state.render(player=1)["actions"] == []  # only the bidder sees them
     state.play("komi 1.5 black")
     acts = state.render()["actions"]

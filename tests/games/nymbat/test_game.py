@@ -585,13 +585,15 @@ def test_render_offers_clickable_steps() -> None:
     st = position({"h5": (0, 2), "h6": (0, 2), "a1": (1, 1)}, reserves=(3, 10))
     desc = st.render()
     assert {"move": "h5-g5", "path": ["h5", "g5"]} in desc["actions"]
-    assert {"move": "pass", "path": [], "label": "Pass"} in desc["actions"]
+    pass_button = {"move": "pass", "path": [], "label": "Pass", "label_key": "action.pass", "label_args": {}}
+    assert pass_button in desc["actions"]
     assert {"template": "n5={n}", "path": ["n5"], "choices": [1, 2, 3]} in desc["actions"]
-    assert {"label": "Reserve", "values": [3, 10]} in desc["panel"]
+    assert {"label": "Reserve", "values": [3, 10], "label_key": "panel.reserve", "label_args": {}} in desc["panel"]
     assert {p["cell"]: p["text"] for p in desc["pieces"]} == {"h5": "2", "h6": "2", "a1": "1"}
     st.play("h5-g5")
     desc = st.render()
-    assert {"move": "end", "path": [], "label": "End turn"} in desc["actions"]
+    end_button = {"move": "end", "path": [], "label": "End turn", "label_key": "action.end_turn", "label_args": {}}
+    assert end_button in desc["actions"]
     st = position(BREAK, to_move=1)
     play(st, "g10-h10", "g9-h8")
     assert {"move": "xh9", "path": ["h9"]} in st.render()["actions"]

@@ -1,0 +1,61 @@
+"""The server passes the games' keyed texts on: a refusal's key and arguments beside its English
+``detail``, and the result's and status's keys in the views.
+
+"Each refusal has a stable code/key + args beside the English detail and the HTTP 400 carries
+{"detail", "key", "args"} without breaking clients that read detail."
+"""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+
+import tessera
+from tests.server.helpers import create, move, view
+
+
+def test_a_refused_move_carries_its_key_and_arguments_beside_the_english_detail(client: TestClient) -> None:
+    """The 400 of an illegal move: the same English detail as before, and the game's key and args."""
+    g = create(client, "nume", mode="hotseat")
+    r = move(client, g["id"], g["tokens"]["0"], "a1", 0)  # a new group needs a number
+    assert r.status_code == 400
+    reason = tessera.load_game("nume", size=2).new_initial_state().why_illegal("a1")
+    cells = tessera.load_game("nume", size=2).cells
+    assert r.json() == {"detail": reason, "key": "refusal.nume.starts_number", "args": {"hex": "a1", "n": cells}}
+
+
+def test_a_sealed_order_refused_carries_its_key(client: TestClient) -> None:
+    """Nelaxtam: an order the rules refuse comes back with the order check's key."""
+    g = create(client, "nelaxtam", mode="hotseat")
+    r = client.post(f"/api/games/{g['id']}/moves", json={"token": g["tokens"]["0"], "move": "1@a1 1@a2", "expected": 0})
+    assert r.status_code == 400
+    body = r.json()
+    assert body["key"].startswith("refusal.nelaxtam.") and body["detail"]
+
+
+def test_moving_out_of_turn_and_after_the_end_are_refused_with_keys(client: TestClient) -> None:
+    """Not your turn (409) and the game is over (409) carry keys; the end names how it ended, by key."""
+    g = create(client, "nume", mode="hotseat")
+    t0, t1 = g["tokens"]["0"], g["tokens"]["1"]
+    r = move(client, g["id"], t1, "a1=1", 0)
+    assert r.status_code == 409 and r.json()["key"] == "refusal.not_your_seat"
+    assert "not your turn" in r.json()["detail"]
+    assert client.post(f"/api/games/{g['id']}/resign", json={"token": t0}).status_code == 200
+    r = move(client, g["id"], t0, "a1=1", 0)
+    body = r.json()
+    assert r.status_code == 409 and body["key"] == "refusal.game_over_how"
+    assert body["args"]["how"]["key"] == "result.resigned"
+
+
+def test_a_resignation_result_and_the_final_status_carry_keys(client: TestClient) -> None:
+    """The server's own end sentence (a resignation) has its key and arguments, in the result and the status."""
+    g = create(client, "ikabegama", mode="online", public=True)
+    client.post(f"/api/games/{g['id']}/resign", json={"token": g["tokens"]["0"]})
+    v = view(client, g["id"])
+    res = v["result"]
+    assert res["text"] == "Light resigned: Dark wins"
+    assert res["key"] == "result.resigned"
+    assert res["args"] == {
+        "loser": {"key": "names.light", "args": {}, "text": "Light"},
+        "winner": {"key": "names.dark", "args": {}, "text": "Dark"},
+    }
+    assert (v["render"]["status_key"], v["render"]["status"]) == ("result.resigned", res["text"])
