@@ -1,0 +1,271 @@
+"""``tessera train GAME``: learn an evaluation by self-play (Nume: a linear value over compiled features).
+
+Each *generation*:
+
+1. **Self-play** — ``games`` games between two copies of the current best evaluation, each
+   step chosen among ``sample`` random candidate steps by the value of the position it
+   leads to (one step of look-ahead, the prior level 5's search uses), a random candidate
+   with probability ``epsilon``.  Every position after a step is kept with the game's final
+   result from player 0's side.
+2. **Fit** — logistic regression of the result on the features over the last ``window``
+   generations' positions: ``P(win) = σ(2 w·φ)``, so ``tanh(w·φ)`` is the expected result
+   (a draw counts half); Newton steps with a small L2 penalty.
+3. **Gate** — ``gate`` games (seats alternated) between the new and the best weights with
+   the same self-play policy; the new weights become the best when they score at least half.
+
+Generation 0's weights reproduce the hand-written evaluation exactly.  The run is seeded,
+and resumable: each generation writes ``gen-NNN.json`` (weights, gate result) and
+``gen-NNN.npz`` (its positions) to ``out`` and appends the generation's figures to
+``history.jsonl``; a second run with the same ``out`` continues
+after the last generation written.  ``best.json`` is the best weights so far.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from tessera.agents.learned.model import (
+    FEATURES,
+    LearnedEvaluation,
+    Weights,
+    features,
+    hand_weights,
+    load_weights,
+)
+from tessera.core.game import State
+from tessera.core.registry import load_game
+
+TRAINABLE = tuple(FEATURES)
+"""Games ``tessera train`` can learn an evaluation for."""
+
+
+@dataclass
+class TrainConfig:
+    """One training run's settings (``tessera train --help`` lists them)."""
+
+    game: str = "nume"
+    spec: str = "nume"
+    out: Path = Path("training/nume")
+    minutes: float = 10.0
+    generations: int = 1000
+    games: int = 200
+    sample: int = 8
+    epsilon: float = 0.1
+    window: int = 3
+    gate: int = 100
+    l2: float = 1e-3
+    seed: int = 0
+
+
+def _choose(state: State, ev: LearnedEvaluation, cfg: TrainConfig, rng: random.Random) -> int:
+    """The self-play step: the best of ``sample`` random candidates by one step of look-ahead."""
+    me = state.current_player()
+    seen: set[int] = set()
+    for _ in range(4 * cfg.sample):
+        seen.add(state.random_action(rng))
+        if len(seen) >= cfg.sample:
+            break
+    cands = sorted(seen)
+    if len(cands) == 1 or rng.random() < cfg.epsilon:
+        return cands[rng.randrange(len(cands))]
+    best, best_v = cands[0], -2.0
+    for a in cands:
+        child = state.clone()
+        child.apply_legal(a)
+        v = 2.0 * child.returns()[me] if child.is_terminal() else ev.value(child, me)
+        if v > best_v:
+            best, best_v = a, v
+    return best
+
+
+def play_game(
+    cfg: TrainConfig, evs: tuple[LearnedEvaluation, LearnedEvaluation], rng: random.Random, keep: bool
+) -> tuple[float, list[np.ndarray]]:
+    """One self-play game, ``evs[p]`` choosing for player ``p``: player 0's result and (if ``keep``) the
+    feature vectors of every position after a step, seen by player 0."""
+    state = load_game(cfg.spec).new_initial_state(seed=rng.randrange(2**31))
+    kept: list[np.ndarray] = []
+    while not state.is_terminal():
+        state.apply_legal(_choose(state, evs[state.current_player()], cfg, rng))
+        if keep and not state.is_terminal():
+            phi = features(state, 0)
+            if phi is not None:
+                kept.append(phi)
+    return float(state.returns()[0]), kept
+
+
+def self_play(cfg: TrainConfig, ev: LearnedEvaluation, rng: random.Random) -> tuple[np.ndarray, np.ndarray]:
+    """``cfg.games`` self-play games: positions ``X`` (features for player 0) and results ``z`` (player 0)."""
+    xs: list[np.ndarray] = []
+    zs: list[float] = []
+    for _ in range(cfg.games):
+        z, kept = play_game(cfg, (ev, ev), rng, True)
+        xs += kept
+        zs += [z] * len(kept)
+    n = len(FEATURES[cfg.game])
+    return (np.array(xs).reshape(-1, n), np.array(zs, dtype=np.float64))
+
+
+def log_loss(w: np.ndarray, x: np.ndarray, z: np.ndarray) -> float:
+    """Mean logistic loss of ``P(win) = σ(2 w·φ)`` against the results (+1 win, 0 draw as ½, −1 loss)."""
+    s = 2.0 * (x @ w)
+    y = (z + 1.0) / 2.0
+    return float(np.mean(np.logaddexp(0.0, s) - y * s))
+
+
+def fit(x: np.ndarray, z: np.ndarray, w0: np.ndarray, l2: float = 1e-3, steps: int = 30) -> np.ndarray:
+    """Weights minimising :func:`log_loss` plus ``l2·|w|²/2`` (damped Newton steps from ``w0``)."""
+    w = w0.astype(np.float64).copy()
+    if len(z) == 0:
+        return w
+    y = (z + 1.0) / 2.0
+    m = len(z)
+    for _ in range(steps):
+        s = 2.0 * (x @ w)
+        p = 1.0 / (1.0 + np.exp(-s))
+        g = 2.0 * x.T @ (p - y) / m + l2 * w
+        h = 4.0 * (x.T * (p * (1.0 - p))) @ x / m + l2 * np.eye(len(w))
+        step = np.linalg.solve(h, g)
+        t = 1.0
+        base = log_loss(w, x, z) + 0.5 * l2 * float(w @ w)
+        while t > 1e-4:
+            cand = w - t * step
+            if log_loss(cand, x, z) + 0.5 * l2 * float(cand @ cand) <= base:
+                break
+            t /= 2
+        w = w - t * step
+        if float(np.max(np.abs(t * step))) < 1e-7:
+            break
+    return w
+
+
+def gate(cfg: TrainConfig, new: LearnedEvaluation, best: LearnedEvaluation, rng: random.Random) -> float:
+    """Score of ``new`` against ``best`` over ``cfg.gate`` self-play-policy games, seats alternated (draw ½)."""
+    score = 0.0
+    for i in range(cfg.gate):
+        seat = i % 2
+        evs = (new, best) if seat == 0 else (best, new)
+        z, _ = play_game(cfg, evs, rng, False)
+        r = z if seat == 0 else -z
+        score += 1.0 if r > 0 else 0.5 if r == 0 else 0.0
+    return score / max(1, cfg.gate)
+
+
+def _last_generation(out: Path) -> int:
+    gens = sorted(int(p.stem[4:]) for p in out.glob("gen-*.json") if p.stem[4:].isdigit())
+    return gens[-1] if gens else 0
+
+
+def train(cfg: TrainConfig, report: Callable[[str], None] = print) -> Weights:
+    """Run (or continue) the self-play training described in the module docstring; returns the best weights.
+
+    Stops after ``cfg.generations`` generations in all or when this call has used ``cfg.minutes`` of
+    CPU time (checked between generations)."""
+    if cfg.game not in TRAINABLE:
+        raise ValueError(f"tessera train: no learned evaluation for {cfg.game!r} (only {', '.join(TRAINABLE)})")
+    cfg.out.mkdir(parents=True, exist_ok=True)
+    last = _last_generation(cfg.out)
+    if last > 0 and (cfg.out / "best.json").exists():
+        best = load_weights(cfg.game, cfg.out / "best.json")
+        report(f"continuing after generation {last} in {cfg.out}")
+    else:
+        best = hand_weights(cfg.game)
+        best.training = {"generation": 0, "note": "the hand-written evaluation", "spec": cfg.spec}
+        best.save(cfg.out / "best.json")
+    cpu0 = time.process_time()
+    gen = last + 1
+    while gen <= cfg.generations and (time.process_time() - cpu0) < cfg.minutes * 60:
+        rng = random.Random(cfg.seed * 1_000_003 + gen)
+        t0 = time.process_time()
+        x, z = self_play(cfg, LearnedEvaluation(best), rng)
+        np.savez_compressed(cfg.out / f"gen-{gen:03d}.npz", x=x, z=z)
+        xs, zs = [x], [z]
+        for k in range(max(1, gen - cfg.window + 1), gen):
+            f = cfg.out / f"gen-{k:03d}.npz"
+            if f.exists():
+                with np.load(f) as d:
+                    xs.append(d["x"])
+                    zs.append(d["z"])
+        xa, za = np.concatenate(xs), np.concatenate(zs)
+        before = log_loss(best.w, xa, za)
+        w = fit(xa, za, best.w, cfg.l2)
+        after = log_loss(w, xa, za)
+        cand = Weights(cfg.game, w)
+        score = gate(cfg, LearnedEvaluation(cand), LearnedEvaluation(best), rng)
+        accepted = score >= 0.5
+        info: dict[str, object] = {
+            "generation": gen,
+            "spec": cfg.spec,
+            "positions": len(za),
+            "loss_before": round(before, 5),
+            "loss_after": round(after, 5),
+            "gate_score": round(score, 4),
+            "gate_games": cfg.gate,
+            "accepted": accepted,
+            "cpu_seconds": round(time.process_time() - t0, 1),
+        }
+        cand.training = info
+        cand.save(cfg.out / f"gen-{gen:03d}.json")
+        if accepted:
+            best = Weights(cfg.game, w, {**info, "seed": cfg.seed, "games_per_generation": cfg.games})
+            best.save(cfg.out / "best.json")
+        with open(cfg.out / "history.jsonl", "a", encoding="utf-8") as hist:
+            hist.write(json.dumps(info) + "\n")
+        report(
+            f"generation {gen}: {len(za)} positions, loss {before:.4f} -> {after:.4f}, "
+            f"gate {score:.0%} of {cfg.gate} -> {'accepted' if accepted else 'kept the best'} "
+            f"({info['cpu_seconds']} s CPU)"
+        )
+        gen += 1
+    return best
+
+
+def register(subparsers: object) -> None:
+    """``tessera train GAME [--minutes M] [--games N] [--seed S] [--out DIR] …`` (a small hook in the CLI)."""
+    p = subparsers.add_parser(  # type: ignore[attr-defined]
+        "train", help="learn an evaluation by self-play (Nume)", description=__doc__.split("\n\n")[0]
+    )
+    p.add_argument("game", help=f"game spec ({', '.join(TRAINABLE)}, e.g. 'nume' or 'nume(size=4)')")
+    p.add_argument("--out", default=None, help="directory for checkpoints (default training/<game>)")
+    p.add_argument("--minutes", type=float, default=10.0, help="CPU minutes of this run (default 10)")
+    p.add_argument("--generations", type=int, default=1000, help="stop after this many generations in all")
+    p.add_argument("--games", type=int, default=200, help="self-play games per generation (default 200)")
+    p.add_argument("--gate", type=int, default=100, help="gate games per generation (default 100)")
+    p.add_argument("--sample", type=int, default=8, help="candidate steps per move (default 8)")
+    p.add_argument("--epsilon", type=float, default=0.1, help="share of random candidate steps (default 0.1)")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=_run)
+
+
+def _run(args: object) -> int:
+    a: object = args
+    spec = str(a.game)  # type: ignore[attr-defined]
+    game = load_game(spec).name
+    if game not in TRAINABLE:
+        print(f"tessera train: no learned evaluation for {game!r} (only {', '.join(TRAINABLE)})")
+        return 2
+    cfg = TrainConfig(
+        game=game,
+        spec=spec,
+        out=Path(a.out or f"training/{game}"),  # type: ignore[attr-defined]
+        minutes=a.minutes,  # type: ignore[attr-defined]
+        generations=a.generations,  # type: ignore[attr-defined]
+        games=a.games,  # type: ignore[attr-defined]
+        gate=a.gate,  # type: ignore[attr-defined]
+        sample=a.sample,  # type: ignore[attr-defined]
+        epsilon=a.epsilon,  # type: ignore[attr-defined]
+        seed=a.seed,  # type: ignore[attr-defined]
+    )
+    best = train(cfg)
+    print(f"best weights: {cfg.out / 'best.json'} ({best.training.get('generation', 0)})")
+    return 0
+
+
+__all__ = ["TRAINABLE", "TrainConfig", "fit", "gate", "log_loss", "play_game", "register", "self_play", "train"]
