@@ -2,16 +2,19 @@
 
 Each *generation*:
 
-1. **Self-play** — ``games`` games between two copies of the current best evaluation, each
-   step chosen among ``sample`` random candidate steps by the value of the position it
-   leads to (one step of look-ahead, the prior level 5's search uses), a random candidate
-   with probability ``epsilon``.  Every position after a step is kept with the game's final
-   result from player 0's side.
+1. **Self-play** — ``games`` games between two copies of the current best player.  With
+   ``iterations > 0`` (the default) that player is level 5's search with the current best
+   evaluation (:class:`~tessera.agents.learned.agent.LearnedMCTSAgent`) at ``iterations``
+   simulations a step, after ``opening`` random steps (so that the games differ).  With
+   ``iterations=0`` each step is chosen among ``sample`` random candidate steps by the value
+   of the position it leads to (one step of look-ahead: cheap, but its positions are not
+   those a search meets), a random candidate with probability ``epsilon``.  Every position
+   after a step is kept with the game's final result from player 0's side.
 2. **Fit** — logistic regression of the result on the features over the last ``window``
    generations' positions: ``P(win) = σ(2 w·φ)``, so ``tanh(w·φ)`` is the expected result
    (a draw counts half); Newton steps with a small L2 penalty.
-3. **Gate** — ``gate`` games (seats alternated) between the new and the best weights with
-   the same self-play policy; the new weights become the best when they score at least half.
+3. **Gate** — ``gate`` games (seats alternated) between the new and the best weights, each
+   playing as in self-play; the new weights become the best when they score at least half.
 
 Generation 0's weights reproduce the hand-written evaluation exactly.  The run is seeded,
 and resumable: each generation writes ``gen-NNN.json`` (weights, gate result) and
@@ -31,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tessera.agents.learned.agent import LearnedMCTSAgent
 from tessera.agents.learned.model import (
     FEATURES,
     LearnedEvaluation,
@@ -58,6 +62,8 @@ class TrainConfig:
     games: int = 200
     sample: int = 8
     epsilon: float = 0.1
+    iterations: int = 100
+    opening: int = 4
     window: int = 3
     gate: int = 100
     l2: float = 1e-3
@@ -92,8 +98,20 @@ def play_game(
     feature vectors of every position after a step, seen by player 0."""
     state = load_game(cfg.spec).new_initial_state(seed=rng.randrange(2**31))
     kept: list[np.ndarray] = []
+    searchers = None
+    if cfg.iterations > 0:
+        searchers = [LearnedMCTSAgent(cfg.game, ev.weights, seed=rng.randrange(2**31)) for ev in evs]
+    steps = 0
     while not state.is_terminal():
-        state.apply_legal(_choose(state, evs[state.current_player()], cfg, rng))
+        p = state.current_player()
+        if searchers is None:
+            action = _choose(state, evs[p], cfg, rng)
+        elif steps < cfg.opening:
+            action = state.random_action(rng)
+        else:
+            action = searchers[p].choose(state, iterations=cfg.iterations, rng=rng)
+        state.apply_legal(action)
+        steps += 1
         if keep and not state.is_terminal():
             phi = features(state, 0)
             if phi is not None:
@@ -240,6 +258,13 @@ def register(subparsers: object) -> None:
     p.add_argument("--gate", type=int, default=100, help="gate games per generation (default 100)")
     p.add_argument("--sample", type=int, default=8, help="candidate steps per move (default 8)")
     p.add_argument("--epsilon", type=float, default=0.1, help="share of random candidate steps (default 0.1)")
+    p.add_argument(
+        "--iterations",
+        type=int,
+        default=100,
+        help="simulations per step of the self-play search (default 100; 0: one-step look-ahead among --sample)",
+    )
+    p.add_argument("--opening", type=int, default=4, help="random steps opening each game (default 4)")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=_run)
 
@@ -261,6 +286,8 @@ def _run(args: object) -> int:
         gate=a.gate,  # type: ignore[attr-defined]
         sample=a.sample,  # type: ignore[attr-defined]
         epsilon=a.epsilon,  # type: ignore[attr-defined]
+        iterations=a.iterations,  # type: ignore[attr-defined]
+        opening=a.opening,  # type: ignore[attr-defined]
         seed=a.seed,  # type: ignore[attr-defined]
     )
     best = train(cfg)

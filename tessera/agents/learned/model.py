@@ -28,7 +28,7 @@ FORMAT = "tessera-weights"
 FEATURES = {"nume": NUME_FEATURES}
 """The games with a learned evaluation and their feature names."""
 
-SHIPPED = {"nume": "nume-v1.json"}
+SHIPPED = {"nume": "nume-v2.json"}
 """The weights file shipped in the package for each game."""
 
 
