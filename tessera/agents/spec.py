@@ -58,6 +58,7 @@ AGENT_OPTIONS: dict[str, tuple[str, ...]] = {
         "pw_k",
         "pw_alpha",
         "reuse",
+        "prior",
         "seed",
     ),
     "level": ("n", "game", "scale", "seed"),

@@ -10,7 +10,11 @@ Each *generation*:
    of the position it leads to (one step of look-ahead: cheap, but its positions are not
    those a search meets), a random candidate with probability ``epsilon``.  Every position
    after a step is kept with the game's final result from player 0's side.
-2. **Fit** — logistic regression of the result on the features over the last ``window``
+2. **Fit** — the *number prior*: the distribution of the final sizes of the groups in the
+   last ``window`` generations' games, smoothed (a Gaussian of width 1.5) with a 5 % uniform
+   floor — a group's price is its numbers' distance from its size, so a number worth
+   writing is a size groups end with; the search draws the numbers of its candidate new
+   groups from it.  Then logistic regression of the result on the features over the last ``window``
    generations' positions: ``P(win) = σ(2 w·φ)``, so ``tanh(w·φ)`` is the expected result
    (a draw counts half); Newton steps with a small L2 penalty.
 3. **Gate** — ``gate`` games (seats alternated) between the new and the best weights, each
@@ -31,6 +35,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -91,11 +96,36 @@ def _choose(state: State, ev: LearnedEvaluation, cfg: TrainConfig, rng: random.R
     return best
 
 
+def group_sizes(state: State) -> list[int]:
+    """The sizes of the groups on a Nume board."""
+    from tessera.games.nume.kernels import GID, GSIZE
+
+    st: Any = state
+    a, n = st._a, state.game.cells  # type: ignore[attr-defined]
+    return [int(a[GSIZE * n + c]) for c in range(n) if a[c] >= 0 and a[GID * n + c] == c]
+
+
+def number_prior(sizes: np.ndarray, cells: int, sigma: float = 1.5, floor: float = 0.05) -> np.ndarray:
+    """The smoothed distribution over ``0 … cells`` of final group ``sizes`` (see the module docstring)."""
+    k = np.arange(cells + 1, dtype=np.float64)
+    hist = np.bincount(np.clip(sizes.astype(np.int64), 0, cells), minlength=cells + 1).astype(np.float64)
+    kernel = np.exp(-0.5 * ((k[:, None] - k[None, :]) / sigma) ** 2)
+    smooth = kernel @ hist
+    smooth = smooth / smooth.sum() if smooth.sum() > 0 else np.full(cells + 1, 1.0 / (cells + 1))
+    out: np.ndarray = (1.0 - floor) * smooth + floor / (cells + 1)
+    return out
+
+
 def play_game(
-    cfg: TrainConfig, evs: tuple[LearnedEvaluation, LearnedEvaluation], rng: random.Random, keep: bool
+    cfg: TrainConfig,
+    evs: tuple[LearnedEvaluation, LearnedEvaluation],
+    rng: random.Random,
+    keep: bool,
+    sizes: list[int] | None = None,
 ) -> tuple[float, list[np.ndarray]]:
     """One self-play game, ``evs[p]`` choosing for player ``p``: player 0's result and (if ``keep``) the
-    feature vectors of every position after a step, seen by player 0."""
+    feature vectors of every position after a step, seen by player 0; the final group sizes are
+    added to ``sizes`` when given."""
     state = load_game(cfg.spec).new_initial_state(seed=rng.randrange(2**31))
     kept: list[np.ndarray] = []
     searchers = None
@@ -116,19 +146,23 @@ def play_game(
             phi = features(state, 0)
             if phi is not None:
                 kept.append(phi)
+    if sizes is not None:
+        sizes += group_sizes(state)
     return float(state.returns()[0]), kept
 
 
-def self_play(cfg: TrainConfig, ev: LearnedEvaluation, rng: random.Random) -> tuple[np.ndarray, np.ndarray]:
-    """``cfg.games`` self-play games: positions ``X`` (features for player 0) and results ``z`` (player 0)."""
+def self_play(cfg: TrainConfig, ev: LearnedEvaluation, rng: random.Random) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``cfg.games`` self-play games: positions ``X`` (features for player 0), results ``z`` (player 0)
+    and the final group sizes."""
     xs: list[np.ndarray] = []
     zs: list[float] = []
+    sizes: list[int] = []
     for _ in range(cfg.games):
-        z, kept = play_game(cfg, (ev, ev), rng, True)
+        z, kept = play_game(cfg, (ev, ev), rng, True, sizes)
         xs += kept
         zs += [z] * len(kept)
     n = len(FEATURES[cfg.game])
-    return (np.array(xs).reshape(-1, n), np.array(zs, dtype=np.float64))
+    return (np.array(xs).reshape(-1, n), np.array(zs, dtype=np.float64), np.array(sizes, dtype=np.int64))
 
 
 def log_loss(w: np.ndarray, x: np.ndarray, z: np.ndarray) -> float:
@@ -202,20 +236,23 @@ def train(cfg: TrainConfig, report: Callable[[str], None] = print) -> Weights:
     while gen <= cfg.generations and (time.process_time() - cpu0) < cfg.minutes * 60:
         rng = random.Random(cfg.seed * 1_000_003 + gen)
         t0 = time.process_time()
-        x, z = self_play(cfg, LearnedEvaluation(best), rng)
-        np.savez_compressed(cfg.out / f"gen-{gen:03d}.npz", x=x, z=z)
-        xs, zs = [x], [z]
+        x, z, sz = self_play(cfg, LearnedEvaluation(best), rng)
+        np.savez_compressed(cfg.out / f"gen-{gen:03d}.npz", x=x, z=z, sizes=sz)
+        xs, zs, szs = [x], [z], [sz]
         for k in range(max(1, gen - cfg.window + 1), gen):
             f = cfg.out / f"gen-{k:03d}.npz"
             if f.exists():
                 with np.load(f) as d:
                     xs.append(d["x"])
                     zs.append(d["z"])
+                    if "sizes" in d:
+                        szs.append(d["sizes"])
         xa, za = np.concatenate(xs), np.concatenate(zs)
         before = log_loss(best.w, xa, za)
         w = fit(xa, za, best.w, cfg.l2)
         after = log_loss(w, xa, za)
         cand = Weights(cfg.game, w)
+        cand.number_prior = number_prior(np.concatenate(szs), load_game(cfg.spec).cells)
         score = gate(cfg, LearnedEvaluation(cand), LearnedEvaluation(best), rng)
         accepted = score >= 0.5
         info: dict[str, object] = {
@@ -233,6 +270,7 @@ def train(cfg: TrainConfig, report: Callable[[str], None] = print) -> Weights:
         cand.save(cfg.out / f"gen-{gen:03d}.json")
         if accepted:
             best = Weights(cfg.game, w, {**info, "seed": cfg.seed, "games_per_generation": cfg.games})
+            best.number_prior = cand.number_prior
             best.save(cfg.out / "best.json")
         with open(cfg.out / "history.jsonl", "a", encoding="utf-8") as hist:
             hist.write(json.dumps(info) + "\n")
@@ -295,4 +333,16 @@ def _run(args: object) -> int:
     return 0
 
 
-__all__ = ["TRAINABLE", "TrainConfig", "fit", "gate", "log_loss", "play_game", "register", "self_play", "train"]
+__all__ = [
+    "TRAINABLE",
+    "TrainConfig",
+    "fit",
+    "gate",
+    "group_sizes",
+    "log_loss",
+    "number_prior",
+    "play_game",
+    "register",
+    "self_play",
+    "train",
+]

@@ -152,7 +152,8 @@ def test_a_tiny_training_run_learns_from_its_games_and_writes_resumable_checkpoi
 
 def test_self_play_records_positions_with_the_final_result() -> None:
     cfg = TrainConfig(game="nume", spec="nume(size=2)", games=3, seed=1)
-    x, z = self_play(cfg, LearnedEvaluation(hand_weights()), random.Random(1))
+    x, z, sizes = self_play(cfg, LearnedEvaluation(hand_weights()), random.Random(1))
     assert x.shape[1] == len(FEATURES["nume"]) and len(x) == len(z) > 0 and set(np.unique(z)) <= {-1.0, 0.0, 1.0}
+    assert sizes.sum() == 3 * 18, "the final groups of each game cover its 18 cells"
     r, kept = play_game(cfg, (LearnedEvaluation(hand_weights()),) * 2, random.Random(2), False)
     assert r in (-1.0, 0.0, 1.0) and kept == []

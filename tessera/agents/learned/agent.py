@@ -3,22 +3,30 @@
 Nume's level 5 is UCT that scores each leaf with the game's hand-written ``evaluate``
 (``mcts(c=0.7,rollout_cutoff=0,sample=8)``).  This agent is the same search with
 :class:`~tessera.agents.learned.model.LearnedEvaluation` instead, both at the leaves and
-for the candidate prior (``sample``).  When its weights cannot be loaded it says why in
-``fallback`` and searches with the hand evaluation, i.e. it plays exactly as level 5.
+for the candidate prior (``sample``); where the weights carry a learned number prior
+(Nume: the distribution of final group sizes in self-play) the numbers of candidate steps
+that start a group are drawn from it instead of uniformly from ``0 … cells``.  When its
+weights cannot be loaded it says why in ``fallback`` and searches with the hand evaluation,
+i.e. it plays exactly as level 5.
 """
 
 from __future__ import annotations
 
+import bisect
+import math
+import random
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
 from tessera.agents.learned.model import LearnedEvaluation, Weights, WeightsError, load_weights
 from tessera.agents.mcts import MCTSAgent
-from tessera.core.game import State
+from tessera.core.game import Action, State
 
 
 class LearnedMCTSAgent(MCTSAgent):
-    """UCT with the learned evaluation (module docstring); options as :class:`MCTSAgent`, plus ``weights``."""
+    """UCT with the learned evaluation (module docstring); options as :class:`MCTSAgent`, plus ``weights``
+    and ``prior`` (draw the numbers of candidate new groups from the weights' learned prior)."""
 
     def __init__(
         self,
@@ -27,6 +35,7 @@ class LearnedMCTSAgent(MCTSAgent):
         c: float = 0.7,
         rollout_cutoff: int = 0,
         sample: int = 8,
+        prior: bool = True,
         name: str | None = None,
         **opts: Any,
     ) -> None:
@@ -34,11 +43,49 @@ class LearnedMCTSAgent(MCTSAgent):
         self.fallback: str | None = None
         """Why the learned evaluation is not used (``None`` when it is)."""
         self.evaluation: LearnedEvaluation | None = None
+        self._cum: list[float] | None = None
         try:
             w = weights if isinstance(weights, Weights) else load_weights(game, weights)
             self.evaluation = LearnedEvaluation(w)
+            if prior and w.number_prior is not None:
+                self._cum = list(accumulate(float(x) for x in w.number_prior))
         except WeightsError as e:
             self.fallback = f"{e}; searching with the hand-written evaluation (level 5)"
+
+    def _draw(self, state: State, rng: random.Random) -> Action:
+        """A random step whose number, when it starts a group, follows the learned prior (if any)."""
+        a = state.random_action(rng)
+        cum = self._cum
+        st: Any = state
+        if cum is None or state.game.name != "nume" or st._colors is None or state.game.cells + 1 != len(cum):
+            return a
+        K = state.game.cells + 2  # type: ignore[attr-defined]
+        if a >= state.game.cells * K or a % K == 0:  # a bid, or a joining stone
+            return a
+        k = min(len(cum) - 1, bisect.bisect_right(cum, rng.random() * cum[-1]))
+        return (a // K) * K + 1 + k
+
+    def _sample_candidate(self, state: State, node: Any, cp: int, rng: random.Random) -> Action | None:
+        """As :meth:`MCTSAgent._sample_candidate`, candidates drawn by :meth:`_draw`."""
+        if self._cum is None:
+            return super()._sample_candidate(state, node, cp, rng)
+        seen: set[Action] = set()
+        for _ in range(4 * self.sample):
+            a = self._draw(state, rng)
+            if a not in node.children:
+                seen.add(a)
+                if len(seen) >= self.sample:
+                    break
+        if len(seen) <= 1:
+            return next(iter(seen), None)
+        best, best_v = None, -math.inf
+        for a in sorted(seen):
+            child = state.clone()
+            child.apply_legal(a)
+            v = child.returns()[cp] * 2 if child.is_terminal() else self._leaf_value(child, cp)
+            if v > best_v:
+                best, best_v = a, v
+        return best
 
     def _leaf_value(self, state: State, player: int) -> float:
         ev = self.evaluation

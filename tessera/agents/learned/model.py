@@ -44,6 +44,9 @@ class Weights:
     w: np.ndarray
     training: dict[str, Any] = field(default_factory=dict)
     version: int = 1
+    number_prior: np.ndarray | None = None
+    """Nume: how often each number ``0 … cells`` is worth writing on a stone that starts a group (the
+    smoothed distribution of final group sizes in self-play), for boards of ``len − 1`` cells; ``None``: none."""
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -53,6 +56,7 @@ class Weights:
             "model": "linear-tanh",
             "features": list(FEATURES[self.game]),
             "weights": [round(float(x), 6) for x in self.w],
+            "number_prior": None if self.number_prior is None else [round(float(x), 6) for x in self.number_prior],
             "training": self.training,
         }
 
@@ -91,7 +95,19 @@ def parse_weights(data: Any, where: str) -> Weights:
         raise WeightsError(f'{where}: "weights" must be {len(names)} finite numbers')
     raw = data.get("training")
     training: dict[str, Any] = raw if isinstance(raw, dict) else {}
-    return Weights(game, np.array(w, dtype=np.float64), training, int(data.get("version", 1)))
+    prior = data.get("number_prior")
+    if prior is not None and (
+        not isinstance(prior, list)
+        or len(prior) < 2
+        or not all(isinstance(x, int | float) and not isinstance(x, bool) and np.isfinite(x) and x >= 0 for x in prior)
+        or sum(prior) <= 0
+    ):
+        raise WeightsError(f'{where}: "number_prior" must be a list of non-negative numbers, not all zero')
+    version = data.get("version", 1)
+    out = Weights(game, np.array(w, dtype=np.float64), training, version if isinstance(version, int) else 1)
+    if prior is not None:
+        out.number_prior = np.array(prior, dtype=np.float64) / float(sum(prior))
+    return out
 
 
 def load_weights(game: str = "nume", path: str | Path | None = None) -> Weights:
