@@ -252,7 +252,8 @@ def train(cfg: TrainConfig, report: Callable[[str], None] = print) -> Weights:
         w = fit(xa, za, best.w, cfg.l2)
         after = log_loss(w, xa, za)
         cand = Weights(cfg.game, w)
-        cand.number_prior = number_prior(np.concatenate(szs), load_game(cfg.spec).cells)
+        cells: int = getattr(load_game(cfg.spec), "cells")  # noqa: B009  (Nume's board size)
+        cand.number_prior = number_prior(np.concatenate(szs), cells)
         score = gate(cfg, LearnedEvaluation(cand), LearnedEvaluation(best), rng)
         accepted = score >= 0.5
         info: dict[str, object] = {

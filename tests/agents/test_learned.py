@@ -157,3 +157,25 @@ def test_self_play_records_positions_with_the_final_result() -> None:
     assert sizes.sum() == 3 * 18, "the final groups of each game cover its 18 cells"
     r, kept = play_game(cfg, (LearnedEvaluation(hand_weights()),) * 2, random.Random(2), False)
     assert r in (-1.0, 0.0, 1.0) and kept == []
+
+
+def test_candidate_numbers_follow_the_learned_number_prior(tmp_path: Path) -> None:
+    """With a prior all on number 3 (a board of 18 cells), every candidate new group carries 3, the
+    agent's steps are legal; on a board of another size the prior is not used."""
+    weights = hand_weights()
+    prior = np.zeros(19)
+    prior[3] = 1.0
+    weights.number_prior = prior
+    path = weights.save(tmp_path / "w.json")
+    agent = LearnedMCTSAgent("nume", path, seed=2)
+    st = tessera.load_game("nume(size=2)").new_initial_state()
+    rng = random.Random(4)
+    drawn = {st.action_to_string(agent._draw(st, rng)) for _ in range(200)}
+    assert drawn and all(m.endswith("=3") for m in drawn), drawn
+    for _ in range(6):
+        move = agent.choose_move(st, iterations=40)
+        assert move in st.legal_moves()
+        st.play(move)
+    other = tessera.load_game("nume(size=3)").new_initial_state()
+    numbers = {other.action_to_string(agent._draw(other, rng)).split("=")[-1] for _ in range(200)}
+    assert len(numbers) > 5, "another board size: numbers drawn uniformly"

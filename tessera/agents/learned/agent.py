@@ -57,10 +57,11 @@ class LearnedMCTSAgent(MCTSAgent):
         a = state.random_action(rng)
         cum = self._cum
         st: Any = state
-        if cum is None or state.game.name != "nume" or st._colors is None or state.game.cells + 1 != len(cum):
+        game: Any = state.game
+        if cum is None or game.name != "nume" or st._colors is None or game.cells + 1 != len(cum):
             return a
-        K = state.game.cells + 2  # type: ignore[attr-defined]
-        if a >= state.game.cells * K or a % K == 0:  # a bid, or a joining stone
+        K = game.cells + 2
+        if a >= game.cells * K or a % K == 0:  # a bid, or a joining stone
             return a
         k = min(len(cum) - 1, bisect.bisect_right(cum, rng.random() * cum[-1]))
         return (a // K) * K + 1 + k
