@@ -179,3 +179,15 @@ def test_candidate_numbers_follow_the_learned_number_prior(tmp_path: Path) -> No
     other = tessera.load_game("nume(size=3)").new_initial_state()
     numbers = {other.action_to_string(agent._draw(other, rng)).split("=")[-1] for _ in range(200)}
     assert len(numbers) > 5, "another board size: numbers drawn uniformly"
+
+
+def test_the_compiled_value_equals_the_training_models_output() -> None:
+    """Issue 28: "the kernel inference equals the training framework's output on random positions (to 1e-5)":
+    the search's compiled ``tanh(w·φ)`` against numpy's ``tanh(X @ w)``, the model the fit trains."""
+    weights = load_weights("nume")
+    ev = LearnedEvaluation(weights)
+    states = positions("nume", 7, 80)
+    x = np.array([features(st, st.current_player()) for st in states])
+    want = np.tanh(x @ weights.w)
+    got = np.array([ev.value(st, st.current_player()) for st in states])
+    assert np.max(np.abs(got - want)) < 1e-5
