@@ -186,10 +186,15 @@ class MCTSAgent(Agent):
         for a in sorted(seen):
             child = state.clone()
             child.apply_legal(a)
-            v = child.returns()[cp] * 2 if child.is_terminal() else child.evaluate(cp)
+            v = child.returns()[cp] * 2 if child.is_terminal() else self._leaf_value(child, cp)
             if v > best_v:
                 best, best_v = a, v
         return best
+
+    def _leaf_value(self, state: State, player: int) -> float:
+        """The value of a non-terminal leaf for ``player`` (the game's ``evaluate``; a learned
+        evaluation overrides this, :mod:`tessera.agents.learned`)."""
+        return state.evaluate(player)
 
     @staticmethod
     def _best(root: Node) -> Action:
@@ -254,7 +259,7 @@ class MCTSAgent(Agent):
                 if state.is_terminal():
                     rewards = list(state.returns())
                 elif cutoff == 0:
-                    rewards = [state.evaluate(p) for p in range(players)]
+                    rewards = [self._leaf_value(state, p) for p in range(players)]
                 else:
                     rewards = list(state.rollouts(1, getrandbits(63), None if cutoff < 0 else cutoff).totals)
                 for nd in path:
@@ -269,7 +274,7 @@ class MCTSAgent(Agent):
             if state.is_terminal():
                 v0 = state.returns()[0]
             elif cutoff == 0:
-                v0 = state.evaluate(0)
+                v0 = self._leaf_value(state, 0)
             else:
                 v0 = state.rollouts(1, getrandbits(63), None if cutoff < 0 else cutoff).totals[0]
             for nd in path:

@@ -11,6 +11,8 @@ A spec is a name with optional keyword options in parentheses:
 ``alphabeta``   negamax alpha-beta with iterative deepening (``max_depth``, ``width``, ``sample``)
 ``turns``       UCB over whole turns with rollouts (``width``, ``rounds``, ``noise``, ``c``, ``reply``, ``cap``,
                 ``limit``: at most that many iterations per turn)
+``learned``     level 5's UCT with an evaluation learned by self-play (``game``, ``weights``: a weights
+                file, default the package's; ``c``, ``sample``, …; :mod:`tessera.agents.learned`)
 ``level1``…     the web app's strength levels (``level(3)`` too), tuned per game
 ==============  ==============================================================
 
@@ -45,6 +47,20 @@ AGENT_OPTIONS: dict[str, tuple[str, ...]] = {
     "smmcts": ("c", "rollout_cutoff", "pw_k", "pw_alpha", "seed"),
     "alphabeta": ("max_depth", "width", "sample", "seed", "army"),
     "turns": ("width", "rounds", "noise", "c", "reply", "cap", "limit", "seed"),
+    "learned": (
+        "game",
+        "weights",
+        "c",
+        "rollout_cutoff",
+        "sample",
+        "widen",
+        "wide",
+        "pw_k",
+        "pw_alpha",
+        "reuse",
+        "prior",
+        "seed",
+    ),
     "level": ("n", "game", "scale", "seed"),
 }
 """The options each agent name accepts."""
@@ -149,6 +165,10 @@ def make_agent(spec: str | Agent, *, game: str | None = None) -> Agent:
             agent = AlphaBetaAgent(**opts, name=canonical)
         elif name == "turns":
             agent = TurnAgent(**opts, name=canonical)
+        elif name == "learned":
+            from tessera.agents.learned.agent import LearnedMCTSAgent
+
+            agent = LearnedMCTSAgent(**opts, name=canonical)
         else:
             if "game" not in opts and game is not None:
                 opts["game"] = game

@@ -25,6 +25,10 @@ MAX_ANALYSIS_MOVES = 5000
 ANALYSIS_SECONDS = (0.05, 5.0)
 """Shortest and longest thinking time a client may ask for."""
 
+EXACT_SHARE = 0.5
+"""Share of the thinking time the exact endgame solver may use (where the game has one and the end is
+within its reach) before the level's search gets the rest."""
+
 
 def replay_list(spec: str, seed: int, moves: list[Any]) -> State:
     """The position after ``moves`` (``[player, move]`` pairs; a joint move's orders joined by ``" | "``)."""
@@ -71,6 +75,11 @@ def position(spec: str, seed: int, moves: list[Any]) -> dict[str, Any]:
 def evaluate(spec: str, seed: int, moves: list[Any], seconds: float, level: int = 4) -> dict[str, Any]:
     """Our AI on the node: the value for the side to move (−1…1), its best move and what it searched.
 
+    Where the game has an exact endgame solver and the end is within its reach
+    (:func:`tessera.agents.endgame.endgame_verdict`), the solver gets a share of the time
+    first; when it proves the result the answer carries ``exact`` (the winner, the steps to
+    the end with best play, a best step) and the value is the proved one (+1, 0 or −1).
+
     At a simultaneous turn the best "move" is a joint move: each player's order
     chosen by the AI on his own (no order is secret here: it is a study).
     """
@@ -96,8 +105,23 @@ def evaluate(spec: str, seed: int, moves: list[Any], seconds: float, level: int 
         value = state.evaluate(0)
         side = 0
     else:
+        from tessera.agents.endgame import endgame_verdict
+
+        verdict = endgame_verdict(state, seconds * EXACT_SHARE)
+        if verdict is not None:
+            proved = 0.0 if verdict.winner is None else 1.0 if verdict.winner == cp else -1.0
+            return {
+                "to_move": cp,
+                "side": cp,
+                "value": proved,
+                "best": verdict.best_move,
+                "seconds": round(time.perf_counter() - started, 3),
+                "stats": {},
+                "exact": verdict.as_dict(),
+            }
+        left = max(ANALYSIS_SECONDS[0], seconds - (time.perf_counter() - started))
         agent = make_agent(f"level{level}", game=state.game.name)
-        best = agent.choose_move(state, seconds=seconds, rng=rng)
+        best = agent.choose_move(state, seconds=left, rng=rng)
         stats = {k: v for k, v in agent.stats.items() if isinstance(v, int | float) and not isinstance(v, bool)}
         v = stats.get("value")
         value = float(v) if isinstance(v, int | float) else state.evaluate(cp)

@@ -69,7 +69,8 @@ async function evaluate(seconds) {
     n.evaluation = null;
     return renderEval();
   }
-  if (n.evaluation && n.evaluation.seconds >= seconds * 0.8) return renderEval();
+  // an exact verdict is final: more time would only prove it again
+  if (n.evaluation && (n.evaluation.exact || n.evaluation.seconds >= seconds * 0.8)) return renderEval();
   const token = ++ui.evalToken;
   $("eval").textContent = t("analysis:looking");
   try {
@@ -88,10 +89,33 @@ function name(p) {
   return seat && seat.name ? colourName(seat.name) : t("game:player_n", { n: p });
 }
 
+// The exact solver's proof, when the server sends one (an endgame within its reach): "Forced win in N …".
+function exactText(x) {
+  const steps = x.plies === null || x.plies === undefined ? null : x.plies;
+  let text;
+  if (x.winner === null || x.winner === undefined) text = t("exact:draw");
+  else if (x.winner === x.to_move) text = steps === null ? t("exact:forced_win_unknown", { name: name(x.winner) }) : t("exact:forced_win", { count: steps, name: name(x.winner) });
+  else {
+    const args = { name: name(x.to_move), winner: name(x.winner) };
+    text = steps === null ? t("exact:lost_unknown", args) : t("exact:lost", { ...args, count: steps });
+  }
+  return `${text} · ${t("exact:best_step", { move: x.best_move })}`;
+}
+
+function renderExact(e) {
+  const box = $("exact");
+  const x = e && e.exact;
+  box.hidden = !x;
+  box.textContent = x ? exactText(x) : "";
+  if (x) box.dataset.winner = x.winner === null ? "draw" : String(x.winner);
+  else delete box.dataset.winner;
+}
+
 function renderEval() {
   const n = node();
   const e = n.evaluation;
   const fill = $("eval-fill");
+  renderExact(n.pos.to_move === TERMINAL ? null : e);
   if (n.pos.to_move === TERMINAL) {
     const res = n.pos.render.result || {};
     $("eval").textContent = t("analysis:game_over", { result: resultText(res) });
@@ -377,7 +401,7 @@ $("record-form").addEventListener("submit", (e) => {
 });
 
 async function start() {
-  await initI18n(["game", "lobby", "params", "analysis", "engine"]);
+  await initI18n(["game", "lobby", "params", "analysis", "engine", "exact"]);
   // the AI levels by name ("3 · club"), as in the lobby
   for (const o of $("cont-level").options) {
     o.value = o.value; // the number stays the value when the text becomes the level's name

@@ -1,0 +1,98 @@
+"""The search of level 5 with a learned evaluation at its leaves (:class:`LearnedMCTSAgent`).
+
+Nume's level 5 is UCT that scores each leaf with the game's hand-written ``evaluate``
+(``mcts(c=0.7,rollout_cutoff=0,sample=8)``).  This agent is the same search with
+:class:`~tessera.agents.learned.model.LearnedEvaluation` instead, both at the leaves and
+for the candidate prior (``sample``); where the weights carry a learned number prior
+(Nume: the distribution of final group sizes in self-play) the numbers of candidate steps
+that start a group are drawn from it instead of uniformly from ``0 … cells``.  When its
+weights cannot be loaded it says why in ``fallback`` and searches with the hand evaluation,
+i.e. it plays exactly as level 5.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import random
+from itertools import accumulate
+from pathlib import Path
+from typing import Any
+
+from tessera.agents.learned.model import LearnedEvaluation, Weights, WeightsError, load_weights
+from tessera.agents.mcts import MCTSAgent
+from tessera.core.game import Action, State
+
+
+class LearnedMCTSAgent(MCTSAgent):
+    """UCT with the learned evaluation (module docstring); options as :class:`MCTSAgent`, plus ``weights``
+    and ``prior`` (draw the numbers of candidate new groups from the weights' learned prior)."""
+
+    def __init__(
+        self,
+        game: str = "nume",
+        weights: str | Path | Weights | None = None,
+        c: float = 0.7,
+        rollout_cutoff: int = 0,
+        sample: int = 8,
+        prior: bool = True,
+        name: str | None = None,
+        **opts: Any,
+    ) -> None:
+        super().__init__(c=c, rollout_cutoff=rollout_cutoff, sample=sample, name=name or "learned", **opts)
+        self.fallback: str | None = None
+        """Why the learned evaluation is not used (``None`` when it is)."""
+        self.evaluation: LearnedEvaluation | None = None
+        self._cum: list[float] | None = None
+        try:
+            w = weights if isinstance(weights, Weights) else load_weights(game, weights)
+            self.evaluation = LearnedEvaluation(w)
+            if prior and w.number_prior is not None:
+                self._cum = list(accumulate(float(x) for x in w.number_prior))
+        except WeightsError as e:
+            self.fallback = f"{e}; searching with the hand-written evaluation (level 5)"
+
+    def _draw(self, state: State, rng: random.Random) -> Action:
+        """A random step whose number, when it starts a group, follows the learned prior (if any)."""
+        a = state.random_action(rng)
+        cum = self._cum
+        st: Any = state
+        game: Any = state.game
+        if cum is None or game.name != "nume" or st._colors is None or game.cells + 1 != len(cum):
+            return a
+        K = game.cells + 2
+        if a >= game.cells * K or a % K == 0:  # a bid, or a joining stone
+            return a
+        k = min(len(cum) - 1, bisect.bisect_right(cum, rng.random() * cum[-1]))
+        return (a // K) * K + 1 + k
+
+    def _sample_candidate(self, state: State, node: Any, cp: int, rng: random.Random) -> Action | None:
+        """As :meth:`MCTSAgent._sample_candidate`, candidates drawn by :meth:`_draw`."""
+        if self._cum is None:
+            return super()._sample_candidate(state, node, cp, rng)
+        seen: set[Action] = set()
+        for _ in range(4 * self.sample):
+            a = self._draw(state, rng)
+            if a not in node.children:
+                seen.add(a)
+                if len(seen) >= self.sample:
+                    break
+        if len(seen) <= 1:
+            return next(iter(seen), None)
+        best, best_v = None, -math.inf
+        for a in sorted(seen):
+            child = state.clone()
+            child.apply_legal(a)
+            v = child.returns()[cp] * 2 if child.is_terminal() else self._leaf_value(child, cp)
+            if v > best_v:
+                best, best_v = a, v
+        return best
+
+    def _leaf_value(self, state: State, player: int) -> float:
+        ev = self.evaluation
+        if ev is None or state.game.name != ev.game:
+            return state.evaluate(player)
+        return ev.value(state, player)
+
+
+__all__ = ["LearnedMCTSAgent"]

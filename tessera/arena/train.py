@@ -1,0 +1,349 @@
+"""``tessera train GAME``: learn an evaluation by self-play (Nume: a linear value over compiled features).
+
+Each *generation*:
+
+1. **Self-play** — ``games`` games between two copies of the current best player.  With
+   ``iterations > 0`` (the default) that player is level 5's search with the current best
+   evaluation (:class:`~tessera.agents.learned.agent.LearnedMCTSAgent`) at ``iterations``
+   simulations a step, after ``opening`` random steps (so that the games differ).  With
+   ``iterations=0`` each step is chosen among ``sample`` random candidate steps by the value
+   of the position it leads to (one step of look-ahead: cheap, but its positions are not
+   those a search meets), a random candidate with probability ``epsilon``.  Every position
+   after a step is kept with the game's final result from player 0's side.
+2. **Fit** — the *number prior*: the distribution of the final sizes of the groups in the
+   last ``window`` generations' games, smoothed (a Gaussian of width 1.5) with a 5 % uniform
+   floor — a group's price is its numbers' distance from its size, so a number worth
+   writing is a size groups end with; the search draws the numbers of its candidate new
+   groups from it.  Then logistic regression of the result on the features over the last ``window``
+   generations' positions: ``P(win) = σ(2 w·φ)``, so ``tanh(w·φ)`` is the expected result
+   (a draw counts half); Newton steps with a small L2 penalty.
+3. **Gate** — ``gate`` games (seats alternated) between the new and the best weights, each
+   playing as in self-play; the new weights become the best when they score at least half.
+
+Generation 0's weights reproduce the hand-written evaluation exactly.  The run is seeded,
+and resumable: each generation writes ``gen-NNN.json`` (weights, gate result) and
+``gen-NNN.npz`` (its positions) to ``out`` and appends the generation's figures to
+``history.jsonl``; a second run with the same ``out`` continues
+after the last generation written.  ``best.json`` is the best weights so far.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tessera.agents.learned.agent import LearnedMCTSAgent
+from tessera.agents.learned.model import (
+    FEATURES,
+    LearnedEvaluation,
+    Weights,
+    features,
+    hand_weights,
+    load_weights,
+)
+from tessera.core.game import State
+from tessera.core.registry import load_game
+
+TRAINABLE = tuple(FEATURES)
+"""Games ``tessera train`` can learn an evaluation for."""
+
+
+@dataclass
+class TrainConfig:
+    """One training run's settings (``tessera train --help`` lists them)."""
+
+    game: str = "nume"
+    spec: str = "nume"
+    out: Path = Path("training/nume")
+    minutes: float = 10.0
+    generations: int = 1000
+    games: int = 200
+    sample: int = 8
+    epsilon: float = 0.1
+    iterations: int = 100
+    opening: int = 4
+    window: int = 3
+    gate: int = 100
+    l2: float = 1e-3
+    seed: int = 0
+
+
+def _choose(state: State, ev: LearnedEvaluation, cfg: TrainConfig, rng: random.Random) -> int:
+    """The self-play step: the best of ``sample`` random candidates by one step of look-ahead."""
+    me = state.current_player()
+    seen: set[int] = set()
+    for _ in range(4 * cfg.sample):
+        seen.add(state.random_action(rng))
+        if len(seen) >= cfg.sample:
+            break
+    cands = sorted(seen)
+    if len(cands) == 1 or rng.random() < cfg.epsilon:
+        return cands[rng.randrange(len(cands))]
+    best, best_v = cands[0], -2.0
+    for a in cands:
+        child = state.clone()
+        child.apply_legal(a)
+        v = 2.0 * child.returns()[me] if child.is_terminal() else ev.value(child, me)
+        if v > best_v:
+            best, best_v = a, v
+    return best
+
+
+def group_sizes(state: State) -> list[int]:
+    """The sizes of the groups on a Nume board."""
+    from tessera.games.nume.kernels import GID, GSIZE
+
+    st: Any = state
+    a, n = st._a, state.game.cells  # type: ignore[attr-defined]
+    return [int(a[GSIZE * n + c]) for c in range(n) if a[c] >= 0 and a[GID * n + c] == c]
+
+
+def number_prior(sizes: np.ndarray, cells: int, sigma: float = 1.5, floor: float = 0.05) -> np.ndarray:
+    """The smoothed distribution over ``0 … cells`` of final group ``sizes`` (see the module docstring)."""
+    k = np.arange(cells + 1, dtype=np.float64)
+    hist = np.bincount(np.clip(sizes.astype(np.int64), 0, cells), minlength=cells + 1).astype(np.float64)
+    kernel = np.exp(-0.5 * ((k[:, None] - k[None, :]) / sigma) ** 2)
+    smooth = kernel @ hist
+    smooth = smooth / smooth.sum() if smooth.sum() > 0 else np.full(cells + 1, 1.0 / (cells + 1))
+    out: np.ndarray = (1.0 - floor) * smooth + floor / (cells + 1)
+    return out
+
+
+def play_game(
+    cfg: TrainConfig,
+    evs: tuple[LearnedEvaluation, LearnedEvaluation],
+    rng: random.Random,
+    keep: bool,
+    sizes: list[int] | None = None,
+) -> tuple[float, list[np.ndarray]]:
+    """One self-play game, ``evs[p]`` choosing for player ``p``: player 0's result and (if ``keep``) the
+    feature vectors of every position after a step, seen by player 0; the final group sizes are
+    added to ``sizes`` when given."""
+    state = load_game(cfg.spec).new_initial_state(seed=rng.randrange(2**31))
+    kept: list[np.ndarray] = []
+    searchers = None
+    if cfg.iterations > 0:
+        searchers = [LearnedMCTSAgent(cfg.game, ev.weights, seed=rng.randrange(2**31)) for ev in evs]
+    steps = 0
+    while not state.is_terminal():
+        p = state.current_player()
+        if searchers is None:
+            action = _choose(state, evs[p], cfg, rng)
+        elif steps < cfg.opening:
+            action = state.random_action(rng)
+        else:
+            action = searchers[p].choose(state, iterations=cfg.iterations, rng=rng)
+        state.apply_legal(action)
+        steps += 1
+        if keep and not state.is_terminal():
+            phi = features(state, 0)
+            if phi is not None:
+                kept.append(phi)
+    if sizes is not None:
+        sizes += group_sizes(state)
+    return float(state.returns()[0]), kept
+
+
+def self_play(cfg: TrainConfig, ev: LearnedEvaluation, rng: random.Random) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``cfg.games`` self-play games: positions ``X`` (features for player 0), results ``z`` (player 0)
+    and the final group sizes."""
+    xs: list[np.ndarray] = []
+    zs: list[float] = []
+    sizes: list[int] = []
+    for _ in range(cfg.games):
+        z, kept = play_game(cfg, (ev, ev), rng, True, sizes)
+        xs += kept
+        zs += [z] * len(kept)
+    n = len(FEATURES[cfg.game])
+    return (np.array(xs).reshape(-1, n), np.array(zs, dtype=np.float64), np.array(sizes, dtype=np.int64))
+
+
+def log_loss(w: np.ndarray, x: np.ndarray, z: np.ndarray) -> float:
+    """Mean logistic loss of ``P(win) = σ(2 w·φ)`` against the results (+1 win, 0 draw as ½, −1 loss)."""
+    s = 2.0 * (x @ w)
+    y = (z + 1.0) / 2.0
+    return float(np.mean(np.logaddexp(0.0, s) - y * s))
+
+
+def fit(x: np.ndarray, z: np.ndarray, w0: np.ndarray, l2: float = 1e-3, steps: int = 30) -> np.ndarray:
+    """Weights minimising :func:`log_loss` plus ``l2·|w|²/2`` (damped Newton steps from ``w0``)."""
+    w = w0.astype(np.float64).copy()
+    if len(z) == 0:
+        return w
+    y = (z + 1.0) / 2.0
+    m = len(z)
+    for _ in range(steps):
+        s = 2.0 * (x @ w)
+        p = 1.0 / (1.0 + np.exp(-s))
+        g = 2.0 * x.T @ (p - y) / m + l2 * w
+        h = 4.0 * (x.T * (p * (1.0 - p))) @ x / m + l2 * np.eye(len(w))
+        step = np.linalg.solve(h, g)
+        t = 1.0
+        base = log_loss(w, x, z) + 0.5 * l2 * float(w @ w)
+        while t > 1e-4:
+            cand = w - t * step
+            if log_loss(cand, x, z) + 0.5 * l2 * float(cand @ cand) <= base:
+                break
+            t /= 2
+        w = w - t * step
+        if float(np.max(np.abs(t * step))) < 1e-7:
+            break
+    return w
+
+
+def gate(cfg: TrainConfig, new: LearnedEvaluation, best: LearnedEvaluation, rng: random.Random) -> float:
+    """Score of ``new`` against ``best`` over ``cfg.gate`` self-play-policy games, seats alternated (draw ½)."""
+    score = 0.0
+    for i in range(cfg.gate):
+        seat = i % 2
+        evs = (new, best) if seat == 0 else (best, new)
+        z, _ = play_game(cfg, evs, rng, False)
+        r = z if seat == 0 else -z
+        score += 1.0 if r > 0 else 0.5 if r == 0 else 0.0
+    return score / max(1, cfg.gate)
+
+
+def _last_generation(out: Path) -> int:
+    gens = sorted(int(p.stem[4:]) for p in out.glob("gen-*.json") if p.stem[4:].isdigit())
+    return gens[-1] if gens else 0
+
+
+def train(cfg: TrainConfig, report: Callable[[str], None] = print) -> Weights:
+    """Run (or continue) the self-play training described in the module docstring; returns the best weights.
+
+    Stops after ``cfg.generations`` generations in all or when this call has used ``cfg.minutes`` of
+    CPU time (checked between generations)."""
+    if cfg.game not in TRAINABLE:
+        raise ValueError(f"tessera train: no learned evaluation for {cfg.game!r} (only {', '.join(TRAINABLE)})")
+    cfg.out.mkdir(parents=True, exist_ok=True)
+    last = _last_generation(cfg.out)
+    if last > 0 and (cfg.out / "best.json").exists():
+        best = load_weights(cfg.game, cfg.out / "best.json")
+        report(f"continuing after generation {last} in {cfg.out}")
+    else:
+        best = hand_weights(cfg.game)
+        best.training = {"generation": 0, "note": "the hand-written evaluation", "spec": cfg.spec}
+        best.save(cfg.out / "best.json")
+    cpu0 = time.process_time()
+    gen = last + 1
+    while gen <= cfg.generations and (time.process_time() - cpu0) < cfg.minutes * 60:
+        rng = random.Random(cfg.seed * 1_000_003 + gen)
+        t0 = time.process_time()
+        x, z, sz = self_play(cfg, LearnedEvaluation(best), rng)
+        np.savez_compressed(cfg.out / f"gen-{gen:03d}.npz", x=x, z=z, sizes=sz)
+        xs, zs, szs = [x], [z], [sz]
+        for k in range(max(1, gen - cfg.window + 1), gen):
+            f = cfg.out / f"gen-{k:03d}.npz"
+            if f.exists():
+                with np.load(f) as d:
+                    xs.append(d["x"])
+                    zs.append(d["z"])
+                    if "sizes" in d:
+                        szs.append(d["sizes"])
+        xa, za = np.concatenate(xs), np.concatenate(zs)
+        before = log_loss(best.w, xa, za)
+        w = fit(xa, za, best.w, cfg.l2)
+        after = log_loss(w, xa, za)
+        cand = Weights(cfg.game, w)
+        cells: int = getattr(load_game(cfg.spec), "cells")  # noqa: B009  (Nume's board size)
+        cand.number_prior = number_prior(np.concatenate(szs), cells)
+        score = gate(cfg, LearnedEvaluation(cand), LearnedEvaluation(best), rng)
+        accepted = score >= 0.5
+        info: dict[str, object] = {
+            "generation": gen,
+            "spec": cfg.spec,
+            "positions": len(za),
+            "loss_before": round(before, 5),
+            "loss_after": round(after, 5),
+            "gate_score": round(score, 4),
+            "gate_games": cfg.gate,
+            "accepted": accepted,
+            "cpu_seconds": round(time.process_time() - t0, 1),
+        }
+        cand.training = info
+        cand.save(cfg.out / f"gen-{gen:03d}.json")
+        if accepted:
+            best = Weights(cfg.game, w, {**info, "seed": cfg.seed, "games_per_generation": cfg.games})
+            best.number_prior = cand.number_prior
+            best.save(cfg.out / "best.json")
+        with open(cfg.out / "history.jsonl", "a", encoding="utf-8") as hist:
+            hist.write(json.dumps(info) + "\n")
+        report(
+            f"generation {gen}: {len(za)} positions, loss {before:.4f} -> {after:.4f}, "
+            f"gate {score:.0%} of {cfg.gate} -> {'accepted' if accepted else 'kept the best'} "
+            f"({info['cpu_seconds']} s CPU)"
+        )
+        gen += 1
+    return best
+
+
+def register(subparsers: object) -> None:
+    """``tessera train GAME [--minutes M] [--games N] [--seed S] [--out DIR] …`` (a small hook in the CLI)."""
+    p = subparsers.add_parser(  # type: ignore[attr-defined]
+        "train", help="learn an evaluation by self-play (Nume)", description=__doc__.split("\n\n")[0]
+    )
+    p.add_argument("game", help=f"game spec ({', '.join(TRAINABLE)}, e.g. 'nume' or 'nume(size=4)')")
+    p.add_argument("--out", default=None, help="directory for checkpoints (default training/<game>)")
+    p.add_argument("--minutes", type=float, default=10.0, help="CPU minutes of this run (default 10)")
+    p.add_argument("--generations", type=int, default=1000, help="stop after this many generations in all")
+    p.add_argument("--games", type=int, default=200, help="self-play games per generation (default 200)")
+    p.add_argument("--gate", type=int, default=100, help="gate games per generation (default 100)")
+    p.add_argument("--sample", type=int, default=8, help="candidate steps per move (default 8)")
+    p.add_argument("--epsilon", type=float, default=0.1, help="share of random candidate steps (default 0.1)")
+    p.add_argument(
+        "--iterations",
+        type=int,
+        default=100,
+        help="simulations per step of the self-play search (default 100; 0: one-step look-ahead among --sample)",
+    )
+    p.add_argument("--opening", type=int, default=4, help="random steps opening each game (default 4)")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=_run)
+
+
+def _run(args: object) -> int:
+    a: object = args
+    spec = str(a.game)  # type: ignore[attr-defined]
+    game = load_game(spec).name
+    if game not in TRAINABLE:
+        print(f"tessera train: no learned evaluation for {game!r} (only {', '.join(TRAINABLE)})")
+        return 2
+    cfg = TrainConfig(
+        game=game,
+        spec=spec,
+        out=Path(a.out or f"training/{game}"),  # type: ignore[attr-defined]
+        minutes=a.minutes,  # type: ignore[attr-defined]
+        generations=a.generations,  # type: ignore[attr-defined]
+        games=a.games,  # type: ignore[attr-defined]
+        gate=a.gate,  # type: ignore[attr-defined]
+        sample=a.sample,  # type: ignore[attr-defined]
+        epsilon=a.epsilon,  # type: ignore[attr-defined]
+        iterations=a.iterations,  # type: ignore[attr-defined]
+        opening=a.opening,  # type: ignore[attr-defined]
+        seed=a.seed,  # type: ignore[attr-defined]
+    )
+    best = train(cfg)
+    print(f"best weights: {cfg.out / 'best.json'} ({best.training.get('generation', 0)})")
+    return 0
+
+
+__all__ = [
+    "TRAINABLE",
+    "TrainConfig",
+    "fit",
+    "gate",
+    "group_sizes",
+    "log_loss",
+    "number_prior",
+    "play_game",
+    "register",
+    "self_play",
+    "train",
+]
