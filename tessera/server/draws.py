@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from tessera.core.texts import Text
 from tessera.server.errors import ServiceError
 from tessera.server.knowledge import draws_possible
 from tessera.server.live import Unchanged, seat_of
@@ -48,9 +49,17 @@ class Draws:
                 raise ServiceError(422, why)
             row = w.row
             if row.draw_offer == seat:
-                raise ServiceError(409, "you have already offered a draw: wait for your opponent's answer")
+                raise ServiceError(
+                    409,
+                    Text(
+                        "refusal.draw_already_offered",
+                        "you have already offered a draw: wait for your opponent's answer",
+                    ),
+                )
             if row.draw_offer is not None:
-                raise ServiceError(409, "your opponent has offered a draw: accept or decline it")
+                raise ServiceError(
+                    409, Text("refusal.draw_opponent_offered", "your opponent has offered a draw: accept or decline it")
+                )
             other = 1 - seat
             if row.seats[other].kind == "ai":
                 if w.state.evaluate(other) <= AI_DRAW_THRESHOLD:
@@ -79,9 +88,14 @@ class Draws:
         def body(w: Work, seat: int) -> None:
             offer = w.row.draw_offer
             if offer is None:
-                raise ServiceError(409, "nobody has offered a draw (an offer lapses when its opponent moves)")
+                raise ServiceError(
+                    409,
+                    Text(
+                        "refusal.draw_no_offer", "nobody has offered a draw (an offer lapses when its opponent moves)"
+                    ),
+                )
             if offer == seat:
-                raise ServiceError(409, "you cannot answer your own draw offer")
+                raise ServiceError(409, Text("refusal.draw_own_offer", "you cannot answer your own draw offer"))
             if accept:
                 agree_draw(w, offer)
             else:

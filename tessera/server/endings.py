@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from tessera.core.game import GAME_OVER
 from tessera.core.records import RESIGN
 from tessera.server.clocks import clock_first_left, clock_left, clock_stop, clock_stop_all, flagged, next_flag_in
 from tessera.server.errors import ServiceError
@@ -132,7 +133,7 @@ class Endings:
                     late = True
                     raise Unchanged  # the flag is stored first, in its own transaction
                 if w.row.status != "active":
-                    raise ServiceError(409, "the game is over")
+                    raise ServiceError(409, GAME_OVER)
                 if w.state.resign_plays_on():
                     self._resign_and_play_on(w, seat)
                 else:
@@ -144,7 +145,7 @@ class Endings:
             still = self.games.current(game_id).row.status == "active"
             if still and not _flag_stored:  # another player's flag: the game goes on
                 return self.resign(game_id, token, _flag_stored=True)
-            raise ServiceError(409, "the game is over")
+            raise ServiceError(409, GAME_OVER)
         self.events.publish(self.games.changed(game_id))
         with self.games.locked(game_id):
             return self.views.view(self.games.live(game_id, check=False), seat)

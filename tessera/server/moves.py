@@ -177,7 +177,9 @@ class MovePipeline:
             except Stale:
                 attempt += 1
                 if attempt >= ATTEMPTS:
-                    raise ServiceError(409, "stale move: the game kept changing; send it again") from None
+                    raise ServiceError(
+                        409, Text("refusal.stale_changing", "stale move: the game kept changing; send it again")
+                    ) from None
                 live = None
                 continue
             except Conflict as e:
@@ -200,7 +202,15 @@ class MovePipeline:
         n = state.move_number()
         cp = state.current_player()
         if expected != n:
-            raise ServiceError(409, f"stale move: it was sent for move number {expected}, but the game is at move {n}")
+            raise ServiceError(
+                409,
+                Text(
+                    "refusal.stale_number",
+                    f"stale move: it was sent for move number {expected}, but the game is at move {n}",
+                    expected=expected,
+                    n=n,
+                ),
+            )
         if cp == SIMULTANEOUS:
             return self._prepare_order(live, seat, move)
         if cp != seat:

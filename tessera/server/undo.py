@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from tessera.core.game import SIMULTANEOUS
 from tessera.core.records import RESIGN
+from tessera.core.texts import Text
 from tessera.server.clocks import clock_start, clock_stop_all
 from tessera.server.errors import ServiceError
 from tessera.server.knowledge import movers, replay_moves
@@ -35,10 +36,10 @@ def undo_target(row: GameRow, moves: list[MoveRow], seat: int) -> int:
     since (another human's move is his, not the requester's, to take back).
     """
     if any(m.player == seat and m.move == RESIGN for m in moves):
-        raise ServiceError(409, "you have resigned: you have no move to take back")
+        raise ServiceError(409, Text("refusal.undo_resigned", "you have resigned: you have no move to take back"))
     if row.mode == "hotseat":
         if not moves:
-            raise ServiceError(409, "there is no move to take back")
+            raise ServiceError(409, Text("refusal.undo_nothing", "there is no move to take back"))
         target = moves[-1].index
     else:
         for m in reversed(moves):
@@ -46,19 +47,32 @@ def undo_target(row: GameRow, moves: list[MoveRow], seat: int) -> int:
                 target = m.index
                 break
         else:
-            raise ServiceError(409, "you have no move to take back")
+            raise ServiceError(409, Text("refusal.undo_none_yours", "you have no move to take back"))
     for m in moves[target:]:
         if m.move == RESIGN:
             name = row.seats[m.player].name if 0 <= m.player < len(row.seats) else "a player"
-            raise ServiceError(409, f"{name} has resigned since: a resignation is never taken back")
+            raise ServiceError(
+                409,
+                Text(
+                    "refusal.undo_after_resign",
+                    f"{name} has resigned since: a resignation is never taken back",
+                    name=name,
+                ),
+            )
         if (
             row.mode == "online"
             and len(row.seats) > 2
             and m.player not in (seat, SIMULTANEOUS)
             and row.seats[m.player].kind != "ai"
         ):
+            who = row.seats[m.player].name
             raise ServiceError(
-                409, f"{row.seats[m.player].name} has moved since your move: it can no longer be taken back"
+                409,
+                Text(
+                    "refusal.undo_moved_since",
+                    f"{who} has moved since your move: it can no longer be taken back",
+                    name=who,
+                ),
             )
     return target
 
@@ -110,9 +124,22 @@ class Undo:
             row = w.row
             if row.mode == "online" and row.undo_request is not None and row.undo_request != seat:
                 if len(row.seats) == 2:
-                    raise ServiceError(409, "your opponent has asked to take back a move: accept or decline it")
+                    raise ServiceError(
+                        409,
+                        Text(
+                            "refusal.undo_opponent_asked",
+                            "your opponent has asked to take back a move: accept or decline it",
+                        ),
+                    )
                 asker = row.seats[row.undo_request].name
-                raise ServiceError(409, f"{asker} has asked to take back a move: that request is answered first")
+                raise ServiceError(
+                    409,
+                    Text(
+                        "refusal.undo_other_asked",
+                        f"{asker} has asked to take back a move: that request is answered first",
+                        name=asker,
+                    ),
+                )
             target = undo_target(row, w.moves, seat)
             if row.mode in ("hotseat", "ai"):
                 take_back(w, target)
@@ -132,18 +159,27 @@ class Undo:
         def body(w: Work, seat: int) -> None:
             row = w.row
             if row.undo_request is None:
-                raise ServiceError(409, "nobody has asked to take back a move")
+                raise ServiceError(409, Text("refusal.undo_no_request", "nobody has asked to take back a move"))
             if row.undo_request == seat:
-                raise ServiceError(409, "you cannot answer your own request to take back a move")
+                raise ServiceError(
+                    409, Text("refusal.undo_own_request", "you cannot answer your own request to take back a move")
+                )
             waiting = undo_waiting(row, w.moves)
             if seat not in waiting:
                 if row.seats[seat].kind == "ai":
-                    why = "an AI seat agrees by itself"
+                    why = Text("refusal.undo_why.ai", "an AI seat agrees by itself")
                 elif row.undo_agreed >> seat & 1:
-                    why = "you have already accepted it"
+                    why = Text("refusal.undo_why.accepted", "you have already accepted it")
                 else:
-                    why = "you have resigned: the others decide"
-                raise ServiceError(409, f"this request to take back a move is not yours to answer: {why}")
+                    why = Text("refusal.undo_why.resigned", "you have resigned: the others decide")
+                raise ServiceError(
+                    409,
+                    Text(
+                        "refusal.undo_not_yours",
+                        f"this request to take back a move is not yours to answer: {why}",
+                        why=why,
+                    ),
+                )
             if not accept:
                 row.undo_request, row.undo_agreed = None, 0
                 w.tx.update_game(game_id, undo_request=None, undo_agreed=0)

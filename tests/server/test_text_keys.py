@@ -59,3 +59,18 @@ def test_a_resignation_result_and_the_final_status_carry_keys(client: TestClient
         "winner": {"key": "names.dark", "args": {}, "text": "Dark"},
     }
     assert (v["render"]["status_key"], v["render"]["status"]) == ("result.resigned", res["text"])
+
+
+def test_draw_and_undo_refusals_carry_keys(client: TestClient) -> None:
+    """The refusals of the game page's other buttons come with keys too: no undo to take back, no
+    draw offer to answer, a game whose rules allow no draw (the game's own keyed reason), a stale move."""
+    g = create(client, "nibble", mode="hotseat")
+    gid, t0 = g["id"], g["tokens"]["0"]
+    r = client.post(f"/api/games/{gid}/undo", json={"token": t0})
+    assert r.status_code == 409 and r.json()["key"] == "refusal.undo_nothing"
+    r = client.post(f"/api/games/{gid}/draw", json={"token": t0})
+    assert r.status_code == 422 and r.json()["key"] == "refusal.no_draws_nibble"
+    assert r.json()["detail"] == "Nibble has no draws (a tie cannot happen)"
+    r = move(client, gid, t0, view(client, gid, t0)["render"]["actions"][0]["move"], 5)
+    assert r.status_code == 409 and r.json()["key"] == "refusal.stale_number"
+    assert r.json()["args"] == {"expected": 5, "n": 0}

@@ -367,7 +367,7 @@ class NibbleGame(Game):
 
     def why_no_draw(self) -> str | None:
         """A tie cannot happen: the numbers of colours and of blocks per colour are odd."""
-        return "Nibble has no draws (a tie cannot happen)"
+        return Text("refusal.no_draws_nibble", "Nibble has no draws (a tie cannot happen)")
 
 
 class NibbleState(TurnState):

@@ -316,7 +316,7 @@ class NumeGame(Game):
     def why_no_draw(self) -> str | None:
         """A tie needs a whole-number komi: never with komi bidding, whose komi ends in .5."""
         if self._params["komi_bidding"] or float(self._params["komi"]) % 1 != 0:
-            return "this Nume game cannot end in a draw (its komi is not a whole number)"
+            return Text("refusal.no_draws_komi", "this Nume game cannot end in a draw (its komi is not a whole number)")
         return None
 
     # -- positions -----------------------------------------------------------------------
