@@ -39,7 +39,7 @@ from tessera.server.logs import RequestLog
 from tessera.server.routers import ROUTERS
 from tessera.server.routers.catalog import catalog, rules_text
 from tessera.server.routers.pages import WEB
-from tessera.server.scheduler import FairPool, PoolBusy
+from tessera.server.scheduler import FairPool, PoolBusy, SearchTimeout
 from tessera.server.service import MatchService
 from tessera.server.storage import Storage
 from tessera.server.storage_errors import STORAGE_ERRORS, storage_trouble
@@ -252,6 +252,10 @@ def create_app(
     async def pool_busy(request: Request, exc: PoolBusy) -> JSONResponse:
         headers = {"Retry-After": str(max(1, round(exc.retry_after)))}
         return JSONResponse({"detail": exc.detail}, status_code=429, headers=headers)
+
+    @app.exception_handler(SearchTimeout)
+    async def search_stopped(request: Request, exc: SearchTimeout) -> JSONResponse:
+        return JSONResponse({"detail": exc.detail}, status_code=503, headers={"Retry-After": "1"})
 
     for kind in STORAGE_ERRORS:
 
