@@ -48,8 +48,12 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def spawn(url: str, port: int) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+TREE = ROOT
+"""The source tree whose server is started (``--tree``: compare two checkouts)."""
+
+
+def spawn(url: str, port: int, tree: Path | None = None) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "PYTHONPATH": str(tree or TREE)}
     cmd = [sys.executable, "-m", "tessera", "serve", "--port", str(port), "--db", url, "--log-level", "warning"]
     return subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
@@ -106,17 +110,17 @@ def first_move(view: dict[str, Any]) -> str:
     return str(a["move"] if "move" in a else a["template"].replace("{n}", "1"))
 
 
-def one_run(url: str, game: dict[str, Any]) -> dict[str, float]:
+def one_run(url: str, game: dict[str, Any], tree: Path | None = None) -> dict[str, float]:
     """Seconds from spawning the server to each probe's first answer (and CPU seconds used by then)."""
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     gid = game["id"]
     started = time.monotonic()
-    proc = spawn(url, port)
+    proc = spawn(url, port, tree)
     got: dict[str, float] = {}
     client = httpx.Client(timeout=30)
     try:
-        while len(got) < len(PROBES):
+        while any(p not in got for p in PROBES):
             if proc.poll() is not None:
                 raise RuntimeError("the server exited")
             for probe in PROBES:
@@ -171,6 +175,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--db", choices=("sqlite", "postgres"), default="sqlite")
+    ap.add_argument(
+        "--compare", type=Path, default=None, help="another checkout's root: its server is started in turn with this one's"
+    )
     args = ap.parse_args()
     with contextlib.ExitStack() as stack:
         if args.db == "postgres":
@@ -181,10 +188,17 @@ def main() -> None:
             tmp = stack.enter_context(tempfile.TemporaryDirectory())
             url = f"sqlite:///{tmp}/startup.db"
         game = prepare(url)
-        runs = [one_run(url, game) for _ in range(args.runs)]
+        runs, other = [], []
+        for _ in range(args.runs):  # interleaved, so both sides see the same load on the machine
+            runs.append(one_run(url, game))
+            if args.compare is not None:
+                other.append(one_run(url, game, args.compare))
     out: dict[str, Any] = {"db": args.db, "runs": len(runs), "target_seconds": 2.0}
     for key in runs[0]:
         out[key] = round(statistics.median(r[key] for r in runs), 3)
+    if other:
+        out["compare"] = {key: round(statistics.median(r[key] for r in other), 3) for key in other[0]}
+        out["compare_tree"] = str(args.compare)
     out["all"] = runs
     print(json.dumps(out, indent=2))
 

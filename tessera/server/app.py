@@ -102,6 +102,13 @@ def tune_threads() -> None:
     gc.set_threshold(GC_THRESHOLD, gen1, gen2)
 
 
+def freeze() -> None:
+    """Collect, then freeze: start-up objects (modules, compiled kernels) are never traversed by later
+    collections."""
+    gc.collect()
+    gc.freeze()
+
+
 DESCRIPTOR_WARNING = 0.8
 """Share of the process's file-descriptor limit in use above which a warning is logged."""
 
@@ -198,11 +205,10 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         hub.loop = timers.loop = account_streams.loop = asyncio.get_running_loop()
         tune_threads()
-        if warm:
-            warmup.start()
-            pool.warm()
-        gc.collect()
-        gc.freeze()  # start-up objects (modules, compiled kernels) are never traversed by later collections
+        if warm:  # answers start at once; the AI's processes start once the kernels are loaded here
+            warmup.start(then=lambda: (pool.warm(), freeze()))
+        else:
+            freeze()
         if listener is not None:
             await run_in_threadpool(listener.start)
         watch = asyncio.create_task(watch_descriptors())

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import random
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import tessera
@@ -60,11 +61,19 @@ class Warmup:
         self._seats: dict[str, dict[str, list[str]]] = {}
         self._guard = threading.Lock()
         self._thread = threading.Thread(target=self._run, name="tessera-warmup", daemon=True)
+        self._then: Callable[[], Any] | None = None
 
-    def start(self) -> None:
-        """Begin warming (once)."""
+    def start(self, then: Callable[[], Any] | None = None) -> None:
+        """Begin warming (once); ``then()`` runs in the warm-up thread when every game is warm.
+
+        Whatever must wait for the kernels goes in ``then`` (the AI pool's processes, a full garbage
+        collection): started with the server, they took the CPU from its first answers (on two
+        cores, three processes importing and loading kernels at once)."""
+        self._then = then
         if not self._thread.is_alive() and self._pending:
             self._thread.start()
+        elif then is not None and not self._pending:
+            then()
 
     def _run(self) -> None:
         for name in list(self._pending):
@@ -76,6 +85,11 @@ class Warmup:
             with self._guard:
                 self._seats[name] = seats
                 self._pending.remove(name)
+        if self._then is not None:
+            try:
+                self._then()
+            except Exception:
+                log.exception("the work after the warm-up failed")
 
     def status(self) -> dict[str, Any]:
         """``{"ready": bool, "warming": [game names still compiling]}``."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import signal
 import sqlite3
 import threading
 import time
@@ -13,6 +14,7 @@ from collections.abc import Iterator
 from concurrent.futures import Future
 from typing import Any
 
+import httpx
 import pytest
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
@@ -234,3 +236,76 @@ def test_all_ai_games_are_for_accounts_two_at_a_time(client: TestClient) -> None
     third = client.post("/api/games", json=body, headers=origin)
     assert third.status_code == 429 and "at most 2" in third.json()["detail"]
     assert client.app.state.worker.client_of(r.json()["id"]).startswith("account:")  # type: ignore[attr-defined]
+
+
+def rate(client: TestClient, username: str, pool: str, rating: float) -> None:
+    """Give an account a rating in a pool (as rated games would)."""
+    from tessera.server.accounts.tables import ratings_table, users_table
+
+    storage = client.app.state.storage  # type: ignore[attr-defined]
+    with storage.transaction() as tx:
+        user_id = tx.conn.execute(sa.select(users_table.c.id).where(users_table.c.username == username)).scalar()
+        tx.conn.execute(
+            ratings_table.insert().values(
+                user_id=user_id, pool=pool, rating=rating, rd=80.0, vol=0.06, games=30, updated_at=time.time()
+            )
+        )
+
+
+def test_the_lobby_lists_open_games_nearest_rating_first_for_a_player_and_newest_first_for_a_guest(
+    client: TestClient,
+) -> None:
+    """'open games are selected as open in the query, paged, newest and nearest-rating first': a
+    signed-in player sees games ordered by how close the creator's rating (in that game's pool) is to
+    his own, ties newest first; a guest sees them newest first."""
+    app = client.app
+    people: dict[str, TestClient] = {}
+    ids: dict[str, str] = {}
+    for name, rating in (("far", 1900.0), ("near", 1600.0), ("unrated", None), ("player", 1650.0)):
+        c = TestClient(app, headers={"origin": str(client.base_url)})
+        r = c.post("/api/account/signup", json={"username": name, "password": "a long passphrase 1"})
+        assert r.status_code == 201, r.text
+        if rating is not None:
+            rate(client, name, "nume", rating)
+        people[name] = c
+    for name in ("far", "near", "unrated"):
+        ids[name] = new_game(people[name], mode="online", public=True)["id"]
+    ids["guest"] = new_game(client, mode="online", public=True)["id"]  # a guest creator counts as 1500
+    order = [g["id"] for g in people["player"].get("/api/games").json()["games"]]
+    # gaps to 1650: near 50, unrated 150, guest 150 (the guest's game is newer), far 250
+    assert order == [ids["near"], ids["guest"], ids["unrated"], ids["far"]]
+    page = people["player"].get("/api/games", params={"limit": 2, "offset": 1}).json()["games"]
+    assert [g["id"] for g in page] == [ids["guest"], ids["unrated"]]
+    assert [g["id"] for g in client.get("/api/games").json()["games"]] == [
+        ids["guest"], ids["unrated"], ids["near"], ids["far"]
+    ]  # fmt: skip
+
+
+def test_the_per_creator_caps_hold_across_server_processes_and_restarts(db_url: str) -> None:
+    """'Per-creator caps on listed games' and the cap on all-AI games are kept in the database: a
+    creator's games made through two server processes, and a process started afterwards, still count
+    together (the lobby lists at most 5 of them; a third all-AI game is refused on the other process)."""
+    from tests.server.test_processes import serve
+
+    with serve(db_url) as (a, proc_a), serve(db_url) as (b, _):
+        made = []
+        for base in (a, b, a, b, a, b, a):  # one creator (this address), through both processes
+            r = httpx.post(base + "/api/games", json={"game": "nume", "params": {"size": 2}, "mode": "online", "public": True})
+            assert r.status_code == 201, r.text
+            made.append(r.json()["id"])
+        for base in (a, b):
+            listed = [g["id"] for g in httpx.get(base + "/api/games").json()["games"]]
+            assert listed == made[::-1][:5], "the 5 newest of the creator's 7 games, whichever process answers"
+        with httpx.Client(base_url=a, headers={"origin": a}) as user:
+            r = user.post("/api/account/signup", json={"username": "robotfan", "password": "a long passphrase 1"})
+            assert r.status_code == 201, r.text
+            robots = {"game": "ikabegama", "seats": [{"kind": "ai", "level": 5}, {"kind": "ai", "level": 5}]}  # slow: going
+            for _ in range(2):
+                assert user.post("/api/games", json=robots).status_code == 201
+            cookies = dict(user.cookies)
+        proc_a.send_signal(signal.SIGINT)
+        proc_a.wait(30)
+        with serve(db_url) as (c, _):  # a process started afterwards (a restart)
+            third = httpx.post(c + "/api/games", json=robots, cookies=cookies, headers={"origin": c})
+            assert third.status_code == 429 and "at most 2" in third.json()["detail"]
+            assert len(httpx.get(c + "/api/games").json()["games"]) == 5
