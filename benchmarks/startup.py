@@ -88,10 +88,10 @@ def wait_ready(base: str, proc: subprocess.Popen[bytes], limit: float = 180) -> 
     raise RuntimeError("the server was not ready in time")
 
 
-def prepare(url: str) -> dict[str, Any]:
+def prepare(url: str, tree: Path | None = None) -> dict[str, Any]:
     """A first server: compiles (or loads) every kernel and stores a Nume game with a few moves."""
     port = free_port()
-    proc = spawn(url, port)
+    proc = spawn(url, port, tree)
     base = f"http://127.0.0.1:{port}"
     try:
         wait_ready(base, proc)
@@ -188,11 +188,14 @@ def main() -> None:
             tmp = stack.enter_context(tempfile.TemporaryDirectory())
             url = f"sqlite:///{tmp}/startup.db"
         game = prepare(url)
+        if args.compare is not None:  # the other tree on its own database (its schema may differ)
+            other_url = f"sqlite:///{stack.enter_context(tempfile.TemporaryDirectory())}/other.db"
+            other_game = prepare(other_url, args.compare)
         runs, other = [], []
         for _ in range(args.runs):  # interleaved, so both sides see the same load on the machine
             runs.append(one_run(url, game))
             if args.compare is not None:
-                other.append(one_run(url, game, args.compare))
+                other.append(one_run(other_url, other_game, args.compare))
     out: dict[str, Any] = {"db": args.db, "runs": len(runs), "target_seconds": 2.0}
     for key in runs[0]:
         out[key] = round(statistics.median(r[key] for r in runs), 3)

@@ -9,11 +9,16 @@ or full, and a PostgreSQL restart under a running server.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+import sqlalchemy as sa
+from fastapi.testclient import TestClient
 
 from tessera.server.scheduler import AI, ANALYSIS, FairPool, SearchTimeout
 
@@ -57,3 +62,101 @@ def test_a_search_within_its_budget_and_grace_is_never_stopped() -> None:
         assert pool.stopped == 0
     finally:
         pool.close()
+
+
+# -- storage that turns read-only or full (SQLite itself refuses the writes) ------------------------
+
+
+@contextlib.contextmanager
+def sqlite_refusing(app: Any, pragma: str) -> Iterator[None]:
+    """While inside, every connection the app's storage takes from its pool runs ``pragma`` first, so
+    SQLite itself refuses writes (``query_only``: "attempt to write a readonly database";
+    ``max_page_count`` at the file's size: "database or disk is full"); afterwards connections are
+    set back as they are taken — the server is not told either way."""
+    engine = app.state.storage.engine
+    state = {"on": True}
+
+    def checkout(dbapi: Any, record: Any, proxy: Any) -> None:
+        cur = dbapi.cursor()
+        try:
+            if state["on"]:
+                cur.execute(pragma)
+            else:
+                cur.execute("PRAGMA query_only = OFF")
+                cur.execute("PRAGMA max_page_count = 1073741823")
+        finally:
+            cur.close()
+
+    sa.event.listen(engine, "checkout", checkout)
+    storage = app.state.storage
+    fast = storage._now_connection() if storage.writes_now else None  # the move's own connection, outside the pool
+    if fast is not None:
+        fast.execute(pragma)
+    try:
+        yield
+    finally:
+        state["on"] = False
+        if fast is not None:
+            fast.execute("PRAGMA query_only = OFF")
+            fast.execute("PRAGMA max_page_count = 1073741823")
+    # the listener stays, setting connections back (a pooled connection may still carry the pragma)
+
+
+def play(client: TestClient, game: dict[str, Any], n: int) -> Any:
+    """A legal move of the hot-seat game's seat to move, sent as move number ``n``."""
+    seat = client.get(f"/api/games/{game['id']}").json()["to_move"]
+    token = game["tokens"][str(seat)]
+    view = client.get(f"/api/games/{game['id']}", params={"token": token}).json()
+    a = view["render"]["actions"][0]
+    move = a["move"] if "move" in a else a["template"].replace("{n}", "1")
+    return client.post(f"/api/games/{game['id']}/moves", json={"token": token, "move": move, "expected": n})
+
+
+@pytest.mark.parametrize(
+    ("pragma", "words"),
+    [("PRAGMA query_only = ON", "read-only"), (None, "full")],
+    ids=["read-only", "full"],
+)
+def test_sqlite_read_only_or_full_answers_503_and_the_server_recovers_by_itself(
+    tmp_path: Path, pragma: str | None, words: str
+) -> None:
+    """'storage that is unavailable, full or read-only answers 503 JSON with Retry-After (never a
+    plain 500)', 'nothing acknowledged is lost', and 'the server recovers by itself when storage
+    comes back': moves refused by SQLite itself (read-only; full: no page may be added) are 503, a
+    refused move leaves the game as it was, and once SQLite accepts writes the same move is taken."""
+    from fastapi.testclient import TestClient
+
+    from tessera.server.app import create_app
+
+    app = create_app(f"sqlite:///{tmp_path / 'f.db'}", ai_mode="thread", warm=False, rates={})
+    with TestClient(app) as client:
+        game = client.post("/api/games", json={"game": "nume", "params": {"size": 3}}).json()
+        acknowledged = 0
+        while acknowledged < 4:
+            assert play(client, game, acknowledged).status_code == 200
+            acknowledged += 1
+        if pragma is None:  # full: the file may not grow by a page (a game's first rows fill new pages)
+            with app.state.storage.transaction() as tx:
+                pages = tx.conn.exec_driver_sql("PRAGMA page_count").scalar()
+            pragma = f"PRAGMA max_page_count = {pages}"
+        made: list[str] = []
+        with sqlite_refusing(app, pragma):
+            for _ in range(500):  # full: games are created until one needs a new page of the file
+                r = client.post("/api/games", json={"game": "nume", "params": {"size": 3}})
+                if r.status_code != 201:
+                    break
+                made.append(r.json()["id"])
+            assert r.status_code == 503 and r.headers["content-type"] == "application/json", r.text
+            assert words in r.json()["detail"] and int(r.headers["retry-after"]) >= 1
+            if words == "read-only":  # (a move is a few rows in pages already there: only read-only refuses it)
+                assert not made
+                r = play(client, game, acknowledged)
+                assert r.status_code == 503 and words in r.json()["detail"], r.text
+                view = client.get(f"/api/games/{game['id']}").json()
+                assert view["move_number"] == acknowledged, "a refused move changed nothing"
+        assert play(client, game, acknowledged).status_code == 200, "the server recovered by itself"
+        assert client.post("/api/games", json={"game": "nume", "params": {"size": 3}}).status_code == 201
+    again = create_app(f"sqlite:///{tmp_path / 'f.db'}", ai_mode="thread", warm=False)
+    with TestClient(again) as c:
+        assert c.get(f"/api/games/{game['id']}").json()["move_number"] == acknowledged + 1, "nothing acknowledged lost"
+        assert all(c.get(f"/api/games/{gid}").status_code == 200 for gid in made)
