@@ -309,3 +309,42 @@ def test_the_per_creator_caps_hold_across_server_processes_and_restarts(db_url: 
             third = httpx.post(c + "/api/games", json=robots, cookies=cookies, headers={"origin": c})
             assert third.status_code == 429 and "at most 2" in third.json()["detail"]
             assert len(httpx.get(c + "/api/games").json()["games"]) == 5
+
+
+def sample(text: str, name: str, **labels: str) -> float:
+    """The sum of a metric's samples with these labels in Prometheus's text format."""
+    total = 0.0
+    for line in text.splitlines():
+        if line.startswith("#") or not line.startswith(name):
+            continue
+        head, _, value = line.rpartition(" ")
+        metric, _, rest = head.partition("{")
+        if metric != name:
+            continue
+        if all(f'{k}="{v}"' in rest for k, v in labels.items()):
+            total += float(value)
+    return total
+
+
+@pytest.mark.postgres
+def test_metrics_report_the_whole_server_across_its_processes(db_url: str) -> None:
+    """'/metrics reports the whole server (prometheus multiprocess mode or an aggregation)' with
+    ``--workers``: whichever process answers counts both processes and every request they served."""
+    pytest.importorskip("prometheus_client")
+    from tests.server.test_processes import serve
+
+    if not db_url.startswith("postgresql"):
+        pytest.skip("--workers needs PostgreSQL")
+    with serve(db_url, "--workers", "2", "--metrics") as (base, _):
+        deadline = time.monotonic() + 60
+        while sample(httpx.get(base + "/metrics").text, "tessera_processes") < 2:  # both processes up
+            assert time.monotonic() < deadline, "the second process never counted itself"
+            time.sleep(0.2)
+        before = sample(httpx.get(base + "/metrics").text, "tessera_requests_total", route="/healthz")
+        sent = 60
+        for _ in range(sent):  # a new connection each: the processes share them out
+            assert httpx.get(base + "/healthz", headers={"connection": "close"}).status_code == 200
+        for _ in range(6):  # whichever process answers, it reports both
+            text = httpx.get(base + "/metrics", headers={"connection": "close"}).text
+            assert sample(text, "tessera_processes") == 2
+            assert sample(text, "tessera_requests_total", route="/healthz") == before + sent
