@@ -43,7 +43,7 @@ from tessera.server.scheduler import FairPool, PoolBusy, SearchTimeout
 from tessera.server.service import MatchService
 from tessera.server.storage import Storage
 from tessera.server.storage_errors import STORAGE_ERRORS, storage_trouble
-from tessera.server.warmup import Warmup
+from tessera.server.warmup import Warmup, games_in_play
 from tessera.server.worker import AIWorker
 
 __all__ = ["catalog", "create_app", "rules_text", "validation_message"]
@@ -194,7 +194,7 @@ def create_app(
     pool = FairPool(mode=ai_mode, size=ai_processes)
     worker = AIWorker(service, mode=ai_mode, seconds=ai_seconds, pool=pool)
     timers = ClockTimers(service.check_clock)
-    warmup = Warmup()
+    warmup = Warmup(first=lambda: games_in_play(storage))
 
     events.subscribe(timers.on_event)
     listener: ChangeListener | None = None

@@ -53,10 +53,30 @@ def warm(name: str) -> dict[str, list[str]]:
     return seats
 
 
+def games_in_play(storage: Any, limit: int = 1000) -> list[str]:
+    """The games of the most recently changed active games, most recent first (warmed first)."""
+    import sqlalchemy as sa
+
+    from tessera.server.storage import games_table
+
+    recent = (
+        sa.select(games_table.c.game, games_table.c.updated_at)
+        .where(games_table.c.status == "active")
+        .order_by(games_table.c.updated_at.desc())
+        .limit(limit)
+        .subquery()
+    )
+    q = sa.select(recent.c.game).group_by(recent.c.game).order_by(sa.func.max(recent.c.updated_at).desc())
+    with storage.transaction() as tx:
+        return [str(g) for (g,) in tx.conn.execute(q)]
+
+
 class Warmup:
     """Warms every game's kernels in a background thread (:meth:`start`); :meth:`status` says how far."""
 
-    def __init__(self) -> None:
+    def __init__(self, first: Callable[[], list[str]] | None = None) -> None:
+        self._first = first
+        """Names of the games to warm first (those being played: their next request waits for them)."""
         self._pending: list[str] = list(tessera.list_games())
         self._seats: dict[str, dict[str, list[str]]] = {}
         self._guard = threading.Lock()
@@ -76,7 +96,15 @@ class Warmup:
             then()
 
     def _run(self) -> None:
-        for name in list(self._pending):
+        order = list(self._pending)
+        if self._first is not None:
+            try:
+                wanted = [g for g in self._first() if g in order]
+            except Exception:  # the database may not answer yet: the default order
+                log.warning("the games in play could not be read; warming in the default order")
+                wanted = []
+            order = wanted + [g for g in order if g not in wanted]
+        for name in order:
             try:
                 seats = warm(name)
             except Exception:  # a game being written may not load yet: the catalogue says so

@@ -348,3 +348,54 @@ def test_metrics_report_the_whole_server_across_its_processes(db_url: str) -> No
             text = httpx.get(base + "/metrics", headers={"connection": "close"}).text
             assert sample(text, "tessera_processes") == 2
             assert sample(text, "tessera_requests_total", route="/healthz") == before + sent
+
+
+def test_the_server_answers_before_its_warm_up_is_done_and_starts_the_ai_processes_after_it(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """'the server starts answering within 2 s after a restart (kernels compiled ahead or in the
+    background)': while the kernel warm-up has not finished, the catalogue, the lobby, a game's view
+    and a move are answered (GET /api/status says it is still warming), and the AI pool's processes
+    are not started yet (they would take the CPU from those first answers); once the warm-up ends they
+    are.  The games being played are warmed first.  (The time itself: benchmarks/startup.py.)"""
+    from tessera.server import warmup
+
+    release = threading.Event()
+    warmed: list[str] = []
+    real = warmup.warm
+
+    def held(name: str) -> dict[str, list[str]]:
+        release.wait(60)  # the warm-up is stuck on its first game until the test lets it go
+        warmed.append(name)
+        return real(name)
+
+    url = f"sqlite:///{tmp_path / 'w.db'}"
+    with TestClient(create_app(url, ai_mode="thread", warm=False)) as c:  # games in play before the restart
+        g = new_game(c, game="nibble", params={})
+        new_game(c)  # nume
+        assert c.post(f"/api/games/{g['id']}/resign", json={"token": g["tokens"]["0"]}).status_code == 200  # over
+        new_game(c, game="nelaxtam", params={})  # the most recent
+    monkeypatch.setattr(warmup, "warm", held)
+    app = create_app(url, ai_mode="process", ai_processes=1)
+    try:
+        with TestClient(app) as c:
+            assert c.get("/api/status").json()["ready"] is False
+            assert c.get("/api/catalog").status_code == 200
+            assert c.get("/api/games").status_code == 200
+            assert c.get("/healthz").status_code == 200
+            n = new_game(c)
+            assert c.get(f"/api/games/{n['id']}").status_code == 200
+            r = c.post(f"/api/games/{n['id']}/moves", json={"token": n["tokens"]["0"], "move": "a1=3", "expected": 0})
+            assert r.status_code == 200, r.text
+            assert app.state.pool._executor is None, "the AI processes wait for the warm-up"
+            release.set()
+            deadline = time.monotonic() + 120
+            while not c.get("/api/status").json()["ready"]:
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+            while app.state.pool._executor is None:  # started by the warm-up thread once it is done
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+            assert warmed[:2] == ["nelaxtam", "nume"], warmed  # the games in play first, newest first
+    finally:
+        release.set()
