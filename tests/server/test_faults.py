@@ -244,3 +244,53 @@ def test_a_postgresql_restart_under_two_servers_answers_503_loses_nothing_and_bo
                 pytest.fail("the viewer on B never heard of a move posted to A after the restart")
         for base in (a, b):
             assert httpx.get(f"{base}/api/games/{game['id']}").json()["move_number"] == acknowledged, "nothing lost"
+
+
+def test_an_ai_seat_whose_search_was_stopped_still_plays_and_says_so(tmp_path: Path) -> None:
+    """'… is terminated …, the client told': when the pool stops an AI seat's search, the seat plays
+    a random legal move (nothing was planned yet) instead of leaving the game stuck, and its progress
+    report says the search was stopped."""
+    from concurrent.futures import Future
+
+    from tessera.server.app import create_app
+    from tessera.server.events import Thinking
+
+    app = create_app(f"sqlite:///{tmp_path / 'ai.db'}", ai_mode="thread", warm=False)
+    reports: list[Any] = []
+    with TestClient(app) as client:
+        app.state.service.events.subscribe(lambda e: reports.append(e.info) if isinstance(e, Thinking) else None)
+
+        def stopped(*args: Any, **kwargs: Any) -> Future[Any]:
+            fut: Future[Any] = Future()
+            fut.set_exception(SearchTimeout("the AI search ran past its time (0.1 s) and was stopped; try again"))
+            return fut
+
+        app.state.worker.pool.submit = stopped
+        game = client.post("/api/games", json={"game": "nume", "params": {"size": 2}, "mode": "ai", "seat": 0}).json()
+        assert play(client, game, 0).status_code == 200
+        deadline = time.monotonic() + 30
+        while client.get(f"/api/games/{game['id']}").json()["move_number"] < 2:
+            assert time.monotonic() < deadline, "the AI seat never played after its search was stopped"
+            time.sleep(0.05)
+        assert any(r and "stopped" in r for r in reports), reports
+
+
+def test_an_evaluation_that_was_stopped_is_answered_503_with_the_reason(tmp_path: Path) -> None:
+    """'the client told': an analysis evaluation stopped by the pool is a 503 JSON with Retry-After
+    saying so, not a 500."""
+    from concurrent.futures import Future
+
+    from tessera.server.app import create_app
+
+    app = create_app(f"sqlite:///{tmp_path / 'an.db'}", ai_mode="thread", warm=False)
+    with TestClient(app) as client:
+
+        def stopped(*args: Any, **kwargs: Any) -> Future[Any]:
+            fut: Future[Any] = Future()
+            fut.set_exception(SearchTimeout("the evaluation ran past its time (1 s) and was stopped; try again"))
+            return fut
+
+        app.state.pool.submit = stopped
+        r = client.post("/api/analysis/evaluate", json={"game": "nume", "seed": 1, "moves": [], "seconds": 1})
+        assert r.status_code == 503 and r.headers["content-type"] == "application/json", r.text
+        assert "was stopped" in r.json()["detail"] and int(r.headers["retry-after"]) >= 1
