@@ -176,7 +176,10 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--db", choices=("sqlite", "postgres"), default="sqlite")
     ap.add_argument(
-        "--compare", type=Path, default=None, help="another checkout's root: its server is started in turn with this one's"
+        "--compare",
+        type=Path,
+        default=None,
+        help="another checkout's root: its server is started in turn with this one's",
     )
     args = ap.parse_args()
     with contextlib.ExitStack() as stack:

@@ -206,7 +206,12 @@ def create_app(
         hub.loop = timers.loop = account_streams.loop = asyncio.get_running_loop()
         tune_threads()
         if warm:  # answers start at once; the AI's processes start once the kernels are loaded here
-            warmup.start(then=lambda: (pool.warm(), freeze()))
+
+            def after_warmup() -> None:
+                pool.warm()
+                freeze()
+
+            warmup.start(then=after_warmup)
         else:
             freeze()
         if listener is not None:

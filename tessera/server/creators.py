@@ -86,7 +86,9 @@ def open_games(
         source = source.outerjoin(
             theirs, sa.and_(theirs.c.user_id == gc.c.user_id, theirs.c.pool == games_table.c.game)
         ).outerjoin(mine, sa.and_(mine.c.user_id == player, mine.c.pool == games_table.c.game))
-        gap = sa.func.abs(sa.func.coalesce(theirs.c.rating, START_RATING) - sa.func.coalesce(mine.c.rating, START_RATING))
+        gap = sa.func.abs(
+            sa.func.coalesce(theirs.c.rating, START_RATING) - sa.func.coalesce(mine.c.rating, START_RATING)
+        )
         cols.append(gap.label("gap"))
     inner = (
         sa.select(*cols)

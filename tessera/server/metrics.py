@@ -25,6 +25,7 @@ values (each process refreshes its own every second).
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import threading
 import time
@@ -80,10 +81,8 @@ class Metrics:
         """Write this process's gauges to the shared files, every :attr:`REFRESH` seconds."""
         while True:
             for gauge, read in self._figures.items():
-                try:
+                with contextlib.suppress(Exception):  # a figure that cannot be read now: at the next refresh
                     gauge.set(read())
-                except Exception:  # a figure that cannot be read now is written at the next refresh
-                    pass
             time.sleep(self.REFRESH)
 
     def render(self) -> bytes:

@@ -75,7 +75,7 @@ def postgres_cluster() -> Iterator[str]:
         raise RuntimeError(f"could not start PostgreSQL: {e.stdout}\n{extra}") from e
     url = f"postgresql+psycopg://tessera@127.0.0.1:{port}/postgres"
     options = ["-l", os.path.join(root, "log"), "-o", f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off"]
-    CLUSTERS[port] = lambda action: run(  # noqa: E731
+    CLUSTERS[port] = lambda action: run(
         f"{bindir}/pg_ctl", "-D", data, "-w", "-t", "60", *(["-m", "fast"] if action == "stop" else options), action
     )
     try:

@@ -290,7 +290,9 @@ def test_the_per_creator_caps_hold_across_server_processes_and_restarts(db_url: 
     with serve(db_url) as (a, proc_a), serve(db_url) as (b, _):
         made = []
         for base in (a, b, a, b, a, b, a):  # one creator (this address), through both processes
-            r = httpx.post(base + "/api/games", json={"game": "nume", "params": {"size": 2}, "mode": "online", "public": True})
+            r = httpx.post(
+                base + "/api/games", json={"game": "nume", "params": {"size": 2}, "mode": "online", "public": True}
+            )
             assert r.status_code == 201, r.text
             made.append(r.json()["id"])
         for base in (a, b):
@@ -299,7 +301,10 @@ def test_the_per_creator_caps_hold_across_server_processes_and_restarts(db_url: 
         with httpx.Client(base_url=a, headers={"origin": a}) as user:
             r = user.post("/api/account/signup", json={"username": "robotfan", "password": "a long passphrase 1"})
             assert r.status_code == 201, r.text
-            robots = {"game": "ikabegama", "seats": [{"kind": "ai", "level": 5}, {"kind": "ai", "level": 5}]}  # slow: going
+            robots = {
+                "game": "ikabegama",
+                "seats": [{"kind": "ai", "level": 5}, {"kind": "ai", "level": 5}],
+            }  # slow: going
             for _ in range(2):
                 assert user.post("/api/games", json=robots).status_code == 201
             cookies = dict(user.cookies)

@@ -70,6 +70,7 @@ SCOPES = ("play", "challenge", "read")
 _HASHER = PasswordHash((Argon2Hasher(),))
 """Argon2id with argon2-cffi's default cost (3 passes over 64 MiB, 4 lanes)."""
 
+
 @functools.cache
 def _dummy_hash() -> str:
     """Checked against when the account does not exist, so that an unknown user costs the same time
