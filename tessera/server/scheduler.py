@@ -76,6 +76,8 @@ class _Job:
     started: float = 0.0
     inner: Future[Any] | None = None
     """The executor's future of the current run (replaced when the job is started again)."""
+    executor: Executor | None = None
+    """The executor of the current run."""
 
 
 def warm_process() -> None:
@@ -223,33 +225,42 @@ class FairPool:
     def _launch(self, job: _Job) -> None:
         """Run ``job`` in the executor (a fresh one if the old one broke)."""
         job.started = time.monotonic()
+        ex = self._exec()
         try:
-            inner = self._exec().submit(job.fn, *job.args)
+            inner = ex.submit(job.fn, *job.args)
         except (RuntimeError, BrokenProcessPool) as e:
-            self._broken(e)
-            inner = self._exec().submit(job.fn, *job.args)
+            self._broken(e, ex)
+            ex = self._exec()
+            inner = ex.submit(job.fn, *job.args)
         with self._lock:
             job.inner = inner
+            job.executor = ex
             self._active.add(job)
         self._watch()
         inner.add_done_callback(functools.partial(self._done, job))
 
-    def _broken(self, e: BaseException) -> None:
-        """A worker process died (killed, out of memory): log it and start a fresh pool."""
-        log.error("an AI worker process died (%s); starting a new pool", e)
+    def _broken(self, e: BaseException, executor: Executor | None) -> None:
+        """A worker process of ``executor`` died (killed, out of memory): log it and start a fresh pool
+        (unless that executor was already replaced)."""
         with self._lock:
-            old, self._executor = self._executor, None
-        if old is not None:
-            old.shutdown(wait=False, cancel_futures=True)
+            if executor is None or executor is not self._executor:
+                return
+            self._executor = None
+        log.error("an AI worker process died (%s); starting a new pool", e)
+        executor.shutdown(wait=False, cancel_futures=True)
 
     def _done(self, job: _Job, inner: Future[Any]) -> None:
         with self._lock:
             if inner is not job.inner:
                 return  # a run stopped by the watchdog (the job failed, or runs again elsewhere)
             job.inner = None
+            replaced = job.executor is not self._executor
         exc: BaseException | None = CancelledError() if inner.cancelled() else inner.exception()
         if isinstance(exc, BrokenProcessPool):
-            self._broken(exc)
+            if replaced and not self._closed:  # its processes were killed for another job: run it again
+                self._launch(job)
+                return
+            self._broken(exc, job.executor)
         self._finish(job, inner.result() if exc is None else None, exc)
 
     def _finish(self, job: _Job, result: Any, exc: BaseException | None) -> None:
