@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
@@ -12,6 +13,9 @@ from tessera.server.errors import ServiceError
 from tessera.server.inputs import seat_plan
 from tessera.server.limits import client_address
 from tessera.server.routers.deps import Service, ViewerToken, created_answer
+from tessera.server.storage_errors import STORAGE_ERRORS
+
+log = logging.getLogger("tessera.server")
 
 router = APIRouter(tags=["games"])
 
@@ -108,8 +112,11 @@ def create_game(body: CreateIn, service: Service, request: Request) -> dict[str,
             public=body.public,
             seat_kinds=body.seats,
         )
-    with service.storage.transaction() as tx:
-        creators.record(tx, created.game_id, creator, user_id=user_id, all_ai=robots)
+    try:
+        with service.storage.transaction() as tx:
+            creators.record(tx, created.game_id, creator, user_id=user_id, all_ai=robots)
+    except STORAGE_ERRORS as e:  # the game is made (a 503 would say nothing was): it counts as its own creator
+        log.warning("the creator of game %s was not recorded: %s", created.game_id, e)
     worker.claim(created.game_id, client)
     return created_answer(created)
 
