@@ -14,7 +14,12 @@ and prints, as JSON, the median seconds to each first answer (target: catalogue,
 and move within 2 s of the process starting), with the CPU seconds the server process spent
 until then.  Each server is stopped after it is ready.
 
+The CPU seconds are the steadier figure on a shared machine: the wall-clock ones grow with
+whatever else the cores are doing.  ``--compare PATH`` starts another checkout's server (on its
+own SQLite file) in turn with this one's, for an A/B in one run.
+
     python benchmarks/startup.py --runs 3
+    python benchmarks/startup.py --runs 5 --compare ../main   # this tree against another checkout
     python benchmarks/startup.py --db postgres  # a throwaway PostgreSQL cluster (tests/server/pg.py)
 """
 

@@ -148,11 +148,13 @@ class FairPool:
     def warm(self) -> None:
         """Start the worker processes now and load the agents in each (a first search in a cold process
         would otherwise spend seconds importing and loading compiled kernels)."""
-        if self.mode != "process":
-            return
-        ex = self._exec()
+        with self._lock:
+            if self.mode != "process" or self._closed:  # (the warm-up may end after the server stopped)
+                return
+            ex = self._exec()
         for _ in range(self.size):
-            ex.submit(warm_process)
+            with contextlib.suppress(RuntimeError):  # closed meanwhile
+                ex.submit(warm_process)
 
     # -- submitting ----------------------------------------------------------------------------
     def submit(
