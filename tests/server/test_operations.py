@@ -401,6 +401,6 @@ def test_the_server_answers_before_its_warm_up_is_done_and_starts_the_ai_process
             while app.state.pool._executor is None:  # started by the warm-up thread once it is done
                 assert time.monotonic() < deadline
                 time.sleep(0.05)
-            assert warmed[:2] == ["nelaxtam", "nume"], warmed  # the games in play first, newest first
+            assert set(warmed[:2]) == {"nelaxtam", "nume"}, warmed  # the games in play first (nibble's is over)
     finally:
         release.set()
