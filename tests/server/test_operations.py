@@ -404,3 +404,33 @@ def test_the_server_answers_before_its_warm_up_is_done_and_starts_the_ai_process
             assert set(warmed[:2]) == {"nelaxtam", "nume"}, warmed  # the games in play first (nibble's is over)
     finally:
         release.set()
+
+
+def test_a_database_already_at_the_newest_revision_is_opened_without_alembic(tmp_path: Any) -> None:
+    """Start-up: 'measure where start-up time goes (… migrations …) and move the heavy parts off the
+    critical path': the schema check reads the newest revision from the migration scripts' text
+    (the same head alembic finds) and, when the database is already there, never imports alembic;
+    a database behind it is still migrated."""
+    import subprocess
+    import sys
+
+    from tessera.server.storage import Storage, schema_head, script_head
+
+    assert script_head() == schema_head()
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    probe = (
+        "import sys; from tessera.server.storage import Storage; Storage(sys.argv[1]).dispose(); "
+        "print('alembic' in sys.modules)"
+    )
+    run = lambda: subprocess.run(  # noqa: E731
+        [sys.executable, "-c", probe, url], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert run() == "True", "a new database is migrated by alembic"
+    assert run() == "False", "a database at the newest revision is opened without alembic"
+    storage = Storage(url)
+    with storage.engine.begin() as conn:
+        conn.exec_driver_sql("UPDATE alembic_version SET version_num = '0004'")
+        conn.exec_driver_sql("DROP TABLE game_creators")
+    storage.dispose()
+    assert run() == "True", "a database behind the scripts is migrated"
+    assert Storage(url).schema_versions()[0] == schema_head()
