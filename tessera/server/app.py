@@ -43,13 +43,13 @@ from tessera.server.logs import RequestLog
 from tessera.server.routers import ROUTERS
 from tessera.server.routers.catalog import catalog, rules_text
 from tessera.server.routers.pages import WEB
-from tessera.server.scheduler import FairPool, PoolBusy
+from tessera.server.scheduler import FairPool, PoolBusy, SearchTimeout
 from tessera.server.seeks.pool import SeekPool, pool_settings_from_env
 from tessera.server.seeks.routes import router as seeks_router
 from tessera.server.service import MatchService
 from tessera.server.storage import Storage
 from tessera.server.storage_errors import STORAGE_ERRORS, storage_trouble
-from tessera.server.warmup import Warmup
+from tessera.server.warmup import Warmup, games_in_play
 from tessera.server.worker import AIWorker
 
 __all__ = ["catalog", "create_app", "rules_text", "validation_message"]
@@ -106,6 +106,13 @@ def tune_threads() -> None:
     sys.setswitchinterval(float(os.environ.get("TESSERA_SWITCH_INTERVAL") or SWITCH_INTERVAL))
     _, gen1, gen2 = gc.get_threshold()
     gc.set_threshold(GC_THRESHOLD, gen1, gen2)
+
+
+def freeze() -> None:
+    """Collect, then freeze: start-up objects (modules, compiled kernels) are never traversed by later
+    collections."""
+    gc.collect()
+    gc.freeze()
 
 
 DESCRIPTOR_WARNING = 0.8
@@ -197,7 +204,7 @@ def create_app(
     worker = AIWorker(service, mode=ai_mode, seconds=ai_seconds, pool=pool)
     timers = ClockTimers(service.check_clock)
     seeks = SeekPool(service, **pool_settings_from_env())  # "Play now": seeks paired in waves
-    warmup = Warmup()
+    warmup = Warmup(first=lambda: games_in_play(storage))
 
     events.subscribe(timers.on_event)
     listener: ChangeListener | None = None
@@ -208,11 +215,15 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         hub.loop = timers.loop = account_streams.loop = bot_streams.loop = asyncio.get_running_loop()
         tune_threads()
-        if warm:
-            warmup.start()
-            pool.warm()
-        gc.collect()
-        gc.freeze()  # start-up objects (modules, compiled kernels) are never traversed by later collections
+        if warm:  # answers start at once; the AI's processes start once the kernels are loaded here
+
+            def after_warmup() -> None:
+                pool.warm()
+                freeze()
+
+            warmup.start(then=after_warmup)
+        else:
+            freeze()
         if listener is not None:
             await run_in_threadpool(listener.start)
         watch = asyncio.create_task(watch_descriptors())
@@ -273,6 +284,10 @@ def create_app(
     async def pool_busy(request: Request, exc: PoolBusy) -> JSONResponse:
         headers = {"Retry-After": str(max(1, round(exc.retry_after)))}
         return JSONResponse({"detail": exc.detail}, status_code=429, headers=headers)
+
+    @app.exception_handler(SearchTimeout)
+    async def search_stopped(request: Request, exc: SearchTimeout) -> JSONResponse:
+        return JSONResponse({"detail": exc.detail}, status_code=503, headers={"Retry-After": "1"})
 
     for kind in STORAGE_ERRORS:
 

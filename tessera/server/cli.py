@@ -175,20 +175,31 @@ def _serve_workers(args: argparse.Namespace, url: str) -> int:
         os.environ["TESSERA_SOCKETS_PER_CLIENT"] = str(args.max_sockets_per_client)
     if args.metrics:
         os.environ["TESSERA_METRICS"] = "1"
+        if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):  # the processes' figures, summed by /metrics
+            import tempfile
+
+            os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="tessera-metrics-")
     if args.ai_processes is not None:
         os.environ["TESSERA_AI_PROCESSES"] = str(args.ai_processes)
     shown = "localhost" if args.host in ("127.0.0.1", "::1") else args.host
     print(f"tessera: serving on http://{shown}:{args.port}/ with {args.workers} processes (database: {_safe(url)})")
     sys.stdout.flush()
-    uvicorn.run(
-        "tessera.server.app:app_from_env",
-        factory=True,
-        host=args.host,
-        port=args.port,
-        workers=args.workers,
-        log_config=None,
-        **uvicorn_limits(args),
-    )
+    try:
+        uvicorn.run(
+            "tessera.server.app:app_from_env",
+            factory=True,
+            host=args.host,
+            port=args.port,
+            workers=args.workers,
+            log_config=None,
+            **uvicorn_limits(args),
+        )
+    finally:
+        shared = os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")
+        if args.metrics and os.path.basename(shared).startswith("tessera-metrics-"):
+            import shutil
+
+            shutil.rmtree(shared, ignore_errors=True)
     return 0
 
 

@@ -10,13 +10,24 @@
 ``tessera_ai_running``             AI searches running
 ``tessera_ai_wait_seconds``        how long searches waited for a process (histogram)
 ``tessera_sockets``                open game WebSockets
+``tessera_processes``              server processes counted (``--workers``: all of them)
 =================================  =========================================================
 
 Each app has its own registry (several apps in one test process do not collide).
+
+With several server processes (``tessera serve --workers N --metrics``) every process writes its
+figures to files in ``PROMETHEUS_MULTIPROC_DIR`` (prometheus-client's multiprocess mode; ``serve``
+makes the directory) and ``/metrics``, whichever process answers, reports the whole server:
+counters and histograms summed over the processes, the gauges the sum of the live processes'
+values (each process refreshes its own every second).
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import os
+import threading
 import time
 from typing import Any
 
@@ -26,19 +37,23 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 class Metrics:
     """The app's collectors, and the ASGI middleware that counts requests."""
 
+    REFRESH = 1.0
+    """Seconds between two refreshes of this process's gauges (multiprocess mode)."""
+
     def __init__(self, pool: Any, hub: Any) -> None:
         from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
+        self.shared = os.environ.get("PROMETHEUS_MULTIPROC_DIR") or None
+        """The multiprocess directory (None: this process alone)."""
         self.registry = CollectorRegistry()
         r = self.registry
+        live: dict[str, Any] = {"multiprocess_mode": "livesum"} if self.shared else {}
         self.requests = Counter("tessera_requests", "HTTP requests", ["route", "method", "status"], registry=r)
         self.seconds = Histogram("tessera_request_seconds", "HTTP request duration", ["route"], registry=r)
         self.errors = Counter("tessera_errors", "HTTP answers 5xx", ["route", "status"], registry=r)
         self.moves = Counter("tessera_moves", "moves accepted over HTTP", registry=r)
-        queue = Gauge("tessera_ai_queue", "AI searches waiting for a worker process", registry=r)
-        queue.set_function(lambda: float(pool.queued()))
-        running = Gauge("tessera_ai_running", "AI searches running", registry=r)
-        running.set_function(lambda: float(pool.running()))
+        queue = Gauge("tessera_ai_queue", "AI searches waiting for a worker process", registry=r, **live)
+        running = Gauge("tessera_ai_running", "AI searches running", registry=r, **live)
         self.ai_wait = Histogram(
             "tessera_ai_wait_seconds",
             "time AI searches waited for a process",
@@ -46,14 +61,50 @@ class Metrics:
             registry=r,
         )
         pool.on_wait = self.ai_wait.observe
-        sockets = Gauge("tessera_sockets", "open game WebSockets", registry=r)
-        sockets.set_function(lambda: float(sum(len(c) for c in hub.games.values())))
+        sockets = Gauge("tessera_sockets", "open game WebSockets", registry=r, **live)
+        processes = Gauge("tessera_processes", "server processes", registry=r, **live)
+        processes.set(1)
+        figures = {
+            queue: lambda: float(pool.queued()),
+            running: lambda: float(pool.running()),
+            sockets: lambda: float(sum(len(c) for c in hub.games.values())),
+        }
+        if not self.shared:
+            for gauge, read in figures.items():
+                gauge.set_function(read)
+            return
+        self._figures = figures
+        threading.Thread(target=self._refresh, name="tessera-metrics", daemon=True).start()
+        atexit.register(_dead, os.getpid())
+
+    def _refresh(self) -> None:
+        """Write this process's gauges to the shared files, every :attr:`REFRESH` seconds."""
+        while True:
+            for gauge, read in self._figures.items():
+                with contextlib.suppress(Exception):  # a figure that cannot be read now: at the next refresh
+                    gauge.set(read())
+            time.sleep(self.REFRESH)
 
     def render(self) -> bytes:
         """The metrics in Prometheus's text format."""
-        from prometheus_client import generate_latest
+        from prometheus_client import CollectorRegistry, generate_latest
 
-        return bytes(generate_latest(self.registry))
+        if not self.shared:
+            return bytes(generate_latest(self.registry))
+        from prometheus_client.multiprocess import MultiProcessCollector
+
+        whole = CollectorRegistry()
+        MultiProcessCollector(whole, self.shared)
+        return bytes(generate_latest(whole))
+
+
+def _dead(pid: int) -> None:
+    """A process that ends leaves the live gauges (its counters stay in the sums)."""
+    from prometheus_client import multiprocess
+
+    directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if directory:
+        multiprocess.mark_process_dead(pid, directory)
 
 
 class MetricsMiddleware:

@@ -10,6 +10,11 @@ most ``queue_cap`` waiting per client, refused beyond: :class:`PoolBusy`).
 
 A "client" is a string the caller chooses: the account when a request carries one, else the
 address.  ``mode="thread"`` runs the same scheduling on threads (tests, ``--ai-threads``).
+
+A search that runs past its budget plus :data:`GRACE` seconds is stopped (process mode): a
+watchdog kills the worker processes, its future fails with :class:`SearchTimeout` (the caller
+tells its client), the other searches that were running are started again on fresh processes,
+and the pool goes on.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import CancelledError, Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,14 +48,36 @@ class PoolBusy(Exception):
         self.retry_after = retry_after
 
 
-@dataclass
+class SearchTimeout(Exception):
+    """A search ran past its budget plus the grace and was stopped (its worker process killed)."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
+
+
+GRACE = 10.0
+"""Seconds a search may run past its budget before it is stopped (``TESSERA_AI_GRACE``): a fresh
+worker process spends a few seconds loading the compiled kernels before its first search."""
+
+DEFAULT_BUDGET = {AI: 10.0, ANALYSIS: 10.0}
+"""A job's budget when the caller gives none (the longest level's time; the longest evaluation)."""
+
+
+@dataclass(eq=False)
 class _Job:
     client: str
     kind: str
     fn: Callable[..., Any]
     args: tuple[Any, ...]
     future: Future[Any]
+    budget: float | None = None
     queued: float = field(default_factory=time.monotonic)
+    started: float = 0.0
+    inner: Future[Any] | None = None
+    """The executor's future of the current run (replaced when the job is started again)."""
+    executor: Executor | None = None
+    """The executor of the current run."""
 
 
 def warm_process() -> None:
@@ -83,6 +110,7 @@ class FairPool:
         per_client: int = 1,
         analysis_slots: int | None = None,
         queue_cap: int = 4,
+        grace: float | None = None,
     ) -> None:
         if mode not in ("process", "thread"):
             raise ValueError(f"AI pool mode {mode!r} is not accepted: expected 'process' or 'thread'")
@@ -91,6 +119,11 @@ class FairPool:
         self.per_client = max(1, per_client)
         self.analysis_slots = analysis_slots if analysis_slots is not None else max(1, self.size // 2)
         self.queue_cap = queue_cap
+        self.grace = grace if grace is not None else float(os.environ.get("TESSERA_AI_GRACE") or GRACE)
+        self._active: set[_Job] = set()  # jobs running in the executor
+        self._watchdog: threading.Thread | None = None
+        self.stopped = 0
+        """Searches stopped for running past their budget."""
         self._queues: dict[str, deque[_Job]] = {}
         self._order: deque[str] = deque()  # clients with waiting jobs, in round-robin order
         self._running: dict[str, int] = {}
@@ -115,16 +148,21 @@ class FairPool:
     def warm(self) -> None:
         """Start the worker processes now and load the agents in each (a first search in a cold process
         would otherwise spend seconds importing and loading compiled kernels)."""
-        if self.mode != "process":
-            return
-        ex = self._exec()
+        with self._lock:
+            if self.mode != "process" or self._closed:  # (the warm-up may end after the server stopped)
+                return
+            ex = self._exec()
         for _ in range(self.size):
-            ex.submit(warm_process)
+            with contextlib.suppress(RuntimeError):  # closed meanwhile
+                ex.submit(warm_process)
 
     # -- submitting ----------------------------------------------------------------------------
-    def submit(self, client: str, kind: str, fn: Callable[..., Any], *args: Any) -> Future[Any]:
+    def submit(
+        self, client: str, kind: str, fn: Callable[..., Any], *args: Any, budget: float | None = None
+    ) -> Future[Any]:
         """Queue ``fn(*args)`` for ``client``; the future holds its result.  Analysis beyond the
-        client's queue cap is refused (:class:`PoolBusy`)."""
+        client's queue cap is refused (:class:`PoolBusy`).  ``budget``: the seconds the search may
+        take (default :data:`DEFAULT_BUDGET`); past it and the grace it is stopped (:class:`SearchTimeout`)."""
         fut: Future[Any] = Future()
         with self._lock:
             if self._closed:
@@ -135,7 +173,7 @@ class FairPool:
                     f"too many evaluations waiting: at most {self.queue_cap} per client; try again shortly",
                     retry_after=2.0,
                 )
-            q.append(_Job(client, kind, fn, args, fut))
+            q.append(_Job(client, kind, fn, args, fut, budget))
             if client not in self._order:
                 self._order.append(client)
             ready = self._pick()
@@ -184,37 +222,117 @@ class FairPool:
         for job in jobs:
             if self.on_wait is not None:
                 self.on_wait(time.monotonic() - job.queued)
-            try:
-                inner = self._exec().submit(job.fn, *job.args)
-            except (RuntimeError, BrokenProcessPool) as e:
-                self._broken(e)
-                inner = self._exec().submit(job.fn, *job.args)
-            inner.add_done_callback(functools.partial(self._done, job))
+            self._launch(job)
 
-    def _broken(self, e: BaseException) -> None:
-        """A worker process died (killed, out of memory): log it and start a fresh pool."""
-        log.error("an AI worker process died (%s); starting a new pool", e)
+    def _launch(self, job: _Job) -> None:
+        """Run ``job`` in the executor (a fresh one if the old one broke)."""
+        job.started = time.monotonic()
+        ex = self._exec()
+        try:
+            inner = ex.submit(job.fn, *job.args)
+        except (RuntimeError, BrokenProcessPool) as e:
+            self._broken(e, ex)
+            ex = self._exec()
+            inner = ex.submit(job.fn, *job.args)
         with self._lock:
-            old, self._executor = self._executor, None
-        if old is not None:
-            old.shutdown(wait=False, cancel_futures=True)
+            job.inner = inner
+            job.executor = ex
+            self._active.add(job)
+        self._watch()
+        inner.add_done_callback(functools.partial(self._done, job))
+
+    def _broken(self, e: BaseException, executor: Executor | None) -> None:
+        """A worker process of ``executor`` died (killed, out of memory): log it and start a fresh pool
+        (unless that executor was already replaced)."""
+        with self._lock:
+            if executor is None or executor is not self._executor:
+                return
+            self._executor = None
+        log.error("an AI worker process died (%s); starting a new pool", e)
+        executor.shutdown(wait=False, cancel_futures=True)
 
     def _done(self, job: _Job, inner: Future[Any]) -> None:
         with self._lock:
+            if inner is not job.inner:
+                return  # a run stopped by the watchdog (the job failed, or runs again elsewhere)
+            job.inner = None
+            replaced = job.executor is not self._executor
+        exc: BaseException | None = CancelledError() if inner.cancelled() else inner.exception()
+        if isinstance(exc, BrokenProcessPool):
+            if replaced and not self._closed:  # its processes were killed for another job: run it again
+                self._launch(job)
+                return
+            self._broken(exc, job.executor)
+        self._finish(job, inner.result() if exc is None else None, exc)
+
+    def _finish(self, job: _Job, result: Any, exc: BaseException | None) -> None:
+        """The job is over: free its slot, start the next ones, then settle its future."""
+        with self._lock:
+            self._active.discard(job)
             self._running[job.client] -= 1
             if not self._running[job.client]:
                 del self._running[job.client]
             self._running_kind[job.kind] -= 1
             self._busy -= 1
             ready = [] if self._closed else self._pick()
-        exc = inner.exception()
-        if isinstance(exc, BrokenProcessPool):
-            self._broken(exc)
         if exc is not None:
             job.future.set_exception(exc)
         else:
-            job.future.set_result(inner.result())
+            job.future.set_result(result)
         self._start(ready)
+
+    # -- stopping overlong searches ----------------------------------------------------------
+    def _watch(self) -> None:
+        """Start the watchdog thread (process mode: a thread cannot be stopped from outside)."""
+        if self.mode != "process" or self._watchdog is not None:
+            return
+        self._watchdog = threading.Thread(target=self._patrol, name="tessera-ai-watchdog", daemon=True)
+        self._watchdog.start()
+
+    def _patrol(self) -> None:
+        while not self._closed:
+            time.sleep(0.1)
+            self.stop_overdue()
+
+    def stop_overdue(self) -> list[_Job]:
+        """Stop the searches past their budget plus the grace: kill the worker processes, fail those
+        jobs with :class:`SearchTimeout`, run the other running jobs again on fresh processes."""
+        now = time.monotonic()
+        with self._lock:
+            late = [j for j in self._active if j.inner is not None and now - j.started > self._limit(j)]
+            if not late:
+                return []
+            others = [j for j in self._active if j not in late and j.inner is not None]
+            for j in (*late, *others):
+                j.inner = None  # their runs in the old processes no longer count
+            old, self._executor = self._executor, None
+        self.stopped += len(late)
+        for j in late:
+            log.error(
+                "an AI search (%s for %s) ran %.1f s, past its budget of %.1f s and the grace: stopping its process",
+                j.kind,
+                j.client,
+                now - j.started,
+                self._budget(j),
+            )
+        if old is not None:
+            kill_processes(old)
+        for j in others:
+            self._launch(j)
+        for j in late:
+            what = "evaluation" if j.kind == ANALYSIS else "AI search"
+            self._finish(
+                j,
+                None,
+                SearchTimeout(f"the {what} ran past its time ({self._budget(j):g} s) and was stopped; try again"),
+            )
+        return late
+
+    def _budget(self, job: _Job) -> float:
+        return job.budget if job.budget is not None else DEFAULT_BUDGET.get(job.kind, 10.0)
+
+    def _limit(self, job: _Job) -> float:
+        return self._budget(job) + self.grace
 
     def close(self) -> None:
         """Refuse new jobs, cancel the waiting ones, stop the processes."""
@@ -227,3 +345,15 @@ class FairPool:
             j.future.cancel()
         if self._executor is not None:
             self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+def kill_processes(executor: Executor) -> None:
+    """Kill a process pool's worker processes (SIGKILL) and let it go."""
+    procs = list((getattr(executor, "_processes", None) or {}).values())
+    for p in procs:
+        with contextlib.suppress(Exception):
+            p.kill()
+    executor.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        with contextlib.suppress(Exception):
+            p.join(5)

@@ -143,7 +143,7 @@ class MatchService:
 
     def list_games(self, status: str | None = "open", **page: Any) -> list[dict[str, Any]]:
         """The lobby: open online games (a seat free), or recent public games by status
-        (``limit``, ``offset``, ``creator``, ``per_creator``: :meth:`tessera.server.views.Views.lobby`)."""
+        (``limit``, ``offset``, ``per_creator``, ``player``: :meth:`tessera.server.views.Views.lobby`)."""
         return self.views.lobby(status, **page)
 
     # -- moves (the pipeline) ----------------------------------------------------------------

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -231,8 +232,19 @@ def run_migrations(engine: Engine) -> None:
     """Bring the database schema up to date (``alembic upgrade head``).
 
     On PostgreSQL the upgrade holds an advisory lock: server processes starting together
-    migrate one after the other (the others then find the schema up to date).
+    migrate one after the other (the others then find the schema up to date).  A database whose
+    revision is already the scripts' head (:func:`script_head`) is left alone without importing
+    alembic (about 0.1 s of CPU at each start-up).
     """
+    head = script_head()
+    if head is not None:
+        try:
+            with engine.connect() as conn:
+                current = [str(v) for v in conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalars()]
+        except sa.exc.DBAPIError:  # a new database: no version table yet
+            current = []
+        if current == [head]:
+            return
     from alembic import command
     from alembic.config import Config
 
@@ -247,6 +259,25 @@ def run_migrations(engine: Engine) -> None:
 
 
 _HEAD: list[str] = []
+
+_REVISION = re.compile(r"^revision\s*=\s*['\"]([^'\"]+)['\"]", re.M)
+_DOWN = re.compile(r"^down_revision\s*=\s*(.*)$", re.M)
+
+
+def script_head() -> str | None:
+    """The newest migration's revision read from the scripts' text (cheap: no alembic); None when the
+    scripts do not show exactly one head (alembic then decides)."""
+    revisions: set[str] = set()
+    downs: set[str] = set()
+    for path in (Path(__file__).parent / "migrations" / "versions").glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        rev, down = _REVISION.search(text), _DOWN.search(text)
+        if rev is None or down is None:
+            return None
+        revisions.add(rev.group(1))
+        downs.update(re.findall(r"['\"]([^'\"]+)['\"]", down.group(1)))
+    heads = revisions - downs
+    return heads.pop() if len(heads) == 1 else None
 
 
 def schema_head() -> str:

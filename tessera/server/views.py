@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from collections.abc import Callable
 from typing import Any
 
 from tessera.core.game import SIMULTANEOUS, TERMINAL
@@ -141,28 +140,26 @@ class Views:
         *,
         limit: int = 50,
         offset: int = 0,
-        creator: Callable[[str], str] | None = None,
         per_creator: int = 0,
+        player: str | None = None,
     ) -> list[dict[str, Any]]:
-        """The lobby: open online games (a seat free; selected as open in the query, newest first,
-        ``limit`` from ``offset``), or recent public games by status.  ``creator`` names a game's
-        creator: at most ``per_creator`` (0: any number) of one creator's games are listed on a page."""
+        """The lobby: open online games (a seat free; selected as open in the query, ``limit`` from
+        ``offset``, at most ``per_creator`` (0: any number) of one creator's games; for a signed-in
+        ``player`` (a user id) the nearest ratings first, else newest first:
+        :func:`tessera.server.creators.open_games`), or recent public games by status."""
+        from tessera.server import creators
+
         with self.games.storage.transaction() as tx:
             if status == "open":
-                rows = tx.open_games(limit=limit, offset=offset)
+                ids = creators.open_games(tx, limit=limit, offset=offset, per_creator=per_creator, player=player)
+                rows = [r for r in (tx.get_game(gid) for gid in ids) if r is not None]
             else:
                 rows = tx.list_games(status=status, limit=limit)
         out = []
-        shown: dict[str, int] = {}
         for r in rows:
             free = [s.seat for s in r.seats if s.kind == "human" and not s.claimed]
             if status == "open" and (r.status != "active" or not free):
                 continue
-            if creator is not None and per_creator:
-                who = creator(r.id)
-                shown[who] = shown.get(who, 0) + 1
-                if shown[who] > per_creator:
-                    continue
             out.append(
                 {
                     "id": r.id,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import random
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import tessera
@@ -52,22 +53,58 @@ def warm(name: str) -> dict[str, list[str]]:
     return seats
 
 
+def games_in_play(storage: Any, limit: int = 1000) -> list[str]:
+    """The games of the most recently changed active games, most recent first (warmed first)."""
+    import sqlalchemy as sa
+
+    from tessera.server.storage import games_table
+
+    recent = (
+        sa.select(games_table.c.game, games_table.c.updated_at)
+        .where(games_table.c.status == "active")
+        .order_by(games_table.c.updated_at.desc())
+        .limit(limit)
+        .subquery()
+    )
+    q = sa.select(recent.c.game).group_by(recent.c.game).order_by(sa.func.max(recent.c.updated_at).desc())
+    with storage.transaction() as tx:
+        return [str(g) for (g,) in tx.conn.execute(q)]
+
+
 class Warmup:
     """Warms every game's kernels in a background thread (:meth:`start`); :meth:`status` says how far."""
 
-    def __init__(self) -> None:
+    def __init__(self, first: Callable[[], list[str]] | None = None) -> None:
+        self._first = first
+        """Names of the games to warm first (those being played: their next request waits for them)."""
         self._pending: list[str] = list(tessera.list_games())
         self._seats: dict[str, dict[str, list[str]]] = {}
         self._guard = threading.Lock()
         self._thread = threading.Thread(target=self._run, name="tessera-warmup", daemon=True)
+        self._then: Callable[[], Any] | None = None
 
-    def start(self) -> None:
-        """Begin warming (once)."""
+    def start(self, then: Callable[[], Any] | None = None) -> None:
+        """Begin warming (once); ``then()`` runs in the warm-up thread when every game is warm.
+
+        Whatever must wait for the kernels goes in ``then`` (the AI pool's processes, a full garbage
+        collection): started with the server, they took the CPU from its first answers (on two
+        cores, three processes importing and loading kernels at once)."""
+        self._then = then
         if not self._thread.is_alive() and self._pending:
             self._thread.start()
+        elif then is not None and not self._pending:
+            then()
 
     def _run(self) -> None:
-        for name in list(self._pending):
+        order = list(self._pending)
+        if self._first is not None:
+            try:
+                wanted = [g for g in self._first() if g in order]
+            except Exception:  # the database may not answer yet: the default order
+                log.warning("the games in play could not be read; warming in the default order")
+                wanted = []
+            order = wanted + [g for g in order if g not in wanted]
+        for name in order:
             try:
                 seats = warm(name)
             except Exception:  # a game being written may not load yet: the catalogue says so
@@ -76,6 +113,11 @@ class Warmup:
             with self._guard:
                 self._seats[name] = seats
                 self._pending.remove(name)
+        if self._then is not None:
+            try:
+                self._then()
+            except Exception:
+                log.exception("the work after the warm-up failed")
 
     def status(self) -> dict[str, Any]:
         """``{"ready": bool, "warming": [game names still compiling]}``."""

@@ -28,7 +28,7 @@ from typing import Any
 from tessera.server.ai import LEVEL_SECONDS, think_step
 from tessera.server.errors import ServiceError
 from tessera.server.events import Changed, Event, Thinking
-from tessera.server.scheduler import AI, FairPool
+from tessera.server.scheduler import AI, FairPool, SearchTimeout
 from tessera.server.service import MatchService
 
 log = logging.getLogger("tessera.server.ai")
@@ -160,7 +160,7 @@ class AIWorker:
         args: tuple[Any, ...] = (job["spec"], job["seed"], list(plan["moves"]), int(job["player"]), int(job["level"]))
         args += (plan["total"], left, random.randrange(2**31))
         try:
-            fut = self.pool.submit(self.client_of(job["game_id"]), AI, think_step, *args)
+            fut = self.pool.submit(self.client_of(job["game_id"]), AI, think_step, *args, budget=max(left, 0.01))
         except RuntimeError:  # closing
             self._end(plan)
             return
@@ -173,6 +173,13 @@ class AIWorker:
             self._end(plan)
             return
         exc = fut.exception()
+        if isinstance(exc, SearchTimeout):  # stopped: play what was planned, else a random legal move
+            log.warning("AI of game %s: %s", job["game_id"], exc.detail)
+            self._report(job["game_id"], {**plan["info"], "stopped": exc.detail})
+            if not plan["steps"]:
+                plan["steps"].append(self.service.random_move(job["game_id"], job["player"], random.randrange(2**31)))
+            self._drivers.submit(self._play, plan)
+            return
         if exc is not None:
             log.error("AI of game %s failed: %r", job["game_id"], exc)
             self._end(plan)

@@ -8,7 +8,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 
@@ -24,6 +24,10 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+CLUSTERS: dict[int, Callable[[str], object]] = {}
+"""``pg_ctl stop`` / ``start`` of each cluster started here, by port (to restart one under a running server)."""
 
 
 @contextmanager
@@ -69,8 +73,14 @@ def postgres_cluster() -> Iterator[str]:
                 extra = f.read()
         shutil.rmtree(root, ignore_errors=True)
         raise RuntimeError(f"could not start PostgreSQL: {e.stdout}\n{extra}") from e
+    url = f"postgresql+psycopg://tessera@127.0.0.1:{port}/postgres"
+    options = ["-l", os.path.join(root, "log"), "-o", f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off"]
+    CLUSTERS[port] = lambda action: run(
+        f"{bindir}/pg_ctl", "-D", data, "-w", "-t", "60", *(["-m", "fast"] if action == "stop" else options), action
+    )
     try:
-        yield f"postgresql+psycopg://tessera@127.0.0.1:{port}/postgres"
+        yield url
     finally:
+        CLUSTERS.pop(port, None)
         subprocess.run([*prefix, f"{bindir}/pg_ctl", "-D", data, "-m", "immediate", "stop"], capture_output=True)
         shutil.rmtree(root, ignore_errors=True)

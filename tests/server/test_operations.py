@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import signal
 import sqlite3
 import threading
 import time
@@ -13,6 +14,7 @@ from collections.abc import Iterator
 from concurrent.futures import Future
 from typing import Any
 
+import httpx
 import pytest
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
@@ -234,3 +236,201 @@ def test_all_ai_games_are_for_accounts_two_at_a_time(client: TestClient) -> None
     third = client.post("/api/games", json=body, headers=origin)
     assert third.status_code == 429 and "at most 2" in third.json()["detail"]
     assert client.app.state.worker.client_of(r.json()["id"]).startswith("account:")  # type: ignore[attr-defined]
+
+
+def rate(client: TestClient, username: str, pool: str, rating: float) -> None:
+    """Give an account a rating in a pool (as rated games would)."""
+    from tessera.server.accounts.tables import ratings_table, users_table
+
+    storage = client.app.state.storage  # type: ignore[attr-defined]
+    with storage.transaction() as tx:
+        user_id = tx.conn.execute(sa.select(users_table.c.id).where(users_table.c.username == username)).scalar()
+        tx.conn.execute(
+            ratings_table.insert().values(
+                user_id=user_id, pool=pool, rating=rating, rd=80.0, vol=0.06, games=30, updated_at=time.time()
+            )
+        )
+
+
+def test_the_lobby_lists_open_games_nearest_rating_first_for_a_player_and_newest_first_for_a_guest(
+    client: TestClient,
+) -> None:
+    """'open games are selected as open in the query, paged, newest and nearest-rating first': a
+    signed-in player sees games ordered by how close the creator's rating (in that game's pool) is to
+    his own, ties newest first; a guest sees them newest first."""
+    app = client.app
+    people: dict[str, TestClient] = {}
+    ids: dict[str, str] = {}
+    for name, rating in (("far", 1900.0), ("near", 1600.0), ("unrated", None), ("player", 1650.0)):
+        c = TestClient(app, headers={"origin": str(client.base_url)})
+        r = c.post("/api/account/signup", json={"username": name, "password": "a long passphrase 1"})
+        assert r.status_code == 201, r.text
+        if rating is not None:
+            rate(client, name, "nume", rating)
+        people[name] = c
+    for name in ("far", "near", "unrated"):
+        ids[name] = new_game(people[name], mode="online", public=True)["id"]
+    ids["guest"] = new_game(client, mode="online", public=True)["id"]  # a guest creator counts as 1500
+    order = [g["id"] for g in people["player"].get("/api/games").json()["games"]]
+    # gaps to 1650: near 50, unrated 150, guest 150 (the guest's game is newer), far 250
+    assert order == [ids["near"], ids["guest"], ids["unrated"], ids["far"]]
+    page = people["player"].get("/api/games", params={"limit": 2, "offset": 1}).json()["games"]
+    assert [g["id"] for g in page] == [ids["guest"], ids["unrated"]]
+    assert [g["id"] for g in client.get("/api/games").json()["games"]] == [
+        ids["guest"], ids["unrated"], ids["near"], ids["far"]
+    ]  # fmt: skip
+
+
+def test_the_per_creator_caps_hold_across_server_processes_and_restarts(db_url: str) -> None:
+    """'Per-creator caps on listed games' and the cap on all-AI games are kept in the database: a
+    creator's games made through two server processes, and a process started afterwards, still count
+    together (the lobby lists at most 5 of them; a third all-AI game is refused on the other process)."""
+    from tests.server.test_processes import serve
+
+    with serve(db_url) as (a, proc_a), serve(db_url) as (b, _):
+        made = []
+        for base in (a, b, a, b, a, b, a):  # one creator (this address), through both processes
+            r = httpx.post(
+                base + "/api/games", json={"game": "nume", "params": {"size": 2}, "mode": "online", "public": True}
+            )
+            assert r.status_code == 201, r.text
+            made.append(r.json()["id"])
+        for base in (a, b):
+            listed = [g["id"] for g in httpx.get(base + "/api/games").json()["games"]]
+            assert listed == made[::-1][:5], "the 5 newest of the creator's 7 games, whichever process answers"
+        with httpx.Client(base_url=a, headers={"origin": a}) as user:
+            r = user.post("/api/account/signup", json={"username": "robotfan", "password": "a long passphrase 1"})
+            assert r.status_code == 201, r.text
+            robots = {
+                "game": "ikabegama",
+                "seats": [{"kind": "ai", "level": 5}, {"kind": "ai", "level": 5}],
+            }  # slow: going
+            for _ in range(2):
+                assert user.post("/api/games", json=robots).status_code == 201
+            cookies = dict(user.cookies)
+        proc_a.send_signal(signal.SIGINT)
+        proc_a.wait(30)
+        with serve(db_url) as (c, _):  # a process started afterwards (a restart)
+            third = httpx.post(c + "/api/games", json=robots, cookies=cookies, headers={"origin": c})
+            assert third.status_code == 429 and "at most 2" in third.json()["detail"]
+            assert len(httpx.get(c + "/api/games").json()["games"]) == 5
+
+
+def sample(text: str, name: str, **labels: str) -> float:
+    """The sum of a metric's samples with these labels in Prometheus's text format."""
+    total = 0.0
+    for line in text.splitlines():
+        if line.startswith("#") or not line.startswith(name):
+            continue
+        head, _, value = line.rpartition(" ")
+        metric, _, rest = head.partition("{")
+        if metric != name:
+            continue
+        if all(f'{k}="{v}"' in rest for k, v in labels.items()):
+            total += float(value)
+    return total
+
+
+@pytest.mark.postgres
+def test_metrics_report_the_whole_server_across_its_processes(db_url: str) -> None:
+    """'/metrics reports the whole server (prometheus multiprocess mode or an aggregation)' with
+    ``--workers``: whichever process answers counts both processes and every request they served."""
+    pytest.importorskip("prometheus_client")
+    from tests.server.test_processes import serve
+
+    if not db_url.startswith("postgresql"):
+        pytest.skip("--workers needs PostgreSQL")
+    with serve(db_url, "--workers", "2", "--metrics") as (base, _):
+        deadline = time.monotonic() + 60
+        while sample(httpx.get(base + "/metrics").text, "tessera_processes") < 2:  # both processes up
+            assert time.monotonic() < deadline, "the second process never counted itself"
+            time.sleep(0.2)
+        before = sample(httpx.get(base + "/metrics").text, "tessera_requests_total", route="/healthz")
+        sent = 60
+        for _ in range(sent):  # a new connection each: the processes share them out
+            assert httpx.get(base + "/healthz", headers={"connection": "close"}).status_code == 200
+        for _ in range(6):  # whichever process answers, it reports both
+            text = httpx.get(base + "/metrics", headers={"connection": "close"}).text
+            assert sample(text, "tessera_processes") == 2
+            assert sample(text, "tessera_requests_total", route="/healthz") == before + sent
+
+
+def test_the_server_answers_before_its_warm_up_is_done_and_starts_the_ai_processes_after_it(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """'the server starts answering within 2 s after a restart (kernels compiled ahead or in the
+    background)': while the kernel warm-up has not finished, the catalogue, the lobby, a game's view
+    and a move are answered (GET /api/status says it is still warming), and the AI pool's processes
+    are not started yet (they would take the CPU from those first answers); once the warm-up ends they
+    are.  The games being played are warmed first.  (The time itself: benchmarks/startup.py.)"""
+    from tessera.server import warmup
+
+    release = threading.Event()
+    warmed: list[str] = []
+    real = warmup.warm
+
+    def held(name: str) -> dict[str, list[str]]:
+        release.wait(60)  # the warm-up is stuck on its first game until the test lets it go
+        warmed.append(name)
+        return real(name)
+
+    url = f"sqlite:///{tmp_path / 'w.db'}"
+    with TestClient(create_app(url, ai_mode="thread", warm=False)) as c:  # games in play before the restart
+        g = new_game(c, game="nibble", params={})
+        new_game(c)  # nume
+        assert c.post(f"/api/games/{g['id']}/resign", json={"token": g["tokens"]["0"]}).status_code == 200  # over
+        new_game(c, game="nelaxtam", params={})  # the most recent
+    monkeypatch.setattr(warmup, "warm", held)
+    app = create_app(url, ai_mode="process", ai_processes=1)
+    try:
+        with TestClient(app) as c:
+            assert c.get("/api/status").json()["ready"] is False
+            assert c.get("/api/catalog").status_code == 200
+            assert c.get("/api/games").status_code == 200
+            assert c.get("/healthz").status_code == 200
+            n = new_game(c)
+            assert c.get(f"/api/games/{n['id']}").status_code == 200
+            r = c.post(f"/api/games/{n['id']}/moves", json={"token": n["tokens"]["0"], "move": "a1=3", "expected": 0})
+            assert r.status_code == 200, r.text
+            assert app.state.pool._executor is None, "the AI processes wait for the warm-up"
+            release.set()
+            deadline = time.monotonic() + 120
+            while not c.get("/api/status").json()["ready"]:
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+            while app.state.pool._executor is None:  # started by the warm-up thread once it is done
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+            assert set(warmed[:2]) == {"nelaxtam", "nume"}, warmed  # the games in play first (nibble's is over)
+    finally:
+        release.set()
+
+
+def test_a_database_already_at_the_newest_revision_is_opened_without_alembic(tmp_path: Any) -> None:
+    """Start-up: 'measure where start-up time goes (… migrations …) and move the heavy parts off the
+    critical path': the schema check reads the newest revision from the migration scripts' text
+    (the same head alembic finds) and, when the database is already there, never imports alembic;
+    a database behind it is still migrated."""
+    import subprocess
+    import sys
+
+    from tessera.server.storage import Storage, schema_head, script_head
+
+    assert script_head() == schema_head()
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    probe = (
+        "import sys; from tessera.server.storage import Storage; Storage(sys.argv[1]).dispose(); "
+        "print('alembic' in sys.modules)"
+    )
+    run = lambda: subprocess.run(  # noqa: E731
+        [sys.executable, "-c", probe, url], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert run() == "True", "a new database is migrated by alembic"
+    assert run() == "False", "a database at the newest revision is opened without alembic"
+    storage = Storage(url)
+    with storage.engine.begin() as conn:
+        conn.exec_driver_sql("UPDATE alembic_version SET version_num = '0004'")
+        conn.exec_driver_sql("DROP TABLE game_creators")
+    storage.dispose()
+    assert run() == "True", "a database behind the scripts is migrated"
+    assert Storage(url).schema_versions()[0] == schema_head()

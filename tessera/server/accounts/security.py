@@ -6,6 +6,7 @@ Nothing here logs; no function returns a password or a secret except the one tha
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import secrets
@@ -70,9 +71,13 @@ the account to a bot, play its games)."""
 _HASHER = PasswordHash((Argon2Hasher(),))
 """Argon2id with argon2-cffi's default cost (3 passes over 64 MiB, 4 lanes)."""
 
-_DUMMY_HASH = _HASHER.hash(secrets.token_urlsafe(24))
-"""Checked against when the account does not exist, so that an unknown user costs the same time
-as a wrong password."""
+
+@functools.cache
+def _dummy_hash() -> str:
+    """Checked against when the account does not exist, so that an unknown user costs the same time
+    as a wrong password (made on first use: an Argon2 hash is about 0.1 s of CPU, kept off the
+    server's start-up)."""
+    return str(_HASHER.hash(secrets.token_urlsafe(24)))
 
 
 class Refused(HTTPException):
@@ -120,7 +125,7 @@ def verify_password(password: str, stored: str | None) -> bool:
     """Whether ``password`` matches ``stored``; with no stored hash, or a password longer than any
     that can be set, the work is done all the same (against a dummy hash) and the answer is False."""
     if stored is None or len(password) > MAX_PASSWORD:
-        _HASHER.verify(password[:MAX_PASSWORD], _DUMMY_HASH)
+        _HASHER.verify(password[:MAX_PASSWORD], _dummy_hash())
         return False
     try:
         return bool(_HASHER.verify(password, stored))

@@ -55,7 +55,7 @@ async def analysis_evaluate(body: AnalysisIn, request: Request) -> dict[str, Any
     cred = credential(request.scope)
     client = f"account:{cred}" if cred else client_address(request.scope)
     args = (body.game, check_seed(body.seed), [list(m) for m in body.moves], body.seconds)
-    return dict(await asyncio.wrap_future(pool.submit(client, ANALYSIS, analysis.evaluate, *args)))
+    return dict(await asyncio.wrap_future(pool.submit(client, ANALYSIS, analysis.evaluate, *args, budget=body.seconds)))
 
 
 @router.post("/api/analysis/continue", status_code=201)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
@@ -12,6 +13,9 @@ from tessera.server.errors import ServiceError
 from tessera.server.inputs import seat_plan
 from tessera.server.limits import client_address
 from tessera.server.routers.deps import Service, ViewerToken, created_answer
+from tessera.server.storage_errors import STORAGE_ERRORS
+
+log = logging.getLogger("tessera.server")
 
 router = APIRouter(tags=["games"])
 
@@ -64,38 +68,43 @@ def all_ai(body: CreateIn) -> bool:
     return all(kind == "ai" for kind, _, _ in plan)
 
 
-def check_all_ai(request: Request, service: Service) -> str:
-    """An all-AI game is for accounts only, :data:`MAX_ALL_AI_GAMES` at a time: the account's key."""
+def creator_key(request: Request) -> tuple[str, str | None]:
+    """Who is creating a game: ``("account:<id>", id)`` when the request carries an account, else
+    ``("addr:<address>", None)``."""
     from tessera.server.accounts.auth import optional_auth
 
     auth = optional_auth(request)
     if auth is None:
+        return f"addr:{client_address(request.scope)}", None
+    return f"account:{auth.user.id}", auth.user.id
+
+
+def check_all_ai(service: Service, creator: str, user_id: str | None) -> None:
+    """An all-AI game is for accounts only, :data:`MAX_ALL_AI_GAMES` at a time (counted in the database:
+    the cap holds across server processes and restarts)."""
+    from tessera.server import creators
+
+    if user_id is None:
         raise ServiceError(403, "a game whose every seat is an AI needs an account: sign in first")
-    key = f"account:{auth.user.id}"
-    going: dict[str, list[str]] = request.app.state.__dict__.setdefault("all_ai_games", {})
-    mine = [g for g in going.get(key, []) if _active(service, g)]
-    going[key] = mine
-    if len(mine) >= MAX_ALL_AI_GAMES:
+    with service.storage.transaction() as tx:
+        going = creators.all_ai_going(tx, creator)
+    if going >= MAX_ALL_AI_GAMES:
         raise ServiceError(
             429, f"at most {MAX_ALL_AI_GAMES} games whose every seat is an AI at a time: wait for one to finish"
         )
-    return key
-
-
-def _active(service: Service, game_id: str) -> bool:
-    with service.storage.transaction() as tx:
-        row = tx.get_game(game_id)
-    return row is not None and row.status in ("open", "active")
 
 
 @router.post("/api/games", status_code=201)
 def create_game(body: CreateIn, service: Service, request: Request) -> dict[str, Any]:
     """Create a game; the answer holds the creator's seat tokens and invite links.  A game whose every
     seat is an AI is for accounts only, a few at a time (403 for a guest, 429 over the cap)."""
-    client = client_address(request.scope)
+    from tessera.server import creators
+
+    creator, user_id = creator_key(request)
     robots = all_ai(body)
     if robots:
-        client = check_all_ai(request, service)
+        check_all_ai(service, creator, user_id)
+    client = creator if user_id is not None else client_address(request.scope)
     worker = request.app.state.worker
     with worker.acting_for(client):
         created = service.create(
@@ -110,14 +119,17 @@ def create_game(body: CreateIn, service: Service, request: Request) -> dict[str,
             public=body.public,
             seat_kinds=body.seats,
         )
-    if robots:
-        request.app.state.all_ai_games.setdefault(client, []).append(created.game_id)
+    try:
+        with service.storage.transaction() as tx:
+            creators.record(tx, created.game_id, creator, user_id=user_id, all_ai=robots)
+    except STORAGE_ERRORS as e:  # the game is made (a 503 would say nothing was): it counts as its own creator
+        log.warning("the creator of game %s was not recorded: %s", created.game_id, e)
     worker.claim(created.game_id, client)
     return created_answer(created)
 
 
 LOBBY_PER_CREATOR = 5
-"""Games of one creator (its address, or account) listed on a page of the lobby."""
+"""Open games of one creator (its account, or address) listed in the lobby (its newest)."""
 
 
 @router.get("/api/games")
@@ -128,15 +140,19 @@ def list_games(
     limit: Annotated[int, Query(ge=1, le=100)] = 50,
     offset: Annotated[int, Query(ge=0, le=100_000)] = 0,
 ) -> dict[str, Any]:
-    """The lobby: open online games (``status=open``, newest first), or public games by status; a page
-    of ``limit`` from ``offset``, at most :data:`LOBBY_PER_CREATOR` games of one creator on it."""
-    worker = request.app.state.worker
+    """The lobby: open online games (``status=open``), or public games by status; a page of ``limit``
+    from ``offset``.  Open games: at most :data:`LOBBY_PER_CREATOR` of one creator; for a signed-in
+    player the nearest ratings (the creator's in that game's pool) first, ties newest first; for a
+    guest newest first."""
+    from tessera.server.accounts.auth import optional_auth
+
+    auth = optional_auth(request) if status == "open" else None
     games = service.list_games(
         None if status == "all" else status,
         limit=limit,
         offset=offset,
-        creator=worker.client_of,
         per_creator=LOBBY_PER_CREATOR,
+        player=auth.user.id if auth is not None else None,
     )
     return {"games": games, "limit": limit, "offset": offset}
 
