@@ -17,6 +17,7 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 
 from tessera.server.accounts import glicko2, security
+from tessera.server.accounts.rating import current
 from tessera.server.accounts.security import Refused
 from tessera.server.accounts.tables import (
     account_games_table,
@@ -527,12 +528,16 @@ class AccountStore:
                 tx.conn.execute(seat_accounts_table.insert().values(game_id=game_id, seat=seat, user_id=u.id))
 
     # -- ratings and history -----------------------------------------------------------------
-    def ratings(self, user: User) -> dict[str, dict[str, Any]]:
-        """The account's rating per pool (game): rating, rd, provisional, games."""
+    def ratings(self, user: User, *, last_rated: bool = False) -> dict[str, dict[str, Any]]:
+        """The account's rating per pool (game): rating, rd (grown by the idle time since the last
+        rated game of the pool), provisional, games; with ``last_rated``, when that game was rated."""
         with self.storage.transaction() as tx:
             rows = tx.conn.execute(sa.select(ratings_table).where(ratings_table.c.user_id == user.id)).mappings()
             return {
-                r["pool"]: rating_public(glicko2.Rating(r["rating"], r["rd"], r["vol"]), r["games"])
+                r["pool"]: {
+                    **rating_public(current(glicko2.Rating(r["rating"], r["rd"], r["vol"]), r["updated_at"]), r["games"]),
+                    **({"last_rated": r["updated_at"]} if last_rated else {}),
+                }
                 for r in sorted(rows, key=lambda r: r["pool"])
             }
 
@@ -555,7 +560,9 @@ class AccountStore:
             ]
 
     def leaderboard(self, pool: str, limit: int = 100) -> list[dict[str, Any]]:
-        """Players of a pool with a non-provisional rating, best first (deleted accounts left out)."""
+        """Players of a pool with a non-provisional rating, best first (deleted accounts left out); the
+        deviation as it stands now (grown by idle time), so a player idle long enough drops out until
+        he plays again."""
         with self.storage.transaction() as tx:
             rows = tx.conn.execute(
                 sa.select(ratings_table, users_table.c.username, users_table.c.is_bot)
@@ -566,17 +573,20 @@ class AccountStore:
                     users_table.c.deleted_at.is_(None),
                 )
                 .order_by(ratings_table.c.rating.desc(), users_table.c.username_key)
-                .limit(limit)
             ).mappings()
-            return [
-                {
-                    "rank": i + 1,
-                    "username": r["username"],
-                    "is_bot": bool(r["is_bot"]),
-                    **rating_public(glicko2.Rating(r["rating"], r["rd"], r["vol"]), r["games"]),
-                }
-                for i, r in enumerate(rows)
+            now = [
+                (r, current(glicko2.Rating(r["rating"], r["rd"], r["vol"]), r["updated_at"])) for r in rows
             ]
+        shown = [(r, g) for r, g in now if not g.provisional][:limit]
+        return [
+            {
+                "rank": i + 1,
+                "username": r["username"],
+                "is_bot": bool(r["is_bot"]),
+                **rating_public(g, r["games"]),
+            }
+            for i, (r, g) in enumerate(shown)
+        ]
 
     def game_accounts(self, game_id: str) -> dict[str, Any]:
         """Who holds the seats of a game (usernames; a deleted account as ``None``), whether it is
@@ -722,7 +732,7 @@ class AccountStore:
             "username": user.username,
             "is_bot": user.is_bot,
             "joined": user.created_at,
-            "ratings": self.ratings(user),
+            "ratings": self.ratings(user, last_rated=True),
             "counts": {"games": len(every), **counts},
             "recent": self.games(user, page=1)["games"][:10],
         }
