@@ -28,6 +28,7 @@ from starlette.concurrency import run_in_threadpool
 import tessera
 from tessera.server import learn as learn_routes
 from tessera.server.accounts.live import install as install_accounts
+from tessera.server.accounts.rematch import install as install_rematch
 from tessera.server.accounts.routes import router as accounts_router
 from tessera.server.bus import ChangeListener
 from tessera.server.clocks import ClockTimers
@@ -184,6 +185,7 @@ def create_app(
     service = MatchService(storage, events, Presence())
     account_streams = install_accounts(events, storage, service.games)  # before the hub: ratings precede the push
     hub = Hub(service, per_game=sockets_per_game, per_client=sockets_per_client)
+    install_rematch(events, storage, hub)  # a rematch's offer and new seat tokens pushed per seat
     pool = FairPool(mode=ai_mode, size=ai_processes)
     worker = AIWorker(service, mode=ai_mode, seconds=ai_seconds, pool=pool)
     timers = ClockTimers(service.check_clock)

@@ -14,20 +14,23 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import APIRouter, Header, Query, Request, Response
 from fastapi.responses import FileResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from tessera.server.accounts import auth as A
+from tessera.server.accounts import rematch as seat_rematch
 from tessera.server.accounts.live import AccountStreams, announce
 from tessera.server.accounts.rating import rate_pending
+from tessera.server.accounts.rematch import SeatTokenIn
 from tessera.server.accounts.security import Refused
 from tessera.server.accounts.stats import game_stats
 from tessera.server.accounts.store import AI_LEVELS, User, ai_username
 from tessera.server.service import ServiceError, load_checked
 
 router = APIRouter()
+router.include_router(seat_rematch.router)  # the rest of the rematch asked by a seat
 
 WEB = Path(__file__).resolve().parent.parent.parent / "web"
 
@@ -295,12 +298,29 @@ def challenge(body: ChallengeIn, request: Request) -> dict[str, Any]:
 
 
 @router.post("/api/games/{game_id}/rematch", status_code=201)
-def rematch(game_id: str, request: Request) -> dict[str, Any]:
-    """A rematch of a finished game between two accounts: a challenge to the same opponent, same game,
-    clock and rating, with the seats swapped (private, like every challenge's game)."""
-    me = A.require(request, "challenge").user
-    opponent, spec, rated, clock, seat = A.accounts(request).rematch_terms(me, game_id)
-    return _challenge(request, me, opponent.username, spec, rated=rated, clock=clock, seat=seat)
+def rematch(
+    game_id: str,
+    request: Request,
+    body: SeatTokenIn | None = None,
+    x_seat_token: Annotated[str | None, Header()] = None,
+) -> dict[str, Any]:
+    """A rematch of a finished game.  Between two accounts (asked by one of them): a challenge to the
+    same opponent, same game, clock and rating, with the seats swapped (private, like every
+    challenge's game).  Otherwise (guests, a guest and an account, four players): an offer to the
+    other seats through the game's socket (:mod:`tessera.server.accounts.rematch`)."""
+    token = (body.token if body else None) or x_seat_token or None
+    auth = A.optional_auth(request)
+    if auth is not None and auth.allows("challenge"):
+        try:
+            opponent, spec, rated, clock, seat = A.accounts(request).rematch_terms(auth.user, game_id)
+        except Refused as e:
+            if e.status not in (404, 422):
+                raise
+        else:
+            if token is None or token == A.seat_token_for(request, game_id):
+                me = auth.user
+                return _challenge(request, me, opponent.username, spec, rated=rated, clock=clock, seat=seat)
+    return seat_rematch.offer(request, game_id, token)
 
 
 def _challenge(
