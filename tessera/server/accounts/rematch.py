@@ -112,8 +112,10 @@ def _my_seat(request: Request, game_id: str, token: str | None) -> int:
     """The seat of the requester in ``game_id``: by its seat token, else by the account holding it."""
     if not token:
         token = A.seat_token_for(request, game_id)
-    if not token or len(token) > 200:
-        raise Refused(403, "only a player of this game can ask for or answer a rematch (send your seat token)")
+    if not token:
+        raise Refused(404, "you hold no seat in this game (a player sends his seat token)")
+    if len(token) > 200:
+        raise Refused(403, "this seat token is not one of this game's")
     with A.accounts(request).storage.transaction() as tx:
         seat = tx.conn.execute(
             sa.select(seats_table.c.seat).where(seats_table.c.game_id == game_id, seats_table.c.token == token)

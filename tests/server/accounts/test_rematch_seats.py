@@ -63,7 +63,7 @@ def test_a_guest_rematch_reaches_the_friend_live_and_takes_both_to_the_new_game(
         assert seen["from"] == 0 and seen["you"] == 1 and "token" not in seen
         assert friend.get(f"/api/games/{gid}/rematch", params={"token": t1}).json()["rematch"]["waiting"] == [1]
         # only a player answers
-        assert stranger.post(f"/api/games/{gid}/rematch/accept").status_code == 403
+        assert stranger.post(f"/api/games/{gid}/rematch/accept").status_code == 404
         assert stranger.post(f"/api/games/{gid}/rematch/accept", json={"token": "x" * 40}).status_code == 403
         r = friend.post(f"/api/games/{gid}/rematch/accept", json={"token": t1})
         assert r.status_code == 200, r.text
