@@ -25,7 +25,7 @@ from tessera.server.accounts.live import AccountStreams, announce
 from tessera.server.accounts.rating import rate_pending
 from tessera.server.accounts.rematch import SeatTokenIn
 from tessera.server.accounts.security import Refused
-from tessera.server.accounts.stats import game_stats
+from tessera.server.accounts.stats import game_stats, self_play
 from tessera.server.accounts.store import AI_LEVELS, User, ai_username
 from tessera.server.service import ServiceError, load_checked
 
@@ -257,14 +257,15 @@ def leaderboard(game: str, request: Request) -> dict[str, Any]:
 @router.get("/api/stats/{game}")
 def stats(game: str, request: Request) -> dict[str, Any]:
     """Designers' figures from finished rated games between people: first-seat win rate (95 % Wilson
-    interval), draw rate, length, aborted / time-out / resignation rates; by variant and rating band."""
+    interval), draw rate, length, aborted / time-out / resignation rates; by variant and rating band;
+    and ``self_play``: the balance lab's stored self-play figures for the same game."""
     try:
         name = load_checked(game).name
     except ValueError:
         raise Refused(404, f"no game {game[:40]!r}") from None
     store = A.accounts(request)
     rate_pending(store.storage)
-    return game_stats(store.storage, name)
+    return {**game_stats(store.storage, name), "self_play": self_play(name)}
 
 
 @router.get("/api/games/{game_id}/accounts")
@@ -648,6 +649,12 @@ def account_page() -> FileResponse:
 def profile_page(username: str) -> FileResponse:
     """A player's profile: ratings, rating graph, history."""
     return FileResponse(WEB / "profile.html")
+
+
+@router.get("/stats/{game}", include_in_schema=False)
+def stats_page(game: str) -> FileResponse:
+    """A game's figures from people's rated games beside the balance lab's self-play."""
+    return FileResponse(WEB / "stats.html")
 
 
 @router.get("/leaderboard", include_in_schema=False)

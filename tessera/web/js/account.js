@@ -439,6 +439,7 @@ async function leaderboard(games, game) {
   sel.addEventListener("change", () => {
     location.href = `/leaderboard/${encodeURIComponent(sel.value)}`;
   });
+  $("board-stats").href = `/stats/${encodeURIComponent(game)}`;
   const table = $("board");
   try {
     const b = await api("GET", `/api/leaderboard/${encodeURIComponent(game)}`);
