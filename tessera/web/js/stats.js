@@ -59,7 +59,7 @@ function variants(s) {
       : `<td class="num">0</td><td class="num">${DASH}</td><td class="num">${DASH}</td>`;
     const labCells = (x) =>
       x
-        ? `<td title="${escapeHtml(x.study)}">${escapeHtml(x.agent || x.study)}</td><td class="num">${num(x.games)}</td>` +
+        ? `<td class="agent" title="${escapeHtml(x.study)}">${escapeHtml(x.agent || x.study)}</td><td class="num">${num(x.games)}</td>` +
           `<td class="num">${escapeHtml(firstSeat(x.first_seat))}</td><td class="num">${escapeHtml(pct(x.draw_rate))}</td>`
         : `<td>${DASH}</td><td class="num">${DASH}</td><td class="num">${DASH}</td><td class="num">${DASH}</td>`;
     const first = lab.length ? lab : [null];
