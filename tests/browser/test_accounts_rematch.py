@@ -95,8 +95,9 @@ def test_a_declined_guest_rematch_says_who_declined(server: str, browser: Any, a
     friend.wait_for_selector("svg.board")
     host.wait_for_selector("svg.board")
     host.evaluate(
-        f"""async () => fetch('/api/games/{made["id"]}/resign', {{method: 'POST',
-            headers: {{'Content-Type': 'application/json'}}, body: JSON.stringify({{token: '{made["tokens"]["1"]}'}})}})"""
+        """async ([id, token]) => fetch(`/api/games/${id}/resign`, {method: 'POST',
+            headers: {'Content-Type': 'application/json'}, body: JSON.stringify({token})})""",
+        [made["id"], made["tokens"]["1"]],
     )
     friend.wait_for_selector("#rematch")
     friend.locator("#rematch").click()

@@ -62,7 +62,9 @@ def rotated(seat: int, n: int) -> int:
 def _seats(conn: sa.Connection, game_id: str) -> list[Any]:
     return list(
         conn.execute(
-            sa.select(seats_table.c.seat, seats_table.c.token, seats_table.c.name, seats_table.c.kind, seats_table.c.level)
+            sa.select(
+                seats_table.c.seat, seats_table.c.token, seats_table.c.name, seats_table.c.kind, seats_table.c.level
+            )
             .where(seats_table.c.game_id == game_id)
             .order_by(seats_table.c.seat)
         ).all()
@@ -131,7 +133,9 @@ def offer(request: Request, game_id: str, token: str | None) -> dict[str, Any]:
     storage = A.accounts(request).storage
     seat = _my_seat(request, game_id, token)
     with storage.transaction() as tx:
-        g = tx.conn.execute(sa.select(games_table.c.status, games_table.c.mode).where(games_table.c.id == game_id)).first()
+        g = tx.conn.execute(
+            sa.select(games_table.c.status, games_table.c.mode).where(games_table.c.id == game_id)
+        ).first()
         seats = _seats(tx.conn, game_id)
         current = (
             tx.conn.execute(sa.select(rematch_offers_table).where(rematch_offers_table.c.game_id == game_id))
@@ -191,7 +195,9 @@ def answer(request: Request, game_id: str, token: str | None, *, accept: bool) -
             )
             seats = _seats(tx.conn, game_id)
         if r is None or r["status"] != "pending":
-            raise Refused(409, "no rematch offer waits for an answer" if r is None else f"the rematch offer is {r['status']}")
+            raise Refused(
+                409, "no rematch offer waits for an answer" if r is None else f"the rematch offer is {r['status']}"
+            )
         accepted = json.loads(r["accepted"])
         if accept and seat in accepted:
             return {"rematch": offer_state(storage, game_id, seat)}

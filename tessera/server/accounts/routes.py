@@ -357,12 +357,12 @@ def _challenge_many(
         invitees.append(u)
     people = [u for u in invitees if u is not None and not u.is_bot]
     if not people:
-        raise Refused(422, "name at least one player (an account); for open seats only, make a game and share its links")
+        raise Refused(
+            422, "name at least one player (an account); for open seats only, make a game and share its links"
+        )
     if rated and any(u is None for u in invitees):
         raise Refused(422, "a rated game needs an account on every seat: name every player (no open seat)")
-    c = store.new_challenge(
-        me, people[0], str(g), rated=rated, clock=clock, seat=seat, invitees=invitees
-    )
+    c = store.new_challenge(me, people[0], str(g), rated=rated, clock=clock, seat=seat, invitees=invitees)
     _announce(request, me.id, *(u.id for u in people))
     return c
 
@@ -464,7 +464,7 @@ def _challenge(
         raise Refused(422, str(e)[:500]) from None
     if g.num_players != 2:
         raise Refused(
-            422, f"{g} has {g.num_players} seats: name its players as a list (\"to\": [...], null for an open seat)"
+            422, f'{g} has {g.num_players} seats: name its players as a list ("to": [...], null for an open seat)'
         )
     if seat is not None and seat not in (0, 1):
         raise Refused(422, "seat is 0, 1 or null (drawn when accepted)")

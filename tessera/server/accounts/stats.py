@@ -11,9 +11,9 @@ import json
 import math
 import os
 import statistics
+from collections import defaultdict
 from functools import lru_cache
 from pathlib import Path
-from collections import defaultdict
 from typing import Any
 
 import sqlalchemy as sa

@@ -536,7 +536,9 @@ class AccountStore:
             rows = tx.conn.execute(sa.select(ratings_table).where(ratings_table.c.user_id == user.id)).mappings()
             return {
                 r["pool"]: {
-                    **rating_public(current(glicko2.Rating(r["rating"], r["rd"], r["vol"]), r["updated_at"]), r["games"]),
+                    **rating_public(
+                        current(glicko2.Rating(r["rating"], r["rd"], r["vol"]), r["updated_at"]), r["games"]
+                    ),
                     **({"last_rated": r["updated_at"]} if last_rated else {}),
                 }
                 for r in sorted(rows, key=lambda r: r["pool"])
@@ -575,9 +577,7 @@ class AccountStore:
                 )
                 .order_by(ratings_table.c.rating.desc(), users_table.c.username_key)
             ).mappings()
-            now = [
-                (r, current(glicko2.Rating(r["rating"], r["rd"], r["vol"]), r["updated_at"])) for r in rows
-            ]
+            now = [(r, current(glicko2.Rating(r["rating"], r["rd"], r["vol"]), r["updated_at"])) for r in rows]
         shown = [(r, g) for r, g in now if not g.provisional][:limit]
         return [
             {
@@ -740,11 +740,15 @@ class AccountStore:
 
     # -- challenges --------------------------------------------------------------------------
     def _challenge_public(self, tx: Transaction, r: Any) -> dict[str, Any]:
-        invitees = tx.conn.execute(
-            sa.select(challenge_invitees_table)
-            .where(challenge_invitees_table.c.challenge_id == r["id"])
-            .order_by(challenge_invitees_table.c.position)
-        ).mappings().all()
+        invitees = (
+            tx.conn.execute(
+                sa.select(challenge_invitees_table)
+                .where(challenge_invitees_table.c.challenge_id == r["id"])
+                .order_by(challenge_invitees_table.c.position)
+            )
+            .mappings()
+            .all()
+        )
         ids = {r["from_user"], r["to_user"], *(i["user_id"] for i in invitees if i["user_id"])}
         names = dict(
             tx.conn.execute(sa.select(users_table.c.id, users_table.c.username).where(users_table.c.id.in_(ids))).all()
@@ -752,8 +756,7 @@ class AccountStore:
         extra: dict[str, Any] = {}
         if invitees:  # a challenge to a game of more than two seats
             extra["players"] = [
-                {"username": names.get(i["user_id"]) if i["user_id"] else None, "status": i["status"]}
-                for i in invitees
+                {"username": names.get(i["user_id"]) if i["user_id"] else None, "status": i["status"]} for i in invitees
             ]
             declined = next((i for i in invitees if i["status"] == "declined"), None)
             extra["declined_by"] = names.get(declined["user_id"]) if declined else None
@@ -852,9 +855,7 @@ class AccountStore:
         answered already, or the challenge is no longer pending)."""
         assert status in ("accepted", "declined")
         with self.storage.transaction(write=True) as tx:
-            pending = tx.conn.execute(
-                sa.select(challenges_table.c.status).where(challenges_table.c.id == cid)
-            ).scalar()
+            pending = tx.conn.execute(sa.select(challenges_table.c.status).where(challenges_table.c.id == cid)).scalar()
             if pending != "pending":
                 return False
             res = tx.conn.execute(

@@ -84,9 +84,10 @@ def test_a_guest_rematch_reaches_the_friend_live_and_takes_both_to_the_new_game(
     assert v0["public"] is False and stranger.post(f"/api/games/{new}/join").status_code == 403
     # the page that opens later (or reconnects) reads its own token
     again = host.get(f"/api/games/{gid}/rematch", headers={"X-Seat-Token": t0}).json()["rematch"]
-    assert again["token"] == pushed0["token"] and stranger.get(f"/api/games/{gid}/rematch").json()["rematch"].get(
-        "token"
-    ) is None
+    assert (
+        again["token"] == pushed0["token"]
+        and stranger.get(f"/api/games/{gid}/rematch").json()["rematch"].get("token") is None
+    )
     # made once: a second acceptance changes nothing
     assert friend.post(f"/api/games/{gid}/rematch/accept", json={"token": t1}).status_code == 409
     assert host.post(f"/api/games/{gid}/rematch", json={"token": t0}).status_code == 409

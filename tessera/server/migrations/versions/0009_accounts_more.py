@@ -22,9 +22,7 @@ depends_on = None
 def upgrade() -> None:
     op.create_table(
         "challenge_invitees",
-        sa.Column(
-            "challenge_id", sa.String(32), sa.ForeignKey("challenges.id", ondelete="CASCADE"), primary_key=True
-        ),
+        sa.Column("challenge_id", sa.String(32), sa.ForeignKey("challenges.id", ondelete="CASCADE"), primary_key=True),
         sa.Column("position", sa.Integer, primary_key=True),
         sa.Column("user_id", sa.String(32), sa.ForeignKey("users.id", ondelete="CASCADE"), nullable=True),
         sa.Column("status", sa.String(16), nullable=False),
