@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 
 from tessera.server.accounts import glicko2
 from tests.server.accounts.test_challenges_ratings import my_seat
-from tests.server.test_api import view
+from tests.server.helpers import view
 
 User = Callable[[str], TestClient]
 Browser = Callable[..., TestClient]

@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 
 from tests.server.accounts.conftest import SITE
-from tests.server.test_api import view
+from tests.server.helpers import view
 
 Browser = Callable[..., TestClient]
 User = Callable[[str], TestClient]
