@@ -28,6 +28,7 @@ from starlette.concurrency import run_in_threadpool
 import tessera
 from tessera.server import learn as learn_routes
 from tessera.server.accounts.live import install as install_accounts
+from tessera.server.accounts.rematch import install as install_rematch
 from tessera.server.accounts.routes import router as accounts_router
 from tessera.server.bot.guard import BotGuard, BotLimits
 from tessera.server.bot.routes import router as bot_router
@@ -200,6 +201,7 @@ def create_app(
     events.subscribe(bot_streams.on_event)  # the bot API's streams (tessera.server.bot)
     hub = Hub(service, per_game=sockets_per_game, per_client=sockets_per_client)
     hub.chat = chat = Chat(service)  # the chat's pushes go out through the hub
+    install_rematch(events, storage, hub)  # a rematch's offer and new seat tokens pushed per seat
     pool = FairPool(mode=ai_mode, size=ai_processes)
     worker = AIWorker(service, mode=ai_mode, seconds=ai_seconds, pool=pool)
     timers = ClockTimers(service.check_clock)

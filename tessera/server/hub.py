@@ -27,7 +27,7 @@ import functools
 import json
 import logging
 from collections import Counter
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -269,6 +269,33 @@ class Hub:
         for conn in conns:
             if conn.seat in readers:
                 await self._send_text(conn, text)
+
+    def push_seats(self, game_id: str, build: Callable[[set[int | None]], dict[int | None, dict[str, Any]]]) -> None:
+        """Thread-safe: send each connection of ``game_id`` here the message meant for **its seat**
+        (``None``: the spectators').  ``build(seats)`` makes the messages of the seats connected
+        (run in a worker thread, and only if the game has connections here); a seat it leaves out
+        gets nothing.  A message for one seat — a rematch's new seat token — never reaches another
+        seat's connection or a spectator's."""
+        loop = self.loop
+        if loop is None or loop.is_closed():
+            return
+
+        async def run() -> None:
+            seats = {conn.seat for conn in self.games.get(game_id, ())}
+            if not seats:
+                return
+            try:
+                messages = await run_in_threadpool(build, seats)
+            except Exception:
+                log.exception("the per-seat messages of game %s could not be made", game_id)
+                return
+            texts = {seat: encode(m) for seat, m in messages.items()}
+            for conn in list(self.games.get(game_id, ())):
+                if conn.seat in texts:
+                    await self._send_text(conn, texts[conn.seat])
+
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+            loop.call_soon_threadsafe(lambda: self._spawn(run()))
 
     async def send_view(self, conn: Connection) -> None:
         """Send one connection its current view."""

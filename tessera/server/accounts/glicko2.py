@@ -14,6 +14,12 @@ which each player met every other player once; against each of them he scored 1 
 finished ahead of that player, 0 if behind and ½ if level (by the game's returns).  All the
 players' updates use the ratings from before the game, so the order of the seats does not
 matter.
+
+**Idle time** (Glickman's step 6 for the periods a player sat out, as lichess runs it): between
+his rated games a player's deviation grows with the rating periods that went by without him,
+``φ' = √(φ² + n·σ²)`` where ``n`` is the idle time in rating periods (fractional: lichess counts
+0.21436 periods a day, one period about 4.67 days), never above the deviation of a new player.
+The grown deviation is shown (profile, leaderboard) and is the one the next game starts from.
 """
 
 from __future__ import annotations
@@ -32,6 +38,8 @@ START_VOLATILITY = 0.09
 MIN_RD = 45.0
 MAX_RD = 500.0
 PROVISIONAL_RD = 110.0
+RATING_PERIODS_PER_DAY = 0.21436
+"""Idle rating periods per day (lichess's value): how fast a deviation grows without games."""
 EPSILON = 1e-6
 """Convergence tolerance of the volatility iteration (Glickman's step 5)."""
 
@@ -127,6 +135,18 @@ def update(
     phi_new = 1.0 / math.sqrt(1.0 / (phi_star * phi_star) + 1.0 / v)
     mu_new = mu + phi_new * phi_new * total
     return Rating(mu_new * SCALE + START_RATING, _bounded(phi_new * SCALE, min_rd, max_rd), sigma_new)
+
+
+def idle(player: Rating, seconds: float, *, periods_per_day: float = RATING_PERIODS_PER_DAY) -> Rating:
+    """The rating of a player who sat out ``seconds`` (Glickman's step 6 over that many rating
+    periods): rating and volatility unchanged, ``φ' = √(φ² + n·σ²)`` with ``n`` the idle periods,
+    capped at the deviation of a new player (500).  No time (or a clock gone backwards): unchanged."""
+    if seconds <= 0 or periods_per_day <= 0:
+        return player
+    periods = seconds / 86400.0 * periods_per_day
+    phi = player.rd / SCALE
+    grown = math.sqrt(phi * phi + periods * player.vol * player.vol) * SCALE
+    return Rating(player.rating, max(player.rd, min(grown, START_RD)), player.vol)
 
 
 def _bounded(rd: float, low: float | None, high: float | None) -> float:

@@ -9,12 +9,17 @@ result (an aborted game has no returns: it is marked and changes nothing).
 
 Pools: one rating per account and **game** (``nume``, ``nymbat``, …): every variant and
 board size of a game shares its pool, and four-player Nymbat shares Nymbat's.
+
+Idle time: a player's deviation grows with the time since his last rated game of the pool
+(:func:`tessera.server.accounts.glicko2.idle`, from ``ratings.updated_at`` to :func:`clock`), and
+the game is rated from that grown deviation.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 import sqlalchemy as sa
@@ -23,13 +28,25 @@ from tessera.server.accounts import glicko2
 from tessera.server.accounts.tables import account_games_table, history_table, ratings_table, seat_accounts_table
 from tessera.server.storage import Storage, Transaction, games_table
 
+clock: Callable[[], float] = time.time
+"""The time ratings are read and written at (tests put a fake clock here)."""
 
-def _read_rating(tx: Transaction, user_id: str, pool: str) -> tuple[glicko2.Rating, int] | None:
+
+def current(r: glicko2.Rating, updated_at: float | None, now: float | None = None) -> glicko2.Rating:
+    """A stored rating as it stands now: its deviation grown by the idle time since ``updated_at``."""
+    if updated_at is None:
+        return r
+    return glicko2.idle(r, (clock() if now is None else now) - updated_at)
+
+
+def _read_rating(tx: Transaction, user_id: str, pool: str, now: float) -> tuple[glicko2.Rating, int] | None:
     q = sa.select(ratings_table).where(ratings_table.c.user_id == user_id, ratings_table.c.pool == pool)
     if tx.conn.dialect.name == "postgresql":
         q = q.with_for_update()  # two games of one player ending together are rated one after the other
     r = tx.conn.execute(q).mappings().first()
-    return None if r is None else (glicko2.Rating(r["rating"], r["rd"], r["vol"]), int(r["games"]))
+    if r is None:
+        return None
+    return current(glicko2.Rating(r["rating"], r["rd"], r["vol"]), r["updated_at"], now), int(r["games"])
 
 
 def rate_finished_game(storage: Storage, game_id: str) -> dict[int, dict[str, Any]] | None:
@@ -53,7 +70,7 @@ def rate_finished_game(storage: Storage, game_id: str) -> dict[int, dict[str, An
         ).first()
         if g is None or g.status != "finished":
             return None
-        now = time.time()
+        now = clock()
         claimed = tx.conn.execute(
             account_games_table.update()
             .where(account_games_table.c.game_id == game_id, account_games_table.c.rated_at.is_(None))
@@ -76,7 +93,7 @@ def rate_finished_game(storage: Storage, game_id: str) -> dict[int, dict[str, An
         before: list[glicko2.Rating] = []
         played: list[int] = []
         for seat in range(len(returns)):
-            found = _read_rating(tx, bound[seat], pool)
+            found = _read_rating(tx, bound[seat], pool, now)
             before.append(found[0] if found else glicko2.Rating())
             played.append(found[1] if found else 0)
         after = glicko2.rate_game(before, [float(x) for x in returns])
@@ -84,7 +101,7 @@ def rate_finished_game(storage: Storage, game_id: str) -> dict[int, dict[str, An
         for seat, (old, new) in enumerate(zip(before, after, strict=True)):
             uid = bound[seat]
             values = {"rating": new.rating, "rd": new.rd, "vol": new.vol, "games": played[seat] + 1, "updated_at": now}
-            if played[seat] == 0 and _read_rating(tx, uid, pool) is None:
+            if played[seat] == 0 and _read_rating(tx, uid, pool, now) is None:
                 tx.conn.execute(ratings_table.insert().values(user_id=uid, pool=pool, **values))
             else:
                 tx.conn.execute(

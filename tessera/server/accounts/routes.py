@@ -14,16 +14,18 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import APIRouter, Header, Query, Request, Response
 from fastapi.responses import FileResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from tessera.server.accounts import auth as A
+from tessera.server.accounts import rematch as seat_rematch
 from tessera.server.accounts.live import AccountStreams, announce
 from tessera.server.accounts.rating import rate_pending
+from tessera.server.accounts.rematch import SeatTokenIn
 from tessera.server.accounts.security import Refused
-from tessera.server.accounts.stats import game_stats
+from tessera.server.accounts.stats import game_stats, self_play
 from tessera.server.accounts.store import AI_LEVELS, User, ai_username
 from tessera.server.bot.store import decline_reason
 from tessera.server.clocks import clock_from
@@ -31,6 +33,7 @@ from tessera.server.seeks.pool import paired_since
 from tessera.server.service import ServiceError, load_checked
 
 router = APIRouter()
+router.include_router(seat_rematch.router)  # the rest of the rematch asked by a seat
 
 WEB = Path(__file__).resolve().parent.parent.parent / "web"
 
@@ -77,7 +80,10 @@ class ClockIn(_Body):
 
 
 class ChallengeIn(_Body):
-    to: str = Field(max_length=100)
+    to: str | list[str | None] = Field(max_length=100)
+    """The player asked; for a game of more than two seats (four-player Nymbat) a list of up to one
+    fewer than its seats: account names, ``ai-levelN``, or null for an open seat (any list shorter
+    than that leaves the rest open)."""
     game: str = Field(max_length=500)
     rated: bool = False
     clock: ClockIn | None = None
@@ -261,14 +267,15 @@ def leaderboard(game: str, request: Request) -> dict[str, Any]:
 @router.get("/api/stats/{game}")
 def stats(game: str, request: Request) -> dict[str, Any]:
     """Designers' figures from finished rated games between people: first-seat win rate (95 % Wilson
-    interval), draw rate, length, aborted / time-out / resignation rates; by variant and rating band."""
+    interval), draw rate, length, aborted / time-out / resignation rates; by variant and rating band;
+    and ``self_play``: the balance lab's stored self-play figures for the same game."""
     try:
         name = load_checked(game).name
     except ValueError:
         raise Refused(404, f"no game {game[:40]!r}") from None
     store = A.accounts(request)
     rate_pending(store.storage)
-    return game_stats(store.storage, name)
+    return {**game_stats(store.storage, name), "self_play": self_play(name)}
 
 
 @router.get("/api/games/{game_id}/accounts")
@@ -299,16 +306,145 @@ def challenge(body: ChallengeIn, request: Request) -> dict[str, Any]:
     ``ai-level5``) is accepted at once: the answer then holds the game and the challenger's seat token."""
     me = A.require(request, "challenge").user
     clock = None if body.clock is None else body.clock.settings()
+    if isinstance(body.to, list):
+        return _challenge_many(request, me, body.to, body.game, rated=body.rated, clock=clock, seat=body.seat)
     return _challenge(request, me, body.to, body.game, rated=body.rated, clock=clock, seat=body.seat)
 
 
+def _checked_game(game: str) -> Any:
+    try:
+        return load_checked(game)
+    except ValueError as e:
+        raise Refused(422, str(e)[:500]) from None
+
+
+def _check_clock(clock: dict[str, float] | None) -> None:
+    if clock is not None and (not (0 < clock["initial"] <= 24 * 3600) or not (0 <= clock["increment"] <= 3600)):
+        raise Refused(422, "clock: time per game must be 1 s to 24 h and increment 0 to 3600 s")
+
+
+def _challenge_many(
+    request: Request,
+    me: User,
+    names: list[str | None],
+    game: str,
+    *,
+    rated: bool,
+    clock: dict[str, float] | None,
+    seat: int | None,
+) -> dict[str, Any]:
+    """A challenge to a game of more than two seats: the players named (accounts, AI accounts) and open
+    seats.  The game starts once every person named has accepted; one decline ends it for all."""
+    g = _checked_game(game)
+    n = g.num_players
+    if n == 2:
+        if len(names) != 1 or names[0] is None:
+            raise Refused(422, "a two-player game's challenge names one player")
+        return _challenge(request, me, names[0], game, rated=rated, clock=clock, seat=seat)
+    if not 1 <= len(names) <= n - 1:
+        raise Refused(422, f"{g} has {n} seats: name 1 to {n - 1} players (null: an open seat)")
+    if seat is not None and not 0 <= seat < n:
+        raise Refused(422, f"seat is 0 to {n - 1} or null (drawn when the game starts)")
+    _check_clock(clock)
+    store = A.accounts(request)
+    invitees: list[User | None] = []
+    for name in [*names, *[None] * (n - 1 - len(names))]:
+        if name is None:
+            invitees.append(None)
+            continue
+        level = next((lv for lv in AI_LEVELS if name.lower() == ai_username(lv)), None)
+        u = store.ai_user(level) if level is not None else store.user(name)
+        if u is None:
+            raise Refused(404, f"no such player: {name[:40]!r}")
+        if u.id == me.id:
+            raise Refused(422, "you cannot challenge yourself")
+        if u.is_bot and level is None:
+            raise Refused(422, f"{u.username} does not take challenges")
+        if any(x is not None and x.id == u.id for x in invitees):
+            raise Refused(422, f"{u.username} is named twice")
+        invitees.append(u)
+    people = [u for u in invitees if u is not None and not u.is_bot]
+    if not people:
+        raise Refused(
+            422, "name at least one player (an account); for open seats only, make a game and share its links"
+        )
+    if rated and any(u is None for u in invitees):
+        raise Refused(422, "a rated game needs an account on every seat: name every player (no open seat)")
+    c = store.new_challenge(me, people[0], str(g), rated=rated, clock=clock, seat=seat, invitees=invitees)
+    _announce(request, me.id, *(u.id for u in people))
+    return c
+
+
+def _start_many(request: Request, c: dict[str, Any]) -> dict[str, Any] | None:
+    """Make the game of a challenge to more than two seats once every person named has accepted (once:
+    the challenge is claimed pending → accepted first).  ``{seat: user id or None}`` of the game made,
+    with its ``game_id`` and invite tokens, or None if it is not time yet (or made meanwhile)."""
+    store = A.accounts(request)
+    fresh = store.challenge(c["id"])
+    if fresh is None or fresh["status"] != "pending":
+        return None
+    if any(status != "accepted" for _, _, status in fresh["_invitees"]):
+        return None
+    if not store.settle_challenge(c["id"], "accepted"):
+        return None
+    challenger = store.user_by_id(c["_from"])
+    g = load_checked(c["game"])
+    n = g.num_players
+    order: list[str | None] = [c["_from"], *(uid for _, uid, _ in fresh["_invitees"])]
+    if c["seat"] is None:
+        shuffled = order[:]
+        for i in range(n - 1, 0, -1):  # Fisher-Yates with the secrets module
+            j = secrets.randbelow(i + 1)
+            shuffled[i], shuffled[j] = shuffled[j], shuffled[i]
+        by_seat = shuffled
+    else:
+        rest = order[1:]
+        by_seat = [order[0] if s == c["seat"] else rest.pop(0) for s in range(n)]
+    users = {uid: store.user_by_id(uid) for uid in order if uid is not None}
+    kinds: list[dict[str, Any]] = []
+    for uid in by_seat:
+        u = users.get(uid) if uid is not None else None
+        if u is not None and u.is_bot:
+            level = int(u.username.removeprefix("ai-level"))
+            kinds.append({"kind": "ai", "level": level, "name": u.username})
+        else:
+            kinds.append({"kind": "invite", "name": u.username} if u is not None else {"kind": "invite"})
+    try:
+        created = _create_game(request, c["game"], kinds, c["clock"])
+    except Refused:
+        store.settle_challenge(c["id"], "pending", expect="accepted")
+        raise
+    bound = {s: users[uid] for s, uid in enumerate(by_seat) if uid is not None and users.get(uid) is not None}
+    store.bind_game(created.game_id, {s: u for s, u in bound.items() if u is not None}, rated=c["rated"], pool=g.name)
+    store.set_challenge_game(c["id"], created.game_id)
+    assert challenger is not None
+    return {"game_id": created.game_id, "seats": by_seat, "invites": created.invites}
+
+
 @router.post("/api/games/{game_id}/rematch", status_code=201)
-def rematch(game_id: str, request: Request) -> dict[str, Any]:
-    """A rematch of a finished game between two accounts: a challenge to the same opponent, same game,
-    clock and rating, with the seats swapped (private, like every challenge's game)."""
-    me = A.require(request, "challenge").user
-    opponent, spec, rated, clock, seat = A.accounts(request).rematch_terms(me, game_id)
-    return _challenge(request, me, opponent.username, spec, rated=rated, clock=clock, seat=seat)
+def rematch(
+    game_id: str,
+    request: Request,
+    body: SeatTokenIn | None = None,
+    x_seat_token: Annotated[str | None, Header()] = None,
+) -> dict[str, Any]:
+    """A rematch of a finished game.  Between two accounts (asked by one of them): a challenge to the
+    same opponent, same game, clock and rating, with the seats swapped (private, like every
+    challenge's game).  Otherwise (guests, a guest and an account, four players): an offer to the
+    other seats through the game's socket (:mod:`tessera.server.accounts.rematch`)."""
+    token = (body.token if body else None) or x_seat_token or None
+    auth = A.optional_auth(request)
+    if auth is not None and auth.allows("challenge"):
+        try:
+            opponent, spec, rated, clock, seat = A.accounts(request).rematch_terms(auth.user, game_id)
+        except Refused as e:
+            if e.status not in (404, 422):
+                raise
+        else:
+            if token is None or token == A.seat_token_for(request, game_id):
+                me = auth.user
+                return _challenge(request, me, opponent.username, spec, rated=rated, clock=clock, seat=seat)
+    return seat_rematch.offer(request, game_id, token)
 
 
 def _challenge(
@@ -333,7 +469,9 @@ def _challenge(
     except ValueError as e:
         raise Refused(422, str(e)[:500]) from None
     if g.num_players != 2:
-        raise Refused(422, f"challenges are for two-player games; {g} has {g.num_players} players")
+        raise Refused(
+            422, f'{g} has {g.num_players} seats: name its players as a list ("to": [...], null for an open seat)'
+        )
     if seat is not None and seat not in (0, 1):
         raise Refused(422, "seat is 0, 1 or null (drawn when accepted)")
     try:
@@ -367,9 +505,10 @@ def challenges(request: Request, pending: bool = True) -> dict[str, Any]:
 
 def _own_challenge(request: Request, cid: str, me: User, side: str) -> dict[str, Any]:
     c = A.accounts(request).challenge(cid)
-    if c is None or me.id not in (c["_from"], c["_to"]):
+    invited = {uid for _, uid, _ in c["_invitees"]} if c is not None else set()
+    if c is None or (me.id not in (c["_from"], c["_to"]) and me.id not in invited):
         raise Refused(404, "no such challenge")
-    if c[side] != me.id:
+    if c[side] != me.id and not (side == "_to" and me.id in invited):
         raise Refused(
             403, "only the challenged player can answer" if side == "_to" else "only the challenger can cancel"
         )
@@ -385,6 +524,8 @@ def accept(cid: str, request: Request) -> dict[str, Any]:
     me = A.require(request, "challenge").user
     store = A.accounts(request)
     c = _own_challenge(request, cid, me, "_to")
+    if c["_invitees"]:
+        return _accept_many(request, c, me)
     challenger = store.user_by_id(c["_from"])
     if challenger is None or challenger.deleted_at is not None:
         store.settle_challenge(cid, "cancelled")
@@ -414,6 +555,20 @@ def accept(cid: str, request: Request) -> dict[str, Any]:
     }
 
 
+def _accept_many(request: Request, c: dict[str, Any], me: User) -> dict[str, Any]:
+    store = A.accounts(request)
+    if not store.answer_invitation(c["id"], me, "accepted"):
+        raise Refused(409, "you answered this challenge already, or it was answered or cancelled meanwhile")
+    made = _start_many(request, c)
+    everyone = [c["_from"], *(uid for _, uid, _ in c["_invitees"] if uid is not None)]
+    _announce(request, *everyone)
+    public = {k: v for k, v in (store.challenge(c["id"]) or {}).items() if not k.startswith("_")}
+    if made is None:
+        return public  # pending: the others have not all accepted yet
+    mine = made["seats"].index(me.id)
+    return {**public, "status": "accepted", "game_id": made["game_id"], "seat": mine, "token": made["invites"][mine]}
+
+
 @router.post("/api/challenges/{cid}/decline")
 def decline(cid: str, request: Request, body: DeclineIn | None = None) -> dict[str, Any]:
     """Decline, with an optional reason the challenger sees: one of the keys of
@@ -422,9 +577,11 @@ def decline(cid: str, request: Request, body: DeclineIn | None = None) -> dict[s
     me = A.require(request, "challenge").user
     c = _own_challenge(request, cid, me, "_to")
     reason = decline_reason(body.reason) if body else None  # a key (tooFast, …) or a person's words
+    if c["_invitees"] and not A.accounts(request).answer_invitation(cid, me, "declined"):
+        raise Refused(409, "you answered this challenge already, or it was answered or cancelled meanwhile")
     if not A.accounts(request).settle_challenge(cid, "declined", reason=reason):
         raise Refused(409, "this challenge was answered or cancelled meanwhile")
-    _announce(request, c["_from"], c["_to"])
+    _announce(request, c["_from"], c["_to"], *(uid for _, uid, _ in c["_invitees"] if uid is not None))
     return {"ok": True}
 
 
@@ -435,7 +592,7 @@ def cancel(cid: str, request: Request) -> dict[str, Any]:
     c = _own_challenge(request, cid, me, "_from")
     if not A.accounts(request).settle_challenge(cid, "cancelled"):
         raise Refused(409, "this challenge was answered meanwhile")
-    _announce(request, c["_from"], c["_to"])
+    _announce(request, c["_from"], c["_to"], *(uid for _, uid, _ in c["_invitees"] if uid is not None))
     return {"ok": True}
 
 
@@ -503,6 +660,12 @@ def account_page() -> FileResponse:
 def profile_page(username: str) -> FileResponse:
     """A player's profile: ratings, rating graph, history."""
     return FileResponse(WEB / "profile.html")
+
+
+@router.get("/stats/{game}", include_in_schema=False)
+def stats_page(game: str) -> FileResponse:
+    """A game's figures from people's rated games beside the balance lab's self-play."""
+    return FileResponse(WEB / "stats.html")
 
 
 @router.get("/leaderboard", include_in_schema=False)

@@ -1,14 +1,19 @@
 """What designers ask of people's games: per game, from finished **rated games between people**
 (no AI seat), the first seat's win rate with a 95 % Wilson interval, the draw rate, the length,
 and the rates of aborted games, time-outs and resignations — overall, by variant and by rating
-band (the mean of the players' ratings before the game, in bands of 200)."""
+band (the mean of the players' ratings before the game, in bands of 200) — beside the balance lab's
+self-play figures for the same variants (:func:`self_play`: the stored results of the arena's
+balance studies, ``studies/balance/*/summary.json``, read, never computed in a request)."""
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import statistics
 from collections import defaultdict
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
@@ -16,6 +21,10 @@ import sqlalchemy as sa
 from tessera.server.accounts.store import seat_result
 from tessera.server.accounts.tables import account_games_table, history_table
 from tessera.server.storage import Storage, games_table, moves_table, seats_table
+
+STUDIES = Path(__file__).resolve().parents[3] / "studies" / "balance"
+"""Where the balance lab's stored studies are (``TESSERA_BALANCE_STUDIES`` overrides it): one folder
+per study, its ``summary.json`` written by ``tessera.arena``'s balance runner."""
 
 Z95 = 1.959963984540054
 BAND = 200
@@ -114,3 +123,70 @@ def game_stats(storage: Storage, game: str) -> dict[str, Any]:
         "by_variant": {k: _summary(v) for k, v in sorted(by_variant.items())},
         "by_band": {k: _summary(v) for k, v in sorted(by_band.items())},
     }
+
+
+def studies_dir() -> Path:
+    """The folder of stored balance studies."""
+    configured = os.environ.get("TESSERA_BALANCE_STUDIES")
+    return Path(configured) if configured else STUDIES
+
+
+def _canonical(spec: str) -> str:
+    """A game string as the server stores it (defaults left out), or as given if it does not load."""
+    from tessera.server.service import load_checked
+
+    try:
+        return str(load_checked(spec))
+    except ValueError:
+        return spec
+
+
+@lru_cache(maxsize=64)
+def _study(path: str, mtime: float) -> dict[str, Any] | None:
+    """One study's summary (cached while the file is unchanged); None if it is not a balance study."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("kind") != "balance" or not isinstance(data.get("settings"), list):
+        return None
+    return data
+
+
+def self_play(game: str, folder: Path | None = None) -> list[dict[str, Any]]:
+    """The balance lab's self-play figures for ``game`` (a game name): one entry per study setting —
+    the study, the agent that played every seat, the variant (as the server writes game strings),
+    the number of games, the first seat's win rate with its 95 % Wilson interval, the draw rate and
+    the length in plies.  Read from the stored studies only."""
+    root = folder if folder is not None else studies_dir()
+    out: list[dict[str, Any]] = []
+    if not root.is_dir():
+        return out
+    for summary in sorted(root.glob("*/summary.json")):
+        data = _study(str(summary), summary.stat().st_mtime)
+        if data is None or str(data.get("game", "")).partition("(")[0] != game:
+            continue
+        for setting in data["settings"]:
+            try:
+                rates, cis = setting["seat_win_rate"], setting["seat_win_ci95"]
+                out.append(
+                    {
+                        "study": summary.parent.name,
+                        "agent": data.get("agent"),
+                        "variant": _canonical(str(setting["game"])),
+                        "games": int(setting["games"]),
+                        "first_seat": {
+                            "rate": rates[0],
+                            "low": round(cis[0][0], 4),
+                            "high": round(cis[0][1], 4),
+                        },
+                        "draw_rate": setting.get("draw_rate"),
+                        "length": {
+                            "median": (setting.get("length") or {}).get("median"),
+                            "mean": (setting.get("length") or {}).get("mean"),
+                        },
+                    }
+                )
+            except (KeyError, IndexError, TypeError, ValueError):
+                continue  # a setting written by an older runner: left out rather than shown wrong
+    return out

@@ -17,9 +17,11 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 
 from tessera.server.accounts import glicko2, security
+from tessera.server.accounts.rating import current
 from tessera.server.accounts.security import Refused
 from tessera.server.accounts.tables import (
     account_games_table,
+    challenge_invitees_table,
     challenges_table,
     history_table,
     login_failures_table,
@@ -527,12 +529,18 @@ class AccountStore:
                 tx.conn.execute(seat_accounts_table.insert().values(game_id=game_id, seat=seat, user_id=u.id))
 
     # -- ratings and history -----------------------------------------------------------------
-    def ratings(self, user: User) -> dict[str, dict[str, Any]]:
-        """The account's rating per pool (game): rating, rd, provisional, games."""
+    def ratings(self, user: User, *, last_rated: bool = False) -> dict[str, dict[str, Any]]:
+        """The account's rating per pool (game): rating, rd (grown by the idle time since the last
+        rated game of the pool), provisional, games; with ``last_rated``, when that game was rated."""
         with self.storage.transaction() as tx:
             rows = tx.conn.execute(sa.select(ratings_table).where(ratings_table.c.user_id == user.id)).mappings()
             return {
-                r["pool"]: rating_public(glicko2.Rating(r["rating"], r["rd"], r["vol"]), r["games"])
+                r["pool"]: {
+                    **rating_public(
+                        current(glicko2.Rating(r["rating"], r["rd"], r["vol"]), r["updated_at"]), r["games"]
+                    ),
+                    **({"last_rated": r["updated_at"]} if last_rated else {}),
+                }
                 for r in sorted(rows, key=lambda r: r["pool"])
             }
 
@@ -555,7 +563,9 @@ class AccountStore:
             ]
 
     def leaderboard(self, pool: str, limit: int = 100) -> list[dict[str, Any]]:
-        """Players of a pool with a non-provisional rating, best first (deleted accounts left out)."""
+        """Players of a pool with a non-provisional rating, best first (deleted accounts left out); the
+        deviation as it stands now (grown by idle time), so a player idle long enough drops out until
+        he plays again."""
         with self.storage.transaction() as tx:
             rows = tx.conn.execute(
                 sa.select(ratings_table, users_table.c.username, users_table.c.is_bot)
@@ -566,17 +576,18 @@ class AccountStore:
                     users_table.c.deleted_at.is_(None),
                 )
                 .order_by(ratings_table.c.rating.desc(), users_table.c.username_key)
-                .limit(limit)
             ).mappings()
-            return [
-                {
-                    "rank": i + 1,
-                    "username": r["username"],
-                    "is_bot": bool(r["is_bot"]),
-                    **rating_public(glicko2.Rating(r["rating"], r["rd"], r["vol"]), r["games"]),
-                }
-                for i, r in enumerate(rows)
-            ]
+            now = [(r, current(glicko2.Rating(r["rating"], r["rd"], r["vol"]), r["updated_at"])) for r in rows]
+        shown = [(r, g) for r, g in now if not g.provisional][:limit]
+        return [
+            {
+                "rank": i + 1,
+                "username": r["username"],
+                "is_bot": bool(r["is_bot"]),
+                **rating_public(g, r["games"]),
+            }
+            for i, (r, g) in enumerate(shown)
+        ]
 
     def game_accounts(self, game_id: str) -> dict[str, Any]:
         """Who holds the seats of a game (usernames; a deleted account as ``None``), whether it is
@@ -722,21 +733,35 @@ class AccountStore:
             "username": user.username,
             "is_bot": user.is_bot,
             "joined": user.created_at,
-            "ratings": self.ratings(user),
+            "ratings": self.ratings(user, last_rated=True),
             "counts": {"games": len(every), **counts},
             "recent": self.games(user, page=1)["games"][:10],
         }
 
     # -- challenges --------------------------------------------------------------------------
     def _challenge_public(self, tx: Transaction, r: Any) -> dict[str, Any]:
-        names = dict(
+        invitees = (
             tx.conn.execute(
-                sa.select(users_table.c.id, users_table.c.username).where(
-                    users_table.c.id.in_([r["from_user"], r["to_user"]])
-                )
-            ).all()
+                sa.select(challenge_invitees_table)
+                .where(challenge_invitees_table.c.challenge_id == r["id"])
+                .order_by(challenge_invitees_table.c.position)
+            )
+            .mappings()
+            .all()
         )
+        ids = {r["from_user"], r["to_user"], *(i["user_id"] for i in invitees if i["user_id"])}
+        names = dict(
+            tx.conn.execute(sa.select(users_table.c.id, users_table.c.username).where(users_table.c.id.in_(ids))).all()
+        )
+        extra: dict[str, Any] = {}
+        if invitees:  # a challenge to a game of more than two seats
+            extra["players"] = [
+                {"username": names.get(i["user_id"]) if i["user_id"] else None, "status": i["status"]} for i in invitees
+            ]
+            declined = next((i for i in invitees if i["status"] == "declined"), None)
+            extra["declined_by"] = names.get(declined["user_id"]) if declined else None
         return {
+            **extra,
             "id": r["id"],
             "from": names.get(r["from_user"]),
             "to": names.get(r["to_user"]),
@@ -751,9 +776,19 @@ class AccountStore:
         }
 
     def new_challenge(
-        self, user: User, to: User, spec: str, *, rated: bool, clock: dict[str, Any] | None, seat: int | None
+        self,
+        user: User,
+        to: User,
+        spec: str,
+        *,
+        rated: bool,
+        clock: dict[str, Any] | None,
+        seat: int | None,
+        invitees: list[User | None] | None = None,
     ) -> dict[str, Any]:
-        """Store a pending challenge from ``user`` to ``to`` (checked by the caller)."""
+        """Store a pending challenge from ``user`` to ``to`` (checked by the caller).  ``invitees``: for a
+        game of more than two seats, everyone asked in order (None: an open seat; an AI account has
+        accepted already); ``to`` is the first account among them."""
         now = time.time()
         cid = secrets.token_hex(8)
         with self.storage.transaction(write=True) as tx:
@@ -778,27 +813,106 @@ class AccountStore:
                     updated_at=now,
                 )
             )
+            for position, u in enumerate(invitees or []):
+                tx.conn.execute(
+                    challenge_invitees_table.insert().values(
+                        challenge_id=cid,
+                        position=position,
+                        user_id=None if u is None else u.id,
+                        status="accepted" if u is None or u.is_bot else "pending",
+                        updated_at=now,
+                    )
+                )
             r = tx.conn.execute(sa.select(challenges_table).where(challenges_table.c.id == cid)).mappings().one()
             return self._challenge_public(tx, r)
 
     def challenge(self, cid: str) -> dict[str, Any] | None:
+        """A challenge, with the account ids ``_from``, ``_to`` and ``_invitees`` (position, user id or
+        None, status: the players asked to a game of more than two seats)."""
+        if not isinstance(cid, str) or len(cid) > 64:
+            return None
         with self.storage.transaction() as tx:
             r = tx.conn.execute(sa.select(challenges_table).where(challenges_table.c.id == cid)).mappings().first()
-            return (
-                None if r is None else {**self._challenge_public(tx, r), "_from": r["from_user"], "_to": r["to_user"]}
+            if r is None:
+                return None
+            invitees = [
+                (i.position, i.user_id, i.status)
+                for i in tx.conn.execute(
+                    sa.select(challenge_invitees_table)
+                    .where(challenge_invitees_table.c.challenge_id == cid)
+                    .order_by(challenge_invitees_table.c.position)
+                )
+            ]
+            return {
+                **self._challenge_public(tx, r),
+                "_from": r["from_user"],
+                "_to": r["to_user"],
+                "_invitees": invitees,
+            }
+
+    def answer_invitation(self, cid: str, user: User, status: str) -> bool:
+        """An invitee of a challenge to a game of more than two seats accepts or declines (False: he
+        answered already, or the challenge is no longer pending)."""
+        assert status in ("accepted", "declined")
+        with self.storage.transaction(write=True) as tx:
+            pending = tx.conn.execute(sa.select(challenges_table.c.status).where(challenges_table.c.id == cid)).scalar()
+            if pending != "pending":
+                return False
+            res = tx.conn.execute(
+                challenge_invitees_table.update()
+                .where(
+                    challenge_invitees_table.c.challenge_id == cid,
+                    challenge_invitees_table.c.user_id == user.id,
+                    challenge_invitees_table.c.status == "pending",
+                )
+                .values(status=status, updated_at=time.time())
             )
+        return res.rowcount == 1
 
     def challenges(self, user: User, *, pending_only: bool = False) -> dict[str, list[dict[str, Any]]]:
         """The account's challenges: ``incoming`` and ``outgoing``, newest first."""
         out: dict[str, list[dict[str, Any]]] = {"incoming": [], "outgoing": []}
         with self.storage.transaction() as tx:
-            for key, col in (("incoming", challenges_table.c.to_user), ("outgoing", challenges_table.c.from_user)):
-                q = sa.select(challenges_table).where(col == user.id)
+            invited = sa.select(challenge_invitees_table.c.challenge_id).where(
+                challenge_invitees_table.c.user_id == user.id
+            )
+            for key, cond in (
+                ("incoming", sa.or_(challenges_table.c.to_user == user.id, challenges_table.c.id.in_(invited))),
+                ("outgoing", challenges_table.c.from_user == user.id),
+            ):
+                q = sa.select(challenges_table).where(cond)
                 if pending_only:
                     q = q.where(challenges_table.c.status == "pending")
                 for r in tx.conn.execute(q.order_by(challenges_table.c.created_at.desc()).limit(200)).mappings():
-                    out[key].append(self._challenge_public(tx, r))
+                    c = self._challenge_public(tx, r)
+                    if key == "outgoing" and c.get("players") and c["game_id"]:
+                        c["open_links"] = self._open_links(tx, c["game_id"])
+                    out[key].append(c)
         return out
+
+    @staticmethod
+    def _open_links(tx: Transaction, game_id: str) -> list[str]:
+        """The invite links of a game's open seats (human seats bound to no account, not yet taken):
+        for the challenger who left them open, to hand on."""
+        rows = tx.conn.execute(
+            sa.select(seats_table.c.seat, seats_table.c.token)
+            .join(
+                seat_accounts_table,
+                sa.and_(
+                    seat_accounts_table.c.game_id == seats_table.c.game_id,
+                    seat_accounts_table.c.seat == seats_table.c.seat,
+                ),
+                isouter=True,
+            )
+            .where(
+                seats_table.c.game_id == game_id,
+                seats_table.c.kind == "human",
+                seats_table.c.claimed.is_(False),
+                seat_accounts_table.c.user_id.is_(None),
+            )
+            .order_by(seats_table.c.seat)
+        ).all()
+        return [f"/g/{game_id}#seat={seat}&t={token}" for seat, token in rows]
 
     def challenges_settled_since(self, user: User, since: float) -> list[dict[str, Any]]:
         """The account's challenges (either side) answered or withdrawn at or after ``since``, newest first."""
@@ -806,14 +920,28 @@ class AccountStore:
             q = (
                 sa.select(challenges_table)
                 .where(
-                    sa.or_(challenges_table.c.to_user == user.id, challenges_table.c.from_user == user.id),
+                    sa.or_(
+                        challenges_table.c.to_user == user.id,
+                        challenges_table.c.from_user == user.id,
+                        challenges_table.c.id.in_(
+                            sa.select(challenge_invitees_table.c.challenge_id).where(
+                                challenge_invitees_table.c.user_id == user.id
+                            )
+                        ),
+                    ),
                     challenges_table.c.status != "pending",
                     challenges_table.c.updated_at >= since,
                 )
                 .order_by(challenges_table.c.updated_at.desc())
                 .limit(50)
             )
-            return [self._challenge_public(tx, r) for r in tx.conn.execute(q).mappings()]
+            out = []
+            for r in tx.conn.execute(q).mappings():
+                c = self._challenge_public(tx, r)
+                if r["from_user"] == user.id and c.get("players") and c["game_id"]:
+                    c["open_links"] = self._open_links(tx, c["game_id"])
+                out.append(c)
+            return out
 
     def settle_challenge(
         self, cid: str, status: str, *, reason: str | None = None, game_id: str | None = None, expect: str = "pending"

@@ -29,6 +29,16 @@
 ``login_failures``
     failed log-ins (and sign-ups) by throttle key (a hash of the account name or of the
     address, never the name or address itself) and time.
+``challenge_invitees`` (migration ``0009``)
+    the players a challenge to a game of more than two seats names (four-player Nymbat):
+    ``challenge_id``, ``position`` (0, 1, 2 in the order named), ``user_id`` (None: an open
+    seat, taken by invite link), ``status`` pending, accepted or declined, and ``updated_at``.
+    The challenge's ``to_user`` is the first one named.
+``rematch_offers`` (migration ``0009``)
+    a rematch asked by a seat of a finished game (guests, or any game that is not between two
+    accounts): ``game_id`` (the finished game), ``from_seat``, ``accepted`` (JSON list of the
+    seats that said yes, the asker's first), ``status`` pending, accepted, declined or
+    cancelled, ``declined_by`` (a seat), ``new_game_id`` once made, ``created_at``, ``updated_at``.
 """
 
 from __future__ import annotations
@@ -141,6 +151,29 @@ login_failures_table = sa.Table(
     sa.Index("ix_login_failures_key_at", "key", "at"),
 )
 
+challenge_invitees_table = sa.Table(
+    "challenge_invitees",
+    metadata,
+    sa.Column("challenge_id", sa.String(32), sa.ForeignKey("challenges.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("position", sa.Integer, primary_key=True),
+    sa.Column("user_id", sa.String(32), sa.ForeignKey("users.id", ondelete="CASCADE"), nullable=True, index=True),
+    sa.Column("status", sa.String(16), nullable=False),
+    sa.Column("updated_at", sa.Float, nullable=False),
+)
+
+rematch_offers_table = sa.Table(
+    "rematch_offers",
+    metadata,
+    sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("from_seat", sa.Integer, nullable=False),
+    sa.Column("accepted", sa.Text, nullable=False),
+    sa.Column("status", sa.String(16), nullable=False),
+    sa.Column("declined_by", sa.Integer, nullable=True),
+    sa.Column("new_game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="SET NULL"), nullable=True),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("updated_at", sa.Float, nullable=False),
+)
+
 ALL = (
     users_table,
     sessions_table,
@@ -151,4 +184,6 @@ ALL = (
     seat_accounts_table,
     account_games_table,
     login_failures_table,
+    challenge_invitees_table,
+    rematch_offers_table,
 )

@@ -131,6 +131,7 @@ async function accountPage() {
   }
   for (const id of ["me-card", "challenges-card", "tokens-card", "password-card"]) $(id).hidden = false;
   $("me-name").textContent = me.username;
+  myName = me.username;
   $("me-profile").href = `/u/${encodeURIComponent(me.username)}`;
   ratingsTable($("me-ratings"), me.ratings);
   $("logout").addEventListener("click", async () => {
@@ -138,6 +139,10 @@ async function accountPage() {
     location.reload();
   });
   fillSelect($("challenge").game, await gameNames());
+  const four = document.createElement("option"); // four-player Nymbat: challenge three players at once
+  four.value = "nymbat(players=4)";
+  four.textContent = t("account:four_player_nymbat");
+  $("challenge").game.appendChild(four);
   const wanted = new URLSearchParams(location.search).get("challenge");
   if (wanted) $("challenge").to.value = wanted;
   await showChallenges();
@@ -158,6 +163,7 @@ function challengeLine(c, incoming) {
     c.clock ? ` · ${c.clock.initial / 60}+${c.clock.increment}` : ""
   }`;
   li.innerHTML = `<a href="/u/${encodeURIComponent(who)}">${escapeHtml(who)}</a> — ${escapeHtml(what)} `;
+  if (c.players) li.appendChild(document.createTextNode(`(${playersText(c)}) `)); // a four-player challenge
   const button = (key, cls, onClick) => {
     const b = document.createElement("button");
     b.textContent = t(key);
@@ -166,8 +172,14 @@ function challengeLine(c, incoming) {
     li.appendChild(b);
   };
   if (incoming) {
+    const mine = c.players && c.players.find((p) => p.username === myName);
+    if (mine && mine.status === "accepted") {
+      li.appendChild(document.createTextNode(t("account:accepted_waiting"))); // the others have not all accepted yet
+      return li;
+    }
     button("account:accept", "primary", async () => {
       const r = await api("POST", `/api/challenges/${c.id}/accept`);
+      if (!r.game_id) return showChallenges(); // waiting for the other players
       location.href = `/g/${r.game_id}#seat=${r.seat}&t=${r.token}`;
     });
     button("account:decline", "", async () => {
@@ -185,6 +197,15 @@ function challengeLine(c, incoming) {
 }
 
 let knownAccepted = null; // ids of my accepted challenges already seen (null: not looked yet)
+let myName = null; // the account's name (whose answers in a four-player challenge are mine)
+
+// "Green ✓, Blue, open seat": the players of a four-player challenge and who has accepted
+function playersText(c) {
+  const names = c.players.map((p) =>
+    p.username === null ? t("account:open_seat") : `${p.username}${p.status === "accepted" ? " ✓" : ""}`,
+  );
+  return `${t("account:with")} ${names.join(", ")}`;
+}
 
 async function showChallenges() {
   const all = await api("GET", "/api/challenges?pending=false");
@@ -193,6 +214,12 @@ async function showChallenges() {
   inc.textContent = "";
   out.textContent = "";
   for (const c of all.incoming.filter((c) => c.status === "pending")) inc.appendChild(challengeLine(c, true));
+  for (const c of all.incoming.filter((c) => c.status === "declined" && c.players).slice(0, 3)) {
+    const li = document.createElement("li");
+    li.className = "hint";
+    li.textContent = `${c.from} — ${c.game}: ${t("account:declined_by", { name: c.declined_by })}${c.reason ? `: ${c.reason}` : ""}`;
+    inc.appendChild(li);
+  }
   for (const c of all.outgoing.slice(0, 10)) {
     const li = challengeLine(c, false);
     if (c.status === "accepted" && c.game_id) {
@@ -205,6 +232,8 @@ async function showChallenges() {
         openMySeat(c.game_id);
       });
       li.appendChild(a);
+    } else if (c.status === "declined" && c.declined_by) {
+      li.appendChild(document.createTextNode(` ${t("account:declined_by", { name: c.declined_by })}${c.reason ? `: ${c.reason}` : ""}`));
     } else if (c.status === "declined") {
       li.appendChild(document.createTextNode(` ${t("account:declined")}${c.reason ? `: ${declineText(c.reason)}` : ""}`));
     } else if (c.status === "cancelled") {
@@ -214,8 +243,22 @@ async function showChallenges() {
   }
   if (!inc.children.length) inc.innerHTML = `<li class="hint">${escapeHtml(t("account:none"))}</li>`;
   if (!out.children.length) out.innerHTML = `<li class="hint">${escapeHtml(t("account:none"))}</li>`;
-  // a challenge of mine accepted since the page opened: take me to the game
-  const accepted = all.outgoing.filter((c) => c.status === "accepted" && c.game_id);
+  for (const c of all.outgoing.filter((c) => c.open_links && c.open_links.length && c.status === "accepted")) {
+    const li = [...out.children].find((x) => x.querySelector(`a[data-game-id="${c.game_id}"]`));
+    for (const link of c.open_links) {
+      const a = document.createElement("a");
+      a.href = link;
+      a.className = "open-link";
+      a.textContent = ` ${t("account:open_seat_link")}`;
+      if (li) li.appendChild(a);
+    }
+  }
+  // a challenge of mine accepted since the page opened (or a four-player one I had accepted, once
+  // everyone has): take me to the game
+  const accepted = [
+    ...all.outgoing.filter((c) => c.status === "accepted" && c.game_id),
+    ...all.incoming.filter((c) => c.players && c.status === "accepted" && c.game_id),
+  ];
   const fresh = knownAccepted ? accepted.filter((c) => !knownAccepted.has(c.id)) : [];
   knownAccepted = new Set(accepted.map((c) => c.id));
   if (fresh.length) openMySeat(fresh[0].game_id);
@@ -232,8 +275,12 @@ function setupChallengeForm() {
     ev.preventDefault();
     clearError(form);
     const minutes = parseFloat(form.minutes.value);
+    // several names (comma-separated; "open" or nothing between commas: an open seat) for a game of
+    // more than two seats, such as four-player Nymbat
+    const names = form.to.value.split(",").map((x) => x.trim());
+    const many = /players=[3-9]/.test(form.game.value) || names.length > 1;
     const body = {
-      to: form.to.value.trim(),
+      to: many ? names.map((x) => (x === "" || x.toLowerCase() === "open" ? null : x)) : names[0],
       game: form.game.value,
       rated: form.rated.checked,
       seat: form.seat.value === "" ? null : Number(form.seat.value),
@@ -440,6 +487,7 @@ async function leaderboard(games, game) {
   sel.addEventListener("change", () => {
     location.href = `/leaderboard/${encodeURIComponent(sel.value)}`;
   });
+  $("board-stats").href = `/stats/${encodeURIComponent(game)}`;
   const table = $("board");
   try {
     const b = await api("GET", `/api/leaderboard/${encodeURIComponent(game)}`);

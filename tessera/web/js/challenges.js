@@ -23,12 +23,22 @@ async function openMySeat(gameId) {
   location.href = `/g/${gameId}#seat=${s.seat}&t=${s.token}`;
 }
 
-function line(c) {
+function line(me, c) {
   const li = document.createElement("li");
   const kind = c.rated ? t("account:rated", { defaultValue: "rated" }) : t("account:casual", { defaultValue: "casual" });
   const what = `${c.game} · ${kind}${c.clock ? ` · ${c.clock.initial / 60}+${c.clock.increment}` : ""}`;
   const challenges = t("account:challenges_you", { defaultValue: "challenges you" });
   li.innerHTML = `<a href="/u/${encodeURIComponent(c.from)}">${escapeHtml(c.from)}</a> ${escapeHtml(challenges)} — ${escapeHtml(what)} `;
+  if (c.players) {
+    // a four-player challenge: who else is asked, and who has accepted
+    const names = c.players.map((p) => (p.username === null ? t("account:open_seat") : `${p.username}${p.status === "accepted" ? " ✓" : ""}`));
+    li.appendChild(document.createTextNode(`(${t("account:with")} ${names.join(", ")}) `));
+    const mine = c.players.find((p) => p.username === me.username);
+    if (mine && mine.status === "accepted") {
+      li.appendChild(document.createTextNode(t("account:accepted_waiting")));
+      return li;
+    }
+  }
   const error = document.createElement("span");
   error.className = "error";
   error.hidden = true;
@@ -50,6 +60,7 @@ function line(c) {
   };
   button(t("account:accept", { defaultValue: "Accept" }), "primary", async () => {
     const r = await api("POST", `/api/challenges/${c.id}/accept`);
+    if (!r.game_id) return; // the others have not all accepted: the live list shows it
     location.href = `/g/${r.game_id}#seat=${r.seat}&t=${r.token}`;
   });
   button(t("account:decline", { defaultValue: "Decline" }), "", async () => {
@@ -65,18 +76,21 @@ function show(me, data, taken) {
   const box = $("live-challenges");
   const list = $("live-challenges-list");
   list.textContent = "";
-  for (const c of data.incoming) list.appendChild(line(c));
-  const answered = data.settled.filter((c) => c.from === me.username && c.status === "declined");
+  for (const c of data.incoming) list.appendChild(line(me, c));
+  const answered = data.settled.filter((c) => (c.from === me.username || c.players) && c.status === "declined");
   for (const c of answered.slice(0, 3)) {
     const li = document.createElement("li");
     li.className = "hint";
     const declined = t("account:declined_yours", { to: c.to, game: c.game, defaultValue: `${c.to} declined your challenge (${c.game})` });
-    li.textContent = `${declined}${c.reason ? `: ${declineText(c.reason)}` : ""}`;
+    li.textContent = c.declined_by
+      ? `${c.from} — ${c.game}: ${t("account:declined_by", { name: c.declined_by })}${c.reason ? `: ${declineText(c.reason)}` : ""}`
+      : `${declined}${c.reason ? `: ${declineText(c.reason)}` : ""}`;
     list.appendChild(li);
   }
   box.hidden = list.children.length === 0;
   // a challenge (or rematch) of mine accepted while this page is open: to the game
-  const accepted = data.settled.find((c) => c.from === me.username && c.status === "accepted" && c.game_id);
+  // (a four-player challenge I accepted: when the last player has, everyone goes)
+  const accepted = data.settled.find((c) => (c.from === me.username || c.players) && c.status === "accepted" && c.game_id);
   if (accepted && !taken.has(accepted.id)) {
     taken.add(accepted.id);
     openMySeat(accepted.game_id);

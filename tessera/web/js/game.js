@@ -1,5 +1,6 @@
 // The game page: live board (WebSocket), clicking plays, side panel, replay of finished games.
 import { api, ApiError, escapeHtml, loadSeats, saveSeats } from "./api.js";
+import { askRematch, initRematch, loadRematch, show as showRematch } from "./rematch.js";
 import { BoardView, nextPathCells, pathStartsWith, pickCell } from "./board.js";
 import { markdown } from "./markdown.js";
 import { actionLabel, colourName, colourWord, decorations, localized, panelRows, refusalText, resultText, safeGlyph, specWords, statusText, textOf } from "./decorate.js";
@@ -75,6 +76,7 @@ function connect() {
     else if (msg.type === "ai") onThinking(msg.thinking);
     else if (msg.type === "chat" && chat) chat.push(msg.message);
     else if (msg.type === "error") showError(msg.detail);
+    else if (msg.type === "rematch") showRematch(msg.rematch); // this seat's own view of a rematch offer
   };
   ws.onclose = () => {
     setConn("offline");
@@ -1185,6 +1187,7 @@ function renderBanner(v, desc) {
     bn.appendChild(mine);
   }
   showAccounts(v, bn);
+  if (mySeats.length && v.mode !== "hotseat") loadRematch();
   if (mySeats.length) {
     const again = button(t("game:rematch"), () => rematch(v), "primary");
     again.id = "rematch";
@@ -1240,31 +1243,12 @@ async function showAccounts(v, bn) {
   }
 }
 
-// A rematch of a game between two accounts: a challenge to the same opponent with the seats
-// swapped (private), shown live on the opponent's pages; both are taken to the new game once it
-// is accepted.
-async function accountRematch() {
-  try {
-    const c = await api("POST", `/api/games/${gameId}/rematch`);
-    showError("");
-    const again = $("rematch");
-    if (again) {
-      again.disabled = true;
-      again.textContent = `Rematch offered to ${c.to} — waiting for an answer`;
-    }
-    return true;
-  } catch (e) {
-    if (e instanceof ApiError && (e.status === 401 || e.status === 404 || e.status === 422)) return false;
-    showError(refusalText(e));
-    return true;
-  }
-}
-
 // The same game again with the seats swapped (against the AI: the human takes the other side).
+// With other people at the table it is asked of them (rematch.js): they accept or decline live,
+// and everyone is taken to the new game.
 async function rematch(v) {
-  const acc = gameAccounts ? await gameAccounts : null;
-  const bound = acc ? Object.keys(acc.seats || {}).length : 0;
-  if (v.mode !== "hotseat" && bound === v.seats.length && (await accountRematch())) return;
+  const others = v.seats.filter((s) => s.kind === "human" && !mySeats.includes(s.seat));
+  if (v.mode !== "hotseat" && others.length && (await askRematch())) return;
   // never listed in the lobby: a stranger must not take the seat meant for the same opponent
   const body = { game: v.game, params: v.params, mode: v.mode, public: false };
   const ai = v.seats.find((s) => s.kind === "ai");
@@ -1393,8 +1377,9 @@ function renderLegend(desc, deco) {
 let chat = null; // the chat panel (chat.js)
 
 async function start() {
-  await initI18n(["params", "game", "learn", "chat", "seeks", "engine"]);
+  await initI18n(["params", "game", "learn", "chat", "seeks", "engine", "account"]);
   chat = mountChat($("chat"), { gameId, token: wsToken }); // the socket's seat: the chat's pushes follow it
+  initRematch({ gameId, token: wsToken(), seats: () => (ui.view ? ui.view.seats : []), showError });
   initPrefs({ sound: true, palette: true });
   window.addEventListener("tessera:pref", (e) => {
     if (e.detail.name === "safePalette") renderAll();

@@ -20,6 +20,8 @@ export async function startRules() {
     $("play").textContent = t("ui.play", "Play");
     $("learn").href = `/learn/${name}`;
     $("learn").textContent = t("ui.learn", "Learn");
+    $("stats").href = `/stats/${name}`; // people's first-seat win rates beside the balance lab's
+    $("stats").textContent = t("ui.stats", "Statistics");
     const body = $("rules");
     body.innerHTML = markdown(r.markdown, { diagrams: true });
     body.lang = r.lang;

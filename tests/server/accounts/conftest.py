@@ -16,21 +16,32 @@ PASSWORD = "correct horse battery"
 
 
 @pytest.fixture
-def app(db_url: str) -> Iterator[FastAPI]:
-    """The app, started (its lifespan runs while the test does)."""
+def started(db_url: str) -> Iterator[TestClient]:
+    """The client that runs the app (its lifespan and event loop) while the test does."""
     a = create_app(db_url, ai_mode="thread", ai_seconds=0.01)
-    with TestClient(a):
-        yield a
+    with TestClient(a) as c:
+        yield c
 
 
 @pytest.fixture
-def browser(app: FastAPI) -> Callable[..., TestClient]:
+def app(started: TestClient) -> FastAPI:
+    """The app, started."""
+    a: FastAPI = started.app  # type: ignore[assignment]
+    return a
+
+
+@pytest.fixture
+def browser(started: TestClient) -> Callable[..., TestClient]:
     """A new browser on the site: its own cookies, and the site's own ``Origin`` on every request
-    (as a page of the site sends it) unless ``origin`` says otherwise."""
+    (as a page of the site sends it) unless ``origin`` says otherwise.  Its requests and WebSockets
+    run on the app's own event loop, as on a real server (a socket on a loop of its own would not
+    be woken by the hub's pushes from the app's loop)."""
 
     def make(origin: str | None = SITE, **kw: Any) -> TestClient:
         headers = {"Origin": origin} if origin else {}
-        return TestClient(app, headers=headers, **kw)
+        c = TestClient(started.app, headers=headers, **kw)
+        c.portal = started.portal
+        return c
 
     return make
 

@@ -25,6 +25,8 @@ ACCOUNT_TABLES = {
     "seat_accounts",
     "account_games",
     "login_failures",
+    "challenge_invitees",
+    "rematch_offers",
 }
 
 

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 from scipy.stats import binomtest
 
-from tessera.server.accounts.stats import wilson
+from tessera.server.accounts.stats import STUDIES, self_play, wilson
+from tessera.server.service import load_checked
 from tests.server.accounts.test_challenges_ratings import challenge, my_seat, play_challenge
 
 User = Callable[[str], TestClient]
@@ -51,3 +55,66 @@ def test_stats_count_rated_games_between_people_only(user: User) -> None:
     assert list(s["by_variant"]) == ["nibble"] and s["by_variant"]["nibble"]["games"] == 3
     assert sum(b["games"] for b in s["by_band"].values()) == 3
     assert alice.get("/api/stats/chess").status_code == 404
+
+
+def _study(folder: Path, name: str, game: str, settings: list[dict[str, Any]], kind: str = "balance") -> None:
+    (folder / name).mkdir()
+    data = {"kind": kind, "game": game, "agent": "mcts", "settings": settings}
+    (folder / name / "summary.json").write_text(json.dumps(data), encoding="utf-8")
+
+
+def _setting(game: str, games: int, rate0: float, ci0: tuple[float, float], draws: float) -> dict[str, Any]:
+    return {
+        "game": game,
+        "games": games,
+        "seat_win_rate": [rate0, 1 - rate0 - draws],
+        "seat_win_ci95": [list(ci0), [0.1, 0.5]],
+        "draw_rate": draws,
+        "length": {"median": 40.0, "mean": 41.5},
+    }
+
+
+def test_self_play_figures_are_read_from_the_stored_balance_studies(tmp_path: Path) -> None:
+    """'beside the balance lab's self-play figures for the same variant': the figures of the stored
+    studies of that game, variants written as the server writes game strings; other games, other
+    kinds of study and broken files are left out."""
+    _study(tmp_path, "nume-a", "nume(size=4)", [_setting("nume(size=4,komi=0.5)", 72, 0.6, (0.48, 0.71), 0.1)])
+    _study(tmp_path, "nibble-a", "nibble", [_setting("nibble", 10, 0.5, (0.2, 0.8), 0.0)])
+    _study(tmp_path, "nume-match", "nume", [_setting("nume", 10, 0.5, (0.2, 0.8), 0.0)], kind="match")
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "summary.json").write_text("{not json", encoding="utf-8")
+    got = self_play("nume", tmp_path)
+    assert got == [
+        {
+            "study": "nume-a",
+            "agent": "mcts",
+            "variant": str(load_checked("nume(size=4,komi=0.5)")),
+            "games": 72,
+            "first_seat": {"rate": 0.6, "low": 0.48, "high": 0.71},
+            "draw_rate": 0.1,
+            "length": {"median": 40.0, "mean": 41.5},
+        }
+    ]
+    assert self_play("nelaxtam", tmp_path) == [] and self_play("nume", tmp_path / "nowhere") == []
+
+
+def test_the_stats_answer_holds_the_labs_figures_for_the_game(
+    user: User, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    _study(tmp_path, "nume-b", "nume", [_setting("nume", 100, 0.55, (0.45, 0.64), 0.05)])
+    monkeypatch.setenv("TESSERA_BALANCE_STUDIES", str(tmp_path))
+    s = user("Alice").get("/api/stats/nume").json()
+    assert s["self_play"][0]["variant"] == "nume" and s["self_play"][0]["first_seat"]["rate"] == 0.55
+    assert s["games"] == 0 and s["first_seat"]["rate"] is None
+    page = user("Bob").get("/stats/nume")
+    assert page.status_code == 200 and 'id="variants"' in page.text
+
+
+def test_the_repositorys_balance_studies_are_found() -> None:
+    """The studies kept in the repository are the default source; each setting's figures are the
+    stored ones (read, not played again)."""
+    got = self_play("nume")
+    assert got, "no stored nume balance study found"
+    stored = json.loads((STUDIES / got[0]["study"] / "summary.json").read_text(encoding="utf-8"))
+    first = stored["settings"][0]
+    assert got[0]["games"] == first["games"] and got[0]["first_seat"]["rate"] == first["seat_win_rate"][0]

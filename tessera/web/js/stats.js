@@ -1,0 +1,128 @@
+// The statistics page (/stats/<game>): what designers ask of a game — from people's finished rated
+// games (GET /api/stats/<game>: the first seat's win rate with its 95 % Wilson interval, draws,
+// length, abandons and time-outs; by variant and rating band) beside the balance lab's self-play
+// figures for the same variants (the stored balance studies, in the same answer's "self_play").
+
+import { api, ApiError, escapeHtml } from "./api.js";
+import { currentLanguage, initI18n, t } from "./i18n.js";
+
+const $ = (id) => document.getElementById(id);
+const DASH = "—";
+
+function pct(x) {
+  if (x === null || x === undefined) return DASH;
+  return `${(100 * x).toLocaleString(currentLanguage(), { maximumFractionDigits: 1 })} %`;
+}
+
+// "58 % [44–71 %]" (the rate of decided games, with its interval), or a dash without games
+function firstSeat(f) {
+  if (!f || f.rate === null || f.rate === undefined) return DASH;
+  const lo = Math.round(100 * f.low);
+  const hi = Math.round(100 * f.high);
+  return `${pct(f.rate)} [${lo}–${hi} %]`;
+}
+
+function num(x) {
+  return x === null || x === undefined ? DASH : Number(x).toLocaleString(currentLanguage(), { maximumFractionDigits: 1 });
+}
+
+function people(s) {
+  const rows = [
+    [t("stats:rated_games"), num(s.games)],
+    [t("stats:first_seat_wins"), firstSeat(s.first_seat)],
+    [t("stats:draws"), pct(s.draw_rate)],
+    [t("stats:length"), num(s.length.median)],
+    [t("stats:aborted"), pct(s.aborted_rate)],
+    [t("stats:timeouts"), pct(s.timeout_rate)],
+    [t("stats:resignations"), pct(s.resign_rate)],
+  ];
+  $("people").innerHTML = rows.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join("");
+  $("people").dataset.games = s.games;
+}
+
+// One row per variant played by people or by the lab (a variant the lab studied with several
+// agents gets one row per study).
+function variants(s) {
+  const names = [...new Set([...Object.keys(s.by_variant), ...s.self_play.map((x) => x.variant)])].sort();
+  const head =
+    `<tr><th rowspan="2">${escapeHtml(t("stats:variant"))}</th>` +
+    `<th class="group" colspan="3">${escapeHtml(t("stats:people"))}</th>` +
+    `<th class="group" colspan="4">${escapeHtml(t("stats:self_play"))}</th></tr>` +
+    `<tr><th>${escapeHtml(t("stats:games"))}</th><th>${escapeHtml(t("stats:first_seat_wins"))}</th><th>${escapeHtml(t("stats:draws"))}</th>` +
+    `<th>${escapeHtml(t("stats:agent"))}</th><th>${escapeHtml(t("stats:games"))}</th><th>${escapeHtml(t("stats:first_seat_wins"))}</th><th>${escapeHtml(t("stats:draws"))}</th></tr>`;
+  const rows = [];
+  for (const name of names) {
+    const p = s.by_variant[name];
+    const lab = s.self_play.filter((x) => x.variant === name);
+    const mine = p
+      ? `<td class="num">${num(p.games)}</td><td class="num">${escapeHtml(firstSeat(p.first_seat))}</td><td class="num">${escapeHtml(pct(p.draw_rate))}</td>`
+      : `<td class="num">0</td><td class="num">${DASH}</td><td class="num">${DASH}</td>`;
+    const labCells = (x) =>
+      x
+        ? `<td class="agent" title="${escapeHtml(x.study)}">${escapeHtml(x.agent || x.study)}</td><td class="num">${num(x.games)}</td>` +
+          `<td class="num">${escapeHtml(firstSeat(x.first_seat))}</td><td class="num">${escapeHtml(pct(x.draw_rate))}</td>`
+        : `<td>${DASH}</td><td class="num">${DASH}</td><td class="num">${DASH}</td><td class="num">${DASH}</td>`;
+    const first = lab.length ? lab : [null];
+    first.forEach((x, i) => {
+      const label = i === 0 ? `<td rowspan="${first.length}"><code>${escapeHtml(name)}</code></td>${mine.replace(/<td/g, `<td rowspan="${first.length}"`)}` : "";
+      rows.push(`<tr data-variant="${escapeHtml(name)}">${label}${labCells(x)}</tr>`);
+    });
+  }
+  $("variants").innerHTML = head + (rows.length ? rows.join("") : `<tr><td colspan="8">${escapeHtml(t("stats:none"))}</td></tr>`);
+}
+
+function bands(s) {
+  const entries = Object.entries(s.by_band);
+  $("bands").innerHTML =
+    `<tr><th>${escapeHtml(t("stats:band"))}</th><th>${escapeHtml(t("stats:games"))}</th><th>${escapeHtml(t("stats:first_seat_wins"))}</th>` +
+    `<th>${escapeHtml(t("stats:draws"))}</th><th>${escapeHtml(t("stats:length"))}</th></tr>` +
+    (entries.length
+      ? entries
+          .map(
+            ([band, b]) =>
+              `<tr><td>${escapeHtml(band === "unrated" ? t("stats:unrated") : band)}</td><td class="num">${num(b.games)}</td>` +
+              `<td class="num">${escapeHtml(firstSeat(b.first_seat))}</td><td class="num">${escapeHtml(pct(b.draw_rate))}</td>` +
+              `<td class="num">${num(b.length.median)}</td></tr>`,
+          )
+          .join("")
+      : `<tr><td colspan="5">${escapeHtml(t("stats:none"))}</td></tr>`);
+}
+
+async function start() {
+  await initI18n(["stats"]);
+  const game = decodeURIComponent(location.pathname.split("/")[2] || "");
+  const sel = $("stats-game");
+  try {
+    const c = await api("GET", "/api/catalog");
+    for (const g of c.games) {
+      const o = document.createElement("option");
+      o.value = g.name;
+      o.textContent = g.title || g.name;
+      o.selected = g.name === game;
+      sel.appendChild(o);
+    }
+  } catch {
+    /* the select stays empty: the page still shows this game */
+  }
+  sel.addEventListener("change", () => {
+    location.href = `/stats/${encodeURIComponent(sel.value)}`;
+  });
+  $("to-leaderboard").href = `/leaderboard/${encodeURIComponent(game)}`;
+  $("to-rules").href = `/rules/${encodeURIComponent(game)}`;
+  try {
+    const s = await api("GET", `/api/stats/${encodeURIComponent(game)}`);
+    const title = sel.selectedOptions[0] ? sel.selectedOptions[0].textContent : s.game;
+    $("heading").textContent = `${t("stats:title")} — ${title}`;
+    document.title = `tessera — ${t("stats:title")} — ${title}`;
+    people(s);
+    variants(s);
+    bands(s);
+    document.body.dataset.ready = "1";
+  } catch (e) {
+    const box = $("stats-error");
+    box.textContent = e instanceof ApiError ? e.detail : String(e);
+    box.hidden = false;
+    document.body.dataset.ready = "error";
+  }
+}
+start();
