@@ -36,6 +36,8 @@ from tessera.server.events import Events, Presence
 from tessera.server.hub import MAX_SOCKETS_PER_CLIENT, MAX_SOCKETS_PER_GAME, Hub
 from tessera.server.limits import BODY_READ_TIMEOUT, BodyLimits, Rate, RateLimits, rates_from_env
 from tessera.server.logs import RequestLog
+from tessera.server.notify import install as install_notify
+from tessera.server.notify import router as notify_router
 from tessera.server.routers import ROUTERS
 from tessera.server.routers.catalog import catalog, rules_text
 from tessera.server.routers.pages import WEB
@@ -183,6 +185,7 @@ def create_app(
     events = Events()
     service = MatchService(storage, events, Presence())
     account_streams = install_accounts(events, storage, service.games)  # before the hub: ratings precede the push
+    notifications = install_notify(service)  # games waiting for you, Web Push, e-mail digests
     hub = Hub(service, per_game=sockets_per_game, per_client=sockets_per_client)
     pool = FairPool(mode=ai_mode, size=ai_processes)
     worker = AIWorker(service, mode=ai_mode, seconds=ai_seconds, pool=pool)
@@ -206,8 +209,10 @@ def create_app(
         if listener is not None:
             await run_in_threadpool(listener.start)
         watch = asyncio.create_task(watch_descriptors())
+        notifications.start()
         yield
         watch.cancel()
+        await notifications.stop()
         if listener is not None:
             await run_in_threadpool(listener.close)
         timers.close()
@@ -233,6 +238,7 @@ def create_app(
     app.state.service = service
     app.state.hub = hub
     app.state.account_streams = account_streams
+    app.state.notify = notifications
     app.state.worker = worker
     app.state.pool = pool
     app.state.storage = storage
@@ -247,6 +253,7 @@ def create_app(
         return JSONResponse({"detail": exc.detail}, status_code=exc.status)
 
     app.include_router(accounts_router)  # accounts, ratings, challenges (tessera.server.accounts)
+    app.include_router(notify_router)  # games waiting, push subscriptions, e-mail (tessera.server.notify)
 
     @app.exception_handler(PoolBusy)
     async def pool_busy(request: Request, exc: PoolBusy) -> JSONResponse:
