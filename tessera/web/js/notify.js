@@ -281,10 +281,10 @@ function checkbox(id, label, checked, onChange) {
 }
 
 // The notification settings: the in-page switches, push, and (on the account page) the e-mail digest.
-export function settingsBox({ email = false } = {}) {
+export function settingsBox({ email = false, heading = "h3" } = {}) {
   const box = document.createElement("div");
   box.className = "notify-settings";
-  const h = document.createElement("h3");
+  const h = document.createElement(heading);
   h.textContent = t("notify:settings.title");
   const intro = document.createElement("p");
   intro.className = "hint";
@@ -480,7 +480,7 @@ function mountSettings() {
   if (!host || host.dataset.ready) return;
   host.dataset.ready = "1";
   host.hidden = false;
-  host.appendChild(settingsBox({ email: host.dataset.email !== undefined && !!state.me }));
+  host.appendChild(settingsBox({ email: host.dataset.email !== undefined && !!state.me, heading: "h2" }));
   const verified = new URLSearchParams(location.search).get("email");
   if (verified) {
     const note = document.createElement("p");
