@@ -102,9 +102,8 @@ def test_an_accounts_lobby_lists_the_game_and_counts_it_when_the_opponent_moves(
         """async () => (await fetch('/api/challenges', {method: 'POST', headers: {'Content-Type': 'application/json'},
              body: JSON.stringify({to: 'NotifyBob', game: 'nume(size=3)', seat: 0})})).json()"""
     )
-    gid = bob.evaluate(
-        f"""async () => (await (await fetch('/api/challenges/{made["id"]}/accept', {{method: 'POST'}})).json()).game_id"""
-    )
+    accept = f"/api/challenges/{made['id']}/accept"
+    gid = bob.evaluate(f"async () => (await (await fetch('{accept}', {{method: 'POST'}})).json()).game_id")
     bob.goto(server + "/")
     bob.wait_for_selector("#notify-bell")
     bob.wait_for_function("document.documentElement.dataset.waiting === '0'")
@@ -169,5 +168,7 @@ def test_a_push_delivered_to_the_service_worker_shows_a_notification(
         """async () => (await (await navigator.serviceWorker.ready).getNotifications())
              .map(n => ({title: n.title, body: n.body, tag: n.tag, url: n.data.url}))"""
     )
-    assert shown == [{"title": "Your turn", "body": "Nume: it is your move.", "tag": "tessera-game-abc123", "url": "/g/abc123"}]
+    assert shown == [
+        {"title": "Your turn", "body": "Nume: it is your move.", "tag": "tessera-game-abc123", "url": "/g/abc123"}
+    ]
     context.close()

@@ -11,7 +11,6 @@ import json
 import os
 import random
 import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -85,7 +84,11 @@ class Browser:
         public = self.key.public_key().public_bytes(
             serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
         )
-        return {"endpoint": self.endpoint, "expirationTime": None, "keys": {"p256dh": b64url(public), "auth": b64url(self.auth)}}
+        return {
+            "endpoint": self.endpoint,
+            "expirationTime": None,
+            "keys": {"p256dh": b64url(public), "auth": b64url(self.auth)},
+        }
 
     def decrypt(self, body: bytes) -> dict[str, Any]:
         """The payload of a push (RFC 8291, aes128gcm), decrypted with this subscription's keys."""
@@ -228,7 +231,7 @@ def test_a_subscription_is_refused_when_malformed_and_nothing_is_stored(
 ) -> None:
     """Bad input gets a clear error and never changes state."""
     c = browser()
-    gid, t0, _ = online(c)
+    _, t0, _ = online(c)
     sub = Browser("https://push.example/abc").subscription()
     bad = [
         {"subscription": {**sub, "keys": {"p256dh": "short", "auth": sub["keys"]["auth"]}}, "tokens": [t0]},
@@ -241,7 +244,9 @@ def test_a_subscription_is_refused_when_malformed_and_nothing_is_stored(
         r = c.post("/api/notify/push/subscribe", json=body)
         assert r.status_code in (403, 422) and r.json()["detail"], body
     monkeypatch.delenv("TESSERA_PUSH_INSECURE")
-    r = c.post("/api/notify/push/subscribe", json={"subscription": {**sub, "endpoint": "http://10.0.0.1/x"}, "tokens": [t0]})
+    r = c.post(
+        "/api/notify/push/subscribe", json={"subscription": {**sub, "endpoint": "http://10.0.0.1/x"}, "tokens": [t0]}
+    )
     assert r.status_code == 422
     assert app.state.notify.store.subscription(sub["endpoint"]) is None
     assert c.post("/api/notify/push/subscribe", json={"subscription": sub, "tokens": [t0]}).status_code == 201

@@ -134,7 +134,11 @@ def test_an_address_is_verified_by_a_link_whose_token_is_stored_hashed_and_used_
     assert ann.get("/api/notify/email").json()["email"]["verified"] is False
     r = ann.get(link, follow_redirects=False)
     assert r.status_code == 303 and r.headers["location"] == "/account?email=verified#notifications"
-    assert ann.get("/api/notify/email").json()["email"] == {"email": "ann@example.org", "verified": True, "digest_hours": 0}
+    assert ann.get("/api/notify/email").json()["email"] == {
+        "email": "ann@example.org",
+        "verified": True,
+        "digest_hours": 0,
+    }
     again = ann.get(link, follow_redirects=False)  # used once
     assert again.headers["location"] == "/account?email=invalid#notifications"
 
@@ -169,9 +173,7 @@ def test_a_bad_address_or_a_guest_is_refused_and_nothing_is_sent(
     assert ann.get("/api/notify/email").json()["email"] is None and inbox.messages == []
 
 
-def test_without_smtp_settings_no_address_is_taken(
-    db_url: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_without_smtp_settings_no_address_is_taken(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """SMTP settings come from the environment; without TESSERA_SMTP_HOST the server sends no e-mail."""
     monkeypatch.delenv("TESSERA_SMTP_HOST", raising=False)
     with TestClient(create_app(db_url, ai_mode="thread", warm=False), headers={"Origin": SITE}) as c:

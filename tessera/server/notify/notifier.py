@@ -126,9 +126,15 @@ class Notifier:
                 return
             _remember(self._ended, game_id)
             humans = [s.seat for s in row.seats if s.kind == "human"]
-            self._send_per_seat("end", game_id, humans, bound, lambda lang, seat: push.end_payload(
-                lang, game_id=game_id, title=title, result=_outcome(lang, row.result, seat)
-            ))
+            self._send_per_seat(
+                "end",
+                game_id,
+                humans,
+                bound,
+                lambda lang, seat: push.end_payload(
+                    lang, game_id=game_id, title=title, result=_outcome(lang, row.result, seat)
+                ),
+            )
             return
         waiting = waiting_seats(live)
         move = live.state.move_number()
@@ -141,9 +147,9 @@ class Notifier:
         while len(self._told) > REMEMBERED:
             self._told.popitem(last=False)
         if new:
-            self._send_per_seat("turn", game_id, new, bound, lambda lang, seat: push.turn_payload(
-                lang, game_id=game_id, title=title
-            ))
+            self._send_per_seat(
+                "turn", game_id, new, bound, lambda lang, seat: push.turn_payload(lang, game_id=game_id, title=title)
+            )
 
     def _send_per_seat(self, kind: str, game_id: str, seats: list[int], bound: dict[int, str], payload: Any) -> None:
         done: set[str] = set()

@@ -39,7 +39,9 @@ VERIFY_SECONDS = 24 * 3600.0
 MAX_FAILURES = 5
 """A subscription whose pushes failed this many times in a row is dropped."""
 
-EMAIL = re.compile(r"^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9-]{1,63})+$")
+EMAIL = re.compile(
+    r"^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9-]{1,63})+$"
+)
 
 
 def digest_of(secret: str) -> str:
@@ -113,7 +115,10 @@ class NotifyStore:
             else:
                 tx.conn.execute(subscriptions_table.update().where(c.id == sid).values(**values))
             s = push_seats_table.c
-            have = {(r.game_id, int(r.seat)) for r in tx.conn.execute(sa.select(s.game_id, s.seat).where(s.subscription_id == sid))}
+            have = {
+                (r.game_id, int(r.seat))
+                for r in tx.conn.execute(sa.select(s.game_id, s.seat).where(s.subscription_id == sid))
+            }
             for game_id, seat in sorted(set(seats) - have):
                 tx.conn.execute(push_seats_table.insert().values(subscription_id=sid, game_id=game_id, seat=seat))
         return sid
@@ -129,7 +134,9 @@ class NotifyStore:
     def subscription(self, endpoint: str) -> dict[str, Any] | None:
         """A subscription as stored (None: unknown)."""
         with self.storage.transaction() as tx:
-            r = tx.conn.execute(sa.select(subscriptions_table).where(subscriptions_table.c.id == digest_of(endpoint))).first()
+            r = tx.conn.execute(
+                sa.select(subscriptions_table).where(subscriptions_table.c.id == digest_of(endpoint))
+            ).first()
         return None if r is None else self._public(r._mapping)
 
     @staticmethod
@@ -143,7 +150,9 @@ class NotifyStore:
             "kinds": json.loads(r["kinds"]),
         }
 
-    def targets(self, kind: str, *, user_ids: Iterable[str] = (), seats: Iterable[tuple[str, int]] = ()) -> list[dict[str, Any]]:
+    def targets(
+        self, kind: str, *, user_ids: Iterable[str] = (), seats: Iterable[tuple[str, int]] = ()
+    ) -> list[dict[str, Any]]:
         """The subscriptions that want ``kind`` for these accounts or these seats (each once)."""
         users = sorted(set(user_ids))
         seat_list = sorted(set(seats))
@@ -169,7 +178,9 @@ class NotifyStore:
         c = subscriptions_table.c
         with self.storage.transaction(write=True) as tx:
             if ok:
-                tx.conn.execute(subscriptions_table.update().where(c.id == sid).values(last_sent=time.time(), failures=0))
+                tx.conn.execute(
+                    subscriptions_table.update().where(c.id == sid).values(last_sent=time.time(), failures=0)
+                )
                 return
             if not gone:
                 tx.conn.execute(subscriptions_table.update().where(c.id == sid).values(failures=c.failures + 1))
@@ -224,7 +235,9 @@ class NotifyStore:
         t = email_tokens_table.c
         with self.storage.transaction() as tx:
             n = tx.conn.execute(
-                sa.select(sa.func.count()).select_from(email_tokens_table).where(t.user_id == user_id, t.created_at >= since)
+                sa.select(sa.func.count())
+                .select_from(email_tokens_table)
+                .where(t.user_id == user_id, t.created_at >= since)
             ).scalar()
         return int(n or 0)
 
