@@ -268,3 +268,22 @@ def test_the_digest_sender_runs_in_the_server_as_a_periodic_task(
         gid = waiting_game(ann, bob)
         digest = inbox.wait(2)[1]
         assert "(1)" in digest["Subject"] and gid in digest.get_body(("plain",)).get_content()  # type: ignore[union-attr]
+
+
+def test_a_deleted_accounts_address_is_forgotten_and_gets_no_digest(
+    app: FastAPI, browser: Callable[[], TestClient], inbox: Inbox
+) -> None:
+    """An account deleted: its address, links and digest go with it (the next round forgets them)."""
+    from tessera.server.notify.tables import email_table
+
+    ann, bob = signup(browser(), "ann"), signup(browser(), "bob")
+    verified(ann, inbox, "ann@example.org")
+    ann.post("/api/notify/email/digest", json={"hours": 12})
+    waiting_game(ann, bob)
+    r = ann.request("DELETE", "/api/account", json={"password": PASSWORD})
+    assert r.status_code == 200, r.text
+    assert rounds(app, time.time()) == 0
+    with app.state.storage.transaction() as tx:
+        assert tx.conn.execute(sa.select(email_table)).all() == []
+        assert tx.conn.execute(sa.select(email_tokens_table)).all() == []
+    assert len(inbox.messages) == 1  # the verification only

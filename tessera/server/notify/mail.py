@@ -215,6 +215,7 @@ class DigestSender:
             return 0  # another process is sending this round
         sent = 0
         try:
+            await run_in_threadpool(self.store.forget_deleted)
             for due in await run_in_threadpool(self.store.due_digests, when):
                 made = await run_in_threadpool(self._prepare, settings, due, when)
                 if made is None:

@@ -83,6 +83,10 @@ class Notifier:
         return done.wait(timeout)
 
     def _run(self) -> None:
+        try:
+            self.store.forget_deleted()  # accounts deleted since the last start
+        except Exception:
+            log.exception("could not forget the notification settings of deleted accounts")
         while True:
             item = self._queue.get()
             if item is None:

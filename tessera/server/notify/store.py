@@ -17,6 +17,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 
+from tessera.server.accounts.tables import users_table
 from tessera.server.errors import ServiceError
 from tessera.server.notify.tables import (
     email_table,
@@ -161,7 +162,10 @@ class NotifyStore:
         found: dict[str, dict[str, Any]] = {}
         with self.storage.transaction() as tx:
             if users:
-                for r in tx.conn.execute(sa.select(subscriptions_table).where(c.user_id.in_(users))):
+                live_users = sa.select(users_table.c.id).where(
+                    users_table.c.id.in_(users), users_table.c.deleted_at.is_(None)
+                )
+                for r in tx.conn.execute(sa.select(subscriptions_table).where(c.user_id.in_(live_users))):
                     found[r.id] = self._public(r._mapping)
             if seat_list:
                 match = sa.or_(*(sa.and_(s.game_id == g, s.seat == n) for g, n in seat_list))
@@ -285,13 +289,32 @@ class NotifyStore:
         c = email_table.c
         with self.storage.transaction() as tx:
             rows = tx.conn.execute(
-                sa.select(email_table).where(c.verified_at.is_not(None), c.email.is_not(None), c.digest_hours > 0)
+                sa.select(email_table)
+                .join(users_table, users_table.c.id == c.user_id)
+                .where(
+                    c.verified_at.is_not(None),
+                    c.email.is_not(None),
+                    c.digest_hours > 0,
+                    users_table.c.deleted_at.is_(None),
+                )
             ).all()
         return [
             dict(r._mapping)
             for r in rows
             if r.last_digest_at is None or r.last_digest_at <= now - r.digest_hours * 3600.0
         ]
+
+    def forget_deleted(self) -> int:
+        """Forget the addresses, links and push subscriptions of deleted accounts; how many accounts
+        had any."""
+        gone = sa.select(users_table.c.id).where(users_table.c.deleted_at.is_not(None))
+        subs = sa.select(subscriptions_table.c.id).where(subscriptions_table.c.user_id.in_(gone))
+        with self.storage.transaction(write=True) as tx:
+            tx.conn.execute(push_seats_table.delete().where(push_seats_table.c.subscription_id.in_(subs)))
+            n = tx.conn.execute(subscriptions_table.delete().where(subscriptions_table.c.user_id.in_(gone))).rowcount
+            tx.conn.execute(email_tokens_table.delete().where(email_tokens_table.c.user_id.in_(gone)))
+            n += tx.conn.execute(email_table.delete().where(email_table.c.user_id.in_(gone))).rowcount
+        return int(n)
 
     def claim_digest(self, user_id: str, last: float | None, now: float) -> bool:
         """Claim the account's next digest (a conditional update: of several senders, one wins)."""
