@@ -377,3 +377,37 @@ def test_an_account_page_is_woken_when_one_of_its_games_changes(
     idle(app)
     ids = {app.state.accounts.user("ann").id, app.state.accounts.user("bob").id}
     assert ids <= set(seen)
+
+
+def test_the_service_worker_is_served_from_the_root(browser: Callable[[], TestClient]) -> None:
+    """'a service worker (served from the site root so its scope covers the pages)'."""
+    r = browser().get("/sw.js")
+    assert r.status_code == 200 and "javascript" in r.headers["content-type"]
+    assert r.headers["cache-control"] == "no-cache"
+    assert 'addEventListener("push"' in r.text and "showNotification" in r.text
+
+
+def test_a_change_announced_by_another_process_wakes_the_accounts_pages_and_pushes_nothing(
+    app: FastAPI, browser: Callable[[], TestClient], pushes: PushService
+) -> None:
+    """Several processes on one PostgreSQL database: a change another process stored arrives as
+    ``Changed(local=False)`` (tessera.server.bus); the accounts' live pages here are woken, and
+    only the process that stored the change pushes (no second push from this one)."""
+    from tessera.server.events import AccountChanged, Changed
+
+    ann = signup(browser(), "ann")
+    bob = signup(browser(), "bob")
+    c = ann.post("/api/challenges", json={"to": "bob", "game": "nume(size=2)", "seat": 0}).json()
+    gid = bob.post(f"/api/challenges/{c['id']}/accept").json()["game_id"]
+    a = subscribe(ann, pushes, "ann", [])
+    idle(app)
+    app.state.notify.notifier._told.clear()  # as another process: it never told anyone of this game
+    seen: list[str] = []
+    app.state.service.events.subscribe(lambda e: seen.append(e.user_id) if isinstance(e, AccountChanged) else None)
+    app.state.service.events.publish(Changed(gid, local=False))
+    idle(app)
+    assert {app.state.accounts.user("ann").id, app.state.accounts.user("bob").id} <= set(seen)
+    assert delivered(pushes, a) == []  # ann's turn: the process that stored the change tells her
+    app.state.service.events.publish(Changed(gid, local=True))
+    idle(app)
+    assert [p["kind"] for p in delivered(pushes, a)] == ["turn"]  # (which a local change does)
