@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.test_accounts_pages import sign_up
+from tests.browser.test_accounts_pages import PASSWORD
 
 pytestmark = pytest.mark.browser
 
@@ -34,6 +34,26 @@ def play_first(server: str, gid: str, token: str) -> None:
     a = v["render"]["actions"][0]
     mv = a["move"] if "move" in a else a["template"].replace("{n}", str(a.get("choices", [1])[0]))
     call(server, "POST", f"/api/games/{gid}/moves", {"token": token, "move": mv, "expected": v["move_number"]})
+
+
+def account_page(browser: Any, server: str, name: str, source: str) -> Any:
+    """A browser context logged in to a new account.  The account is made from the loopback address
+    ``source`` (not the browser's 127.0.0.1), so that it does not count against the sign-ups the
+    server allows one address (the other browser tests' accounts come from 127.0.0.1)."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    host = urlsplit(server)
+    conn = http.client.HTTPConnection(host.hostname, host.port, timeout=60, source_address=(source, 0))
+    body = json.dumps({"username": name, "password": PASSWORD})
+    conn.request("POST", "/api/account/signup", body, {"Content-Type": "application/json", "Origin": server})
+    r = conn.getresponse()
+    assert r.status == 201, r.read()
+    cookie = r.getheader("set-cookie", "").split(";", 1)[0].split("=", 1)
+    conn.close()
+    context = browser.new_context(viewport={"width": 1100, "height": 800})
+    context.add_cookies([{"name": cookie[0], "value": cookie[1], "url": server}])
+    return context.new_page()
 
 
 def badge(page: Any) -> str | None:
@@ -94,10 +114,11 @@ def test_an_accounts_lobby_lists_the_game_and_counts_it_when_the_opponent_moves(
 ) -> None:
     """'the lobby's … "games waiting for you" list across devices for accounts', live by the account's
     events (GET /api/account/events)."""
-    ann = browser.new_context(viewport={"width": 1100, "height": 800}).new_page()
-    bob = browser.new_context(viewport={"width": 1100, "height": 800}).new_page()
-    sign_up(ann, server, "NotifyAnn")
-    sign_up(bob, server, "NotifyBob")
+    ann = account_page(browser, server, "NotifyAnn", "127.0.0.2")
+    bob = account_page(browser, server, "NotifyBob", "127.0.0.2")
+    for page in (ann, bob):
+        page.goto(server + "/account")
+        page.wait_for_selector("#me-card:not([hidden])")
     made = ann.evaluate(
         """async () => (await fetch('/api/challenges', {method: 'POST', headers: {'Content-Type': 'application/json'},
              body: JSON.stringify({to: 'NotifyBob', game: 'nume(size=3)', seat: 0})})).json()"""
