@@ -45,3 +45,30 @@ self.addEventListener("notificationclick", (event) => {
     })(),
   );
 });
+
+// The push service renewed the subscription: the new one is sent to the server (for the account
+// whose session this browser holds; a guest's seats are sent again by the next page it opens).
+self.addEventListener("pushsubscriptionchange", (event) => {
+  event.waitUntil(
+    (async () => {
+      const old = event.oldSubscription;
+      const fresh =
+        event.newSubscription ||
+        (old && old.options && (await self.registration.pushManager.subscribe(old.options)));
+      if (old) {
+        await fetch("/api/notify/push/unsubscribe", {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ endpoint: old.endpoint }),
+        }).catch(() => {});
+      }
+      if (fresh) {
+        await fetch("/api/notify/push/subscribe", {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ subscription: fresh.toJSON(), tokens: [] }),
+        }).catch(() => {});
+      }
+    })(),
+  );
+});
