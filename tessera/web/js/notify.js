@@ -6,8 +6,8 @@
 // - the tab's title counts them ("(2) tessera"), a badge on the bell, a sound when a new one comes
 //   (the game page plays its own: your turn, the end) — each with a switch, kept in prefs.js;
 // - live: the game page's WebSocket (game.js dispatches "tessera:view"), the account's server-sent
-//   events (GET /api/account/events, woken when one of its games changes), and for guests away from
-//   a game page a light poll (every 60 s while the page is visible);
+//   events (GET /api/account/events, woken when one of its games changes), and for guests a light
+//   poll (every 60 s while the page is visible: their other games);
 // - Web Push: the service worker /sw.js, the subscription sent with this browser's seat tokens (or
 //   for the account), switched on and off here; the e-mail digest's settings on the account page.
 
@@ -502,7 +502,7 @@ function goLive() {
   if (state.me) {
     const stream = new EventSource("/api/account/events");
     stream.addEventListener("challenges", () => soon());
-  } else if (!pageGame()) {
+  } else {
     setInterval(() => {
       if (document.visibilityState === "visible") refresh();
     }, POLL);
