@@ -34,6 +34,7 @@ class Notifications:
         self.digests.start()
 
     async def stop(self) -> None:
+        """At shutdown: the digest sender, then the notifier (after its queued work)."""
         await self.digests.stop()
         self.notifier.close()
 

@@ -112,6 +112,7 @@ class SmtpSettings:
 
 
 def settings_or_refuse() -> SmtpSettings:
+    """The SMTP settings, or 503 when this server sends no e-mail."""
     settings = SmtpSettings.from_env()
     if settings is None:
         raise ServiceError(503, "this server sends no e-mail (TESSERA_SMTP_HOST is not set)")
@@ -143,6 +144,7 @@ def unsubscribe_key(store: NotifyStore) -> bytes:
 
 
 def unsubscribe_signature(key: bytes, user_id: str) -> str:
+    """The signature of an account's unsubscribe link (HMAC-SHA-256, 128 bits in hex)."""
     return hmac.new(key, f"digest-unsubscribe:{user_id}".encode(), hashlib.sha256).hexdigest()[:32]
 
 
@@ -190,6 +192,7 @@ class DigestSender:
         self._task = asyncio.get_running_loop().create_task(self._loop())
 
     async def stop(self) -> None:
+        """Stop the periodic task (a round under way is cancelled; its claimed digest waits for the next)."""
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -65,6 +65,7 @@ class Notifier:
 
     # -- the subscriber (any thread, often the event loop: only queues) ------------------------
     def on_event(self, event: Event) -> None:
+        """Queue a game's change, or a challenge made here (never blocks: called on the event loop)."""
         if isinstance(event, Changed):
             self._queue.put(("game", event.game_id, event.local))
         elif isinstance(event, AccountChanged) and event.local:

@@ -29,10 +29,12 @@ TIMEOUT = 10.0
 
 
 def b64url(data: bytes) -> str:
+    """URL-safe base64 without padding (as Web Push keys are written)."""
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
 
 
 def unb64url(text_: str) -> bytes:
+    """The bytes of :func:`b64url` text (``ValueError`` if it is not)."""
     return base64.urlsafe_b64decode(text_ + "=" * (-len(text_) % 4))
 
 

@@ -40,22 +40,30 @@ class _Body(BaseModel):
 
 
 class WaitingIn(_Body):
+    """The body of ``POST /api/notify/waiting``."""
+
     tokens: list[str] | None = None
     """Seat tokens this browser holds (a guest's games; an account's are found by the account)."""
 
 
 class KeysIn(_Body):
+    """A push subscription's keys: the browser's P-256 public key and its auth secret."""
+
     p256dh: str = Field(max_length=200)
     auth: str = Field(max_length=100)
 
 
 class SubscriptionIn(BaseModel):
+    """A browser's ``PushSubscription.toJSON()``."""
+
     model_config = ConfigDict(extra="ignore")  # a browser's PushSubscription.toJSON() has expirationTime too
     endpoint: str = Field(max_length=1000)
     keys: KeysIn
 
 
 class SubscribeIn(_Body):
+    """The body of ``POST /api/notify/push/subscribe``."""
+
     subscription: SubscriptionIn
     tokens: list[str] | None = None
     kinds: list[str] | None = None
@@ -63,19 +71,26 @@ class SubscribeIn(_Body):
 
 
 class UnsubscribeIn(_Body):
+    """The body of ``POST /api/notify/push/unsubscribe``."""
+
     endpoint: str = Field(max_length=1000)
 
 
 class EmailIn(_Body):
+    """The body of ``POST /api/notify/email``."""
+
     email: str = Field(max_length=254)
     lang: str | None = Field(default=None, max_length=20)
 
 
 class DigestIn(_Body):
+    """The body of ``POST /api/notify/email/digest``."""
+
     hours: int
 
 
 def notify_store(request: Request) -> NotifyStore:
+    """The app's notification store."""
     return request.app.state.notify.store
 
 
