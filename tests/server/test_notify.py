@@ -11,6 +11,7 @@ import json
 import os
 import random
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -411,3 +412,39 @@ def test_a_change_announced_by_another_process_wakes_the_accounts_pages_and_push
     app.state.service.events.publish(Changed(gid, local=True))
     idle(app)
     assert [p["kind"] for p in delivered(pushes, a)] == ["turn"]  # (which a local change does)
+
+
+@pytest.mark.postgres
+def test_a_move_on_one_process_wakes_the_opponents_page_streaming_from_another(db_url: str) -> None:
+    """Two ``tessera serve`` processes on one PostgreSQL database: Ann moves through process A; Bob's
+    account stream on process B is woken, and B lists the game as waiting for him."""
+    if not db_url.startswith("postgresql"):
+        pytest.skip("several processes share live notices through PostgreSQL only")
+    import httpx
+
+    from tests.server.test_processes import serve
+
+    def client(base: str, name: str) -> httpx.Client:
+        c = httpx.Client(base_url=base, headers={"Origin": base}, timeout=httpx.Timeout(30.0))
+        assert c.post("/api/account/signup", json={"username": name, "password": PASSWORD}).status_code == 201
+        return c
+
+    with serve(db_url) as (a, _), serve(db_url) as (b, _):
+        ann, bob = client(a, "ann"), client(b, "bob")
+        c = ann.post("/api/challenges", json={"to": "bob", "game": "nume(size=2)", "seat": 0}).json()
+        gid = bob.post(f"/api/challenges/{c['id']}/accept").json()["game_id"]
+        assert bob.post("/api/notify/waiting", json={}).json()["games"] == []
+        time.sleep(1.0)  # the notices of the game's creation are delivered before Bob's page opens
+        with bob.stream("GET", "/api/account/events") as stream:
+            lines = stream.iter_lines()
+            events = (line for line in lines if line.startswith("event: "))
+            assert next(events) == "event: challenges"  # the page's first reading
+            seat = ann.get(f"/api/account/games/{gid}/seat").json()
+            view = ann.get(f"/api/games/{gid}", params={"token": seat["token"]}).json()
+            action = view["render"]["actions"][0]
+            mv = action.get("move") or action["template"].replace("{n}", str(action.get("choices", [1])[0]))
+            r = ann.post(f"/api/games/{gid}/moves", json={"token": seat["token"], "move": mv, "expected": 0})
+            assert r.status_code == 200, r.text
+            assert next(events) == "event: challenges"  # woken: read your games again
+        w = bob.post("/api/notify/waiting", json={}).json()
+        assert [g["id"] for g in w["games"]] == [gid] and w["account"]
