@@ -287,3 +287,15 @@ def test_a_deleted_accounts_address_is_forgotten_and_gets_no_digest(
         assert tx.conn.execute(sa.select(email_table)).all() == []
         assert tx.conn.execute(sa.select(email_tokens_table)).all() == []
     assert len(inbox.messages) == 1  # the verification only
+
+
+def test_verification_mails_are_limited_per_hour(app: FastAPI, browser: Callable[[], TestClient], inbox: Inbox) -> None:
+    """An account asks for at most 5 verification e-mails an hour (429 after, nothing sent or stored)."""
+    ann = signup(browser(), "ann")
+    for i in range(5):
+        assert ann.post("/api/notify/email", json={"email": f"ann{i}@example.org"}).status_code == 202
+    inbox.wait(5)
+    r = ann.post("/api/notify/email", json={"email": "ann9@example.org"})
+    assert r.status_code == 429 and r.json()["detail"]
+    assert ann.get("/api/notify/email").json()["email"]["email"] == "ann4@example.org"
+    assert len(inbox.messages) == 5
