@@ -62,6 +62,9 @@ DIGEST_LOCK = 7_424_052_007
 
 SECURITY = ("auto", "starttls", "tls", "none")
 
+STOP_WAIT = 40.0
+"""Seconds the server's shutdown waits for a round of digests under way (then it is cancelled)."""
+
 
 @dataclass(frozen=True)
 class SmtpSettings:
@@ -184,24 +187,35 @@ class DigestSender:
         env = os.environ.get("TESSERA_DIGEST_CHECK")
         self.every = every if every is not None else float(env) if env else DIGEST_CHECK
         self._task: asyncio.Task[None] | None = None
+        self._stopping = asyncio.Event()
 
     def start(self) -> None:
         """Run :meth:`round` every ``every`` seconds from now on (only when SMTP is configured)."""
         if SmtpSettings.from_env() is None:
             return
+        self._stopping = asyncio.Event()
         self._task = asyncio.get_running_loop().create_task(self._loop())
 
     async def stop(self) -> None:
-        """Stop the periodic task (a round under way is cancelled; its claimed digest waits for the next)."""
-        if self._task is not None:
+        """Stop the periodic task: a round under way is let finish (a message half handed to the SMTP
+        server is not cut off), for at most :data:`STOP_WAIT` seconds."""
+        if self._task is None:
+            return
+        self._stopping.set()
+        try:
+            await asyncio.wait_for(asyncio.shield(self._task), STOP_WAIT)
+        except TimeoutError:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-            self._task = None
+        self._task = None
 
     async def _loop(self) -> None:
-        while True:
-            await asyncio.sleep(self.every)
+        while not self._stopping.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), self.every)
+            if self._stopping.is_set():
+                return
             try:
                 await self.round()
             except Exception:
