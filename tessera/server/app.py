@@ -41,6 +41,8 @@ from tessera.server.events import Events, Presence
 from tessera.server.hub import MAX_SOCKETS_PER_CLIENT, MAX_SOCKETS_PER_GAME, Hub
 from tessera.server.limits import BODY_READ_TIMEOUT, BodyLimits, Rate, RateLimits, rates_from_env
 from tessera.server.logs import RequestLog
+from tessera.server.notify import install as install_notify
+from tessera.server.notify import router as notify_router
 from tessera.server.routers import ROUTERS
 from tessera.server.routers.catalog import catalog, rules_text
 from tessera.server.routers.pages import WEB
@@ -199,6 +201,7 @@ def create_app(
     account_streams = install_accounts(events, storage, service.games)  # before the hub: ratings precede the push
     bot_streams = BotStreams()
     events.subscribe(bot_streams.on_event)  # the bot API's streams (tessera.server.bot)
+    notifications = install_notify(service)  # games waiting for you, Web Push, e-mail digests
     hub = Hub(service, per_game=sockets_per_game, per_client=sockets_per_client)
     hub.chat = chat = Chat(service)  # the chat's pushes go out through the hub
     install_rematch(events, storage, hub)  # a rematch's offer and new seat tokens pushed per seat
@@ -231,10 +234,12 @@ def create_app(
         watch = asyncio.create_task(watch_descriptors())
         sweep = asyncio.create_task(timers.sweep(storage))  # deadlines from storage (days-long, restarts)
         waves = asyncio.create_task(seeks.run())
+        notifications.start()
         yield
         watch.cancel()
         sweep.cancel()
         waves.cancel()
+        await notifications.stop()
         if listener is not None:
             await run_in_threadpool(listener.close)
         timers.close()
@@ -264,6 +269,7 @@ def create_app(
     app.state.chat = chat
     app.state.account_streams = account_streams
     app.state.bot_streams = bot_streams
+    app.state.notify = notifications
     app.state.worker = worker
     app.state.pool = pool
     app.state.storage = storage
@@ -281,6 +287,7 @@ def create_app(
     app.include_router(accounts_router)  # accounts, ratings, challenges (tessera.server.accounts)
     app.include_router(bot_router)  # the bot API (tessera.server.bot, docs/bot-api.md)
     app.include_router(seeks_router)  # the seek pool (tessera.server.seeks)
+    app.include_router(notify_router)  # games waiting, push subscriptions, e-mail (tessera.server.notify)
 
     @app.exception_handler(PoolBusy)
     async def pool_busy(request: Request, exc: PoolBusy) -> JSONResponse:

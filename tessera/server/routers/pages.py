@@ -32,6 +32,12 @@ def rules_page(name: str) -> FileResponse:
     return FileResponse(WEB / "rules.html")
 
 
+@router.get("/sw.js")
+def service_worker() -> FileResponse:
+    """The service worker of Web Push notifications, from the root so that its scope is the whole site."""
+    return FileResponse(WEB / "sw.js", media_type="text/javascript", headers={"Cache-Control": "no-cache"})
+
+
 @router.get("/favicon.ico")
 def favicon() -> Response:
     return Response(status_code=204)

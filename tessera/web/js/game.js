@@ -149,6 +149,7 @@ async function receive(view) {
   if (chat) chat.view(view);
   renderAll();
   viewArrived();
+  window.dispatchEvent(new CustomEvent("tessera:view", { detail: { id: view.id, version: view.version } })); // notify.js
 }
 
 // Sounds: the end of the game, the player's turn coming back to him, any other move.

@@ -4,7 +4,7 @@ New tables only; a game's record is untouched (chat is stored with the game, nev
 record).  Both tables are deleted with their game (``ON DELETE CASCADE``).
 
 Revision ID: 0008
-Revises: 0006
+Revises: 0007
 Create Date: 2026-11-25
 """
 
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0008"
-down_revision = "0006"
+down_revision = "0007"
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,48 @@
+"""Notifications: games waiting for you, Web Push and e-mail digests (docs/notifications.md).
+
+:func:`install` makes the pieces on the app's match service and subscribes the
+:class:`~tessera.server.notify.notifier.Notifier` to its events; the app includes
+:data:`~tessera.server.notify.routes.router`, and starts and stops the digest sender with its
+lifespan (:meth:`Notifications.start`, :meth:`Notifications.stop`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tessera.server.notify.mail import DigestSender
+from tessera.server.notify.notifier import Notifier
+from tessera.server.notify.push import Pusher, available
+from tessera.server.notify.routes import router
+from tessera.server.notify.store import NotifyStore
+from tessera.server.service import MatchService
+
+__all__ = ["Notifications", "install", "router"]
+
+
+@dataclass
+class Notifications:
+    """The notification pieces of one app."""
+
+    store: NotifyStore
+    pusher: Pusher | None
+    notifier: Notifier
+    digests: DigestSender
+
+    def start(self) -> None:
+        """On the event loop, at start-up: the periodic digest sender (when SMTP is configured)."""
+        self.digests.start()
+
+    async def stop(self) -> None:
+        """At shutdown: the digest sender, then the notifier (after its queued work)."""
+        await self.digests.stop()
+        self.notifier.close()
+
+
+def install(service: MatchService) -> Notifications:
+    """The notifications of ``service``, subscribed to its events."""
+    store = NotifyStore(service.storage)
+    pusher = Pusher(store) if available() else None
+    notifier = Notifier(service, store, pusher)
+    service.events.subscribe(notifier.on_event)
+    return Notifications(store, pusher, notifier, DigestSender(service, store))

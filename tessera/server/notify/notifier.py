@@ -1,0 +1,208 @@
+"""The notifications' subscriber on the event interface (tessera.server.events).
+
+:meth:`Notifier.on_event` only queues (it is called on the event loop, where a move was just
+stored); one thread of its own does the rest, off the event loop:
+
+- a game changed (here or, on PostgreSQL, in another process): the live pages of the accounts
+  bound to its seats are woken (an :class:`~tessera.server.events.AccountChanged` to their
+  ``GET /api/account/events`` streams, which the pages take as "read your games waiting again");
+- a game this process changed: the seats that must now act and were not yet told for this move
+  get a "your turn" push, and every seat a "game over" push when it ended;
+- a challenge this process stored (an ``AccountChanged`` published here): the challenged
+  account gets a "challenge received" push.
+
+Pushes go to a small pool of sender threads (a push service may be slow).  Hot-seat games send
+none (everybody is at the one screen).  Which seats were told is kept in memory: a process
+started again may tell a waiting seat once more.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections import OrderedDict
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from typing import Any
+
+import sqlalchemy as sa
+
+from tessera.server.accounts.store import AccountStore, seat_result
+from tessera.server.accounts.tables import seat_accounts_table
+from tessera.server.events import AccountChanged, Changed, Event, Events
+from tessera.server.notify import push
+from tessera.server.notify.store import NotifyStore
+from tessera.server.notify.waiting import waiting_seats
+from tessera.server.service import MatchService
+
+log = logging.getLogger("tessera.server.notify")
+
+REMEMBERED = 10_000
+"""Games whose told seats are remembered (the least recently changed are forgotten first)."""
+
+CHALLENGE_FRESH = 600.0
+"""A pending challenge is pushed only if made within these many seconds."""
+
+
+class Notifier:
+    """Subscriber: wakes accounts' live pages and sends pushes, in a thread of its own."""
+
+    def __init__(self, service: MatchService, store: NotifyStore, pusher: push.Pusher | None) -> None:
+        self.service = service
+        self.events: Events = service.events
+        self.store = store
+        self.pusher = pusher
+        self.accounts = AccountStore(service.storage)
+        self._queue: queue.SimpleQueue[tuple[str, Any, bool] | None] = queue.SimpleQueue()
+        self._pending: set[Future[None]] = set()
+        self._told: OrderedDict[str, tuple[int, set[int]]] = OrderedDict()
+        self._ended: OrderedDict[str, None] = OrderedDict()
+        self._challenges: OrderedDict[str, None] = OrderedDict()
+        self._senders = ThreadPoolExecutor(max_workers=4, thread_name_prefix="tessera-push")
+        self._thread = threading.Thread(target=self._run, name="tessera-notify", daemon=True)
+        self._thread.start()
+
+    # -- the subscriber (any thread, often the event loop: only queues) ------------------------
+    def on_event(self, event: Event) -> None:
+        """Queue a game's change, or a challenge made here (never blocks: called on the event loop)."""
+        if isinstance(event, Changed):
+            self._queue.put(("game", event.game_id, event.local))
+        elif isinstance(event, AccountChanged) and event.local:
+            self._queue.put(("account", event.user_id, True))
+
+    def close(self) -> None:
+        """Stop the thread (after the queued work) and the senders."""
+        self._queue.put(None)
+        self._thread.join(timeout=10)
+        self._senders.shutdown(wait=True, cancel_futures=False)
+
+    def idle(self, timeout: float = 10.0) -> bool:
+        """Wait until everything queued so far is done, pushes sent included (for tests)."""
+        done = threading.Event()
+        self._queue.put(("mark", done, False))
+        return done.wait(timeout)
+
+    def _run(self) -> None:
+        try:
+            self.store.forget_deleted()  # accounts deleted since the last start
+        except Exception:
+            log.exception("could not forget the notification settings of deleted accounts")
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            kind, key, local = item
+            try:
+                if kind == "game":
+                    self._game(key, local)
+                elif kind == "account":
+                    self._account(key)
+                elif kind == "mark":
+                    wait(list(self._pending))
+                    key.set()
+            except Exception:
+                log.exception("notifying about %s %s failed", kind, key)
+
+    # -- a game changed ---------------------------------------------------------------------------
+    def _bound(self, game_id: str) -> dict[int, str]:
+        with self.service.storage.transaction() as tx:
+            rows = tx.conn.execute(
+                sa.select(seat_accounts_table.c.seat, seat_accounts_table.c.user_id).where(
+                    seat_accounts_table.c.game_id == game_id
+                )
+            )
+            return {int(r.seat): str(r.user_id) for r in rows}
+
+    def _game(self, game_id: str, local: bool) -> None:
+        bound = self._bound(game_id)
+        for uid in sorted(set(bound.values())):
+            self.events.publish(AccountChanged(uid, local=False))  # their pages read their games again
+        if not local or self.pusher is None:
+            return
+        live = self.service.games.cached(game_id)
+        if live is None or live.row.mode == "hotseat":
+            return
+        row = live.row
+        title = self.service.views.render(live, None).get("title", row.game)
+        if row.status == "finished":
+            self._told.pop(game_id, None)
+            if game_id in self._ended:
+                return
+            _remember(self._ended, game_id)
+            humans = [s.seat for s in row.seats if s.kind == "human"]
+            self._send_per_seat(
+                "end",
+                game_id,
+                humans,
+                bound,
+                lambda lang, seat: push.end_payload(
+                    lang, game_id=game_id, title=title, result=_outcome(lang, row.result, seat)
+                ),
+            )
+            return
+        waiting = waiting_seats(live)
+        move = live.state.move_number()
+        told_move, told = self._told.get(game_id, (move, set()))
+        if told_move != move:
+            told = set()
+        new = sorted(waiting - told)
+        self._told[game_id] = (move, told | set(new))
+        self._told.move_to_end(game_id)
+        while len(self._told) > REMEMBERED:
+            self._told.popitem(last=False)
+        if new:
+            self._send_per_seat(
+                "turn", game_id, new, bound, lambda lang, seat: push.turn_payload(lang, game_id=game_id, title=title)
+            )
+
+    def _send_per_seat(self, kind: str, game_id: str, seats: list[int], bound: dict[int, str], payload: Any) -> None:
+        done: set[str] = set()
+        for seat in seats:
+            users = [bound[seat]] if seat in bound else []
+            for sub in self.store.targets(kind, user_ids=users, seats=[(game_id, seat)]):
+                if sub["id"] in done:
+                    continue
+                done.add(sub["id"])
+                self._submit(sub, payload(sub["lang"], seat))
+
+    def _submit(self, sub: dict[str, Any], payload: dict[str, Any]) -> None:
+        future = self._senders.submit(self._send, sub, payload)
+        self._pending.add(future)
+        future.add_done_callback(self._pending.discard)
+
+    def _send(self, sub: dict[str, Any], payload: dict[str, Any]) -> None:
+        assert self.pusher is not None
+        try:
+            self.pusher.send(sub, payload)
+        except Exception:
+            log.exception("a push could not be sent")
+
+    # -- a challenge made here ---------------------------------------------------------------------
+    def _account(self, user_id: str) -> None:
+        if self.pusher is None:
+            return
+        user = self.accounts.user_by_id(user_id)
+        if user is None or user.deleted_at is not None:
+            return
+        now = time.time()
+        for c in self.accounts.challenges(user, pending_only=True)["incoming"]:
+            if c["id"] in self._challenges or c["created_at"] < now - CHALLENGE_FRESH:
+                continue
+            _remember(self._challenges, c["id"])
+            for sub in self.store.targets("challenge", user_ids=[user_id]):
+                payload = push.challenge_payload(sub["lang"], challenger=str(c["from"]), game=str(c["game"]))
+                self._submit(sub, payload)
+
+
+def _remember(seen: OrderedDict[str, None], key: str) -> None:
+    seen[key] = None
+    while len(seen) > REMEMBERED:
+        seen.popitem(last=False)
+
+
+def _outcome(lang: str, result: dict[str, Any] | None, seat: int) -> str:
+    """The result as ``seat`` lived it, in words (win, loss, draw, no result)."""
+    from tessera.server.notify.texts import text
+
+    return text(lang, f"push.result_{seat_result(result, seat)}")
