@@ -34,6 +34,7 @@ UI = {
     "right": "Right! {{moves}}",
     "rules": "Rules",
     "start": "The position: use ▶ to play the steps.",
+    "stats": "Statistics",
     "step": "step {{n}} of {{count}}",
     "submit": "Submit the order",
     "table": "colour table",

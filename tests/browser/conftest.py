@@ -63,7 +63,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         "--ai-seconds",
         "0.05",
     ]
-    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+    # the browser tests' people all sign up from 127.0.0.1: more than one address may make in a window
+    env = {**os.environ, "TESSERA_SIGNUPS_PER_ADDRESS": "200"}
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
     base = f"http://127.0.0.1:{port}"
     deadline = time.time() + 60
     while True:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from fastapi.testclient import TestClient
@@ -68,3 +70,10 @@ def play_some(client: TestClient, gid: str, tokens: dict[str, str], n: int, seed
         assert r.status_code == 200, r.text
         played.append(r.json()["moves"][-1]["move"])
     return played
+
+
+def run_coroutine(coro: Any) -> Any:
+    """``asyncio.run(coro)`` in a thread of its own: a test in the same worker may have left an event
+    loop running in this thread (Playwright's synchronous API does), where ``asyncio.run`` refuses."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()

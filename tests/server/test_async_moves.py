@@ -11,7 +11,6 @@ import random
 import sqlite3
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -20,13 +19,7 @@ import sqlalchemy as sa
 
 from tessera.server.service import MatchService, ServiceError
 from tessera.server.storage import Storage
-
-
-def run_coroutine(coro: Any) -> Any:
-    """``asyncio.run(coro)`` in a thread of its own: a test in the same worker may have left an event
-    loop running in this thread (Playwright's synchronous API does), where ``asyncio.run`` refuses."""
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coro).result()
+from tests.server.helpers import run_coroutine
 
 
 def _a_move(svc: MatchService, gid: str, rng: random.Random) -> tuple[int, str, int]:

@@ -583,7 +583,7 @@ def test_the_bot_in_the_documentation_plays_the_tessera_bot_command(live: Live, 
     as the command ``tessera bot --server URL --token T --agent SPEC --log-dir DIR``, which logs the
     game and writes it into DIR."""
     code = doc_bot()
-    assert len(code.strip().splitlines()) <= 40
+    assert len([line for line in code.strip().splitlines() if line.strip()]) <= 40  # lines of code
     ta, tb = bot_account(live.base, "Alpha"), bot_account(live.base, "Copied")
     script = tmp_path / "bot.py"
     script.write_text(code, encoding="utf-8")

@@ -4,7 +4,6 @@ local SMTP server (aiosmtpd) started by the test."""
 
 from __future__ import annotations
 
-import asyncio
 import email
 import email.policy
 import re
@@ -23,6 +22,7 @@ from fastapi.testclient import TestClient
 
 from tessera.server.app import create_app
 from tessera.server.notify.tables import email_tokens_table
+from tests.server.helpers import run_coroutine
 
 SITE = "http://testserver"
 PASSWORD = "correct horse battery"
@@ -111,7 +111,7 @@ def waiting_game(ann: TestClient, bob: TestClient) -> str:
 
 
 def rounds(app: FastAPI, now: float) -> int:
-    return asyncio.run(app.state.notify.digests.round(now))
+    return int(run_coroutine(app.state.notify.digests.round(now)))  # not in a loop a browser test left
 
 
 # -- the address ---------------------------------------------------------------------------------

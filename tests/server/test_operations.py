@@ -427,9 +427,17 @@ def test_a_database_already_at_the_newest_revision_is_opened_without_alembic(tmp
     ).stdout.strip()
     assert run() == "True", "a new database is migrated by alembic"
     assert run() == "False", "a database at the newest revision is opened without alembic"
+    import re
+    from pathlib import Path
+
+    import tessera.server.storage as storage_module
+
+    versions = Path(storage_module.__file__).parent / "migrations" / "versions"
+    script = next(versions.glob("*_game_creators.py")).read_text()
+    before = re.search(r'^down_revision = "(\w+)"', script, re.M).group(1)  # the revision before game_creators
     storage = Storage(url)
     with storage.engine.begin() as conn:
-        conn.exec_driver_sql("UPDATE alembic_version SET version_num = '0004'")
+        conn.exec_driver_sql(f"UPDATE alembic_version SET version_num = '{before}'")
         conn.exec_driver_sql("DROP TABLE game_creators")
     storage.dispose()
     assert run() == "True", "a database behind the scripts is migrated"

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -22,12 +21,7 @@ from tessera.server.routers.catalog import catalog
 from tessera.server.service import MatchService
 from tessera.server.storage import Conflict
 from tessera.server.warmup import Warmup
-
-
-def run_coroutine(coro: Any) -> Any:
-    """``asyncio.run(coro)`` in a thread of its own (a test may have left a loop in this thread)."""
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coro).result()
+from tests.server.helpers import run_coroutine
 
 
 def test_http_the_ai_worker_and_the_tests_drive_one_pipeline(

@@ -7,6 +7,7 @@ Every method is synchronous (the routes run it in the thread pool) and refuses b
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import time
 import uuid
@@ -49,7 +50,18 @@ ADDRESS_FAILURES = 30
 """Failed log-ins from one address within the window before further attempts are refused (429)."""
 
 SIGNUPS_PER_ADDRESS = 10
-"""Accounts one address may create within the window."""
+"""Accounts one address may create within the window (``TESSERA_SIGNUPS_PER_ADDRESS`` overrides it)."""
+
+
+def signups_per_address() -> int:
+    """:data:`SIGNUPS_PER_ADDRESS`, or ``TESSERA_SIGNUPS_PER_ADDRESS`` (a whole number of at least 1)."""
+    text = os.environ.get("TESSERA_SIGNUPS_PER_ADDRESS")
+    if text is None:
+        return SIGNUPS_PER_ADDRESS
+    if not text.strip().isdigit() or int(text) < 1:
+        raise ValueError(f"TESSERA_SIGNUPS_PER_ADDRESS must be a whole number of at least 1, not {text!r}")
+    return int(text)
+
 
 AI_LEVELS = range(1, 6)
 """The AI accounts: ``ai-level1`` … ``ai-level5`` (one account per level, a rating per game)."""
@@ -137,7 +149,7 @@ class AccountStore:
         security.check_username(username)
         security.check_password(password, username)
         if address is not None:
-            self._check_throttle([(security.throttle_key("signup", address), SIGNUPS_PER_ADDRESS)])
+            self._check_throttle([(security.throttle_key("signup", address), signups_per_address())])
         if self.user(username, deleted=True) is not None:
             raise Refused(409, f"the username {username!r} is taken")
         hashed = security.hash_password(password)
