@@ -66,9 +66,11 @@ def badge(page: Any) -> str | None:
 def test_the_waiting_guests_title_and_badge_change_when_the_other_moves(
     server: str, browser: Any, artifacts: Path
 ) -> None:
-    """'the tab title counts games waiting for you ("(2) tessera") … a badge in the header', updated
-    live by the game page's WebSocket; each switch turns its part off."""
-    g = call(server, "POST", "/api/games", {"game": "nume", "params": {"size": 3}, "mode": "online"})
+    """'Notifications, each opt-in and each with an off switch': 'the tab title counts games waiting
+    for you ("(2) tessera") … a badge in the header', in a correspondence game, updated live by the
+    game page's WebSocket; off until the player turns them on in the bell's panel."""
+    game = {"game": "nume", "params": {"size": 3}, "mode": "online", "clock": {"days": 2}}
+    g = call(server, "POST", "/api/games", game)
     gid, t0 = g["id"], g["tokens"]["0"]
     mover = browser.new_context(viewport={"width": 1100, "height": 800}).new_page()
     waiter = browser.new_context(viewport={"width": 1100, "height": 800}).new_page()
@@ -77,6 +79,14 @@ def test_the_waiting_guests_title_and_badge_change_when_the_other_moves(
     for page in (mover, waiter):
         page.wait_for_selector("svg.board")
         page.wait_for_selector("#notify-bell")
+    # opt-in: nothing in the title or on the bell until the switches are on
+    mover.wait_for_function("document.documentElement.dataset.waiting === '1'")
+    assert not mover.title().startswith("(") and badge(mover) is None
+    for page in (mover, waiter):
+        page.click("#notify-bell")
+        page.locator("#notify-panel #notify-title").check()
+        page.locator("#notify-panel #notify-badge").check()
+        page.click("#notify-bell")
     t1 = waiter.evaluate(f"() => JSON.parse(localStorage.getItem('tessera:game:{gid}')).tokens['1']")
     # seat 0 is to move: the mover's title counts one game, the waiter's none
     mover.wait_for_function("document.title.startsWith('(1) ') && document.documentElement.dataset.waiting === '1'")
@@ -125,6 +135,10 @@ def test_an_accounts_lobby_lists_the_game_and_counts_it_when_the_opponent_moves(
     )
     accept = f"/api/challenges/{made['id']}/accept"
     gid = bob.evaluate(f"async () => (await (await fetch('{accept}', {{method: 'POST'}})).json()).game_id")
+    bob.evaluate(
+        "() => { localStorage.setItem('tessera:pref:notifyTitle', 'true'); "
+        "localStorage.setItem('tessera:pref:notifyBadge', 'true'); }"
+    )  # turned on earlier
     bob.goto(server + "/")
     bob.wait_for_selector("#notify-bell")
     bob.wait_for_function("document.documentElement.dataset.waiting === '0'")

@@ -22,8 +22,10 @@ const $ = (id) => document.getElementById(id);
 const state = { me: undefined, games: [], keys: null, loaded: false };
 
 // -- the switches (prefs.js keeps them in this browser) ---------------------------------------------
-export const titleOn = () => getPref("notifyTitle", true);
-export const badgeOn = () => getPref("notifyBadge", true);
+// Each notification is opt-in: the bell opens the list of games waiting for you and the switches;
+// the count in the tab title and on the bell appear once the player turns them on there.
+export const titleOn = () => getPref("notifyTitle", false);
+export const badgeOn = () => getPref("notifyBadge", false);
 export const pushWanted = () => getPref("notifyPush", false);
 
 // The seat tokens this browser holds (the lobby's "My games").
