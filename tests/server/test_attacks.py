@@ -33,8 +33,9 @@ from tests.server.pg import free_port
 pytestmark = pytest.mark.attack
 
 ROOT = Path(__file__).resolve().parents[2]
-SLACK = 2.0
-"""The issue's bounds are multiplied by this on a loaded test machine."""
+SLACK = float(os.environ.get("TESSERA_ATTACK_SLACK", "2.0"))
+"""The issue's bounds are multiplied by this on a loaded test machine (``TESSERA_ATTACK_SLACK=1``:
+the issue's own bounds, for a run on a quiet machine)."""
 
 
 @pytest.fixture(scope="module")
@@ -136,6 +137,7 @@ def test_a_bystanders_ai_replies_in_time_while_another_client_floods_the_ai_and_
             stop.set()
             for t in threads:
                 t.join(60)
+    print(f"bystander under attack: level-1 reply {level1:.2f} s, level-5 reply {level5:.2f} s")
     assert level1 <= 2.0 * SLACK, f"the bystander's level-1 reply took {level1:.1f} s"
     assert level5 <= (LEVEL_SECONDS[5] + 1.0) * SLACK, f"the bystander's level-5 reply took {level5:.1f} s"
     refused = [r for r in answers if r.status_code == 429]
