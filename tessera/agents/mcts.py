@@ -175,7 +175,7 @@ class MCTSAgent(Agent):
         """A new action for a widened node: the best of ``sample`` random actions by ``evaluate``."""
         seen: set[Action] = set()
         for _ in range(4 * self.sample):
-            a = state.random_action(rng)
+            a = self._draw(state, rng)
             if a not in node.children:
                 seen.add(a)
                 if len(seen) >= self.sample:
@@ -190,6 +190,10 @@ class MCTSAgent(Agent):
             if v > best_v:
                 best, best_v = a, v
         return best
+
+    def _draw(self, state: State, rng: random.Random) -> Action:
+        """One random candidate step for a widened node (a learned prior overrides this)."""
+        return state.random_action(rng)
 
     def _leaf_value(self, state: State, player: int) -> float:
         """The value of a non-terminal leaf for ``player`` (the game's ``evaluate``; a learned

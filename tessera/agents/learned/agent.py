@@ -13,7 +13,6 @@ i.e. it plays exactly as level 5.
 from __future__ import annotations
 
 import bisect
-import math
 import random
 from itertools import accumulate
 from pathlib import Path
@@ -65,28 +64,6 @@ class LearnedMCTSAgent(MCTSAgent):
             return a
         k = min(len(cum) - 1, bisect.bisect_right(cum, rng.random() * cum[-1]))
         return (a // K) * K + 1 + k
-
-    def _sample_candidate(self, state: State, node: Any, cp: int, rng: random.Random) -> Action | None:
-        """As :meth:`MCTSAgent._sample_candidate`, candidates drawn by :meth:`_draw`."""
-        if self._cum is None:
-            return super()._sample_candidate(state, node, cp, rng)
-        seen: set[Action] = set()
-        for _ in range(4 * self.sample):
-            a = self._draw(state, rng)
-            if a not in node.children:
-                seen.add(a)
-                if len(seen) >= self.sample:
-                    break
-        if len(seen) <= 1:
-            return next(iter(seen), None)
-        best, best_v = None, -math.inf
-        for a in sorted(seen):
-            child = state.clone()
-            child.apply_legal(a)
-            v = child.returns()[cp] * 2 if child.is_terminal() else self._leaf_value(child, cp)
-            if v > best_v:
-                best, best_v = a, v
-        return best
 
     def _leaf_value(self, state: State, player: int) -> float:
         ev = self.evaluation

@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from tessera.core.kernels import kernel
-from tessera.games.nume.kernels import GID, GMAX, GMIN, GPRICE, GSIZE, HEAD, NEMPTY, NEXT
+from tessera.games.nume.kernels import GID, GMAX, GMIN, GPRICE, GSIZE, HEAD, NEMPTY, group_room
 
 NUME_FEATURES = (
     "estimate",  # (opp estimate − my estimate) / scale, komi included: the hand evaluation's argument
@@ -50,19 +50,7 @@ def nume_features(
         col = a[g]
         if col < 0 or a[GID * n + g] != g:
             continue
-        room = 0
-        x = g
-        while True:
-            for j in range(nbr.shape[1]):
-                m = nbr[x, j]
-                if m < 0:
-                    break
-                if a[m] < 0 and mark[m] != g + 1:
-                    mark[m] = g + 1
-                    room += 1
-            x = a[NEXT * n + x]
-            if x == g:
-                break
+        room = group_room(a, nbr, g, mark)
         s = float(a[GSIZE * n + g])
         lo = float(a[GMIN * n + g])
         hi = float(a[GMAX * n + g])

@@ -34,7 +34,7 @@ import math
 
 import numpy as np
 
-from tessera.core.kernels import kernel, rand_below
+from tessera.core.kernels import I64, kernel, rand_below
 
 STONE, NUM, GID, NEXT, GSIZE, GMIN, GMAX, GPRICE, EMPTY, EPOS, HEAD = range(11)
 PRICE_B, PRICE_W, NEMPTY = 0, 1, 2
@@ -193,6 +193,27 @@ def random_step(a: np.ndarray, nbr: np.ndarray, col: int, u_cell: float, u_numbe
 
 
 @kernel
+def group_room(a: np.ndarray, nbr: np.ndarray, g: int, mark: np.ndarray) -> int:
+    """The empty cells next to group ``g`` (``g`` its id cell), each counted once: ``mark`` is
+    scratch of one int a cell, where the cells counted get ``g + 1``."""
+    n = nbr.shape[0]
+    room = 0
+    x = g
+    while True:
+        for j in range(nbr.shape[1]):
+            m = nbr[x, j]
+            if m < 0:
+                break
+            if a[m] < 0 and mark[m] != g + 1:
+                mark[m] = g + 1
+                room += 1
+        x = a[NEXT * n + x]
+        if x == g:
+            break
+    return room
+
+
+@kernel
 def estimates(a: np.ndarray, nbr: np.ndarray) -> tuple[float, float]:
     """Black's and White's estimated final prices (no komi): per group the mean of its price
     and its best price if it grew by up to its liberties towards the middle of its numbers."""
@@ -204,19 +225,7 @@ def estimates(a: np.ndarray, nbr: np.ndarray) -> tuple[float, float]:
         col = a[g]
         if col < 0 or a[GID * n + g] != g:
             continue
-        room = 0
-        x = g
-        while True:
-            for j in range(nbr.shape[1]):
-                m = nbr[x, j]
-                if m < 0:
-                    break
-                if a[m] < 0 and mark[m] != g + 1:
-                    mark[m] = g + 1
-                    room += 1
-            x = a[NEXT * n + x]
-            if x == g:
-                break
+        room = group_room(a, nbr, I64(g), mark)
         s = float(a[GSIZE * n + g])
         lo = float(a[GMIN * n + g])
         hi = float(a[GMAX * n + g])
