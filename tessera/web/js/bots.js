@@ -24,24 +24,29 @@ const DECLINE_EN = {
   onlyBot: "I'm only accepting challenges from bots.",
 };
 
-let catalogue = null;
+const catalogues = new Map(); // language -> the load of its "bot" namespace
 
-// Load the "bot" namespace (the player's language and English) into i18next, once.
+// Load the "bot" namespace (the player's language and English) into i18next, once a language.
 export function loadBotCatalogue() {
-  if (catalogue) return catalogue;
-  catalogue = (async () => {
-    const i = globalThis.i18next;
-    if (!i || !i.isInitialized) return;
-    for (const lng of new Set([currentLanguage(), "en"])) {
-      try {
-        const res = await fetch(`/static/locales/${lng}/bot.json`);
-        if (res.ok) i.addResourceBundle(lng, "bot", await res.json(), true, true);
-      } catch {
-        /* offline: English texts */
-      }
-    }
-  })();
-  return catalogue;
+  const i = globalThis.i18next;
+  if (!i || !i.isInitialized) return Promise.resolve(); // not cached: asked again once i18next is up
+  const lng = currentLanguage();
+  if (!catalogues.has(lng)) {
+    catalogues.set(
+      lng,
+      (async () => {
+        for (const l of new Set([lng, "en"])) {
+          try {
+            const res = await fetch(`/static/locales/${l}/bot.json`);
+            if (res.ok) i.addResourceBundle(l, "bot", await res.json(), true, true);
+          } catch {
+            /* offline: English texts */
+          }
+        }
+      })(),
+    );
+  }
+  return catalogues.get(lng);
 }
 
 function text(key, fallback, options = {}) {
@@ -117,4 +122,5 @@ if (card) {
     setInterval(refresh, 30_000);
   };
   start();
+  window.addEventListener("tessera:language", () => refresh()); // the switcher: the card in the new language
 }
