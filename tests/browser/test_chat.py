@@ -119,6 +119,6 @@ def test_a_player_against_the_ai_has_no_chat_but_its_spectators_do(server: str, 
     page.wait_for_timeout(200)
     assert page.locator("#chat").is_hidden()
     watcher = open_page(browser, server + f"/g/{g['id']}", {"width": 1000, "height": 760})
-    assert watcher.locator("#chat").is_visible()
+    watcher.wait_for_selector("#chat", state="visible")  # shown once its history has come
     assert watcher.locator(".chat-input").get_attribute("placeholder") == "To the spectators…"
     assert watcher.errors == []
