@@ -224,7 +224,7 @@ def test_all_ai_games_are_for_accounts_two_at_a_time(client: TestClient) -> None
     """'games whose every seat is an AI are limited (e.g. accounts only, a few at a time)': a guest is
     refused 403; an account may have 2 going, the third is 429; the account's games are charged to it."""
     seats = [{"kind": "ai", "level": 1}, {"kind": "ai", "level": 1}]
-    body = {"game": "ikabegama", "seats": seats}  # a long game: the two stay going during the test
+    body = {"game": "ikabegama", "params": {"max_plies": 2000}, "seats": seats}  # long: both stay going
     guest = client.post("/api/games", json=body)
     assert guest.status_code == 403 and "account" in guest.json()["detail"]
     origin = {"origin": str(client.base_url)}
