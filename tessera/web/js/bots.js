@@ -4,7 +4,7 @@
 // initI18n() call: a text asked for before it arrives is the English one.
 
 import { api, escapeHtml } from "./api.js";
-import { currentLanguage, hasKey, t } from "./i18n.js";
+import { currentLanguage, hasKey, i18nReady, t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -113,11 +113,10 @@ if (card) {
     if (title) title.textContent = text("online_title", "Online bots");
     await showOnlineBots(card);
   };
-  // after the page's own initI18n() (this module may run first): wait for i18next, at most 5 s
+  // after the page's own initI18n() (this module may run first, and a loaded machine may take
+  // long): the card stays hidden until its title can be in the player's language
   const start = async () => {
-    for (let i = 0; i < 50 && !(globalThis.i18next && globalThis.i18next.isInitialized); i++) {
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await i18nReady();
     await refresh();
     setInterval(refresh, 30_000);
   };

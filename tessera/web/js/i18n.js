@@ -18,6 +18,13 @@ const SCRIPT = "/static/vendor/i18next.min.js";
 
 let loaded = [];
 let ready = null;
+let markReady;
+const whenReady = new Promise((resolve) => (markReady = resolve));
+
+// A promise of i18next once the page's own initI18n() has finished, whichever module asks first.
+export function i18nReady() {
+  return whenReady;
+}
 
 function i18next() {
   return globalThis.i18next;
@@ -101,6 +108,7 @@ export function initI18n(namespaces = []) {
     keepTheme();
     translateDom(document);
     mountSwitcher();
+    markReady(i18next());
     return i18next();
   })();
   return ready;

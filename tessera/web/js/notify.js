@@ -12,7 +12,7 @@
 //   for the account), switched on and off here; the e-mail digest's settings on the account page.
 
 import { api, ApiError, escapeHtml, loadSeats } from "./api.js";
-import { currentLanguage, t } from "./i18n.js";
+import { currentLanguage, i18nReady, t } from "./i18n.js";
 import { getPref, playSound, setPref, soundOn } from "./prefs.js";
 
 const POLL = 60000;
@@ -52,15 +52,6 @@ function pageGame() {
 // -- the catalogue: the "notify" namespace beside the page's own ---------------------------------
 // The page starts i18next with its own namespaces (initI18n); this module waits for that and adds
 // its own catalogue, then translates the elements marked data-notify-i18n.
-async function i18nReady() {
-  for (let i = 0; i < 200; i++) {
-    const i18n = globalThis.i18next;
-    if (i18n && i18n.isInitialized) return i18n;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return null;
-}
-
 async function loadCatalogue() {
   const i18n = await i18nReady();
   if (!i18n) return;
