@@ -76,11 +76,8 @@ class AdaptedGame:
     def __init__(self, game: Game, *, window: int = 0, deal: int | None = None, deals: int = DEFAULT_DEALS) -> None:
         if not isinstance(game, Game):
             raise ValueError(f"expected a tessera Game, not {type(game).__name__}")
-        self.window: AxialLayout | None = None
-        if game.name == "ikabegama":
-            game, self.window = _ikabegama_window(game, window)
-        elif window:
-            raise ValueError(f"{game.name}: window applies to ikabegama only")
+        self.window: AxialLayout | None
+        game, self.window = game.bounded(window)
         self.game = game
         self.name = game.name
         self.num_players = game.num_players
@@ -169,24 +166,6 @@ class AdaptedGame:
 @functools.lru_cache(maxsize=64)
 def _rebuild(spec: str, deal: int | None, deals: int) -> AdaptedGame:
     return AdaptedGame(load_game(spec), deal=deal, deals=deals)
-
-
-def _ikabegama_window(game: Game, window: int) -> tuple[Game, AxialLayout]:
-    params = game.params
-    board = params["board"]
-    if board != "plane":
-        side = int(board.split(":")[1])
-        if window and window != side:
-            raise ValueError(f"ikabegama: window={window} differs from the board {board!r}")
-    else:
-        light = getattr(game, "light_nest", (0, 0))
-        dark = getattr(game, "dark_nest", (params["distance"], 0))
-        d = max(abs(dark[0] - light[0]), abs(dark[1] - light[1]), abs(dark[0] - light[0] + dark[1] - light[1]))
-        side = window or d // 2 + 4
-        params = dict(params, board=f"hexhex:{side}")
-        game = load_game("ikabegama", **params)
-    centre = game.center  # type: ignore[attr-defined]
-    return game, AxialLayout(centre, side)
 
 
 # -- the adapted state --------------------------------------------------------------------------

@@ -39,10 +39,17 @@ from tessera.core.registry import game_class, list_games, load_game
 PREFIX = "tessera_"
 """Prefix of the registered OpenSpiel short names."""
 
-_EXTRA: dict[str, dict[str, Any]] = {
-    "ikabegama": {"window": 0},
-    "nibble": {"deal": -1, "deals": DEFAULT_DEALS},
-}
+
+def _extra(name: str) -> dict[str, Any]:
+    """The adapter's own parameters of game ``name``: ``window`` on a board that can be unbounded
+    (:meth:`tessera.core.game.Game.bounded`), ``deal`` and ``deals`` in a dealt game."""
+    info = game_class(name).info
+    extra: dict[str, Any] = {}
+    if info.board_kind == "hexplane":
+        extra["window"] = 0
+    if info.deal:
+        extra.update(deal=-1, deals=DEFAULT_DEALS)
+    return extra
 
 
 def _spec_defaults(name: str) -> dict[str, Any]:
@@ -53,7 +60,7 @@ def _spec_defaults(name: str) -> dict[str, Any]:
             spec[p.name] = p.kind()  # 0 / "" / False: "the derived default"
         else:
             spec[p.name] = p.default
-    spec.update(_EXTRA.get(name, {}))
+    spec.update(_extra(name))
     return spec
 
 
@@ -101,7 +108,7 @@ def _adapted_from_params(name: str, params: dict[str, Any]) -> AdaptedGame:
     if unknown:
         raise ValueError(f"{PREFIX}{name}: unknown parameter {unknown[0]!r}; accepted: {', '.join(spec)}")
     values = dict(spec, **params)
-    extra = {k: values.pop(k) for k in _EXTRA.get(name, {})}
+    extra = {k: values.pop(k) for k in _extra(name)}
     info = game_class(name).info
     for p in info.params:
         if p.default is None and values[p.name] == p.kind():

@@ -86,19 +86,18 @@ class OpenSpielMCTSAgent(Agent):
         self._games: dict[str, tuple[pyspiel.Game, AdaptedGame]] = {}
 
     def _game_for(self, state: State) -> tuple[pyspiel.Game, AdaptedState]:
-        """The OpenSpiel game and the adapted twin of ``state``."""
+        """The OpenSpiel game and the adapted twin of ``state`` (on a board that can be unbounded: a
+        window holding every piece, :meth:`tessera.core.game.Game.window_holding`)."""
         spec = str(state.game)
-        if state.game.name == "ikabegama" and state.game.params["board"] == "plane":
-            spec = _ikabegama_window_spec(state)
-        if spec not in self._games:
+        side = state.game.window_holding(state)
+        key = f"{spec}|{side}"
+        if key not in self._games:
             name, _, rest = spec.partition("(")
-            og = pyspiel.load_game(tos.PREFIX + name + ("(" + rest if rest else ""))
-            self._games[spec] = (og, og.adapted)
-        og, ad = self._games[spec]
-        if state.game.name == "ikabegama":
-            twin = ad.game.state_from_dict(state.to_dict())
-        else:
-            twin = state.clone()
+            params = [p for p in (rest.removesuffix(")"), f"window={side}" if side else "") if p]
+            og = pyspiel.load_game(tos.PREFIX + name + (f"({','.join(params)})" if params else ""))
+            self._games[key] = (og, og.adapted)
+        og, ad = self._games[key]
+        twin = ad.game.state_from_dict(state.to_dict()) if ad.window is not None else state.clone()
         return og, AdaptedState(ad, twin)
 
     def _choose(self, state: State, budget: Budget, rng: random.Random) -> Action:
@@ -131,24 +130,6 @@ def _back(state: State, adapted: AdaptedState, action: int) -> Action:
     if adapted.state is not None and adapted.state.game == state.game:
         return adapted.game.to_tessera(action)
     return state.string_to_action(adapted.action_to_string(action))
-
-
-def _ikabegama_window_spec(state: State) -> str:
-    """The bounded game the search uses for a plane position: a window holding every token with room to spare."""
-    from tessera.adapters.core import _ikabegama_window
-
-    g = state.game
-    _, lay = _ikabegama_window(g, 0)
-    mq, mr = lay.centre
-    reach = 0
-    for key in state.to_dict()["tokens"]:
-        q, r = (int(v) for v in key.split(","))
-        dq, dr = q - mq, r - mr
-        reach = max(reach, abs(dq), abs(dr), abs(dq + dr))
-    side = min(30, max(lay.side, reach + 4))
-    params = dict(g.params, board=f"hexhex:{side}")
-    parts = ",".join(f"{k}={v}" for k, v in params.items() if v != "")
-    return f"ikabegama({parts})"
 
 
 def parse_openspiel_spec(spec: str) -> dict[str, Any]:

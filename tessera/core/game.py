@@ -37,7 +37,7 @@ from tessera.core.texts import Text, json_args, name_text
 from tessera.core.texts import outcome as keyed_outcome
 
 if TYPE_CHECKING:
-    from tessera.core.observation import ObservationSpec
+    from tessera.core.observation import AxialLayout, ObservationSpec
 
 SIMULTANEOUS = -2
 """``current_player()`` at a node where every player moves at once."""
@@ -401,6 +401,24 @@ class Game(ABC):
         a whole number).
         """
         return None
+
+    # -- fixed-size spaces for the research adapters ---------------------------------------
+    def bounded(self, window: int = 0) -> tuple[Game, AxialLayout | None]:
+        """This game on a bounded board, for fixed-size action and observation spaces.
+
+        A game on a bounded board returns itself and ``None`` (and refuses a ``window``); a game
+        whose board can be unbounded (:attr:`GameInfo.board_kind` ``"hexplane"``: Ikabegamá)
+        overrides this and returns the game on a hexagonal window of side ``window`` (0: its own
+        default) with that window's layout.
+        """
+        if window:
+            raise ValueError(f"{self.name}: window applies to games on an unbounded board (ikabegama) only")
+        return self, None
+
+    def window_holding(self, state: State) -> int:
+        """The side of the smallest window (:meth:`bounded`) holding every piece of ``state`` with
+        room to spare; 0 for a game on a bounded board or a position its own default window holds."""
+        return 0
 
 
 def _format_value(v: Any) -> str:

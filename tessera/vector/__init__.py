@@ -33,11 +33,21 @@ one call per step, with no Python loop over the games.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from tessera.adapters.core import DEFAULT_DEALS, adapt
 from tessera.core.game import Game
 from tessera.vector._common import Batch, VectorGame, random_legal
+
+ENGINES: dict[str, str] = {
+    "nume": "tessera.vector._nume:NumeVector",
+    "nibble": "tessera.vector._nibble:NibbleVector",
+    "ikabegama": "tessera.vector._ikabegama:IkabegamaVector",
+    "nymbat": "tessera.vector._nymbat:NymbatVector",
+    "nelaxtam": "tessera.vector._nelaxtam:NelaxtamVector",
+}
+"""Each game's vector engine (``module:class``), imported when a game of it is made."""
 
 
 def make(
@@ -55,19 +65,10 @@ def make(
     """
     adapted = adapt(spec, window=window, deal=deal, deals=deals)
     name = adapted.name
-    engine: Any
-    if name == "nume":
-        from tessera.vector._nume import NumeVector as engine
-    elif name == "nibble":
-        from tessera.vector._nibble import NibbleVector as engine
-    elif name == "ikabegama":
-        from tessera.vector._ikabegama import IkabegamaVector as engine
-    elif name == "nymbat":
-        from tessera.vector._nymbat import NymbatVector as engine
-    elif name == "nelaxtam":
-        from tessera.vector._nelaxtam import NelaxtamVector as engine
-    else:
+    if name not in ENGINES:
         raise ValueError(f"{name}: the vector engine has no kernels for this game")
+    module, _, cls = ENGINES[name].partition(":")
+    engine: Any = getattr(importlib.import_module(module), cls)
     env: VectorGame = engine(adapted, batch, seed)
     return env
 

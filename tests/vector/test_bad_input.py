@@ -101,7 +101,7 @@ def test_the_batch_is_read_only():
         ("nume(size=2)", {"batch": 0}, "batch must be a positive integer"),
         ("nume(size=2)", {"batch": 2, "seed": "x"}, "seed must be an integer"),
         ("nume(size=2,komi_bidding=true)", {"batch": 2}, "komi_bidding=true is not supported"),
-        ("nume(size=2)", {"batch": 2, "window": 5}, "window applies to ikabegama only"),
+        ("nume(size=2)", {"batch": 2, "window": 5}, "window applies to games on an unbounded board"),
     ],
 )
 def test_make_refuses_what_it_cannot_play(spec: str, kwargs, message: str):

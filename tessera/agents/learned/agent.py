@@ -57,7 +57,9 @@ class LearnedMCTSAgent(MCTSAgent):
         cum = self._cum
         st: Any = state
         game: Any = state.game
-        if cum is None or game.name != "nume" or st._colors is None or game.cells + 1 != len(cum):
+        if cum is None or self.evaluation is None or game.name != self.evaluation.game:
+            return a
+        if st._colors is None or game.cells + 1 != len(cum):  # the prior is over the numbers of a Nume game
             return a
         K = game.cells + 2
         if a >= game.cells * K or a % K == 0:  # a bid, or a joining stone

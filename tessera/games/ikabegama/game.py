@@ -60,7 +60,7 @@ from typing import Any
 
 import numpy as np
 
-from tessera.core.game import Action, Game, GameInfo, IllegalMove, Param, RolloutResult, TurnState, not_legal
+from tessera.core.game import Action, Game, GameInfo, IllegalMove, Param, RolloutResult, State, TurnState, not_legal
 from tessera.core.hexplane import (
     HEX_RING2,
     PlaneWindow,
@@ -71,7 +71,7 @@ from tessera.core.hexplane import (
     parse_axial,
 )
 from tessera.core.kernels import warm_up
-from tessera.core.observation import ObservationSpec
+from tessera.core.observation import AxialLayout, ObservationSpec
 from tessera.core.registry import register
 from tessera.core.render import PLAYER_COLORS, text_diagram
 from tessera.core.texts import Text, name_text, outcome
@@ -207,6 +207,32 @@ class IkabegamaGame(Game):
     def max_game_length(self) -> int:
         """The ``max_plies`` safeguard."""
         return int(self.params["max_plies"])
+
+    def bounded(self, window: int = 0) -> tuple[Game, AxialLayout]:
+        """The game on a ``hexhex`` board of side ``window`` around the midpoint of the nests (on the
+        plane; 0: half the nests' distance plus 4), or on its own ``hexhex`` board; with its layout."""
+        game: IkabegamaGame = self
+        if self.hexhex is not None:
+            if window and window != self.hexhex:
+                raise ValueError(f"ikabegama: window={window} differs from the board {self.params['board']!r}")
+            side = self.hexhex
+        else:
+            side = window or hex_distance(*self.light_nest, *self.dark_nest) // 2 + 4
+            game = type(self)(**dict(self.params, board=f"hexhex:{side}"))
+        return game, AxialLayout(game.center, side)
+
+    def window_holding(self, state: State) -> int:
+        """On the plane: the side of a window around the nests' midpoint reaching every token with
+        four hexes to spare (at least the default window, at most 30); 0 on a ``hexhex`` board."""
+        if self.hexhex is not None:
+            return 0
+        _, layout = self.bounded()
+        mq, mr = layout.centre
+        reach = 0
+        for key in state.to_dict()["tokens"]:
+            q, r = parse_axial(key)
+            reach = max(reach, hex_distance(mq, mr, q, r))
+        return min(30, max(layout.side, reach + 4))
 
 
 def _midpoint_hex(light: tuple[int, int], dark: tuple[int, int]) -> tuple[int, int]:
