@@ -62,6 +62,15 @@ def chat_notice(payload: str) -> str:
     return f"{ORIGIN}:{CHAT_PREFIX}{payload}"
 
 
+STREAM_PREFIX = "@stream:"
+"""A notice whose subject starts so says a bot API event stream was opened (``<token digest>/<time>``)."""
+
+
+def stream_notice(token_key: str, opened: float) -> str:
+    """The payload announcing that this process opened an event stream of ``token_key`` at ``opened``."""
+    return f"{ORIGIN}:{STREAM_PREFIX}{token_key}/{opened!r}"
+
+
 def libpq_url(url: str) -> str:
     """A SQLAlchemy PostgreSQL URL as psycopg takes it (``postgresql+psycopg://`` → ``postgresql://``)."""
     _scheme, sep, rest = url.partition("://")
@@ -112,6 +121,11 @@ class ChangeListener:
                                 from tessera.server.chat import chat_event
 
                                 self.events.publish(chat_event(game_id[len(CHAT_PREFIX) :]))
+                            elif game_id.startswith(STREAM_PREFIX):
+                                from tessera.server.events import StreamOpened
+
+                                key, _, opened = game_id[len(STREAM_PREFIX) :].partition("/")
+                                self.events.publish(StreamOpened(key, float(opened), local=False))
                             elif game_id.startswith(ACCOUNT_PREFIX):
                                 from tessera.server.events import AccountChanged
 

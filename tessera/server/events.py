@@ -81,7 +81,18 @@ class ChatPosted:
     local: bool = True
 
 
-Event = Changed | Resync | Thinking | AccountChanged | ChatPosted
+@dataclass(frozen=True)
+class StreamOpened:
+    """An event stream of the bot API was opened with the token whose digest is ``token_key``, at
+    ``opened`` (epoch seconds) — by another process when ``local`` is False: an older stream of the
+    same token held here ends (one open stream per token, across processes)."""
+
+    token_key: str
+    opened: float
+    local: bool = True
+
+
+Event = Changed | Resync | Thinking | AccountChanged | ChatPosted | StreamOpened
 Subscriber = Callable[[Event], None]
 
 

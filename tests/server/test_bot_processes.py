@@ -3,6 +3,8 @@ are held by a different process, and every event, challenge and move crosses bet
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
 from functools import partial
 
 import httpx
@@ -11,6 +13,8 @@ import pytest
 from tests.server.test_bot_api import (
     SMALL,
     _challenge_game,
+    _next,
+    bearer,
     bot_account,
     challenge,
     finished,
@@ -62,3 +66,31 @@ def test_two_bots_on_two_processes_play_a_nelaxtam_game(db_url: str, monkeypatch
                     assert other[k] not in str({key: v for key, v in line.items() if key != "moves"})
         seats = httpx.get(f"{b}/api/games/{gid}/accounts").json()
         assert seats["rated"] and all("rating" in s for s in seats["seats"].values())
+
+
+def ends_within(lines: Iterator[str], seconds: float) -> bool:
+    """Whether a stream ends within ``seconds`` with nothing but keep-alive lines before its end."""
+    deadline = time.monotonic() + seconds
+    return all(not (line.strip() or time.monotonic() > deadline) for line in lines)
+
+
+@pytest.mark.postgres
+def test_one_open_event_stream_per_token_across_processes(db_url: str) -> None:
+    """'one open stream per token': a bot's event stream held by process A ends when the same token
+    opens one on process B (the newer wins, wherever it is); B's stays open and hears a challenge."""
+    if not db_url.startswith("postgresql"):
+        pytest.skip("several processes share streams through PostgreSQL only")
+    with serve(db_url) as (a, _), serve(db_url) as (b, _):
+        ta, tb = bot_account(a, "Alpha"), bot_account(a, "Beta")
+        client = httpx.Client(headers=bearer(ta), timeout=20)
+        with client, client.stream("GET", f"{a}/api/stream/event") as first:
+            lines = first.iter_lines()
+            assert next(lines) == ""  # open
+            with client.stream("GET", f"{b}/api/stream/event") as second:
+                assert second.status_code == 200
+                later = second.iter_lines()
+                assert next(later) == ""
+                assert ends_within(lines, 15), "the older stream, on process A, stayed open"
+                c = challenge(a, tb, "Alpha", "nibble")
+                got = _next(later)
+                assert got["type"] == "challenge" and got["challenge"]["id"] == c["id"]

@@ -151,12 +151,13 @@ class EventReader:
 async def event_stream(request: Request) -> StreamingResponse:
     """The account's events as NDJSON: ``gameStart``, ``gameFinish``, ``challenge``,
     ``challengeCanceled``, ``challengeDeclined``; an empty line at least every 6 s.  Any bearer
-    token of the account; one stream per token (a newer one ends the older)."""
+    token of the account; one stream per token (a newer one ends the older, on any process)."""
     user = (await run_in_threadpool(_token_auth, request, None)).user
     key = token_key(request.scope) or ""
     streams: BotStreams = request.app.state.bot_streams
     reader = EventReader(bots(request), user)
     wake = streams.open_events(user.id, key)
+    await run_in_threadpool(reader.store.announce_stream, key, wake.opened)  # the other processes' streams
 
     async def stream() -> AsyncIterator[str]:
         try:

@@ -105,6 +105,16 @@ class BotStore:
                 bots_table.update().where(bots_table.c.user_id == user.id).values(seen_at=0.0 if gone else time.time())
             )
 
+    def announce_stream(self, token_key: str, opened: float) -> None:
+        """Tell the other server processes (PostgreSQL) that an event stream of ``token_key`` opened at
+        ``opened``: theirs of the same token, if older, ends (:class:`~tessera.server.events.StreamOpened`)."""
+        if self.storage.engine.dialect.name != "postgresql":
+            return
+        from tessera.server.bus import CHANNEL, stream_notice
+
+        with self.storage.transaction(write=True) as tx:
+            tx.conn.execute(sa.select(sa.func.pg_notify(CHANNEL, stream_notice(token_key, opened))))
+
     def online(self, limit: int = 100) -> list[dict[str, Any]]:
         """The bots whose event stream is open (seen within :data:`ONLINE_SECONDS`), by name, with
         their ratings."""

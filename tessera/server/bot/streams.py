@@ -13,9 +13,11 @@ Each open stream holds an ``asyncio.Event`` that is set when what it shows may h
 or a challenge made through another.  The stream itself reads what changed (in a thread); the
 wake-up carries nothing.
 
-**One event stream per token**: a second ``GET /api/stream/event`` with the same token (on this
-process) ends the first one — the newer connection wins, so a client whose connection died
-without the server noticing reconnects at once.
+**One event stream per token**: a second ``GET /api/stream/event`` with the same token ends the
+first one — the newer connection wins, so a client whose connection died without the server
+noticing reconnects at once.  On PostgreSQL the opening is announced to the other processes
+(``StreamOpened``, :func:`tessera.server.bus.stream_notice`), and a stream of the same token
+opened earlier on another process ends too.
 """
 
 from __future__ import annotations
@@ -23,8 +25,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+import time
 
-from tessera.server.events import AccountChanged, Changed, ChatPosted, Event, Resync
+from tessera.server.events import AccountChanged, Changed, ChatPosted, Event, Resync, StreamOpened
 
 
 class Wake:
@@ -38,6 +41,8 @@ class Wake:
         """A game stream (it reads the game's chat), not an event stream."""
         self.chats: list[ChatPosted] = []
         """Chat messages of the watched game posted since the stream last read them (game streams)."""
+        self.opened = time.time()
+        """When the stream was opened (epoch seconds: compared with streams opened by other processes)."""
 
 
 class BotStreams:
@@ -115,6 +120,12 @@ class BotStreams:
                     w.chats.append(event)
             elif isinstance(event, AccountChanged):
                 wakes = list(self._by_user.get(event.user_id, ()))
+            elif isinstance(event, StreamOpened):
+                held = self._by_token.get(event.token_key)
+                if event.local or held is None or held.opened >= event.opened:
+                    return
+                held.replaced = True  # a newer stream of the same token, on another process
+                wakes = [held]
             elif isinstance(event, Resync):
                 wakes = list({w for ws in self._by_user.values() for w in ws} | set(self._watching))
             else:
