@@ -1,0 +1,23 @@
+"""docs/architecture.md's walk of one move, counted by ``benchmarks/move_walk.py``: "one move pipeline
+(prepare → commit → publish)", "the hub … is told of changes through one event interface (no callbacks
+wired back and forth)", and no entry into the service facade on the way."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_one_move_runs_the_pipeline_and_is_published_through_the_event_interface() -> None:
+    spec = importlib.util.spec_from_file_location("move_walk", ROOT / "benchmarks" / "move_walk.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    seen = module.walk()
+    assert {"MovePipeline.submit", "MovePipeline.prepare", "MovePipeline.commit"} <= set(seen["moves.py"])
+    assert "Events.publish" in seen["events.py"]
+    assert {"Hub.on_event", "Hub.broadcast"} <= set(seen["hub.py"])
+    assert "service.py" not in seen  # the facade is for callers outside the server, not on the move's path
+    assert not any("on_change" in name for names in seen.values() for name in names)  # no wired-in callback
