@@ -60,6 +60,22 @@ __all__ = ["catalog", "create_app", "rules_text", "validation_message"]
 log = logging.getLogger("tessera.server")
 
 
+def validation_fields(errors: Any) -> str:
+    """The fields pydantic found wrong, for the translated summary (``game, params.size``; ``body``
+    when the body is not JSON at all)."""
+    fields: list[str] = []
+    for err in errors if isinstance(errors, list | tuple) else [errors]:
+        if not isinstance(err, dict):
+            continue
+        loc = ".".join(str(x) for x in err.get("loc", ()) if x != "body")
+        if err.get("type") == "json_invalid":
+            loc = "body"
+        if loc and loc not in fields:
+            fields.append(loc)
+    text = ", ".join(fields) or "body"
+    return text if len(text) <= 200 else text[:200] + "…"
+
+
 def validation_message(errors: Any) -> str:
     """Pydantic's list of errors as one readable sentence: ``body.game: Input should be a valid string``."""
     parts = []
@@ -278,7 +294,9 @@ def create_app(
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
-        return JSONResponse({"detail": validation_message(exc.errors())}, status_code=422)
+        errors = exc.errors()
+        body = {"detail": validation_message(errors), "key": "refusal.invalid_request"}
+        return JSONResponse({**body, "args": {"fields": validation_fields(errors)}}, status_code=422)
 
     @app.exception_handler(ServiceError)
     async def service_error(request: Request, exc: ServiceError) -> JSONResponse:

@@ -74,3 +74,15 @@ def test_draw_and_undo_refusals_carry_keys(client: TestClient) -> None:
     r = move(client, gid, t0, view(client, gid, t0)["render"]["actions"][0]["move"], 5)
     assert r.status_code == 409 and r.json()["key"] == "refusal.stale_number"
     assert r.json()["args"] == {"expected": 5, "n": 0}
+
+
+def test_a_malformed_request_is_refused_with_a_key_naming_its_fields(client: TestClient) -> None:
+    """A request the API cannot read (a 422): pydantic's English detail as before, and a key with the
+    fields that were wrong, so the page says it in the player's language."""
+    r = client.post("/api/games", json={"game": 5, "params": {"size": 2}})
+    assert r.status_code == 422
+    assert r.json()["key"] == "refusal.invalid_request" and r.json()["args"] == {"fields": "game"}
+    assert r.json()["detail"].startswith("game: ")
+    r = client.post("/api/games", content=b"{not json", headers={"Content-Type": "application/json"})
+    assert r.status_code == 422 and r.json()["args"] == {"fields": "body"}
+    assert "not valid JSON" in r.json()["detail"]
