@@ -416,6 +416,8 @@ class NibbleState(TurnState):
         """Mirror the kernel's packed header (:func:`_k.status`) in plain attributes."""
         self.to_move, self._over, self._winner, self.taking = _STATUS[status]
         self._legal: list[int] | None = None
+        self._n_legal = -1
+        """How many legal actions the array caches (from :func:`_k.apply_step`), ``-1``: not known here."""
 
     def _set_taking(self, colour: int) -> None:
         """Put the position in the middle of a turn taking ``colour`` (positions from dicts)."""
@@ -434,6 +436,7 @@ class NibbleState(TurnState):
         self._winner = other._winner
         self.taking = other.taking
         self._legal = other._legal  # never changed in place
+        self._n_legal = other._n_legal
 
     # -- views -----------------------------------------------------------------------
     @property
@@ -526,15 +529,17 @@ class NibbleState(TurnState):
         return [float(v) for v in self.majorities()]
 
     def _legal_actions(self) -> list[Action]:
-        if self._legal is None:
-            g = self.game
-            m = _k.legal(self.s, self._deal, g.geo)
+        legal = self._legal
+        if legal is None:
+            m = self._n_legal
+            if m < 0:
+                m = _k.legal(self.s, self._deal, self.game.geo)
             start = self._h + _k.LEGAL
-            self._legal = self.s[start : start + m].tolist()
-        return list(self._legal)
+            legal = self._legal = self.s[start : start + m].tolist()
+        return legal[:]
 
     def legal_actions(self, player: int | None = None) -> list[Action]:
-        """``State.legal_actions`` in one step: the cached kernel list, without the generic dispatch."""
+        """``State.legal_actions`` in one step: the list the last kernel call cached, without the generic dispatch."""
         if self._over or (player is not None and player != self.to_move):
             return []
         return self._legal_actions()
@@ -595,14 +600,19 @@ class NibbleState(TurnState):
         if self._over:
             raise IllegalMove(GAME_OVER)
         g = self.game
-        if not isinstance(action, int) or not 0 <= action <= g.end_action:
+        if type(action) is not int:
+            if not isinstance(action, int):
+                raise IllegalMove(no_such_action(action, g.name))
+            action = int(action)  # a bool is an int, as in State.apply_action; the kernel takes plain ints
+        if not 0 <= action <= g.end_action:
             raise IllegalMove(no_such_action(action, g.name))
-        action = int(action)  # a bool is an int, as in State.apply_action; the kernel takes plain ints
         p = self.to_move
-        status = _k.apply_checked(self.s, self._deal, g.geo, action)
+        status = _k.apply_step(self.s, self._deal, g.geo, action, self._n_legal)
         if status < 0:
             raise IllegalMove(self._illegal_reason(action) or not_legal(self.action_to_string(action)))
-        self._sync(status)
+        self.to_move, self._over, self._winner, self.taking = _STATUS[status & 255]
+        self._legal = None
+        self._n_legal = status >> 8 if not self._over else -1
         self._history.append((p, action))
 
     def random_action(self, rng: random.Random, player: int | None = None) -> Action:

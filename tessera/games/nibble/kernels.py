@@ -333,6 +333,40 @@ def apply_checked(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, a: int) -> i
 
 
 @kernel
+def apply_step(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, a: int, known: int) -> int:
+    """:func:`apply_checked`, then the next position's legal actions listed (when not over), in one call.
+
+    ``known``: how many legal actions of this position are listed from ``H + LEGAL`` when the
+    header says none (``N_LEGAL`` is ``−1`` at a turn's start, as :func:`_apply` and the playouts
+    leave it); ``−1``: none.  Returns ``−1`` (nothing changed) if ``a`` is not legal, else
+    :func:`status` plus, from bit 8 on, the number of legal actions now listed from ``H + LEGAL``
+    (0 once the game is over): the State API's one kernel call per step (its ``legal_actions()``
+    then reads the list without another call).  The header is left as :func:`apply` leaves it.
+    """
+    ws = scratch(geo)
+    k = geo.shape[0] - 1
+    h = k + 2 * geo[k, 1]
+    if s[h + OVER] or a < 0 or a > k:
+        return -1
+    m = s[h + N_LEGAL]
+    if m < 0:
+        m = known
+    if m < 0:
+        m = _fill_legal(s, deal, geo, ws)
+    for j in range(m):
+        if s[h + LEGAL + j] == a:
+            st = _apply(s, deal, geo, ws, a)
+            if s[h + OVER]:
+                return st
+            m = s[h + N_LEGAL]
+            if m < 0:
+                m = _fill_legal(s, deal, geo, ws)
+                s[h + N_LEGAL] = -1
+            return st | (m << 8)
+    return -1
+
+
+@kernel
 def random_step(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, u: float) -> int:
     """The legal action at fraction ``u`` (``0 ≤ u < 1``) of the legal list: a uniform draw for a uniform ``u``."""
     m = legal(s, deal, geo)

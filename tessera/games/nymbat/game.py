@@ -407,6 +407,10 @@ class NymbatGame(Game):
         return self.max_turns * (2 * N + 2)
 
 
+_NO_STEPS = np.empty(0, np.int64)
+"""The ``legal_now`` argument of :func:`_k.apply_step` when no list is known."""
+
+
 class NymbatState(TurnState):
     """A position as one ``int32`` array played by the kernels (module docstring, Engine notes).
 
@@ -425,6 +429,9 @@ class NymbatState(TurnState):
         self.to_move = RED
         self._over = False
         self._winner: int | None = None
+        self._next: np.ndarray | None = None
+        """The legal steps the last :func:`_k.apply_step` listed for this position (never changed in
+        place, shared by clones); ``None`` when the array was changed otherwise."""
 
     def _copy_from(self, other: NymbatState) -> None:
         self.n = other.n
@@ -433,6 +440,7 @@ class NymbatState(TurnState):
         self.to_move = other.to_move
         self._over = other._over
         self._winner = other._winner
+        self._next = other._next
 
     def _sync(self, status: int) -> None:
         """Mirror the kernels' packed header (``kernels.status``)."""
@@ -440,6 +448,7 @@ class NymbatState(TurnState):
         self._over = bool(status & 4)
         w = (status >> 3) - 1
         self._winner = w if w >= 0 else None
+        self._next = None
 
     # -- the position, read from the array -----------------------------------------------
     def _hdr(self, field: int) -> int:
@@ -660,7 +669,10 @@ class NymbatState(TurnState):
             return super().legal_actions(player)
         if self._over or (player is not None and player != self.to_move):
             return []
-        return _k.legal(self.s, self.game.geo).tolist()  # type: ignore[no-any-return]
+        nxt = self._next
+        if nxt is None:
+            return _k.legal(self.s, self.game.geo).tolist()  # type: ignore[no-any-return]
+        return nxt.tolist()  # type: ignore[no-any-return]
 
     def _illegal_reason(self, action: Action) -> str | None:
         if action == RESIGN:
@@ -805,10 +817,13 @@ class NymbatState(TurnState):
         if not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
             raise IllegalMove(no_such_action(action, self.game.name))
         p = self.to_move
-        status = _k.apply(self.s, self.game.geo, action, True)
+        nxt = self._next
+        status, legal = _k.apply_step(self.s, self.game.geo, int(action), _NO_STEPS if nxt is None else nxt, nxt is not None)
         if status < 0:
             raise IllegalMove(self._reason(-status, action))
         self._sync(status)
+        if not self._over:
+            self._next = legal
         self._history.append((p, action))
 
     # -- random play -------------------------------------------------------------------

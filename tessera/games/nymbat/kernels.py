@@ -661,6 +661,34 @@ def apply(s: np.ndarray, geo: np.ndarray, a: int, checked: bool) -> int:
 
 
 @kernel
+def apply_step(s: np.ndarray, geo: np.ndarray, a: int, legal_now: np.ndarray, known: bool) -> tuple[int, np.ndarray]:
+    """Check and apply step ``a``, then list the next position's legal steps, in one call.
+
+    ``legal_now`` is the :func:`legal` list of this position when ``known`` (a step found in it
+    needs no other check); any other step is decided by :func:`_check`.  Returns ``(status, legal)``: the packed
+    :func:`status` and the new position's legal steps (empty once the game is over), or
+    ``(−code, empty)`` with nothing changed when ``a`` is illegal.  The State API's one kernel call
+    per step.
+    """
+    ws = np.zeros(WS_SIZE, np.int32)
+    found = False
+    if known:
+        for i in range(legal_now.shape[0]):
+            if legal_now[i] == a:
+                found = True
+                break
+    if not found:
+        code = _check(s, geo, a, ws)
+        if code:
+            return -code, np.empty(0, np.int64)
+    _apply(s, geo, a, ws)
+    st = status(s)
+    if s[H + OVER]:
+        return st, np.empty(0, np.int64)
+    return st, _legal(s, geo, ws)
+
+
+@kernel
 def check(s: np.ndarray, geo: np.ndarray, a: int) -> int:
     """0 if step ``a`` is legal now, else the code of the reason (:func:`_check`)."""
     return _check(s, geo, a, np.zeros(WS_SIZE, np.int32))
@@ -688,7 +716,12 @@ def legal(s: np.ndarray, geo: np.ndarray) -> np.ndarray:
     of a turn; placements and ``end`` while bringing in; removals, moves and ``end``
     while moving; ``lose`` steps during a penalty.
     """
-    ws = np.zeros(WS_SIZE, np.int32)
+    return _legal(s, geo, np.zeros(WS_SIZE, np.int32))
+
+
+@kernel
+def _legal(s: np.ndarray, geo: np.ndarray, ws: np.ndarray) -> np.ndarray:
+    """:func:`legal` with the caller's scratch space (its marks zero; ``COMP`` is left set)."""
     p = I64(s[H + TO_MOVE])
     phase = s[H + PHASE]
     pieces = 0
