@@ -276,18 +276,24 @@ def legal(a: np.ndarray, k: np.ndarray, allowed: np.ndarray) -> np.ndarray:
         occ[a[HEADER + i] - base] = a[own + i]
     out = np.empty(ntok * 18, dtype=np.int64)
     n = 0
+    stride = k[K_STRIDE]
+    unbounded = not k[K_BOUNDED]
     for i in range(ntok):
         if a[own + i] != player:
             continue
         t = np.int64(a[HEADER + i])
+        # on the unbounded board every destination (at most two columns away) of a token at least three
+        # columns from the window's side columns and ``margin`` ids from its ends is on the board
+        col = t % stride
+        inside = unbounded and 3 <= col <= stride - 4 and t >= margin and t + margin < k[K_SIZE]
         for j in range(12):
             dest = t + k[K_RING + j]
-            if occ[dest - base] < 0 and on_board(k, allowed, dest):
+            if occ[dest - base] < 0 and (inside or on_board(k, allowed, dest)):
                 out[n] = dest * 13 + j + 1
                 n += 1
         for d in range(6):
             dest = t + k[K_NBR + d]
-            if occ[dest - base] == -1 and on_board(k, allowed, dest):
+            if occ[dest - base] == -1 and (inside or on_board(k, allowed, dest)):
                 out[n] = dest * 13
                 n += 1
                 occ[dest - base] = -2

@@ -22,7 +22,10 @@ Arrays (all ``int32`` unless said otherwise):
     on each cell, ``−1`` if none; ``[K, K + 2n)`` ``taken[p][c]`` at ``K + p·n + c``;
     then the header at ``H = K + 2n``: to move, colour being taken (``−1``: none),
     over (0/1), winner (``−1``: none), blocks on the board, number of cached legal
-    actions (``−1``: not computed); then the cached legal actions from ``H + 8``.
+    actions (``−1``: not computed); then the cached legal actions from ``H + 8``
+    (``K + 1`` places); then from ``C = H + 8 + K + 1`` a flag per cell: 1 when the block on it
+    is on a corner (kept by :func:`settle` and :func:`_apply`: a block once on a corner stays
+    so, and a take can only expose its neighbours' sides).
 ``ws`` — scratch space of ``4K`` ints (any contents), allocated by each entry kernel
     (the kernels release the GIL, so none is shared between calls).
 ``rs`` — a ``uint64[1]`` random state for playouts (:func:`tessera.core.kernels.rng_state`).
@@ -54,7 +57,7 @@ RING = 6
 
 def state_size(k: int, colors: int) -> int:
     """Length of the position array ``s`` for ``k`` cells and ``colors`` colours."""
-    return k + 2 * colors + LEGAL + k + 1
+    return k + 2 * colors + LEGAL + k + 1 + k
 
 
 @kernel
@@ -170,10 +173,11 @@ def _fill_legal(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, ws: np.ndarray
     h = k + 2 * n
     out = h + LEGAL
     m = 0
+    corner = out + k + 1
     colour = s[h + TAKING]
     if colour < 0:
         for i in range(k):
-            if s[i] >= 0 and on_corner(s, geo, I64(i)) and not splits(s, geo, I64(i), ws):
+            if s[corner + i] > 0 and s[i] >= 0 and not splits(s, geo, I64(i), ws):
                 s[out + m] = i
                 m += 1
     else:
@@ -182,7 +186,7 @@ def _fill_legal(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, ws: np.ndarray
             i = int(deal[base + j])
             if i < 0:
                 break
-            if s[i] == colour and on_corner(s, geo, I64(i)) and not splits(s, geo, I64(i), ws):
+            if s[i] == colour and s[corner + i] > 0 and not splits(s, geo, I64(i), ws):
                 s[out + m] = i
                 m += 1
         s[out + m] = k
@@ -250,9 +254,13 @@ def majorities(s: np.ndarray, geo: np.ndarray, p: int) -> int:
 
 @kernel
 def settle(s: np.ndarray, deal: np.ndarray, geo: np.ndarray) -> None:
-    """Mark a fresh position over if a player already won (instant win, or an empty board)."""
+    """Flag the blocks on a corner, and mark a fresh position over if a player already won (instant
+    win, or an empty board)."""
     k = geo.shape[0] - 1
     h = k + 2 * geo[k, 1]
+    corner = h + LEGAL + k + 1
+    for i in range(k):
+        s[corner + i] = 1 if s[i] >= 0 and on_corner(s, geo, I64(i)) else 0
     for p in range(2):
         if instant_win(s, deal, geo, I64(p), I64(-1)):
             s[h + OVER] = 1
@@ -298,6 +306,12 @@ def _apply(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, ws: np.ndarray, a: 
     colour = int(s[a])
     s[a] = -1
     s[h + ON_BOARD] -= 1
+    corner = h + LEGAL + k + 1
+    s[corner + a] = 0
+    for e in range(geo[k, 2]):
+        nb = geo[a, e]
+        if nb >= 0 and s[nb] >= 0 and s[corner + nb] == 0 and on_corner(s, geo, I64(nb)):
+            s[corner + nb] = 1
     s[k + p * n + colour] += 1
     if instant_win(s, deal, geo, I64(p), I64(colour)):
         s[h + OVER] = 1
