@@ -97,9 +97,10 @@ Engine notes
     colour packed in one int per cell) makes the check O(1).  Every step keeps
     the board legal, so the deal never fails; the colour table is shuffled
     afterwards from the same ``random.Random(seed)``.  The swap draws are
-    ``int(rng.random() × cells²)``, made all at once from one ``rng.getrandbits`` call
-    (the same Mersenne Twister words, so the same numbers), and the swaps run in a
-    kernel.
+    ``int(rng.random() × cells²)``.  The whole deal runs in one kernel
+    (:func:`~tessera.games.nibble.kernels.deal`), which reproduces ``random.Random(seed)``
+    (CPython's Mersenne Twister, its seeding from the seed's 32-bit words, ``random()``,
+    ``shuffle``): the same numbers, so the same boards as dealing in Python.
 
 Evaluation (for agents)
     ``tanh(1.2·M + 2·(T_me² − T_opp²))`` where ``M`` is the majority race: the sum
@@ -244,20 +245,6 @@ def _deal_array(table: tuple[int, ...], col: np.ndarray) -> np.ndarray:
     return out
 
 
-def _random_floats(rng: random.Random, count: int) -> np.ndarray:
-    """The next ``count`` values of ``rng.random()``, drawn at once; ``rng`` is advanced past them.
-
-    ``random()`` makes a float of the next two 32-bit words ``a, b`` of the Mersenne
-    Twister as ``(a >> 5, b >> 6)`` → ``(a·2²⁶ + b) / 2⁵³``; ``getrandbits(64·count)``
-    returns the next ``2·count`` words, the first in the lowest bits.
-    """
-    if count <= 0:
-        return np.zeros(0, np.float64)
-    words = np.frombuffer(rng.getrandbits(64 * count).to_bytes(8 * count, "little"), "<u4")
-    out: np.ndarray = ((words[0::2] >> 5) * 67108864.0 + (words[1::2] >> 6)) * (1.0 / 9007199254740992.0)
-    return out
-
-
 _STATUS: list[tuple[int, bool, int | None, int | None]] = [
     (b & 1, bool(b & 2), ((b >> 2) & 3) - 1 if (b >> 2) & 3 else None, (b >> 4) - 1 if b >> 4 else None)
     for b in range(16 * 15)
@@ -308,6 +295,8 @@ class NibbleGame(Game):
         self.majority: int = MAJORITY[n]
         self.square: bool = grid.kind == "square"
         self.base = _base_coloring(grid, n)
+        self._base = np.array(self.base, np.int64)
+        self._shuffle: bool = params["shuffle_table"]
         self.nbr_index: list[tuple[int, ...]] = [tuple(self.index[x] for x in grid.neighbors[c]) for c in self.cells]
         """Neighbours of each cell, as cell indices."""
         self.geo: np.ndarray = _geometry(self)
@@ -332,18 +321,12 @@ class NibbleGame(Game):
 
     def _deal(self, seed: int) -> tuple[np.ndarray, list[int]]:
         """The dealt colours by cell index, and the colour table, of ``seed``."""
-        rng = random.Random(seed)
-        n = self.colors
-        perm = list(range(n))
-        rng.shuffle(perm)
-        k = len(self.cells)
-        col = np.array([perm[b] for b in self.base], np.int32)  # by cell index
-        draws = (_random_floats(rng, SWAPS_PER_CELL * k) * (k * k)).astype(np.int64)  # int(rng.random() * k²)
-        _k.deal_swaps(col, self._nbr, n, draws)
-        table = list(range(n))
-        if self.params["shuffle_table"]:
-            rng.shuffle(table)
-        return col, table
+        n = abs(seed)
+        words = max(1, (n.bit_length() + 31) // 32)
+        key = np.frombuffer(n.to_bytes(4 * words, "little"), "<u4")  # random.Random(seed)'s seed words
+        table = np.empty(self.colors, np.int64)
+        col = _k.deal(key, self._base, self._nbr, self.colors, SWAPS_PER_CELL * len(self.cells), self._shuffle, table)
+        return col, table.tolist()
 
     def state_from_dict(self, d: Mapping[str, Any]) -> NibbleState:
         """A state from a position dictionary (:mod:`tessera.games.nibble.position`; strict)."""

@@ -569,10 +569,15 @@ def deal_swaps(col: np.ndarray, nbr: np.ndarray, colors: int, draws: np.ndarray)
             if x >= 0:
                 cnt[i] += np.int64(1) << (3 * col[x])
     seven = np.int64(7)
+    inv = 1.0 / k
     for t in range(draws.shape[0]):
         r = draws[t]
-        a = r // k
-        b = r % k
+        a = np.int64(r * inv)  # r // k without an integer division (0 <= r < k²), corrected below
+        while a * k > r:
+            a -= 1
+        while (a + 1) * k <= r:
+            a += 1
+        b = r - a * k
         ca = col[a]
         cb = col[b]
         if ca == cb or (cnt[a] >> (3 * cb)) & seven or (cnt[b] >> (3 * ca)) & seven:
@@ -587,3 +592,126 @@ def deal_swaps(col: np.ndarray, nbr: np.ndarray, colors: int, draws: np.ndarray)
             y = nbr[b, j]
             if y >= 0:
                 cnt[y] -= delta
+
+
+# -- the deal: Python's ``random.Random(seed)`` (MT19937) reproduced in a kernel ------------------------
+
+_M32 = 0xFFFFFFFF
+
+
+@kernel
+def _mt_seed(key: np.ndarray) -> np.ndarray:
+    """The state of ``random.Random(seed)`` for an int ``seed`` whose ``abs`` has the 32-bit words
+    ``key`` (least significant first; ``[0]`` for 0): CPython's ``init_by_array``.  The state is
+    ``uint64[625]``: the 624 words, then the index of the next word."""
+    mt = np.empty(625, np.uint64)
+    mt[0] = 19650218
+    for i in range(1, 624):
+        mt[i] = (np.uint64(1812433253) * (mt[i - 1] ^ (mt[i - 1] >> np.uint64(30))) + np.uint64(i)) & np.uint64(_M32)
+    i = 1
+    j = 0
+    n = key.shape[0]
+    for _ in range(max(624, n)):
+        x = mt[i - 1] ^ (mt[i - 1] >> np.uint64(30))
+        mt[i] = ((mt[i] ^ (x * np.uint64(1664525))) + np.uint64(key[j]) + np.uint64(j)) & np.uint64(_M32)
+        i += 1
+        j += 1
+        if i >= 624:
+            mt[0] = mt[623]
+            i = 1
+        if j >= n:
+            j = 0
+    for _ in range(623):
+        x = mt[i - 1] ^ (mt[i - 1] >> np.uint64(30))
+        mt[i] = ((mt[i] ^ (x * np.uint64(1566083941))) - np.uint64(i)) & np.uint64(_M32)
+        i += 1
+        if i >= 624:
+            mt[0] = mt[623]
+            i = 1
+    mt[0] = 0x80000000
+    mt[624] = 624
+    return mt
+
+
+@kernel
+def _mt_next(mt: np.ndarray) -> np.uint64:
+    """The next 32-bit word of the generator ``mt`` (CPython's ``genrand_uint32``)."""
+    upper = np.uint64(0x80000000)
+    lower = np.uint64(0x7FFFFFFF)
+    matrix = np.uint64(0x9908B0DF)
+    one = np.uint64(1)
+    if mt[624] >= 624:
+        for kk in range(227):
+            y = (mt[kk] & upper) | (mt[kk + 1] & lower)
+            mt[kk] = mt[kk + 397] ^ (y >> one) ^ (matrix if y & one else np.uint64(0))
+        for kk in range(227, 623):
+            y = (mt[kk] & upper) | (mt[kk + 1] & lower)
+            mt[kk] = mt[kk - 227] ^ (y >> one) ^ (matrix if y & one else np.uint64(0))
+        y = (mt[623] & upper) | (mt[0] & lower)
+        mt[623] = mt[396] ^ (y >> one) ^ (matrix if y & one else np.uint64(0))
+        mt[624] = 0
+    y = mt[mt[624]]
+    mt[624] += 1
+    y ^= y >> np.uint64(11)
+    y ^= (y << np.uint64(7)) & np.uint64(0x9D2C5680)
+    y ^= (y << np.uint64(15)) & np.uint64(0xEFC60000)
+    y ^= y >> np.uint64(18)
+    return y & np.uint64(_M32)
+
+
+@kernel
+def _mt_random(mt: np.ndarray) -> float:
+    """``rng.random()``: 53 bits from two words."""
+    a = _mt_next(mt) >> np.uint64(5)
+    b = _mt_next(mt) >> np.uint64(6)
+    return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0)
+
+
+@kernel
+def _mt_below(mt: np.ndarray, n: int) -> int:
+    """``rng._randbelow(n)`` for ``2 ≤ n < 2**32``: ``getrandbits(n.bit_length())`` until below ``n``."""
+    bits = 0
+    while (1 << bits) <= n:
+        bits += 1
+    shift = np.uint64(32 - bits)
+    while True:
+        r = np.int64(_mt_next(mt) >> shift)
+        if r < n:
+            return r
+
+
+@kernel
+def _mt_shuffle(mt: np.ndarray, x: np.ndarray) -> None:
+    """``rng.shuffle(x)``."""
+    for i in range(x.shape[0] - 1, 0, -1):
+        j = _mt_below(mt, I64(i + 1))
+        t = x[i]
+        x[i] = x[j]
+        x[j] = t
+
+
+@kernel
+def deal(
+    key: np.ndarray, base: np.ndarray, nbr: np.ndarray, colors: int, swaps: int, shuffle_table: bool, table: np.ndarray
+) -> np.ndarray:
+    """The deal of a seed (``key``: :func:`_mt_seed`), by ``random.Random(seed)``'s numbers: the
+    colours permuted (``rng.shuffle``), ``swaps`` swap draws ``int(rng.random() · K²)`` played by
+    :func:`deal_swaps`, then the table shuffled (when ``shuffle_table``) into ``table``.  Returns
+    the colours by cell index."""
+    mt = _mt_seed(key)
+    perm = np.arange(colors)
+    _mt_shuffle(mt, perm)
+    k = base.shape[0]
+    col = np.empty(k, np.int32)
+    for i in range(k):
+        col[i] = perm[base[i]]
+    draws = np.empty(swaps, np.int64)
+    kk = k * k
+    for t in range(swaps):
+        draws[t] = np.int64(_mt_random(mt) * kk)
+    deal_swaps(col, nbr, I64(colors), draws)
+    for i in range(colors):
+        table[i] = i
+    if shuffle_table:
+        _mt_shuffle(mt, table)
+    return col

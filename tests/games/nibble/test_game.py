@@ -711,18 +711,30 @@ def test_position_numbers_must_be_whole_numbers() -> None:
 # -- the compiled kernels ----------------------------------------------------------------------------
 
 
-def test_deal_draws_equal_python_random() -> None:
-    """Engine notes: the deal's swap draws, made at once from ``rng.getrandbits``, are the numbers
-    ``rng.random()`` gives one by one, and the generator is left where those calls leave it."""
-    from tessera.games.nibble.game import _random_floats
+@pytest.mark.parametrize("spec", ALL)
+def test_deal_draws_equal_python_random(spec: str) -> None:
+    """Engine notes: the deal kernel reproduces ``random.Random(seed)``: the colours permuted by
+    ``rng.shuffle``, the swap draws ``int(rng.random() × cells²)``, the table shuffled afterwards —
+    the same board and table as those calls of Python's generator give, for small, large and
+    negative seeds."""
+    from tessera.games.nibble import kernels as K
+    from tessera.games.nibble.game import SWAPS_PER_CELL
 
-    for seed, count in ((0, 1000), (1, 1), (2**31 + 5, 3380)):
-        ours, theirs = random.Random(seed), random.Random(seed)
-        ours.random()
-        theirs.random()
-        assert _random_floats(ours, count).tolist() == [theirs.random() for _ in range(count)]
-        assert ours.getstate() == theirs.getstate()
-        assert ours.random() == theirs.random()
+    g = game(spec)
+    k = len(g.cells)
+    for seed in (0, 1, 7, 2**31 + 5, 2**32, 2**64 + 7, -12345, 10**30):
+        rng = random.Random(seed)
+        perm = list(range(g.colors))
+        rng.shuffle(perm)
+        col = np.array([perm[b] for b in g.base], np.int32)
+        draws = np.array([int(rng.random() * k * k) for _ in range(SWAPS_PER_CELL * k)], np.int64)
+        K.deal_swaps(col, g._nbr, g.colors, draws)
+        table = list(range(g.colors))
+        if g.params["shuffle_table"]:
+            rng.shuffle(table)
+        board, dealt_table = g.deal(seed)
+        assert list(board.values()) == col.tolist()
+        assert dealt_table == table
 
 
 def kernel_step(st: NibbleState, seed: int) -> np.ndarray:
