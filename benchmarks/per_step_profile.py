@@ -15,6 +15,12 @@ initial states (same positions, same actions), each part alone:
 * ``kernels``: numba dispatches from Python per step of the loop (each kernel of the game's
   kernel module wrapped in a counter for one replay).
 
+Then the floor under any per-step loop that returns a fresh Python list of legal actions, per game:
+``list(L)`` of a ready list as long as the game's mean legal list (the cheapest way to hand out a
+fresh list), ``ndarray.tolist()`` of its recorded legal arrays (what a kernel's list costs to
+convert; action numbers above 256 are new int objects), and a call of an empty numba kernel with
+one array and with four arrays and an int (the dispatch of one kernel call).
+
 CPU time (``time.process_time``), medians over ``--rounds`` interleaved rounds.
 """
 
@@ -160,6 +166,46 @@ def count_dispatches(spec: str, game: Any, rec: list[tuple[list[list[int]], list
     return {n: c / steps for n, c in sorted(counts.items(), key=lambda x: -x[1])}
 
 
+def floors(recs: dict[str, list[tuple[list[list[int]], list[int]]]], rounds: int) -> None:
+    """Print the list and dispatch floors (module docstring)."""
+    import numba
+    import numpy as np
+
+    @numba.njit
+    def one(a: Any) -> Any:
+        return a[0]
+
+    @numba.njit
+    def five(a: Any, b: Any, c: Any, d: Any, e: int) -> Any:
+        return a[0] + e
+
+    x = np.zeros(300, np.int32)
+    one(x)
+    five(x, x, x, x, 1)
+
+    def per_call(fn: Any, n: int) -> float:
+        out = []
+        for _ in range(rounds):
+            t0 = time.process_time()
+            fn()
+            out.append((time.process_time() - t0) / n * 1e9)
+        return statistics.median(out)
+
+    reps = 20000
+    print("floors, ns (CPU time, medians):")
+    t_one = per_call(lambda: [one(x) for _ in range(reps)], reps)
+    t_five = per_call(lambda: [five(x, x, x, x, 1) for _ in range(reps)], reps)
+    print(f"  numba call, one array: {t_one:.0f}; four arrays and an int: {t_five:.0f}")
+    for sp, rec in recs.items():
+        lists = [la for legals, _ in rec for la in legals]
+        mean = round(sum(map(len, lists)) / len(lists))
+        ready = list(range(10**6, 10**6 + mean))
+        arrays = [np.array(la, np.int64) for la in lists]
+        copy = per_call(lambda ready=ready: [None for _ in range(reps // 10) if list(ready) is None], reps // 10)
+        conv = per_call(lambda arrays=arrays: [None for a in arrays if a.tolist() is None], len(arrays))
+        print(f"  {sp}: mean legal list {mean}: list(L) of a ready list {copy:.0f}; tolist() of its arrays {conv:.0f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=0.5)
@@ -202,11 +248,15 @@ def main() -> None:
             + "".join(f"{v:>12.0f}" for v in vals)
             + f"{nleg:>9.0f}{steps / len(rec):>6.0f}"
         )
+    floors(recs, args.rounds)
     for sp in specs:
         if sp == "hex":
             continue
         d = count_dispatches(sp, games[sp], recs[sp])
-        print(f"{sp}: kernel dispatches per step: {sum(d.values()):.2f} — " + ", ".join(f"{n} {c:.2f}" for n, c in d.items()))
+        print(
+            f"{sp}: kernel dispatches per step: {sum(d.values()):.2f} — "
+            + ", ".join(f"{n} {c:.2f}" for n, c in d.items())
+        )
 
 
 if __name__ == "__main__":

@@ -85,13 +85,14 @@ def main() -> None:
             rates.setdefault((name, "write"), []).append(timed(write, args.seconds, b))
     target = 5 * args.pgx_hex
     print(f"B = {b}; medians of {args.rounds} rounds, CPU time; target 5 × pgx hex = {target:,.0f} steps/CPU-s")
-    print(f"{'game':<12}{'bytes/step':>12}{'step':>12}{'draw only':>12}{'write only':>12}{'step÷target':>13}{'write÷target':>14}")
+    head = ("bytes/step", 12), ("step", 12), ("draw only", 12), ("write only", 12), ("step÷target", 13), ("÷target", 9)
+    print(f"{'game':<12}" + "".join(f"{h:>{w}}" for h, w in head))
     for name, (env, _, _) in envs.items():
         nbytes = env._obs[0].nbytes + env._mask_rows[0].nbytes
         s = statistics.median(rates[(name, "step")])
         w = statistics.median(rates[(name, "write")])
         d = statistics.median(rates[(name, "draw")])
-        print(f"{name:<12}{nbytes:>12,}{s:>12,.0f}{d:>12,.0f}{w:>12,.0f}{s / target:>13.2f}{w / target:>14.2f}")
+        print(f"{name:<12}{nbytes:>12,}{s:>12,.0f}{d:>12,.0f}{w:>12,.0f}{s / target:>13.2f}{w / target:>9.2f}")
 
 
 if __name__ == "__main__":

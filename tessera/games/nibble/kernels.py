@@ -675,7 +675,7 @@ def _mt_below(mt: np.ndarray, n: int) -> int:
         bits += 1
     shift = np.uint64(32 - bits)
     while True:
-        r = np.int64(_mt_next(mt) >> shift)
+        r = I64(_mt_next(mt) >> shift)
         if r < n:
             return r
 

@@ -818,7 +818,9 @@ class NymbatState(TurnState):
             raise IllegalMove(no_such_action(action, self.game.name))
         p = self.to_move
         nxt = self._next
-        status, legal = _k.apply_step(self.s, self.game.geo, int(action), _NO_STEPS if nxt is None else nxt, nxt is not None)
+        status, legal = _k.apply_step(
+            self.s, self.game.geo, int(action), _NO_STEPS if nxt is None else nxt, nxt is not None
+        )
         if status < 0:
             raise IllegalMove(self._reason(-status, action))
         self._sync(status)
