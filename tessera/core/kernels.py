@@ -9,7 +9,8 @@ share one implementation.
 
 **One vocabulary.**  Every game's kernel module names its entry points alike:
 ``legal`` (the legal actions), ``check`` (0, or the named refusal code of one
-action), ``apply`` (play one action), ``random_step`` (a uniformly random legal
+action), ``apply`` (play one action), ``apply_step`` (the State API's move in one call: check, play
+and list the next position's legal actions; Nibble, Nymbat), ``random_step`` (a uniformly random legal
 action), ``evaluate`` (a heuristic value in [-1, 1]), ``rollout``/``rollouts``
 (random games to the end or a cut-off).  Refusal codes are named module
 constants (``R_...``) that the kernel returns and the game's sentence table

@@ -31,7 +31,8 @@ Cells are the compact indices ``0 … 168`` of the hexagon of side 8 (label orde
     allocated by each entry kernel (the kernels release the GIL, so none is shared).
 ``rs`` — a ``uint64[1]`` random state (:func:`tessera.core.kernels.rng_state`).
 
-Entry kernels (called from Python): :func:`apply` (checked or not), :func:`check`,
+Entry kernels (called from Python): :func:`apply` (checked or not), :func:`apply_step`
+(the State's move: check, apply and the next legal steps in one call), :func:`check`,
 :func:`legal`, :func:`random_step`, :func:`rollouts`, :func:`evaluate`,
 :func:`resign` and :func:`query`.  Every kernel is a
 :func:`tessera.core.kernels.kernel` (``numba.njit(cache=True, nogil=True)``).
