@@ -52,12 +52,13 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=1024)
     ap.add_argument("--seconds", type=float, default=0.5)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--games", default=",".join(GAMES), help="comma-separated, of " + ", ".join(GAMES))
     ap.add_argument("--pgx-hex", type=float, default=216_000.0, help="pgx hex steps per CPU s at this batch")
     args = ap.parse_args()
     b = args.batch
     envs = {}
-    for name, spec in GAMES.items():
-        env = make(spec, batch=b, seed=0)
+    for name in args.games.split(","):
+        env = make(GAMES[name], batch=b, seed=0)
         envs[name] = (env, {"batch": env.reset()}, rng_state(1))
     rates: dict[tuple[str, str], list[float]] = {}
     acts = np.empty(b, np.int64)
