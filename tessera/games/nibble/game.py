@@ -72,12 +72,17 @@ Notation and position
 Engine notes
     The rules are compiled kernels (numba, :mod:`tessera.games.nibble.kernels`, their
     only implementation).  A position is one small ``int32`` array: the colour of the
-    block on each cell (``-1`` if none), both players' counts, the turn header and the
-    cached legal steps; cloning copies it.  A block is on a corner when ``run``
-    consecutive sides around it (cyclically; square 2, hex 3) face an empty cell or the
-    edge.  The no-split rule is decided per candidate first locally — the occupied
-    neighbours of the block are joined when one arc of blocks in the ring around it
-    (square: its 8-neighbourhood; hex: its six neighbours) holds them all — and only
+    block on each cell (``-1`` if none), both players' counts, the turn header, the
+    cached legal steps and a flag per block on a corner; cloning copies it.  A block is
+    on a corner when ``run`` consecutive sides around it (cyclically; square 2, hex 3)
+    face an empty cell or the edge; a block once on a corner stays so, and a take can
+    only expose its neighbours, so the flags are set when a position is made and
+    updated for the taken block's neighbours only.  ``apply_action`` is one kernel call
+    that checks the step against the cached list, plays it and lists the next step's
+    legal actions, which ``legal_actions()`` then reads.  The no-split rule is decided
+    per candidate first locally — the occupied neighbours of the block are joined when
+    one arc of blocks in the ring around it (square: its 8-neighbourhood; hex: its six
+    neighbours) holds them all — and only
     otherwise by one flood of the board without the block that stops as soon as it has
     reached every neighbour.  After each take the blocks of that colour still takeable
     are listed at once (they decide whether the turn goes on) and become the next
