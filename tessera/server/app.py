@@ -30,6 +30,7 @@ from tessera.server import learn as learn_routes
 from tessera.server.accounts.live import install as install_accounts
 from tessera.server.accounts.rematch import install as install_rematch
 from tessera.server.accounts.routes import router as accounts_router
+from tessera.server.accounts.security import Refused
 from tessera.server.bot.guard import BotGuard, BotLimits
 from tessera.server.bot.routes import router as bot_router
 from tessera.server.bot.streams import BotStreams
@@ -301,6 +302,10 @@ def create_app(
     @app.exception_handler(ServiceError)
     async def service_error(request: Request, exc: ServiceError) -> JSONResponse:
         return JSONResponse(exc.body(), status_code=exc.status)  # detail, and key and args where it has them
+
+    @app.exception_handler(Refused)
+    async def refused(request: Request, exc: Refused) -> JSONResponse:
+        return JSONResponse(exc.body(), status_code=exc.status_code, headers=exc.headers)  # key and args beside detail
 
     app.include_router(accounts_router)  # accounts, ratings, challenges (tessera.server.accounts)
     app.include_router(bot_router)  # the bot API (tessera.server.bot, docs/bot-api.md)

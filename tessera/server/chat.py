@@ -106,15 +106,25 @@ async def _no_app(scope: Scope, receive: Receive, send: Send) -> None:  # the bu
 def check_text(text: Any) -> str:
     """The message as stored (trimmed), or ``Refused`` 400 saying what is wrong with it."""
     if not isinstance(text, str):
-        raise Refused(400, "text: the message must be a string")
+        raise Refused(400, "text: the message must be a string", key="refusal.chat.not_string")
     text = text.strip()
     if not text or all(ch.isspace() or unicodedata.category(ch) == "Cf" for ch in text):  # nothing visible
-        raise Refused(400, "the message is empty")
+        raise Refused(400, "the message is empty", key="refusal.chat.empty")
     if len(text) > MAX_CHARS:
-        raise Refused(400, f"the message is too long: at most {MAX_CHARS} characters (this one has {len(text)})")
+        raise Refused(
+            400,
+            f"the message is too long: at most {MAX_CHARS} characters (this one has {len(text)})",
+            key="refusal.chat.too_long",
+            args={"max": MAX_CHARS, "length": len(text)},
+        )
     for ch in text:
         if ch in _DIRECTION_MARKS or unicodedata.category(ch) in ("Cc", "Cs"):
-            raise Refused(400, f"the message holds a control character (U+{ord(ch):04X}): send plain text on one line")
+            raise Refused(
+                400,
+                f"the message holds a control character (U+{ord(ch):04X}): send plain text on one line",
+                key="refusal.chat.control",
+                args={"code": f"{ord(ch):04X}"},
+            )
     return text
 
 
@@ -122,7 +132,12 @@ def check_room(room: Any) -> str:
     """``room`` if it is one of :data:`ROOMS` (else 400)."""
     if room not in ROOMS:
         shown = str(room)[:20] if room is not None else "none"
-        raise Refused(400, f"room {shown!r} is not a room of the chat: expected 'player' or 'spectator'")
+        raise Refused(
+            400,
+            f"room {shown!r} is not a room of the chat: expected 'player' or 'spectator'",
+            key="refusal.chat.unknown_room",
+            args={"room": shown},
+        )
     return str(room)
 
 
@@ -195,8 +210,16 @@ class Chat:
         own = writable(who.seat)
         if room != own:
             if who.seat is None:
-                raise Refused(403, "the player room is for the game's players: spectators write in the spectator room")
-            raise Refused(403, "players write in the player room: the spectator room is for the spectators")
+                raise Refused(
+                    403,
+                    "the player room is for the game's players: spectators write in the spectator room",
+                    key="refusal.chat.player_room_players",
+                )
+            raise Refused(
+                403,
+                "players write in the player room: the spectator room is for the spectators",
+                key="refusal.chat.spectator_room_spectators",
+            )
         text = check_text(text)
         wait = self._buckets.take("chat", who.key)
         if wait > 0:
@@ -204,6 +227,8 @@ class Chat:
                 429,
                 f"too many messages: wait {wait:.0f} s before the next one",
                 headers={"Retry-After": str(max(1, round(wait + 0.49)))},
+                key="refusal.chat.too_many",
+                args={"seconds": f"{wait:.0f}"},
             )
         finished, names = self._game(game_id)
         if who.seat is not None:
@@ -257,8 +282,14 @@ class Chat:
             room = check_room(room)
             if room not in rooms:
                 if who.seat is None:
-                    raise Refused(403, "the player room is private to the game's players")
-                raise Refused(403, "the spectator room is hidden from the players until the game is over")
+                    raise Refused(
+                        403, "the player room is private to the game's players", key="refusal.chat.player_room_private"
+                    )
+                raise Refused(
+                    403,
+                    "the spectator room is hidden from the players until the game is over",
+                    key="refusal.chat.spectator_room_hidden",
+                )
             rooms = [room]
         m = chat_messages_table
         q = (
@@ -317,15 +348,24 @@ class Chat:
     ) -> dict[str, Any]:
         """Mute (``on``) or unmute a seat or an account for the player ``who``; his mutes after."""
         if who.seat is None:
-            raise Refused(403, "only the game's players can mute (a spectator holds no seat of this game)")
+            raise Refused(
+                403,
+                "only the game's players can mute (a spectator holds no seat of this game)",
+                key="refusal.chat.mute_spectator",
+            )
         if (seat is None) == (account is None):
-            raise Refused(400, 'say whom to mute: {"seat": N} or {"account": "name"}')
+            raise Refused(400, 'say whom to mute: {"seat": N} or {"account": "name"}', key="refusal.chat.mute_whom")
         _finished, names = self._game(game_id)
         if seat is not None:
             if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(names):
-                raise Refused(400, f"seat {str(seat)[:20]!r} is not a seat of this game (0 to {len(names) - 1})")
+                raise Refused(
+                    400,
+                    f"seat {str(seat)[:20]!r} is not a seat of this game (0 to {len(names) - 1})",
+                    key="refusal.chat.mute_bad_seat",
+                    args={"seat": str(seat)[:20], "most": len(names) - 1},
+                )
             if seat == who.seat:
-                raise Refused(400, "you cannot mute your own seat")
+                raise Refused(400, "you cannot mute your own seat", key="refusal.chat.mute_own_seat")
             target = f"seat:{seat}"
         else:
             with self.storage.transaction() as tx:
@@ -333,9 +373,14 @@ class Chat:
                     sa.select(users_table.c.id).where(users_table.c.username_key == username_key(str(account)[:64]))
                 ).scalar()
             if uid is None:
-                raise Refused(404, f"there is no account named {str(account)[:32]!r}")
+                raise Refused(
+                    404,
+                    f"there is no account named {str(account)[:32]!r}",
+                    key="refusal.chat.mute_unknown_account",
+                    args={"name": str(account)[:32]},
+                )
             if who.user is not None and uid == who.user.id:
-                raise Refused(400, "you cannot mute yourself")
+                raise Refused(400, "you cannot mute yourself", key="refusal.chat.mute_yourself")
             target = f"user:{uid}"
         t = chat_mutes_table
         with self.storage.transaction(write=True) as tx:

@@ -69,7 +69,11 @@ def check_same_site(request: HTTPConnection, *, required: bool) -> None:
     if origin is None and not referer and not required:
         return
     if not any(security.same_site(site, origin, referer) for site in site_origins(request)):
-        raise Refused(403, "this request does not come from this site's own pages (cross-site request refused)")
+        raise Refused(
+            403,
+            "this request does not come from this site's own pages (cross-site request refused)",
+            key="refusal.auth.cross_site",
+        )
 
 
 def bearer(request: HTTPConnection) -> str | None:
@@ -79,7 +83,7 @@ def bearer(request: HTTPConnection) -> str | None:
         return None
     kind, _, value = h.partition(" ")
     if kind.lower() != "bearer" or not value.strip():
-        raise Refused(401, "the Authorization header must be 'Bearer <token>'")
+        raise Refused(401, "the Authorization header must be 'Bearer <token>'", key="refusal.auth.bearer_form")
     return value.strip()
 
 
@@ -91,7 +95,7 @@ def optional_auth(request: HTTPConnection) -> Auth | None:
     if secret is not None:
         found = store.token_user(secret)
         if found is None:
-            raise Refused(401, "this API token is not valid (unknown or revoked)")
+            raise Refused(401, "this API token is not valid (unknown or revoked)", key="refusal.auth.token_invalid")
         return Auth(found[0], "token", found[1])
     sid = request.cookies.get(COOKIE)
     if not sid:
@@ -108,11 +112,15 @@ def require(request: Request, scope: str | None = None, *, session_only: bool = 
     refused to tokens (managing tokens, the password, deleting the account)."""
     auth = optional_auth(request)
     if auth is None:
-        raise Refused(401, "log in first")
+        raise Refused(401, "log in first", key="refusal.auth.log_in_first")
     if session_only and auth.via != "session":
-        raise Refused(403, "this needs a logged-in browser session, not an API token")
+        raise Refused(
+            403, "this needs a logged-in browser session, not an API token", key="refusal.auth.session_needed"
+        )
     if scope is not None and not auth.allows(scope):
-        raise Refused(403, f"this API token lacks the scope {scope!r}")
+        raise Refused(
+            403, f"this API token lacks the scope {scope!r}", key="refusal.auth.scope_missing", args={"scope": scope}
+        )
     return auth
 
 

@@ -89,7 +89,11 @@ class ChallengeQueries(HistoryQueries):
                 .where(challenges_table.c.from_user == user.id, challenges_table.c.status == "pending")
             ).scalar()
             if int(pending or 0) >= 50:
-                raise Refused(429, "at most 50 challenges may wait for an answer at once; cancel some first")
+                raise Refused(
+                    429,
+                    "at most 50 challenges may wait for an answer at once; cancel some first",
+                    key="refusal.challenge.too_many",
+                )
             tx.conn.execute(
                 challenges_table.insert().values(
                     id=cid,
@@ -269,12 +273,16 @@ class ChallengeQueries(HistoryQueries):
             ).scalar()
         mine = [seat for seat, uid in bound.items() if uid == user.id]
         if g is None or not mine:
-            raise Refused(404, "you hold no seat in this game")
+            raise Refused(404, "you hold no seat in this game", key="refusal.game.no_seat")
         if g.status != "finished":
-            raise Refused(409, "the game is not over: a rematch follows its end")
+            raise Refused(409, "the game is not over: a rematch follows its end", key="refusal.rematch.not_over")
         others = {seat: uid for seat, uid in bound.items() if uid != user.id}
         if len(mine) != 1 or len(others) != 1:
-            raise Refused(422, "a rematch through accounts is between two accounts, one seat each")
+            raise Refused(
+                422,
+                "a rematch through accounts is between two accounts, one seat each",
+                key="refusal.rematch.two_accounts",
+            )
         (other_uid,) = others.values()
         opponent = self._user_by_id_checked(other_uid)
         clock = json.loads(g.clock) if g.clock else None
@@ -286,7 +294,7 @@ class ChallengeQueries(HistoryQueries):
     def _user_by_id_checked(self, user_id: str) -> User:
         u = self.user_by_id(user_id)
         if u is None or u.deleted_at is not None:
-            raise Refused(409, "the opponent's account was deleted")
+            raise Refused(409, "the opponent's account was deleted", key="refusal.rematch.opponent_deleted")
         return u
 
     def set_challenge_game(self, cid: str, game_id: str) -> None:

@@ -144,9 +144,11 @@ class HistoryQueries(StoreBase):
         """The account's games, newest first: ``game`` filters by game name, ``result`` by ``win``,
         ``loss``, ``draw``, ``aborted`` or ``playing``; ``page`` counts from 1 (None: every game)."""
         if result is not None and result not in ("win", "loss", "draw", "aborted", "playing"):
-            raise Refused(422, "result is one of win, loss, draw, aborted, playing")
+            raise Refused(
+                422, "result is one of win, loss, draw, aborted, playing", key="refusal.history.result_filter"
+            )
         if page is not None and (not isinstance(page, int) or page < 1 or page > 10_000):
-            raise Refused(422, "page counts from 1")
+            raise Refused(422, "page counts from 1", key="refusal.history.page_from_one")
         q = (
             sa.select(
                 games_table.c.id,

@@ -34,7 +34,7 @@ from pydantic import BaseModel, ConfigDict
 
 from tessera.server.accounts import auth as A
 from tessera.server.accounts.live import announce
-from tessera.server.accounts.security import Refused
+from tessera.server.accounts.security import Refused, state_text
 from tessera.server.accounts.tables import account_games_table, rematch_offers_table, seat_accounts_table
 from tessera.server.events import AccountChanged, Event
 from tessera.server.service import ServiceError
@@ -115,15 +115,17 @@ def _my_seat(request: Request, game_id: str, token: str | None) -> int:
     if not token:
         token = A.seat_token_for(request, game_id)
     if not token:
-        raise Refused(404, "you hold no seat in this game (a player sends his seat token)")
+        raise Refused(
+            404, "you hold no seat in this game (a player sends his seat token)", key="refusal.rematch.no_seat"
+        )
     if len(token) > 200:
-        raise Refused(403, "this seat token is not one of this game's")
+        raise Refused(403, "this seat token is not one of this game's", key="refusal.rematch.token_not_here")
     with A.accounts(request).storage.transaction() as tx:
         seat = tx.conn.execute(
             sa.select(seats_table.c.seat).where(seats_table.c.game_id == game_id, seats_table.c.token == token)
         ).scalar()
     if seat is None:
-        raise Refused(403, "this seat token is not one of this game's")
+        raise Refused(403, "this seat token is not one of this game's", key="refusal.rematch.token_not_here")
     return int(seat)
 
 
@@ -144,16 +146,24 @@ def offer(request: Request, game_id: str, token: str | None) -> dict[str, Any]:
         )
     assert g is not None  # the seat token was found in it
     if g.status != "finished":
-        raise Refused(409, "the game is not over: a rematch follows its end")
+        raise Refused(409, "the game is not over: a rematch follows its end", key="refusal.rematch.not_over")
     if g.mode == "hotseat":
-        raise Refused(422, "a hot-seat game's rematch is a new game at the same screen: nobody else to ask")
+        raise Refused(
+            422,
+            "a hot-seat game's rematch is a new game at the same screen: nobody else to ask",
+            key="refusal.rematch.hotseat",
+        )
     others = [s.seat for s in seats if s.kind == "human" and s.seat != seat]
     if not others:
-        raise Refused(422, "no other player to ask: against the computer a rematch is a new game of your own")
+        raise Refused(
+            422,
+            "no other player to ask: against the computer a rematch is a new game of your own",
+            key="refusal.rematch.against_ai",
+        )
     if current is not None and current["status"] == "pending":
         return answer(request, game_id, token, accept=True)
     if current is not None and current["status"] == "accepted":
-        raise Refused(409, "the rematch was already made")
+        raise Refused(409, "the rematch was already made", key="refusal.rematch.made")
     now = time.time()
     values = {
         "from_seat": seat,
@@ -169,7 +179,9 @@ def offer(request: Request, game_id: str, token: str | None) -> dict[str, Any]:
             try:
                 tx.conn.execute(rematch_offers_table.insert().values(game_id=game_id, **values))
             except sa.exc.IntegrityError:
-                raise Refused(409, "another seat asked at the same moment: answer its offer") from None
+                raise Refused(
+                    409, "another seat asked at the same moment: answer its offer", key="refusal.rematch.crossed"
+                ) from None
         else:
             done = tx.conn.execute(
                 rematch_offers_table.update()
@@ -177,7 +189,7 @@ def offer(request: Request, game_id: str, token: str | None) -> dict[str, Any]:
                 .values(**values)
             )
             if done.rowcount != 1:
-                raise Refused(409, "the rematch offer changed meanwhile: look again")
+                raise Refused(409, "the rematch offer changed meanwhile: look again", key="refusal.rematch.changed")
     _announce(request, game_id)
     return {"rematch": offer_state(storage, game_id, seat)}
 
@@ -196,13 +208,16 @@ def answer(request: Request, game_id: str, token: str | None, *, accept: bool) -
             seats = _seats(tx.conn, game_id)
         if r is None or r["status"] != "pending":
             raise Refused(
-                409, "no rematch offer waits for an answer" if r is None else f"the rematch offer is {r['status']}"
+                409,
+                "no rematch offer waits for an answer" if r is None else f"the rematch offer is {r['status']}",
+                key="refusal.rematch.no_offer" if r is None else "refusal.rematch.offer_is",
+                args={} if r is None else {"status": state_text(r["status"])},
             )
         accepted = json.loads(r["accepted"])
         if accept and seat in accepted:
             return {"rematch": offer_state(storage, game_id, seat)}
         if not accept and seat == r["from_seat"]:
-            raise Refused(409, "you asked for this rematch: withdraw it instead")
+            raise Refused(409, "you asked for this rematch: withdraw it instead", key="refusal.rematch.own_offer")
         values: dict[str, Any] = {"updated_at": time.time()}
         if accept:
             values["accepted"] = json.dumps([*accepted, seat])
@@ -222,7 +237,7 @@ def answer(request: Request, game_id: str, token: str | None, *, accept: bool) -
         if done.rowcount == 1:
             break
     else:
-        raise Refused(409, "the rematch offer keeps changing: try again")
+        raise Refused(409, "the rematch offer keeps changing: try again", key="refusal.rematch.keeps_changing")
     humans = {s.seat for s in seats if s.kind == "human"}
     if accept and humans <= {*accepted, seat}:
         _start(request, game_id)
@@ -245,7 +260,7 @@ def withdraw(request: Request, game_id: str, token: str | None) -> dict[str, Any
             .values(status="cancelled", updated_at=time.time())
         )
     if done.rowcount != 1:
-        raise Refused(409, "no rematch offer of yours waits for an answer")
+        raise Refused(409, "no rematch offer of yours waits for an answer", key="refusal.rematch.no_own_offer")
     _announce(request, game_id)
     return {"rematch": offer_state(storage, game_id, seat)}
 
@@ -300,7 +315,7 @@ def _start(request: Request, game_id: str) -> None:
                 .where(rematch_offers_table.c.game_id == game_id)
                 .values(status="pending", updated_at=time.time())
             )
-        raise Refused(e.status, e.detail) from None
+        raise Refused(e.status, e.detail, key=e.key, args=e.args_) from None
     if bound:
         store = A.accounts(request)
         users = {rotated(s, n): store.user_by_id(uid) for s, uid in bound.items()}

@@ -24,7 +24,7 @@ from tessera.server.accounts import rematch as seat_rematch
 from tessera.server.accounts.live import AccountStreams, announce
 from tessera.server.accounts.rating import rate_pending
 from tessera.server.accounts.rematch import SeatTokenIn
-from tessera.server.accounts.security import Refused
+from tessera.server.accounts.security import Refused, state_text
 from tessera.server.accounts.stats import game_stats, self_play
 from tessera.server.accounts.store import AI_LEVELS, User, ai_username
 from tessera.server.bot.store import decline_reason
@@ -218,7 +218,7 @@ def revoke_token(token_id: str, request: Request) -> dict[str, Any]:
 def _player(request: Request, username: str) -> User:
     user = A.accounts(request).user(username)
     if user is None:
-        raise Refused(404, "no such player")
+        raise Refused(404, "no such player", key="refusal.player.unknown")
     return user
 
 
@@ -258,7 +258,7 @@ def leaderboard(game: str, request: Request) -> dict[str, Any]:
     try:
         name = load_checked(game).name
     except ValueError:
-        raise Refused(404, f"no game {game[:40]!r}") from None
+        raise Refused(404, f"no game {game[:40]!r}", key="refusal.game.unknown", args={"game": game[:40]}) from None
     store = A.accounts(request)
     rate_pending(store.storage)
     return {"game": name, "players": store.leaderboard(name)}
@@ -272,7 +272,7 @@ def stats(game: str, request: Request) -> dict[str, Any]:
     try:
         name = load_checked(game).name
     except ValueError:
-        raise Refused(404, f"no game {game[:40]!r}") from None
+        raise Refused(404, f"no game {game[:40]!r}", key="refusal.game.unknown", args={"game": game[:40]}) from None
     store = A.accounts(request)
     rate_pending(store.storage)
     return {**game_stats(store.storage, name), "self_play": self_play(name)}
@@ -297,7 +297,7 @@ def _create_game(request: Request, spec: str, seat_kinds: list[dict[str, Any]], 
             public=False,
         )
     except ServiceError as e:
-        raise Refused(e.status, e.detail) from None
+        raise Refused(e.status, e.detail, key=e.key, args=e.args_) from None
 
 
 @router.post("/api/challenges", status_code=201)
@@ -320,7 +320,11 @@ def _checked_game(game: str) -> Any:
 
 def _check_clock(clock: dict[str, float] | None) -> None:
     if clock is not None and (not (0 < clock["initial"] <= 24 * 3600) or not (0 <= clock["increment"] <= 3600)):
-        raise Refused(422, "clock: time per game must be 1 s to 24 h and increment 0 to 3600 s")
+        raise Refused(
+            422,
+            "clock: time per game must be 1 s to 24 h and increment 0 to 3600 s",
+            key="refusal.challenge.clock_range",
+        )
 
 
 def _challenge_many(
@@ -339,12 +343,22 @@ def _challenge_many(
     n = g.num_players
     if n == 2:
         if len(names) != 1 or names[0] is None:
-            raise Refused(422, "a two-player game's challenge names one player")
+            raise Refused(422, "a two-player game's challenge names one player", key="refusal.challenge.one_player")
         return _challenge(request, me, names[0], game, rated=rated, clock=clock, seat=seat)
     if not 1 <= len(names) <= n - 1:
-        raise Refused(422, f"{g} has {n} seats: name 1 to {n - 1} players (null: an open seat)")
+        raise Refused(
+            422,
+            f"{g} has {n} seats: name 1 to {n - 1} players (null: an open seat)",
+            key="refusal.challenge.seats_count",
+            args={"game": str(g), "n": n, "most": n - 1},
+        )
     if seat is not None and not 0 <= seat < n:
-        raise Refused(422, f"seat is 0 to {n - 1} or null (drawn when the game starts)")
+        raise Refused(
+            422,
+            f"seat is 0 to {n - 1} or null (drawn when the game starts)",
+            key="refusal.challenge.seat_range",
+            args={"most": n - 1},
+        )
     _check_clock(clock)
     store = A.accounts(request)
     invitees: list[User | None] = []
@@ -355,21 +369,36 @@ def _challenge_many(
         level = next((lv for lv in AI_LEVELS if name.lower() == ai_username(lv)), None)
         u = store.ai_user(level) if level is not None else store.user(name)
         if u is None:
-            raise Refused(404, f"no such player: {name[:40]!r}")
+            raise Refused(
+                404, f"no such player: {name[:40]!r}", key="refusal.player.unknown_named", args={"name": name[:40]}
+            )
         if u.id == me.id:
-            raise Refused(422, "you cannot challenge yourself")
+            raise Refused(422, "you cannot challenge yourself", key="refusal.challenge.yourself")
         if u.is_bot and level is None:
-            raise Refused(422, f"{u.username} does not take challenges")
+            raise Refused(
+                422,
+                f"{u.username} does not take challenges",
+                key="refusal.challenge.not_taken",
+                args={"name": u.username},
+            )
         if any(x is not None and x.id == u.id for x in invitees):
-            raise Refused(422, f"{u.username} is named twice")
+            raise Refused(
+                422, f"{u.username} is named twice", key="refusal.challenge.named_twice", args={"name": u.username}
+            )
         invitees.append(u)
     people = [u for u in invitees if u is not None and not u.is_bot]
     if not people:
         raise Refused(
-            422, "name at least one player (an account); for open seats only, make a game and share its links"
+            422,
+            "name at least one player (an account); for open seats only, make a game and share its links",
+            key="refusal.challenge.no_player",
         )
     if rated and any(u is None for u in invitees):
-        raise Refused(422, "a rated game needs an account on every seat: name every player (no open seat)")
+        raise Refused(
+            422,
+            "a rated game needs an account on every seat: name every player (no open seat)",
+            key="refusal.challenge.rated_open_seat",
+        )
     c = store.new_challenge(me, people[0], str(g), rated=rated, clock=clock, seat=seat, invitees=invitees)
     _announce(request, me.id, *(u.id for u in people))
     return c
@@ -461,19 +490,22 @@ def _challenge(
     level = next((lv for lv in AI_LEVELS if to_name.lower() == ai_username(lv)), None)
     to = store.ai_user(level) if level is not None else store.user(to_name)
     if to is None:
-        raise Refused(404, "no such player")
+        raise Refused(404, "no such player", key="refusal.player.unknown")
     if to.id == me.id:
-        raise Refused(422, "you cannot challenge yourself")
+        raise Refused(422, "you cannot challenge yourself", key="refusal.challenge.yourself")
     try:
         g = load_checked(game)
     except ValueError as e:
         raise Refused(422, str(e)[:500]) from None
     if g.num_players != 2:
         raise Refused(
-            422, f'{g} has {g.num_players} seats: name its players as a list ("to": [...], null for an open seat)'
+            422,
+            f'{g} has {g.num_players} seats: name its players as a list ("to": [...], null for an open seat)',
+            key="refusal.challenge.list_needed",
+            args={"game": str(g), "n": g.num_players},
         )
     if seat is not None and seat not in (0, 1):
-        raise Refused(422, "seat is 0, 1 or null (drawn when accepted)")
+        raise Refused(422, "seat is 0, 1 or null (drawn when accepted)", key="refusal.challenge.seat_two")
     try:
         clock_from(clock, 2)
     except ValueError as e:
@@ -507,13 +539,20 @@ def _own_challenge(request: Request, cid: str, me: User, side: str) -> dict[str,
     c = A.accounts(request).challenge(cid)
     invited = {uid for _, uid, _ in c["_invitees"]} if c is not None else set()
     if c is None or (me.id not in (c["_from"], c["_to"]) and me.id not in invited):
-        raise Refused(404, "no such challenge")
+        raise Refused(404, "no such challenge", key="refusal.challenge.unknown")
     if c[side] != me.id and not (side == "_to" and me.id in invited):
         raise Refused(
-            403, "only the challenged player can answer" if side == "_to" else "only the challenger can cancel"
+            403,
+            "only the challenged player can answer" if side == "_to" else "only the challenger can cancel",
+            key="refusal.challenge.only_challenged" if side == "_to" else "refusal.challenge.only_challenger",
         )
     if c["status"] != "pending":
-        raise Refused(409, f"this challenge is {c['status']}")
+        raise Refused(
+            409,
+            f"this challenge is {c['status']}",
+            key="refusal.challenge.is_now",
+            args={"status": state_text(c["status"])},
+        )
     return c
 
 
@@ -529,9 +568,11 @@ def accept(cid: str, request: Request) -> dict[str, Any]:
     challenger = store.user_by_id(c["_from"])
     if challenger is None or challenger.deleted_at is not None:
         store.settle_challenge(cid, "cancelled")
-        raise Refused(409, "the challenger's account was deleted")
+        raise Refused(409, "the challenger's account was deleted", key="refusal.challenge.challenger_deleted")
     if not store.settle_challenge(cid, "accepted"):
-        raise Refused(409, "this challenge was answered or cancelled meanwhile")
+        raise Refused(
+            409, "this challenge was answered or cancelled meanwhile", key="refusal.challenge.answered_meanwhile"
+        )
     seat = c["seat"] if c["seat"] is not None else secrets.randbelow(2)
     kinds: list[dict[str, Any]] = [{}, {}]
     kinds[seat] = {"kind": "invite", "name": challenger.username}
@@ -558,7 +599,11 @@ def accept(cid: str, request: Request) -> dict[str, Any]:
 def _accept_many(request: Request, c: dict[str, Any], me: User) -> dict[str, Any]:
     store = A.accounts(request)
     if not store.answer_invitation(c["id"], me, "accepted"):
-        raise Refused(409, "you answered this challenge already, or it was answered or cancelled meanwhile")
+        raise Refused(
+            409,
+            "you answered this challenge already, or it was answered or cancelled meanwhile",
+            key="refusal.challenge.answered_already",
+        )
     made = _start_many(request, c)
     everyone = [c["_from"], *(uid for _, uid, _ in c["_invitees"] if uid is not None)]
     _announce(request, *everyone)
@@ -578,9 +623,15 @@ def decline(cid: str, request: Request, body: DeclineIn | None = None) -> dict[s
     c = _own_challenge(request, cid, me, "_to")
     reason = decline_reason(body.reason) if body else None  # a key (tooFast, …) or a person's words
     if c["_invitees"] and not A.accounts(request).answer_invitation(cid, me, "declined"):
-        raise Refused(409, "you answered this challenge already, or it was answered or cancelled meanwhile")
+        raise Refused(
+            409,
+            "you answered this challenge already, or it was answered or cancelled meanwhile",
+            key="refusal.challenge.answered_already",
+        )
     if not A.accounts(request).settle_challenge(cid, "declined", reason=reason):
-        raise Refused(409, "this challenge was answered or cancelled meanwhile")
+        raise Refused(
+            409, "this challenge was answered or cancelled meanwhile", key="refusal.challenge.answered_meanwhile"
+        )
     _announce(request, c["_from"], c["_to"], *(uid for _, uid, _ in c["_invitees"] if uid is not None))
     return {"ok": True}
 
@@ -591,7 +642,7 @@ def cancel(cid: str, request: Request) -> dict[str, Any]:
     me = A.require(request, "challenge").user
     c = _own_challenge(request, cid, me, "_from")
     if not A.accounts(request).settle_challenge(cid, "cancelled"):
-        raise Refused(409, "this challenge was answered meanwhile")
+        raise Refused(409, "this challenge was answered meanwhile", key="refusal.challenge.answered")
     _announce(request, c["_from"], c["_to"], *(uid for _, uid, _ in c["_invitees"] if uid is not None))
     return {"ok": True}
 

@@ -81,15 +81,41 @@ def _dummy_hash() -> str:
 
 
 class Refused(HTTPException):
-    """A request refused with an HTTP status and a reason: FastAPI answers it as
-    ``{"detail": reason}`` with that status (and ``headers``, e.g. ``Retry-After``)."""
+    """A request refused with an HTTP status and a reason: answered as ``{"detail": reason}`` with
+    that status (and ``headers``, e.g. ``Retry-After``), plus the reason's catalogue ``key`` and
+    its ``args`` when it has one (the page says it in the player's language; ``detail`` stays the
+    English that bots and scripts read)."""
 
-    def __init__(self, status: int, detail: str, headers: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        status: int,
+        detail: str,
+        headers: dict[str, str] | None = None,
+        *,
+        key: str | None = None,
+        args: dict[str, Any] | None = None,
+    ) -> None:
         super().__init__(status_code=status, detail=detail, headers=headers)
+        self.key = key
+        self.args_ = dict(args or {})  # not `args`: an exception's own args are a tuple
+
+    def body(self) -> dict[str, Any]:
+        """The JSON answer: ``{"detail"}``, with ``key`` and ``args`` when the reason has a key."""
+        out: dict[str, Any] = {"detail": self.detail}
+        if self.key is not None:
+            out["key"] = self.key
+            out["args"] = self.args_
+        return out
 
     @property
     def status(self) -> int:
         return self.status_code
+
+
+def state_text(word: str) -> dict[str, Any]:
+    """A challenge's, rematch offer's or seek's state (``accepted``, ``paired`` …) as a keyed text for
+    a refusal's arguments: the page says it in the player's language, else the English word."""
+    return {"key": f"refusal.state.{word}", "args": {}, "text": word}
 
 
 def username_key(name: str) -> str:
@@ -100,19 +126,33 @@ def username_key(name: str) -> str:
 def check_username(name: Any, *, allow_reserved: bool = False) -> str:
     """The username if it may be taken, else ``Refused(422)`` saying why."""
     if not isinstance(name, str) or not USERNAME.fullmatch(name):
-        raise Refused(422, "a username is 2 to 20 characters: letters A-Z, digits, '_' and '-'")
+        raise Refused(
+            422,
+            "a username is 2 to 20 characters: letters A-Z, digits, '_' and '-'",
+            key="refusal.account.username_form",
+        )
     key = username_key(name)
     if not allow_reserved and (key in RESERVED or key.startswith(RESERVED_PREFIXES)):
-        raise Refused(422, f"the username {name!r} is reserved; choose another")
+        raise Refused(
+            422,
+            f"the username {name!r} is reserved; choose another",
+            key="refusal.account.username_reserved",
+            args={"name": name},
+        )
     return name
 
 
 def check_password(password: Any, username: str | None = None) -> str:
     """The password if acceptable (8 to 256 characters, not the username), else ``Refused(422)``."""
     if not isinstance(password, str) or not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
-        raise Refused(422, f"a password is {MIN_PASSWORD} to {MAX_PASSWORD} characters")
+        raise Refused(
+            422,
+            f"a password is {MIN_PASSWORD} to {MAX_PASSWORD} characters",
+            key="refusal.account.password_length",
+            args={"min": MIN_PASSWORD, "max": MAX_PASSWORD},
+        )
     if username is not None and password.lower() == username.lower():
-        raise Refused(422, "the password must not be the username")
+        raise Refused(422, "the password must not be the username", key="refusal.account.password_is_name")
     return password
 
 

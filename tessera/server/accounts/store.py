@@ -84,7 +84,12 @@ class AccountStore(ChallengeQueries):
         if address is not None:
             self._check_throttle([(security.throttle_key("signup", address), signups_per_address())])
         if self.user(username, deleted=True) is not None:
-            raise Refused(409, f"the username {username!r} is taken")
+            raise Refused(
+                409,
+                f"the username {username!r} is taken",
+                key="refusal.account.username_taken",
+                args={"name": username},
+            )
         hashed = security.hash_password(password)
         now = time.time()
         user = User(uuid.uuid4().hex, username, False, now)
@@ -105,13 +110,18 @@ class AccountStore(ChallengeQueries):
                         login_failures_table.insert().values(key=security.throttle_key("signup", address), at=now)
                     )
         except IntegrityError:
-            raise Refused(409, f"the username {username!r} is taken") from None
+            raise Refused(
+                409,
+                f"the username {username!r} is taken",
+                key="refusal.account.username_taken",
+                args={"name": username},
+            ) from None
         return user
 
     def ai_user(self, level: int) -> User:
         """The AI account of ``level`` (made on first use: no password, ``is_bot``)."""
         if level not in AI_LEVELS:
-            raise Refused(422, "AI levels are 1 to 5")
+            raise Refused(422, "AI levels are 1 to 5", key="refusal.account.ai_levels")
         name = ai_username(level)
         u = self.user(name)
         if u is not None:
@@ -152,6 +162,8 @@ class AccountStore(ChallengeQueries):
                         429,
                         f"too many attempts; try again in {retry} s",
                         {"Retry-After": str(retry)},
+                        key="refusal.account.too_many_attempts",
+                        args={"seconds": retry},
                     )
 
     def authenticate(self, username: Any, password: Any, address: str) -> User:
@@ -184,7 +196,7 @@ class AccountStore(ChallengeQueries):
                     login_failures_table.insert(), [{"key": account_key, "at": now}, {"key": address_key, "at": now}]
                 )
                 tx.conn.execute(login_failures_table.delete().where(login_failures_table.c.at < now - THROTTLE_WINDOW))
-            raise Refused(401, "unknown username or wrong password")
+            raise Refused(401, "unknown username or wrong password", key="refusal.account.wrong_login")
         return user
 
     # -- sessions --------------------------------------------------------------------------
@@ -252,7 +264,7 @@ class AccountStore(ChallengeQueries):
         with self.storage.transaction() as tx:
             stored = tx.conn.execute(sa.select(users_table.c.password_hash).where(users_table.c.id == user.id)).scalar()
         if not isinstance(old, str) or not security.verify_password(old, stored):
-            raise Refused(403, "the current password is wrong")
+            raise Refused(403, "the current password is wrong", key="refusal.account.current_password_wrong")
         hashed = security.hash_password(new)
         now = time.time()
         with self.storage.transaction(write=True) as tx:
@@ -265,10 +277,20 @@ class AccountStore(ChallengeQueries):
         """A personal API token: ``{"id", "token", "scopes", "created_at"}`` — the token is shown
         this once; only its hash is kept."""
         if not isinstance(scopes, list) or not scopes or not all(isinstance(s, str) for s in scopes):
-            raise Refused(422, f"scopes: a non-empty list drawn from {', '.join(security.SCOPES)}")
+            raise Refused(
+                422,
+                f"scopes: a non-empty list drawn from {', '.join(security.SCOPES)}",
+                key="refusal.token.scopes_list",
+                args={"scopes": ", ".join(security.SCOPES)},
+            )
         bad = [s for s in scopes if s not in security.SCOPES]
         if bad:
-            raise Refused(422, f"scope {bad[0][:40]!r} is not accepted: expected some of {', '.join(security.SCOPES)}")
+            raise Refused(
+                422,
+                f"scope {bad[0][:40]!r} is not accepted: expected some of {', '.join(security.SCOPES)}",
+                key="refusal.token.scope_unknown",
+                args={"scope": bad[0][:40], "scopes": ", ".join(security.SCOPES)},
+            )
         with self.storage.transaction() as tx:
             live = tx.conn.execute(
                 sa.select(sa.func.count())
@@ -276,7 +298,9 @@ class AccountStore(ChallengeQueries):
                 .where(tokens_table.c.user_id == user.id, tokens_table.c.revoked_at.is_(None))
             ).scalar()
         if int(live or 0) >= 20:
-            raise Refused(409, "an account holds at most 20 live tokens: revoke one first")
+            raise Refused(
+                409, "an account holds at most 20 live tokens: revoke one first", key="refusal.token.too_many"
+            )
         secret = security.new_secret("tsr_")
         tid = secrets.token_hex(8)
         now = time.time()
@@ -321,7 +345,7 @@ class AccountStore(ChallengeQueries):
                 .values(revoked_at=sa.func.coalesce(tokens_table.c.revoked_at, time.time()))
             )
         if res.rowcount == 0:
-            raise Refused(404, "no such token")
+            raise Refused(404, "no such token", key="refusal.token.unknown")
 
     def token_user(self, secret: str | None) -> tuple[User, frozenset[str]] | None:
         """The account and scopes of a live API token (None: unknown or revoked)."""
@@ -349,7 +373,7 @@ class AccountStore(ChallengeQueries):
         with self.storage.transaction() as tx:
             stored = tx.conn.execute(sa.select(users_table.c.password_hash).where(users_table.c.id == user.id)).scalar()
         if not isinstance(password, str) or not security.verify_password(password, stored):
-            raise Refused(403, "the password is wrong")
+            raise Refused(403, "the password is wrong", key="refusal.account.password_wrong")
         now = time.time()
         with self.storage.transaction(write=True) as tx:
             tx.conn.execute(
@@ -424,7 +448,7 @@ class AccountStore(ChallengeQueries):
         holds); a seat already bound to another account, an AI seat or an unknown token is passed
         over.  The games and seats claimed."""
         if not isinstance(tokens, list) or len(tokens) > 500 or not all(isinstance(t, str) for t in tokens):
-            raise Refused(422, "tokens: a list of at most 500 seat tokens")
+            raise Refused(422, "tokens: a list of at most 500 seat tokens", key="refusal.account.seat_tokens_list")
         claimed: list[dict[str, Any]] = []
         with self.storage.transaction(write=True) as tx:
             for t in {t for t in tokens if 0 < len(t) <= 200}:
@@ -463,7 +487,7 @@ class AccountStore(ChallengeQueries):
                 .order_by(seats_table.c.seat)
             ).first()
         if r is None:
-            raise Refused(404, "you hold no seat in this game")
+            raise Refused(404, "you hold no seat in this game", key="refusal.game.no_seat")
         return int(r.seat), str(r.token)
 
     def bind_game(self, game_id: str, users: dict[int, User], *, rated: bool, pool: str) -> None:

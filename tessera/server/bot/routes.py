@@ -63,7 +63,11 @@ def bots(request: Request) -> BotStore:
 def _token_auth(request: Request, scope: str | None) -> A.Auth:
     auth = A.require(request, scope)
     if auth.via != "token":
-        raise Refused(403, "the bot API is used with a personal API token (Authorization: Bearer …)")
+        raise Refused(
+            403,
+            "the bot API is used with a personal API token (Authorization: Bearer …)",
+            key="refusal.bot.token_needed",
+        )
     return auth
 
 
@@ -71,7 +75,11 @@ def bot_account(request: Request) -> User:
     """The bot whose token (scope ``bot:play``) made the request."""
     user = _token_auth(request, SCOPE).user
     if not is_api_bot(user):
-        raise Refused(403, "this account is not a bot: upgrade it first (POST /api/bot/account/upgrade)")
+        raise Refused(
+            403,
+            "this account is not a bot: upgrade it first (POST /api/bot/account/upgrade)",
+            key="refusal.bot.not_bot",
+        )
     return user
 
 
@@ -347,7 +355,7 @@ def chat_post(game_id: str, body: ChatIn, request: Request) -> dict[str, Any]:
 def draw(game_id: str, answer: str, request: Request) -> dict[str, Any]:
     """``yes``: accept the opponent's draw offer, or offer one; ``no``: decline the opponent's offer."""
     if answer not in ("yes", "no"):
-        raise Refused(404, "the draw answer is yes or no")
+        raise Refused(404, "the draw answer is yes or no", key="refusal.bot.draw_answer")
     service = request.app.state.service
     token = _seat_token(request, game_id)
     current = service.view(game_id, token)

@@ -77,7 +77,11 @@ class BotStore:
         """Make ``user`` a bot, for good: refused (409) if it is one already or has played or been
         seated in any game (a bot's rating and history are a bot's from the first game)."""
         if user.is_bot:
-            raise Refused(409, "this account is a bot already" if is_api_bot(user) else "an AI account is not upgraded")
+            raise Refused(
+                409,
+                "this account is a bot already" if is_api_bot(user) else "an AI account is not upgraded",
+                key="refusal.bot.already" if is_api_bot(user) else "refusal.bot.ai_account",
+            )
         now = time.time()
         with self.storage.transaction(write=True) as tx:
             games = tx.conn.execute(
@@ -86,14 +90,16 @@ class BotStore:
                 .where(seat_accounts_table.c.user_id == user.id)
             ).scalar()
             if int(games or 0):
-                raise Refused(409, "only an account that has played no game can become a bot")
+                raise Refused(
+                    409, "only an account that has played no game can become a bot", key="refusal.bot.played_games"
+                )
             done = tx.conn.execute(
                 users_table.update()
                 .where(users_table.c.id == user.id, users_table.c.is_bot.is_(False))
                 .values(is_bot=True)
             )
             if done.rowcount != 1:
-                raise Refused(409, "this account is a bot already")
+                raise Refused(409, "this account is a bot already", key="refusal.bot.already")
             tx.conn.execute(bots_table.insert().values(user_id=user.id, upgraded_at=now, seen_at=0.0))
         return User(user.id, user.username, True, user.created_at, user.deleted_at)
 

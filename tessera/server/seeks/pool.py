@@ -44,7 +44,7 @@ import sqlalchemy as sa
 
 from tessera.server.accounts import glicko2
 from tessera.server.accounts.live import announce
-from tessera.server.accounts.security import Refused
+from tessera.server.accounts.security import Refused, state_text
 from tessera.server.accounts.store import AI_LEVELS, AccountStore, User, ai_username
 from tessera.server.accounts.tables import ratings_table, users_table
 from tessera.server.clocks import clock_from, clock_settings
@@ -251,7 +251,11 @@ class SeekPool:
             if level < 1.0:
                 retry = math.ceil((1.0 - level) / per_second)
                 raise Refused(
-                    429, f"too many seeks: wait {retry} s before seeking again", headers={"Retry-After": str(retry)}
+                    429,
+                    f"too many seeks: wait {retry} s before seeking again",
+                    headers={"Retry-After": str(retry)},
+                    key="refusal.seek.too_many",
+                    args={"seconds": retry},
                 )
             self._buckets[client] = (level - 1.0, now)
             if len(self._buckets) > 50_000:
@@ -272,17 +276,34 @@ class SeekPool:
         """A new standing seek: its public form, its ``id`` and the ``secret`` its seeker keeps
         (the only proof a guest's browser has that the seek is its own)."""
         if who.user is not None and who.user.is_bot:
-            raise Refused(403, "bot accounts may not seek: they play the challenges sent to them")
+            raise Refused(
+                403, "bot accounts may not seek: they play the challenges sent to them", key="refusal.seek.bot"
+            )
         if rated and who.user is None:
-            raise Refused(403, "rated games need an account on both seats: sign in, or seek a casual game")
+            raise Refused(
+                403,
+                "rated games need an account on both seats: sign in, or seek a casual game",
+                key="refusal.seek.rated_guest",
+            )
         try:
             g = load_checked(game)
         except ValueError as e:
-            raise Refused(422, f"game: {str(e)[:500]}") from None
+            raise Refused(
+                422, f"game: {str(e)[:500]}", key="refusal.seek.bad_game", args={"reason": str(e)[:500]}
+            ) from None
         if g.num_players != 2:
-            raise Refused(422, f"game: the seek pool pairs two-player games; {g} has {g.num_players} players")
+            raise Refused(
+                422,
+                f"game: the seek pool pairs two-player games; {g} has {g.num_players} players",
+                key="refusal.seek.two_players",
+                args={"game": str(g), "n": g.num_players},
+            )
         if clock is None:
-            raise Refused(422, "clock: a seek needs a time control (seconds and increment, or days per move)")
+            raise Refused(
+                422,
+                "clock: a seek needs a time control (seconds and increment, or days per move)",
+                key="refusal.seek.clock_needed",
+            )
         try:
             made = clock_from(clock, 2)
         except ValueError as e:
@@ -298,9 +319,19 @@ class SeekPool:
                 )
             ).all()
         if any(r.spec == spec for r in mine):
-            raise Refused(409, f"you already have a standing seek for {spec}: cancel it before seeking again")
+            raise Refused(
+                409,
+                f"you already have a standing seek for {spec}: cancel it before seeking again",
+                key="refusal.seek.duplicate",
+                args={"spec": spec},
+            )
         if len(mine) >= MAX_SEEKS_PER_CLIENT:
-            raise Refused(429, f"at most {MAX_SEEKS_PER_CLIENT} standing seeks at a time: cancel one first")
+            raise Refused(
+                429,
+                f"at most {MAX_SEEKS_PER_CLIENT} standing seeks at a time: cancel one first",
+                key="refusal.seek.too_many_standing",
+                args={"n": MAX_SEEKS_PER_CLIENT},
+            )
         self._rate_check(who.client, now)
         rating, rd = self._rating(who.user, g.name)
         secret = secrets.token_urlsafe(24)
@@ -346,11 +377,15 @@ class SeekPool:
         """The seek if it is the asker's (its secret, or the asker's account); 404 or 403 otherwise."""
         s = self._load(seek_id) if isinstance(seek_id, str) and len(seek_id) <= 64 else None
         if s is None:
-            raise Refused(404, "no such seek")
+            raise Refused(404, "no such seek", key="refusal.seek.unknown")
         by_secret = secret is not None and secrets.compare_digest(hashed(secret), s.secret_hash)
         by_account = who.user is not None and s.user_id == who.user.id
         if not (by_secret or by_account):
-            raise Refused(403, "this seek is not yours: only its seeker can see its pairing or cancel it")
+            raise Refused(
+                403,
+                "this seek is not yours: only its seeker can see its pairing or cancel it",
+                key="refusal.seek.not_yours",
+            )
         return s
 
     def _ai_offer(self, s: Seek, now: float) -> dict[str, Any] | None:
@@ -419,7 +454,12 @@ class SeekPool:
             ).rowcount
         if not done:
             now = self._load(s.id)
-            raise Refused(409, f"this seek is no longer standing (it is {now.status if now else 'gone'})")
+            raise Refused(
+                409,
+                f"this seek is no longer standing (it is {now.status if now else 'gone'})",
+                key="refusal.seek.not_standing",
+                args={"status": state_text(now.status if now else "gone")},
+            )
         return {"ok": True}
 
     def standing(self, who: Who | None, limit: int = 100) -> list[dict[str, Any]]:
@@ -450,12 +490,22 @@ class SeekPool:
         s = self._own(who, seek_id, secret)
         now = time.time()
         if s.status != STANDING:
-            raise Refused(409, f"this seek is no longer standing (it is {s.status})")
+            raise Refused(
+                409,
+                f"this seek is no longer standing (it is {s.status})",
+                key="refusal.seek.not_standing",
+                args={"status": state_text(s.status)},
+            )
         offer = self._ai_offer(s, now)
         if offer is None:
-            raise Refused(409, f"the AI is offered after {self.ai_after:g} s without an opponent")
+            raise Refused(
+                409,
+                f"the AI is offered after {self.ai_after:g} s without an opponent",
+                key="refusal.seek.ai_later",
+                args={"seconds": f"{self.ai_after:g}"},
+            )
         if not self._claim([s.id]):
-            raise Refused(409, "this seek was paired meanwhile")
+            raise Refused(409, "this seek was paired meanwhile", key="refusal.seek.paired_meanwhile")
         level = int(offer["level"])
         seat = secrets.randbelow(2)
         kinds: list[dict[str, Any]] = [{}, {}]
@@ -465,7 +515,7 @@ class SeekPool:
             created = self.service.create(s.spec, seat_kinds=kinds, clock=creation_clock(s.clock), public=False)
         except ServiceError as e:
             self._release([s.id])
-            raise Refused(e.status, e.detail) from None
+            raise Refused(e.status, e.detail, key=e.key, args=e.args_) from None
         if who.user is not None and s.user_id is not None:
             self.accounts.bind_game(
                 created.game_id, {seat: who.user, 1 - seat: self.accounts.ai_user(level)}, rated=s.rated, pool=s.pool

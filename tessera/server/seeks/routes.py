@@ -60,7 +60,9 @@ def who(request: Request) -> Who:
     if auth is None:
         return Who(None, guest_client(client_address(request.scope)))
     if not auth.allows("play"):
-        raise Refused(403, "this API token lacks the scope 'play'")
+        raise Refused(
+            403, "this API token lacks the scope 'play'", key="refusal.auth.scope_missing", args={"scope": "play"}
+        )
     return Who(auth.user, f"user:{auth.user.id}")
 
 

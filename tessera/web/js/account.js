@@ -3,6 +3,7 @@
 // The session is an HttpOnly cookie: this script never sees it; it only calls the JSON API.
 
 import { ApiError, api, escapeHtml } from "./api.js";
+import { refusalText } from "./decorate.js";
 import { initI18n, t } from "./i18n.js";
 import { botMark, challengeable, declineText, loadBotCatalogue } from "./bots.js";
 
@@ -10,7 +11,7 @@ const $ = (id) => document.getElementById(id);
 
 function showError(form, err) {
   const box = form.querySelector(".error");
-  box.textContent = err instanceof ApiError ? err.detail : String(err);
+  box.textContent = refusalText(err);
   box.hidden = false;
 }
 
@@ -506,7 +507,7 @@ async function leaderboard(games, game) {
         )
         .join("");
   } catch (err) {
-    table.innerHTML = `<tr><td>${escapeHtml(err instanceof ApiError ? err.detail : String(err))}</td></tr>`;
+    table.innerHTML = `<tr><td>${escapeHtml(refusalText(err))}</td></tr>`;
   }
 }
 

@@ -4,6 +4,7 @@
 // A guest sees only the links: nothing else changes for anonymous play.
 
 import { ApiError, api, escapeHtml } from "./api.js";
+import { refusalText } from "./decorate.js";
 import { hasKey, t } from "./i18n.js";
 import { declineText } from "./bots.js";
 
@@ -52,7 +53,7 @@ function line(me, c) {
       try {
         await onClick();
       } catch (err) {
-        error.textContent = err.detail || err.message || String(err);
+        error.textContent = refusalText(err);
         error.hidden = false;
       }
     });

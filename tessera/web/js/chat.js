@@ -8,6 +8,7 @@
 // A player mutes a seat (or a spectator's account): the server keeps the mute for his seat, so it
 // holds on every device that opens the seat, and leaves the muted author's messages out.
 import { api, ApiError } from "./api.js";
+import { refusalText } from "./decorate.js";
 import { t } from "./i18n.js";
 
 const MAX = 200; // characters per message, as the server counts them (code points, after trimming)
@@ -174,7 +175,7 @@ export function mountChat(host, { gameId, token }) {
         host.hidden = state.alone && state.you !== null;
         render();
       } catch (e) {
-        showError(e instanceof ApiError ? e.detail : String(e));
+        showError(refusalText(e));
       } finally {
         state.loading = null;
       }
@@ -193,7 +194,7 @@ export function mountChat(host, { gameId, token }) {
       if (!on) await reload(true); // the server left the muted messages out: read them again
       else render();
     } catch (e) {
-      showError(e instanceof ApiError ? e.detail : String(e));
+      showError(refusalText(e));
     }
   }
 
@@ -214,7 +215,7 @@ export function mountChat(host, { gameId, token }) {
       render();
     } catch (err) {
       if (err instanceof ApiError && err.status === 429) showError(t("chat:too_fast", { s: err.retryAfter || 1 }));
-      else showError(err instanceof ApiError ? err.detail : String(err));
+      else showError(refusalText(err));
     } finally {
       updateCounter();
     }

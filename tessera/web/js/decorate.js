@@ -140,14 +140,16 @@ export function safeGlyph(color) {
 // Texts the games and the server write carry their catalogue key and arguments beside the English
 // (docs/render.md): a render description's `status_key`/`status_args`, `<field>_key`/`<field>_args`
 // beside a label, title or hint, a panel row's `value_keys`, a result's and a refusal's `key`/`args`.
-// keyed() says such a text in the player's language from the engine catalogue; an argument that is
+// keyed() says such a text in the player's language from the engine catalogue (the games' texts)
+// or the refusals catalogue (the server's account, seek, chat and bot refusals); an argument that is
 // itself a text ({key, args, text}: a player's name, a colour, a nested sentence) is said first, a
 // list of them joined; `count` picks the plural form. An unknown key keeps the English.
 export function keyed(key, args, english) {
   const fallback = english === undefined || english === null ? "" : String(english);
   if (!key) return fallback;
+  const ns = hasKey(`refusals:${key}`) ? "refusals" : "engine";
   // a key that exists only in plural forms (piece.group_one/_other) is found with its count
-  return t(`engine:${key}`, { ...argValues(args), defaultValue: fallback });
+  return t(`${ns}:${key}`, { ...argValues(args), defaultValue: fallback });
 }
 
 function argValues(args) {

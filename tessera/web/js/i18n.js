@@ -89,7 +89,8 @@ async function resourcesFor(lngs, namespaces) {
 export function initI18n(namespaces = []) {
   if (ready) return ready;
   ready = (async () => {
-    const ns = [...new Set(["common", ...namespaces])];
+    // "refusals": the server's refused requests, which any page can meet (decorate.js refusalText)
+    const ns = [...new Set(["common", "refusals", ...namespaces])];
     const lng = detectLanguage();
     const [, resources] = await Promise.all([loadScript(SCRIPT), resourcesFor([...new Set([lng, FALLBACK])], ns)]);
     await i18next().init({

@@ -4,7 +4,7 @@
 import { api, ApiError, escapeHtml, loadSeats, saveSeats } from "./api.js";
 import { hasKey, initI18n, t } from "./i18n.js";
 import { clockSettingsText } from "./deadline.js";
-import { colourName, resultText } from "./decorate.js";
+import { colourName, refusalText, resultText } from "./decorate.js";
 import { lessonsLinkHtml } from "./learn.js";
 import { initPrefs } from "./prefs.js";
 
@@ -464,7 +464,7 @@ async function create(e) {
     const hash = Object.entries(r.tokens).map(([s, t]) => `t${s}=${encodeURIComponent(t)}`).join("&");
     location.href = `${r.url}#${hash}`;
   } catch (err) {
-    $("create-error").textContent = err instanceof ApiError ? err.detail : String(err);
+    $("create-error").textContent = refusalText(err);
     $("create-error").hidden = false;
   }
 }
@@ -557,7 +557,7 @@ async function refreshLists() {
           saveSeats(b.dataset.join, { tokens: { [r.seat]: r.token } });
           location.href = r.link;
         } catch (err) {
-          alert(err.detail || String(err));
+          alert(refusalText(err));
         }
       });
     }

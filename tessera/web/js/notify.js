@@ -12,6 +12,7 @@
 //   for the account), switched on and off here; the e-mail digest's settings on the account page.
 
 import { api, ApiError, escapeHtml, loadSeats } from "./api.js";
+import { refusalText } from "./decorate.js";
 import { currentLanguage, i18nReady, t } from "./i18n.js";
 import { getPref, playSound, setPref, soundOn } from "./prefs.js";
 
@@ -302,7 +303,7 @@ export function settingsBox({ email = false, heading = "h3" } = {}) {
     try {
       status.textContent = on ? await enablePush() : await disablePush();
     } catch (err) {
-      status.textContent = err.detail || err.message || String(err);
+      status.textContent = refusalText(err);
     }
     input.checked = pushWanted();
     input.disabled = false;
@@ -448,7 +449,7 @@ function emailBox() {
   };
   const load = () => api("GET", "/api/notify/email").then(show).catch(() => {});
   const fail = (err) => {
-    error.textContent = err.detail || err.message || String(err);
+    error.textContent = refusalText(err);
     error.hidden = false;
   };
   form.addEventListener("submit", async (ev) => {

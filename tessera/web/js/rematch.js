@@ -6,6 +6,7 @@
 // answer has no "rematch"): the account's live challenges take both pages there.
 
 import { api, ApiError, saveSeats } from "./api.js";
+import { refusalText } from "./decorate.js";
 import { t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
@@ -46,7 +47,7 @@ function button(text, cls, onClick) {
     try {
       show((await onClick()).rematch);
     } catch (e) {
-      ctx.showError(e instanceof ApiError ? e.detail : String(e));
+      ctx.showError(refusalText(e));
       b.disabled = false;
     }
   });
@@ -120,7 +121,7 @@ export async function askRematch() {
     return true;
   } catch (e) {
     if (e instanceof ApiError && e.status === 422) return false;
-    ctx.showError(e instanceof ApiError ? e.detail : String(e));
+    ctx.showError(refusalText(e));
     return true;
   }
 }

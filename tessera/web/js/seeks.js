@@ -5,6 +5,7 @@
 // after a while without an opponent the AI at about one's rating is offered.
 
 import { ApiError, api, escapeHtml, saveSeats } from "./api.js";
+import { refusalText } from "./decorate.js";
 import { clockSettingsText } from "./deadline.js";
 import { initI18n, t } from "./i18n.js";
 
@@ -44,7 +45,11 @@ async function seekApi(method, path, secret, body = undefined) {
     throw new ApiError(0, t("common:no_connection"));
   }
   const data = await res.json().catch(() => null);
-  if (!res.ok) throw new ApiError(res.status, (data && data.detail) || `HTTP ${res.status}`);
+  if (!res.ok) {
+    const keyed = data && typeof data.key === "string";
+    const detail = (data && data.detail) || `HTTP ${res.status}`;
+    throw new ApiError(res.status, detail, null, keyed ? data.key : null, keyed ? data.args : null);
+  }
   return data;
 }
 
@@ -102,7 +107,7 @@ function panelHtml() {
 
 function showError(err) {
   const box = $("seek-error");
-  box.textContent = err ? err.detail || err.message || String(err) : "";
+  box.textContent = err ? refusalText(err) : "";
   box.hidden = !err;
 }
 
