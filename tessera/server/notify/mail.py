@@ -118,7 +118,9 @@ def settings_or_refuse() -> SmtpSettings:
     """The SMTP settings, or 503 when this server sends no e-mail."""
     settings = SmtpSettings.from_env()
     if settings is None:
-        raise ServiceError(503, "this server sends no e-mail (TESSERA_SMTP_HOST is not set)")
+        raise ServiceError(
+            503, "this server sends no e-mail (TESSERA_SMTP_HOST is not set)", key="refusal.notify.no_mail"
+        )
     return settings
 
 

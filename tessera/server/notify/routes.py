@@ -110,7 +110,9 @@ def waiting(body: WaitingIn, request: Request) -> dict[str, Any]:
 def _pusher(request: Request) -> push.Pusher:
     pusher = request.app.state.notify.pusher
     if pusher is None:
-        raise ServiceError(503, "this server sends no push notifications (pywebpush is not installed)")
+        raise ServiceError(
+            503, "this server sends no push notifications (pywebpush is not installed)", key="refusal.notify.no_push"
+        )
     return pusher
 
 
@@ -123,14 +125,22 @@ def push_key(request: Request) -> dict[str, Any]:
 def _check_subscription(sub: SubscriptionIn) -> None:
     ep = sub.endpoint
     if not (ep.startswith("https://") or (ep.startswith("http://") and push.insecure_allowed())):
-        raise ServiceError(422, "subscription.endpoint: a push service's https:// address")
+        raise ServiceError(
+            422, "subscription.endpoint: a push service's https:// address", key="refusal.notify.push_endpoint"
+        )
     try:
         key = push.unb64url(sub.keys.p256dh)
         secret = push.unb64url(sub.keys.auth)
     except ValueError:
-        raise ServiceError(422, "subscription.keys: not URL-safe base64") from None
+        raise ServiceError(
+            422, "subscription.keys: not URL-safe base64", key="refusal.notify.push_keys_base64"
+        ) from None
     if len(key) != 65 or key[0] != 4 or len(secret) != 16:
-        raise ServiceError(422, "subscription.keys: p256dh is a P-256 public key (65 bytes), auth 16 bytes")
+        raise ServiceError(
+            422,
+            "subscription.keys: p256dh is a P-256 public key (65 bytes), auth 16 bytes",
+            key="refusal.notify.push_keys_size",
+        )
 
 
 def _seats(request: Request, tokens: list[str]) -> list[tuple[str, int]]:
@@ -156,13 +166,15 @@ def push_subscribe(body: SubscribeIn, request: Request) -> dict[str, Any]:
     _check_subscription(body.subscription)
     kinds = list(KINDS) if body.kinds is None else body.kinds
     if not kinds or any(k not in KINDS for k in kinds):
-        raise ServiceError(422, f"kinds: some of {', '.join(KINDS)}")
+        raise ServiceError(
+            422, f"kinds: some of {', '.join(KINDS)}", key="refusal.notify.kinds", args={"kinds": ", ".join(KINDS)}
+        )
     tokens = check_tokens(body.tokens)
     auth = A.optional_auth(request)
     user_id = auth.user.id if auth is not None and auth.allows("play") else None
     seats = _seats(request, tokens)
     if user_id is None and tokens and not seats:
-        raise ServiceError(403, "none of these tokens holds a seat")
+        raise ServiceError(403, "none of these tokens holds a seat", key="refusal.notify.no_seat_token")
     sid = notify_store(request).subscribe(
         endpoint=body.subscription.endpoint,
         p256dh=body.subscription.keys.p256dh,
@@ -201,7 +213,9 @@ def email_set(body: EmailIn, request: Request) -> dict[str, Any]:
     settings = settings_or_refuse()
     store = notify_store(request)
     if store.verifications_since(me.id, time.time() - 3600) >= VERIFICATIONS_PER_HOUR:
-        raise ServiceError(429, "too many verification e-mails in the last hour; try again later")
+        raise ServiceError(
+            429, "too many verification e-mails in the last hour; try again later", key="refusal.notify.too_many_mails"
+        )
     base = A.site_origins(request)[0] if A.site_origins(request) else str(request.base_url).rstrip("/")
     lang = language(body.lang)
     token = store.set_email(me.id, body.email, lang=lang, base_url=base)
@@ -209,7 +223,12 @@ def email_set(body: EmailIn, request: Request) -> dict[str, Any]:
     try:
         settings.send_now(verification_message(settings, to=body.email, link=link, lang=lang))
     except Exception as e:
-        raise ServiceError(503, f"the verification e-mail could not be sent ({type(e).__name__})") from None
+        raise ServiceError(
+            503,
+            f"the verification e-mail could not be sent ({type(e).__name__})",
+            key="refusal.notify.mail_failed",
+            args={"error": type(e).__name__},
+        ) from None
     return {"email": body.email, "verified": False}
 
 

@@ -53,7 +53,7 @@ def digest_of(secret: str) -> str:
 def check_email(email: Any) -> str:
     """A plausible address, as given (422 otherwise)."""
     if not isinstance(email, str) or len(email) > 254 or not EMAIL.match(email):
-        raise ServiceError(422, "email: not a valid address")
+        raise ServiceError(422, "email: not a valid address", key="refusal.notify.bad_email")
     return email
 
 
@@ -274,7 +274,12 @@ class NotifyStore:
     def set_digest(self, user_id: str, hours: Any) -> None:
         """Choose the digest interval (hours: one of :data:`DIGEST_HOURS`; 0 turns it off)."""
         if isinstance(hours, bool) or hours not in DIGEST_HOURS:
-            raise ServiceError(422, f"hours: one of {', '.join(map(str, DIGEST_HOURS))}")
+            raise ServiceError(
+                422,
+                f"hours: one of {', '.join(map(str, DIGEST_HOURS))}",
+                key="refusal.notify.digest_hours",
+                args={"hours": ", ".join(map(str, DIGEST_HOURS))},
+            )
         with self.storage.transaction(write=True) as tx:
             done = tx.conn.execute(
                 email_table.update()
@@ -282,7 +287,7 @@ class NotifyStore:
                 .values(digest_hours=int(hours), updated_at=time.time())
             )
         if not done.rowcount:
-            raise ServiceError(409, "give an e-mail address first")
+            raise ServiceError(409, "give an e-mail address first", key="refusal.notify.email_first")
 
     def due_digests(self, now: float) -> list[dict[str, Any]]:
         """Accounts with a verified address whose digest interval has passed since the last one."""

@@ -44,7 +44,12 @@ def check_tokens(tokens: Any) -> list[str]:
     if tokens is None:
         return []
     if not isinstance(tokens, list) or len(tokens) > MAX_TOKENS or not all(isinstance(t, str) for t in tokens):
-        raise ServiceError(422, f"tokens: a list of at most {MAX_TOKENS} seat tokens")
+        raise ServiceError(
+            422,
+            f"tokens: a list of at most {MAX_TOKENS} seat tokens",
+            key="refusal.notify.tokens_list",
+            args={"n": MAX_TOKENS},
+        )
     return sorted({t for t in tokens if 0 < len(t) <= 200})
 
 
