@@ -18,6 +18,7 @@ started again may tell a waiting seat once more.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import queue
 import threading
@@ -40,6 +41,16 @@ log = logging.getLogger("tessera.server.notify")
 
 REMEMBERED = 10_000
 """Games whose told seats are remembered (the least recently changed are forgotten first)."""
+
+COALESCE = 0.01
+"""Seconds the thread waits after a game's change for the changes that follow, so that they are
+handled together: one read of their seats' accounts, one wake of each account's pages.  Without
+it every move costs a database transaction in this thread in every server process (on PostgreSQL
+each process hears of every move), whose waits for the interpreter lock slowed the event loop:
+measured under ``benchmarks/server_load.py``'s saturation, about 0.5 ms of CPU per move."""
+
+BATCH = 500
+"""At most so many queued changes are handled together."""
 
 CHALLENGE_FRESH = 600.0
 """A pending challenge is pushed only if made within these many seconds."""
@@ -90,34 +101,68 @@ class Notifier:
             log.exception("could not forget the notification settings of deleted accounts")
         while True:
             item = self._queue.get()
-            if item is None:
-                return
-            kind, key, local = item
+            if item is not None and item[0] == "game":
+                time.sleep(COALESCE)  # the changes of the next moments join this one (see COALESCE)
+            batch = [item]
+            with contextlib.suppress(queue.Empty):
+                while len(batch) < BATCH:
+                    batch.append(self._queue.get_nowait())
+            games: dict[str, bool] = {}
+            for entry in batch:
+                if entry is not None and entry[0] == "game":
+                    games[entry[1]] = games.get(entry[1], False) or entry[2]
+                    continue
+                self._games(games)  # in the order queued: the changes before a mark are done before it
+                games = {}
+                if entry is None:
+                    return
+                kind, key, _local = entry
+                try:
+                    if kind == "account":
+                        self._account(key)
+                    elif kind == "mark":
+                        wait(list(self._pending))
+                        key.set()
+                except Exception:
+                    log.exception("notifying about %s %s failed", kind, key)
+            self._games(games)
+
+    def _games(self, games: dict[str, bool]) -> None:
+        """The changed games (id → changed by this process), their bound accounts read at once."""
+        if not games:
+            return
+        try:
+            bound = self._bound(list(games))
+            users: dict[str, None] = {}
+            for game_id in games:
+                users.update(dict.fromkeys(sorted(set(bound.get(game_id, {}).values()))))
+            for uid in users:
+                self.events.publish(AccountChanged(uid, local=False))  # their pages read their games again
+        except Exception:
+            log.exception("notifying about games %s failed", ", ".join(games))
+            return
+        for game_id, local in games.items():
             try:
-                if kind == "game":
-                    self._game(key, local)
-                elif kind == "account":
-                    self._account(key)
-                elif kind == "mark":
-                    wait(list(self._pending))
-                    key.set()
+                self._game(game_id, local, bound.get(game_id, {}))
             except Exception:
-                log.exception("notifying about %s %s failed", kind, key)
+                log.exception("notifying about game %s failed", game_id)
 
     # -- a game changed ---------------------------------------------------------------------------
-    def _bound(self, game_id: str) -> dict[int, str]:
+    def _bound(self, game_ids: list[str]) -> dict[str, dict[int, str]]:
+        """The accounts bound to the seats of each game (game id → seat → user id), one read."""
+        out: dict[str, dict[int, str]] = {}
         with self.service.storage.transaction() as tx:
-            rows = tx.conn.execute(
-                sa.select(seat_accounts_table.c.seat, seat_accounts_table.c.user_id).where(
-                    seat_accounts_table.c.game_id == game_id
+            for i in range(0, len(game_ids), BATCH):
+                t = seat_accounts_table.c
+                rows = tx.conn.execute(
+                    sa.select(t.game_id, t.seat, t.user_id).where(t.game_id.in_(game_ids[i : i + BATCH]))
                 )
-            )
-            return {int(r.seat): str(r.user_id) for r in rows}
+                for r in rows:
+                    out.setdefault(str(r.game_id), {})[int(r.seat)] = str(r.user_id)
+        return out
 
-    def _game(self, game_id: str, local: bool) -> None:
-        bound = self._bound(game_id)
-        for uid in sorted(set(bound.values())):
-            self.events.publish(AccountChanged(uid, local=False))  # their pages read their games again
+    def _game(self, game_id: str, local: bool, bound: dict[int, str]) -> None:
+        """The pushes a game's change calls for (``bound``: its seats' accounts)."""
         if not local or self.pusher is None:
             return
         live = self.service.games.cached(game_id)
