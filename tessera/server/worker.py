@@ -99,7 +99,20 @@ class AIWorker:
             client = _ACTING_FOR.get()
             if client is not None and event.game_id not in self._clients:
                 self.claim(event.game_id, client)
-            self.schedule(event.game_id)
+            if self._may_act(event.game_id):
+                self.schedule(event.game_id)
+
+    def _may_act(self, game_id: str) -> bool:
+        """Whether an AI seat may have to act after a change made here: False if the game in memory
+        (current after a change by this process) is over or has no AI seat, as for every hot-seat
+        move; then no scan is started.  A scan reads the game's version under the game's lock in a
+        thread of its own, and the next move of the game, committed on the event loop, had to wait
+        for that lock (measured under load: moves delayed by up to a second)."""
+        live = self.service.games.cached(game_id)
+        if live is None:
+            return True
+        row = live.row
+        return row.status == "active" and any(s.kind == "ai" for s in row.seats)
 
     def schedule(self, game_id: str) -> None:
         """Look whether an AI seat of ``game_id`` must act, and start it thinking."""
