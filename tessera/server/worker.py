@@ -104,10 +104,11 @@ class AIWorker:
 
     def _may_act(self, game_id: str) -> bool:
         """Whether an AI seat may have to act after a change made here: False if the game in memory
-        (current after a change by this process) is over or has no AI seat, as for every hot-seat
-        move; then no scan is started.  A scan reads the game's version under the game's lock in a
-        thread of its own, and the next move of the game, committed on the event loop, had to wait
-        for that lock (measured under load: moves delayed by up to a second)."""
+        (current after a change by this process) is over or has no AI seat, as after every move of
+        a hot-seat game; then no scan is started.  A scan reloads the game in a thread of its own (a
+        read of its stored version under the game's lock): for a game without an AI seat that was a
+        database transaction per move, and a thread competing with the event loop for the
+        interpreter lock, to learn nothing."""
         live = self.service.games.cached(game_id)
         if live is None:
             return True

@@ -46,8 +46,9 @@ COALESCE = 0.01
 """Seconds the thread waits after a game's change for the changes that follow, so that they are
 handled together: one read of their seats' accounts, one wake of each account's pages.  Without
 it every move costs a database transaction in this thread in every server process (on PostgreSQL
-each process hears of every move), whose waits for the interpreter lock slowed the event loop:
-measured under ``benchmarks/server_load.py``'s saturation, about 0.5 ms of CPU per move."""
+each process hears of every move), whose thread competed with the event loop for the interpreter
+lock: under ``benchmarks/server_load.py``'s saturation on PostgreSQL the server's CPU per move
+was about 0.5 ms higher with the notifier than without it (one pair of runs)."""
 
 BATCH = 500
 """At most so many queued changes are handled together."""
