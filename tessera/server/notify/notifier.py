@@ -42,16 +42,13 @@ log = logging.getLogger("tessera.server.notify")
 REMEMBERED = 10_000
 """Games whose told seats are remembered (the least recently changed are forgotten first)."""
 
-COALESCE = 0.01
-"""Seconds the thread waits after a game's change for the changes that follow, so that they are
-handled together: one read of their seats' accounts, one wake of each account's pages.  Without
-it every move costs a database transaction in this thread in every server process (on PostgreSQL
-each process hears of every move), whose thread competed with the event loop for the interpreter
-lock: under ``benchmarks/server_load.py``'s saturation on PostgreSQL the server's CPU per move
-was about 0.5 ms higher with the notifier than without it (one pair of runs)."""
-
 BATCH = 500
-"""At most so many queued changes are handled together."""
+"""At most so many queued changes are handled together.  The changes queued while the thread was
+busy are handled at once: one read of their seats' accounts, one wake of each account's pages.
+Before, every change cost a database transaction in this thread — on PostgreSQL in every server
+process, since each hears of every move — and under ``benchmarks/server_load.py``'s saturation
+that thread fell behind and competed with the event loop for the interpreter lock (the server's
+CPU per move was about 0.5 ms higher with the notifier than without it, one pair of runs)."""
 
 CHALLENGE_FRESH = 600.0
 """A pending challenge is pushed only if made within these many seconds."""
@@ -101,10 +98,7 @@ class Notifier:
         except Exception:
             log.exception("could not forget the notification settings of deleted accounts")
         while True:
-            item = self._queue.get()
-            if item is not None and item[0] == "game":
-                time.sleep(COALESCE)  # the changes of the next moments join this one (see COALESCE)
-            batch = [item]
+            batch = [self._queue.get()]
             with contextlib.suppress(queue.Empty):
                 while len(batch) < BATCH:
                     batch.append(self._queue.get_nowait())
