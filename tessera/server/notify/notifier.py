@@ -23,7 +23,7 @@ import logging
 import queue
 import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any
 
@@ -43,12 +43,20 @@ REMEMBERED = 10_000
 """Games whose told seats are remembered (the least recently changed are forgotten first)."""
 
 BATCH = 500
-"""At most so many queued changes are handled together.  The changes queued while the thread was
-busy are handled at once: one read of their seats' accounts, one wake of each account's pages.
-Before, every change cost a database transaction in this thread — on PostgreSQL in every server
-process, since each hears of every move — and under ``benchmarks/server_load.py``'s saturation
-that thread fell behind and competed with the event loop for the interpreter lock (the server's
-CPU per move was about 0.5 ms higher with the notifier than without it, one pair of runs)."""
+"""At most so many queued changes are handled together: one read of their seats' accounts, one wake
+of each account's pages."""
+
+BUSY = 100
+"""Changes per second (over the last second) above which the thread waits :data:`COALESCE` before
+handling a change, so that the next ones join it.  Before, every change cost a database
+transaction in this thread — on PostgreSQL in every server process, since each hears of every
+move — which competed with the event loop for the interpreter lock: under
+``benchmarks/server_load.py``'s saturation the server's CPU per move was about 0.5 ms higher with
+the notifier than without it (one pair of runs).  Below it (every ordinary server, the tests)
+each change is handled as soon as it comes."""
+
+COALESCE = 0.01
+"""Seconds a change waits for the next ones when changes come faster than :data:`BUSY` per second."""
 
 CHALLENGE_FRESH = 600.0
 """A pending challenge is pushed only if made within these many seconds."""
@@ -97,11 +105,19 @@ class Notifier:
             self.store.forget_deleted()  # accounts deleted since the last start
         except Exception:
             log.exception("could not forget the notification settings of deleted accounts")
+        recent: deque[tuple[float, int]] = deque()  # (when, changes) of the batches of the last second
         while True:
-            batch = [self._queue.get()]
+            first = self._queue.get()
+            now = time.monotonic()
+            while recent and recent[0][0] < now - 1.0:
+                recent.popleft()
+            if first is not None and first[0] == "game" and sum(n for _, n in recent) > BUSY:
+                time.sleep(COALESCE)  # busy: the changes of the next moments join this one
+            batch = [first]
             with contextlib.suppress(queue.Empty):
                 while len(batch) < BATCH:
                     batch.append(self._queue.get_nowait())
+            recent.append((now, sum(1 for e in batch if e is not None and e[0] == "game")))
             games: dict[str, bool] = {}
             for entry in batch:
                 if entry is not None and entry[0] == "game":
