@@ -8,11 +8,14 @@ same database, and the client spreads games and viewers over them round-robin):
     ``--games`` (20) hot-seat games of ``--game`` (``nume(size=8)``: 216 cells), each with a
     move always in flight (random legal moves, from a replica of the position kept by the
     client), for ``--seconds`` with every move answered by the mover's new view (the API's
-    default), then as long with moves answered by their acknowledgement alone (``"view":
-    false``, what the web client sends: it gets the view by its WebSocket); then as many
-    concurrent loops of ``GET /api/catalog`` for as long.  Reports accepted moves/s for each
-    kind of answer, catalog requests/s, the ratios (target >= 0.5) and the latency percentiles
-    (target p99 <= 150 ms).
+    default), as long with moves answered by their acknowledgement alone (``"view": false``,
+    what the web client sends: it gets the view by its WebSocket), and as long with as many
+    concurrent loops of ``GET /api/catalog``.  The three take turns, ``--rounds`` (5) times
+    ``--seconds / --rounds`` each, so that the machine's other load, which comes and goes,
+    weighs on both sides of each ratio alike.  Reports accepted moves/s for each kind of
+    answer, catalog requests/s, the ratios (target >= 0.5) and the latency percentiles (target
+    p99 <= 150 ms), and for each kind the server's CPU use, the seconds per second its threads
+    waited for a CPU and the client's own CPU use.
 ``crowd``
     ``--crowd`` (1000) games, each moving every ``--think`` (5) s on average (exponential
     think times) with a spectator WebSocket per game (a viewer on another server process
@@ -298,7 +301,8 @@ async def warm_up(session: aiohttp.ClientSession, players: list[Player], moves: 
 
 
 async def saturate(servers: Servers, args: argparse.Namespace) -> dict[str, Any]:
-    """Moves always in flight on ``args.games`` games, then catalog requests at the same concurrency."""
+    """Moves always in flight on ``args.games`` games (answered by views, then by acknowledgements),
+    then catalog requests at the same concurrency, in turns (``args.rounds`` times)."""
     conn = aiohttp.TCPConnector(limit=args.games * 2)
     async with aiohttp.ClientSession(connector=conn) as session:
         rng = random.Random(1)
@@ -313,70 +317,86 @@ async def saturate(servers: Servers, args: argparse.Namespace) -> dict[str, Any]
         errors: list[str] = []
         stop = 0.0
 
-        async def moves_phase(view: bool) -> dict[str, Any]:
-            nonlocal stop
-            lat: list[float] = []
+        async def mover(p: Player, view: bool, lat: list[float]) -> None:
+            while time.time() < stop:
+                if p.state.is_terminal():
+                    await p.new_game(session)
+                ok, dt, err = await p.move(session, view=view)
+                if ok:
+                    lat.append(dt)
+                else:
+                    errors.append(err)
 
-            async def mover(p: Player) -> None:
-                while time.time() < stop:
-                    if p.state.is_terminal():
-                        await p.new_game(session)
-                    ok, dt, err = await p.move(session, view=view)
-                    if ok:
-                        lat.append(dt)
-                    else:
-                        errors.append(err)
-
-            stop = time.time() + args.seconds
-            cpu0, t0 = servers.cpu(), time.time()
-            with LoopLag() as lag:
-                await asyncio.gather(*(mover(p) for p in players))
-            wall = time.time() - t0
-            return {
-                "accepted_moves": len(lat),
-                "moves_per_s": round(len(lat) / wall, 1),
-                "move_latency_ms": percentiles(lat),
-                "server_cpu_cores": round((servers.cpu() - cpu0) / wall, 2),
-                "client_loop_lag_ms": lag.report(),
-            }
-
-        # the answer of each move: the mover's new view (the API's default), then the
-        # acknowledgement alone (what the web client asks for: it gets the view by its socket)
-        phases = {"view": await moves_phase(True), "ack": await moves_phase(False)}
-
-        clat: list[float] = []
-
-        async def reader(i: int) -> None:
+        async def reader(i: int, lat: list[float]) -> None:
             base = servers.bases[i % len(servers.bases)]
             while time.time() < stop:
                 t = time.perf_counter()
                 async with session.get(base + "/api/catalog") as r:
                     await r.read()
                     if r.status == 200:
-                        clat.append(time.perf_counter() - t)
+                        lat.append(time.perf_counter() - t)
                     else:
                         errors.append(f"catalog {r.status}")
 
-        stop = time.time() + args.seconds
-        cpu0, t0 = servers.cpu(), time.time()
-        await asyncio.gather(*(reader(i) for i in range(args.games)))
-        cwall = time.time() - t0
-        catalog_cpu = (servers.cpu() - cpu0) / cwall
-        catalog_per_s = len(clat) / cwall
-    for ph in phases.values():
-        ph["ratio_moves_to_catalog"] = round(ph["moves_per_s"] / catalog_per_s, 2) if catalog_per_s else None
-    return {
-        "games": args.games,
-        "game": args.game,
-        "seconds": args.seconds,
-        "moves_answered_by_view": phases["view"],
-        "moves_answered_by_ack": phases["ack"],
-        "catalog_per_s": round(catalog_per_s, 1),
-        "catalog_latency_ms": percentiles(clat),
-        "server_cpu_cores_catalog": round(catalog_cpu, 2),
-        "errors": len(errors),
-        "error_examples": errors[:3],
-    }
+        kinds = ("view", "ack", "catalog")
+        lats: dict[str, list[float]] = {k: [] for k in kinds}
+        lags: dict[str, list[float]] = {k: [] for k in kinds}
+        totals = {k: {"wall": 0.0, "cpu": 0.0, "waited": 0.0, "client": 0.0} for k in kinds}
+        # the three kinds of load in turns (view, ack, catalog, view, ...), each ``seconds / rounds``
+        # at a time: a change in the machine's other load touches both sides of each ratio alike
+        for _ in range(args.rounds):
+            for kind in kinds:
+                stop = time.time() + args.seconds / args.rounds
+                cpu0, wait0, own0, t0 = servers.cpu(), servers.waited(), time.process_time(), time.time()
+                with LoopLag() as lag:
+                    if kind == "catalog":
+                        await asyncio.gather(*(reader(i, lats[kind]) for i in range(args.games)))
+                    else:
+                        await asyncio.gather(*(mover(p, kind == "view", lats[kind]) for p in players))
+                t = totals[kind]
+                t["wall"] += time.time() - t0
+                t["cpu"] += servers.cpu() - cpu0
+                t["waited"] += runqueue_wait_between(wait0, servers.waited())
+                t["client"] += time.process_time() - own0
+                lags[kind] += lag.lags
+
+        def phase(kind: str) -> dict[str, Any]:
+            t = totals[kind]
+            return {
+                "accepted" if kind != "catalog" else "answered": len(lats[kind]),
+                "per_s": round(len(lats[kind]) / t["wall"], 1),
+                "latency_ms": percentiles(lats[kind]),
+                "server_cpu_cores": round(t["cpu"] / t["wall"], 2),
+                "server_waiting_for_cpu_s_per_s": round(t["waited"] / t["wall"], 2),
+                "client_cpu_cores": round(t["client"] / t["wall"], 2),
+                "client_loop_lag_ms": percentiles(lags[kind]),
+            }
+
+        phases = {k: phase(k) for k in kinds}
+    catalog_per_s = phases["catalog"]["per_s"]
+    out: dict[str, Any] = {"games": args.games, "game": args.game, "seconds": args.seconds, "rounds": args.rounds}
+    for kind in ("view", "ack"):
+        ph = phases[kind]
+        out[f"moves_answered_by_{kind}"] = {
+            "accepted_moves": ph["accepted"],
+            "moves_per_s": ph["per_s"],
+            "move_latency_ms": ph["latency_ms"],
+            **{k: v for k, v in ph.items() if k.startswith(("server_", "client_"))},
+            "ratio_moves_to_catalog": round(ph["per_s"] / catalog_per_s, 2) if catalog_per_s else None,
+        }
+    cat = phases["catalog"]
+    out.update(
+        {
+            "catalog_per_s": catalog_per_s,
+            "catalog_latency_ms": cat["latency_ms"],
+            "server_cpu_cores_catalog": cat["server_cpu_cores"],
+            "server_waiting_for_cpu_s_per_s_catalog": cat["server_waiting_for_cpu_s_per_s"],
+            "client_cpu_cores_catalog": cat["client_cpu_cores"],
+            "errors": len(errors),
+            "error_examples": errors[:3],
+        }
+    )
+    return out
 
 
 async def crowd(servers: Servers, args: argparse.Namespace) -> dict[str, Any]:
@@ -561,6 +581,9 @@ def main() -> None:
     ap.add_argument("--crowd", type=int, default=1000, help="games (and viewers) in the crowd scenario")
     ap.add_argument("--think", type=float, default=5.0, help="mean think time in the crowd scenario (s)")
     ap.add_argument("--seconds", type=float, default=20.0, help="length of each measured phase")
+    ap.add_argument(
+        "--rounds", type=int, default=5, help="saturate: the phases in turns, this many times (seconds / rounds each)"
+    )
     args = ap.parse_args()
     print(json.dumps(asyncio.run(main_async(args)), indent=2))
 

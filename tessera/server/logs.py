@@ -11,6 +11,7 @@ later occurrences are counted (``repeat``) without the traceback.
 from __future__ import annotations
 
 import contextvars
+import itertools
 import json
 import logging
 import secrets
@@ -74,6 +75,17 @@ def configure(level: str = "info") -> None:
     logging.getLogger("uvicorn.access").disabled = True  # RequestLog writes one line per request
 
 
+_PROCESS = secrets.token_hex(4)
+_COUNT = itertools.count(1)
+
+
+def request_id() -> str:
+    """A new request id (16 hex digits): this process's random prefix and a counter.  Unique without
+    a call to the system's random source per request (a system call on the event loop, where any
+    other thread waiting for the interpreter lock takes it)."""
+    return f"{_PROCESS}{next(_COUNT) & 0xFFFFFFFF:08x}"
+
+
 def _game_id(path: str) -> str | None:
     parts = path.split("/")
     if len(parts) >= 4 and parts[1] == "api" and parts[2] == "games" and parts[3]:
@@ -98,7 +110,7 @@ class RequestLog:
         for name, value in scope.get("headers", ()):
             if name == b"x-request-id" and 0 < len(value) <= 64:
                 rid = value.decode("latin-1")
-        rid = rid or secrets.token_hex(8)
+        rid = rid or request_id()
         path = scope.get("path", "")
         ctx = {"request_id": rid, "route": path, "client": client_address(scope)}
         gid = _game_id(path)

@@ -99,7 +99,21 @@ class AIWorker:
             client = _ACTING_FOR.get()
             if client is not None and event.game_id not in self._clients:
                 self.claim(event.game_id, client)
-            self.schedule(event.game_id)
+            if self._may_act(event.game_id):
+                self.schedule(event.game_id)
+
+    def _may_act(self, game_id: str) -> bool:
+        """Whether an AI seat may have to act after a change made here: False if the game in memory
+        (current after a change by this process) is over or has no AI seat, as after every move of
+        a hot-seat game; then no scan is started.  A scan reloads the game in a thread of its own (a
+        read of its stored version under the game's lock): for a game without an AI seat that was a
+        database transaction per move, and a thread competing with the event loop for the
+        interpreter lock, to learn nothing."""
+        live = self.service.games.cached(game_id)
+        if live is None:
+            return True
+        row = live.row
+        return row.status == "active" and any(s.kind == "ai" for s in row.seats)
 
     def schedule(self, game_id: str) -> None:
         """Look whether an AI seat of ``game_id`` must act, and start it thinking."""
