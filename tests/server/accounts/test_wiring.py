@@ -5,7 +5,7 @@ account's challenges reach its open pages live (``GET /api/account/events``)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -100,6 +100,15 @@ class Stream:
                 return json.loads(line[6:])  # type: ignore[no-any-return]
         raise AssertionError("the stream ended")
 
+    def until(self, what: Callable[[dict[str, Any]], Any], most: int = 20) -> dict[str, Any]:
+        """The first message for which ``what`` holds (a page may be woken more often than once per
+        action: another change of its games wakes it too, and it reads everything again)."""
+        for _ in range(most):
+            msg = self.next()
+            if what(msg):
+                return msg
+        raise AssertionError(f"no message in {most} matched")
+
 
 @pytest.fixture
 def short_streams(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -124,19 +133,19 @@ def test_a_challenge_reaches_the_challenged_page_live_and_acceptance_the_challen
         b, a = Stream(rb.iter_lines()), Stream(ra.iter_lines())
         assert b.next()["incoming"] == [] and a.next()["outgoing"] == []
         c = challenge(alice, "Bob", rated=True, seat=1)
-        now = b.next()
+        now = b.until(lambda m: m["incoming"])
         assert [x["id"] for x in now["incoming"]] == [c["id"]] and now["incoming"][0]["from"] == "Alice"
-        assert [x["id"] for x in a.next()["outgoing"]] == [c["id"]]
+        assert [x["id"] for x in a.until(lambda m: m["outgoing"])["outgoing"]] == [c["id"]]
         accepted = bob.post(f"/api/challenges/{c['id']}/accept").json()
-        settled = a.next()["settled"]
+        settled = a.until(lambda m: m["settled"])["settled"]
         assert settled[0]["id"] == c["id"] and settled[0]["status"] == "accepted"
         assert settled[0]["game_id"] == accepted["game_id"]
-        assert b.next()["incoming"] == []
+        b.until(lambda m: m["incoming"] == [])
         d = challenge(alice, "Bob")
-        assert [x["id"] for x in b.next()["incoming"]] == [d["id"]]
-        assert a.next()["outgoing"][0]["id"] == d["id"]
+        assert [x["id"] for x in b.until(lambda m: m["incoming"])["incoming"]] == [d["id"]]
+        assert a.until(lambda m: any(x["id"] == d["id"] for x in m["outgoing"]))["outgoing"][0]["id"] == d["id"]
         assert bob.post(f"/api/challenges/{d['id']}/decline", json={"reason": "bedtime"}).status_code == 200
-        mine = a.next()["settled"]
+        mine = a.until(lambda m: any(x["id"] == d["id"] for x in m["settled"]))["settled"]
         assert mine[0]["id"] == d["id"] and mine[0]["status"] == "declined" and mine[0]["reason"] == "bedtime"
 
 
