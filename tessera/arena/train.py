@@ -51,7 +51,7 @@ from tessera.agents.learned.model import (
 from tessera.core.game import State
 from tessera.core.registry import load_game
 
-TRAINABLE = tuple(FEATURES)
+TRAINABLE = ("nume",)
 """Games ``tessera train`` can learn an evaluation for."""
 
 

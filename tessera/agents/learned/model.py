@@ -22,10 +22,11 @@ from typing import Any
 import numpy as np
 
 from tessera.agents.learned.features import NUME_FEATURES, linear_value, nume_features
+from tessera.agents.learned.nibble import NIBBLE_FEATURES
 from tessera.core.game import State
 
 FORMAT = "tessera-weights"
-FEATURES = {"nume": NUME_FEATURES}
+FEATURES = {"nume": NUME_FEATURES, "nibble": NIBBLE_FEATURES}
 """The games with a learned evaluation and their feature names."""
 
 SHIPPED = {"nume": "nume-v2.json"}
@@ -68,7 +69,8 @@ class Weights:
 
 
 def hand_weights(game: str = "nume") -> Weights:
-    """The weights that reproduce the hand-written evaluation exactly (``tanh(estimate)``): generation 0."""
+    """Generation 0: Nume, the weights that reproduce the hand-written evaluation exactly (``tanh(estimate)``);
+    Nibble, nearly (``tanh(hand)``, the hand evaluation's value as the argument)."""
     if game not in FEATURES:
         raise WeightsError(f"{game}: no learned evaluation for this game (only {', '.join(FEATURES)})")
     w = np.zeros(len(FEATURES[game]))
