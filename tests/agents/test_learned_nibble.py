@@ -137,3 +137,21 @@ def test_the_learned_nibble_agent_plays_legal_steps_to_the_end(tmp_path: Path) -
         else:
             st.apply_action(st.random_action(rng))
     assert st.returns()[0] in (-1.0, 0.0, 1.0)
+
+
+def test_staged_weights_round_trip_and_bad_stages_are_refused(tmp_path: Path) -> None:
+    """A stage above the first (random steps down to 36 blocks, then its own weights) is kept in the file;
+    a stage whose reach is not above the first stage's, or with the wrong number of weights, is refused."""
+    nf = len(nb.NIBBLE_FEATURES)
+    w = Weights("nibble", np.ones(nf), reach=18, stages=[(36, np.full(nf, 0.5))])
+    back = load_weights("nibble", w.save(tmp_path / "s.json"))
+    assert back.reach == 18 and len(back.stages) == 1 and back.stages[0][0] == 36
+    assert np.allclose(back.stages[0][1], 0.5)
+    agent = LearnedMCTSAgent("nibble", tmp_path / "s.json", seed=1)
+    assert agent.leaf is not None and list(agent.leaf.reaches) == [36, 18]
+    st = tessera.load_game("nibble").new_initial_state(seed=3)
+    assert agent.choose_move(st, iterations=40) in st.legal_moves()
+    for stages in ([(18, np.ones(nf))], [(40, np.ones(nf - 1))]):
+        bad = Weights("nibble", np.ones(nf), reach=18, stages=stages).save(tmp_path / "bad.json")
+        with pytest.raises(WeightsError, match="stages"):
+            load_weights("nibble", bad)

@@ -43,7 +43,7 @@ class LearnedMCTSAgent(MCTSAgent):
         rollout_cutoff: int = 0,
         sample: int | None = None,
         prior: bool = True,
-        reach: int = REACH,
+        reach: int | None = None,
         name: str | None = None,
         **opts: Any,
     ) -> None:
@@ -56,12 +56,14 @@ class LearnedMCTSAgent(MCTSAgent):
         self.leaf: NibbleLeaf | None = None
         """Nibble: the compiled leaf (random steps down to ``reach`` blocks, then the learned value)."""
         self._cum: list[float] | None = None
-        if isinstance(reach, bool) or not isinstance(reach, int) or not 1 <= reach <= 200:
+        if reach is not None and (isinstance(reach, bool) or not isinstance(reach, int) or not 1 <= reach <= 200):
             raise ValueError(f"learned: reach must be an integer from 1 to 200 blocks, not {reach!r}")
         try:
             w = weights if isinstance(weights, Weights) else load_weights(game, weights)
             if w.game == NIBBLE:
-                self.leaf = NibbleLeaf(w.w, reach, self.rng.randrange(2**62))
+                last = reach if reach is not None else w.reach if w.reach is not None else REACH
+                stages = [(r, v) for r, v in w.stages if r > last]
+                self.leaf = NibbleLeaf(w.w, last, self.rng.randrange(2**62), stages)
                 return
             self.evaluation = LearnedEvaluation(w)
             if prior and w.number_prior is not None:

@@ -160,24 +160,32 @@ def leaf_value(
     deal: np.ndarray,
     geo: np.ndarray,
     rs: np.ndarray,
-    reach: int,
+    reaches: np.ndarray,
     w: np.ndarray,
     work: np.ndarray,
     ws: np.ndarray,
     phi: np.ndarray,
 ) -> float:
-    """Player 0's value of ``s`` (left unchanged): random steps down to ``reach`` blocks, then ``tanh(w · φ)``
-    (the exact result if the random game ends first)."""
+    """Player 0's value of ``s`` (left unchanged) by stages: ``reaches`` in decreasing order, ``w[i]`` the
+    weights of stage ``i``.  The first stage whose reach is below the blocks on the board plays random
+    steps down to it and scores there with ``tanh(w[i] · φ)``; with no such stage, the last one's
+    (random steps down to its reach, or none).  The exact result if the random game ends first."""
     for i in range(s.shape[0]):
         work[i] = s[i]
     k = geo.shape[0] - 1
     h = k + 2 * geo[k, 1]
-    random_to(work, deal, geo, ws, rs, I64(reach))
+    last = reaches.shape[0] - 1
+    stage = last
+    for i in range(reaches.shape[0]):
+        if work[h + ON_BOARD] > reaches[i]:
+            stage = i
+            break
+    random_to(work, deal, geo, ws, rs, I64(reaches[stage]))
     if work[h + OVER]:
         win = work[h + WINNER]
         return 0.0 if win < 0 else (1.0 if win == 0 else -1.0)
     nibble_features(work, deal, geo, phi)
-    return _linear(phi, w)
+    return _linear(phi, w[stage])
 
 
 def features(state: Any) -> np.ndarray:
@@ -196,15 +204,34 @@ def value_numpy(phi: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 
 class NibbleLeaf:
-    """The compiled leaf for one agent: ``value(state)`` (player 0) with its own scratch and generator."""
+    """The compiled leaf for one agent: ``value(state)`` (player 0) with its own scratch and generator.
 
-    def __init__(self, w: np.ndarray, reach: int = REACH, seed: int = 0) -> None:
-        self.w = np.ascontiguousarray(w, dtype=np.float64)
-        if self.w.shape != (len(NIBBLE_FEATURES),):
-            raise ValueError(f"nibble leaf: {len(NIBBLE_FEATURES)} weights needed, not {self.w.shape}")
+    ``w``: the weights of the last stage (random steps down to ``reach`` blocks); ``stages``: more
+    ``(reach, weights)`` pairs of stages above it, used from positions with more blocks than their reach.
+    """
+
+    def __init__(
+        self,
+        w: np.ndarray,
+        reach: int = REACH,
+        seed: int = 0,
+        stages: list[tuple[int, np.ndarray]] | tuple[tuple[int, np.ndarray], ...] = (),
+    ) -> None:
+        nf = len(NIBBLE_FEATURES)
+        pairs = sorted([(int(r), np.asarray(v, dtype=np.float64)) for r, v in stages], key=lambda p: -p[0])
+        pairs.append((int(reach), np.asarray(w, dtype=np.float64)))
+        for r, v in pairs:
+            if v.shape != (nf,):
+                raise ValueError(f"nibble leaf: {nf} weights needed, not {v.shape}")
+            if r < 1:
+                raise ValueError(f"nibble leaf: a reach must be at least 1 block, not {r}")
+        if len({r for r, _ in pairs}) != len(pairs) or pairs[-1][0] != min(r for r, _ in pairs):
+            raise ValueError("nibble leaf: the stages' reaches must differ and lie above the last stage's")
+        self.reaches = np.array([r for r, _ in pairs], dtype=np.int64)
+        self.w = np.ascontiguousarray(np.stack([v for _, v in pairs]))
         self.reach = int(reach)
         self.rs = rng_state(seed)
-        self.phi = np.empty(len(NIBBLE_FEATURES))
+        self.phi = np.empty(nf)
         self._work: np.ndarray | None = None
         self._ws: np.ndarray | None = None
 
@@ -216,7 +243,7 @@ class NibbleLeaf:
             self._work = np.empty_like(state.s)
             self._ws = scratch(geo)
         return float(
-            leaf_value(state.s, state._deal, geo, self.rs, I64(self.reach), self.w, self._work, self._ws, self.phi)
+            leaf_value(state.s, state._deal, geo, self.rs, self.reaches, self.w, self._work, self._ws, self.phi)
         )
 
 
@@ -290,6 +317,50 @@ def make_dataset(
     return np.array(xs), np.array(ys), info
 
 
+def make_search_dataset(
+    game: Any,
+    count: int,
+    rng: random.Random,
+    leaf: NibbleLeaf,
+    reach: int,
+    iterations: int = 300,
+    guided: int = 30,
+    guide_iterations: int = 50,
+) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+    """``count`` positions of ``reach`` blocks (:func:`sample_position`) labelled by a search's value:
+    player 0's value of the best root step of UCT (c = 0.7) at ``iterations`` simulations whose leaves
+    are scored by ``leaf`` (the stages below ``reach``) — the value one stage up is learned from the
+    search over the stage below (positions with a single legal step are skipped)."""
+    from tessera.agents.learned.agent import LearnedMCTSAgent
+
+    xs: list[np.ndarray] = []
+    ys: list[float] = []
+    rollout_sq = 0.0
+    while len(ys) < count:
+        st = sample_position(game, rng, reach, guided, guide_iterations)
+        if st is None or len(st.legal_actions()) < 2:
+            continue
+        agent = LearnedMCTSAgent(GAME, hand_weights_for_search(), seed=rng.randrange(2**31), reuse=False)
+        agent.leaf = leaf
+        agent.choose(st, iterations=iterations)
+        v = float(agent.stats["value"])
+        y0 = v if st.current_player() == 0 else -v
+        xs.append(features(st))
+        ys.append(y0)
+        rollout_sq += (st.rollouts(1, rng.randrange(2**62)).totals[0] - y0) ** 2
+    info = {"positions": len(ys), "iterations": iterations, "reach": reach, "rollout_mse": rollout_sq / len(ys)}
+    return np.array(xs), np.array(ys), info
+
+
+def hand_weights_for_search() -> Any:
+    """Placeholder weights for an agent whose leaf is set by hand (:func:`make_search_dataset`)."""
+    from tessera.agents.learned.model import Weights
+
+    w = np.zeros(len(NIBBLE_FEATURES))
+    w[0] = 1.0
+    return Weights(GAME, w)
+
+
 def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, steps: int = 50) -> np.ndarray:
     """Weights with ``P(player 0 wins) = σ(2 w·φ)`` by damped Newton steps (draws count half)."""
     t = (np.asarray(y, dtype=np.float64) + 1.0) / 2.0
@@ -321,6 +392,7 @@ __all__ = [
     "fit_logistic",
     "leaf_value",
     "make_dataset",
+    "make_search_dataset",
     "mse",
     "nibble_features",
     "random_to",
