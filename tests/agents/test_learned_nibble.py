@@ -155,3 +155,23 @@ def test_staged_weights_round_trip_and_bad_stages_are_refused(tmp_path: Path) ->
         bad = Weights("nibble", np.ones(nf), reach=18, stages=stages).save(tmp_path / "bad.json")
         with pytest.raises(WeightsError, match="stages"):
             load_weights("nibble", bad)
+
+
+def test_tessera_train_nibble_fits_stage_by_stage_and_continues(tmp_path: Path) -> None:
+    """A tiny run (two stages of 25 positions): the first stage's fit beats random weights on its own
+    positions, the weights file has both stages, and a second run keeps what is written."""
+    from tessera.arena.train import train_nibble
+
+    lines: list[str] = []
+    w = train_nibble(tmp_path, positions=25, stages=(14, 30), iterations=40, seed=2, report=lines.append)
+    assert [line.split(":")[0] for line in lines] == ["stage 1 (reach 14)", "stage 2 (reach 30)"]
+    assert w.reach == 14 and [r for r, _ in w.stages] == [30]
+    data = np.load(tmp_path / "stage-1.npz")
+    rand = np.random.default_rng(1).normal(size=len(w.w))
+    assert nb.mse(data["x"], data["y"], w.w) < nb.mse(data["x"], data["y"], rand)
+    assert load_weights("nibble", tmp_path / "best.json").stages[0][0] == 30
+    again: list[str] = []
+    train_nibble(tmp_path, positions=25, stages=(14, 30), seed=2, report=again.append)
+    assert all("kept from" in line for line in again)
+    with pytest.raises(ValueError, match="increasing"):
+        train_nibble(tmp_path, stages=(30, 14))
