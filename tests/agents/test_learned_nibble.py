@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -54,7 +55,7 @@ def test_the_compiled_leaf_equals_the_training_models_output() -> None:
 
 
 def test_the_leaf_plays_randomly_down_to_reach_and_leaves_the_state_alone() -> None:
-    st = tessera.load_game("nibble").new_initial_state(seed=4)
+    st: Any = tessera.load_game("nibble").new_initial_state(seed=4)
     before = st.s.copy()
     work = st.s.copy()
     ws = scratch(st.game.geo)

@@ -239,12 +239,11 @@ class NibbleLeaf:
         if state.is_terminal():
             return float(state.returns()[0])
         geo = state.game.geo
-        if self._work is None or self._work.shape != state.s.shape:
-            self._work = np.empty_like(state.s)
-            self._ws = scratch(geo)
-        return float(
-            leaf_value(state.s, state._deal, geo, self.rs, self.reaches, self.w, self._work, self._ws, self.phi)
-        )
+        work, ws = self._work, self._ws
+        if work is None or ws is None or work.shape != state.s.shape:
+            work = self._work = np.empty_like(state.s)
+            ws = self._ws = scratch(geo)
+        return float(leaf_value(state.s, state._deal, geo, self.rs, self.reaches, self.w, work, ws, self.phi))
 
 
 # -- training data: positions at ``reach`` blocks labelled by the exact solver -----------------------
