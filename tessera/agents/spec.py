@@ -61,6 +61,7 @@ AGENT_OPTIONS: dict[str, tuple[str, ...]] = {
         "reuse",
         "prior",
         "reach",
+        "guide",
         "endgame",
         "seed",
     ),

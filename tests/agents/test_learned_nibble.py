@@ -176,3 +176,25 @@ def test_tessera_train_nibble_fits_stage_by_stage_and_continues(tmp_path: Path) 
     assert all("kept from" in line for line in again)
     with pytest.raises(ValueError, match="increasing"):
         train_nibble(tmp_path, stages=(30, 14))
+
+
+@pytest.mark.parametrize("spec", ["nibble", "nibble(colors=13,board=hex)"])
+def test_guided_random_steps_play_legal_games_to_the_end(spec: str) -> None:
+    """The guided steps (a turn's first block the best of 3 legal ones by the learned value) keep the
+    rules: every game ends with each block taken once, held by the player who took it."""
+    game: Any = tessera.load_game(spec)
+    w = np.random.default_rng(0).normal(size=len(nb.NIBBLE_FEATURES))
+    k = game.geo.shape[0] - 1
+    n = game.colors
+    h = k + 2 * n
+    for seed in range(6):
+        st: Any = game.new_initial_state(seed=seed)
+        s = st.s.copy()
+        before = int(s[h + ON_BOARD])
+        steps = nb.guided_rollout(s, st._deal, game.geo, scratch(game.geo), rng_state(seed), I64(-1), w, I64(3))
+        assert steps > 0 and s[h + OVER] == 1
+        assert int(s[k : k + 2 * n].sum()) == before - int(s[h + ON_BOARD])
+        assert int(np.count_nonzero(s[:k] >= 0)) == int(s[h + ON_BOARD])
+    leaf = nb.NibbleLeaf(w, seed=1, guide=3)
+    st = game.new_initial_state(seed=9)
+    assert all(-1.0 <= leaf.value(st) <= 1.0 for _ in range(50))

@@ -44,6 +44,7 @@ class LearnedMCTSAgent(MCTSAgent):
         sample: int | None = None,
         prior: bool = True,
         reach: int | None = None,
+        guide: int = 1,
         name: str | None = None,
         **opts: Any,
     ) -> None:
@@ -63,7 +64,7 @@ class LearnedMCTSAgent(MCTSAgent):
             if w.game == NIBBLE:
                 last = reach if reach is not None else w.reach if w.reach is not None else REACH
                 stages = [(r, v) for r, v in w.stages if r > last]
-                self.leaf = NibbleLeaf(w.w, last, self.rng.randrange(2**62), stages)
+                self.leaf = NibbleLeaf(w.w, last, self.rng.randrange(2**62), stages, guide)
                 return
             self.evaluation = LearnedEvaluation(w)
             if prior and w.number_prior is not None:

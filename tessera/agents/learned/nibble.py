@@ -24,17 +24,22 @@ from typing import Any
 
 import numpy as np
 
-from tessera.core.kernels import I64, kernel, rng_state
+from tessera.core.kernels import I64, below, kernel, rng_state
 from tessera.games.nibble.kernels import (
+    LEGAL,
     N_LEGAL,
     ON_BOARD,
     OVER,
     TAKING,
     TO_MOVE,
     WINNER,
+    _apply,
+    _fill_legal,
     evaluate,
+    on_corner,
     rollout,
     scratch,
+    splits,
 )
 
 NIBBLE_FEATURES = (
@@ -140,6 +145,111 @@ def _linear(phi: np.ndarray, w: np.ndarray) -> float:
 
 
 @kernel
+def _colour_term(a: int, b: int, n: int, m: int, w: np.ndarray) -> float:
+    """One colour's part of ``w · φ`` (player 0 holding ``a`` blocks of it, player 1 ``b``): the
+    majorities, lead, leading and need-gap features; the others are not counted per colour."""
+    need_cols = n // 2 + 1
+    if a >= m:
+        return w[1] / need_cols
+    if b >= m:
+        return -w[1] / need_cols
+    left = n - a - b
+    t = w[2] * (a - b) / (left + 1.0) + w[4] * ((m - b) - (m - a)) / m
+    if a > b:
+        t += w[3] / n
+    elif b > a:
+        t -= w[3] / n
+    return t
+
+
+@kernel
+def guided_rollout(
+    s: np.ndarray,
+    deal: np.ndarray,
+    geo: np.ndarray,
+    ws: np.ndarray,
+    rs: np.ndarray,
+    cutoff: int,
+    w: np.ndarray,
+    k2: int,
+) -> int:
+    """Like the game's random ``rollout`` (at most ``cutoff`` steps, ``< 0``: no limit), but a turn's first
+    block is the best of ``k2`` random legal blocks by the gain of its colour's part of the learned value
+    ``w`` for the mover (ties and the steps inside a turn uniformly random); returns the steps played."""
+    k = geo.shape[0] - 1
+    n = geo[k, 1]
+    d = geo[k, 2]
+    m = geo[k, 6]
+    h = k + 2 * n
+    cl = ws[2 * k : 3 * k]
+    pos = ws[3 * k : 4 * k]
+    cnt = 0
+    for i in range(k):
+        pos[i] = -1
+        if s[i] >= 0 and on_corner(s, geo, I64(i)):
+            cl[cnt] = i
+            pos[i] = cnt
+            cnt += 1
+    steps = 0
+    while s[h + OVER] == 0 and (cutoff < 0 or steps < cutoff):
+        mm = int(s[h + N_LEGAL])
+        if mm < 0 and s[h + TAKING] >= 0:
+            mm = _fill_legal(s, deal, geo, ws)
+        if mm >= 0:
+            a = int(s[h + LEGAL + below(rs, I64(mm))])
+        else:
+            p = int(s[h + TO_MOVE])
+            a = -1
+            best = -1e30
+            found = 0
+            c = cnt
+            while c > 0 and found < k2:
+                j = below(rs, I64(c))
+                i = int(cl[j])
+                c -= 1  # the block tried goes behind the ones still to try
+                t = cl[c]
+                cl[c] = i
+                pos[i] = c
+                cl[j] = t
+                pos[t] = j
+                if splits(s, geo, I64(i), ws):
+                    continue
+                found += 1
+                col = int(s[i])
+                x = int(s[k + col])
+                y = int(s[k + n + col])
+                if p == 0:
+                    g = _colour_term(I64(x + 1), I64(y), I64(n), I64(m), w) - _colour_term(
+                        I64(x), I64(y), I64(n), I64(m), w
+                    )
+                else:
+                    g = _colour_term(I64(x), I64(y), I64(n), I64(m), w) - _colour_term(
+                        I64(x), I64(y + 1), I64(n), I64(m), w
+                    )
+                if g > best:
+                    best = g
+                    a = i
+            if a < 0:
+                return -1  # unreachable: a connected, non-empty board always has a block to take
+        _apply(s, deal, geo, ws, I64(a))
+        steps += 1
+        if a < k:
+            j = pos[a]
+            cnt -= 1
+            t = cl[cnt]
+            cl[j] = t
+            pos[t] = j
+            pos[a] = -1
+            for e in range(d):
+                nb = int(geo[a, e])
+                if nb >= 0 and s[nb] >= 0 and pos[nb] < 0 and on_corner(s, geo, I64(nb)):
+                    cl[cnt] = nb
+                    pos[nb] = cnt
+                    cnt += 1
+    return steps
+
+
+@kernel
 def random_to(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, ws: np.ndarray, rs: np.ndarray, reach: int) -> None:
     """Uniformly random steps on ``s`` until the game is over or at most ``reach`` blocks are left
     and no turn is under way (each step takes at most one block)."""
@@ -155,6 +265,32 @@ def random_to(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, ws: np.ndarray, 
 
 
 @kernel
+def play_to(
+    s: np.ndarray,
+    deal: np.ndarray,
+    geo: np.ndarray,
+    ws: np.ndarray,
+    rs: np.ndarray,
+    reach: int,
+    w: np.ndarray,
+    k2: int,
+) -> None:
+    """:func:`random_to` with :func:`guided_rollout`'s steps (``k2 <= 1``: uniformly random ones)."""
+    if k2 <= 1:
+        random_to(s, deal, geo, ws, rs, reach)
+        return
+    k = geo.shape[0] - 1
+    h = k + 2 * geo[k, 1]
+    while s[h + OVER] == 0:
+        extra = s[h + ON_BOARD] - reach
+        if extra <= 0:
+            if s[h + TAKING] < 0:
+                return
+            extra = 1
+        guided_rollout(s, deal, geo, ws, rs, I64(extra), w, k2)
+
+
+@kernel
 def leaf_value(
     s: np.ndarray,
     deal: np.ndarray,
@@ -165,6 +301,7 @@ def leaf_value(
     work: np.ndarray,
     ws: np.ndarray,
     phi: np.ndarray,
+    k2: int,
 ) -> float:
     """Player 0's value of ``s`` (left unchanged) by stages: ``reaches`` in decreasing order, ``w[i]`` the
     weights of stage ``i``.  The first stage whose reach is below the blocks on the board plays random
@@ -180,7 +317,7 @@ def leaf_value(
         if work[h + ON_BOARD] > reaches[i]:
             stage = i
             break
-    random_to(work, deal, geo, ws, rs, I64(reaches[stage]))
+    play_to(work, deal, geo, ws, rs, I64(reaches[stage]), w[last], k2)
     if work[h + OVER]:
         win = work[h + WINNER]
         return 0.0 if win < 0 else (1.0 if win == 0 else -1.0)
@@ -216,6 +353,7 @@ class NibbleLeaf:
         reach: int = REACH,
         seed: int = 0,
         stages: list[tuple[int, np.ndarray]] | tuple[tuple[int, np.ndarray], ...] = (),
+        guide: int = 1,
     ) -> None:
         nf = len(NIBBLE_FEATURES)
         pairs = sorted([(int(r), np.asarray(v, dtype=np.float64)) for r, v in stages], key=lambda p: -p[0])
@@ -230,6 +368,8 @@ class NibbleLeaf:
         self.reaches = np.array([r for r, _ in pairs], dtype=np.int64)
         self.w = np.ascontiguousarray(np.stack([v for _, v in pairs]))
         self.reach = int(reach)
+        self.guide = int(guide)
+        """Random steps: the first block of a turn is the best of this many by the learned value (1: uniform)."""
         self.rs = rng_state(seed)
         self.phi = np.empty(nf)
         self._work: np.ndarray | None = None
@@ -243,7 +383,8 @@ class NibbleLeaf:
         if work is None or ws is None or work.shape != state.s.shape:
             work = self._work = np.empty_like(state.s)
             ws = self._ws = scratch(geo)
-        return float(leaf_value(state.s, state._deal, geo, self.rs, self.reaches, self.w, work, ws, self.phi))
+        guide = I64(self.guide)
+        return float(leaf_value(state.s, state._deal, geo, self.rs, self.reaches, self.w, work, ws, self.phi, guide))
 
 
 # -- training data: positions at ``reach`` blocks labelled by the exact solver -----------------------
