@@ -412,6 +412,9 @@ def _run(args: object) -> int:
         except ValueError as e:
             print(f"tessera train: {e}")
             return 2
+        except OSError as e:
+            print(f"tessera train: cannot write to {a.out}: {e.strerror or e}")  # type: ignore[attr-defined]
+            return 2
         reaches = [w.reach, *[r for r, _ in w.stages]]
         print(f"weights: {Path(a.out or f'training/{game}') / 'best.json'} (stages at {reaches} blocks)")  # type: ignore[attr-defined]
         return 0
