@@ -12,7 +12,8 @@ A spec is a name with optional keyword options in parentheses:
 ``turns``       UCB over whole turns with rollouts (``width``, ``rounds``, ``noise``, ``c``, ``reply``, ``cap``,
                 ``limit``: at most that many iterations per turn)
 ``learned``     level 5's UCT with an evaluation learned by self-play (``game``, ``weights``: a weights
-                file, default the package's; ``c``, ``sample``, …; :mod:`tessera.agents.learned`)
+                file, default the package's; ``c``, ``sample``, …; Nibble: ``reach``; ``endgame=true``:
+                the exact endgame solver first, as levels 4–5; :mod:`tessera.agents.learned`)
 ``level1``…     the web app's strength levels (``level(3)`` too), tuned per game
 ==============  ==============================================================
 
@@ -59,6 +60,9 @@ AGENT_OPTIONS: dict[str, tuple[str, ...]] = {
         "pw_alpha",
         "reuse",
         "prior",
+        "reach",
+        "guide",
+        "endgame",
         "seed",
     ),
     "level": ("n", "game", "scale", "seed"),
@@ -168,7 +172,12 @@ def make_agent(spec: str | Agent, *, game: str | None = None) -> Agent:
         elif name == "learned":
             from tessera.agents.learned.agent import LearnedMCTSAgent
 
+            endgame = opts.pop("endgame", False)
             agent = LearnedMCTSAgent(**opts, name=canonical)
+            if endgame is True:  # the exact solver first near the end, as levels 4 and up
+                agent = with_endgame(agent, opts.get("game", "nume"))
+            elif endgame is not False:
+                raise ValueError(f"learned: endgame must be true or false, not {endgame!r}")
         else:
             if "game" not in opts and game is not None:
                 opts["game"] = game

@@ -1,5 +1,8 @@
 """``tessera train GAME``: learn an evaluation by self-play (Nume: a linear value over compiled features).
 
+Nibble is trained differently (:func:`train_nibble`): its leaf value's first stage is fitted to the
+exact endgame solver's results, each further stage to the values of a search over the stages below.
+
 Each *generation*:
 
 1. **Self-play** — ``games`` games between two copies of the current best player.  With
@@ -48,11 +51,12 @@ from tessera.agents.learned.model import (
     hand_weights,
     load_weights,
 )
+from tessera.agents.learned.nibble import GAME as NIBBLE
 from tessera.core.game import State
 from tessera.core.registry import load_game
 
-TRAINABLE = tuple(FEATURES)
-"""Games ``tessera train`` can learn an evaluation for."""
+TRAINABLE = ("nume", NIBBLE)
+"""Games ``tessera train`` can learn an evaluation for (Nibble: :func:`train_nibble`)."""
 
 
 @dataclass
@@ -284,10 +288,86 @@ def train(cfg: TrainConfig, report: Callable[[str], None] = print) -> Weights:
     return best
 
 
+def train_nibble(
+    out: Path,
+    positions: int = 1500,
+    stages: tuple[int, ...] = (18, 36),
+    iterations: int = 300,
+    seed: int = 0,
+    report: Callable[[str], None] = print,
+) -> Weights:
+    """Nibble's staged leaf value (:mod:`tessera.agents.learned.nibble`), one stage after the other.
+
+    Stage 1: ``positions`` positions of ``stages[0]`` blocks as the search's leaves meet them, labelled
+    by the exact endgame solver; each further stage: positions of its number of blocks labelled by UCT
+    at ``iterations`` simulations whose leaves use the stages below.  Each stage is fitted on four
+    fifths of its positions and reports its squared error on the rest, next to the hand evaluation's
+    and one random game's.  ``out`` gets ``stage-N.json`` (the weights up to stage N), ``stage-N.npz``
+    (its positions), ``history.jsonl`` and ``best.json``; a stage already written is kept, so a second
+    run continues.
+    """
+    from tessera.agents.learned.nibble import NibbleLeaf, fit_logistic, make_dataset, make_search_dataset, mse
+
+    if not stages or list(stages) != sorted(set(stages)) or stages[0] < 1:
+        raise ValueError(f"train nibble: stages must be increasing numbers of blocks, not {stages!r}")
+    if positions < 5:
+        raise ValueError(f"train nibble: at least 5 positions a stage, not {positions!r}")
+    game = load_game("nibble")
+    out.mkdir(parents=True, exist_ok=True)
+    weights: Weights | None = None
+    for i, reach in enumerate(stages):
+        path = out / f"stage-{i + 1}.json"
+        if path.exists():
+            weights = load_weights("nibble", path)
+            report(f"stage {i + 1} (reach {reach}): kept from {path}")
+            continue
+        rng = random.Random(seed * 1000 + i)
+        t0 = time.process_time()
+        if weights is None:
+            x, y, info = make_dataset(game, positions, rng, reach)
+        else:
+            leaf = NibbleLeaf(weights.w, weights.reach or stages[0], rng.randrange(2**62), weights.stages)
+            x, y, info = make_search_dataset(game, positions, rng, leaf, reach, iterations)
+        n_test = max(1, len(y) // 5)
+        w = fit_logistic(x[n_test:], y[n_test:])
+        test = mse(x[:n_test], y[:n_test], w)
+        hand = float(np.mean((x[:n_test, 0] - y[:n_test]) ** 2))
+        cpu = time.process_time() - t0
+        figures = {
+            "stage": i + 1,
+            "reach": reach,
+            "labels": "exact solver" if weights is None else f"UCT at {iterations} simulations",
+            "positions": len(y),
+            "held_out_mse": round(test, 5),
+            "hand_mse": round(hand, 5),
+            "random_game_mse": round(float(info["rollout_mse"]), 5),
+            "cpu_seconds": round(cpu, 1),
+            "seed": seed,
+        }
+        if weights is None:
+            weights = Weights("nibble", w, {}, reach=reach)
+        else:
+            weights.stages.append((reach, w))
+        weights.training[f"stage {i + 1}"] = figures
+        np.savez_compressed(out / f"stage-{i + 1}.npz", x=x, y=y)
+        weights.save(path)
+        with (out / "history.jsonl").open("a", encoding="utf-8") as f:
+            f.write(json.dumps(figures) + "\n")
+        report(
+            f"stage {i + 1} (reach {reach}): {len(y)} positions, held-out squared error {test:.3f} "
+            f"(hand evaluation {hand:.3f}, one random game {info['rollout_mse']:.3f}), {cpu:.1f} s CPU"
+        )
+    assert weights is not None
+    weights.save(out / "best.json")
+    return weights
+
+
 def register(subparsers: object) -> None:
     """``tessera train GAME [--minutes M] [--games N] [--seed S] [--out DIR] …`` (a small hook in the CLI)."""
     p = subparsers.add_parser(  # type: ignore[attr-defined]
-        "train", help="learn an evaluation by self-play (Nume)", description=__doc__.split("\n\n")[0]
+        "train",
+        help="learn an evaluation (Nume: by self-play; Nibble: from exact endgame results)",
+        description=__doc__.split("\n\n")[0],
     )
     p.add_argument("game", help=f"game spec ({', '.join(TRAINABLE)}, e.g. 'nume' or 'nume(size=4)')")
     p.add_argument("--out", default=None, help="directory for checkpoints (default training/<game>)")
@@ -300,9 +380,12 @@ def register(subparsers: object) -> None:
     p.add_argument(
         "--iterations",
         type=int,
-        default=100,
-        help="simulations per step of the self-play search (default 100; 0: one-step look-ahead among --sample)",
+        default=None,
+        help="simulations per step of the self-play search (default 100; 0: one-step look-ahead among --sample); "
+        "Nibble: of the search that labels the stages above the first (default 300)",
     )
+    p.add_argument("--positions", type=int, default=1500, help="Nibble: labelled positions a stage (default 1500)")
+    p.add_argument("--stages", default="18,36", help="Nibble: blocks left at each stage, increasing (default 18,36)")
     p.add_argument("--opening", type=int, default=4, help="random steps opening each game (default 4)")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=_run)
@@ -315,6 +398,26 @@ def _run(args: object) -> int:
     if game not in TRAINABLE:
         print(f"tessera train: no learned evaluation for {game!r} (only {', '.join(TRAINABLE)})")
         return 2
+    iterations = a.iterations  # type: ignore[attr-defined]
+    if game == NIBBLE:  # exact labels and stages, not self-play generations
+        try:
+            stages = tuple(int(t) for t in str(a.stages).split(","))  # type: ignore[attr-defined]
+            w = train_nibble(
+                Path(a.out or f"training/{game}"),  # type: ignore[attr-defined]
+                positions=a.positions,  # type: ignore[attr-defined]
+                stages=stages,
+                iterations=300 if iterations is None else iterations,
+                seed=a.seed,  # type: ignore[attr-defined]
+            )
+        except ValueError as e:
+            print(f"tessera train: {e}")
+            return 2
+        except OSError as e:
+            print(f"tessera train: cannot write to {a.out}: {e.strerror or e}")  # type: ignore[attr-defined]
+            return 2
+        reaches = [w.reach, *[r for r, _ in w.stages]]
+        print(f"weights: {Path(a.out or f'training/{game}') / 'best.json'} (stages at {reaches} blocks)")  # type: ignore[attr-defined]
+        return 0
     cfg = TrainConfig(
         game=game,
         spec=spec,
@@ -325,7 +428,7 @@ def _run(args: object) -> int:
         gate=a.gate,  # type: ignore[attr-defined]
         sample=a.sample,  # type: ignore[attr-defined]
         epsilon=a.epsilon,  # type: ignore[attr-defined]
-        iterations=a.iterations,  # type: ignore[attr-defined]
+        iterations=100 if iterations is None else iterations,
         opening=a.opening,  # type: ignore[attr-defined]
         seed=a.seed,  # type: ignore[attr-defined]
     )
@@ -346,4 +449,5 @@ __all__ = [
     "register",
     "self_play",
     "train",
+    "train_nibble",
 ]

@@ -8,6 +8,12 @@ for the candidate prior (``sample``); where the weights carry a learned number p
 that start a group are drawn from it instead of uniformly from ``0 … cells``.  When its
 weights cannot be loaded it says why in ``fallback`` and searches with the hand evaluation,
 i.e. it plays exactly as level 5.
+
+Nibble (``game=nibble``): level 5 is UCT with a random game to the end at each leaf
+(``mcts(c=0.7,rollout_cutoff=-1)``); here the leaf's random game stops at
+:data:`~tessera.agents.learned.nibble.REACH` blocks and the learned value scores that
+position (:class:`~tessera.agents.learned.nibble.NibbleLeaf`, one compiled call).  Without
+usable weights it plays level 5's search exactly (random games to the end).
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from tessera.agents.learned.model import LearnedEvaluation, Weights, WeightsError, load_weights
+from tessera.agents.learned.nibble import GAME as NIBBLE
+from tessera.agents.learned.nibble import REACH, NibbleLeaf
 from tessera.agents.mcts import MCTSAgent
 from tessera.core.game import Action, State
 
@@ -33,23 +41,39 @@ class LearnedMCTSAgent(MCTSAgent):
         weights: str | Path | Weights | None = None,
         c: float = 0.7,
         rollout_cutoff: int = 0,
-        sample: int = 8,
+        sample: int | None = None,
         prior: bool = True,
+        reach: int | None = None,
+        guide: int = 1,
         name: str | None = None,
         **opts: Any,
     ) -> None:
+        if sample is None:
+            sample = 1 if game == NIBBLE else 8  # level 5's (Nibble: every legal step a candidate)
         super().__init__(c=c, rollout_cutoff=rollout_cutoff, sample=sample, name=name or "learned", **opts)
         self.fallback: str | None = None
         """Why the learned evaluation is not used (``None`` when it is)."""
         self.evaluation: LearnedEvaluation | None = None
+        self.leaf: NibbleLeaf | None = None
+        """Nibble: the compiled leaf (random steps down to ``reach`` blocks, then the learned value)."""
         self._cum: list[float] | None = None
+        if reach is not None and (isinstance(reach, bool) or not isinstance(reach, int) or not 1 <= reach <= 200):
+            raise ValueError(f"learned: reach must be an integer from 1 to 200 blocks, not {reach!r}")
         try:
             w = weights if isinstance(weights, Weights) else load_weights(game, weights)
+            if w.game == NIBBLE:
+                last = reach if reach is not None else w.reach if w.reach is not None else REACH
+                stages = [(r, v) for r, v in w.stages if r > last]
+                self.leaf = NibbleLeaf(w.w, last, self.rng.randrange(2**62), stages, guide)
+                return
             self.evaluation = LearnedEvaluation(w)
             if prior and w.number_prior is not None:
                 self._cum = list(accumulate(float(x) for x in w.number_prior))
         except WeightsError as e:
             self.fallback = f"{e}; searching with the hand-written evaluation (level 5)"
+            if game == NIBBLE:
+                self.rollout_cutoff = -1  # level 5's random games to the end
+                self.fallback = f"{e}; searching as level 5 (random games to the end)"
 
     def _draw(self, state: State, rng: random.Random) -> Action:
         """A random step whose number, when it starts a group, follows the learned prior (if any)."""
@@ -68,6 +92,10 @@ class LearnedMCTSAgent(MCTSAgent):
         return (a // K) * K + 1 + k
 
     def _leaf_value(self, state: State, player: int) -> float:
+        leaf = self.leaf
+        if leaf is not None and state.game.name == NIBBLE:
+            v0 = leaf.value(state)
+            return v0 if player == 0 else -v0
         ev = self.evaluation
         if ev is None or state.game.name != ev.game:
             return state.evaluate(player)

@@ -22,10 +22,11 @@ from typing import Any
 import numpy as np
 
 from tessera.agents.learned.features import NUME_FEATURES, linear_value, nume_features
+from tessera.agents.learned.nibble import NIBBLE_FEATURES
 from tessera.core.game import State
 
 FORMAT = "tessera-weights"
-FEATURES = {"nume": NUME_FEATURES}
+FEATURES = {"nume": NUME_FEATURES, "nibble": NIBBLE_FEATURES}
 """The games with a learned evaluation and their feature names."""
 
 SHIPPED = {"nume": "nume-v2.json"}
@@ -47,8 +48,18 @@ class Weights:
     number_prior: np.ndarray | None = None
     """Nume: how often each number ``0 … cells`` is worth writing on a stone that starts a group (the
     smoothed distribution of final group sizes in self-play), for boards of ``len − 1`` cells; ``None``: none."""
+    reach: int | None = None
+    """Nibble: the blocks left where the leaf's random game stops and ``w`` scores (``None``: the default)."""
+    stages: list[tuple[int, np.ndarray]] = field(default_factory=list)
+    """Nibble: further ``(reach, weights)`` stages above ``reach``
+    (:class:`~tessera.agents.learned.nibble.NibbleLeaf`)."""
 
     def as_dict(self) -> dict[str, Any]:
+        extra: dict[str, Any] = {}
+        if self.reach is not None:
+            extra["reach"] = self.reach
+        if self.stages:
+            extra["stages"] = [{"reach": r, "weights": [round(float(x), 6) for x in v]} for r, v in self.stages]
         return {
             "format": FORMAT,
             "version": self.version,
@@ -57,6 +68,7 @@ class Weights:
             "features": list(FEATURES[self.game]),
             "weights": [round(float(x), 6) for x in self.w],
             "number_prior": None if self.number_prior is None else [round(float(x), 6) for x in self.number_prior],
+            **extra,
             "training": self.training,
         }
 
@@ -68,7 +80,8 @@ class Weights:
 
 
 def hand_weights(game: str = "nume") -> Weights:
-    """The weights that reproduce the hand-written evaluation exactly (``tanh(estimate)``): generation 0."""
+    """Generation 0: Nume, the weights that reproduce the hand-written evaluation exactly (``tanh(estimate)``);
+    Nibble, nearly (``tanh(hand)``, the hand evaluation's value as the argument)."""
     if game not in FEATURES:
         raise WeightsError(f"{game}: no learned evaluation for this game (only {', '.join(FEATURES)})")
     w = np.zeros(len(FEATURES[game]))
@@ -105,6 +118,27 @@ def parse_weights(data: Any, where: str) -> Weights:
         raise WeightsError(f'{where}: "number_prior" must be a list of non-negative numbers, not all zero')
     version = data.get("version", 1)
     out = Weights(game, np.array(w, dtype=np.float64), training, version if isinstance(version, int) else 1)
+    reach = data.get("reach")
+    if reach is not None:
+        if isinstance(reach, bool) or not isinstance(reach, int) or reach < 1:
+            raise WeightsError(f'{where}: "reach" must be a whole number of blocks, at least 1')
+        out.reach = reach
+    for stage in data.get("stages") or []:
+        sw = stage.get("weights") if isinstance(stage, dict) else None
+        sr = stage.get("reach") if isinstance(stage, dict) else None
+        if (
+            isinstance(sr, bool)
+            or not isinstance(sr, int)
+            or sr <= (out.reach or 1)
+            or not isinstance(sw, list)
+            or len(sw) != len(names)
+            or not all(isinstance(x, int | float) and not isinstance(x, bool) and np.isfinite(x) for x in sw)
+        ):
+            raise WeightsError(
+                f'{where}: each of "stages" must be {{"reach": blocks above "reach", '
+                f'"weights": {len(names)} finite numbers}}'
+            )
+        out.stages.append((sr, np.array(sw, dtype=np.float64)))
     if prior is not None:
         out.number_prior = np.array(prior, dtype=np.float64) / float(sum(prior))
     return out
