@@ -10,6 +10,7 @@ from tessera.arena.tournament import run_tournament
 ray = pytest.importorskip("ray")
 
 
+@pytest.mark.timeout(300)  # a local Ray instance that dies under us (another job's `ray stop`) would hang it
 def test_a_small_tournament_on_ray_equals_the_local_run() -> None:
     """Seeded per game: a Ray run (ray.init(num_cpus=2)) plays exactly the local run's games — a tournament and a
     match alike."""
