@@ -40,6 +40,7 @@ from tessera.games.nibble.kernels import (
     rollout,
     scratch,
     splits,
+    win_progress,
 )
 
 NIBBLE_FEATURES = (
@@ -60,36 +61,6 @@ GAME = "nibble"
 
 REACH = 18
 """Blocks left where the leaf's random game stops and the learned value takes over."""
-
-
-@kernel
-def _progress2(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, p: int) -> float:
-    """``p``'s best instant-win progress, 0…1 (as in the game's hand evaluation)."""
-    k = geo.shape[0] - 1
-    n = geo[k, 1]
-    need = geo[k, 5]
-    mine = k + p * n
-    theirs = k + (1 - p) * n
-    best = 0.0
-    for c in range(n):
-        if s[theirs + c] == 0:
-            v = s[mine + c] / n
-            if v > best:
-                best = v
-    for i in range(n - 2):
-        ok = True
-        low = need
-        for j in range(3):
-            c = deal[i + j]
-            if s[theirs + c] > n - need:
-                ok = False
-                break
-            low = min(low, s[mine + c])
-        if ok:
-            v = low / need
-            if v > best:
-                best = v
-    return best
 
 
 @kernel
@@ -121,8 +92,8 @@ def nibble_features(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, out: np.nd
             elif b > a:
                 leading -= 1.0
             gap += ((m - b) - (m - a)) / m
-    t0 = _progress2(s, deal, geo, I64(0))
-    t1 = _progress2(s, deal, geo, I64(1))
+    t0 = win_progress(s, deal, geo, I64(0))
+    t1 = win_progress(s, deal, geo, I64(1))
     tempo = 1.0 if s[h + TO_MOVE] == 0 else -1.0
     share = undecided / n
     out[0] = evaluate(s, deal, geo, I64(0))
@@ -253,15 +224,7 @@ def guided_rollout(
 def random_to(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, ws: np.ndarray, rs: np.ndarray, reach: int) -> None:
     """Uniformly random steps on ``s`` until the game is over or at most ``reach`` blocks are left
     and no turn is under way (each step takes at most one block)."""
-    k = geo.shape[0] - 1
-    h = k + 2 * geo[k, 1]
-    while s[h + OVER] == 0:
-        extra = s[h + ON_BOARD] - reach
-        if extra <= 0:
-            if s[h + TAKING] < 0:
-                return
-            extra = 1
-        rollout(s, deal, geo, ws, rs, I64(extra))
+    play_to(s, deal, geo, ws, rs, reach, np.zeros(1), I64(1))
 
 
 @kernel
@@ -276,9 +239,6 @@ def play_to(
     k2: int,
 ) -> None:
     """:func:`random_to` with :func:`guided_rollout`'s steps (``k2 <= 1``: uniformly random ones)."""
-    if k2 <= 1:
-        random_to(s, deal, geo, ws, rs, reach)
-        return
     k = geo.shape[0] - 1
     h = k + 2 * geo[k, 1]
     while s[h + OVER] == 0:
@@ -287,7 +247,10 @@ def play_to(
             if s[h + TAKING] < 0:
                 return
             extra = 1
-        guided_rollout(s, deal, geo, ws, rs, I64(extra), w, k2)
+        if k2 <= 1:
+            rollout(s, deal, geo, ws, rs, I64(extra))
+        else:
+            guided_rollout(s, deal, geo, ws, rs, I64(extra), w, k2)
 
 
 @kernel

@@ -455,7 +455,7 @@ def rollout(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, ws: np.ndarray, rs
 
 
 @kernel
-def _progress(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, p: int) -> float:
+def win_progress(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, p: int) -> float:
     """How close ``p`` is to an instant win, 0…1 (module docstring of ``nibble``)."""
     k = geo.shape[0] - 1
     n = geo[k, 1]
@@ -507,8 +507,8 @@ def evaluate(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, player: int) -> f
         else:
             race += 0.5 * (a - b) / m
     race /= m
-    t_me = _progress(s, deal, geo, I64(player))
-    t_op = _progress(s, deal, geo, I64(1 - player))
+    t_me = win_progress(s, deal, geo, I64(player))
+    t_op = win_progress(s, deal, geo, I64(1 - player))
     return np.tanh(1.2 * race + 2.0 * (t_me * t_me - t_op * t_op))
 
 
