@@ -17,6 +17,7 @@ from tessera.server.accounts.model import (
 )
 from tessera.server.accounts.security import Refused
 from tessera.server.accounts.tables import (
+    SEAT_OF_ACCOUNT,
     account_games_table,
     challenge_invitees_table,
     challenges_table,
@@ -193,10 +194,7 @@ class ChallengeQueries(HistoryQueries):
             sa.select(seats_table.c.seat, seats_table.c.token)
             .join(
                 seat_accounts_table,
-                sa.and_(
-                    seat_accounts_table.c.game_id == seats_table.c.game_id,
-                    seat_accounts_table.c.seat == seats_table.c.seat,
-                ),
+                SEAT_OF_ACCOUNT,
                 isouter=True,
             )
             .where(

@@ -20,6 +20,7 @@ from tessera.server.accounts.model import (
 from tessera.server.accounts.rating import current
 from tessera.server.accounts.security import Refused
 from tessera.server.accounts.tables import (
+    SEAT_OF_ACCOUNT,
     account_games_table,
     history_table,
     ratings_table,
@@ -211,10 +212,7 @@ class HistoryQueries(StoreBase):
             )
             .join(
                 seat_accounts_table,
-                sa.and_(
-                    seat_accounts_table.c.game_id == seats_table.c.game_id,
-                    seat_accounts_table.c.seat == seats_table.c.seat,
-                ),
+                SEAT_OF_ACCOUNT,
                 isouter=True,
             )
             .join(users_table, users_table.c.id == seat_accounts_table.c.user_id, isouter=True)

@@ -31,6 +31,7 @@ from tessera.server.accounts.model import (
 )
 from tessera.server.accounts.security import Refused
 from tessera.server.accounts.tables import (
+    SEAT_OF_ACCOUNT,
     account_games_table,
     challenges_table,
     history_table,
@@ -478,10 +479,7 @@ class AccountStore(ChallengeQueries):
                 sa.select(seats_table.c.seat, seats_table.c.token)
                 .join(
                     seat_accounts_table,
-                    sa.and_(
-                        seat_accounts_table.c.game_id == seats_table.c.game_id,
-                        seat_accounts_table.c.seat == seats_table.c.seat,
-                    ),
+                    SEAT_OF_ACCOUNT,
                 )
                 .where(seats_table.c.game_id == game_id, seat_accounts_table.c.user_id == user.id)
                 .order_by(seats_table.c.seat)

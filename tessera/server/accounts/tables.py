@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from tessera.server.storage import metadata
+from tessera.server.storage import metadata, seats_table
 
 users_table = sa.Table(
     "users",
@@ -132,6 +132,12 @@ seat_accounts_table = sa.Table(
     sa.Column("seat", sa.Integer, primary_key=True),
     sa.Column("user_id", sa.String(32), sa.ForeignKey("users.id", ondelete="CASCADE"), nullable=False, index=True),
 )
+
+SEAT_OF_ACCOUNT = sa.and_(
+    seat_accounts_table.c.game_id == seats_table.c.game_id,
+    seat_accounts_table.c.seat == seats_table.c.seat,
+)
+"""How a game's seat (``seats``) joins the account bound to it (``seat_accounts``)."""
 
 account_games_table = sa.Table(
     "account_games",

@@ -18,6 +18,7 @@ from tessera.server.accounts import glicko2
 from tessera.server.accounts.security import Refused
 from tessera.server.accounts.store import AccountStore, User
 from tessera.server.accounts.tables import (
+    SEAT_OF_ACCOUNT,
     account_games_table,
     ratings_table,
     seat_accounts_table,
@@ -213,10 +214,7 @@ class BotStore:
                 )
                 .join(
                     seat_accounts_table,
-                    sa.and_(
-                        seat_accounts_table.c.game_id == seats_table.c.game_id,
-                        seat_accounts_table.c.seat == seats_table.c.seat,
-                    ),
+                    SEAT_OF_ACCOUNT,
                     isouter=True,
                 )
                 .join(users_table, users_table.c.id == seat_accounts_table.c.user_id, isouter=True)
