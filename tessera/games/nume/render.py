@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tessera.core.render import describe, grid_cells
-from tessera.core.texts import Text, expand, name_text
+from tessera.core.texts import Text, name_text
 from tessera.games.nume import kernels as kern
 from tessera.games.nume.game import (
     BID,
@@ -22,28 +22,60 @@ from tessera.games.nume.game import (
 )
 from tessera.games.nume.kernels import GID, NUM, STONE
 
+GROUPS_KEPT = 4096
+"""Group entries kept per board between renders (a game's groups over its whole length are far fewer)."""
+
+
+class _Shared:
+    """What every render of one board shares, built once per game: the board entry and each cell's
+    action (a view is drawn after every move; these are a third of its objects). Shared, so a render
+    of this game is read, never changed in place — as the server already treats its cached renders."""
+
+    def __init__(self, g: Any) -> None:
+        hexes = g.params["variant"] == "hex"
+        self.board = {
+            "kind": "hex" if hexes else "square",
+            "cells": grid_cells(g.grid),
+            "unbounded": False,
+            "coords": "rows" if hexes else "chess",
+        }
+        span = [0, g.cells]
+        self.join = [{"move": lab, "path": [lab]} for lab in g.labels]
+        self.place = [
+            {"template": t, "path": [lab], "number": span} for t, lab in zip(g.templates, g.labels, strict=True)
+        ]
+        self.numbers = [str(k) for k in range(g.cells + 1)]
+        self.groups: dict[tuple[int, ...], tuple[str, str, dict[str, Any], dict[str, int]]] = {}
+
+
+def _shared(g: Any) -> _Shared:
+    shared: _Shared | None = g.__dict__.get("_render_shared")
+    if shared is None:
+        shared = g._render_shared = _Shared(g)
+    return shared
+
 
 def render(state: NumeState, player: int | None = None) -> dict[str, Any]:
     g = state.game
-    n = g.cells
-    hexes = g.params["variant"] == "hex"
-    board = {
-        "kind": "hex" if hexes else "square",
-        "cells": grid_cells(g.grid),
-        "unbounded": False,
-        "coords": "rows" if hexes else "chess",
-    }
+    shared = _shared(g)
+    board = shared.board
     owner = {c: i for i, c in enumerate(state._colors)} if state._colors is not None else {}
     stone, num, gid = state._field(STONE), state._field(NUM), state._field(GID)
-    # a stone's title and ``group`` are its group's: one dict per group, shared by its stones
-    group_of: dict[int, tuple[Text, dict[str, int]]] = {}
+    # a stone's title and ``group`` are its group's: (title, its key, its args, ``group``) made once
+    # per group, and kept for the next renders of this board (a move changes one or two groups)
+    group_of: dict[int, tuple[str, str, dict[str, Any], dict[str, int]]] = {}
+    known = shared.groups
+    if len(known) > GROUPS_KEPT:
+        known.clear()
     ngroups = [0, 0]
     for gr in state._group_table():
         nums = gr["numbers"]
-        stones = name_text(COLOUR_NAMES[gr["color"]])
-        numbers = ", ".join(map(str, nums))
-        group_of[gr["root"]] = (
-            Text(
+        key = (gr["color"], gr["size"], gr["price"], *nums)
+        entry = known.get(key)
+        if entry is None:
+            stones = name_text(COLOUR_NAMES[gr["color"]])
+            numbers = ", ".join(map(str, nums))
+            title = Text(
                 "piece.group",
                 f"{stones} group of {gr['size']}, number{'s' if len(nums) > 1 else ''} {numbers}, price {gr['price']}",
                 colour=stones,
@@ -51,30 +83,33 @@ def render(state: NumeState, player: int | None = None) -> dict[str, Any]:
                 count=len(nums),
                 numbers=numbers,
                 price=gr["price"],
-            ),
-            {"size": gr["size"], "price": gr["price"]},
-        )
+            )
+            group = {"size": gr["size"], "price": gr["price"]}
+            entry = known[key] = (str(title), title.key, title.as_json()["args"], group)
+        group_of[gr["root"]] = entry
         ngroups[gr["color"]] += 1
-    labels = g.labels
+    labels, written = g.labels, shared.numbers
     look = [(owner.get(col), COLOURS[col], "BW"[col]) for col in (BLACK, WHITE)]  # by stone colour
     pieces = []
     for c, col in enumerate(stone):
         if col >= 0:
-            title, group = group_of[gid[c]]
+            title_s, title_key, title_args, group = group_of[gid[c]]
             who, colour, symbol = look[col]
             k = num[c]
-            stone_d = {
-                "cell": labels[c],
-                "owner": who,
-                "text": "" if k < 0 else str(k),
-                "shape": "disc",
-                "color": colour,
-                "symbol": symbol,
-                "title": title,
-                "group": group,
-            }
-            expand(stone_d, "title")
-            pieces.append(stone_d)
+            pieces.append(
+                {
+                    "cell": labels[c],
+                    "owner": who,
+                    "text": "" if k < 0 else written[k],
+                    "shape": "disc",
+                    "color": colour,
+                    "symbol": symbol,
+                    "title": title_s,
+                    "group": group,
+                    "title_key": title_key,
+                    "title_args": title_args,
+                }
+            )
     last: list[str] = []
     highlights: list[dict[str, Any]] = []
     if state._history:
@@ -86,14 +121,8 @@ def render(state: NumeState, player: int | None = None) -> dict[str, Any]:
     actions: list[dict[str, Any]] = []
     if cp >= 0 and (player is None or player == cp):
         if state._phase == PLAY:
-            occupied, joins, templates = kern.OCCUPIED, kern.JOINS, g.templates
-            actions = [
-                {"move": labels[c], "path": [labels[c]]}
-                if st == joins
-                else {"template": templates[c], "path": [labels[c]], "number": [0, n]}
-                for c, st in enumerate(state._statuses())
-                if st != occupied
-            ]
+            occupied, joins, join, place = kern.OCCUPIED, kern.JOINS, shared.join, shared.place
+            actions = [join[c] if st == joins else place[c] for c, st in enumerate(state._statuses()) if st != occupied]
         elif state._phase == BID:
             # one button per bid (docs/render.md: a button is a move with an empty path; the
             # generic client lists a long group of buttons as a drop-down)
