@@ -25,12 +25,16 @@ from tessera.core.game import SIMULTANEOUS, Game, State
 from tessera.server.clocks import clock_start, clock_stop
 from tessera.server.errors import ServiceError
 from tessera.server.events import Changed
+from tessera.server.inputs import load_or_refuse
 from tessera.server.knowledge import movers, replay_moves
 from tessera.server.results import rules_result
 from tessera.server.storage import GameRow, MoveRow, Storage, Transaction
 
 CACHE_GAMES = 4096
 """How many games the service keeps in memory (the rest are read and replayed when next used)."""
+
+REQUESTED_KEPT = 256
+"""Game objects kept per form of a create request (a game name with its parameters)."""
 
 
 @dataclass
@@ -156,6 +160,7 @@ class Games:
         self.guard = threading.Lock()
         """Guards the cache (and the views' render cache)."""
         self._games: dict[str, Game] = {}
+        self._requested: OrderedDict[tuple[Any, ...], Game] = OrderedDict()
 
     # -- locks ---------------------------------------------------------------------------
     @contextmanager
@@ -211,6 +216,29 @@ class Games:
         g = self._games.get(spec)
         if g is None:
             g = self._games[spec] = loaded if loaded is not None else tessera.load_game(spec)
+        return g
+
+    def requested(self, spec: Any, params: dict[str, Any] | None = None) -> Game:
+        """The game a request names (:func:`~tessera.server.inputs.load_or_refuse`: a refusal is a 422),
+        kept per form of the request, so that creating a game does not build its board again (a Nume
+        board of 216 cells is thousands of objects, all soon garbage)."""
+        try:
+            # (with each value's type: ``size=True`` or ``size=8.0`` is not ``size=8`` to a game's checks)
+            key = (type(spec), spec, *sorted((k, type(v).__name__, v) for k, v in (params or {}).items()))
+            hash(key)
+        except TypeError:  # an unhashable parameter value: refused or accepted by the game's own checks
+            return load_or_refuse(spec, params)
+        with self.guard:
+            g = self._requested.get(key)
+            if g is not None:
+                self._requested.move_to_end(key)
+                return g
+        loaded = load_or_refuse(spec, params)
+        with self.guard:
+            g = self.game(str(loaded), loaded)
+            self._requested[key] = g
+            while len(self._requested) > REQUESTED_KEPT:
+                self._requested.popitem(last=False)
         return g
 
     def read(self, tx: Transaction, game_id: str, row: GameRow | None = None) -> Live:

@@ -15,7 +15,7 @@ from tessera.server.clocks import clock_from, clock_start, flagged
 from tessera.server.endings import Endings
 from tessera.server.errors import ServiceError, short
 from tessera.server.events import Events
-from tessera.server.inputs import MODES, check_seed, clean_name, load_or_refuse, new_game_id, new_token, seat_plan
+from tessera.server.inputs import MODES, check_seed, clean_name, new_game_id, new_token, seat_plan
 from tessera.server.knowledge import movers
 from tessera.server.live import Games, Live, Unchanged, Work, copy_row, seat_of
 from tessera.server.storage import GameRow, SeatRow
@@ -81,7 +81,7 @@ class Seats:
             raise ServiceError(
                 422, f"mode {short(str(mode), 40)!r} is not accepted: expected one of {', '.join(MODES)}"
             )
-        g = load_or_refuse(game, params)
+        g = self.games.requested(game, params)
         n = g.num_players
         if seat_kinds is not None and len(kinds) != n:
             raise ServiceError(422, f"seats: {g} has {n} seats, but {len(kinds)} were given")
@@ -114,7 +114,7 @@ class Seats:
             id=new_game_id(),
             game=g.name,
             spec=str(g),
-            params=g.params,
+            params=dict(g.params),
             seed=seed,
             mode=mode,
             status="active",
@@ -127,7 +127,6 @@ class Seats:
             updated_at=now,
             seats=seats,
         )
-        g = self.games.game(row.spec, g)  # one game object per spec: its board geometry is computed once
         state = g.new_initial_state(seed=seed)
         if row.clock is not None and all(s.claimed for s in seats):
             clock_start(row.clock, movers(state), now)

@@ -204,3 +204,30 @@ def test_the_status_says_when_every_kernel_is_warm(client: Any) -> None:
     assert status["warming"] == []
     games = {g["name"]: g for g in client.get("/api/catalog").json()["games"]}
     assert games["nymbat"]["seats_by_players"]["4"]
+
+
+def test_games_created_from_one_request_form_share_one_game_object_and_refusals_stay_refusals(
+    tmp_path: Any,
+) -> None:
+    """Creating a game builds its board once per form of the request (the game object is immutable and
+    shared); a parameter equal in value but of another type (``size=True``) is still judged by the game's
+    own checks, not served from the object made for another form."""
+    from tessera.server.errors import ServiceError
+    from tessera.server.storage import Storage
+
+    service = MatchService(Storage(f"sqlite:///{tmp_path / 'shared.db'}"))
+    try:
+        a = service.create("nume", {"size": 4})
+        b = service.create("nume", {"size": 4})
+        c = service.create("nume(size=4)")
+        games = [service.games.cached(x.game_id) for x in (a, b, c)]
+        assert all(live is not None for live in games)
+        assert games[0].state.game is games[1].state.game is games[2].state.game  # type: ignore[union-attr]
+        with pytest.raises(ServiceError) as refused:
+            service.create("nume", {"size": True})  # equal to 1, and cached keys must not say so
+        assert refused.value.status == 422 and "size=True" in str(refused.value)
+        for same in (4.0, "4"):  # the game's checks accept these as size 4: the one object again
+            live = service.games.cached(service.create("nume", {"size": same}).game_id)
+            assert live is not None and live.state.game is games[0].state.game  # type: ignore[union-attr]
+    finally:
+        service.storage.dispose()
