@@ -342,8 +342,15 @@ class Game(ABC):
         """The one-string form accepted by ``load_game``: only the parameters needed.
 
         A parameter is left out when the game built without it is the same game
-        (so derived defaults, e.g. Nume's size per variant, are handled).
+        (so derived defaults, e.g. Nume's size per variant, are handled). Made once per game object
+        (trying each parameter builds a game: a board's geometry each time).
         """
+        known: str | None = self.__dict__.get("_spec")
+        if known is None:
+            known = self._spec = self._one_string()
+        return known
+
+    def _one_string(self) -> str:
         kept = dict(self._params)
         for p in self.info.params:
             trial = {k: v for k, v in kept.items() if k != p.name}
