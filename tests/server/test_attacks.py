@@ -176,6 +176,29 @@ def test_a_connection_trickling_its_header_is_dropped(server: str) -> None:
     assert time.perf_counter() - started < 10
 
 
+def test_after_an_answer_the_header_timeout_runs_again_for_the_next_request(server: str) -> None:
+    """'a complete request head within the header timeout of opening (or of its previous answer)': a
+    kept-alive connection asking again every 0.4 s stays open past several timeouts (each new request
+    disarms the previous answer's timer, which holds the answered request only weakly), and once it
+    trickles its next head it is closed."""
+    port = int(server.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=10, source_address=("127.0.0.10", 0)) as s:
+        answers = b""
+        for i in range(8):  # 3.2 s of requests on one connection, with a 1 s header timeout
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            while answers.count(b'{"status":"ok"}') <= i:  # (an answer may come in several pieces)
+                piece = s.recv(4096)
+                assert piece, f"the connection was closed after {i} answers"
+                answers += piece
+            time.sleep(0.4)
+        assert answers.count(b"HTTP/1.1 200") == 8
+        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        started = time.perf_counter()
+        s.sendall(b"X-Slow: 1\r\n")
+        assert s.recv(100) == b""  # closed by the server: the head never completed
+        assert time.perf_counter() - started < 10
+
+
 def test_open_connections_per_address_are_capped(server: str) -> None:
     """'a cap on open connections per address': past 20 (this server's cap) a new connection from
     the same address is closed at once; another address is served."""

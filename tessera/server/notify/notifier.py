@@ -62,6 +62,13 @@ CHALLENGE_FRESH = 600.0
 """A pending challenge is pushed only if made within these many seconds."""
 
 
+_seat = seat_accounts_table.c
+BOUND = sa.select(_seat.game_id, _seat.seat, _seat.user_id).where(
+    _seat.game_id.in_(sa.bindparam("ids", expanding=True))
+)
+"""The accounts bound to some games' seats: one statement, built once (not once per batch of changes)."""
+
+
 class Notifier:
     """Subscriber: wakes accounts' live pages and sends pushes, in a thread of its own."""
 
@@ -164,10 +171,7 @@ class Notifier:
         out: dict[str, dict[int, str]] = {}
         with self.service.storage.transaction() as tx:
             for i in range(0, len(game_ids), BATCH):
-                t = seat_accounts_table.c
-                rows = tx.conn.execute(
-                    sa.select(t.game_id, t.seat, t.user_id).where(t.game_id.in_(game_ids[i : i + BATCH]))
-                )
+                rows = tx.conn.execute(BOUND, {"ids": game_ids[i : i + BATCH]})
                 for r in rows:
                     out.setdefault(str(r.game_id), {})[int(r.seat)] = str(r.user_id)
         return out
