@@ -307,11 +307,6 @@ def create_app(
     async def refused(request: Request, exc: Refused) -> JSONResponse:
         return JSONResponse(exc.body(), status_code=exc.status_code, headers=exc.headers)  # key and args beside detail
 
-    app.include_router(accounts_router)  # accounts, ratings, challenges (tessera.server.accounts)
-    app.include_router(bot_router)  # the bot API (tessera.server.bot, docs/bot-api.md)
-    app.include_router(seeks_router)  # the seek pool (tessera.server.seeks)
-    app.include_router(notify_router)  # games waiting, push subscriptions, e-mail (tessera.server.notify)
-
     @app.exception_handler(PoolBusy)
     async def pool_busy(request: Request, exc: PoolBusy) -> JSONResponse:
         headers = {"Retry-After": str(max(1, round(exc.retry_after)))}
@@ -329,8 +324,12 @@ def create_app(
             log.error("storage unavailable on %s %s: %s", request.method, request.url.path, detail)
             return JSONResponse({"detail": detail}, status_code=503, headers={"Retry-After": str(retry)})
 
-    for router in ROUTERS:
+    for router in ROUTERS:  # the game's own routes first: the most asked (a request tries them in order)
         app.include_router(router)
+    app.include_router(accounts_router)  # accounts, ratings, challenges (tessera.server.accounts)
+    app.include_router(bot_router)  # the bot API (tessera.server.bot, docs/bot-api.md)
+    app.include_router(seeks_router)  # the seek pool (tessera.server.seeks)
+    app.include_router(notify_router)  # games waiting, push subscriptions, e-mail (tessera.server.notify)
     app.include_router(learn_routes.router)  # rules in the player's language, diagrams, lessons
     app.mount("/static", StaticFiles(directory=WEB), name="static")
     return app
