@@ -23,8 +23,12 @@ def dumps(value: Any) -> bytes:
     """``value`` as compact UTF-8 JSON (what Starlette's ``JSONResponse`` would write)."""
     if orjson is not None:
         try:
+            return orjson.dumps(value)  # (twice as fast as with OPT_NON_STR_KEYS on a view)
+        except TypeError:  # a key that is not a string, an int beyond 64 bits …
+            pass
+        try:
             return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
-        except TypeError:  # e.g. an int beyond 64 bits
+        except TypeError:
             pass
     return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
 
