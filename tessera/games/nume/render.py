@@ -20,16 +20,20 @@ from tessera.games.nume.game import (
     NumeState,
     _fmt_komi,
 )
-from tessera.games.nume.kernels import GID, NUM, STONE
+from tessera.games.nume.kernels import GID, GPRICE, GSIZE, NUM, STONE
 
 GROUPS_KEPT = 4096
 """Group entries kept per board between renders (a game's groups over its whole length are far fewer)."""
 
+STONES_KEPT = 8192
+"""Stone entries kept per board between renders (a stone's entry changes only with its group)."""
+
 
 class _Shared:
     """What every render of one board shares, built once per game: the board entry and each cell's
-    action (a view is drawn after every move; these are a third of its objects). Shared, so a render
-    of this game is read, never changed in place — as the server already treats its cached renders."""
+    action, and the entries of the groups and stones seen lately (a view is drawn after every move,
+    and a move changes one or two groups). Shared, so a render of this game is read, never changed in
+    place — as the server already treats its cached renders."""
 
     def __init__(self, g: Any) -> None:
         hexes = g.params["variant"] == "hex"
@@ -46,6 +50,7 @@ class _Shared:
         ]
         self.numbers = [str(k) for k in range(g.cells + 1)]
         self.groups: dict[tuple[int, ...], tuple[str, str, dict[str, Any], dict[str, int]]] = {}
+        self.stones: dict[tuple[int, int, int | None, int], dict[str, Any]] = {}
 
 
 def _shared(g: Any) -> _Shared:
@@ -64,52 +69,66 @@ def render(state: NumeState, player: int | None = None) -> dict[str, Any]:
     # a stone's title and ``group`` are its group's: (title, its key, its args, ``group``) made once
     # per group, and kept for the next renders of this board (a move changes one or two groups)
     group_of: dict[int, tuple[str, str, dict[str, Any], dict[str, int]]] = {}
-    known = shared.groups
-    if len(known) > GROUPS_KEPT:
-        known.clear()
+    known, made = shared.groups, shared.stones
+    if len(known) > GROUPS_KEPT or len(made) > STONES_KEPT:
+        known.clear()  # (together: a stone is kept under its group entry's id)
+        made.clear()
     ngroups = [0, 0]
-    for gr in state._group_table():
-        nums = gr["numbers"]
-        key = (gr["color"], gr["size"], gr["price"], *nums)
+    gsize, gprice = state._field(GSIZE), state._field(GPRICE)
+    numbers_of: dict[int, list[int]] = {}  # each group's written numbers, by its root (one pass)
+    for c, col in enumerate(stone):
+        if col >= 0:
+            listed = numbers_of.get(gid[c])
+            if listed is None:
+                listed = numbers_of[gid[c]] = []
+            if num[c] >= 0:
+                listed.append(num[c])
+    for root, nums in numbers_of.items():
+        nums.sort()
+        colour, size, price = stone[root], gsize[root], gprice[root]
+        key = (colour, size, price, *nums)
         entry = known.get(key)
         if entry is None:
-            stones = name_text(COLOUR_NAMES[gr["color"]])
+            stones = name_text(COLOUR_NAMES[colour])
             numbers = ", ".join(map(str, nums))
             title = Text(
                 "piece.group",
-                f"{stones} group of {gr['size']}, number{'s' if len(nums) > 1 else ''} {numbers}, price {gr['price']}",
+                f"{stones} group of {size}, number{'s' if len(nums) > 1 else ''} {numbers}, price {price}",
                 colour=stones,
-                size=gr["size"],
+                size=size,
                 count=len(nums),
                 numbers=numbers,
-                price=gr["price"],
+                price=price,
             )
-            group = {"size": gr["size"], "price": gr["price"]}
-            entry = known[key] = (str(title), title.key, title.as_json()["args"], group)
-        group_of[gr["root"]] = entry
-        ngroups[gr["color"]] += 1
+            entry = known[key] = (str(title), title.key, title.as_json()["args"], {"size": size, "price": price})
+        group_of[root] = entry
+        ngroups[colour] += 1
     labels, written = g.labels, shared.numbers
     look = [(owner.get(col), COLOURS[col], "BW"[col]) for col in (BLACK, WHITE)]  # by stone colour
     pieces = []
     for c, col in enumerate(stone):
         if col >= 0:
-            title_s, title_key, title_args, group = group_of[gid[c]]
-            who, colour, symbol = look[col]
+            entry = group_of[gid[c]]
+            who = look[col][0]
             k = num[c]
-            pieces.append(
-                {
+            at = (c, k, who, id(entry))  # a stone's entry is the same until its group changes
+            piece = made.get(at)
+            if piece is None:
+                title_s, title_key, title_args, group = entry
+                _, colour_name, symbol = look[col]
+                piece = made[at] = {
                     "cell": labels[c],
                     "owner": who,
                     "text": "" if k < 0 else written[k],
                     "shape": "disc",
-                    "color": colour,
+                    "color": colour_name,
                     "symbol": symbol,
                     "title": title_s,
                     "group": group,
                     "title_key": title_key,
                     "title_args": title_args,
                 }
-            )
+            pieces.append(piece)
     last: list[str] = []
     highlights: list[dict[str, Any]] = []
     if state._history:
