@@ -15,7 +15,8 @@ same database, and the client spreads games and viewers over them round-robin):
     weighs on both sides of each ratio alike.  Reports accepted moves/s for each kind of
     answer, catalog requests/s, the ratios (target >= 0.5) and the latency percentiles (target
     p99 <= 150 ms), and for each kind the server's CPU use, the seconds per second its threads
-    waited for a CPU and the client's own CPU use.
+    waited for a CPU, the client's own CPU use and (PostgreSQL) the database server's CPU use: the
+    machine's two cores are shared by all three.
 ``crowd``
     ``--crowd`` (1000) games, each moving every ``--think`` (5) s on average (exponential
     think times) with a spectator WebSocket per game (a viewer on another server process
@@ -105,6 +106,33 @@ def runqueue_wait_between(before: dict[str, int], after: dict[str, int]) -> floa
     """Seconds of waiting for a CPU between two readings, over the threads alive at the second one
     (a thread that ended in between is not counted: a lower bound)."""
     return sum(ns - before.get(tid, 0) for tid, ns in after.items()) / 1e9
+
+
+def database_cpu(url: str) -> dict[int, float]:
+    """CPU seconds of each process of the PostgreSQL server listening on ``url``'s port (its
+    postmaster and the postmaster's children: backends, writers); empty for SQLite (in the server)."""
+    port = url.rsplit(":", 1)[-1].split("/", 1)[0]
+    if not url.startswith("postgresql") or not port.isdigit():
+        return {}
+    master = None
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                cmd = f.read().split(b"\0")
+            with open(f"/proc/{entry}/stat") as f:
+                parents[int(entry)] = int(f.read().rsplit(")", 1)[1].split()[1])
+            if cmd and cmd[0].endswith(b"postgres") and f"-p {port}".encode() in b" ".join(cmd):
+                master = int(entry)
+    if master is None:
+        return {}
+    out = {}
+    for pid in [master, *(p for p, parent in parents.items() if parent == master)]:
+        with contextlib.suppress(OSError):
+            out[pid] = proc_cpu(pid)
+    return out
 
 
 def proc_rss_mb(pid: int) -> float:
@@ -341,12 +369,13 @@ async def saturate(servers: Servers, args: argparse.Namespace) -> dict[str, Any]
         kinds = ("view", "ack", "catalog")
         lats: dict[str, list[float]] = {k: [] for k in kinds}
         lags: dict[str, list[float]] = {k: [] for k in kinds}
-        totals = {k: {"wall": 0.0, "cpu": 0.0, "waited": 0.0, "client": 0.0} for k in kinds}
+        totals = {k: {"wall": 0.0, "cpu": 0.0, "waited": 0.0, "client": 0.0, "db": 0.0} for k in kinds}
         # the three kinds of load in turns (view, ack, catalog, view, ...), each ``seconds / rounds``
         # at a time: a change in the machine's other load touches both sides of each ratio alike
         for _ in range(args.rounds):
             for kind in kinds:
                 stop = time.time() + args.seconds / args.rounds
+                db0 = database_cpu(servers.url)
                 cpu0, wait0, own0, t0 = servers.cpu(), servers.waited(), time.process_time(), time.time()
                 with LoopLag() as lag:
                     if kind == "catalog":
@@ -358,6 +387,8 @@ async def saturate(servers: Servers, args: argparse.Namespace) -> dict[str, Any]
                 t["cpu"] += servers.cpu() - cpu0
                 t["waited"] += runqueue_wait_between(wait0, servers.waited())
                 t["client"] += time.process_time() - own0
+                # (a database process started in the phase counts whole; one ended in it is not counted)
+                t["db"] += sum(c - db0.get(pid, 0.0) for pid, c in database_cpu(servers.url).items())
                 lags[kind] += lag.lags
 
         def phase(kind: str) -> dict[str, Any]:
@@ -369,6 +400,7 @@ async def saturate(servers: Servers, args: argparse.Namespace) -> dict[str, Any]
                 "server_cpu_cores": round(t["cpu"] / t["wall"], 2),
                 "server_waiting_for_cpu_s_per_s": round(t["waited"] / t["wall"], 2),
                 "client_cpu_cores": round(t["client"] / t["wall"], 2),
+                "database_cpu_cores": round(t["db"] / t["wall"], 2) if args.db == "postgres" else None,
                 "client_loop_lag_ms": percentiles(lags[kind]),
             }
 
@@ -381,7 +413,7 @@ async def saturate(servers: Servers, args: argparse.Namespace) -> dict[str, Any]
             "accepted_moves": ph["accepted"],
             "moves_per_s": ph["per_s"],
             "move_latency_ms": ph["latency_ms"],
-            **{k: v for k, v in ph.items() if k.startswith(("server_", "client_"))},
+            **{k: v for k, v in ph.items() if k.startswith(("server_", "client_", "database_"))},
             "ratio_moves_to_catalog": round(ph["per_s"] / catalog_per_s, 2) if catalog_per_s else None,
         }
     cat = phases["catalog"]
@@ -392,6 +424,7 @@ async def saturate(servers: Servers, args: argparse.Namespace) -> dict[str, Any]
             "server_cpu_cores_catalog": cat["server_cpu_cores"],
             "server_waiting_for_cpu_s_per_s_catalog": cat["server_waiting_for_cpu_s_per_s"],
             "client_cpu_cores_catalog": cat["client_cpu_cores"],
+            "database_cpu_cores_catalog": cat["database_cpu_cores"],
             "errors": len(errors),
             "error_examples": errors[:3],
         }
