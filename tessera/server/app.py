@@ -218,7 +218,8 @@ def create_app(
     account_streams = install_accounts(events, storage, service.games)  # before the hub: ratings precede the push
     bot_streams = BotStreams()
     events.subscribe(bot_streams.on_event)  # the bot API's streams (tessera.server.bot)
-    notifications = install_notify(service)  # games waiting for you, Web Push, e-mail digests
+    # games waiting for you, Web Push, e-mail digests (another process's change read only for pages open here)
+    notifications = install_notify(service, lambda: account_streams.users() | bot_streams.users())
     hub = Hub(service, per_game=sockets_per_game, per_client=sockets_per_client)
     hub.chat = chat = Chat(service)  # the chat's pushes go out through the hub
     install_rematch(events, storage, hub)  # a rematch's offer and new seat tokens pushed per seat

@@ -393,7 +393,8 @@ def test_a_change_announced_by_another_process_wakes_the_accounts_pages_and_push
 ) -> None:
     """Several processes on one PostgreSQL database: a change another process stored arrives as
     ``Changed(local=False)`` (tessera.server.bus); the accounts' live pages here are woken, and
-    only the process that stored the change pushes (no second push from this one)."""
+    only the process that stored the change pushes (no second push from this one). With no account
+    page or stream open here, another process's change is not even read."""
     from tessera.server.events import AccountChanged, Changed
 
     ann = signup(browser(), "ann")
@@ -405,9 +406,16 @@ def test_a_change_announced_by_another_process_wakes_the_accounts_pages_and_push
     app.state.notify.notifier._told.clear()  # as another process: it never told anyone of this game
     seen: list[str] = []
     app.state.service.events.subscribe(lambda e: seen.append(e.user_id) if isinstance(e, AccountChanged) else None)
+    notifier = app.state.notify.notifier
+    assert notifier.listened() == set()  # (this test's clients keep no page open)
     app.state.service.events.publish(Changed(gid, local=False))
     idle(app)
-    assert {app.state.accounts.user("ann").id, app.state.accounts.user("bob").id} <= set(seen)
+    assert seen == []  # nobody here to wake
+    ann_id, bob_id = app.state.accounts.user("ann").id, app.state.accounts.user("bob").id
+    notifier.listened = lambda: {ann_id}  # as if Ann's page were open here
+    app.state.service.events.publish(Changed(gid, local=False))
+    idle(app)
+    assert {ann_id, bob_id} <= set(seen)
     assert delivered(pushes, a) == []  # ann's turn: the process that stored the change tells her
     app.state.service.events.publish(Changed(gid, local=True))
     idle(app)

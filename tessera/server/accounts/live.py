@@ -71,6 +71,11 @@ class AccountStreams:
                 if not streams:
                     del self._streams[user_id]
 
+    def users(self) -> set[str]:
+        """The accounts with a stream open here."""
+        with self._guard:
+            return set(self._streams)
+
     def count(self, user_id: str) -> int:
         """How many streams of ``user_id`` are open."""
         return len(self._streams.get(user_id, ()))

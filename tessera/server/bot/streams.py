@@ -97,6 +97,11 @@ class BotStreams:
             if game_ids:
                 self._watching[wake] = set(game_ids)
 
+    def users(self) -> set[str]:
+        """The accounts with an event stream open here."""
+        with self._guard:
+            return set(self._by_user)
+
     # -- game streams -----------------------------------------------------------------------
     def open_game(self, game_id: str) -> Wake:
         """A new game stream of ``game_id``."""

@@ -8,6 +8,7 @@ lifespan (:meth:`Notifications.start`, :meth:`Notifications.stop`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from tessera.server.notify.mail import DigestSender
@@ -39,10 +40,11 @@ class Notifications:
         self.notifier.close()
 
 
-def install(service: MatchService) -> Notifications:
-    """The notifications of ``service``, subscribed to its events."""
+def install(service: MatchService, listened: Callable[[], set[str]] | None = None) -> Notifications:
+    """The notifications of ``service``, subscribed to its events (``listened``: the accounts with a
+    live page or stream open in this process, see :class:`Notifier`)."""
     store = NotifyStore(service.storage)
     pusher = Pusher(store) if available() else None
-    notifier = Notifier(service, store, pusher)
+    notifier = Notifier(service, store, pusher, listened)
     service.events.subscribe(notifier.on_event)
     return Notifications(store, pusher, notifier, DigestSender(service, store))

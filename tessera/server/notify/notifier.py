@@ -5,7 +5,8 @@ stored); one thread of its own does the rest, off the event loop:
 
 - a game changed (here or, on PostgreSQL, in another process): the live pages of the accounts
   bound to its seats are woken (an :class:`~tessera.server.events.AccountChanged` to their
-  ``GET /api/account/events`` streams, which the pages take as "read your games waiting again");
+  ``GET /api/account/events`` streams, which the pages take as "read your games waiting again";
+  another process's change is not even read when no account has a page or stream open here);
 - a game this process changed: the seats that must now act and were not yet told for this move
   get a "your turn" push, and every seat a "game over" push when it ended;
 - a challenge this process stored (an ``AccountChanged`` published here): the challenged
@@ -24,6 +25,7 @@ import queue
 import threading
 import time
 from collections import OrderedDict, deque
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any
 
@@ -72,8 +74,16 @@ BOUND = sa.select(_seat.game_id, _seat.seat, _seat.user_id).where(
 class Notifier:
     """Subscriber: wakes accounts' live pages and sends pushes, in a thread of its own."""
 
-    def __init__(self, service: MatchService, store: NotifyStore, pusher: push.Pusher | None) -> None:
+    def __init__(
+        self,
+        service: MatchService,
+        store: NotifyStore,
+        pusher: push.Pusher | None,
+        listened: Callable[[], set[str]] | None = None,
+    ) -> None:
         self.service = service
+        self.listened = listened
+        """The accounts with a live page or stream open in this process (None: not known, any may)."""
         self.events: Events = service.events
         self.store = store
         self.pusher = pusher
@@ -149,6 +159,8 @@ class Notifier:
         """The changed games (id → changed by this process), their bound accounts read at once."""
         if not games:
             return
+        if not any(games.values()) and self.listened is not None and not self.listened():
+            return  # changes made elsewhere, and no page here to wake: nothing to read or send
         try:
             bound = self._bound(list(games))
             users: dict[str, None] = {}
