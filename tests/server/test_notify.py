@@ -422,6 +422,35 @@ def test_a_change_announced_by_another_process_wakes_the_accounts_pages_and_push
     assert [p["kind"] for p in delivered(pushes, a)] == ["turn"]  # (which a local change does)
 
 
+def test_a_hot_seat_move_with_no_page_open_here_reads_nothing(app: FastAPI, browser: Callable[[], TestClient]) -> None:
+    """'Hot-seat games send none': a hot-seat game's move, with no account page or stream open in this
+    process, calls for no push and wakes nobody, so the notifier does not read its seats' accounts
+    (a read per move on a busy server); an invitation game's move is read (its seats may be pushed)."""
+    notifier = app.state.notify.notifier
+    reads: list[list[str]] = []
+    real = notifier._bound
+
+    def counted(ids: list[str]) -> Any:
+        reads.append(ids)
+        return real(ids)
+
+    notifier._bound = counted
+    guest = browser()
+    hot = guest.post("/api/games", json={"game": "nume(size=2)", "mode": "hotseat"}).json()
+    idle(app)
+    reads.clear()
+    token = hot["tokens"]["0"]
+    first = guest.get(f"/api/games/{hot['id']}", params={"token": token}).json()["render"]["actions"][0]
+    mv = first.get("move") or first["template"].replace("{n}", "1")
+    r = guest.post(f"/api/games/{hot['id']}/moves", json={"token": token, "move": mv, "expected": 0})
+    assert r.status_code == 200, r.text
+    idle(app)
+    assert reads == []
+    online = guest.post("/api/games", json={"game": "nume(size=2)", "mode": "online"}).json()
+    idle(app)
+    assert reads == [[online["id"]]] if notifier.pusher is not None else reads == []
+
+
 @pytest.mark.postgres
 def test_a_move_on_one_process_wakes_the_opponents_page_streaming_from_another(db_url: str) -> None:
     """Two ``tessera serve`` processes on one PostgreSQL database: Ann moves through process A; Bob's

@@ -6,7 +6,7 @@ stored); one thread of its own does the rest, off the event loop:
 - a game changed (here or, on PostgreSQL, in another process): the live pages of the accounts
   bound to its seats are woken (an :class:`~tessera.server.events.AccountChanged` to their
   ``GET /api/account/events`` streams, which the pages take as "read your games waiting again";
-  another process's change is not even read when no account has a page or stream open here);
+  a change is not even read when no account has a page or stream open here and it calls for no push);
 - a game this process changed: the seats that must now act and were not yet told for this move
   get a "your turn" push, and every seat a "game over" push when it ended;
 - a challenge this process stored (an ``AccountChanged`` published here): the challenged
@@ -159,8 +159,12 @@ class Notifier:
         """The changed games (id → changed by this process), their bound accounts read at once."""
         if not games:
             return
-        if not any(games.values()) and self.listened is not None and not self.listened():
-            return  # changes made elsewhere, and no page here to wake: nothing to read or send
+        if (
+            self.listened is not None
+            and not self.listened()
+            and not any(self._may_push(g, here) for g, here in games.items())
+        ):
+            return  # no page here to wake and nothing to push (made elsewhere, or hot-seat): nothing to read
         try:
             bound = self._bound(list(games))
             users: dict[str, None] = {}
@@ -187,6 +191,13 @@ class Notifier:
                 for r in rows:
                     out.setdefault(str(r.game_id), {})[int(r.seat)] = str(r.user_id)
         return out
+
+    def _may_push(self, game_id: str, local: bool) -> bool:
+        """Whether a change may call for a push from here (see :meth:`_game`)."""
+        if not local or self.pusher is None:
+            return False
+        live = self.service.games.cached(game_id)
+        return live is None or live.row.mode != "hotseat"
 
     def _game(self, game_id: str, local: bool, bound: dict[int, str]) -> None:
         """The pushes a game's change calls for (``bound``: its seats' accounts)."""
