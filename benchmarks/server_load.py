@@ -467,6 +467,7 @@ async def crowd(servers: Servers, args: argparse.Namespace) -> dict[str, Any]:
                 ws_errors.append(str(first)[:200])
             else:
                 seen[i].update(range(first["view"]["move_number"] + 1))  # the warm-up moves came before the viewer
+                last_moves[i] = [m["move"] for m in first["view"]["moves"]]  # (a game may not move again)
             listeners.append(asyncio.ensure_future(listen(i, ws)))
 
         async def listen(i: int, ws: aiohttp.ClientWebSocketResponse) -> None:
