@@ -152,7 +152,7 @@ def finished(base: str, game_id: str) -> dict[str, Any] | None:
 def running(bot: BotClient) -> Iterator[BotClient]:
     bot.start()
     try:
-        assert bot.connected.wait(10), "the bot's event stream did not open"
+        assert bot.connected.wait(10 * PATIENCE), "the bot's event stream did not open"
         yield bot
     finally:
         bot.stop()
@@ -205,13 +205,19 @@ def test_two_reference_bots_play_whole_rated_games_of_every_game(live: Live) -> 
                 assert runner.last is not None and runner.last["moves"] == record_moves(live.base, gid)
             seats = httpx.get(f"{live.base}/api/games/{gid}/accounts").json()
             assert seats["rated"] is True and seats["pool"] == name
-            assert all("rating" in s for s in seats["seats"].values()), f"{name} was not rated: {seats}"
+            # (the rating is written just after the game's end is stored: wait for it, do not race it)
+            wait_for(partial(_rated, live.base, gid), f"{name} was not rated: {seats}", 10)
     profile = httpx.get(f"{live.base}/api/users/Alpha").json()
     assert profile["is_bot"] is True and set(profile["ratings"]) == set(SMALL)
     assert profile["counts"]["games"] == len(SMALL)
     full = alpha.games[games["nume"]].lines[0]
     assert full["type"] == "gameFull" and full["rated"] is True
     assert {p["account"]: p["bot"] for p in full["players"]} == {"Alpha": True, "Beta": True}
+
+
+def _rated(base: str, game_id: str) -> bool:
+    seats = httpx.get(f"{base}/api/games/{game_id}/accounts").json()["seats"]
+    return all("rating" in s for s in seats.values())
 
 
 def _challenge_game(base: str, token: str, cid: str) -> str | None:
