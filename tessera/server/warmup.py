@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 import tessera
-from tessera.core.game import SIMULTANEOUS
+from tessera.core.game import SIMULTANEOUS, State
 from tessera.core.registry import game_class
 
 log = logging.getLogger("tessera.server.warmup")
@@ -42,15 +42,22 @@ def warm(name: str) -> dict[str, list[str]]:
     state = tessera.load_game(name).new_initial_state(seed=0)
     rng = random.Random(0)
     state.render(None)
-    for _ in range(WARM_STEPS):
+    random_walk(state, rng, WARM_STEPS)
+    state.render(0)
+    return seats
+
+
+def random_walk(state: State, rng: random.Random, steps: int) -> State:
+    """Play up to ``steps`` random moves on ``state`` (every player's order at a simultaneous node),
+    stopping at the end of the game; ``state``."""
+    for _ in range(steps):
         if state.is_terminal():
             break
         if state.current_player() == SIMULTANEOUS:
             state.play_joint([state.random_move(rng, p) for p in range(state.game.num_players)])
         else:
             state.play(state.random_move(rng))
-    state.render(0)
-    return seats
+    return state
 
 
 def games_in_play(storage: Any, limit: int = 1000) -> list[str]:

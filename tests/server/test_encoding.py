@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tessera
-from tessera.core.game import SIMULTANEOUS
 from tessera.server.encoding import dumps
+from tessera.server.warmup import random_walk
 
 _keys = st.one_of(st.text(max_size=8), st.integers(-5, 5))
 _values = st.recursive(
@@ -38,14 +38,6 @@ def test_a_game_view_is_written_exactly_as_the_standard_library_writes_it() -> N
     """The common case (a render description, string keys only) comes out byte for byte as
     ``json.dumps(..., separators=(",", ":"), ensure_ascii=False)`` would write it."""
     for spec in ("nume(size=8)", "nibble", "nymbat", "ikabegama", "nelaxtam"):
-        state = tessera.load_game(spec).new_initial_state(seed=1)
-        rng = random.Random(1)
-        for _ in range(12):
-            if state.is_terminal():
-                break
-            if state.current_player() == SIMULTANEOUS:
-                state.play_joint([state.random_move(rng, p) for p in range(state.game.num_players)])
-            else:
-                state.play(state.random_move(rng))
+        state = random_walk(tessera.load_game(spec).new_initial_state(seed=1), random.Random(1), 12)
         render = state.render(0)
         assert dumps(render) == json.dumps(render, ensure_ascii=False, separators=(",", ":")).encode()
