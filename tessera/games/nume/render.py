@@ -50,7 +50,7 @@ class _Shared:
         ]
         self.numbers = [str(k) for k in range(g.cells + 1)]
         self.groups: dict[tuple[int, ...], tuple[str, str, dict[str, Any], dict[str, int]]] = {}
-        self.stones: dict[tuple[int, int, int | None, int], dict[str, Any]] = {}
+        self.stones: dict[tuple[int, int, int | None, int], tuple[Any, dict[str, Any]]] = {}
 
 
 def _shared(g: Any) -> _Shared:
@@ -112,11 +112,13 @@ def render(state: NumeState, player: int | None = None) -> dict[str, Any]:
             who = look[col][0]
             k = num[c]
             at = (c, k, who, id(entry))  # a stone's entry is the same until its group changes
-            piece = made.get(at)
+            kept = made.get(at)
+            # (the entry is kept with it: its id cannot be another entry's while the stone is kept)
+            piece = kept[1] if kept is not None and kept[0] is entry else None
             if piece is None:
                 title_s, title_key, title_args, group = entry
                 _, colour_name, symbol = look[col]
-                piece = made[at] = {
+                piece = {
                     "cell": labels[c],
                     "owner": who,
                     "text": "" if k < 0 else written[k],
@@ -128,6 +130,7 @@ def render(state: NumeState, player: int | None = None) -> dict[str, Any]:
                     "title_key": title_key,
                     "title_args": title_args,
                 }
+                made[at] = (entry, piece)
             pieces.append(piece)
     last: list[str] = []
     highlights: list[dict[str, Any]] = []
