@@ -63,7 +63,7 @@ def test_the_stats_page_shows_people_beside_the_balance_lab(
     page = browser.new_context(viewport={"width": w, "height": h}).new_page()
     # from the rules page
     page.goto(f"{server}/rules/nume")
-    page.locator("#stats").wait_for()
+    page.locator("#stats[href='/stats/nume']").wait_for()  # (set by the page's script)
     page.locator("#stats").click()
     page.wait_for_url(f"{server}/stats/nume")
     page.wait_for_selector("body[data-ready='1']")

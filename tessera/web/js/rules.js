@@ -5,9 +5,13 @@ import { markdown } from "./markdown.js";
 import { DiagramView, currentLanguage, initLearnI18n, t } from "./learn.js";
 
 export async function startRules() {
-  await initLearnI18n();
   const $ = (id) => document.getElementById(id);
   const name = decodeURIComponent(location.pathname.split("/")[2] || "");
+  // the links first: a reader may click one before the translations and the rules have come
+  $("play").href = `/?game=${name}`;
+  $("learn").href = `/learn/${name}`;
+  $("stats").href = `/stats/${name}`; // people's first-seat win rates beside the balance lab's
+  await initLearnI18n();
   try {
     const [r, d] = await Promise.all([
       api("GET", `/api/learn/${encodeURIComponent(name)}/rules?lang=${currentLanguage()}`),
@@ -16,11 +20,8 @@ export async function startRules() {
     document.title = `${r.title} — ${t("ui.rules", "Rules")} — tessera`;
     $("game-title").textContent = r.title;
     $("page-kind").textContent = t("ui.rules", "Rules");
-    $("play").href = `/?game=${name}`;
     $("play").textContent = t("ui.play", "Play");
-    $("learn").href = `/learn/${name}`;
     $("learn").textContent = t("ui.learn", "Learn");
-    $("stats").href = `/stats/${name}`; // people's first-seat win rates beside the balance lab's
     $("stats").textContent = t("ui.stats", "Statistics");
     const body = $("rules");
     body.innerHTML = markdown(r.markdown, { diagrams: true });
