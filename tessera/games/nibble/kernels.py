@@ -335,15 +335,27 @@ def apply_checked(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, a: int) -> i
     ws = scratch(geo)
     k = geo.shape[0] - 1
     h = k + 2 * geo[k, 1]
-    if s[h + OVER] or a < 0 or a > k:
+    if not _legal_now(s, deal, geo, ws, h, a, -1):
         return -1
+    return _apply(s, deal, geo, ws, a)
+
+
+@kernel
+def _legal_now(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, ws: np.ndarray, h: int, a: int, known: int) -> bool:
+    """Whether ``a`` is legal now (``h``: the header's start; ``known``: as in :func:`apply_step`),
+    the legal list filled from ``H + LEGAL`` if the header says none and ``known`` too."""
+    k = geo.shape[0] - 1
+    if s[h + OVER] or a < 0 or a > k:
+        return False
     m = s[h + N_LEGAL]
     if m < 0:
+        m = known
+    if m < 0:
         m = _fill_legal(s, deal, geo, ws)
-    for j in range(m):
+    for j in range(m):  # noqa: SIM110 - numba compiles the loop (a generator it does not)
         if s[h + LEGAL + j] == a:
-            return _apply(s, deal, geo, ws, a)
-    return -1
+            return True
+    return False
 
 
 @kernel
@@ -360,24 +372,16 @@ def apply_step(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, a: int, known: 
     ws = scratch(geo)
     k = geo.shape[0] - 1
     h = k + 2 * geo[k, 1]
-    if s[h + OVER] or a < 0 or a > k:
+    if not _legal_now(s, deal, geo, ws, h, a, known):
         return -1
+    st = _apply(s, deal, geo, ws, a)
+    if s[h + OVER]:
+        return st
     m = s[h + N_LEGAL]
     if m < 0:
-        m = known
-    if m < 0:
         m = _fill_legal(s, deal, geo, ws)
-    for j in range(m):
-        if s[h + LEGAL + j] == a:
-            st = _apply(s, deal, geo, ws, a)
-            if s[h + OVER]:
-                return st
-            m = s[h + N_LEGAL]
-            if m < 0:
-                m = _fill_legal(s, deal, geo, ws)
-                s[h + N_LEGAL] = -1
-            return st | (m << 8)
-    return -1
+        s[h + N_LEGAL] = -1
+    return st | (m << 8)
 
 
 @kernel
