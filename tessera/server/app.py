@@ -94,6 +94,13 @@ def validation_message(errors: Any) -> str:
     return text if len(text) <= 1000 else text[:1000] + "…"
 
 
+async def validation_error_handler(request: Request, exc: RequestValidationError) -> JSONResponse:
+    """A request pydantic refused: 422 with one readable sentence, its catalogue key and the fields."""
+    errors = exc.errors()
+    body = {"detail": validation_message(errors), "key": "refusal.invalid_request"}
+    return JSONResponse({**body, "args": {"fields": validation_fields(errors)}}, status_code=422)
+
+
 WORKER_THREADS = 16
 """Threads that run the synchronous request handlers (AnyIO's default is 40; ``TESSERA_THREADS``).
 More threads do not add throughput (the work holds the GIL) but make each one wait longer for it."""
@@ -294,11 +301,7 @@ def create_app(
     app.state.warmup = warmup
     app.state.seeks = seeks
 
-    @app.exception_handler(RequestValidationError)
-    async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = exc.errors()
-        body = {"detail": validation_message(errors), "key": "refusal.invalid_request"}
-        return JSONResponse({**body, "args": {"fields": validation_fields(errors)}}, status_code=422)
+    app.add_exception_handler(RequestValidationError, validation_error_handler)  # type: ignore[arg-type]
 
     @app.exception_handler(ServiceError)
     async def service_error(request: Request, exc: ServiceError) -> JSONResponse:

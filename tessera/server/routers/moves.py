@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import email.message
+import json
+from typing import Any
+
 from fastapi import APIRouter, Request
-from pydantic import BaseModel
+from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, ValidationError
 
 from tessera.server.encoding import FastJSONResponse
 from tessera.server.limits import client_address
-from tessera.server.routers.deps import SeatHeader, SeatToken, Service, account_seat
+from tessera.server.routers.deps import SeatToken, Service, account_seat
 
 router = APIRouter(tags=["moves"])
 
@@ -23,19 +28,82 @@ class MoveIn(BaseModel):
     result, the last move), for a client that gets the new view by its WebSocket."""
 
 
-@router.post("/api/games/{game_id}/moves")
-async def post_move(
-    game_id: str, body: MoveIn, request: Request, x_seat_token: SeatHeader = None, token: str | None = None
-) -> FastJSONResponse:
+MOVE_OPENAPI: dict[str, Any] = {
+    "parameters": [
+        {"name": "game_id", "in": "path", "required": True, "schema": {"type": "string", "title": "Game Id"}},
+        {"name": "token", "in": "query", "required": False, "schema": {"type": "string", "title": "Token"}},
+        {
+            "name": "x-seat-token",
+            "in": "header",
+            "required": False,
+            "schema": {"type": "string", "title": "X-Seat-Token"},
+        },
+    ],
+    "requestBody": {"required": True, "content": {"application/json": {"schema": MoveIn.model_json_schema()}}},
+    "responses": {
+        "422": {
+            "description": "Validation Error",
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/HTTPValidationError"}}},
+        }
+    },
+}
+"""The move's parameters and body as FastAPI would document them (the route reads them itself)."""
+
+
+def is_json(content_type: str | None) -> bool:
+    """Whether a ``Content-Type`` names JSON (``application/json`` or ``application/*+json``), as
+    FastAPI decides for a declared body; a missing one is not JSON (FastAPI's strict default)."""
+    if content_type is None:
+        return False
+    if content_type == "application/json":
+        return True
+    message = email.message.Message()
+    message["content-type"] = content_type
+    subtype = message.get_content_subtype()
+    return message.get_content_maintype() == "application" and (subtype == "json" or subtype.endswith("+json"))
+
+
+def read_move(raw: bytes, content_type: str | None) -> MoveIn:
+    """The body of ``POST /moves`` read and checked as FastAPI reads a declared body, with the same
+    refusals (422 through the app's validation handler): no body, a body that is not JSON (by its
+    type or its text), or one :class:`MoveIn` refuses.  Done here because FastAPI's general
+    machinery for the body, the header and the query cost more than the rest of the move's route."""
+    if not raw:
+        raise RequestValidationError([{"type": "missing", "loc": ("body",), "msg": "Field required", "input": None}])
+    data: Any = raw
+    if is_json(content_type):
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError as e:
+            error = {"type": "json_invalid", "loc": ("body", e.pos), "msg": "JSON decode error", "input": {}}
+            raise RequestValidationError([{**error, "ctx": {"error": e.msg}}], body=e.doc) from e
+        except UnicodeDecodeError as e:
+            raise RequestValidationError(
+                [{"type": "json_invalid", "loc": ("body",), "msg": "JSON decode error", "ctx": {"error": str(e)}}]
+            ) from e
+    try:
+        return MoveIn.model_validate(data, from_attributes=True)  # (FastAPI's wording for a non-object)
+    except ValidationError as e:
+        errors = [{**err, "loc": ("body", *err["loc"])} for err in e.errors(include_url=False)]
+        raise RequestValidationError(errors, body=data) from None
+
+
+@router.post("/api/games/{game_id}/moves", openapi_extra=MOVE_OPENAPI)
+async def post_move(request: Request) -> FastJSONResponse:
     """Play a move (a Nelaxtam order is sealed until both are in).
 
-    On the event loop: the move pipeline (tessera.server.moves) prepares the move against the game
-    in memory, commits it (on the loop where the database allows, else in a worker thread) and
-    publishes the change; the answer comes after the commit.  (The service is read from the app's
-    state, not through a dependency: this is the hot path, and FastAPI's dependency machinery costs
-    more than the rest of the route.)
+    The body is ``{"move": ..., "expected": ..., "token": ..., "view": ...}`` (:class:`MoveIn`); the
+    seat token may also come as the ``X-Seat-Token`` header or ``?token=``; without one, the seat the
+    requester's account holds.  On the event loop: the move pipeline (tessera.server.moves)
+    prepares the move against the game in memory, commits it (on the loop where the database
+    allows, else in a worker thread) and publishes the change; the answer comes after the commit.
+    (The route reads its own parameters and the service from the app's state: this is the hot
+    path, and FastAPI's parameter and dependency machinery cost more than the rest of the route.)
     """
-    given = body.token or x_seat_token or token
+    game_id: str = request.path_params["game_id"]
+    headers = request.headers
+    body = read_move(await request.body(), headers.get("content-type"))
+    given = body.token or headers.get("x-seat-token") or request.query_params.get("token")
     seat = given if given else await account_seat(request, game_id, None)
     request.app.state.worker.claim(game_id, client_address(request.scope))  # the AI's reply counts against it
     pipeline = request.app.state.service.moves
