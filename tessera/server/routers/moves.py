@@ -55,8 +55,6 @@ def is_json(content_type: str | None) -> bool:
     FastAPI decides for a declared body; a missing one is not JSON (FastAPI's strict default)."""
     if content_type is None:
         return False
-    if content_type == "application/json":
-        return True
     message = email.message.Message()
     message["content-type"] = content_type
     subtype = message.get_content_subtype()
@@ -71,7 +69,7 @@ def read_move(raw: bytes, content_type: str | None) -> MoveIn:
     if not raw:
         raise RequestValidationError([{"type": "missing", "loc": ("body",), "msg": "Field required", "input": None}])
     data: Any = raw
-    if is_json(content_type):
+    if content_type == "application/json" or is_json(content_type):  # (the usual type, at once)
         try:
             data = json.loads(raw)
         except json.JSONDecodeError as e:
