@@ -6,7 +6,7 @@ import email.message
 import json
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
 
@@ -64,8 +64,9 @@ def is_json(content_type: str | None) -> bool:
 def read_move(raw: bytes, content_type: str | None) -> MoveIn:
     """The body of ``POST /moves`` read and checked as FastAPI reads a declared body, with the same
     refusals (422 through the app's validation handler): no body, a body that is not JSON (by its
-    type or its text), or one :class:`MoveIn` refuses.  Done here because FastAPI's general
-    machinery for the body, the header and the query cost more than the rest of the move's route."""
+    type or its text), or one :class:`MoveIn` refuses; a body that is not text at all is FastAPI's
+    400.  Done here because FastAPI's general machinery for the body, the header and the query cost
+    more than the rest of the move's route."""
     if not raw:
         raise RequestValidationError([{"type": "missing", "loc": ("body",), "msg": "Field required", "input": None}])
     data: Any = raw
@@ -75,10 +76,8 @@ def read_move(raw: bytes, content_type: str | None) -> MoveIn:
         except json.JSONDecodeError as e:
             error = {"type": "json_invalid", "loc": ("body", e.pos), "msg": "JSON decode error", "input": {}}
             raise RequestValidationError([{**error, "ctx": {"error": e.msg}}], body=e.doc) from e
-        except UnicodeDecodeError as e:
-            raise RequestValidationError(
-                [{"type": "json_invalid", "loc": ("body",), "msg": "JSON decode error", "ctx": {"error": str(e)}}]
-            ) from e
+        except UnicodeDecodeError as e:  # not text at all: FastAPI's 400 for a body it cannot parse
+            raise HTTPException(status_code=400, detail="There was an error parsing the body") from e
     try:
         return MoveIn.model_validate(data, from_attributes=True)  # (FastAPI's wording for a non-object)
     except ValidationError as e:

@@ -214,6 +214,7 @@ BODIES = [
     (b"", "application/json"),
     (b"{", "application/json"),
     (b"\xff\xfe", "application/json"),
+    (b'{"move": "\xff", "expected": 0}', "application/json"),
     (b"[]", "application/json"),
     (b"null", "application/json"),
     (b'"d3"', "application/json"),
