@@ -94,11 +94,11 @@ def wins_after(state: State, action: int, me: int, solver: NibbleSolver) -> bool
     return (out.value > 0) == (child.current_player() == me) and out.value != 0
 
 
-def agents_to_measure(levels: list[int], scale: float) -> dict[str, Any]:
+def agents_to_measure(levels: list[int], scale: float, game: str = "nibble") -> dict[str, Any]:
     """name -> a maker of a fresh agent (levels 4-5 "before": the level's search alone; "after": the level)."""
     makers: dict[str, Any] = {}
     for n in levels:
-        lv = level(n, "nibble")
+        lv = level(n, game)
 
         def before(lv: Any = lv) -> Agent:
             a = make_agent(lv.spec)
@@ -107,7 +107,7 @@ def agents_to_measure(levels: list[int], scale: float) -> dict[str, Any]:
 
         makers[f"level{n}" + (" before" if n >= 4 else "")] = before
         if n >= 4:
-            makers[f"level{n} after"] = lambda n=n: make_agent(f"level{n}(scale={scale:g})", game="nibble")
+            makers[f"level{n} after"] = lambda n=n: make_agent(f"level{n}(scale={scale:g})", game=game)
     return makers
 
 

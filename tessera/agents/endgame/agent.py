@@ -1,38 +1,74 @@
 """The levels' endgame wrapper: ask the exact solver first when the end is within reach.
 
 :class:`EndgameAgent` wraps a search agent.  In a position its game's solver can take
-(Nibble: at most :data:`~tessera.agents.endgame.nibble.REACH` blocks on the board) it
-gives the solver a share of the move's time; a proved win (or draw) is played at once —
-a winning step keeps the win, so a level that proves a win never gives it away.  When
-the solver proves a loss, or does not finish in its share, the wrapped search plays with
-the time left (against a fallible opponent the search's move keeps more chances than the
-longest loss).  Elsewhere the wrapped agent plays exactly as without the wrapper.
+(:data:`SOLVERS`: Nibble with at most :data:`~tessera.agents.endgame.nibble.REACH` blocks on
+the board; Ikabegamá when either player could win within
+:data:`~tessera.agents.endgame.ikabegama.REACH` moves) it gives the solver a share of the
+move's time; a proved win (or draw) is played at once — a winning step keeps the win, so a
+level that proves a win never gives it away.  When the solver proves a loss, or does not
+finish in its share, the wrapped search plays with the time left (against a fallible
+opponent the search's move keeps more chances than the longest loss).  Elsewhere the wrapped
+agent plays exactly as without the wrapper.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from tessera.agents.base import Agent, Budget, clock
-from tessera.agents.endgame.nibble import REACH, NibbleSolver
+from tessera.agents.endgame import ikabegama, nibble
 from tessera.core.game import Action, State
 
 SOLVER_SHARE = 0.5
-"""Share of a move's remaining time the solver may use before the wrapped search takes over."""
+"""Share of a move's remaining time Nibble's solver may use before the wrapped search takes over."""
 
 NODES_WITHOUT_DEADLINE = 2_000_000
 """Solver nodes when the budget has no deadline (an iteration budget): about a second of CPU."""
 
-GAMES = ("nibble",)
+
+@dataclass(frozen=True)
+class EndgameSolver:
+    """How the levels and the analysis board use one game's exact solver."""
+
+    make: Callable[[int], Any]
+    """A new solver with a table of ``2^bits`` slots; its ``solve(state, seconds, *, nodes, exact)`` gives a
+    :class:`~tessera.agents.endgame.solution.Solution` or ``None``."""
+    within: Callable[[State, int], bool]
+    """Whether the solver takes a position, given a reach."""
+    reach: int
+    """The levels' reach (Nibble: blocks left; Ikabegamá: moves to win)."""
+    analysis_reach: int
+    """The analysis board's reach (it may think longer; a position out of time gives no verdict)."""
+    share: float
+    """Share of a move's remaining time the levels give the solver."""
+
+
+def _nibble_within(state: State, reach: int) -> bool:
+    return len(state.to_dict()["cells"]) <= reach
+
+
+SOLVERS: dict[str, EndgameSolver] = {
+    "nibble": EndgameSolver(nibble.NibbleSolver, _nibble_within, nibble.REACH, 24, SOLVER_SHARE),
+    # a race the solver cannot prove costs the search its share: a smaller one than Nibble's
+    "ikabegama": EndgameSolver(
+        ikabegama.IkabegamaSolver, ikabegama.within_reach, ikabegama.REACH, ikabegama.REACH, 0.25
+    ),
+}
+"""The games with an exact solver, by game name."""
+
+GAMES = tuple(SOLVERS)
 """Games with an endgame solver."""
 
 
-def within_reach(state: State, reach: int = REACH) -> bool:
-    """Whether ``state`` is a two-player position the solver takes (Nibble: at most ``reach`` blocks left)."""
-    if state.is_terminal() or state.game.name not in GAMES or state.game.num_players != 2:
+def within_reach(state: State, reach: int | None = None) -> bool:
+    """Whether ``state`` is a two-player position its game's solver takes (``reach``: the game's default)."""
+    spec = SOLVERS.get(state.game.name)
+    if spec is None or state.is_terminal() or state.game.num_players != 2:
         return False
-    return len(state.to_dict()["cells"]) <= reach
+    return spec.within(state, spec.reach if reach is None else reach)
 
 
 class EndgameAgent(Agent):
@@ -42,25 +78,26 @@ class EndgameAgent(Agent):
         self,
         inner: Agent,
         *,
-        reach: int = REACH,
-        share: float = SOLVER_SHARE,
+        reach: int | None = None,
+        share: float | None = None,
         nodes: int = NODES_WITHOUT_DEADLINE,
         tt_bits: int = 20,
         name: str | None = None,
     ) -> None:
         super().__init__(None)
-        if isinstance(reach, bool) or not isinstance(reach, int) or not 1 <= reach <= 40:
-            raise ValueError(f"endgame: reach must be an integer from 1 to 40 blocks, not {reach!r}")
-        if isinstance(share, bool) or not isinstance(share, int | float) or not 0 < share <= 1:
+        if reach is not None and (isinstance(reach, bool) or not isinstance(reach, int) or not 1 <= reach <= 40):
+            raise ValueError(f"endgame: reach must be an integer from 1 to 40, not {reach!r}")
+        if share is not None and (isinstance(share, bool) or not isinstance(share, int | float) or not 0 < share <= 1):
             raise ValueError(f"endgame: share must be a number above 0 and at most 1, not {share!r}")
         self.inner = inner
         self.reach = reach
-        self.share = float(share)
+        """Reach in the game's own measure (``None``: the game's default, :data:`SOLVERS`)."""
+        self.share = None if share is None else float(share)
         self.nodes = nodes
         self.tt_bits = tt_bits
         self.name = name or inner.name
         self.rng = inner.rng
-        self._solver: NibbleSolver | None = None
+        self._solvers: dict[str, Any] = {}
 
     @property
     def default_seconds(self) -> float | None:  # type: ignore[override]
@@ -70,18 +107,19 @@ class EndgameAgent(Agent):
     def default_seconds(self, value: float | None) -> None:
         self.inner.default_seconds = value
 
-    @property
-    def solver(self) -> NibbleSolver:
-        """The solver, with its transposition table (allocated on first use, kept between moves)."""
-        if self._solver is None:
-            self._solver = NibbleSolver(self.tt_bits)
-        return self._solver
+    def solver(self, game: str) -> Any:
+        """The solver of ``game``, with its transposition table (allocated on first use, kept between moves)."""
+        if game not in self._solvers:
+            self._solvers[game] = SOLVERS[game].make(self.tt_bits)
+        return self._solvers[game]
 
     def _choose(self, state: State, budget: Budget, rng: random.Random) -> Action:
         if within_reach(state, self.reach):
-            seconds = None if budget.deadline is None else max(0.0, budget.deadline - clock()) * self.share
+            game = state.game.name
+            share = SOLVERS[game].share if self.share is None else self.share
+            seconds = None if budget.deadline is None else max(0.0, budget.deadline - clock()) * share
             t0 = clock()
-            out = self.solver.solve(state, seconds, nodes=self.nodes if seconds is None else None, exact=False)
+            out = self.solver(game).solve(state, seconds, nodes=self.nodes if seconds is None else None, exact=False)
             info: dict[str, Any] = {"solver_seconds": clock() - t0}
             if out is not None:
                 info.update(
@@ -119,4 +157,13 @@ def with_endgame(agent: Agent, game: str | None) -> Agent:
     return EndgameAgent(agent)
 
 
-__all__ = ["GAMES", "NODES_WITHOUT_DEADLINE", "SOLVER_SHARE", "EndgameAgent", "with_endgame", "within_reach"]
+__all__ = [
+    "GAMES",
+    "NODES_WITHOUT_DEADLINE",
+    "SOLVERS",
+    "SOLVER_SHARE",
+    "EndgameAgent",
+    "EndgameSolver",
+    "with_endgame",
+    "within_reach",
+]

@@ -6,13 +6,14 @@ import threading
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from tessera.agents.endgame.agent import within_reach
-from tessera.agents.endgame.nibble import REACH, NibbleSolver
+from tessera.agents.endgame.agent import SOLVERS, within_reach
+from tessera.agents.endgame.nibble import REACH
 from tessera.core.game import State
 
-ANALYSIS_REACH = 24
-"""Blocks left at or below which :func:`endgame_verdict` tries the solver (more than the levels' reach:
-the analysis board may think longer, and a position out of time gives ``None``)."""
+ANALYSIS_REACH = SOLVERS["nibble"].analysis_reach
+"""Nibble's blocks left at or below which :func:`endgame_verdict` tries the solver (more than the levels'
+reach: the analysis board may think longer, and a position out of time gives ``None``); each game's
+reach is its :attr:`~tessera.agents.endgame.agent.EndgameSolver.analysis_reach`."""
 
 
 @dataclass(frozen=True)
@@ -39,17 +40,20 @@ class Verdict:
 _LOCAL = threading.local()
 
 
-def endgame_verdict(state: State, seconds: float = 1.0, *, reach: int = ANALYSIS_REACH) -> Verdict | None:
+def endgame_verdict(state: State, seconds: float = 1.0, *, reach: int | None = None) -> Verdict | None:
     """The exact result of ``state`` with best play, or ``None`` when unknown within ``seconds``.
 
-    ``None`` as well for games without a solver and positions out of reach.  Each thread keeps
-    one solver (its table speeds up the positions of one game that follow).
+    ``None`` as well for games without a solver and positions out of reach (``reach``: the game's
+    analysis reach).  Each thread keeps one solver per game (its table speeds up the positions of one
+    game that follow).
     """
-    if not within_reach(state, reach):
+    spec = SOLVERS.get(state.game.name)
+    if spec is None or not within_reach(state, spec.analysis_reach if reach is None else reach):
         return None
-    solver = getattr(_LOCAL, "solver", None)
+    solvers: dict[str, Any] = _LOCAL.__dict__.setdefault("solvers", {})
+    solver = solvers.get(state.game.name)
     if solver is None:
-        solver = _LOCAL.solver = NibbleSolver(20)
+        solver = solvers[state.game.name] = spec.make(20)
     out = solver.solve(state, seconds)
     if out is None:
         return None

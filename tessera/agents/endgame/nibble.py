@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from tessera.agents.endgame.solution import Solution
 from tessera.core.kernels import kernel
 
 MAX_BLOCKS = 40
@@ -374,21 +375,6 @@ def search_root(
 
 
 # -- Python side -----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Solution:
-    """What the solver proved about a position, for the player to move."""
-
-    value: int
-    """+1 a forced win, −1 a loss against best play, 0 a draw."""
-    best_move: int
-    """An integer action of the State API: winning (fastest win when ``plies`` is known), or the longest loss."""
-    plies: int | None
-    """Steps to the end with best play on both sides (fastest win, longest loss); ``None`` if only the result
-    was proved in the time (and for a draw, which Nibble's odd counts never allow)."""
-    nodes: int
-    """Nodes searched by this call."""
 
 
 _Z_SEED = 0x7E55E4A

@@ -243,7 +243,13 @@ def apply(a: np.ndarray, k: np.ndarray, action: int) -> int:
 
 @kernel
 def legal(a: np.ndarray, k: np.ndarray, allowed: np.ndarray) -> np.ndarray:
-    """The sorted growths and jumps of the player to move (empty when he must pass).
+    """The sorted growths and jumps of the player to move (empty when he must pass)."""
+    return np.sort(moves_of(a, k, allowed))
+
+
+@kernel
+def moves_of(a: np.ndarray, k: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+    """The growths and jumps of the player to move, in no particular order (:func:`legal` sorts them).
 
     The owners are first copied to a dense map of the hexes around the tokens (their span of
     hex ids, widened by the longest offset), so each of the 18 destinations of a token is one
@@ -297,7 +303,7 @@ def legal(a: np.ndarray, k: np.ndarray, allowed: np.ndarray) -> np.ndarray:
                 out[n] = dest * 13
                 n += 1
                 occ[dest - base] = -2
-    return np.sort(out[:n])
+    return out[:n]
 
 
 @kernel
@@ -466,6 +472,7 @@ __all__ = [
     "grown",
     "has_move",
     "legal",
+    "moves_of",
     "new_array",
     "on_board",
     "owner_at",

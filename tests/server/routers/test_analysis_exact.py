@@ -14,7 +14,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 import tessera
-from tessera.agents.endgame import NibbleSolver
+from tessera.agents.endgame import IkabegamaSolver, NibbleSolver
 
 NIBBLE = tessera.load_game("nibble")
 
@@ -74,3 +74,40 @@ def test_out_of_reach_or_without_a_solver_the_answer_has_no_exact_verdict(client
     assert "exact" not in out and -1 <= out["value"] <= 1
     r = client.post("/api/analysis/evaluate", json={"game": "nume(size=3)", "seed": 0, "moves": [], "seconds": 0.2})
     assert r.status_code == 200 and "exact" not in r.json()
+
+
+def test_an_ikabegama_race_within_reach_is_answered_with_the_proved_win(client: TestClient) -> None:
+    """Ikabegamá's short races: a forced win within the solver's horizon comes back as ``exact`` with the
+    plies of the fastest win, and its best move keeps the win (a position after it is lost for the other)."""
+    game = tessera.load_game("ikabegama(distance=4)")
+    rng = random.Random(5)
+    found = 0
+    for _ in range(60):
+        state = game.new_initial_state()
+        for _ in range(rng.randint(2, 7)):
+            if state.is_terminal():
+                break
+            state.apply_action(state.random_action(rng))
+        if state.is_terminal():
+            continue
+        truth = IkabegamaSolver(16).solve(state, horizon=5)
+        if truth is None or truth.value < 0 or truth.plies is None or truth.plies < 3:
+            continue
+        moves = [[p, m] for p, m in state.history()]
+        r = client.post(
+            "/api/analysis/evaluate",
+            json={"game": "ikabegama(distance=4)", "seed": 0, "moves": moves, "seconds": 2.0},
+        )
+        assert r.status_code == 200, r.text
+        out = r.json()
+        cp = state.current_player()
+        assert out["exact"]["winner"] == cp and out["exact"]["plies"] == truth.plies, out
+        assert out["value"] == 1.0 and out["exact"]["text"].startswith(f"Forced win in {truth.plies} steps")
+        after = state.clone()
+        after.play(out["best"])
+        lost = IkabegamaSolver(16).solve(after, horizon=truth.plies)
+        assert lost is not None and lost.value == -1
+        found += 1
+        if found == 3:
+            break
+    assert found == 3
