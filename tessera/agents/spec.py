@@ -226,7 +226,7 @@ LEVEL_SECONDS = {1: None, 2: None, 3: 0.3, 4: 1.0, 5: 3.0}
 """Default time per move of each level."""
 
 ENDGAME_LEVEL = 4
-"""Levels from this one up ask the exact endgame solver first where the game has one (Nibble, Ikabegamá)."""
+"""Levels from this one up ask the exact endgame solver first where the game has one (Nibble, Nume, Ikabegamá)."""
 
 _SEARCH_SPEC: dict[str, str] = {
     # Per-game agent of the search levels (3–5), chosen by the matches in docs/agents.md.

@@ -215,9 +215,9 @@ def test_levels_1_to_3_have_no_solver_and_other_games_none() -> None:
         inner = make_agent(f"level{n}", game="nibble")._agent_for("nibble")  # type: ignore[attr-defined]
         assert not isinstance(inner, EndgameAgent)
     assert isinstance(make_agent("level4", game="nibble")._agent_for("nibble"), EndgameAgent)  # type: ignore[attr-defined]
-    assert not isinstance(make_agent("level5", game="nume")._agent_for("nume"), EndgameAgent)  # type: ignore[attr-defined]
+    assert not isinstance(make_agent("level5", game="nymbat")._agent_for("nymbat"), EndgameAgent)  # type: ignore[attr-defined]
     mcts = make_agent("mcts")
-    assert with_endgame(mcts, "nume") is mcts
+    assert with_endgame(mcts, "nymbat") is mcts
 
 
 def test_wrapper_falls_back_to_the_search_out_of_reach() -> None:
@@ -276,4 +276,4 @@ def test_endgame_verdict_says_forced_win_or_lost() -> None:
         texts.append(v.winner == p)
     assert True in texts and False in texts
     assert endgame_verdict(SQUARE.new_initial_state(2)) is None
-    assert endgame_verdict(tessera.load_game("nume(size=2)").new_initial_state(2)) is None
+    assert endgame_verdict(tessera.load_game("nymbat").new_initial_state(2)) is None

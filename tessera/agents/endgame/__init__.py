@@ -2,6 +2,9 @@
 
 * :mod:`tessera.agents.endgame.nibble` — Nibble's solver (alpha-beta with a transposition
   table over bit sets, numba) and ``solve(state, seconds) -> (value, best_move, plies) | None``.
+* :mod:`tessera.agents.endgame.nume` — Nume's last empty cells: alpha-beta over the game's
+  placement kernel, trying only the numbers that can matter (1 up to the largest size the new
+  group can reach).
 * :mod:`tessera.agents.endgame.ikabegama` — Ikabegamá's short races: a compiled search that
   proves a forced win or loss within a horizon (a bound on the moves each side needs to win
   prunes it), over the game's own kernels.
@@ -17,6 +20,7 @@ from tessera.agents.endgame.agent import SOLVERS, EndgameAgent, EndgameSolver, w
 from tessera.agents.endgame.analysis import Verdict, endgame_verdict
 from tessera.agents.endgame.ikabegama import IkabegamaSolver
 from tessera.agents.endgame.nibble import REACH, NibbleSolver, solve
+from tessera.agents.endgame.nume import NumeSolver
 from tessera.agents.endgame.solution import Solution
 
 __all__ = [
@@ -26,6 +30,7 @@ __all__ = [
     "EndgameSolver",
     "IkabegamaSolver",
     "NibbleSolver",
+    "NumeSolver",
     "Solution",
     "Verdict",
     "endgame_verdict",

@@ -2,8 +2,9 @@
 
 :class:`EndgameAgent` wraps a search agent.  In a position its game's solver can take
 (:data:`SOLVERS`: Nibble with at most :data:`~tessera.agents.endgame.nibble.REACH` blocks on
-the board; Ikabegamá when either player could win within
-:data:`~tessera.agents.endgame.ikabegama.REACH` moves) it gives the solver a share of the
+the board; Nume with at most :data:`~tessera.agents.endgame.nume.REACH` empty cells;
+Ikabegamá when either player could win within :data:`~tessera.agents.endgame.ikabegama.REACH`
+moves) it gives the solver a share of the
 move's time; a proved win (or draw) is played at once — a winning step keeps the win, so a
 level that proves a win never gives it away.  When the solver proves a loss, or does not
 finish in its share, the wrapped search plays with the time left (against a fallible
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tessera.agents.base import Agent, Budget, clock
-from tessera.agents.endgame import ikabegama, nibble
+from tessera.agents.endgame import ikabegama, nibble, nume
 from tessera.core.game import Action, State
 
 SOLVER_SHARE = 0.5
@@ -39,7 +40,7 @@ class EndgameSolver:
     within: Callable[[State, int], bool]
     """Whether the solver takes a position, given a reach."""
     reach: int
-    """The levels' reach (Nibble: blocks left; Ikabegamá: moves to win)."""
+    """The levels' reach (Nibble: blocks left; Nume: empty cells; Ikabegamá: moves to win)."""
     analysis_reach: int
     """The analysis board's reach (it may think longer; a position out of time gives no verdict)."""
     share: float
@@ -56,6 +57,7 @@ SOLVERS: dict[str, EndgameSolver] = {
     "ikabegama": EndgameSolver(
         ikabegama.IkabegamaSolver, ikabegama.within_reach, ikabegama.REACH, ikabegama.REACH, 0.25
     ),
+    "nume": EndgameSolver(nume.NumeSolver, nume.within_reach, nume.REACH, nume.ANALYSIS_REACH, SOLVER_SHARE),
 }
 """The games with an exact solver, by game name."""
 

@@ -458,7 +458,8 @@ class IkabegamaSolver:
             if deadline is not None and spent:
                 now = clock()
                 rate = spent / max(now - start, 1e-6)
-                limit = min(limit, max(2000, int(rate * (deadline - now))))
+                # deeper nodes cost more than the shallow ones measured: aim at 60 % of the time left
+                limit = min(limit, max(2000, int(0.6 * rate * (deadline - now))))
             ctx[_DEPTH] = depth
             ctx[_LIMIT] = limit
             v = int(

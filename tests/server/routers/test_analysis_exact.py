@@ -69,10 +69,13 @@ def test_an_endgame_within_reach_is_answered_with_the_proved_result_and_a_best_s
 
 
 def test_out_of_reach_or_without_a_solver_the_answer_has_no_exact_verdict(client: TestClient) -> None:
-    """The opening of Nibble (far more blocks than the solver takes) and a Nume position are estimates."""
+    """The opening of Nibble (far more blocks than the solver takes), the opening of Nume (far more empty
+    cells) and a Nymbat position (no solver) are estimates."""
     out = evaluate(client, [], 0, seconds=0.2)
     assert "exact" not in out and -1 <= out["value"] <= 1
     r = client.post("/api/analysis/evaluate", json={"game": "nume(size=3)", "seed": 0, "moves": [], "seconds": 0.2})
+    assert r.status_code == 200 and "exact" not in r.json()
+    r = client.post("/api/analysis/evaluate", json={"game": "nymbat", "seed": 0, "moves": [], "seconds": 0.2})
     assert r.status_code == 200 and "exact" not in r.json()
 
 
