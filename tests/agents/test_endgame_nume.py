@@ -111,8 +111,7 @@ def test_a_new_group_never_ends_larger_than_its_number_bound() -> None:
             grow = [
                 x * game.K  # type: ignore[attr-defined]
                 for x in range(n)
-                if a[x] < 0
-                and any(m >= 0 and a[m] == col and a[nk.GID * n + m] == gid for m in game.nbr[x])  # type: ignore[attr-defined]
+                if a[x] < 0 and any(m >= 0 and a[m] == col and a[nk.GID * n + m] == gid for m in game.nbr[x])  # type: ignore[attr-defined]
             ]
             mine = st._col == col  # type: ignore[attr-defined]
             st.apply_action(rng.choice(grow) if mine and grow else sensible_move(st, rng))

@@ -44,6 +44,14 @@ from typing import Any
 
 import numpy as np
 
+from tessera.agents.endgame.search import (
+    EXACT,
+    LOWER,
+    UPPER,
+    check_budget,
+    check_table_bits,
+    mix64,
+)
 from tessera.agents.endgame.solution import Solution
 from tessera.core.kernels import I64, kernel
 from tessera.games.ikabegama import kernels as ik
@@ -61,32 +69,17 @@ REACH = 3
 """A position is within reach when either player could win within this many of his own moves
 (:func:`moves_needed`), i.e. his nearest token is at most 9 hexes from the enemy nest."""
 
-EXACT, LOWER, UPPER = 1, 2, 3
-"""Bounds stored in the transposition table."""
-
 # ctx (int64) fields
 _NODES, _LIMIT, _ABORT, _DEPTH = range(4)
-
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX2 = np.uint64(0x94D049BB133111EB)
-
-
-@kernel
-def _mix(x: int) -> np.uint64:
-    z = np.uint64(x) * _GOLDEN + _GOLDEN
-    z = (z ^ (z >> np.uint64(30))) * _MIX1
-    z = (z ^ (z >> np.uint64(27))) * _MIX2
-    return z ^ (z >> np.uint64(31))
 
 
 @kernel
 def position_key(a: np.ndarray) -> np.uint64:
     """The position's key: its tokens (hex, owner), the player to move and the passes in a row."""
     own = ik.HEADER + a[ik.CAP]
-    h = _mix(I64(a[ik.TO_MOVE]) + 4 * I64(a[ik.PASSES]) + 1)
+    h = mix64(I64(a[ik.TO_MOVE]) + 4 * I64(a[ik.PASSES]) + 1)
     for i in range(a[ik.NTOK]):
-        h ^= _mix(I64(a[ik.HEADER + i]) * 2 + I64(a[own + i]) + 64)
+        h ^= mix64(I64(a[ik.HEADER + i]) * 2 + I64(a[own + i]) + 64)
     return h
 
 
@@ -209,7 +202,7 @@ def search_root(
     moves = np.empty((horizon + 1, maxm), np.int64)
     order = np.empty(maxm, np.int64)
     f_key = np.zeros(horizon + 1, np.uint64)
-    f_int = np.zeros((horizon + 1, 8), np.int64)  # alpha, beta, alpha0, best, best move, count, next
+    f_int = np.zeros((horizon + 1, 7), np.int64)  # alpha, beta, alpha0, best, best move, count, next
     mask = np.uint64(tkey.shape[0] - 1)
     ctx[_ABORT] = 0
     ctx[_NODES] = 0
@@ -393,9 +386,7 @@ class IkabegamaSolver:
     """Proves forced wins and losses of Ikabegamá positions within a horizon; keeps its table between calls."""
 
     def __init__(self, tt_bits: int = 20) -> None:
-        if not isinstance(tt_bits, int) or not 10 <= tt_bits <= 28:
-            raise ValueError(f"tt_bits must be an integer from 10 to 28, not {tt_bits!r}")
-        size = 1 << tt_bits
+        size = check_table_bits(tt_bits)
         self.tkey = np.zeros(size, np.uint64)
         self.tval = np.zeros(size, np.int32)
         self.tflag = np.zeros(size, np.int8)
@@ -431,10 +422,7 @@ class IkabegamaSolver:
             raise ValueError(f"the Ikabegamá solver takes Ikabegamá positions, not {game.name}")
         if state.is_terminal():
             raise ValueError("the game is over: there is nothing to solve")
-        if seconds is not None and (not isinstance(seconds, int | float) or seconds < 0):
-            raise ValueError(f"seconds must be a number >= 0, not {seconds!r}")
-        if nodes is not None and (not isinstance(nodes, int) or nodes < 1):
-            raise ValueError(f"nodes must be an integer >= 1, not {nodes!r}")
+        check_budget(seconds, nodes)
         if isinstance(horizon, bool) or not isinstance(horizon, int) or not 1 <= horizon <= 40:
             raise ValueError(f"horizon must be an integer from 1 to 40 plies, not {horizon!r}")
         k = game.kconst

@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from tessera.agents.endgame.search import EXACT, LOWER, UPPER, check_budget, check_table_bits
 from tessera.agents.endgame.solution import Solution
 from tessera.core.kernels import kernel
 
@@ -59,8 +60,6 @@ REACH = 20
 WIN = 10000
 """Value of a win at the root (a win ``d`` steps away scores ``WIN − d``)."""
 
-EXACT, LOWER, UPPER = 1, 2, 3
-"""Bounds stored in the transposition table."""
 
 # ctx (int64) fields
 _N, _COLORS, _NEED, _MAJ, _SIDES, _RUN, _NODES, _LIMIT, _ABORT = range(9)
@@ -416,9 +415,7 @@ class NibbleSolver:
     """
 
     def __init__(self, tt_bits: int = 21) -> None:
-        if not isinstance(tt_bits, int) or not 10 <= tt_bits <= 28:
-            raise ValueError(f"tt_bits must be an integer from 10 to 28, not {tt_bits!r}")
-        size = 1 << tt_bits
+        size = check_table_bits(tt_bits)
         self.tkey = np.zeros(size, np.uint64)
         self.tval = np.zeros(size, np.int32)
         self.tflag = np.zeros(size, np.int8)
@@ -557,10 +554,7 @@ class NibbleSolver:
 
         if state.is_terminal():
             raise ValueError("the game is over: there is nothing to solve")
-        if seconds is not None and (not isinstance(seconds, int | float) or seconds < 0):
-            raise ValueError(f"seconds must be a number >= 0, not {seconds!r}")
-        if nodes is not None and (not isinstance(nodes, int) or nodes < 1):
-            raise ValueError(f"nodes must be an integer >= 1, not {nodes!r}")
+        check_budget(seconds, nodes)
         pos, trip, z = self._position(state)
         start = clock()
         deadline = None if seconds is None else start + seconds

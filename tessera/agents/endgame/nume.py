@@ -1,3 +1,5 @@
+# mypy: disable-error-code="arg-type,assignment"
+# (numba kernels: numpy int64 scalars stand where the hints say int, as in the games' kernel modules)
 """Nume's last empty cells: a compiled alpha-beta that solves the end of the game exactly.
 
 A Nume game ends when the board is full, so a position with ``E`` empty cells ends exactly
@@ -41,6 +43,14 @@ from typing import Any
 
 import numpy as np
 
+from tessera.agents.endgame.search import (
+    EXACT,
+    LOWER,
+    UPPER,
+    check_budget,
+    check_table_bits,
+    mix64,
+)
 from tessera.agents.endgame.solution import Solution
 from tessera.core.kernels import I64, kernel
 from tessera.games.nume import kernels as nk
@@ -54,22 +64,8 @@ ANALYSIS_REACH = 18
 MAX_EMPTY = 30
 """Most empty cells the solver accepts."""
 
-EXACT, LOWER, UPPER = 1, 2, 3
-
 # ctx (int64) fields
 _NODES, _LIMIT, _ABORT = range(3)
-
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX2 = np.uint64(0x94D049BB133111EB)
-
-
-@kernel
-def _mix(x: int) -> np.uint64:
-    z = np.uint64(x) * _GOLDEN + _GOLDEN
-    z = (z ^ (z >> np.uint64(30))) * _MIX1
-    z = (z ^ (z >> np.uint64(27))) * _MIX2
-    return z ^ (z >> np.uint64(31))
 
 
 @kernel
@@ -256,7 +252,7 @@ def search_root(
         col = col0 if ply % 2 == 0 else 1 - col0
         cell = mv // kk
         nk.apply(child, nbr, I64(cell), I64(mv % kk), I64(col))
-        f_key[ply + 1] = f_key[ply] ^ _mix(mv * 2 + col + 1)
+        f_key[ply + 1] = f_key[ply] ^ mix64(mv * 2 + col + 1)
         f_int[ply + 1, 0] = -beta
         f_int[ply + 1, 1] = -alpha
         ply += 1
@@ -280,9 +276,7 @@ class NumeSolver:
     """Solves Nume positions with at most :data:`MAX_EMPTY` empty cells (its table serves one position a call)."""
 
     def __init__(self, tt_bits: int = 20) -> None:
-        if not isinstance(tt_bits, int) or not 10 <= tt_bits <= 28:
-            raise ValueError(f"tt_bits must be an integer from 10 to 28, not {tt_bits!r}")
-        size = 1 << tt_bits
+        size = check_table_bits(tt_bits)
         self.tkey = np.zeros(size, np.uint64)
         self.tval = np.zeros(size, np.int8)
         self.tflag = np.zeros(size, np.int8)
@@ -316,10 +310,7 @@ class NumeSolver:
             raise ValueError("the game is over: there is nothing to solve")
         if not state._placing:
             raise ValueError("the solver takes positions where stones are placed, not the komi bidding")
-        if seconds is not None and (not isinstance(seconds, int | float) or seconds < 0):
-            raise ValueError(f"seconds must be a number >= 0, not {seconds!r}")
-        if nodes is not None and (not isinstance(nodes, int) or nodes < 1):
-            raise ValueError(f"nodes must be an integer >= 1, not {nodes!r}")
+        check_budget(seconds, nodes)
         e = empty_cells(state)
         if e > MAX_EMPTY:
             raise ValueError(f"the solver takes at most {MAX_EMPTY} empty cells, not {e}")
@@ -343,9 +334,7 @@ class NumeSolver:
                 return None
             ctx[_LIMIT] = limit
             v = int(
-                search_root(
-                    state._a, game.nbr, col, kb, kw, -2, 2, self.tkey, self.tval, self.tflag, self.tmove, ctx
-                )
+                search_root(state._a, game.nbr, col, kb, kw, -2, 2, self.tkey, self.tval, self.tflag, self.tmove, ctx)
             )
             spent += int(min(ctx[_NODES], limit))
             if not ctx[_ABORT]:
