@@ -440,34 +440,35 @@ class IkabegamaSolver:
         deadline = None if seconds is None else start + seconds
         spent = 0
         for depth in range(1, horizon + 1):
-            limit = 1 << 62 if nodes is None else nodes - spent
-            if limit <= 0 or (deadline is not None and clock() >= deadline):
-                return None
-            if deadline is not None and spent:
-                now = clock()
-                rate = spent / max(now - start, 1e-6)
-                # deeper nodes cost more than the shallow ones measured: aim at 60 % of the time left
-                limit = min(limit, max(2000, int(0.6 * rate * (deadline - now))))
             ctx[_DEPTH] = depth
-            ctx[_LIMIT] = limit
-            v = int(
-                search_root(
-                    root,
-                    k,
-                    game.allowed_mask,
-                    -WIN - 1,
-                    WIN + 1,
-                    self.tkey,
-                    self.tval,
-                    self.tflag,
-                    self.tdepth,
-                    self.tmove,
-                    ctx,
+            while True:  # the depth, in chunks of nodes sized to the time left (the table keeps their work)
+                limit = 1 << 62 if nodes is None else nodes - spent
+                if limit <= 0 or (deadline is not None and clock() >= deadline):
+                    return None
+                if deadline is not None:
+                    now = clock()
+                    rate = spent / (now - start) if spent and now > start else 0.0
+                    # half the time left at the rate measured so far (the first chunk: 20,000 nodes)
+                    limit = min(limit, max(20_000, int(0.5 * rate * (deadline - now))))
+                ctx[_LIMIT] = limit
+                v = int(
+                    search_root(
+                        root,
+                        k,
+                        game.allowed_mask,
+                        -WIN - 1,
+                        WIN + 1,
+                        self.tkey,
+                        self.tval,
+                        self.tflag,
+                        self.tdepth,
+                        self.tmove,
+                        ctx,
+                    )
                 )
-            )
-            spent += int(min(ctx[_NODES], limit))
-            if ctx[_ABORT]:
-                return None
+                spent += int(min(ctx[_NODES], limit))
+                if not ctx[_ABORT]:
+                    break
             if v > MATE or v < -MATE:
                 return Solution(1 if v > 0 else -1, self._root_move(root, state), WIN - abs(v), spent)
         return None
