@@ -174,7 +174,9 @@ def sort_key(key: str) -> tuple[Any, ...]:
     return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in key.replace("/", " ").split())
 
 
-def _run_ray(tasks: Sequence[Task], address: str) -> Iterable[GameResult]:
+def ray_session(address: str) -> Any:
+    """The ``ray`` module, connected to ``address`` (``local``: a cluster started here; ``auto``: the
+    running one; or a cluster's address); ``ValueError`` when Ray is not installed."""
     try:
         import ray
     except ImportError:
@@ -184,6 +186,11 @@ def _run_ray(tasks: Sequence[Task], address: str) -> Iterable[GameResult]:
             ray.init(include_dashboard=False, log_to_driver=False)
         else:
             ray.init(address=address, log_to_driver=False)
+    return ray
+
+
+def _run_ray(tasks: Sequence[Task], address: str) -> Iterable[GameResult]:
+    ray = ray_session(address)
     remote = ray.remote(play_task)
     pending = [remote.remote(t) for t in tasks]
     while pending:

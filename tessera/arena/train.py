@@ -33,6 +33,8 @@ after the last generation written.  ``best.json`` is the best weights so far.
 from __future__ import annotations
 
 import json
+import math
+import os
 import random
 import time
 from collections.abc import Callable
@@ -77,6 +79,13 @@ class TrainConfig:
     gate: int = 100
     l2: float = 1e-3
     seed: int = 0
+    jobs: int = 1
+    """Local processes playing the self-play, gate and curve games (1: this process)."""
+    ray: str | None = None
+    """A Ray address (``auto``, ``local`` or a cluster's) playing those games instead."""
+    curve_games: int = 20
+    """Games of each generation's best against generation 0 (level 5's search with the hand-written
+    evaluation, at the same simulations) for the learning curve; 0: no curve."""
 
 
 def _choose(state: State, ev: LearnedEvaluation, cfg: TrainConfig, rng: random.Random) -> int:
@@ -155,16 +164,60 @@ def play_game(
     return float(state.returns()[0]), kept
 
 
+GameOut = tuple[float, list[np.ndarray], list[int]]
+"""One game's player-0 result, kept feature vectors and final group sizes."""
+
+
+def _play_games(
+    cfg: TrainConfig, pair: tuple[Weights, Weights], seeds: list[int], seats: list[int], keep: bool
+) -> list[GameOut]:
+    """Games of ``pair[0]`` (in seat ``seats[i]``) against ``pair[1]``, game ``i`` from ``seeds[i]``."""
+    evs = (LearnedEvaluation(pair[0]), LearnedEvaluation(pair[1]))
+    out: list[GameOut] = []
+    for seed, seat in zip(seeds, seats, strict=True):
+        sizes: list[int] = []
+        z, kept = play_game(cfg, evs if seat == 0 else (evs[1], evs[0]), random.Random(seed), keep, sizes)
+        out.append((z, kept, sizes))
+    return out
+
+
+def run_games(
+    cfg: TrainConfig, pair: tuple[Weights, Weights], seeds: list[int], seats: list[int], keep: bool
+) -> list[GameOut]:
+    """:func:`_play_games` here, in ``cfg.jobs`` processes or on Ray (``cfg.ray``): the same games and
+    results in the same order whichever runs them (every game is seeded by its own seed)."""
+    n = len(seeds)
+    if (cfg.ray is None and cfg.jobs <= 1) or n <= 1:
+        return _play_games(cfg, pair, seeds, seats, keep)
+    workers = max(cfg.jobs, 1) if cfg.ray is None else max(cfg.jobs, 4)
+    size = max(1, -(-n // (4 * workers)))
+    chunks = [(seeds[i : i + size], seats[i : i + size]) for i in range(0, n, size)]
+    if cfg.ray is not None:
+        from tessera.arena.runner import ray_session
+
+        ray = ray_session(cfg.ray)
+        remote = ray.remote(_play_games)
+        parts = ray.get([remote.remote(cfg, pair, a, b, keep) for a, b in chunks])
+    else:
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(max_workers=cfg.jobs, mp_context=mp.get_context("fork")) as pool:
+            parts = list(pool.map(_play_games, *zip(*[(cfg, pair, a, b, keep) for a, b in chunks], strict=True)))
+    return [g for part in parts for g in part]
+
+
 def self_play(cfg: TrainConfig, ev: LearnedEvaluation, rng: random.Random) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``cfg.games`` self-play games: positions ``X`` (features for player 0), results ``z`` (player 0)
     and the final group sizes."""
+    seeds = [rng.randrange(2**31) for _ in range(cfg.games)]
     xs: list[np.ndarray] = []
     zs: list[float] = []
     sizes: list[int] = []
-    for _ in range(cfg.games):
-        z, kept = play_game(cfg, (ev, ev), rng, True, sizes)
+    for z, kept, sz in run_games(cfg, (ev.weights, ev.weights), seeds, [0] * len(seeds), True):
         xs += kept
         zs += [z] * len(kept)
+        sizes += sz
     n = len(FEATURES[cfg.game])
     return (np.array(xs).reshape(-1, n), np.array(zs, dtype=np.float64), np.array(sizes, dtype=np.int64))
 
@@ -202,16 +255,88 @@ def fit(x: np.ndarray, z: np.ndarray, w0: np.ndarray, l2: float = 1e-3, steps: i
     return w
 
 
-def gate(cfg: TrainConfig, new: LearnedEvaluation, best: LearnedEvaluation, rng: random.Random) -> float:
-    """Score of ``new`` against ``best`` over ``cfg.gate`` self-play-policy games, seats alternated (draw ½)."""
+def match_score(cfg: TrainConfig, a: Weights, b: Weights, games: int, rng: random.Random) -> float:
+    """Score of ``a`` against ``b`` over ``games`` games of the self-play players, seats alternated (draw ½)."""
+    seeds = [rng.randrange(2**31) for _ in range(games)]
+    seats = [i % 2 for i in range(games)]
     score = 0.0
-    for i in range(cfg.gate):
-        seat = i % 2
-        evs = (new, best) if seat == 0 else (best, new)
-        z, _ = play_game(cfg, evs, rng, False)
+    for (z, _, _), seat in zip(run_games(cfg, (a, b), seeds, seats, False), seats, strict=True):
         r = z if seat == 0 else -z
         score += 1.0 if r > 0 else 0.5 if r == 0 else 0.0
-    return score / max(1, cfg.gate)
+    return score / max(1, games)
+
+
+def gate(cfg: TrainConfig, new: LearnedEvaluation, best: LearnedEvaluation, rng: random.Random) -> float:
+    """Score of ``new`` against ``best`` over ``cfg.gate`` self-play-policy games, seats alternated (draw ½)."""
+    return match_score(cfg, new.weights, best.weights, cfg.gate, rng)
+
+
+def elo_of(score: float, games: int) -> tuple[float, float, float]:
+    """The Elo difference a score implies, with the ends of its Wilson 95 % interval (a score of 0 or 1
+    is moved half a game inwards, so the figures stay finite).
+
+    >>> [round(x) for x in elo_of(0.75, 40)]
+    [191, 69, 313]
+    """
+    from tessera.arena.stats import wilson_interval
+
+    def elo(s: float) -> float:
+        s = min(max(s, 0.5 / games), 1 - 0.5 / games)
+        return 400.0 * math.log10(s / (1.0 - s))
+
+    lo, hi = wilson_interval(score * games, games)
+    return elo(score), elo(lo), elo(hi)
+
+
+def learning_curve(cfg: TrainConfig, best: Weights, gen: int, rng: random.Random) -> dict[str, object]:
+    """Generation ``gen``'s best against generation 0 (the hand-written evaluation): a point of the curve,
+    appended to ``curve.jsonl``, and the curve drawn again (``curve.json``, ``curve.png``)."""
+    score = match_score(cfg, best, hand_weights(cfg.game), cfg.curve_games, rng)
+    elo, lo, hi = elo_of(score, cfg.curve_games)
+    point: dict[str, object] = {
+        "generation": gen,
+        "games": cfg.curve_games,
+        "score": round(score, 4),
+        "elo": round(elo, 1),
+        "elo_lo": round(lo, 1),
+        "elo_hi": round(hi, 1),
+    }
+    with open(cfg.out / "curve.jsonl", "a", encoding="utf-8") as f:
+        f.write(json.dumps(point) + "\n")
+    points = [json.loads(line) for line in (cfg.out / "curve.jsonl").read_text(encoding="utf-8").splitlines() if line]
+    from tessera.arena.plots import write_plots
+
+    write_plots(
+        {
+            "curve": {
+                "kind": "intervals",
+                "title": f"{cfg.spec}: each generation's best against the hand-written evaluation",
+                "xlabel": "generation",
+                "ylabel": f"Elo (level 5's search at {cfg.iterations} simulations, hand evaluation = 0)",
+                "reference": 0,
+                "series": [
+                    {
+                        "label": f"{cfg.curve_games} games a point, 95 % interval",
+                        "x": [p["generation"] for p in points],
+                        "y": [p["elo"] for p in points],
+                        "lo": [p["elo_lo"] for p in points],
+                        "hi": [p["elo_hi"] for p in points],
+                    }
+                ],
+            }
+        },
+        cfg.out,
+    )
+    return point
+
+
+def _spent(cfg: TrainConfig) -> float:
+    """What ``cfg.minutes`` counts: the CPU time of this process and of its finished worker processes
+    (``--jobs``); with Ray, whose workers run elsewhere, the wall-clock time."""
+    if cfg.ray is not None:
+        return time.time()
+    t = os.times()
+    return time.process_time() + t.children_user + t.children_system
 
 
 def _last_generation(out: Path) -> int:
@@ -235,11 +360,16 @@ def train(cfg: TrainConfig, report: Callable[[str], None] = print) -> Weights:
         best = hand_weights(cfg.game)
         best.training = {"generation": 0, "note": "the hand-written evaluation", "spec": cfg.spec}
         best.save(cfg.out / "best.json")
-    cpu0 = time.process_time()
+    cpu0 = _spent(cfg)
     gen = last + 1
-    while gen <= cfg.generations and (time.process_time() - cpu0) < cfg.minutes * 60:
+    while gen <= cfg.generations and (_spent(cfg) - cpu0) < cfg.minutes * 60:
         rng = random.Random(cfg.seed * 1_000_003 + gen)
         t0 = time.process_time()
+        report(
+            f"generation {gen}: {cfg.games} self-play games, {cfg.gate} gate games"
+            + (f", {cfg.curve_games} curve games" if cfg.curve_games else "")
+            + ("" if cfg.jobs <= 1 and cfg.ray is None else f" ({'Ray' if cfg.ray else f'{cfg.jobs} processes'})")
+        )
         x, z, sz = self_play(cfg, LearnedEvaluation(best), rng)
         np.savez_compressed(cfg.out / f"gen-{gen:03d}.npz", x=x, z=z, sizes=sz)
         xs, zs, szs = [x], [z], [sz]
@@ -284,6 +414,12 @@ def train(cfg: TrainConfig, report: Callable[[str], None] = print) -> Weights:
             f"gate {score:.0%} of {cfg.gate} -> {'accepted' if accepted else 'kept the best'} "
             f"({info['cpu_seconds']} s CPU)"
         )
+        if cfg.curve_games > 0:
+            point = learning_curve(cfg, best, gen, rng)
+            report(
+                f"  curve: the best scores {point['score']:.0%} against the hand evaluation over "
+                f"{cfg.curve_games} games, {point['elo']:+.0f} Elo [{point['elo_lo']:+.0f}, {point['elo_hi']:+.0f}]"
+            )
         gen += 1
     return best
 
@@ -371,7 +507,16 @@ def register(subparsers: object) -> None:
     )
     p.add_argument("game", help=f"game spec ({', '.join(TRAINABLE)}, e.g. 'nume' or 'nume(size=4)')")
     p.add_argument("--out", default=None, help="directory for checkpoints (default training/<game>)")
-    p.add_argument("--minutes", type=float, default=10.0, help="CPU minutes of this run (default 10)")
+    p.add_argument("--minutes", type=float, default=None, help="CPU minutes of this run (default 10)")
+    p.add_argument("--hours", type=float, default=None, help="CPU hours of this run (instead of --minutes)")
+    p.add_argument("--jobs", type=int, default=1, help="local processes playing the games (default 1)")
+    p.add_argument("--ray", default=None, metavar="ADDRESS", help="play the games on Ray: auto, local or an address")
+    p.add_argument(
+        "--curve-games",
+        type=int,
+        default=20,
+        help="games of each generation's best against the hand evaluation for the learning curve (0: none)",
+    )
     p.add_argument("--generations", type=int, default=1000, help="stop after this many generations in all")
     p.add_argument("--games", type=int, default=200, help="self-play games per generation (default 200)")
     p.add_argument("--gate", type=int, default=100, help="gate games per generation (default 100)")
@@ -418,11 +563,22 @@ def _run(args: object) -> int:
         reaches = [w.reach, *[r for r, _ in w.stages]]
         print(f"weights: {Path(a.out or f'training/{game}') / 'best.json'} (stages at {reaches} blocks)")  # type: ignore[attr-defined]
         return 0
+    minutes, hours = a.minutes, a.hours  # type: ignore[attr-defined]
+    if minutes is not None and hours is not None:
+        print("tessera train: give --minutes or --hours, not both")
+        return 2
+    jobs, curve = a.jobs, a.curve_games  # type: ignore[attr-defined]
+    if jobs < 1 or curve < 0 or (hours is not None and hours <= 0) or (minutes is not None and minutes <= 0):
+        print("tessera train: --jobs must be at least 1, --curve-games at least 0, --minutes/--hours above 0")
+        return 2
     cfg = TrainConfig(
         game=game,
         spec=spec,
         out=Path(a.out or f"training/{game}"),  # type: ignore[attr-defined]
-        minutes=a.minutes,  # type: ignore[attr-defined]
+        minutes=60.0 * hours if hours is not None else 10.0 if minutes is None else minutes,
+        jobs=jobs,
+        ray=a.ray,  # type: ignore[attr-defined]
+        curve_games=curve,
         generations=a.generations,  # type: ignore[attr-defined]
         games=a.games,  # type: ignore[attr-defined]
         gate=a.gate,  # type: ignore[attr-defined]
@@ -440,13 +596,17 @@ def _run(args: object) -> int:
 __all__ = [
     "TRAINABLE",
     "TrainConfig",
+    "elo_of",
     "fit",
     "gate",
     "group_sizes",
+    "learning_curve",
     "log_loss",
+    "match_score",
     "number_prior",
     "play_game",
     "register",
+    "run_games",
     "self_play",
     "train",
     "train_nibble",

@@ -1,12 +1,15 @@
-"""``tessera train GAME``: the command runs a seeded, resumable self-play training and refuses other games."""
+"""``tessera train GAME``: a seeded, resumable self-play training (local processes or Ray) with a learning curve."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from tessera.agents.learned.model import hand_weights
+from tessera.arena.train import TrainConfig, run_games
 from tessera.cli import main
 
 
@@ -39,3 +42,41 @@ def test_tessera_train_nibble_writes_its_stages(tmp_path: Path, capsys: pytest.C
     assert best["game"] == "nibble" and best["reach"] == 12 and best["stages"][0]["reach"] == 24
     assert main(["train", "nibble", "--stages", "24,12", "--out", str(tmp_path / "bad")]) == 2
     assert "increasing" in capsys.readouterr().out
+
+
+def test_the_training_games_are_the_same_in_one_process_or_several() -> None:
+    """``--jobs``: every game is seeded by its own seed, so processes change the speed, never the games."""
+    cfg = TrainConfig(game="nume", spec="nume(size=2)", iterations=0, seed=2)
+    pair = (hand_weights(), hand_weights())
+    seeds, seats = list(range(100, 108)), [i % 2 for i in range(8)]
+    here = run_games(cfg, pair, seeds, seats, True)
+    cfg.jobs = 2
+    there = run_games(cfg, pair, seeds, seats, True)
+    assert [(z, sizes) for z, _, sizes in here] == [(z, sizes) for z, _, sizes in there]
+    for (_, ka, _), (_, kb, _) in zip(here, there, strict=True):
+        assert len(ka) == len(kb) > 0 and all(np.array_equal(a, b) for a, b in zip(ka, kb, strict=True))
+
+
+def test_tessera_train_draws_a_learning_curve_against_the_hand_evaluation(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each generation's best plays the hand-written evaluation; the points (Elo with a 95 % interval) are
+    kept in ``curve.jsonl`` and drawn in ``curve.json`` (and ``curve.png`` with matplotlib)."""
+    out = tmp_path / "run"
+    argv = ["train", "nume(size=2)", "--games", "6", "--gate", "2", "--generations", "2", "--iterations", "0"]
+    assert main([*argv, "--curve-games", "4", "--jobs", "2", "--hours", "0.5", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "(2 processes)" in text and "curve: the best scores" in text
+    points = [json.loads(line) for line in (out / "curve.jsonl").read_text().splitlines()]
+    assert [p["generation"] for p in points] == [1, 2]
+    for p in points:
+        assert p["games"] == 4 and 0 <= p["score"] <= 1 and p["elo_lo"] <= p["elo"] <= p["elo_hi"]
+    plot = json.loads((out / "curve.json").read_text())
+    assert plot["series"][0]["x"] == [1, 2] and plot["series"][0]["y"] == [p["elo"] for p in points]
+
+
+def test_tessera_train_refuses_both_minutes_and_hours_and_bad_jobs(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["train", "nume", "--minutes", "5", "--hours", "1", "--out", "/nonexistent/never"]) == 2
+    assert "--minutes or --hours, not both" in capsys.readouterr().out
+    assert main(["train", "nume", "--jobs", "0", "--out", "/nonexistent/never"]) == 2
+    assert "--jobs must be at least 1" in capsys.readouterr().out
