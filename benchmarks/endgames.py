@@ -111,6 +111,42 @@ def agents_to_measure(levels: list[int], scale: float, game: str = "nibble") -> 
     return makers
 
 
+def keep_summary(won: list[dict[str, Any]], makers: dict[str, Any], random_name: str) -> dict[str, Any]:
+    """Per agent: wins kept among ``won`` (rows with a bool per agent name), Wilson interval, CPU, proofs."""
+    keep: dict[str, Any] = {}
+    if not won:
+        return keep
+    keep[random_name] = {"rate": statistics.fmean(r["random"] for r in won), "n": len(won)}
+    for name in makers:
+        k = sum(bool(r[name]) for r in won)
+        lo, hi = wilson(k, len(won))
+        keep[name] = {
+            "kept": k,
+            "n": len(won),
+            "rate": k / len(won),
+            "wilson95": [round(lo, 3), round(hi, 3)],
+            "median_cpu": statistics.median(r[f"{name} cpu"] for r in won),
+            "max_cpu": max(r[f"{name} cpu"] for r in won),
+            "solver_proved": sum(r.get(f"{name} solver") == "win" for r in won),
+        }
+    return keep
+
+
+def keep_lines(keep: dict[str, Any], random_text: str) -> list[str]:
+    """The report's lines of :func:`keep_summary`."""
+    lines = []
+    for name, v in keep.items():
+        if "kept" in v:
+            lines.append(
+                f"  {name:16s} {v['kept']:3d}/{v['n']:3d} = {100 * v['rate']:5.1f} %  "
+                f"[{100 * v['wilson95'][0]:.0f}-{100 * v['wilson95'][1]:.0f} %]  median {v['median_cpu']:.2f} CPU s, "
+                f"max {v['max_cpu']:.2f}" + (f", solver proved the win {v['solver_proved']}" if "after" in name else "")
+            )
+        else:
+            lines.append(f"  {name:16s} {100 * v['rate']:5.1f} %  ({random_text})")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
     ap.add_argument("--games", type=int, default=40)
@@ -221,20 +257,7 @@ def main(argv: list[str] | None = None) -> None:
         },
         "keep": {},
     }
-    if won:
-        summary["keep"]["random step"] = {"rate": statistics.fmean(r["random"] for r in won), "n": len(won)}
-        for name in makers:
-            k = sum(bool(r[name]) for r in won)
-            lo, hi = wilson(k, len(won))
-            summary["keep"][name] = {
-                "kept": k,
-                "n": len(won),
-                "rate": k / len(won),
-                "wilson95": [round(lo, 3), round(hi, 3)],
-                "median_cpu": statistics.median(r[f"{name} cpu"] for r in won),
-                "max_cpu": max(r[f"{name} cpu"] for r in won),
-                "solver_proved": sum(r.get(f"{name} solver") == "win" for r in won),
-            }
+    summary["keep"] = keep_summary(won, makers, "random step")
     (out_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     lines = [
         f"Nibble 9x9 endgames, {LO}-{HI} blocks, from {args.games} level-3 self-play games "
@@ -246,15 +269,7 @@ def main(argv: list[str] | None = None) -> None:
     for b, v in summary["solve_cpu"]["large"].items():
         lines.append(f"  {b} blocks (random play): mean {v['mean']:.2f} s, max {v['max']:.2f} s over {v['n']}")
     lines.append("forced wins kept (one step each):")
-    for name, v in summary["keep"].items():
-        if "kept" in v:
-            lines.append(
-                f"  {name:16s} {v['kept']:3d}/{v['n']:3d} = {100 * v['rate']:5.1f} %  "
-                f"[{100 * v['wilson95'][0]:.0f}-{100 * v['wilson95'][1]:.0f} %]  median {v['median_cpu']:.2f} CPU s, "
-                f"max {v['max_cpu']:.2f}" + (f", solver proved the win {v['solver_proved']}" if "after" in name else "")
-            )
-        else:
-            lines.append(f"  {name:16s} {100 * v['rate']:5.1f} %  (share of winning steps)")
+    lines += keep_lines(summary["keep"], "share of winning steps")
     (out_dir / "report.txt").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 

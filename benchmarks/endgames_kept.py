@@ -39,7 +39,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # measure this working tree, not another install
 
-from endgames import agents_to_measure, wilson
+from endgames import agents_to_measure, keep_lines, keep_summary
 
 import tessera
 from tessera import State
@@ -199,20 +199,7 @@ def main(argv: list[str] | None = None) -> None:
         },
         "keep": {},
     }
-    if won:
-        summary["keep"]["random move"] = {"rate": statistics.fmean(r["random"] for r in won), "n": len(won)}
-        for who in makers:
-            k = sum(bool(r[who]) for r in won)
-            lo, hi = wilson(k, len(won))
-            summary["keep"][who] = {
-                "kept": k,
-                "n": len(won),
-                "rate": k / len(won),
-                "wilson95": [round(lo, 3), round(hi, 3)],
-                "median_cpu": statistics.median(r[f"{who} cpu"] for r in won),
-                "max_cpu": max(r[f"{who} cpu"] for r in won),
-                "solver_proved": sum(r.get(f"{who} solver") == "win" for r in won),
-            }
+    summary["keep"] = keep_summary(won, makers, "random move")
     (out_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     sc = summary["solve_cpu"]
     lines = [
@@ -226,15 +213,7 @@ def main(argv: list[str] | None = None) -> None:
         "forced wins kept (one move each; kept = proved won again"
         + (" within N + 1 plies):" if name == "ikabegama" else "):"),
     ]
-    for who, v in summary["keep"].items():
-        if "kept" in v:
-            lines.append(
-                f"  {who:16s} {v['kept']:3d}/{v['n']:3d} = {100 * v['rate']:5.1f} %  "
-                f"[{100 * v['wilson95'][0]:.0f}-{100 * v['wilson95'][1]:.0f} %]  median {v['median_cpu']:.2f} CPU s, "
-                f"max {v['max_cpu']:.2f}" + (f", solver proved the win {v['solver_proved']}" if "after" in who else "")
-            )
-        else:
-            lines.append(f"  {who:16s} {100 * v['rate']:5.1f} %  (share of random moves that keep the win)")
+    lines += keep_lines(summary["keep"], "share of random moves that keep the win")
     (out_dir / "report.txt").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
