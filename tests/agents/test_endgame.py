@@ -18,6 +18,7 @@ from tessera import State
 from tessera.agents import make_agent
 from tessera.agents.endgame import EndgameAgent, NibbleSolver, endgame_verdict, solve, with_endgame, within_reach
 from tessera.agents.endgame.nibble import REACH
+from tests.agents.endgames import assert_level_plays_the_win_out
 
 SQUARE = tessera.load_game("nibble")
 HEX = tessera.load_game("nibble(board=hex)")
@@ -194,19 +195,7 @@ def test_level_with_a_forced_win_plays_it_out(n: int) -> None:
     """A level that sees a forced win within its time never gives it away: it wins every game from there."""
     judge = NibbleSolver(18)
     for i, start in enumerate(won_positions(3, 14) + won_positions(3, 17)):
-        me = start.current_player()
-        agent = make_agent(f"level{n}", game="nibble")
-        other = make_agent("level3", game="nibble")
-        st = start.clone()
-        while not st.is_terminal():
-            mine = st.current_player() == me
-            st.apply_action((agent if mine else other).choose(st, iterations=30, rng=i))
-            if mine:
-                assert agent.stats["solver"] == "win"
-                if not st.is_terminal():  # every step keeps the win, whoever moves next
-                    after = judge.solve(st)
-                    assert after is not None and after.value == (1 if st.current_player() == me else -1)
-        assert st.returns()[me] > 0, start.to_dict()
+        assert_level_plays_the_win_out(start, n, judge.solve, iterations=30, seed=i)
 
 
 def test_levels_1_to_3_have_no_solver_and_other_games_none() -> None:

@@ -18,6 +18,7 @@ from tessera import State
 from tessera.agents import make_agent
 from tessera.agents.endgame import EndgameAgent, IkabegamaSolver, endgame_verdict, within_reach
 from tessera.agents.endgame.ikabegama import WIN, moves_needed, solve, winning_move
+from tests.agents.endgames import assert_level_plays_the_win_out
 
 NEAR = tessera.load_game("ikabegama(distance=4)")
 DEFAULT = tessera.load_game("ikabegama")
@@ -162,19 +163,7 @@ def test_level_with_a_forced_win_plays_it_out(n: int) -> None:
     starts = won_races(4)
     assert len(starts) == 4
     for i, start in enumerate(starts):
-        me = start.current_player()
-        agent = make_agent(f"level{n}", game="ikabegama")
-        other = make_agent("level3", game="ikabegama")
-        st = start.clone()
-        while not st.is_terminal():
-            mine = st.current_player() == me
-            st.apply_action((agent if mine else other).choose(st, iterations=3, rng=i))
-            if mine:
-                assert agent.stats["solver"] == "win"
-                if not st.is_terminal():  # the win is still forced, whoever moves next
-                    after = judge.solve(st, horizon=9)
-                    assert after is not None and after.value == (1 if st.current_player() == me else -1)
-        assert st.returns()[me] > 0, start.to_dict()
+        assert_level_plays_the_win_out(start, n, lambda st: judge.solve(st, horizon=9), iterations=3, seed=i)
 
 
 def test_levels_4_and_up_ask_the_solver_first_and_levels_1_to_3_do_not() -> None:

@@ -21,6 +21,7 @@ from tessera.agents import make_agent
 from tessera.agents.endgame import EndgameAgent, NumeSolver, endgame_verdict, within_reach
 from tessera.agents.endgame.nume import MAX_EMPTY, number_bound, solve
 from tessera.games.nume import kernels as nk
+from tests.agents.endgames import assert_level_plays_the_win_out
 
 
 def sensible_move(state: State, rng: random.Random) -> int:
@@ -155,19 +156,7 @@ def test_level_with_a_forced_win_plays_it_out(n: int) -> None:
     """A level that sees a forced win within its time never gives it away: it wins every game from there."""
     judge = NumeSolver(18)
     for i, start in enumerate(won_endings(4, 10)):
-        me = start.current_player()
-        agent = make_agent(f"level{n}", game="nume")
-        other = make_agent("level3", game="nume")
-        st = start.clone()
-        while not st.is_terminal():
-            mine = st.current_player() == me
-            st.apply_action((agent if mine else other).choose(st, iterations=20, rng=i))
-            if mine:
-                assert agent.stats["solver"] == "win"
-                if not st.is_terminal():
-                    after = judge.solve(st)
-                    assert after is not None and after.value == (1 if st.current_player() == me else -1)
-        assert st.returns()[me] > 0, start.to_dict()
+        assert_level_plays_the_win_out(start, n, judge.solve, iterations=20, seed=i)
 
 
 def test_levels_4_and_up_ask_the_solver_near_the_end_only() -> None:
