@@ -81,13 +81,17 @@ class _Job:
 
 
 def warm_process() -> None:
-    """Run in each worker process at start: import the agents and every game module."""
+    """Run in each worker process at start: import the agents and every game module, load the endgame solvers."""
     import tessera
 
     with contextlib.suppress(ImportError):  # without the agents the AI plays random moves
         import tessera.agents
     for name in tessera.list_games():
         tessera.load_game(name)
+    with contextlib.suppress(ImportError):
+        from tessera.agents.endgame import warm_solvers
+
+        warm_solvers()  # a level's first solve would otherwise spend its share loading the solver
     time.sleep(0.2)  # hold this process a moment, so the other warm-ups reach the other processes
 
 

@@ -266,3 +266,11 @@ def test_endgame_verdict_says_forced_win_or_lost() -> None:
     assert True in texts and False in texts
     assert endgame_verdict(SQUARE.new_initial_state(2)) is None
     assert endgame_verdict(tessera.load_game("nymbat").new_initial_state(2)) is None
+
+
+def test_the_warm_up_loads_every_solver() -> None:
+    """The AI worker processes load each game's solver at start (a level's first solve would otherwise
+    spend its share of time loading it)."""
+    from tessera.agents.endgame import SOLVERS, warm_solvers
+
+    assert sorted(warm_solvers()) == sorted(SOLVERS)

@@ -16,7 +16,14 @@
   "lost with best play" for the analysis board.
 """
 
-from tessera.agents.endgame.agent import SOLVERS, EndgameAgent, EndgameSolver, with_endgame, within_reach
+from tessera.agents.endgame.agent import (
+    SOLVERS,
+    EndgameAgent,
+    EndgameSolver,
+    warm_solvers,
+    with_endgame,
+    within_reach,
+)
 from tessera.agents.endgame.analysis import Verdict, endgame_verdict
 from tessera.agents.endgame.ikabegama import IkabegamaSolver
 from tessera.agents.endgame.nibble import REACH, NibbleSolver, solve
@@ -35,6 +42,7 @@ __all__ = [
     "Verdict",
     "endgame_verdict",
     "solve",
+    "warm_solvers",
     "with_endgame",
     "within_reach",
 ]

@@ -65,6 +65,22 @@ GAMES = tuple(SOLVERS)
 """Games with an endgame solver."""
 
 
+def warm_solvers() -> list[str]:
+    """Load (or compile) every solver's search once, on a small position of its game, so that a level's
+    first solve does not spend its share of time loading it; the games warmed."""
+    from tessera.core.registry import load_game
+
+    rng = random.Random(0)
+    small = {"nibble": "nibble", "nume": "nume(size=2)", "ikabegama": "ikabegama(distance=2)"}
+    for name, spec in small.items():
+        state = load_game(spec).new_initial_state(seed=0)
+        while not state.is_terminal() and not within_reach(state, 8):
+            state.apply_action(state.random_action(rng))
+        if not state.is_terminal():
+            SOLVERS[name].make(10).solve(state, nodes=2000)
+    return list(small)
+
+
 def within_reach(state: State, reach: int | None = None) -> bool:
     """Whether ``state`` is a two-player position its game's solver takes (``reach``: the game's default)."""
     spec = SOLVERS.get(state.game.name)
@@ -166,6 +182,7 @@ __all__ = [
     "SOLVER_SHARE",
     "EndgameAgent",
     "EndgameSolver",
+    "warm_solvers",
     "with_endgame",
     "within_reach",
 ]
