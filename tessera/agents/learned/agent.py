@@ -14,6 +14,12 @@ Nibble (``game=nibble``): level 5 is UCT with a random game to the end at each l
 :data:`~tessera.agents.learned.nibble.REACH` blocks and the learned value scores that
 position (:class:`~tessera.agents.learned.nibble.NibbleLeaf`, one compiled call).  Without
 usable weights it plays level 5's search exactly (random games to the end).
+
+Nymbat (``game=nymbat``, two players): level 5 is alpha-beta over the hand-written ``evaluate``;
+:class:`LearnedAlphaBetaAgent` is the same search scoring its leaves (and ordering its moves)
+with :class:`~tessera.agents.learned.nymbat.NymbatValue`.  Without usable weights, or with more
+than two players, it is level 5's search exactly.  :func:`learned_agent` picks the class by game
+(the ``learned`` agent spec).
 """
 
 from __future__ import annotations
@@ -24,9 +30,13 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
+from tessera.agents.alphabeta import AlphaBetaAgent
+from tessera.agents.base import Agent
 from tessera.agents.learned.model import LearnedEvaluation, Weights, WeightsError, load_weights
 from tessera.agents.learned.nibble import GAME as NIBBLE
 from tessera.agents.learned.nibble import REACH, NibbleLeaf
+from tessera.agents.learned.nymbat import GAME as NYMBAT
+from tessera.agents.learned.nymbat import NymbatValue
 from tessera.agents.mcts import MCTSAgent
 from tessera.core.game import Action, State
 
@@ -102,4 +112,57 @@ class LearnedMCTSAgent(MCTSAgent):
         return ev.value(state, player)
 
 
-__all__ = ["LearnedMCTSAgent"]
+class LearnedAlphaBetaAgent(AlphaBetaAgent):
+    """Alpha-beta (level 5's Nymbat search) with the learned value at its leaves and in its move ordering;
+    options as :class:`AlphaBetaAgent`, plus ``weights`` (a file or :class:`Weights`; default the package's)."""
+
+    def __init__(
+        self,
+        game: str = NYMBAT,
+        weights: str | Path | Weights | None = None,
+        max_depth: int = 64,
+        width: int = 0,
+        sample: int = 0,
+        seed: int | None = None,
+        name: str | None = None,
+    ) -> None:
+        super().__init__(max_depth=max_depth, width=width, sample=sample, seed=seed, name=name or "learned")
+        self.game = game
+        self.fallback: str | None = None
+        """Why the learned evaluation is not used (``None`` when it is)."""
+        self.value: NymbatValue | None = None
+        try:
+            if game != NYMBAT:
+                raise WeightsError(f"{game}: the learned alpha-beta search is for nymbat only")
+            w = weights if isinstance(weights, Weights) else load_weights(game, weights)
+            if w.game != NYMBAT:
+                raise WeightsError(f"weights for {w.game}, not {NYMBAT}")
+            self.value = NymbatValue(w.w)
+        except WeightsError as e:
+            self.fallback = f"{e}; searching with the hand-written evaluation (level 5)"
+
+    def _static(self, st: State, player: int, ply: int) -> float:
+        value = self.value
+        if value is None or self._me >= 0 or st.is_terminal() or st.game.name != NYMBAT:
+            return super()._static(st, player, ply)  # the hand evaluation; paranoid search (four players)
+        return value.value(st, player)
+
+
+_ALPHABETA_OPTIONS = ("game", "weights", "max_depth", "width", "sample", "seed", "name")
+
+
+def learned_agent(game: str = "nume", **opts: Any) -> Agent:
+    """The ``learned`` agent for ``game``: :class:`LearnedAlphaBetaAgent` for Nymbat (level 5 is alpha-beta
+    there), :class:`LearnedMCTSAgent` otherwise; an option the game's search does not take is a ``TypeError``."""
+    if game == NYMBAT:
+        bad = sorted(set(opts) - set(_ALPHABETA_OPTIONS))
+        if bad:
+            raise TypeError(f"learned(game=nymbat) is alpha-beta: it has no option {bad[0]!r}")
+        return LearnedAlphaBetaAgent(game, **opts)
+    for k in ("max_depth", "width"):
+        if k in opts:
+            raise TypeError(f"learned(game={game}) is UCT: it has no option {k!r}")
+    return LearnedMCTSAgent(game, **opts)
+
+
+__all__ = ["LearnedAlphaBetaAgent", "LearnedMCTSAgent", "learned_agent"]
