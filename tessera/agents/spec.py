@@ -13,7 +13,8 @@ A spec is a name with optional keyword options in parentheses:
                 ``limit``: at most that many iterations per turn)
 ``learned``     level 5's UCT with an evaluation learned by self-play (``game``, ``weights``: a weights
                 file, default the package's; ``c``, ``sample``, …; Nibble: ``reach``; Nymbat: level 5's
-                alpha-beta, ``max_depth``, ``width``, ``sample``; ``endgame=true``:
+                alpha-beta, ``max_depth``, ``width``, ``sample``, or ``search=turns`` (``width``, ``c``,
+                ``limit``); ``endgame=true``:
                 the exact endgame solver first, as levels 4–5; :mod:`tessera.agents.learned`)
 ``level1``…     the web app's strength levels (``level(3)`` too), tuned per game
 ==============  ==============================================================
@@ -66,6 +67,8 @@ AGENT_OPTIONS: dict[str, tuple[str, ...]] = {
         "endgame",
         "max_depth",
         "width",
+        "search",
+        "limit",
         "seed",
     ),
     "level": ("n", "game", "scale", "seed"),

@@ -17,7 +17,14 @@ import pytest
 import tessera
 from tessera.agents import make_agent
 from tessera.agents.alphabeta import AlphaBetaAgent
-from tessera.agents.learned import FEATURES, LearnedAlphaBetaAgent, WeightsError, hand_weights, load_weights
+from tessera.agents.learned import (
+    FEATURES,
+    LearnedAlphaBetaAgent,
+    LearnedTurnAgent,
+    WeightsError,
+    hand_weights,
+    load_weights,
+)
 from tessera.agents.learned.nymbat import (
     NYMBAT_FEATURES,
     NymbatValue,
@@ -207,3 +214,23 @@ def test_with_four_players_the_search_is_level_5s_paranoid_alpha_beta() -> None:
         assert isinstance(agent, LearnedAlphaBetaAgent) and agent.value is not None
         assert agent.choose(st, iterations=2) == AlphaBetaAgent(seed=2).choose(st, iterations=2)
         assert math.isfinite(agent.value.value(st, 3))
+
+
+def test_the_learned_whole_turn_search_scores_its_rollouts_with_the_learned_value(tmp_path: Path) -> None:
+    """``search=turns``: four-player Nymbat's ``turns`` with the learned value at the end of each rollout;
+    without usable weights it is ``turns`` exactly (the same step with the same seed and limit)."""
+    small = tessera.load_game("nymbat(players=4,reserve=12,first_limit=8,max_turns=120)")
+    st = positions(small, 12, 1)[0]
+    agent = make_agent("learned(game=nymbat,search=turns,limit=6,seed=4)")
+    assert isinstance(agent, LearnedTurnAgent) and agent.value is not None and agent.fallback is None
+    me = st.current_player()
+    rollout = agent._rollout(st, me, random.Random(0))
+    assert -1 <= rollout <= 1
+    assert agent.choose(st) in st.legal_actions()
+    missing = make_agent(f"learned(game=nymbat,search=turns,limit=6,weights={tmp_path / 'none.json'},seed=4)")
+    assert isinstance(missing, LearnedTurnAgent) and missing.value is None and "cannot be read" in str(missing.fallback)
+    assert missing.choose(st) == make_agent("turns(limit=6,seed=4)").choose(st)
+    with pytest.raises(ValueError, match="no option 'max_depth'"):
+        make_agent("learned(game=nymbat,search=turns,max_depth=2)")
+    with pytest.raises(ValueError, match="search must be"):
+        make_agent("learned(game=nume,search=turns)")

@@ -54,12 +54,16 @@ def main() -> None:
     # the hand evaluation's value with its scale fitted (a one-weight model): is the gain more than scale?
     scaled = np.zeros(x.shape[1])
     scaled[0] = fit_logistic(x[:, :1], y)[0]
-    report = {"train_positions": len(y), "weights": dict(zip(NYMBAT_FEATURES, np.round(w, 4).tolist()))}
-    for path, a, b in zip(args, xt, yt):
+    report = {"train_positions": len(y), "weights": dict(zip(NYMBAT_FEATURES, np.round(w, 4).tolist(), strict=True))}
+    for path, a, b in zip(args, xt, yt, strict=True):
         report[path] = {
             "held_out_positions": len(b),
             "mse": {"hand": mse(a, b, hand), "hand_scaled": mse(a, b, scaled), "learned": mse(a, b, w)},
-            "log_loss": {"hand": log_loss(a, b, hand), "hand_scaled": log_loss(a, b, scaled), "learned": log_loss(a, b, w)},
+            "log_loss": {
+                "hand": log_loss(a, b, hand),
+                "hand_scaled": log_loss(a, b, scaled),
+                "learned": log_loss(a, b, w),
+            },
         }
     print(json.dumps(report, indent=1))
     if out:

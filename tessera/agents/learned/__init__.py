@@ -10,7 +10,7 @@
 Training lives in :mod:`tessera.arena.train`.
 """
 
-from tessera.agents.learned.agent import LearnedAlphaBetaAgent, LearnedMCTSAgent, learned_agent
+from tessera.agents.learned.agent import LearnedAlphaBetaAgent, LearnedMCTSAgent, LearnedTurnAgent, learned_agent
 from tessera.agents.learned.model import (
     FEATURES,
     SHIPPED,
@@ -28,6 +28,7 @@ __all__ = [
     "LearnedAlphaBetaAgent",
     "LearnedEvaluation",
     "LearnedMCTSAgent",
+    "LearnedTurnAgent",
     "Weights",
     "WeightsError",
     "features",

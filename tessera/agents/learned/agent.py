@@ -19,7 +19,9 @@ Nymbat (``game=nymbat``, two players): level 5 is alpha-beta over the hand-writt
 :class:`LearnedAlphaBetaAgent` is the same search scoring its leaves (and ordering its moves)
 with :class:`~tessera.agents.learned.nymbat.NymbatValue`.  Without usable weights, or with more
 than two players, it is level 5's search exactly.  :func:`learned_agent` picks the class by game
-(the ``learned`` agent spec).
+(the ``learned`` agent spec).  ``search=turns`` (:class:`LearnedTurnAgent`): four-player Nymbat's
+whole-turn search (levels 4–5, ``turns(limit=8|40)``) with the learned value scoring the end of
+each rollout, an experiment (docs/training.md).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from tessera.agents.learned.nibble import REACH, NibbleLeaf
 from tessera.agents.learned.nymbat import GAME as NYMBAT
 from tessera.agents.learned.nymbat import NymbatValue
 from tessera.agents.mcts import MCTSAgent
+from tessera.agents.turns import TurnAgent, best_turn, finish_turn
 from tessera.core.game import Action, State
 
 
@@ -148,21 +151,66 @@ class LearnedAlphaBetaAgent(AlphaBetaAgent):
         return value.value(st, player)
 
 
+class LearnedTurnAgent(TurnAgent):
+    """``turns`` (four-player Nymbat's levels 4–5) whose rollouts end with the learned value of the mover
+    instead of ``evaluate``; the candidate turns and the rollouts' greedy steps keep the hand evaluation.
+    Options as :class:`TurnAgent`, plus ``weights``; without usable weights it is ``turns`` exactly."""
+
+    def __init__(self, game: str = NYMBAT, weights: str | Path | Weights | None = None, **opts: Any) -> None:
+        super().__init__(**opts)
+        self.fallback: str | None = None
+        """Why the learned evaluation is not used (``None`` when it is)."""
+        self.value: NymbatValue | None = None
+        try:
+            if game != NYMBAT:
+                raise WeightsError(f"{game}: the learned whole-turn search is for nymbat only")
+            w = weights if isinstance(weights, Weights) else load_weights(game, weights)
+            self.value = NymbatValue(w.w)
+        except WeightsError as e:
+            self.fallback = f"{e}; searching with the hand-written evaluation"
+
+    def _rollout(self, after: State, me: int, rng: random.Random) -> float:
+        value = self.value
+        if value is None:
+            return super()._rollout(after, me, rng)
+        s = after.clone()
+        rounds = 0
+        guard = 0
+        while not s.is_terminal() and guard < 400:  # as TurnAgent._rollout
+            if s.current_player() == me:
+                rounds += 1
+                if rounds >= self.rounds:
+                    break
+            if self.reply > 1:
+                s = best_turn(s, rng, self.reply, self.noise)
+                guard += 1
+            else:
+                guard += 1 + len(finish_turn(s, rng, self.noise))
+        return value.value(s, me)
+
+
 _ALPHABETA_OPTIONS = ("game", "weights", "max_depth", "width", "sample", "seed", "name")
+_TURNS_OPTIONS = ("game", "weights", "width", "c", "limit", "seed", "name")
 
 
-def learned_agent(game: str = "nume", **opts: Any) -> Agent:
+def learned_agent(game: str = "nume", search: str | None = None, **opts: Any) -> Agent:
     """The ``learned`` agent for ``game``: :class:`LearnedAlphaBetaAgent` for Nymbat (level 5 is alpha-beta
-    there), :class:`LearnedMCTSAgent` otherwise; an option the game's search does not take is a ``TypeError``."""
+    there; ``search=turns``: :class:`LearnedTurnAgent`), :class:`LearnedMCTSAgent` otherwise; an option the
+    game's search does not take is a ``TypeError``."""
+    if search not in (None, "alphabeta", "turns") or (search == "turns" and game != NYMBAT):
+        raise TypeError(f"learned: search must be alphabeta or turns (nymbat only), not {search!r}")
     if game == NYMBAT:
-        bad = sorted(set(opts) - set(_ALPHABETA_OPTIONS))
+        kind, allowed = ("turns", _TURNS_OPTIONS) if search == "turns" else ("alpha-beta", _ALPHABETA_OPTIONS)
+        bad = sorted(set(opts) - set(allowed))
         if bad:
-            raise TypeError(f"learned(game=nymbat) is alpha-beta: it has no option {bad[0]!r}")
+            raise TypeError(f"learned(game=nymbat) is {kind}: it has no option {bad[0]!r}")
+        if search == "turns":
+            return LearnedTurnAgent(game, **opts)
         return LearnedAlphaBetaAgent(game, **opts)
-    for k in ("max_depth", "width"):
+    for k in ("max_depth", "width", "limit"):
         if k in opts:
             raise TypeError(f"learned(game={game}) is UCT: it has no option {k!r}")
     return LearnedMCTSAgent(game, **opts)
 
 
-__all__ = ["LearnedAlphaBetaAgent", "LearnedMCTSAgent", "learned_agent"]
+__all__ = ["LearnedAlphaBetaAgent", "LearnedMCTSAgent", "LearnedTurnAgent", "learned_agent"]

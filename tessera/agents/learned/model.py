@@ -82,7 +82,8 @@ class Weights:
 
 def hand_weights(game: str = "nume") -> Weights:
     """Generation 0: Nume and Nymbat, the weights that reproduce the hand-written evaluation exactly
-    (``tanh(estimate)``, ``tanh(hand)``); Nibble, nearly (``tanh(hand)``, the hand evaluation's value as the argument)."""
+    (``tanh(estimate)``, ``tanh(hand)``); Nibble, nearly (``tanh(hand)``, the hand evaluation's value as the
+    argument)."""
     if game not in FEATURES:
         raise WeightsError(f"{game}: no learned evaluation for this game (only {', '.join(FEATURES)})")
     w = np.zeros(len(FEATURES[game]))

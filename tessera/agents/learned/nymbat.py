@@ -27,13 +27,13 @@ from tessera.games.nymbat.kernels import (
     FAR,
     G_MAX_TURNS,
     G_PLAYERS,
-    H,
     NUM,
     OWNER,
     RES,
     TARGET_ROW,
     TO_MOVE,
     TURN,
+    H,
     N,
 )
 
