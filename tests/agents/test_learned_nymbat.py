@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import random
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -55,8 +56,9 @@ def positions(game: tessera.Game, seed: int, count: int) -> list[tessera.State]:
 
 def plain_features(st: tessera.State, player: int) -> np.ndarray:
     """The features computed again in plain numpy from the position array (the reference)."""
-    s = np.asarray(st.s, dtype=np.int64)
-    geo = np.asarray(st.game.geo, dtype=np.int64)
+    nst: Any = st
+    s = np.asarray(nst.s, dtype=np.int64)
+    geo = np.asarray(nst.game.geo, dtype=np.int64)
     n = int(geo[k.N, k.G_PLAYERS])
     owner, num = s[k.OWNER : k.OWNER + k.N], s[k.NUM : k.NUM + k.N]
 
