@@ -1,7 +1,10 @@
 """Where each side's thinking goes in one timed game: steps played, steps searched (more than one legal
 step), CPU in all, and turns, for ``learned(game=nymbat)`` against level 5's search at the same seconds a step.
 
-    PYTHONPATH=. python studies/training/nymbat/steps.py SECONDS SEED
+    PYTHONPATH=. python studies/training/nymbat/steps.py SECONDS SEED [LEARNED_SECONDS] [GAMES]
+
+``LEARNED_SECONDS``: the learned side's seconds a step (default ``SECONDS``); ``GAMES`` games from seeds
+``SEED``, ``SEED + 1``, … (odd seeds: the learned side in seat 1), one JSON line each.
 """
 
 from __future__ import annotations
@@ -15,7 +18,13 @@ from tessera.agents import make_agent, set_clock
 
 
 def main() -> None:
-    seconds, seed = float(sys.argv[1]), int(sys.argv[2])
+    seconds, first = float(sys.argv[1]), int(sys.argv[2])
+    mine = float(sys.argv[3]) if len(sys.argv) > 3 else seconds
+    for seed in range(first, first + (int(sys.argv[4]) if len(sys.argv) > 4 else 1)):
+        play(seconds, mine, seed)
+
+
+def play(seconds: float, mine: float, seed: int) -> None:
     set_clock("cpu")
     st = tessera.load_game("nymbat").new_initial_state()
     names = ["learned(game=nymbat)", "level5"]
@@ -36,7 +45,7 @@ def main() -> None:
             last = p
         n = len(st.legal_actions())
         t = time.thread_time()
-        a = agents[p].choose(st, seconds=seconds)
+        a = agents[p].choose(st, seconds=mine if names[p] == "learned(game=nymbat)" else seconds)
         cpu[p] += time.thread_time() - t
         steps[p] += 1
         searched[p] += n > 1
@@ -44,6 +53,8 @@ def main() -> None:
         ends[p] += abs(stats.get("value", 0.0) or 0.0) >= 1.5
         st.apply_legal(a)
     out = {
+        "seed": seed,
+        "seconds": {"learned(game=nymbat)": mine, "level5": seconds},
         "seats": names,
         "returns": st.returns(),
         "steps": steps,
@@ -52,7 +63,7 @@ def main() -> None:
         "turns": turns,
         "steps_with_a_proved_result": ends,
     }
-    print(json.dumps(out))
+    print(json.dumps(out), flush=True)
 
 
 if __name__ == "__main__":
