@@ -12,7 +12,9 @@ A spec is a name with optional keyword options in parentheses:
 ``turns``       UCB over whole turns with rollouts (``width``, ``rounds``, ``noise``, ``c``, ``reply``, ``cap``,
                 ``limit``: at most that many iterations per turn)
 ``learned``     level 5's UCT with an evaluation learned by self-play (``game``, ``weights``: a weights
-                file, default the package's; ``c``, ``sample``, …; Nibble: ``reach``; ``endgame=true``:
+                file, default the package's; ``c``, ``sample``, …; Nibble: ``reach``; Nymbat: level 5's
+                alpha-beta, ``max_depth``, ``width``, ``sample``, or ``search=turns`` (``width``, ``c``,
+                ``limit``); ``endgame=true``:
                 the exact endgame solver first, as levels 4–5; :mod:`tessera.agents.learned`)
 ``level1``…     the web app's strength levels (``level(3)`` too), tuned per game
 ==============  ==============================================================
@@ -63,6 +65,10 @@ AGENT_OPTIONS: dict[str, tuple[str, ...]] = {
         "reach",
         "guide",
         "endgame",
+        "max_depth",
+        "width",
+        "search",
+        "limit",
         "seed",
     ),
     "level": ("n", "game", "scale", "seed"),
@@ -170,10 +176,10 @@ def make_agent(spec: str | Agent, *, game: str | None = None) -> Agent:
         elif name == "turns":
             agent = TurnAgent(**opts, name=canonical)
         elif name == "learned":
-            from tessera.agents.learned.agent import LearnedMCTSAgent
+            from tessera.agents.learned.agent import learned_agent
 
             endgame = opts.pop("endgame", False)
-            agent = LearnedMCTSAgent(**opts, name=canonical)
+            agent = learned_agent(**opts, name=canonical)
             if endgame is True:  # the exact solver first near the end, as levels 4 and up
                 agent = with_endgame(agent, opts.get("game", "nume"))
             elif endgame is not False:

@@ -14,6 +14,14 @@ Nibble (``game=nibble``): level 5 is UCT with a random game to the end at each l
 :data:`~tessera.agents.learned.nibble.REACH` blocks and the learned value scores that
 position (:class:`~tessera.agents.learned.nibble.NibbleLeaf`, one compiled call).  Without
 usable weights it plays level 5's search exactly (random games to the end).
+
+Nymbat (``game=nymbat``, two players): level 5 is alpha-beta over the hand-written ``evaluate``;
+:class:`LearnedAlphaBetaAgent` is the same search scoring its leaves (and ordering its moves)
+with :class:`~tessera.agents.learned.nymbat.NymbatValue`.  Without usable weights, or with more
+than two players, it is level 5's search exactly.  :func:`learned_agent` picks the class by game
+(the ``learned`` agent spec).  ``search=turns`` (:class:`LearnedTurnAgent`): four-player Nymbat's
+whole-turn search (levels 4–5, ``turns(limit=8|40)``) with the learned value scoring the end of
+each rollout, an experiment (docs/training.md).
 """
 
 from __future__ import annotations
@@ -24,10 +32,15 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
+from tessera.agents.alphabeta import AlphaBetaAgent
+from tessera.agents.base import Agent
 from tessera.agents.learned.model import LearnedEvaluation, Weights, WeightsError, load_weights
 from tessera.agents.learned.nibble import GAME as NIBBLE
 from tessera.agents.learned.nibble import REACH, NibbleLeaf
+from tessera.agents.learned.nymbat import GAME as NYMBAT
+from tessera.agents.learned.nymbat import NymbatValue
 from tessera.agents.mcts import MCTSAgent
+from tessera.agents.turns import TurnAgent, best_turn, finish_turn
 from tessera.core.game import Action, State
 
 
@@ -102,4 +115,102 @@ class LearnedMCTSAgent(MCTSAgent):
         return ev.value(state, player)
 
 
-__all__ = ["LearnedMCTSAgent"]
+class LearnedAlphaBetaAgent(AlphaBetaAgent):
+    """Alpha-beta (level 5's Nymbat search) with the learned value at its leaves and in its move ordering;
+    options as :class:`AlphaBetaAgent`, plus ``weights`` (a file or :class:`Weights`; default the package's)."""
+
+    def __init__(
+        self,
+        game: str = NYMBAT,
+        weights: str | Path | Weights | None = None,
+        max_depth: int = 64,
+        width: int = 0,
+        sample: int = 0,
+        seed: int | None = None,
+        name: str | None = None,
+    ) -> None:
+        super().__init__(max_depth=max_depth, width=width, sample=sample, seed=seed, name=name or "learned")
+        self.game = game
+        self.fallback: str | None = None
+        """Why the learned evaluation is not used (``None`` when it is)."""
+        self.value: NymbatValue | None = None
+        try:
+            if game != NYMBAT:
+                raise WeightsError(f"{game}: the learned alpha-beta search is for nymbat only")
+            w = weights if isinstance(weights, Weights) else load_weights(game, weights)
+            if w.game != NYMBAT:
+                raise WeightsError(f"weights for {w.game}, not {NYMBAT}")
+            self.value = NymbatValue(w.w)
+        except WeightsError as e:
+            self.fallback = f"{e}; searching with the hand-written evaluation (level 5)"
+
+    def _static(self, st: State, player: int, ply: int) -> float:
+        value = self.value
+        if value is None or self._me >= 0 or st.is_terminal() or st.game.name != NYMBAT:
+            return super()._static(st, player, ply)  # the hand evaluation; paranoid search (four players)
+        return value.value(st, player)
+
+
+class LearnedTurnAgent(TurnAgent):
+    """``turns`` (four-player Nymbat's levels 4–5) whose rollouts end with the learned value of the mover
+    instead of ``evaluate``; the candidate turns and the rollouts' greedy steps keep the hand evaluation.
+    Options as :class:`TurnAgent`, plus ``weights``; without usable weights it is ``turns`` exactly."""
+
+    def __init__(self, game: str = NYMBAT, weights: str | Path | Weights | None = None, **opts: Any) -> None:
+        super().__init__(**opts)
+        self.fallback: str | None = None
+        """Why the learned evaluation is not used (``None`` when it is)."""
+        self.value: NymbatValue | None = None
+        try:
+            if game != NYMBAT:
+                raise WeightsError(f"{game}: the learned whole-turn search is for nymbat only")
+            w = weights if isinstance(weights, Weights) else load_weights(game, weights)
+            self.value = NymbatValue(w.w)
+        except WeightsError as e:
+            self.fallback = f"{e}; searching with the hand-written evaluation"
+
+    def _rollout(self, after: State, me: int, rng: random.Random) -> float:
+        value = self.value
+        if value is None:
+            return super()._rollout(after, me, rng)
+        s = after.clone()
+        rounds = 0
+        guard = 0
+        while not s.is_terminal() and guard < 400:  # as TurnAgent._rollout
+            if s.current_player() == me:
+                rounds += 1
+                if rounds >= self.rounds:
+                    break
+            if self.reply > 1:
+                s = best_turn(s, rng, self.reply, self.noise)
+                guard += 1
+            else:
+                guard += 1 + len(finish_turn(s, rng, self.noise))
+        return value.value(s, me)
+
+
+_ALPHABETA_OPTIONS = ("game", "weights", "max_depth", "width", "sample", "seed", "name")
+_TURNS_OPTIONS = ("game", "weights", "width", "c", "limit", "seed", "name")
+
+
+def learned_agent(game: str = "nume", search: str | None = None, **opts: Any) -> Agent:
+    """The ``learned`` agent for ``game``: :class:`LearnedAlphaBetaAgent` for Nymbat (level 5 is alpha-beta
+    there; ``search=turns``: :class:`LearnedTurnAgent`), :class:`LearnedMCTSAgent` otherwise; an option the
+    game's search does not take is a ``TypeError``."""
+    if search not in (None, "alphabeta", "turns") or (search == "turns" and game != NYMBAT):
+        raise TypeError(f"learned: search must be alphabeta or turns (nymbat only), not {search!r}")
+    if game == NYMBAT:
+        kind, allowed = ("turns", _TURNS_OPTIONS) if search == "turns" else ("alpha-beta", _ALPHABETA_OPTIONS)
+        bad = sorted(set(opts) - set(allowed))
+        if bad:
+            raise TypeError(f"learned(game=nymbat) is {kind}: it has no option {bad[0]!r}")
+        if search == "turns":
+            return LearnedTurnAgent(game, **opts)
+        return LearnedAlphaBetaAgent(game, **opts)
+    for k in ("max_depth", "width", "limit"):
+        if k in opts:
+            raise TypeError(f"learned(game={game}) is UCT: it has no option {k!r}")
+    return LearnedMCTSAgent(game, **opts)
+
+
+__all__ = ["LearnedAlphaBetaAgent", "LearnedMCTSAgent", "LearnedTurnAgent", "learned_agent"]

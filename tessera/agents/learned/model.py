@@ -23,13 +23,14 @@ import numpy as np
 
 from tessera.agents.learned.features import NUME_FEATURES, linear_value, nume_features
 from tessera.agents.learned.nibble import NIBBLE_FEATURES
+from tessera.agents.learned.nymbat import NYMBAT_FEATURES
 from tessera.core.game import State
 
 FORMAT = "tessera-weights"
-FEATURES = {"nume": NUME_FEATURES, "nibble": NIBBLE_FEATURES}
+FEATURES = {"nume": NUME_FEATURES, "nibble": NIBBLE_FEATURES, "nymbat": NYMBAT_FEATURES}
 """The games with a learned evaluation and their feature names."""
 
-SHIPPED = {"nume": "nume-v2.json"}
+SHIPPED = {"nume": "nume-v2.json", "nymbat": "nymbat-v1.json"}
 """The weights file shipped in the package for each game."""
 
 
@@ -80,8 +81,9 @@ class Weights:
 
 
 def hand_weights(game: str = "nume") -> Weights:
-    """Generation 0: Nume, the weights that reproduce the hand-written evaluation exactly (``tanh(estimate)``);
-    Nibble, nearly (``tanh(hand)``, the hand evaluation's value as the argument)."""
+    """Generation 0: Nume and Nymbat, the weights that reproduce the hand-written evaluation exactly
+    (``tanh(estimate)``, ``tanh(hand)``); Nibble, nearly (``tanh(hand)``, the hand evaluation's value as the
+    argument)."""
     if game not in FEATURES:
         raise WeightsError(f"{game}: no learned evaluation for this game (only {', '.join(FEATURES)})")
     w = np.zeros(len(FEATURES[game]))
