@@ -278,6 +278,10 @@ class TurnAgent(Agent):
 
     def _rollout(self, after: State, me: int, rng: random.Random) -> float:
         """The other players' whole turns by greedy (with noise), ``rounds`` times round to ``me``; his value."""
+        return terminal_or_eval(self._rollout_state(after, me, rng), me)
+
+    def _rollout_state(self, after: State, me: int, rng: random.Random) -> State:
+        """The position a rollout from ``after`` ends in (a copy; :meth:`_rollout` scores it)."""
         s = after.clone()
         rounds = 0
         guard = 0
@@ -292,7 +296,7 @@ class TurnAgent(Agent):
                 guard += 1
             else:
                 guard += 1 + len(finish_turn(s, rng, self.noise))
-        return terminal_or_eval(s, me)
+        return s
 
 
 __all__ = ["TurnAgent", "best_turn", "finish_turn"]

@@ -40,7 +40,7 @@ from tessera.agents.learned.nibble import REACH, NibbleLeaf
 from tessera.agents.learned.nymbat import GAME as NYMBAT
 from tessera.agents.learned.nymbat import NymbatValue
 from tessera.agents.mcts import MCTSAgent
-from tessera.agents.turns import TurnAgent, best_turn, finish_turn
+from tessera.agents.turns import TurnAgent
 from tessera.core.game import Action, State
 
 
@@ -173,20 +173,7 @@ class LearnedTurnAgent(TurnAgent):
         value = self.value
         if value is None:
             return super()._rollout(after, me, rng)
-        s = after.clone()
-        rounds = 0
-        guard = 0
-        while not s.is_terminal() and guard < 400:  # as TurnAgent._rollout
-            if s.current_player() == me:
-                rounds += 1
-                if rounds >= self.rounds:
-                    break
-            if self.reply > 1:
-                s = best_turn(s, rng, self.reply, self.noise)
-                guard += 1
-            else:
-                guard += 1 + len(finish_turn(s, rng, self.noise))
-        return value.value(s, me)
+        return value.value(self._rollout_state(after, me, rng), me)
 
 
 _ALPHABETA_OPTIONS = ("game", "weights", "max_depth", "width", "sample", "seed", "name")

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from tessera.agents.learned.fitting import fit_logistic, mse, value_numpy
 from tessera.core.kernels import I64, below, kernel, rng_state
 from tessera.games.nibble.kernels import (
     LEGAL,
@@ -297,12 +298,6 @@ def features(state: Any) -> np.ndarray:
     return out
 
 
-def value_numpy(phi: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """``tanh(φ · w)`` for rows of features (the training side's prediction)."""
-    out: np.ndarray = np.tanh(np.asarray(phi, dtype=np.float64) @ np.asarray(w, dtype=np.float64))
-    return out
-
-
 class NibbleLeaf:
     """The compiled leaf for one agent: ``value(state)`` (player 0) with its own scratch and generator.
 
@@ -462,28 +457,6 @@ def hand_weights_for_search() -> Any:
     w = np.zeros(len(NIBBLE_FEATURES))
     w[0] = 1.0
     return Weights(GAME, w)
-
-
-def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, steps: int = 50) -> np.ndarray:
-    """Weights with ``P(player 0 wins) = σ(2 w·φ)`` by damped Newton steps (draws count half)."""
-    t = (np.asarray(y, dtype=np.float64) + 1.0) / 2.0
-    x = np.asarray(x, dtype=np.float64)
-    w = np.zeros(x.shape[1])
-    for _ in range(steps):
-        z = 2.0 * (x @ w)
-        p = 1.0 / (1.0 + np.exp(-z))
-        grad = 2.0 * x.T @ (p - t) / len(t) + l2 * w
-        hess = 4.0 * (x.T * (p * (1 - p))) @ x / len(t) + l2 * np.eye(len(w))
-        step = np.linalg.solve(hess, grad)
-        w = w - step
-        if float(np.abs(step).max()) < 1e-9:
-            break
-    return w
-
-
-def mse(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
-    """Mean squared error of ``tanh(w · φ)`` against the results ``y``."""
-    return float(np.mean((value_numpy(x, w) - y) ** 2))
 
 
 __all__ = [
