@@ -2,7 +2,7 @@
 
 Each solver (Nibble, Nume, Ikabegamá) runs negamax alpha-beta iteratively, one frame per ply
 (numba cannot cache a recursive function), and each keeps its frame bookkeeping inline in its
-own loop: moved into shared kernels here it cost 8–15 % of the nodes searched per CPU second
+own loop: moved into shared kernels here it cost 8–23 % of the nodes searched per CPU second
 (measured on the same positions, node counts equal), so only what costs nothing is shared.
 """
 
