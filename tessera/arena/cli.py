@@ -1,6 +1,6 @@
 """The ``tessera match``, ``tessera tournament`` and ``tessera balance`` commands.
 
-``tessera match GAME AGENT_A AGENT_B [AGENT...] --games N [--seconds S | --iterations I]``
+``tessera match GAME AGENT_A AGENT_B [AGENT...] --games N [--seconds S | --iterations I] [--sprt ELO0,ELO1]``
 ``tessera tournament GAME AGENT... --games N [--gauntlet AGENT] ...``
 ``tessera balance GAME [--vary PARAM=V1,V2,...]... --agent SPEC --games N [--find PARAM=LO:HI] ...``
 
@@ -59,8 +59,18 @@ def register(subparsers: Any) -> None:
         nargs="*",
         help="games of more than two players: the agents of the further seats (one agent per seat, seats rotated)",
     )
-    _run_options(p, games_help="number of games (default 10)")
+    _run_options(p, games_help="number of games (default 10; with --sprt the cap, default 2000)")
+    p.set_defaults(games=None)
     p.add_argument("--moves", action="store_true", help="with --json: include every game's moves in its record")
+    p.add_argument(
+        "--sprt",
+        metavar="ELO0,ELO1",
+        default=None,
+        help="play pairs of games until a GSPRT (pentanomial, as fishtest) accepts H0 elo=ELO0 or H1 elo=ELO1 "
+        "for A against B; prints the LLR as it goes and the Elo with its 95%% interval",
+    )
+    p.add_argument("--alpha", type=float, default=0.05, help="--sprt: the false-H1 rate (default 0.05)")
+    p.add_argument("--beta", type=float, default=0.05, help="--sprt: the false-H0 rate (default 0.05)")
     p.set_defaults(func=run)
 
     p = subparsers.add_parser(
@@ -213,6 +223,10 @@ def _forfeits(res: RotatedResult) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     """Run the ``match`` command; the exit code is 0, or 2 on bad input."""
     agents = [args.agent_a, args.agent_b, *(getattr(args, "more_agents", None) or [])]
+    if getattr(args, "sprt", None):
+        return _command("match", args, lambda: _play_sprt(args, agents))
+    if args.games is None:
+        args.games = 10
 
     def play() -> tuple[RotatedResult, str]:
         label = f"{args.game}: {' vs '.join(agents)}"
@@ -225,6 +239,21 @@ def run(args: argparse.Namespace) -> int:
         return seats, format_seats_table(seats)
 
     return _command("match", args, play)
+
+
+def _play_sprt(args: argparse.Namespace, agents: list[str]) -> tuple[Any, str]:
+    """``tessera match GAME A B --sprt ELO0,ELO1``: the LLR after every batch on stderr, the verdict at the end."""
+    from tessera.arena.sprt import SPRT, parse_sprt, run_sprt
+
+    if len(agents) != 2:
+        raise ValueError("--sprt compares two agents: list exactly AGENT_A and AGENT_B")
+    elo0, elo1 = parse_sprt(args.sprt)
+    test = SPRT(elo0, elo1, alpha=args.alpha, beta=args.beta)
+    options = _options(args)
+    options["max_games"] = options.pop("games") or 2000
+    report = None if args.no_progress else (lambda line: print(line, file=sys.stderr, flush=True))
+    res = run_sprt(args.game, agents[0], agents[1], test, report=report, **options)
+    return res, res.summary()
 
 
 def run_tournament_cmd(args: argparse.Namespace) -> int:
@@ -306,7 +335,8 @@ def _command(name: str, args: argparse.Namespace, play: Callable[[], tuple[Any, 
         return 2
     if args.out:
         text += "\n\nwritten: " + ", ".join(str(p) for p in _write(name, res, args.out))
-    if args.json:  # a match's JSON lists its games; a tournament's or balance run's is the summary
+    # a match's JSON lists its games; an SPRT's, a tournament's or a balance run's is the summary
+    if args.json:
         print(json.dumps(json_safe(res.to_dict()), indent=2))
     else:
         print(text)
@@ -315,7 +345,7 @@ def _command(name: str, args: argparse.Namespace, play: Callable[[], tuple[Any, 
 
 def _write(name: str, res: Any, out: str) -> list[Path]:
     """``OUT/summary.json`` and the plots (tournaments and balance runs) beside the results file."""
-    d = res.to_dict(with_games=False) if isinstance(res, RotatedResult) else res.to_dict()
+    d = res.to_dict(with_games=False) if isinstance(res, RotatedResult) else res.to_dict()  # an SPRT: its summary
     path = Path(out) / "summary.json"
     path.write_text(json.dumps(json_safe(d), indent=1), encoding="utf-8")
     if name == "match":
