@@ -30,11 +30,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from tessera.arena.metrics import PER_GAME, example_games, summarize
 from tessera.arena.play import GameResult, Task, make
 from tessera.arena.progress import ProgressDisplay
 from tessera.arena.runner import ResultsFile, Run, budget_text, check_options, speed
 from tessera.arena.stats import FairValue, fair_value, quartiles, wilson_interval
 from tessera.core.game import Game
+from tessera.core.records import play_stored, text_record
 from tessera.core.registry import load_game, parse_game_string
 
 
@@ -134,6 +136,8 @@ class SettingStats:
             for t, b in enumerate(r.branching):
                 thirds[min(2, 3 * t // max(1, m))].append(b)
         seat0_score = (wins[0] + 0.5 * draws) / n if n else math.nan
+        points = [sum(r.score(p) for r in rs) for p in range(self.num_players)]
+        design = summarize([r.metrics for r in rs], lengths, [r.winner for r in rs], self.num_players)
         return {
             "setting": self.setting,
             "game": self.game,
@@ -141,6 +145,8 @@ class SettingStats:
             "forfeits": [{"key": r.key, "error": r.error} for r in self.results if r.error],
             "seat_win_rate": rates,
             "seat_win_ci95": [list(wilson_interval(wc, n)) for wc in wins],
+            "seat_score": [pt / n if n else math.nan for pt in points],
+            "seat_score_ci95": [list(wilson_interval(pt, n)) for pt in points],
             "seat0_score": seat0_score,
             "seat0_score_ci95": list(wilson_interval(wins[0] + 0.5 * draws, n)),
             "draw_rate": draws / n if n else math.nan,
@@ -152,6 +158,7 @@ class SettingStats:
                 "q3": q3,
                 "min": min(lengths) if lengths else math.nan,
                 "max": max(lengths) if lengths else math.nan,
+                "histogram": design["length_histogram"],
             },
             "ludii": {
                 "balance": 1 - (max(rates) - min(rates)) if n else math.nan,
@@ -161,6 +168,9 @@ class SettingStats:
                 "duration": sum(lengths) / n if n else math.nan,
                 "branching_factor": (sum(bf_all) / len(bf_all)) if bf_all else None,
                 "branching_by_third": [sum(t) / len(t) if t else None for t in thirds],
+                **{k: design[k] for k in PER_GAME},
+                "outcome_uniformity": design["outcome_uniformity"],
+                "draws_by_cause": design["draws_by_cause"],
             },
             "decided": {
                 "games": len(decided),
@@ -169,7 +179,29 @@ class SettingStats:
                 "mean_share": sum(dec_frac) / len(dec_frac) if dec_frac else None,
             },
             "game_seconds": round(sum(r.seconds for r in self.results), 2),
+            "examples": [
+                {"kind": kind, "key": r.key, "plies": r.plies, "winner": r.winner, "deal_seed": r.deal_seed}
+                for kind, r in example_games(self.results)
+            ],
         }
+
+    def example_records(self) -> list[tuple[str, str]]:
+        """The example games as ``(file name, text record)`` (docs/records.md): openable in the analysis board."""
+        game = load_game(self.game)
+        out = []
+        for kind, r in example_games(self.results):
+            state = game.new_initial_state(seed=r.deal_seed)
+            stored = []
+            for m in r.moves:
+                p = state.current_player()
+                stored.append((p, m))
+                play_stored(state, p, m)
+            label = ",".join(f"{k}={v}" for k, v in self.setting.items()) or "defaults"
+            name = f"{label}-{kind}-{r.key}".replace("/", "_").replace(" ", "-").replace("=", "")
+            result = "draw" if r.winner is None else f"seat {r.winner} wins"
+            text = text_record(self.game, r.deal_seed, stored, players=r.seats, result=f"{result} ({kind})")
+            out.append((name + ".txt", text))
+        return out
 
 
 def balance_tasks(
@@ -208,6 +240,7 @@ def balance_tasks(
                     deal_seed=seed + k,
                     agent_seed=f"{seed}/{gs}/{k}",
                     trace=True,
+                    moves=True,
                     group=label,
                     clock=clock,
                 )
@@ -442,11 +475,24 @@ def find_fair(
         iterations=iterations,
         seed=seed,
         settings=setting_stats,
-        find={"param": param, "range": [lo, hi], "tried": sorted(all_results), "rounds": rounds_log, **fv.to_dict()},
+        find=_find_summary(param, lo, hi, all_results, rounds_log, fv),
         wall_seconds=wall,
         played_now=played_now,
         clock=clock,
     )
+
+
+def _find_summary(
+    param: str,
+    lo: float,
+    hi: float,
+    by_value: dict[float, list[GameResult]],
+    rounds_log: list[dict[str, Any]],
+    fv: FairValue,
+) -> dict[str, Any]:
+    find = {"param": param, "range": [lo, hi], "tried": sorted(by_value), "rounds": rounds_log, **fv.to_dict()}
+    find.update(find_flags(find, by_value))
+    return find
 
 
 def _observations(by_value: dict[float, list[GameResult]]) -> tuple[list[float], list[float]]:
@@ -474,26 +520,30 @@ def _root_variance(fv: FairValue) -> float | None:
 
 
 def format_balance(res: BalanceResult) -> str:
-    """Plain-text table: one row per setting."""
+    """Plain-text tables: one row per setting — results (wins and score apart), then the design metrics."""
     budget = budget_text(res.seconds, res.iterations, res.clock)
     lines = [f"{res.game}: self-play of {res.agent}, {budget}, seed {res.seed}", ""]
     header = (
-        f"{'setting':<22}{'games':>6}  {'seat 0 wins (95% CI)':>22}  {'draws':>6}  {'length mean [q1 med q3]':>24}"
-        f"  {'balance':>7}  {'decided at':>10}  {'branching':>9}"
+        f"{'setting':<22}{'games':>6}  {'seat 0 wins (95% CI)':>22}  {'seat 0 score (95% CI)':>22}  {'draws':>6}"
+        f"  {'length mean [q1 med q3]':>24}  {'balance':>7}  {'decided at':>10}  {'branching':>9}"
     )
     lines.append(header)
+    rows = []
     for s in res.settings:
         d = s.to_dict()
+        rows.append((s, d))
         label = ",".join(f"{k}={v}" for k, v in s.setting.items()) or "(defaults)"
         if d["games"] == 0:
             lines.append(f"{label:<22}{0:>6}")
             continue
         lo, hi = d["seat_win_ci95"][0]
+        slo, shi = d["seat_score_ci95"][0]
         ln = d["length"]
         dec = d["decided"]["mean_share"]
         bf = d["ludii"]["branching_factor"]
         lines.append(
             f"{label:<22}{d['games']:>6}  {100 * d['seat_win_rate'][0]:>6.1f}% ({100 * lo:4.1f}–{100 * hi:5.1f}%)  "
+            f"{100 * d['seat_score'][0]:>6.1f}% ({100 * slo:4.1f}–{100 * shi:5.1f}%)  "
             f"{100 * d['draw_rate']:>5.1f}%  {ln['mean']:>7.1f} [{ln['q1']:.0f} {ln['median']:.0f} {ln['q3']:.0f}]"
             f"{'':>4}  {d['ludii']['balance']:>7.2f}  {'' if dec is None else f'{100 * dec:.0f}% in':>10}  "
             f"{'' if bf is None else f'{bf:.1f}':>9}"
@@ -503,23 +553,97 @@ def format_balance(res: BalanceResult) -> str:
                 f"seat {p}: {100 * r:.1f}% ({100 * c[0]:.1f}–{100 * c[1]:.1f})"
                 for p, (r, c) in enumerate(zip(d["seat_win_rate"], d["seat_win_ci95"], strict=True))
             )
-            lines.append(f"{'':<22}{rates}")
-    if res.find is not None:
-        f = res.find
-        lines.append("")
-        est, ci = f["estimate"], f["ci95"]
-        if est is None:
-            lines.append(f"fair {f['param']}: no estimate (seat 0's score does not change with it)")
-        else:
-            civ = "unbounded — more games needed" if ci is None else f"{ci[0]:.2f} … {ci[1]:.2f}"
-            lines.append(f"fair {f['param']} (seat 0 scores ½): {est:.2f}, 95% CI {civ} (logistic fit, Fieller)")
-        b = f["bracket"]
-        lines.append(f"bracket from the tested values: {b[0]} … {b[1]}")
+            lines.append(f"{'':<22}wins {rates}")
+    lines.append("")
     lines.append(
-        "(balance = 1 − spread of seat win rates; decided at = mean share of the game before the winner's "
-        "evaluation stops trailing; branching = mean legal moves per sequential ply)"
+        f"{'setting':<22}{'lead chg':>9}{'stability':>10}{'uncert.':>9}{'clarity':>9}{'coverage':>9}"
+        f"{'repeats':>9}{'outcomes':>9}  draws by cause (rule / safeguard)"
+    )
+    for s, d in rows:
+        if d["games"] == 0:
+            continue
+        label = ",".join(f"{k}={v}" for k, v in s.setting.items()) or "(defaults)"
+        m = d["ludii"]
+        cells = "".join(
+            f"{'—' if m[k] is None else f'{m[k]:.3f}':>{w}}"
+            for k, w in (
+                ("lead_changes", 9),
+                ("stability", 10),
+                ("uncertainty", 9),
+                ("clarity", 9),
+                ("coverage", 9),
+                ("repetition", 9),
+                ("outcome_uniformity", 9),
+            )
+        )
+        causes = m["draws_by_cause"]
+        lines.append(f"{label:<22}{cells}  {causes['rule']} / {causes['safeguard']}")
+    if res.find is not None:
+        lines.extend(["", *format_find(res.find)])
+    lines.append(
+        "(wins count won games only; score counts a draw as ½ — fair values are searched on score. "
+        "balance = 1 − spread of seat win rates; decided at = mean share of the game before the winner's "
+        "evaluation stops trailing; branching = mean legal moves per sequential ply; the design metrics are "
+        "defined in docs/balance.md)"
     )
     return "\n".join(lines)
+
+
+def format_find(f: dict[str, Any]) -> list[str]:
+    """The fair-value lines: the estimate and its interval, flagged when the interval leaves the tested range
+    or the effect is not monotonic."""
+    lines = []
+    est, ci = f["estimate"], f["ci95"]
+    if est is None:
+        lines.append(f"fair {f['param']}: no estimate (seat 0's score does not change with it)")
+    elif ci is None:
+        lines.append(
+            f"fair {f['param']} (seat 0 scores ½): not decided — the 95% interval is unbounded (more games "
+            f"needed); the fit's root {est:.2f} is no estimate to quote"
+        )
+    else:
+        lines.append(
+            f"fair {f['param']} (seat 0 scores ½): {est:.2f}, 95% CI {ci[0]:.2f} … {ci[1]:.2f} (logistic fit, Fieller)"
+        )
+    if f.get("outside_range"):
+        lo, hi = f["range_tested"]
+        lines.append(f"warning: the interval reaches outside the tested values {lo:g} … {hi:g}: an extrapolation")
+    if f.get("non_monotonic"):
+        lines.append(
+            "warning: seat 0's score does not change monotonically with "
+            f"{f['param']} ({f['non_monotonic']}): a single fair value may not exist; see the score per value above"
+        )
+    b = f["bracket"]
+    lines.append(f"bracket from the tested values: {b[0]} … {b[1]}")
+    return lines
+
+
+def find_flags(find: dict[str, Any], by_value: dict[float, list[GameResult]]) -> dict[str, Any]:
+    """``range_tested``, ``outside_range`` (the interval leaves the tested values) and ``non_monotonic``.
+
+    ``non_monotonic`` names two tested values whose seat-0 scores go against the fit's direction with
+    95 % Wilson intervals that do not overlap (the effect reverses beyond the noise), else ``None``.
+    """
+    tried = sorted(by_value)
+    ci = find.get("ci95")
+    out: dict[str, Any] = {"range_tested": [tried[0], tried[-1]] if tried else None}
+    out["outside_range"] = bool(ci is not None and tried and (ci[0] < tried[0] or ci[1] > tried[-1]))
+    slope = (find.get("logistic") or {}).get("b")
+    rows = []
+    for v in tried:
+        rs = [r for r in by_value[v] if r.error is None]
+        if rs:
+            pts = sum(r.score(0) for r in rs)
+            rows.append((v, wilson_interval(pts, len(rs))))
+    out["non_monotonic"] = None
+    if slope:
+        for i, (v1, (lo1, hi1)) in enumerate(rows):
+            for v2, (lo2, hi2) in rows[i + 1 :]:
+                # v1 < v2: a positive slope expects score(v1) <= score(v2)
+                if (slope > 0 and lo1 > hi2) or (slope < 0 and hi1 < lo2):
+                    out["non_monotonic"] = f"{v1:g} scores clearly {'above' if slope > 0 else 'below'} {v2:g}"
+                    return out
+    return out
 
 
 __all__ = [
@@ -527,7 +651,9 @@ __all__ = [
     "SettingStats",
     "balance_tasks",
     "find_fair",
+    "find_flags",
     "format_balance",
+    "format_find",
     "game_string",
     "parse_vary",
     "run_balance",

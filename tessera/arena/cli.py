@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from tessera.arena.match import MatchResult, RotatedResult, SeatsResult, match_progress, play_match, play_seats
-from tessera.arena.plots import balance_plots, json_safe, tournament_plots, write_plots
+from tessera.arena.plots import balance_plots, json_safe, robust_plots, tournament_plots, write_plots
 from tessera.arena.runner import budget_text
 from tessera.core.registry import load_game
 
@@ -103,7 +103,18 @@ def register(subparsers: Any) -> None:
         default=[],
         help="a parameter and its values (repeatable: every combination is played)",
     )
-    p.add_argument("--agent", required=True, metavar="SPEC", help="agent spec playing every seat")
+    p.add_argument("--agent", default=None, metavar="SPEC", help="one agent spec playing every seat")
+    p.add_argument(
+        "--agents",
+        default=None,
+        metavar="A,B,C",
+        help="ask the question at several strengths (each agent plays itself): the verdict per strength, "
+        "whether they agree, and a short ladder of the agents; default (no --agent): "
+        "level3(scale=0.1),level4(scale=0.1),level5(scale=0.1)",
+    )
+    p.add_argument(
+        "--ladder-games", type=int, default=4, help="--agents: games per pair of agents in the ladder (default 4)"
+    )
     p.add_argument(
         "--find",
         metavar="PARAM=LO:HI",
@@ -277,6 +288,28 @@ def run_balance_cmd(args: argparse.Namespace) -> int:
         from tessera.arena.balance import find_fair, format_balance, run_balance
 
         common = {**_options(args), "progress": not args.no_progress}
+        if args.agent is not None and args.agents is not None:
+            raise ValueError("--agent and --agents cannot be combined")
+        if args.agent is None:
+            from tessera.arena.robust import DEFAULT_AGENTS, format_robust, run_robust, split_agents
+
+            agents = split_agents(args.agents) if args.agents else list(DEFAULT_AGENTS)
+            find = None
+            if args.find:
+                if args.vary:
+                    raise ValueError("--find and --vary cannot be combined (put fixed parameters in the game string)")
+                find = parse_find(args.find)
+            robust = run_robust(
+                args.game,
+                agents,
+                vary=args.vary,
+                find=find,
+                rounds=args.rounds,
+                points=args.points,
+                ladder_games=args.ladder_games,
+                **common,
+            )
+            return robust, format_robust(robust)
         if args.find:
             if args.vary:
                 raise ValueError("--find and --vary cannot be combined (put fixed parameters in the game string)")
@@ -350,8 +383,26 @@ def _write(name: str, res: Any, out: str) -> list[Path]:
     path.write_text(json.dumps(json_safe(d), indent=1), encoding="utf-8")
     if name == "match":
         return [path]
-    plots = tournament_plots(d) if name == "tournament" else balance_plots(d)
-    return [path, *write_plots(plots, out)]
+    examples = _write_examples(res, Path(out) / "examples")
+    if d.get("kind") == "robust":
+        plots = robust_plots(d)
+    else:
+        plots = tournament_plots(d) if name == "tournament" else balance_plots(d)
+    return [path, *write_plots(plots, out), *examples]
+
+
+def _write_examples(res: Any, folder: Path) -> list[Path]:
+    """A balance run's example games as text records in ``folder`` (import them in the analysis board)."""
+    runs = res.runs if hasattr(res, "runs") else [res] if hasattr(res, "settings") else []
+    written = []
+    for k, run in enumerate(runs):
+        for s in run.settings:
+            for name, text in s.example_records():
+                folder.mkdir(parents=True, exist_ok=True)
+                path = folder / (f"agent{k}-{name}" if len(runs) > 1 else name)
+                path.write_text(text, encoding="utf-8")
+                written.append(path)
+    return written
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -39,6 +39,7 @@ from typing import Any
 
 from tessera.agents import Agent, LevelAgent, clock, make_agent, using_clock
 from tessera.agents.spec import level_key
+from tessera.arena.metrics import GameTrace
 from tessera.core.game import SIMULTANEOUS, State
 from tessera.core.registry import load_game
 
@@ -145,6 +146,8 @@ class GameResult:
     """What each seat's agent really was (``level5=alphabeta``)."""
     moves: list[str] = field(default_factory=list)
     """The moves as ``history()`` strings (when the task asked for them)."""
+    metrics: dict[str, Any] = field(default_factory=dict)
+    """The game's design metrics (``trace`` only): :mod:`tessera.arena.metrics`."""
 
     @property
     def winner(self) -> int | None:
@@ -204,6 +207,10 @@ class Played:
     """Every player's evaluation after each ply, from the start (``trace`` only)."""
     branching: list[int] = field(default_factory=list)
     """Legal moves at each sequential ply (``trace`` only)."""
+    trace: GameTrace | None = None
+    """The design metrics' record of the game (``trace`` only)."""
+    capped: bool = False
+    """The game was stopped at the arena's limit with no result."""
 
 
 def play_game(
@@ -223,13 +230,15 @@ def play_game(
     for a in agents:
         a.reset()
     out = Played(state, [0.0] * n)
-    if trace:
-        out.evals.append([state.evaluate(p) for p in range(n)])
+    if trace:  # the metrics sample moves with a generator of their own: the agents' games are unchanged
+        out.trace = GameTrace(state, random.Random(f"metrics/{deal_seed}"))
+        out.evals = out.trace.evals
     limit = game.max_game_length() + 10
     steps = 0
     while not state.is_terminal():
         if steps >= limit:
             out.error = f"no result after {steps} steps (the game's max_game_length is {game.max_game_length()})"
+            out.capped = True
             return out
         steps += 1
         if state.current_player() == SIMULTANEOUS:
@@ -247,8 +256,9 @@ def play_game(
             state.play_joint(orders)
         else:
             cp = state.current_player()
-            if trace:
+            if out.trace is not None:
                 out.branching.append(len(state.legal_actions()))
+                out.trace.sample_clarity(state)
             move = _ask(out, agents[cp], cp, seconds, iterations, rngs[cp], simultaneous=False)
             if move is None:
                 return out
@@ -260,8 +270,8 @@ def play_game(
             except ValueError as e:
                 out.error, out.offender = f"{agents[cp].name} (seat {cp}) played an illegal move: {e}", cp
                 return out
-        if trace:
-            out.evals.append([state.evaluate(p) for p in range(n)])
+        if out.trace is not None:
+            out.trace.observe(state)
     return out
 
 
@@ -333,6 +343,8 @@ def _play_task(task: Task) -> GameResult:
         agents=[label(a, state) for a in agents],
         moves=[m for _, m in state.history()] if task.moves else [],
     )
+    if played.trace is not None and (played.error is None or played.capped):
+        res.metrics = played.trace.summary(state, capped=played.capped)
     if task.trace and played.error is None:
         w = res.winner
         if w is not None:

@@ -130,6 +130,22 @@ def balance_plots(d: dict[str, Any]) -> dict[str, dict[str, Any]]:
             ],
         },
     }
+    plots["score"] = {
+        "kind": "intervals",
+        "title": f"{d['game']}: seat 0 score (a draw counts ½) in self-play of {d['agent']} (95% CI)",
+        "xlabel": xlabel,
+        "ylabel": "seat 0 score",
+        "series": [
+            {
+                "label": "seat 0 score",
+                "x": x,
+                "y": [s["seat0_score"] for s in sets],
+                "lo": [s["seat0_score_ci95"][0] for s in sets],
+                "hi": [s["seat0_score_ci95"][1] for s in sets],
+            }
+        ],
+        "reference": 0.5,
+    }
     f = d.get("find")
     if f and numeric is not None:
         a, b = f["logistic"]["a"], f["logistic"]["b"]
@@ -155,6 +171,41 @@ def balance_plots(d: dict[str, Any]) -> dict[str, dict[str, Any]]:
                 "lo": (f["ci95"] or [None, None])[0],
                 "hi": (f["ci95"] or [None, None])[1],
             }
+    return plots
+
+
+def robust_plots(d: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """One question at several strengths: seat 0's score per setting, a series per agent, and the ladder."""
+    plots: dict[str, dict[str, Any]] = {}
+    runs = d["runs"]
+    if runs and not runs[0].get("find"):
+        series = []
+        xlabel = "setting"
+        for agent, run in zip(d["agents"], runs, strict=True):
+            sets = [s for s in run["settings"] if s["games"]]
+            numeric = _numeric_axis(sets)
+            labels = [",".join(f"{k}={v}" for k, v in s["setting"].items()) or s["game"] for s in sets]
+            if numeric is not None and sets:
+                xlabel = next(iter(sets[0]["setting"]), "setting")
+            series.append(
+                {
+                    "label": agent,
+                    "x": numeric if numeric is not None else labels,
+                    "y": [s["seat0_score"] for s in sets],
+                    "lo": [s["seat0_score_ci95"][0] for s in sets],
+                    "hi": [s["seat0_score_ci95"][1] for s in sets],
+                }
+            )
+        plots["score_by_strength"] = {
+            "kind": "intervals",
+            "title": f"{d['game']}: seat 0 score at each strength (95% CI)",
+            "xlabel": xlabel,
+            "ylabel": "seat 0 score (draw = ½)",
+            "series": series,
+            "reference": 0.5,
+        }
+    if d.get("ladder"):
+        plots["ladder"] = tournament_plots(d["ladder"])["ratings"]
     return plots
 
 
@@ -250,4 +301,4 @@ def _draw(ax: Any, fig: Any, plot: dict[str, Any]) -> None:
     ax.grid(alpha=0.3)
 
 
-__all__ = ["balance_plots", "tournament_plots", "write_plots"]
+__all__ = ["balance_plots", "robust_plots", "tournament_plots", "write_plots"]

@@ -1,0 +1,281 @@
+"""Verdicts that survive stronger players: one balance question asked at several strengths.
+
+A balance study's answer can flip with the strength of the agent that plays it (a weak
+agent draws a board a strong one wins, a seat's edge shows only once the seat is used
+well).  :func:`run_robust` asks the same question — seat 0's score per setting, or the
+fair value of a parameter — with every agent of a list, each playing itself, and says per
+question whether the answers agree:
+
+* per setting and agent, the **verdict** from seat 0's score and its 95 % Wilson interval:
+  ``seat 0 favoured`` (the interval lies above ½), ``seat 0 disfavoured`` (below ½) or
+  ``not decided`` (it holds ½);
+* over the agents: **decided and stable** (every agent gives the same decided verdict),
+  **decided only at …** (some agents decide, the rest do not, none contradicts),
+  **flips with strength** (two agents decide opposite ways) or **not decided**;
+* for a fair value (``find``): each agent's estimate and interval, and whether the
+  intervals overlap (**stable**) or not (**differs with strength**);
+* a **ladder**: a short round robin of the agents against each other (Bradley–Terry Elo
+  with intervals), so a reader sees that the agents really differ in strength.
+
+Every row names the agent's full spec and budget.  The default agents are the game's
+levels 3, 4 and 5 at a tenth of their time (``level3(scale=0.1)`` …).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tessera.arena.balance import BalanceResult, find_fair, format_find, run_balance
+from tessera.arena.runner import budget_text
+from tessera.arena.tournament import TournamentResult, run_tournament
+
+DEFAULT_AGENTS = ("level3(scale=0.1)", "level4(scale=0.1)", "level5(scale=0.1)")
+"""The strengths a question is asked at when none are named: levels 3–5 at a tenth of their time."""
+
+
+def split_agents(text: str) -> list[str]:
+    """``--agents A,B,C``: specs split at the commas outside parentheses.
+
+    >>> split_agents("level3,mcts(c=0.7,rollout_cutoff=20), greedy")
+    ['level3', 'mcts(c=0.7,rollout_cutoff=20)', 'greedy']
+    """
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        depth += (ch == "(") - (ch == ")")
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    out.append(cur.strip())
+    if any(not a for a in out):
+        raise ValueError(f"--agents {text!r}: an agent spec is empty")
+    return out
+
+
+def verdict(ci: Sequence[float]) -> str:
+    """The verdict of seat 0's score interval.
+
+    >>> verdict([0.55, 0.7]), verdict([0.2, 0.45]), verdict([0.4, 0.6])
+    ('seat 0 favoured', 'seat 0 disfavoured', 'not decided')
+    """
+    lo, hi = ci
+    if lo > 0.5:
+        return "seat 0 favoured"
+    if hi < 0.5:
+        return "seat 0 disfavoured"
+    return "not decided"
+
+
+def agreement(verdicts: Sequence[str], agents: Sequence[str]) -> str:
+    """What the verdicts of several strengths say together (module docstring).
+
+    >>> agreement(["seat 0 favoured"] * 3, ["a", "b", "c"])
+    'decided and stable'
+    >>> agreement(["not decided", "seat 0 favoured", "seat 0 favoured"], ["a", "b", "c"])
+    'decided only at b, c'
+    >>> agreement(["seat 0 disfavoured", "not decided", "seat 0 favoured"], ["a", "b", "c"])
+    'flips with strength'
+    >>> agreement(["not decided", "not decided"], ["a", "b"])
+    'not decided'
+    """
+    decided = {v for v in verdicts if v != "not decided"}
+    if len(decided) > 1:
+        return "flips with strength"
+    if not decided:
+        return "not decided"
+    if all(v != "not decided" for v in verdicts):
+        return "decided and stable"
+    return "decided only at " + ", ".join(a for a, v in zip(agents, verdicts, strict=True) if v != "not decided")
+
+
+def intervals_agree(cis: Sequence[Sequence[float] | None]) -> str:
+    """``stable`` when every bounded interval overlaps every other, ``differs with strength`` when two do not,
+    ``not decided`` when fewer than two are bounded.
+
+    >>> intervals_agree([[1, 3], [2, 4]]), intervals_agree([[1, 2], [3, 4]]), intervals_agree([[1, 2], None])
+    ('stable', 'differs with strength', 'not decided')
+    """
+    bounded = [c for c in cis if c is not None]
+    if len(bounded) < 2:
+        return "not decided"
+    lo = max(c[0] for c in bounded)
+    hi = min(c[1] for c in bounded)
+    return "stable" if lo <= hi else "differs with strength"
+
+
+@dataclass
+class RobustResult:
+    """One question asked at several strengths."""
+
+    game: str
+    agents: list[str]
+    runs: list[BalanceResult]
+    """One balance run (or fair-value search) per agent, in the order of ``agents``."""
+    ladder: TournamentResult | None = None
+    questions: list[dict[str, Any]] = field(default_factory=list)
+    """Per setting (or the fair value): each agent's figure and verdict, and the agreement."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able summary: the questions, each run's summary and the ladder."""
+        return {
+            "kind": "robust",
+            "game": self.game,
+            "agents": self.agents,
+            "questions": self.questions,
+            "runs": [r.to_dict() for r in self.runs],
+            "ladder": None if self.ladder is None else self.ladder.to_dict(),
+        }
+
+
+def _questions(agents: Sequence[str], runs: Sequence[BalanceResult]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    if runs and runs[0].find is not None:
+        rows: list[dict[str, Any]] = []
+        for a, r in zip(agents, runs, strict=True):
+            f = r.find or {}
+            rows.append({"agent": a, "estimate": f.get("estimate"), "ci95": f.get("ci95"), "find": f})
+        out.append(
+            {
+                "question": f"fair {runs[0].find['param']}",
+                "rows": rows,
+                "agreement": intervals_agree([row["ci95"] for row in rows]),
+            }
+        )
+        return out
+    for i, s in enumerate(runs[0].settings if runs else []):
+        label = ",".join(f"{k}={v}" for k, v in s.setting.items()) or "(defaults)"
+        rows = []
+        for a, r in zip(agents, runs, strict=True):
+            d = r.settings[i].to_dict()
+            rows.append(
+                {
+                    "agent": a,
+                    "games": d["games"],
+                    "seat0_wins": d["seat_win_rate"][0],
+                    "seat0_score": d["seat_score"][0],
+                    "seat0_score_ci95": d["seat_score_ci95"][0],
+                    "draw_rate": d["draw_rate"],
+                    "verdict": verdict(d["seat_score_ci95"][0]),
+                }
+            )
+        out.append(
+            {
+                "question": f"seat 0's score at {label}",
+                "setting": s.setting,
+                "rows": rows,
+                "agreement": agreement([row["verdict"] for row in rows], list(agents)),
+            }
+        )
+    return out
+
+
+def run_robust(
+    game: str,
+    agents: Sequence[str] = DEFAULT_AGENTS,
+    *,
+    vary: Sequence[str] = (),
+    find: tuple[str, float, float] | None = None,
+    rounds: int = 3,
+    points: int = 5,
+    games: int,
+    ladder_games: int = 4,
+    seconds: float | None = None,
+    iterations: int | None = None,
+    seed: int = 0,
+    jobs: int = 1,
+    ray_address: str | None = None,
+    out: str | None = None,
+    progress: bool = False,
+    clock: str = "wall",
+) -> RobustResult:
+    """Ask one balance question (``vary`` settings, or ``find=(param, lo, hi)``) with each agent.
+
+    Each agent's games go to ``out/agent-<k>`` and the ladder's to ``out/ladder`` (resumable);
+    ``ladder_games`` games per pair of agents (0: no ladder).  ``ValueError`` on fewer than two
+    agents, a repeated agent, or what :func:`~tessera.arena.balance.run_balance` refuses.
+    """
+    agents = list(agents)
+    if len(agents) < 2:
+        raise ValueError("--agents needs at least two agents of different strength (e.g. level3,level4,level5)")
+    if len(set(agents)) != len(agents):
+        raise ValueError(f"--agents names an agent twice: {', '.join(agents)}")
+    common: dict[str, Any] = {
+        "games": games,
+        "seconds": seconds,
+        "iterations": iterations,
+        "seed": seed,
+        "jobs": jobs,
+        "ray_address": ray_address,
+        "progress": progress,
+        "clock": clock,
+    }
+    runs: list[BalanceResult] = []
+    for k, agent in enumerate(agents):
+        sub = None if out is None else os.path.join(out, f"agent-{k}")
+        if find is not None:
+            param, lo, hi = find
+            runs.append(find_fair(game, agent, param, lo, hi, rounds=rounds, points=points, out=sub, **common))
+        else:
+            runs.append(run_balance(game, agent, vary=vary, out=sub, **common))
+    ladder = None
+    if ladder_games > 0:
+        ladder = run_tournament(
+            game,
+            agents,
+            games=ladder_games,
+            seconds=seconds,
+            iterations=iterations,
+            seed=seed,
+            jobs=jobs,
+            ray_address=ray_address,
+            out=None if out is None else os.path.join(out, "ladder"),
+            progress=progress,
+            clock=clock,
+        )
+    return RobustResult(game, agents, runs, ladder, _questions(agents, runs))
+
+
+def format_robust(res: RobustResult) -> str:
+    """The verdict table: one block per question, a row per agent, then the ladder."""
+    r0 = res.runs[0]
+    budget = budget_text(r0.seconds, r0.iterations, r0.clock)
+    lines = [f"{res.game}: one question at {len(res.agents)} strengths, {budget}, seed {r0.seed}", ""]
+    w = max(8, *(len(a) for a in res.agents))
+    for q in res.questions:
+        lines.append(f"{q['question']}: {q['agreement']}")
+        if "estimate" in q["rows"][0]:
+            for row in q["rows"]:
+                lines.append(f"  {row['agent']:<{w}}  " + " / ".join(format_find(row["find"])[:1]))
+        else:
+            lines.append(f"  {'agent':<{w}}  {'games':>5}  {'seat 0 wins':>11}  {'seat 0 score (95% CI)':>22}  verdict")
+            for row in q["rows"]:
+                lo, hi = row["seat0_score_ci95"]
+                lines.append(
+                    f"  {row['agent']:<{w}}  {row['games']:>5}  {100 * row['seat0_wins']:>10.1f}%  "
+                    f"{100 * row['seat0_score']:>6.1f}% ({100 * lo:4.1f}–{100 * hi:5.1f}%)  {row['verdict']}"
+                )
+        lines.append("")
+    if res.ladder is not None and res.ladder.ratings is not None:
+        lines.append("ladder (the agents against each other, Bradley–Terry Elo, mean 0):")
+        rt = res.ladder.ratings
+        for i in sorted(range(len(rt.names)), key=lambda i: -rt.elo[i]):
+            lo, hi = rt.ci95[i]
+            lines.append(f"  {rt.names[i]:<{w}}  {rt.elo[i]:>+6.0f}  [{lo:.0f} … {hi:.0f}]")
+        lines.append(f"  ({len(res.ladder.results)} games, {res.ladder.games_per_table} per pair)")
+    return "\n".join(lines)
+
+
+__all__ = [
+    "DEFAULT_AGENTS",
+    "RobustResult",
+    "agreement",
+    "format_robust",
+    "intervals_agree",
+    "run_robust",
+    "split_agents",
+    "verdict",
+]
