@@ -185,11 +185,13 @@ class SettingStats:
             ],
         }
 
-    def example_records(self) -> list[tuple[str, str]]:
-        """The example games as ``(file name, text record)`` (docs/records.md): openable in the analysis board."""
+    def example_records(self, *, all_games: bool = False) -> list[tuple[str, str]]:
+        """The example games (``all_games``: every game that kept its moves) as ``(file name, text record)``
+        (docs/records.md): openable in the analysis board."""
         game = load_game(self.game)
         out = []
-        for kind, r in example_games(self.results):
+        picks = [("game", r) for r in self.results if r.moves] if all_games else example_games(self.results)
+        for kind, r in picks:
             state = game.new_initial_state(seed=r.deal_seed)
             stored = []
             for m in r.moves:

@@ -37,9 +37,12 @@ from tessera.server.bot.streams import BotStreams
 from tessera.server.bus import ChangeListener
 from tessera.server.chat import Chat
 from tessera.server.clocks import ClockTimers
+from tessera.server.design.routes import router as design_router
+from tessera.server.design.studies import DesignStudies
 from tessera.server.errors import ServiceError
 from tessera.server.events import Events, Presence
 from tessera.server.hub import MAX_SOCKETS_PER_CLIENT, MAX_SOCKETS_PER_GAME, Hub
+from tessera.server.inputs import load_checked
 from tessera.server.limits import BODY_READ_TIMEOUT, BodyLimits, Rate, RateLimits, rates_from_env
 from tessera.server.logs import RequestLog
 from tessera.server.notify import install as install_notify
@@ -176,6 +179,16 @@ async def watch_descriptors(every: float = 5.0) -> None:
         warned = high
 
 
+async def sweep_studies(design: DesignStudies, every: float = 60.0) -> None:
+    """Take over the designer's studies whose process's lease ran out (at start: those a crash left), each minute."""
+    while True:
+        try:
+            await run_in_threadpool(design.sweep)
+        except Exception:  # a storage hiccup: the next sweep tries again
+            log.exception("design studies: sweep")
+        await asyncio.sleep(every)
+
+
 def app_from_env() -> FastAPI:
     """The app as ``tessera serve --workers N`` starts it in each worker process (settings from the
     environment: ``TESSERA_DATABASE_URL``, ``TESSERA_AI_MODE``, ``TESSERA_AI_SECONDS``,
@@ -234,6 +247,7 @@ def create_app(
     worker = AIWorker(service, mode=ai_mode, seconds=ai_seconds, pool=pool)
     timers = ClockTimers(service.check_clock)
     seeks = SeekPool(service, **pool_settings_from_env())  # "Play now": seeks paired in waves
+    design = DesignStudies(storage, pool, load=load_checked)  # the designer's self-play studies
     warmup = Warmup(first=lambda: games_in_play(storage))
 
     events.subscribe(timers.on_event)
@@ -259,11 +273,14 @@ def create_app(
         watch = asyncio.create_task(watch_descriptors())
         sweep = asyncio.create_task(timers.sweep(storage))  # deadlines from storage (days-long, restarts)
         waves = asyncio.create_task(seeks.run())
+        studies = asyncio.create_task(sweep_studies(design))
         notifications.start()
         yield
         watch.cancel()
         sweep.cancel()
         waves.cancel()
+        studies.cancel()
+        await run_in_threadpool(design.close)
         await notifications.stop()
         if listener is not None:
             await run_in_threadpool(listener.close)
@@ -300,6 +317,7 @@ def create_app(
     app.state.storage = storage
     app.state.warmup = warmup
     app.state.seeks = seeks
+    app.state.design = design
 
     app.add_exception_handler(RequestValidationError, validation_error_handler)  # type: ignore[arg-type]
 
@@ -333,6 +351,7 @@ def create_app(
     app.include_router(accounts_router)  # accounts, ratings, challenges (tessera.server.accounts)
     app.include_router(bot_router)  # the bot API (tessera.server.bot, docs/bot-api.md)
     app.include_router(seeks_router)  # the seek pool (tessera.server.seeks)
+    app.include_router(design_router)  # the designer's self-play studies (tessera.server.design)
     app.include_router(notify_router)  # games waiting, push subscriptions, e-mail (tessera.server.notify)
     app.include_router(learn_routes.router)  # rules in the player's language, diagrams, lessons
     app.mount("/static", StaticFiles(directory=WEB), name="static")

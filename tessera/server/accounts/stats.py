@@ -132,13 +132,36 @@ def studies_dir() -> Path:
 
 
 def _canonical(spec: str) -> str:
-    """A game string as the server stores it (defaults left out), or as given if it does not load."""
-    from tessera.server.service import load_checked
+    """A study's game string as the server writes game strings: the parameters equal to their declared
+    default left out, from the game's declaration alone.  Building the game (``str(load_game(spec))``)
+    would compile its kernels in a request — a cold first request once took minutes.  The balance runner
+    writes ``str(game)`` already; a string that does not parse is kept as it is."""
+    from tessera.core.game import _format_value
+    from tessera.core.registry import game_class, parse_game_string
 
     try:
-        return str(load_checked(spec))
-    except ValueError:
+        name, params = parse_game_string(spec)
+        info = game_class(name).info
+        kept = []
+        for p in info.params:
+            if p.name not in params:
+                continue
+            value = p.coerce(name, params[p.name])
+            if value != p.default:
+                kept.append(f"{p.name}={_format_value(value)}")
+    except (ValueError, KeyError):
         return spec
+    return name + (f"({','.join(kept)})" if kept else "")
+
+
+def _budget(data: dict[str, Any]) -> str:
+    """A study's agent budget as the tables say it: ``100 iterations/move``, ``0.1 s/move (cpu)``, ``default``."""
+    if data.get("iterations") is not None:
+        return f"{data['iterations']} iterations/move"
+    if data.get("seconds") is not None:
+        clock = data.get("clock") or "wall"
+        return f"{data['seconds']:g} s/move" + (" (cpu)" if clock == "cpu" else "")
+    return "default budget"
 
 
 @lru_cache(maxsize=64)
@@ -153,11 +176,43 @@ def _study(path: str, mtime: float) -> dict[str, Any] | None:
     return data
 
 
+def fair_values(game: str, folder: Path | None = None) -> list[dict[str, Any]]:
+    """The fair values the balance lab fitted for ``game`` (studies run with ``--find``): the study, the
+    agent and its budget, the parameter, the estimate with its 95 % interval (``None``: unbounded), the
+    tested range and the warnings (outside the tested values, non-monotonic)."""
+    root = folder if folder is not None else studies_dir()
+    out: list[dict[str, Any]] = []
+    if not root.is_dir():
+        return out
+    for summary in sorted(root.glob("*/summary.json")):
+        data = _study(str(summary), summary.stat().st_mtime)
+        if data is None or str(data.get("game", "")).partition("(")[0] != game or not data.get("find"):
+            continue
+        f = data["find"]
+        tried = f.get("tried") or []
+        ci = f.get("ci95")
+        out.append(
+            {
+                "study": summary.parent.name,
+                "game": _canonical(str(data["game"])),
+                "agent": data.get("agent"),
+                "budget": _budget(data),
+                "param": f.get("param"),
+                "estimate": f.get("estimate"),
+                "ci95": ci,
+                "tested": [min(tried), max(tried)] if tried else None,
+                "outside_range": bool(ci and tried and (ci[0] < min(tried) or ci[1] > max(tried))),
+                "non_monotonic": f.get("non_monotonic"),
+            }
+        )
+    return out
+
+
 def self_play(game: str, folder: Path | None = None) -> list[dict[str, Any]]:
     """The balance lab's self-play figures for ``game`` (a game name): one entry per study setting —
-    the study, the agent that played every seat, the variant (as the server writes game strings),
-    the number of games, the first seat's win rate with its 95 % Wilson interval, the draw rate and
-    the length in plies.  Read from the stored studies only."""
+    the study, the agent that played every seat and its budget, the variant (as the server writes game
+    strings), the number of games, the first seat's win rate and score (a draw ½) each with its 95 %
+    Wilson interval, the draw rate and the length in plies.  Read from the stored studies only."""
     root = folder if folder is not None else studies_dir()
     out: list[dict[str, Any]] = []
     if not root.is_dir():
@@ -169,10 +224,12 @@ def self_play(game: str, folder: Path | None = None) -> list[dict[str, Any]]:
         for setting in data["settings"]:
             try:
                 rates, cis = setting["seat_win_rate"], setting["seat_win_ci95"]
+                score, score_ci = setting.get("seat0_score"), setting.get("seat0_score_ci95") or [None, None]
                 out.append(
                     {
                         "study": summary.parent.name,
                         "agent": data.get("agent"),
+                        "budget": _budget(data),
                         "variant": _canonical(str(setting["game"])),
                         "games": int(setting["games"]),
                         "first_seat": {
@@ -180,6 +237,9 @@ def self_play(game: str, folder: Path | None = None) -> list[dict[str, Any]]:
                             "low": round(cis[0][0], 4),
                             "high": round(cis[0][1], 4),
                         },
+                        "first_seat_score": None
+                        if score is None  # a study written before scores were kept
+                        else {"rate": score, "low": round(score_ci[0], 4), "high": round(score_ci[1], 4)},
                         "draw_rate": setting.get("draw_rate"),
                         "length": {
                             "median": (setting.get("length") or {}).get("median"),

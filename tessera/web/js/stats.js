@@ -5,6 +5,7 @@
 
 import { api, ApiError, escapeHtml } from "./api.js";
 import { currentLanguage, initI18n, t } from "./i18n.js";
+import { intervalPlot, naturalCompare } from "./plots.js";
 
 const $ = (id) => document.getElementById(id);
 const DASH = "—";
@@ -43,13 +44,14 @@ function people(s) {
 // One row per variant played by people or by the lab (a variant the lab studied with several
 // agents gets one row per study).
 function variants(s) {
-  const names = [...new Set([...Object.keys(s.by_variant), ...s.self_play.map((x) => x.variant)])].sort();
+  const names = [...new Set([...Object.keys(s.by_variant), ...s.self_play.map((x) => x.variant)])].sort(naturalCompare);
   const head =
     `<tr><th rowspan="2">${escapeHtml(t("stats:variant"))}</th>` +
     `<th class="group" colspan="3">${escapeHtml(t("stats:people"))}</th>` +
-    `<th class="group" colspan="4">${escapeHtml(t("stats:self_play"))}</th></tr>` +
+    `<th class="group" colspan="6">${escapeHtml(t("stats:self_play"))}</th></tr>` +
     `<tr><th>${escapeHtml(t("stats:games"))}</th><th>${escapeHtml(t("stats:first_seat_wins"))}</th><th>${escapeHtml(t("stats:draws"))}</th>` +
-    `<th>${escapeHtml(t("stats:agent"))}</th><th>${escapeHtml(t("stats:games"))}</th><th>${escapeHtml(t("stats:first_seat_wins"))}</th><th>${escapeHtml(t("stats:draws"))}</th></tr>`;
+    `<th>${escapeHtml(t("stats:agent"))}</th><th>${escapeHtml(t("stats:games"))}</th><th>${escapeHtml(t("stats:first_seat_wins"))}</th>` +
+    `<th>${escapeHtml(t("stats:first_seat_score"))}</th><th>${escapeHtml(t("stats:draws"))}</th><th>${escapeHtml(t("stats:length"))}</th></tr>`;
   const rows = [];
   for (const name of names) {
     const p = s.by_variant[name];
@@ -59,16 +61,54 @@ function variants(s) {
       : `<td class="num">0</td><td class="num">${DASH}</td><td class="num">${DASH}</td>`;
     const labCells = (x) =>
       x
-        ? `<td class="agent" title="${escapeHtml(x.study)}">${escapeHtml(x.agent || x.study)}</td><td class="num">${num(x.games)}</td>` +
-          `<td class="num">${escapeHtml(firstSeat(x.first_seat))}</td><td class="num">${escapeHtml(pct(x.draw_rate))}</td>`
-        : `<td>${DASH}</td><td class="num">${DASH}</td><td class="num">${DASH}</td><td class="num">${DASH}</td>`;
+        ? `<td class="agent" title="${escapeHtml(x.study)}">${escapeHtml(x.agent || x.study)}<br><small>${escapeHtml(x.budget || "")}</small></td><td class="num">${num(x.games)}</td>` +
+          `<td class="num">${escapeHtml(firstSeat(x.first_seat))}</td><td class="num">${escapeHtml(firstSeat(x.first_seat_score))}</td>` +
+          `<td class="num">${escapeHtml(pct(x.draw_rate))}</td><td class="num">${num(x.length.median)}</td>`
+        : `<td>${DASH}</td><td class="num">${DASH}</td><td class="num">${DASH}</td><td class="num">${DASH}</td><td class="num">${DASH}</td><td class="num">${DASH}</td>`;
     const first = lab.length ? lab : [null];
     first.forEach((x, i) => {
       const label = i === 0 ? `<td rowspan="${first.length}"><code>${escapeHtml(name)}</code></td>${mine.replace(/<td/g, `<td rowspan="${first.length}"`)}` : "";
       rows.push(`<tr data-variant="${escapeHtml(name)}">${label}${labCells(x)}</tr>`);
     });
   }
-  $("variants").innerHTML = head + (rows.length ? rows.join("") : `<tr><td colspan="8">${escapeHtml(t("stats:none"))}</td></tr>`);
+  $("variants").innerHTML = head + (rows.length ? rows.join("") : `<tr><td colspan="10">${escapeHtml(t("stats:none"))}</td></tr>`);
+  const plotted = s.self_play
+    .slice()
+    .sort((a, b) => naturalCompare(a.variant, b.variant))
+    .map((x) => ({
+      label: x.variant,
+      value: x.first_seat_score.rate,
+      lo: x.first_seat_score.low,
+      hi: x.first_seat_score.high,
+      title: `${firstSeat(x.first_seat_score)} · ${x.agent || x.study} · ${x.budget || ""}`,
+    }));
+  $("plot").innerHTML = plotted.length ? intervalPlot(plotted, { label: t("stats:plot_score") }) : "";
+  $("plot-card").hidden = plotted.length === 0;
+}
+
+// The fair values the balance lab fitted ("the komi at which the first seat scores ½"), with their intervals
+function fairValues(s) {
+  const rows = (s.fair_values || []).map((f) => {
+    const est =
+      f.estimate === null || f.estimate === undefined
+        ? t("stats:fair_none")
+        : f.ci95
+          ? `${num(f.estimate)} [${num(f.ci95[0])} – ${num(f.ci95[1])}]`
+          : t("stats:fair_unbounded");
+    const warn = [f.outside_range ? t("stats:fair_outside") : "", f.non_monotonic ? t("stats:fair_non_monotonic") : ""]
+      .filter(Boolean)
+      .join(" ");
+    return (
+      `<tr><td><code>${escapeHtml(f.game)}</code></td><td>${escapeHtml(f.param)}</td><td class="num">${escapeHtml(est)}</td>` +
+      `<td class="num">${f.tested ? escapeHtml(`${num(f.tested[0])} – ${num(f.tested[1])}`) : DASH}</td>` +
+      `<td class="agent">${escapeHtml(f.agent || "")}<br><small>${escapeHtml(f.budget || "")}</small></td><td>${escapeHtml(warn)}</td></tr>`
+    );
+  });
+  $("fair-card").hidden = rows.length === 0;
+  $("fair").innerHTML =
+    `<tr><th>${escapeHtml(t("stats:variant"))}</th><th>${escapeHtml(t("stats:fair_param"))}</th><th>${escapeHtml(t("stats:fair_value"))}</th>` +
+    `<th>${escapeHtml(t("stats:fair_tested"))}</th><th>${escapeHtml(t("stats:agent"))}</th><th></th></tr>` +
+    rows.join("");
 }
 
 function bands(s) {
@@ -109,6 +149,7 @@ async function start() {
   });
   $("to-leaderboard").href = `/leaderboard/${encodeURIComponent(game)}`;
   $("to-rules").href = `/rules/${encodeURIComponent(game)}`;
+  $("to-design").href = `/design/${encodeURIComponent(game)}`;
   try {
     const s = await api("GET", `/api/stats/${encodeURIComponent(game)}`);
     const title = sel.selectedOptions[0] ? sel.selectedOptions[0].textContent : s.game;
@@ -116,6 +157,7 @@ async function start() {
     document.title = `tessera — ${t("stats:title")} — ${title}`;
     people(s);
     variants(s);
+    fairValues(s);
     bands(s);
     document.body.dataset.ready = "1";
   } catch (e) {

@@ -88,9 +88,11 @@ def test_self_play_figures_are_read_from_the_stored_balance_studies(tmp_path: Pa
         {
             "study": "nume-a",
             "agent": "mcts",
+            "budget": "default budget",
             "variant": str(load_checked("nume(size=4,komi=0.5)")),
             "games": 72,
             "first_seat": {"rate": 0.6, "low": 0.48, "high": 0.71},
+            "first_seat_score": None,
             "draw_rate": 0.1,
             "length": {"median": 40.0, "mean": 41.5},
         }
