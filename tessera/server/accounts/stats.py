@@ -176,17 +176,26 @@ def _study(path: str, mtime: float) -> dict[str, Any] | None:
     return data
 
 
+def _studies_of(game: str, folder: Path | None) -> list[tuple[Path, dict[str, Any]]]:
+    """The stored balance studies of ``game`` (a game name): ``(summary path, summary)``, by folder name."""
+    root = folder if folder is not None else studies_dir()
+    if not root.is_dir():
+        return []
+    found = []
+    for summary in sorted(root.glob("*/summary.json")):
+        data = _study(str(summary), summary.stat().st_mtime)
+        if data is not None and str(data.get("game", "")).partition("(")[0] == game:
+            found.append((summary, data))
+    return found
+
+
 def fair_values(game: str, folder: Path | None = None) -> list[dict[str, Any]]:
     """The fair values the balance lab fitted for ``game`` (studies run with ``--find``): the study, the
     agent and its budget, the parameter, the estimate with its 95 % interval (``None``: unbounded), the
     tested range and the warnings (outside the tested values, non-monotonic)."""
-    root = folder if folder is not None else studies_dir()
     out: list[dict[str, Any]] = []
-    if not root.is_dir():
-        return out
-    for summary in sorted(root.glob("*/summary.json")):
-        data = _study(str(summary), summary.stat().st_mtime)
-        if data is None or str(data.get("game", "")).partition("(")[0] != game or not data.get("find"):
+    for summary, data in _studies_of(game, folder):
+        if not data.get("find"):
             continue
         f = data["find"]
         tried = f.get("tried") or []
@@ -213,14 +222,8 @@ def self_play(game: str, folder: Path | None = None) -> list[dict[str, Any]]:
     the study, the agent that played every seat and its budget, the variant (as the server writes game
     strings), the number of games, the first seat's win rate and score (a draw ½) each with its 95 %
     Wilson interval, the draw rate and the length in plies.  Read from the stored studies only."""
-    root = folder if folder is not None else studies_dir()
     out: list[dict[str, Any]] = []
-    if not root.is_dir():
-        return out
-    for summary in sorted(root.glob("*/summary.json")):
-        data = _study(str(summary), summary.stat().st_mtime)
-        if data is None or str(data.get("game", "")).partition("(")[0] != game:
-            continue
+    for summary, data in _studies_of(game, folder):
         for setting in data["settings"]:
             try:
                 rates, cis = setting["seat_win_rate"], setting["seat_win_ci95"]
