@@ -116,6 +116,14 @@ def register(subparsers: Any) -> None:
         "--ladder-games", type=int, default=4, help="--agents: games per pair of agents in the ladder (default 4)"
     )
     p.add_argument(
+        "--sprt-elo",
+        type=float,
+        default=None,
+        metavar="DELTA",
+        help="--agents with --vary: stop each agent's games as soon as two one-sided SPRTs decide every setting "
+        "(seat 0 favoured, disfavoured, or even within ±DELTA Elo); --games is then the cap",
+    )
+    p.add_argument(
         "--find",
         metavar="PARAM=LO:HI",
         default=None,
@@ -290,6 +298,8 @@ def run_balance_cmd(args: argparse.Namespace) -> int:
         common = {**_options(args), "progress": not args.no_progress}
         if args.agent is not None and args.agents is not None:
             raise ValueError("--agent and --agents cannot be combined")
+        if args.agent is not None and args.sprt_elo is not None:
+            raise ValueError("--sprt-elo compares strengths: use it with --agents")
         if args.agent is None:
             from tessera.arena.robust import DEFAULT_AGENTS, format_robust, run_robust, split_agents
 
@@ -307,6 +317,7 @@ def run_balance_cmd(args: argparse.Namespace) -> int:
                 rounds=args.rounds,
                 points=args.points,
                 ladder_games=args.ladder_games,
+                sprt_elo=args.sprt_elo,
                 **common,
             )
             return robust, format_robust(robust)

@@ -24,12 +24,14 @@ levels 3, 4 and 5 at a tenth of their time (``level3(scale=0.1)`` …).
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from tessera.arena.balance import BalanceResult, find_fair, format_find, run_balance
 from tessera.arena.runner import budget_text
+from tessera.arena.sprt import SPRT, TRINOMIAL
 from tessera.arena.tournament import TournamentResult, run_tournament
 
 DEFAULT_AGENTS = ("level3(scale=0.1)", "level4(scale=0.1)", "level5(scale=0.1)")
@@ -56,18 +58,41 @@ def split_agents(text: str) -> list[str]:
     return out
 
 
-def verdict(ci: Sequence[float]) -> str:
-    """The verdict of seat 0's score interval.
+def verdict(ci: Sequence[float], even: float = 0.5) -> str:
+    """The verdict of seat 0's score interval against the score of an even seat (½ with two players, ``1/n``
+    with ``n``).
 
-    >>> verdict([0.55, 0.7]), verdict([0.2, 0.45]), verdict([0.4, 0.6])
-    ('seat 0 favoured', 'seat 0 disfavoured', 'not decided')
+    >>> verdict([0.55, 0.7]), verdict([0.2, 0.45]), verdict([0.4, 0.6]), verdict([0.3, 0.4], even=0.25)
+    ('seat 0 favoured', 'seat 0 disfavoured', 'not decided', 'seat 0 favoured')
     """
     lo, hi = ci
-    if lo > 0.5:
+    if lo > even:
         return "seat 0 favoured"
-    if hi < 0.5:
+    if hi < even:
         return "seat 0 disfavoured"
     return "not decided"
+
+
+def sequential_verdict(counts: Sequence[int], delta: float, alpha: float = 0.05, beta: float = 0.05) -> str | None:
+    """Two one-sided GSPRTs on seat 0's losses, draws and wins (:mod:`tessera.arena.sprt`, trinomial):
+    ``SPRT(0, +delta)`` and ``SPRT(−delta, 0)`` in Elo.  ``seat 0 favoured`` when the first accepts
+    ``+delta``, ``seat 0 disfavoured`` when the second accepts ``−delta``, ``even within ±delta Elo`` when
+    both accept 0, ``None`` while either is undecided.
+
+    >>> sequential_verdict([0, 0, 30], 50), sequential_verdict([30, 0, 0], 50), sequential_verdict([1, 0, 1], 50)
+    ('seat 0 favoured', 'seat 0 disfavoured', None)
+    >>> sequential_verdict([400, 200, 400], 50)
+    'even within ±50 Elo'
+    """
+    up = SPRT(0.0, delta, alpha, beta).verdict(counts, TRINOMIAL)
+    down = SPRT(-delta, 0.0, alpha, beta).verdict(counts, TRINOMIAL)
+    if up == "H1":
+        return "seat 0 favoured"
+    if down == "H0":
+        return "seat 0 disfavoured"
+    if up == "H0" and down == "H1":
+        return f"even within ±{delta:g} Elo"
+    return None
 
 
 def agreement(verdicts: Sequence[str], agents: Sequence[str]) -> str:
@@ -131,7 +156,18 @@ class RobustResult:
         }
 
 
-def _questions(agents: Sequence[str], runs: Sequence[BalanceResult]) -> list[dict[str, Any]]:
+def _seat0_counts(results: Sequence[Any]) -> list[int]:
+    """Seat 0's losses, draws and wins over the finished games."""
+    counts = [0, 0, 0]
+    for r in results:
+        if r.error is None:
+            counts[round(2 * r.score(0))] += 1
+    return counts
+
+
+def _questions(
+    agents: Sequence[str], runs: Sequence[BalanceResult], delta: float | None = None
+) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     if runs and runs[0].find is not None:
         rows: list[dict[str, Any]] = []
@@ -150,7 +186,12 @@ def _questions(agents: Sequence[str], runs: Sequence[BalanceResult]) -> list[dic
         label = ",".join(f"{k}={v}" for k, v in s.setting.items()) or "(defaults)"
         rows = []
         for a, r in zip(agents, runs, strict=True):
-            d = r.settings[i].to_dict()
+            st = r.settings[i]
+            d = st.to_dict()
+            if delta is not None and st.num_players == 2:
+                said = sequential_verdict(_seat0_counts(st.results), delta) or "not decided"
+            else:
+                said = verdict(d["seat_score_ci95"][0], even=1.0 / st.num_players)
             rows.append(
                 {
                     "agent": a,
@@ -159,7 +200,7 @@ def _questions(agents: Sequence[str], runs: Sequence[BalanceResult]) -> list[dic
                     "seat0_score": d["seat_score"][0],
                     "seat0_score_ci95": d["seat_score_ci95"][0],
                     "draw_rate": d["draw_rate"],
-                    "verdict": verdict(d["seat_score_ci95"][0]),
+                    "verdict": said,
                 }
             )
         out.append(
@@ -191,6 +232,8 @@ def run_robust(
     out: str | None = None,
     progress: bool = False,
     clock: str = "wall",
+    sprt_elo: float | None = None,
+    batch: int = 10,
 ) -> RobustResult:
     """Ask one balance question (``vary`` settings, or ``find=(param, lo, hi)``) with each agent.
 
@@ -213,14 +256,24 @@ def run_robust(
         "progress": progress,
         "clock": clock,
     }
+    if sprt_elo is not None and (find is not None or not sprt_elo > 0):
+        raise ValueError("--sprt-elo needs a positive Elo margin and --vary settings (not --find)")
     runs: list[BalanceResult] = []
-    for k, agent in enumerate(agents):
-        sub = None if out is None else os.path.join(out, f"agent-{k}")
-        if find is not None:
-            param, lo, hi = find
-            runs.append(find_fair(game, agent, param, lo, hi, rounds=rounds, points=points, out=sub, **common))
-        else:
-            runs.append(run_balance(game, agent, vary=vary, out=sub, **common))
+    scratch = tempfile.TemporaryDirectory() if sprt_elo is not None and out is None else None
+    try:
+        for k, agent in enumerate(agents):
+            base = out if out is not None else (scratch.name if scratch is not None else None)
+            sub = None if base is None else os.path.join(base, f"agent-{k}")
+            if find is not None:
+                param, lo, hi = find
+                runs.append(find_fair(game, agent, param, lo, hi, rounds=rounds, points=points, out=sub, **common))
+            elif sprt_elo is None:
+                runs.append(run_balance(game, agent, vary=vary, out=sub, **common))
+            else:
+                runs.append(_sequential(game, agent, vary, sub, sprt_elo, batch, common))
+    finally:
+        if scratch is not None:
+            scratch.cleanup()
     ladder = None
     if ladder_games > 0:
         ladder = run_tournament(
@@ -236,7 +289,26 @@ def run_robust(
             progress=progress,
             clock=clock,
         )
-    return RobustResult(game, agents, runs, ladder, _questions(agents, runs))
+    return RobustResult(game, agents, runs, ladder, _questions(agents, runs, sprt_elo))
+
+
+def _sequential(
+    game: str, agent: str, vary: Sequence[str], out: str | None, delta: float, batch: int, common: dict[str, Any]
+) -> BalanceResult:
+    """Self-play ``batch`` more games per setting at a time (the results file keeps the earlier ones) until every
+    two-player setting's :func:`sequential_verdict` is reached or ``common["games"]`` (the cap) are played."""
+    cap = int(common["games"])
+    n = min(batch, cap)
+    while True:
+        res = run_balance(game, agent, vary=vary, out=out, **{**common, "games": n})
+        open_ = [
+            s
+            for s in res.settings
+            if s.num_players == 2 and sequential_verdict(_seat0_counts(s.results), delta) is None
+        ]
+        if not open_ or n >= cap:
+            return res
+        n = min(cap, n + batch)
 
 
 def format_robust(res: RobustResult) -> str:
@@ -276,6 +348,7 @@ __all__ = [
     "format_robust",
     "intervals_agree",
     "run_robust",
+    "sequential_verdict",
     "split_agents",
     "verdict",
 ]

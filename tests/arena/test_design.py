@@ -197,3 +197,15 @@ def test_balance_command_refuses_agent_with_agents(capsys: pytest.CaptureFixture
     """--agent and --agents ask different things: together they are exit code 2 with the reason."""
     assert main(["balance", "nume(size=2)", "--agent", "greedy", "--agents", "random,greedy"]) == 2
     assert "cannot be combined" in capsys.readouterr().err
+
+
+def test_sequential_stopping_ends_a_clear_question_early_and_names_an_even_one() -> None:
+    """ "SPRT-style stopping where a question is a comparison": greedy self-play of a two-hex race is decided for
+    seat 0 within a few batches, far below the cap; random self-play of it is found even within the margin."""
+    res = run_robust("ikabegama(distance=2)", ["greedy", "random"], games=200, sprt_elo=100, ladder_games=0)
+    greedy, rnd = res.questions[0]["rows"]
+    assert greedy["verdict"] == "seat 0 favoured" and greedy["games"] <= 30
+    assert rnd["verdict"] == "even within ±100 Elo" and rnd["games"] < 200
+    assert res.questions[0]["agreement"] == "flips with strength"
+    with pytest.raises(ValueError, match="positive Elo margin"):
+        run_robust("nume(size=2)", ["greedy", "random"], games=4, sprt_elo=-5)
