@@ -178,6 +178,33 @@ class TesseraState(pyspiel.State):
     def _legal_actions(self, player: int) -> list[int]:
         return self.adapted.legal_actions(player)
 
+    # pyspiel's bridge answers a chance node itself, with the chance outcomes for *any* player
+    # argument, and then writes them into a mask of ``num_distinct_actions`` entries: with more
+    # outcomes than actions (Nibble's 1,000 deals, 82 actions) ``legal_actions_mask(0)`` writes
+    # past its end and the process dies.  These two answer as OpenSpiel's C++ games do
+    # (``State::LegalActions(player)`` / ``LegalActionsMask(player)``, e.g. ``kuhn_poker``).
+    def legal_actions(self, player: int | None = None) -> list[int]:  # type: ignore[override]
+        """The legal actions of ``player`` (default: the player to move; at a chance node the
+        outcomes, for the chance player only); ``[]`` for any other player and at the end."""
+        cp = self.current_player()
+        if player is None:
+            player = cp
+        if self.is_terminal() or int(player) != cp:
+            return []
+        return self.adapted.legal_actions(cp)
+
+    def legal_actions_mask(self, player: int | None = None) -> list[int]:  # type: ignore[override]
+        """0/1 per action of ``player`` (default: the player to move): ``max_chance_outcomes``
+        entries for the chance player, ``num_distinct_actions`` for any other."""
+        if player is None:
+            player = self.current_player()
+        game = self.get_game()
+        chance = int(player) == int(pyspiel.PlayerId.CHANCE)
+        mask = [0] * (game.max_chance_outcomes() if chance else game.num_distinct_actions())
+        for a in self.legal_actions(player):
+            mask[a] = 1
+        return mask
+
     def chance_outcomes(self) -> list[tuple[int, float]]:
         return self.adapted.chance_outcomes()
 
