@@ -46,7 +46,6 @@ from tessera.agents import make_agent
 from tessera.core.game import IllegalMove
 from tessera.core.registry import game_class, list_games, load_game
 
-
 MAX_UNPLAYED = 100
 """Games in a row that may end before the learner's first move in one ``reset()`` (then
 ``RuntimeError``: in that variant and seat the learner never plays)."""

@@ -44,7 +44,6 @@ from tessera.core.registry import load_game
 from tessera.vector import make
 from tessera.vector._common import random_legal
 
-
 MAX_UNPLAYED = 100
 """Games in a row an environment may see end before the learner's first move (then ``RuntimeError``:
 in that variant and seat the learner never plays)."""

@@ -91,7 +91,7 @@ def test_vector_env_same_step_autoreset_gives_final_obs_and_final_info() -> None
     rng = np.random.default_rng(0)
     ended = 0
     for _ in range(30):
-        obs, reward, term, trunc, info = envs.step(_masked(info, rng))
+        obs, _reward, term, _trunc, info = envs.step(_masked(info, rng))
         if not term.any():
             assert "final_obs" not in info
             continue
@@ -119,7 +119,7 @@ def test_vector_env_observations_and_final_obs_are_the_adapters_planes_of_the_ga
                 st = envs.replay(i)
                 assert np.array_equal(obs[i], st.observation(envs.seat))
                 assert np.flatnonzero(info["action_mask"][i]).tolist() == st.legal_actions(envs.seat)
-            obs, reward, term, _, info = envs.step(_masked(info, rng))
+            obs, _reward, _term, _, info = envs.step(_masked(info, rng))
 
 
 def test_vector_env_reward_is_one_games_result_and_a_game_lost_in_the_reset_is_reported() -> None:
@@ -128,12 +128,12 @@ def test_vector_env_reward_is_one_games_result_and_a_game_lost_in_the_reset_is_r
     inside the reset), and a game lost during reset() was never reported.  The reward is the ended
     game's return alone; games that end before the learner moves are counted in info."""
     envs = gymnasium.make_vec("tessera/Ikabegama-v0", num_envs=16, seat=1, distance=3)
-    obs, info = envs.reset(seed=0)
+    _, info = envs.reset(seed=0)
     unplayed = int(info["unplayed_games"].sum())
     assert info["unplayed_reward"].sum() == -unplayed  # every one of them a loss for seat 1
     rng = np.random.default_rng(0)
     for _ in range(120):
-        obs, reward, term, _, info = envs.step(_masked(info, rng))
+        _obs, reward, term, _, info = envs.step(_masked(info, rng))
         assert set(reward[term].tolist()) <= {-1.0, 1.0, 0.0} and not reward[~term].any()
         assert info["unplayed_games"][~term].sum() == 0  # only a new game can end before the learner moves
         unplayed += int(info["unplayed_games"].sum())
@@ -149,7 +149,7 @@ def test_single_env_reset_never_returns_a_finished_game(seat: int) -> None:
     env = gymnasium.make("tessera/Ikabegama-v0", seat=seat, distance=3)
     unplayed = 0
     for seed in range(200):
-        obs, info = env.reset(seed=seed)
+        _obs, info = env.reset(seed=seed)
         assert info["action_mask"].any(), seed
         unplayed += info["unplayed_games"]
         assert info["unplayed_reward"] == -info["unplayed_games"]
