@@ -18,7 +18,9 @@ Each game is registered as ``tessera_<name>`` (``tessera_nume``,
   and ``deals`` (default 1000).
 
 Every game is SEQUENTIAL (Nelaxtam as per-troop decisions, IMPERFECT_INFORMATION:
-pending decisions are hidden), ZERO_SUM, TERMINAL rewards, with
+pending decisions are hidden), ZERO_SUM (every game's returns sum to 0), TERMINAL rewards,
+``legal_actions(p)`` / ``legal_actions_mask(p)`` answering every player id as OpenSpiel's
+C++ games do (the chance player's outcomes at a chance node, nothing for another id), with
 ``observation_tensor`` (AlphaZero-style planes, shape ``observation_shape``),
 ``observation_string`` and ``information_state_string``.  ``serialize`` /
 ``game.deserialize_state`` use OpenSpiel's default (the action history).

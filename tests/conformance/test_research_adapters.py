@@ -30,7 +30,7 @@ pettingzoo_test = pytest.importorskip("pettingzoo.test")
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 from gymnasium.vector import AutoresetMode, SyncVectorEnv  # noqa: E402
 
-import tessera.adapters.gymnasium  # noqa: E402, F401  (registers the ids)
+import tessera.adapters.gymnasium  # noqa: E402  (registers the ids)
 from tessera.adapters import openspiel as ad_openspiel  # noqa: E402
 from tessera.adapters.core import CHANCE, adapt  # noqa: E402
 from tessera.adapters.gymnasium import TesseraEnv  # noqa: E402
@@ -159,7 +159,7 @@ def test_vector_env_autoreset_follows_sync_vector_env(spec: str) -> None:
     gid, kwargs = _gym_id(spec), _gym_kwargs(spec)
     for seat in (0, 1):
         theirs = SyncVectorEnv(
-            [lambda: gymnasium.make(gid, seat=seat, **kwargs) for _ in range(4)],
+            [lambda seat=seat: gymnasium.make(gid, seat=seat, **kwargs) for _ in range(4)],
             autoreset_mode=AutoresetMode.SAME_STEP,
         )
         ours = gymnasium.make_vec(gid, num_envs=4, seat=seat, **kwargs)
