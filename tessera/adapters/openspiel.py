@@ -232,17 +232,26 @@ class TesseraObserver:
     def __init__(self, adapted: AdaptedGame, perfect_recall: bool, params: Any) -> None:
         if params:
             raise ValueError(f"observation parameters are not supported; got {params}")
+        self.adapted = adapted
         self.perfect_recall = perfect_recall
         shape = (0,) if perfect_recall else adapted.observation_shape
         self.tensor = np.zeros(int(np.prod(shape)), np.float32)
         self.dict: dict[str, np.ndarray] = {} if perfect_recall else {"observation": self.tensor.reshape(shape)}
 
+    def _check(self, state: TesseraState) -> None:
+        theirs = getattr(getattr(state, "adapted", None), "game", None)
+        if not isinstance(theirs, AdaptedGame) or theirs.game != self.adapted.game:
+            what = theirs.game if isinstance(theirs, AdaptedGame) else type(state).__name__
+            raise ValueError(f"this observer is for {self.adapted.game}, not a state of {what}")
+
     def set_from(self, state: TesseraState, player: int) -> None:
+        self._check(state)
         if self.perfect_recall:
             return
         self.dict["observation"][...] = state.adapted.observation(player)
 
     def string_from(self, state: TesseraState, player: int) -> str:
+        self._check(state)
         if self.perfect_recall:
             return state.adapted.information_state_string(player)
         return state.adapted.observation_string(player)

@@ -247,3 +247,15 @@ def test_observer_refuses_a_state_of_another_game_object() -> None:
         with pytest.raises(ValueError, match="player must be"):
             ad.obs.observe(st, bad)  # type: ignore[arg-type]
     assert ad.obs.observe(st, 1).shape == ad.observation_shape
+
+
+def test_openspiel_observer_refuses_a_state_of_another_game() -> None:
+    """OpenSpiel's observer API (``make_py_observer().set_from``) reaches the same compiled planes: a
+    state of a game with other parameters (same plane shape) is a ValueError, not a crash."""
+    a = pyspiel.load_game("tessera_ikabegama(distance=3,window=5)")
+    b = pyspiel.load_game("tessera_ikabegama(distance=4,window=5)")
+    assert a.observation_tensor_shape() == b.observation_tensor_shape()
+    observer = a.make_py_observer()
+    observer.set_from(a.new_initial_state(), 0)
+    with pytest.raises(ValueError, match="not a state of"):
+        observer.set_from(b.new_initial_state(), 0)
