@@ -36,19 +36,18 @@ def _param(p: Param) -> st.SearchStrategy[Any]:
     if p.kind is bool:
         return st.booleans()
     if p.kind is str:
-        return st.just(p.default)
+        return st.just(p.default or "")
     lo = p.min if p.min is not None else 0
     hi = p.max if p.max is not None else lo + 100
     hi = min(hi, BIGGEST.get(p.name, hi))
-    if p.kind is int:
-        return st.integers(int(lo), int(hi))
-    step = p.step or 0.5
-    return st.integers(int(lo / step), int(hi / step)).map(lambda k: k * step)
+    step = p.step or (1 if p.kind is int else 0.5)
+    first, last = -(-lo // step), hi // step
+    return st.integers(int(first), int(last)).map(lambda k: p.kind(k * step))
 
 
 def _params(name: str) -> st.SearchStrategy[dict[str, Any]]:
     info = game_class(name).info
-    return st.fixed_dictionaries({p.name: _param(p) for p in info.params if p.default is not None or p.choices})
+    return st.fixed_dictionaries({p.name: _param(p) for p in info.params})
 
 
 def _load(name: str, params: dict[str, Any]) -> Any:
