@@ -89,6 +89,8 @@ class TesseraVectorEnv(VectorEnv):  # type: ignore[misc]
         self._len = np.zeros(num_envs, np.int64)
         self._deal = np.zeros(num_envs, np.int64)
         """Each game's deal (dealt games: the seed of ``AdaptedGame.new_initial_state``)."""
+        self._initial: dict[int | None, Any] = {}
+        """The initial tessera state of each deal seen (``None``: a game without a deal), to clone."""
 
     # -- the games' histories -------------------------------------------------------------
     def _start(self, which: np.ndarray) -> None:
@@ -118,6 +120,25 @@ class TesseraVectorEnv(VectorEnv):  # type: ignore[misc]
             st.apply(a)
         return st
 
+    def _planes(self, i: int) -> tuple[np.ndarray, bool]:
+        """The learner's planes of game ``i`` replayed from its actions so far, and whether it is over.
+
+        A sequential game is replayed on the tessera state itself, from a clone of its initial
+        position (kept per deal), which costs about half of :meth:`replay`; Nelaxtam's decisions
+        need the adapters' queue."""
+        ad = self.engine.adapted
+        if ad.simultaneous:
+            st = self.replay(i)
+            return st.observation(self.seat), st.is_terminal()
+        deal = int(self._deal[i]) if ad.dealt else None
+        first = self._initial.get(deal)
+        if first is None:
+            first = self._initial[deal] = ad.game.new_initial_state(seed=deal)
+        state = first.clone()
+        for a in self._hist[i, : self._len[i]].tolist():
+            state.apply_action(ad.to_tessera(a))
+        return ad.obs.observe(state, self.seat), state.is_terminal()
+
     # -- ends of games --------------------------------------------------------------------
     def _ended(self, ended: np.ndarray, out: dict[str, Any]) -> None:
         """Games ``ended`` (bool) ended in the engine's last call and were reset by it: the learner's
@@ -126,12 +147,12 @@ class TesseraVectorEnv(VectorEnv):  # type: ignore[misc]
         for i in np.flatnonzero(ended).tolist():
             r = float(bt.rewards[i, self.seat])
             if out["open"][i]:
-                final = self.replay(i)
-                if not final.is_terminal():
+                planes, over = self._planes(i)
+                if not over:
                     raise RuntimeError(f"env {i}: the engine ended a game the adapters do not end")
                 out["open"][i] = False
                 out["reward"][i] = r
-                out["final_obs"][i] = final.observation(self.seat)
+                out["final_obs"][i] = planes
             else:
                 out["unplayed"][i] += 1
                 out["unplayed_reward"][i] += r
