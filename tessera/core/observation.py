@@ -155,7 +155,7 @@ class ObservationSpec:
         """
         if not isinstance(state, State):
             raise ValueError(f"expected a tessera State, not {type(state).__name__}")
-        if self.game is not None and state.game != self.game:
+        if self.game is not None and state.game is not self.game and state.game != self.game:
             raise ValueError(f"these observation planes are for {self.game}, not a state of {state.game}")
         n = state.game.num_players
         if not isinstance(player, int | np.integer) or isinstance(player, bool) or not 0 <= player < n:
