@@ -346,8 +346,16 @@ class AdaptedState:
         return self.clone()
 
     # -- observations ---------------------------------------------------------------------
+    def _observer(self, player: int) -> int:
+        """``player`` as a seat index; ``ValueError`` for anything that is not one of the game's players."""
+        n = self.game.num_players
+        if not isinstance(player, int | np.integer) or isinstance(player, bool) or not 0 <= player < n:
+            raise ValueError(f"player must be a player index 0 … {n - 1}, not {player!r}")
+        return int(player)
+
     def observation(self, player: int) -> np.ndarray:
         """``player``'s observation planes, shape ``game.observation_shape`` (zeros before the deal)."""
+        player = self._observer(player)
         if self.state is None:
             return np.zeros(self.game.observation_shape, dtype=np.float32)
         decisions = NO_DECISIONS
@@ -357,6 +365,7 @@ class AdaptedState:
 
     def observation_string(self, player: int) -> str:
         """The board as text; in Nelaxtam plus ``player``'s own pending tokens (never the opponent's)."""
+        player = self._observer(player)
         if self.state is None:
             return "the deal is pending"
         text = str(self.state)
@@ -366,6 +375,7 @@ class AdaptedState:
 
     def information_state_string(self, player: int) -> str:
         """Everything ``player`` has seen: public moves and resolved orders, plus his own pending decisions."""
+        player = self._observer(player)
         if not self.game.simultaneous:
             return " ".join(str(a) for a in self.history)
         pending_start = len(self.decision_history) - sum(len(p) for p in self._pending)

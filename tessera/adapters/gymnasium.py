@@ -20,7 +20,11 @@ One seat of a tessera game against a tessera agent.  Ids: ``tessera/Nume-v0``,
 Observations are the game's planes (``Box(0, 1, (C, H, W), float32)``, see
 docs/research.md); the action space is ``Discrete(n)`` and
 ``info["action_mask"]`` (int8, length ``n``) marks the legal actions.  The
-reward is the learner's return (+1 / −1 / 0) when the game ends.  An illegal
+reward is the learner's return (+1 / −1 / 0) when the game ends.  ``reset()`` always
+returns a game the learner is to move in: a game the opponent ends before the learner's
+first move (the first player can win at once in some variants, e.g. Ikabegamá at distance 3)
+is no episode of his; it is counted in ``info["unplayed_games"]``, his returns in it summed
+in ``info["unplayed_reward"]``, and another game starts.  An illegal
 action ends the episode with reward −1 and ``info["illegal_move"]``.  The
 opponent is seeded from ``reset(seed=...)`` so a seeded episode with a
 seeded, untimed opponent (random, greedy) replays exactly; Nibble deals from
@@ -41,6 +45,10 @@ from tessera.adapters.core import CHANCE, AdaptedState, adapt
 from tessera.agents import make_agent
 from tessera.core.game import IllegalMove
 from tessera.core.registry import game_class, list_games, load_game
+
+MAX_UNPLAYED = 100
+"""Games in a row that may end before the learner's first move in one ``reset()`` (then
+``RuntimeError``: in that variant and seat the learner never plays)."""
 
 
 class TesseraEnv(gymnasium.Env):  # type: ignore[misc]
@@ -108,16 +116,31 @@ class TesseraEnv(gymnasium.Env):  # type: ignore[misc]
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
         super().reset(seed=seed)
         self._opp_rng = random.Random(int(self.np_random.integers(2**31)))
-        if self.seat_choice == "random":
-            self.seat = int(self.np_random.integers(2))
-        st = self.game.new_initial_state()
-        if st.current_player() == CHANCE:
-            st.apply(int(self.np_random.integers(self.game.deals)))
-        self.state_ = st
-        self.opponent.reset()
+        unplayed, unplayed_reward = 0, 0.0
+        while True:
+            if self.seat_choice == "random":
+                self.seat = int(self.np_random.integers(2))
+            st = self.game.new_initial_state()
+            if st.current_player() == CHANCE:
+                st.apply(int(self.np_random.integers(self.game.deals)))
+            self.state_ = st
+            self.opponent.reset()
+            self._opponent_moves()
+            if not st.is_terminal():
+                break
+            # the opponent ended the game before the learner's first move: no episode of his
+            unplayed += 1
+            unplayed_reward += float(st.returns()[self.seat])
+            if unplayed >= MAX_UNPLAYED:
+                raise RuntimeError(
+                    f"{MAX_UNPLAYED} games of {self.game.game} in a row ended before seat {self.seat} could move: "
+                    "in this variant that seat never plays"
+                )
         self._done = False
-        self._opponent_moves()
-        return st.observation(self.seat), self._info()
+        info = self._info()
+        info["unplayed_games"] = unplayed
+        info["unplayed_reward"] = unplayed_reward
+        return st.observation(self.seat), info
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         st = self.state_
@@ -166,4 +189,4 @@ for _name in list_games():
             kwargs={"game": _name},
         )
 
-__all__ = ["ENV_IDS", "TesseraEnv"]
+__all__ = ["ENV_IDS", "MAX_UNPLAYED", "TesseraEnv"]

@@ -18,7 +18,9 @@ Each game is registered as ``tessera_<name>`` (``tessera_nume``,
   and ``deals`` (default 1000).
 
 Every game is SEQUENTIAL (Nelaxtam as per-troop decisions, IMPERFECT_INFORMATION:
-pending decisions are hidden), ZERO_SUM, TERMINAL rewards, with
+pending decisions are hidden), ZERO_SUM (every game's returns sum to 0), TERMINAL rewards,
+``legal_actions(p)`` / ``legal_actions_mask(p)`` answering every player id as OpenSpiel's
+C++ games do (the chance player's outcomes at a chance node, nothing for another id), with
 ``observation_tensor`` (AlphaZero-style planes, shape ``observation_shape``),
 ``observation_string`` and ``information_state_string``.  ``serialize`` /
 ``game.deserialize_state`` use OpenSpiel's default (the action history).
@@ -178,6 +180,33 @@ class TesseraState(pyspiel.State):
     def _legal_actions(self, player: int) -> list[int]:
         return self.adapted.legal_actions(player)
 
+    # pyspiel's bridge answers a chance node itself, with the chance outcomes for *any* player
+    # argument, and then writes them into a mask of ``num_distinct_actions`` entries: with more
+    # outcomes than actions (Nibble's 1,000 deals, 82 actions) ``legal_actions_mask(0)`` writes
+    # past its end and the process dies.  These two answer as OpenSpiel's C++ games do
+    # (``State::LegalActions(player)`` / ``LegalActionsMask(player)``, e.g. ``kuhn_poker``).
+    def legal_actions(self, player: int | None = None) -> list[int]:  # type: ignore[override]
+        """The legal actions of ``player`` (default: the player to move; at a chance node the
+        outcomes, for the chance player only); ``[]`` for any other player and at the end."""
+        cp = self.current_player()
+        if player is None:
+            player = cp
+        if self.is_terminal() or int(player) != cp:
+            return []
+        return self.adapted.legal_actions(cp)
+
+    def legal_actions_mask(self, player: int | None = None) -> list[int]:  # type: ignore[override]
+        """0/1 per action of ``player`` (default: the player to move): ``max_chance_outcomes``
+        entries for the chance player, ``num_distinct_actions`` for any other."""
+        if player is None:
+            player = self.current_player()
+        game = self.get_game()
+        chance = int(player) == int(pyspiel.PlayerId.CHANCE)
+        mask = [0] * (game.max_chance_outcomes() if chance else game.num_distinct_actions())
+        for a in self.legal_actions(player):
+            mask[a] = 1
+        return mask
+
     def chance_outcomes(self) -> list[tuple[int, float]]:
         return self.adapted.chance_outcomes()
 
@@ -203,17 +232,26 @@ class TesseraObserver:
     def __init__(self, adapted: AdaptedGame, perfect_recall: bool, params: Any) -> None:
         if params:
             raise ValueError(f"observation parameters are not supported; got {params}")
+        self.adapted = adapted
         self.perfect_recall = perfect_recall
         shape = (0,) if perfect_recall else adapted.observation_shape
         self.tensor = np.zeros(int(np.prod(shape)), np.float32)
         self.dict: dict[str, np.ndarray] = {} if perfect_recall else {"observation": self.tensor.reshape(shape)}
 
+    def _check(self, state: TesseraState) -> None:
+        theirs = getattr(getattr(state, "adapted", None), "game", None)
+        if not isinstance(theirs, AdaptedGame) or theirs.game != self.adapted.game:
+            what = theirs.game if isinstance(theirs, AdaptedGame) else type(state).__name__
+            raise ValueError(f"this observer is for {self.adapted.game}, not a state of {what}")
+
     def set_from(self, state: TesseraState, player: int) -> None:
+        self._check(state)
         if self.perfect_recall:
             return
         self.dict["observation"][...] = state.adapted.observation(player)
 
     def string_from(self, state: TesseraState, player: int) -> str:
+        self._check(state)
         if self.perfect_recall:
             return state.adapted.information_state_string(player)
         return state.adapted.observation_string(player)

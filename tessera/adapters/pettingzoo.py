@@ -17,7 +17,7 @@ given to ``reset`` (a random deal without one).
 
 **Illegal actions** (not in the mask) follow PettingZoo's classic-game
 convention (``TerminateIllegalWrapper``): the game ends, the offender gets −1,
-the others +1, and ``infos[agent]["illegal_move"]`` says why.
+every other player 0, and ``infos[agent]["illegal_move"]`` says why.
 
 ``parallel_env("nelaxtam(size=8,variant=quiet)")`` plays Nelaxtam as it is
 played, both players at once: each step is a *round* in which every player
@@ -147,7 +147,7 @@ class TesseraAECEnv(AECEnv):  # type: ignore[misc]
 
     def _end(self, offender: int, reason: str) -> None:
         for i, a in enumerate(self.agents):
-            self.rewards[a] = -1.0 if i == offender else 1.0
+            self.rewards[a] = -1.0 if i == offender else 0.0
             self.terminations[a] = True
             self.infos[a] = {"illegal_move": reason}
         self.agent_selection = self.possible_agents[(offender + 1) % len(self.possible_agents)]
@@ -254,7 +254,7 @@ class NelaxtamParallelEnv(ParallelEnv):  # type: ignore[misc]
                 break
         infos: dict[str, Any] = {a: {} for a in self.agents}
         if offender is not None:
-            rewards = {a: (-1.0 if i == offender else 1.0) for i, a in enumerate(self.agents)}
+            rewards = {a: (-1.0 if i == offender else 0.0) for i, a in enumerate(self.agents)}
             terms = {a: True for a in self.agents}
             infos = {a: {"illegal_move": reason} for a in self.agents}
         else:

@@ -138,16 +138,31 @@ def mark(plane: np.ndarray, layout: Layout, labels: Iterable[str], value: Any = 
 class ObservationSpec:
     """A game's observation planes: names (one per plane), layout, shape and the encoder."""
 
-    def __init__(self, planes: list[str], layout: Layout, encode: Encoder) -> None:
+    def __init__(self, planes: list[str], layout: Layout, encode: Encoder, game: Game | None = None) -> None:
         self.planes = planes
         """One name per plane, in order (docs/research.md lists them per game)."""
         self.layout = layout
         self.encode = encode
         self.shape = (len(planes), layout.height, layout.width)
+        self.game = game
+        """The game whose states these planes read (:meth:`observe` refuses a state of any other)."""
 
     def observe(self, state: State, player: int, decisions: Decisions = NO_DECISIONS) -> Planes:
-        """``player``'s planes of ``state``, read off his :meth:`State.view` only."""
-        return self.encode(state.view(player), player, decisions)
+        """``player``'s planes of ``state``, read off his :meth:`State.view` only.
+
+        ``ValueError`` for a state of another game (the encoders' compiled kernels index the
+        state with this game's tables) or a player who is not one of the game's.
+        """
+        if not isinstance(state, State):
+            raise ValueError(f"expected a tessera State, not {type(state).__name__}")
+        if self.game is not None and state.game is not self.game and state.game != self.game:
+            raise ValueError(f"these observation planes are for {self.game}, not a state of {state.game}")
+        n = state.game.num_players
+        if not isinstance(player, int | np.integer) or isinstance(player, bool) or not 0 <= player < n:
+            raise ValueError(f"player must be a player index 0 … {n - 1}, not {player!r}")
+        if not isinstance(decisions, Decisions):
+            raise ValueError(f"decisions must be a Decisions, not {type(decisions).__name__}")
+        return self.encode(state.view(player), int(player), decisions)
 
 
 def render_spec(game: Game) -> ObservationSpec:
@@ -174,7 +189,7 @@ def render_spec(game: Game) -> ObservationSpec:
             out[n + 1] = 1.0
         return out
 
-    return ObservationSpec(planes, layout, encode)
+    return ObservationSpec(planes, layout, encode, game)
 
 
 __all__ = [

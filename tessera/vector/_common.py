@@ -110,8 +110,20 @@ def random_legal(mask: np.ndarray, rs: np.ndarray, out: np.ndarray | None = None
     ``int64`` array of one entry per row to fill (default: a new one).  A batch's own mask is
     read eight actions at a time (its rows are padded to whole words), any other row by row.
     """
+    # the kernels index these arrays unchecked: refuse what they cannot read or write
+    if not isinstance(mask, np.ndarray) or mask.ndim != 2 or mask.dtype not in (np.bool_, np.uint8, np.int8):
+        raise ValueError("mask must be a 2-D array of bool (or 0/1 int8/uint8), one row per game")
+    if not isinstance(rs, np.ndarray) or rs.dtype != np.uint64 or rs.shape != (1,) or not rs.flags.writeable:
+        raise ValueError("rs must be a random state: a writeable uint64 array of shape (1,) (rng_state(seed))")
     if out is None:
         out = np.empty(mask.shape[0], np.int64)
+    elif (
+        not isinstance(out, np.ndarray)
+        or out.dtype != np.int64
+        or out.shape != (mask.shape[0],)
+        or not out.flags.writeable
+    ):
+        raise ValueError(f"out must be a writeable int64 array of shape ({mask.shape[0]},), one entry per row of mask")
     base = mask.base
     if (
         isinstance(base, np.ndarray)

@@ -222,3 +222,25 @@ def test_nymbat_placed_plane_stays_in_range_on_a_later_bring_turn() -> None:
     assert obs.min() >= 0.0 and obs.max() <= 1.0
     placed = game.obs.planes.index("bring phase: placed this turn / reserve parameter (constant)")
     assert obs[placed].max() == pytest.approx(3 / 60)
+
+
+def test_nelaxtam_planes_refuse_decisions_that_are_no_troop_or_token() -> None:
+    """Compiled code checks its arguments at the boundary: the plane kernel indexes the board with the
+    deciding troop and the pending tokens, so anything else is a ValueError, never a stray write."""
+    from tessera.core.observation import Decisions
+
+    ad = adapt("nelaxtam(size=8,variant=quiet)")
+    st = ad.new_initial_state().state
+    assert st is not None
+    n = ad.num_distinct_actions
+    for bad in (
+        Decisions((), 0),
+        Decisions((), 6),
+        Decisions((-1,), 1),
+        Decisions((n,), 1),
+        Decisions(tuple(range(6)), 1),
+    ):
+        with pytest.raises(ValueError, match="decisions"):
+            ad.obs.observe(st, 0, bad)
+    legal = st.decision_choices(0, 1, [])
+    assert ad.obs.observe(st, 0, Decisions((legal[0],), None)).shape == ad.observation_shape

@@ -184,3 +184,78 @@ def test_openspiel_mcts_spec_rejects_unknown_options() -> None:
 
     with pytest.raises(ValueError, match="uct_c"):
         make_openspiel_agent("openspiel-mcts(depth=3)")
+
+
+@pytest.mark.parametrize("spec", ["tessera_nibble", "tessera_nibble(deals=3)", "tessera_nume(size=2)"])
+def test_every_player_argument_is_answered_as_openspiel_builtin_games_do(spec: str) -> None:
+    """Issue 37: at Nibble's deal (1,000 outcomes, 82 actions) ``legal_actions(0)`` gave the deals and
+    ``legal_actions_mask(0)`` wrote them past the end of its mask (SIGSEGV).  OpenSpiel's C++ games
+    (``kuhn_poker`` at its deal, ``tic_tac_toe``) answer ``legal_actions(p)`` with the node's actions
+    only for the player at it — the chance player at a chance node — and ``[]`` for every other id,
+    and a mask of ``max_chance_outcomes`` entries for the chance player, ``num_distinct_actions`` for
+    any other; at a terminal node nothing is legal."""
+    game = pyspiel.load_game(spec)
+    state = game.new_initial_state()
+    rng = random.Random(0)
+    ids = range(-5, game.num_players() + 3)
+    seen = set()
+    while True:
+        cp = state.current_player()
+        seen.add("chance" if cp == pyspiel.PlayerId.CHANCE else "terminal" if state.is_terminal() else "player")
+        for p in ids:
+            legal = state.legal_actions(p)
+            mask = state.legal_actions_mask(p)
+            width = game.max_chance_outcomes() if p == pyspiel.PlayerId.CHANCE else game.num_distinct_actions()
+            assert len(mask) == width, (p, cp)
+            if p == cp and not state.is_terminal():
+                assert legal == state.legal_actions() and legal
+            else:
+                assert legal == [], (p, cp)
+            assert [a for a, m in enumerate(mask) if m] == legal
+        if state.is_terminal():
+            break
+        state.apply_action(rng.choice(state.legal_actions()))
+    assert seen >= {"player", "terminal"}
+    if game.get_type().chance_mode != pyspiel.GameType.ChanceMode.DETERMINISTIC:
+        assert "chance" in seen
+
+
+def test_chance_node_answers_like_kuhn_poker() -> None:
+    """The reference itself: the chance node of OpenSpiel's C++ ``kuhn_poker`` and of ``tessera_nibble``
+    answer each player id alike (outcomes for the chance player, nothing for the others)."""
+    for name in ("kuhn_poker", "tessera_nibble"):
+        game = pyspiel.load_game(name)
+        state = game.new_initial_state()
+        assert state.is_chance_node()
+        outcomes = [a for a, _ in state.chance_outcomes()]
+        assert state.legal_actions(pyspiel.PlayerId.CHANCE) == outcomes == state.legal_actions()
+        assert [state.legal_actions(p) for p in range(game.num_players())] == [[]] * game.num_players()
+        assert sum(state.legal_actions_mask(0)) == 0 and sum(state.legal_actions_mask(-1)) == len(outcomes)
+
+
+def test_observer_refuses_a_state_of_another_game_object() -> None:
+    """Issue 37: an adapter's observer given a state of another game (here the plane game, whose
+    arrays the window's kernel tables do not fit) crashed the interpreter; it raises ValueError."""
+    ad = tessera.adapters.adapt("ikabegama(distance=3)")
+    with pytest.raises(ValueError, match="not a state of ikabegama"):
+        ad.obs.observe(tessera.load_game("ikabegama(distance=3)").new_initial_state(), 0)
+    with pytest.raises(ValueError, match="not a state of"):
+        ad.obs.observe(tessera.load_game("nume(size=3)").new_initial_state(), 0)
+    st = ad.new_initial_state().state
+    assert st is not None
+    for bad in (-1, 2, 99, True, "0"):
+        with pytest.raises(ValueError, match="player must be"):
+            ad.obs.observe(st, bad)  # type: ignore[arg-type]
+    assert ad.obs.observe(st, 1).shape == ad.observation_shape
+
+
+def test_openspiel_observer_refuses_a_state_of_another_game() -> None:
+    """OpenSpiel's observer API (``make_py_observer().set_from``) reaches the same compiled planes: a
+    state of a game with other parameters (same plane shape) is a ValueError, not a crash."""
+    a = pyspiel.load_game("tessera_ikabegama(distance=3,window=5)")
+    b = pyspiel.load_game("tessera_ikabegama(distance=4,window=5)")
+    assert a.observation_tensor_shape() == b.observation_tensor_shape()
+    observer = a.make_py_observer()
+    observer.set_from(a.new_initial_state(), 0)
+    with pytest.raises(ValueError, match="not a state of"):
+        observer.set_from(b.new_initial_state(), 0)

@@ -73,9 +73,37 @@ def test_aec_illegal_action_loses_the_game() -> None:
     obs, *_ = e.last()
     bad = int(np.flatnonzero(obs["action_mask"] == 0)[0])
     e.step(bad)
-    assert e.rewards == {"player_0": -1.0, "player_1": 1.0}
+    assert e.rewards == {"player_0": -1.0, "player_1": 0.0}
     assert all(e.terminations.values())
     assert "illegal" in e.infos["player_0"]["illegal_move"]
+
+
+@pytest.mark.parametrize("spec", ["nume(size=2)", "nymbat(players=4,max_turns=12)"])
+def test_illegal_action_scores_as_terminate_illegal_wrapper_offender_minus_one_others_zero(spec: str) -> None:
+    """Issue 37: the docs cite TerminateIllegalWrapper, which gives the others 0 (tessera gave them +1,
+    four-player Nymbat's rewards summing to +2); the same game wrapped by PettingZoo's own wrapper,
+    on the env's legal moves, scores the same illegal move the same way."""
+    from pettingzoo.utils.wrappers import TerminateIllegalWrapper
+
+    ours, theirs = env(spec), TerminateIllegalWrapper(env(spec), illegal_reward=-1)
+    for e in (ours, theirs):
+        e.reset(seed=3)
+        obs, *_ = e.last()
+        e.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+    assert ours.rewards == theirs.rewards
+    assert sorted(ours.rewards.values())[0] == -1.0 and set(ours.rewards.values()) == {-1.0, 0.0}
+    assert all(ours.terminations.values())
+
+
+def test_parallel_illegal_decision_scores_offender_minus_one_others_zero() -> None:
+    """The parallel env follows the same convention as the AEC env."""
+    p = parallel_env("nelaxtam(size=8,variant=quiet,max_idle_turns=3)")
+    obs, _ = p.reset(seed=0)
+    bad = int(np.flatnonzero(obs["player_0"]["action_mask"] == 0)[0])
+    good = int(np.flatnonzero(obs["player_1"]["action_mask"])[0])
+    _, rewards, terms, _, infos = p.step({"player_0": bad, "player_1": good})
+    assert rewards == {"player_0": -1.0, "player_1": 0.0}
+    assert all(terms.values()) and "illegal" in infos["player_1"]["illegal_move"]
 
 
 def test_parallel_env_decides_both_orders_at_once_troop_by_troop() -> None:

@@ -156,9 +156,9 @@ def nume(game: Any) -> Encoder:
         if d.get("komi") is not None and colors:
             to = d["komi_to"]
             if to == colors[player]:
-                out[6] = d["komi"] / cells
+                out[6] = d["komi"] / (d["komi"] + cells)
             else:
-                out[7] = d["komi"] / cells
+                out[7] = d["komi"] / (d["komi"] + cells)
         else:
             out[9] = 1.0
         if st.current_player() == player:

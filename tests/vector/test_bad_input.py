@@ -107,3 +107,22 @@ def test_the_batch_is_read_only():
 def test_make_refuses_what_it_cannot_play(spec: str, kwargs, message: str):
     with pytest.raises(ValueError, match=message):
         make(spec, **kwargs)
+
+
+def test_random_legal_refuses_arrays_its_kernel_cannot_index() -> None:
+    """Compiled code checks its arguments at the boundary: the draw's kernel reads the random state and
+    writes ``out`` unchecked, so a short ``out``, a random state that is not ``rng_state``'s, or a
+    mask that is not 2-D bool is a ValueError, never a write past an array's end."""
+    mask = np.ones((4, 5), np.bool_)
+    rs = rng_state(1)
+    for args, message in [
+        ((mask, rs, np.empty(2, np.int64)), "out must be"),
+        ((mask, rs, np.empty(4, np.int32)), "out must be"),
+        ((mask, np.zeros(0, np.uint64)), "rs must be"),
+        ((mask, np.zeros(1, np.int64)), "rs must be"),
+        ((np.ones(5, np.bool_), rs), "mask must be"),
+        ((mask.astype(np.float64), rs), "mask must be"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            random_legal(*args)  # type: ignore[arg-type]
+    assert random_legal(mask, rs).shape == (4,)

@@ -88,7 +88,7 @@ def observation_spec(game: IkabegamaGame) -> ObservationSpec:
         write_planes(st._a, game.kconst, hpos, board, player, st.current_player() == player, out.reshape(-1))
         return out
 
-    return ObservationSpec(planes, lay, encode)
+    return ObservationSpec(planes, lay, encode, game)
 
 
 __all__ = ["layout_tables", "observation_spec", "write_planes"]

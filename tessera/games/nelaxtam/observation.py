@@ -124,15 +124,27 @@ def observation_spec(game: NelaxtamGame) -> ObservationSpec:
     pos = layout_tables(game, lay)
     shape = (len(planes), size, size)
 
+    tokens = troops * int(game.geo[game.num_squares, 6])  # the token actions: troop × block
+
     def encode(st: State, player: int, decisions: Decisions) -> Planes:
         assert isinstance(st, NelaxtamState)
+        # the kernel indexes the board with these: refuse what is not a troop or a token
+        unit = decisions.unit
+        if unit is not None and (not isinstance(unit, int | np.integer) or not 1 <= unit <= troops):
+            raise ValueError(f"decisions.unit must be a troop 1 … {troops} or None, not {unit!r}")
+        bad = [a for a in decisions.pending if not isinstance(a, int | np.integer) or not 0 <= a < tokens]
+        if bad or len(decisions.pending) > troops:
+            raise ValueError(
+                f"decisions.pending must be at most {troops} troop tokens (actions 0 … {tokens - 1}), "
+                f"not {list(decisions.pending)!r}"
+            )
         out = np.empty(shape, np.float32)
-        troop = -1 if decisions.unit is None else decisions.unit - 1
+        troop = -1 if unit is None else int(unit) - 1
         pending = np.array(decisions.pending, np.int64)
         write_planes(st.a, game.geo, pos, player, troop, pending, len(pending), out.reshape(-1))
         return out
 
-    return ObservationSpec(planes, lay, encode)
+    return ObservationSpec(planes, lay, encode, game)
 
 
 __all__ = ["layout_tables", "observation_spec", "token_end", "write_planes"]

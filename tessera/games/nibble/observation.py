@@ -99,7 +99,7 @@ def observation_spec(game: NibbleGame) -> ObservationSpec:
         write_planes(st.s, st._deal, game.geo, pos, board, player, out.reshape(-1))
         return out
 
-    return ObservationSpec(planes, lay, encode)
+    return ObservationSpec(planes, lay, encode, game)
 
 
 __all__ = ["layout_tables", "observation_spec", "write_planes"]

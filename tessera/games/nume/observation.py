@@ -65,7 +65,9 @@ def write_planes(
             if num >= 0:
                 obs[2 * hw + p] = np.float32(num / n)
                 obs[3 * hw + p] = 1.0
-    value = np.float32(komi / cells)
+    # komi / (komi + cells): in [0, 1) for every komi (a komi may exceed the cells: up to
+    # 10,000, or any bid), increasing, and close to komi / cells for a komi small beside the board
+    value = np.float32(komi / (komi + cells)) if komi > 0 else np.float32(0.0)
     for i in range(hw):
         if komi_plane >= 0:
             obs[komi_plane * hw + i] = value
@@ -93,8 +95,8 @@ def observation_spec(game: NumeGame) -> ObservationSpec:
         "numbered stones (either colour)",
         "empty cells",
         "on the board",
-        "komi I receive / cells (constant)",
-        "komi the opponent receives / cells (constant)",
+        "komi I receive / (komi + cells) (constant)",
+        "komi the opponent receives / (komi + cells) (constant)",
         "I am to move (constant)",
         "komi bidding still going on (constant)",
     ]
@@ -114,7 +116,7 @@ def observation_spec(game: NumeGame) -> ObservationSpec:
         write_planes(st._a, n, pos, board, mine, komi_plane, komi, st.current_player() == player, out.reshape(-1))
         return out
 
-    return ObservationSpec(planes, lay, encode)
+    return ObservationSpec(planes, lay, encode, game)
 
 
 __all__ = ["BIDDING", "layout_tables", "observation_spec", "write_planes"]

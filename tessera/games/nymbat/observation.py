@@ -132,7 +132,7 @@ def observation_spec(game: NymbatGame) -> ObservationSpec:
         write_planes(st.s, game.geo, pos, board, player, st.current_player() == player, out.reshape(-1))
         return out
 
-    return ObservationSpec(planes, lay, encode)
+    return ObservationSpec(planes, lay, encode, game)
 
 
 __all__ = ["layout_tables", "observation_spec", "write_planes"]
