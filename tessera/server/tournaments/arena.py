@@ -28,8 +28,9 @@ REPAIR_AFTER = 10.0
 NEIGHBOURS = 24
 """Each free player is considered against at most this many of the closest ratings (the matching's size)."""
 
-REPEAT_COST = 1_000_000.0
-"""The cost of one immediate re-pairing: above any sum of rating gaps, so fewer repeats come first."""
+REPEAT_COST = 1e9
+"""The cost of one immediate re-pairing: above any wave's sum of rating gaps (1,000 players, gaps
+under 4,000: 2e6), so fewer repeats come first."""
 
 
 @dataclass(frozen=True)

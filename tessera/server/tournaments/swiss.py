@@ -139,9 +139,16 @@ def starting_numbers(entrants: Sequence[Entrant]) -> dict[str, int]:
 
 
 def pair_round(
-    entrants: Sequence[Entrant], rounds: Sequence[Sequence[Table]], total_rounds: int, seats: int = 2
+    entrants: Sequence[Entrant],
+    rounds: Sequence[Sequence[Table]],
+    total_rounds: int,
+    seats: int = 2,
+    *,
+    first_seat: str = "white",
 ) -> list[Table]:
-    """The next round's tables (byes as one-player tables with ``bye`` set) for the active players."""
+    """The next round's tables (byes as one-player tables with ``bye`` set) for the active players;
+    ``first_seat``: the seat (``white``: seat 0, ``black``: seat 1) of the first starting number in
+    round 1 (FIDE draws it by lot; the tournament's id decides it here)."""
     active = [e for e in entrants if e.active]
     if len(active) < 2:
         return [Table((e.user_id,), bye=True) for e in active]
@@ -163,7 +170,7 @@ def pair_round(
             "score": ln[e.user_id].points,
             "rating": round(e.rating),
             "starting_number": numbers[e.user_id],
-            "color_hist": [colour[s] for s in ln[e.user_id].seats],
+            "color_hist": [colour[s] for s in ln[e.user_id].seats if s is not None],
             "float_history": list(ln[e.user_id].floats),
             "bye_count": ln[e.user_id].byes,
         }
@@ -177,6 +184,7 @@ def pair_round(
         total_rounds=max(total_rounds, len(rounds) + 1),
         bye_value=BYE_POINTS,
         max_byes_per_player=1,
+        initial_color=first_seat,
     )
     out = []
     for p in sorted(made, key=lambda p: p["table"]):
