@@ -60,7 +60,13 @@ def director(request: Request) -> Director:
 
 
 def _player(request: Request) -> Any:
-    return A.require(request, "play").user
+    """The asker's account: a session, or a token with the ``play`` scope (a bot's: ``bot:play``)."""
+    auth = A.require(request)
+    if not (auth.allows("play") or auth.allows("bot:play")):
+        raise Refused(
+            403, "this API token lacks the scope 'play'", key="refusal.auth.scope_missing", args={"scope": "play"}
+        )
+    return auth.user
 
 
 @router.post("/api/tournaments", status_code=201)
