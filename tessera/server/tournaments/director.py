@@ -112,7 +112,9 @@ class Director:
         try:
             g = load_checked(str(body.get("game") or ""))
         except ValueError as e:
-            raise Refused(422, str(e)[:500]) from None
+            raise Refused(
+                422, f"game: {str(e)[:500]}", key="refusal.tournament.bad_game", args={"reason": str(e)[:500]}
+            ) from None
         days = body.get("days")
         clock_in = body.get("clock")
         if (days is None) == (clock_in is None):
@@ -129,7 +131,9 @@ class Director:
                 assert made is not None
                 clock = {"initial": made["initial"], "increment": made["increment"]}
         except ValueError as e:
-            raise Refused(422, str(e)) from None
+            raise Refused(
+                422, f"clock: {str(e)[:500]}", key="refusal.tournament.bad_clock", args={"reason": str(e)[:500]}
+            ) from None
         now = time.time()
         starts_at = body.get("starts_at")
         starts = now if starts_at is None else starts_at
