@@ -45,6 +45,8 @@ from tessera.server.accounts.security import Refused, state_text
 from tessera.server.accounts.store import AccountStore, User
 from tessera.server.accounts.tables import ratings_table
 from tessera.server.clocks import check_days, clock_from
+from tessera.server.errors import ServiceError
+from tessera.server.handicap import halve_clock
 from tessera.server.inputs import load_checked
 from tessera.server.service import MatchService
 from tessera.server.storage import games_table
@@ -410,7 +412,7 @@ class Director:
                 self._free(pr.id, now)
                 log.warning("tournament %s: pairing %s left without a game is void", t.id, pr.id)
             else:
-                self._finish_making(t, pr.id, pr.game_id, pr.users)
+                self._finish_making(t, pr.id, pr.game_id, pr.users, berserk=pr.berserk)
 
     def _record(self, t: store.Tournament, now: float) -> None:
         """The games that ended: their places stored, their players free."""
@@ -580,11 +582,17 @@ class Director:
                 .where(tournament_pairings_table.c.id == pid)
                 .values(game_id=created.game_id)
             )
-        self._finish_making(t, pid, created.game_id, users, created.invites)
+        self._finish_making(t, pid, created.game_id, users, created.invites, berserk)
         return created.game_id
 
     def _finish_making(
-        self, t: store.Tournament, pid: str, game_id: str, users: list[str], invites: dict[int, str] | None = None
+        self,
+        t: store.Tournament,
+        pid: str,
+        game_id: str,
+        users: list[str],
+        invites: dict[int, str] | None = None,
+        berserk: list[bool] | None = None,
     ) -> None:
         """Steps 4 and 5 of making a game (idempotent: a repair runs them again)."""
         if self.accounts.game_accounts(game_id).get("pool") is None:  # not bound yet
@@ -601,6 +609,12 @@ class Director:
         for seat in sorted(invites):
             with contextlib.suppress(Exception):  # a game already over (a repair late) has nothing to arrive to
                 self.service.view(game_id, invites[seat])
+        for seat in sorted(invites):
+            if berserk and berserk[seat]:
+                try:
+                    halve_clock(self.service.endings, game_id, invites[seat])
+                except ServiceError as e:  # moved already (a repair late): the game goes on unhalved
+                    log.info("tournament %s: berserk of game %s seat %d not applied: %s", t.id, game_id, seat, e)
         with self.storage.transaction(write=True) as tx:
             tx.conn.execute(
                 tournament_pairings_table.update()

@@ -240,7 +240,10 @@ def test_berserk_is_stored_on_the_next_game_and_a_berserk_win_scores_three(
     assert a.post(f"/api/tournaments/{tid}/berserk").json()["berserk"] is True
     director(app).wave()
     p = look(a, tid)["pairings"][0]
-    assert p["berserk"][p["players"].index("ann")] is True
+    seat = p["players"].index("ann")
+    assert p["berserk"][seat] is True
+    clock = a.get(f"/api/games/{p['game_id']}").json()["clock"]
+    assert clock["remaining"][seat] <= 150.0 < clock["remaining"][1 - seat]  # half of 300 s
     assert b.post(f"/api/games/{p['game_id']}/resign").status_code == 200
     director(app).wave()
     assert points(look(a, tid)) == {"ann": 3.0, "bob": 0.0}
