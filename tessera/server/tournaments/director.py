@@ -502,7 +502,8 @@ class Director:
             self._tell_all(t.id)
             return
         rounds = store.swiss_rounds(pairs)
-        tables = swiss.pair_round(entrants, rounds, rounds_total, t.seats)
+        first = "white" if int(t.id[-1], 16) % 2 == 0 else "black"  # round 1's first seat, "by lot"
+        tables = swiss.pair_round(entrants, rounds, rounds_total, t.seats, first_seat=first)
         nxt = t.round + 1
         with self.storage.transaction(write=True) as tx:
             n = tx.conn.execute(
