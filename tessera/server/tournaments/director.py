@@ -684,7 +684,7 @@ def schedules_from_env() -> list[dict[str, Any]]:
     return data
 
 
-def director_settings_from_env() -> dict[str, float]:
-    """The waves' period from ``TESSERA_TOURNAMENT_WAVE`` (seconds)."""
+def wave_seconds_from_env() -> float:
+    """The waves' period: ``TESSERA_TOURNAMENT_WAVE`` (seconds), else :data:`WAVE_SECONDS`."""
     text = os.environ.get("TESSERA_TOURNAMENT_WAVE", "").strip()
-    return {"wave_seconds": float(text)} if text else {}
+    return float(text) if text else WAVE_SECONDS
