@@ -55,7 +55,7 @@ def pair_free(free: Sequence[Free], seats: int = 2, *, repair_after: float = REP
     """The games to start now: tuples of account ids in seat order (the first seat is drawn later).
 
     >>> pair_free([Free("a", 1500), Free("b", 1900), Free("c", 1510), Free("d", 1880)])
-    [('a', 'c'), ('b', 'd')]
+    [('a', 'c'), ('d', 'b')]
     >>> pair_free([Free("a", 1500, frozenset({"b"})), Free("b", 1500, frozenset({"a"}))])
     []
     """
