@@ -376,3 +376,31 @@ def test_two_processes_directing_one_database_pair_no_one_twice_and_show_one_tab
         assert sum(1 for p in views[0]["pairings"] if p["status"] == "done") >= 8
     finally:
         other.storage.dispose()
+
+
+def test_a_four_player_arena_seats_four_accounts_at_one_table_and_scores_by_place(
+    app: FastAPI, user: Callable[[str], TestClient]
+) -> None:
+    """Four-player Nymbat: five players free, one table of four (the fifth waits); every seat is bound
+    to its account; once the game is over its places give 4, 2, 1, 0."""
+    bs = {n: user(n) for n in ("ann", "bob", "cat", "dan", "eve")}
+    body = {**ARENA, "game": "nymbat(players=4)"}
+    tid = bs["ann"].post("/api/tournaments", json=body).json()["id"]
+    assert look(bs["ann"], tid)["seats"] == 4
+    for b in bs.values():
+        b.post(f"/api/tournaments/{tid}/join")
+    director(app).wave()
+    v = look(bs["ann"], tid)
+    [p] = v["pairings"]
+    assert len(p["players"]) == 4 and p["status"] == "playing"
+    accounts = bs["ann"].get(f"/api/games/{p['game_id']}/accounts").json()
+    assert [accounts["seats"][str(i)]["username"] for i in range(4)] == p["players"]
+    for name in p["players"][:3]:  # three resign in turn: the last one standing wins
+        assert bs[name].post(f"/api/games/{p['game_id']}/resign").status_code == 200
+    director(app).wave()
+    v = look(bs["ann"], tid)
+    done = next(x for x in v["pairings"] if x["id"] == p["id"])
+    assert done["status"] == "done"
+    got = points(v)
+    assert done["places"][3] == 1 and got[p["players"][3]] == 4.0  # the last one standing
+    assert sum(got[n] for n in p["players"]) == 7.0  # 4 + 2 + 1 + 0, shared where places are shared
