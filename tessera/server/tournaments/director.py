@@ -101,6 +101,8 @@ class Director:
         self.rng = random.Random(seed)
         self.schedules: list[dict[str, Any]] = []
         self._running = threading.Lock()
+        self._guard = threading.Lock()
+        self._read: dict[str, tuple[float, store.Tournament, list[dict[str, Any]], list[store.Pairing]]] = {}
         self.waves = 0
         """Waves run by this process (the live streams' version)."""
 
@@ -285,13 +287,24 @@ class Director:
             raise Refused(409, "you have not joined this tournament", key="refusal.tournament.not_joined")
         return {"ok": True, "id": tid, "berserk": True}
 
-    def view(self, tid: str, user: User | None = None) -> dict[str, Any]:
+    def view(self, tid: str, user: User | None = None, *, fresh_within: float = 0.0) -> dict[str, Any]:
         """The tournament: its settings and status, ``standings``, ``pairings`` (newest first, with their
-        game ids) and, for a player, ``me`` (joined, withdrawn, the game he is in now)."""
-        t = self._open(tid)
+        game ids) and, for a player, ``me`` (joined, withdrawn, the game he is in now).
+        ``fresh_within``: a reading of the tables this process made less than that many seconds ago
+        will do (the live streams: one reading a second for all their viewers)."""
         now = time.time()
-        ps = store.players(self.storage, tid)
-        pairs = store.pairings(self.storage, tid)
+        with self._guard:
+            kept = self._read.get(tid)
+        if kept is not None and now - kept[0] < fresh_within:
+            _, t, ps, pairs = kept
+        else:
+            t = self._open(tid)
+            ps = store.players(self.storage, tid)
+            pairs = store.pairings(self.storage, tid)
+            with self._guard:
+                self._read[tid] = (now, t, ps, pairs)
+                if len(self._read) > 200:
+                    self._read.pop(next(iter(self._read)))
         names = {p["user_id"]: p["username"] for p in ps}
         out = store.public(t, now)
         out["standings"] = store.standings(t, ps, pairs)

@@ -139,7 +139,7 @@ async def stream(tid: str, request: Request) -> StreamingResponse:
             await asyncio.sleep(STREAM_POLL)
             quiet += STREAM_POLL
             try:
-                view = await run_in_threadpool(d.view, tid, user)
+                view = await run_in_threadpool(lambda: d.view(tid, user, fresh_within=STREAM_POLL - 0.1))
             except Refused:
                 return
 
