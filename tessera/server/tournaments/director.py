@@ -6,7 +6,8 @@ not finished:
 
 1. starts it when its time has come (``created`` → ``started``);
 2. records the games that ended (a pairing ``playing`` → ``done`` with the finishing places; its
-   players are free again), and finishes what a stopped process left half made (a pairing
+   players are free again; a player who made no first move in an aborted game is withdrawn, as on
+   lichess, until he joins again), and finishes what a stopped process left half made (a pairing
    ``creating`` with its game made goes on; without a game it is void and its players free);
 3. an arena: pairs whoever is free (tessera.server.tournaments.arena), except in its last
    :data:`LAST_SECONDS`; at its end, the games still running are left out of the table
@@ -49,7 +50,7 @@ from tessera.server.errors import ServiceError
 from tessera.server.handicap import halve_clock
 from tessera.server.inputs import load_checked
 from tessera.server.service import MatchService
-from tessera.server.storage import games_table
+from tessera.server.storage import games_table, moves_table
 from tessera.server.tournaments import arena, store, swiss
 from tessera.server.tournaments.places import places
 from tessera.server.tournaments.tables import (
@@ -439,14 +440,38 @@ class Director:
         for pid, result in rows:
             returns = (json.loads(result) if result else {}).get("returns")
             outcome = {"places": places(returns)} if returns else {"aborted": True}
+            absent = [] if returns else self._absent(pid)
             with self.storage.transaction(write=True) as tx:
                 n = tx.conn.execute(
                     tp.update()
                     .where(tp.c.id == pid, tp.c.status == "playing")
                     .values(status="done", result=json.dumps(outcome), ended_at=now)
                 ).rowcount
+                if n and absent:  # lichess: who made no first move is withdrawn (he joins again to play on)
+                    tx.conn.execute(
+                        tournament_players_table.update()
+                        .where(
+                            tournament_players_table.c.tournament_id == t.id,
+                            tournament_players_table.c.user_id.in_(absent),
+                        )
+                        .values(withdrawn=True)
+                    )
             if n:
                 self._free(pid, now)
+
+    def _absent(self, pid: str) -> list[str]:
+        """The players of an aborted game who made no move in it."""
+        tp = tournament_pairings_table
+        with self.storage.transaction() as tx:
+            r = tx.conn.execute(sa.select(tp.c.users, tp.c.game_id).where(tp.c.id == pid)).first()
+            if r is None or r.game_id is None:
+                return []
+            moved = set(
+                tx.conn.execute(
+                    sa.select(moves_table.c.player).where(moves_table.c.game_id == r.game_id).distinct()
+                ).scalars()
+            )
+        return [u for seat, u in enumerate(json.loads(r.users)) if seat not in moved]
 
     # -- arena -----------------------------------------------------------------------------
     def _arena(self, t: store.Tournament, now: float) -> None:

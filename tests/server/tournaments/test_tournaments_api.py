@@ -404,3 +404,35 @@ def test_a_four_player_arena_seats_four_accounts_at_one_table_and_scores_by_plac
     got = points(v)
     assert done["places"][3] == 1 and got[p["players"][3]] == 4.0  # the last one standing
     assert sum(got[n] for n in p["players"]) == 7.0  # 4 + 2 + 1 + 0, shared where places are shared
+
+
+def test_a_player_who_made_no_first_move_is_withdrawn_until_he_joins_again(
+    app: FastAPI, user: Callable[[str], TestClient]
+) -> None:
+    """lichess: a game aborted because a player never moved scores nothing, and that player is paused
+    (withdrawn) so that he is not paired again while away; the one who moved stays in."""
+    from tessera.server.storage import games_table
+    from tests.server.helpers import first_move, move
+
+    a, b = user("ann"), user("bob")
+    tid = a.post("/api/tournaments", json=ARENA).json()["id"]
+    for x in (a, b):
+        x.post(f"/api/tournaments/{tid}/join")
+    director(app).wave()
+    [p] = look(a, tid)["pairings"]
+    mover = {"ann": a, "bob": b}[p["players"][0]]
+    g = mover.get(f"/api/games/{p['game_id']}").json()
+    assert move(mover, p["game_id"], None, first_move(g), g["move_number"]).status_code == 200
+    with app.state.storage.transaction(write=True) as tx:  # the second seat's first-move time ran out
+        result = {"winner": None, "returns": None, "reason": "abort", "text": "Game aborted"}
+        tx.conn.execute(
+            games_table.update()
+            .where(games_table.c.id == p["game_id"])
+            .values(status="finished", result=json.dumps(result))
+        )
+    director(app).wave(time.time() + 15)
+    v = look(a, tid)
+    assert [x["status"] for x in v["pairings"]] == ["done"] and v["pairings"][0]["result"] == {"aborted": True}
+    rows = {r["username"]: r for r in v["standings"]}
+    assert rows[p["players"][1]]["withdrawn"] and not rows[p["players"][0]]["withdrawn"]
+    assert points(v) == {"ann": 0.0, "bob": 0.0}
