@@ -20,7 +20,9 @@ result and pairs no one twice: (1) one transaction stores the pairing (``creatin
 players (``pairing_id`` set only where it was empty, all or none); (2) the game is made through
 the match service (the function challenges use), private, with an invite seat per player; (3) the
 game's id is stored on the pairing; (4) the seats are bound to the accounts (rated or not, in the
-game's pool) and both seats arrive (the clocks start); (5) the pairing is ``playing``.  A player's
+game's pool) and both seats arrive (the clocks start); (5) the pairing is ``playing``.  A Swiss
+round is stored whole in step 1 (the round's number, its byes and all its pairings in one
+transaction); a stopped process's Swiss pairing without a game gets its game from the repair.  A player's
 account pages and bot event stream hear of the game at once (``gameStart`` for a bot).
 """
 
@@ -406,7 +408,8 @@ class Director:
             tx.conn.execute(p.update().where(p.c.pairing_id == pairing_id).values(pairing_id=None, free_since=now))
 
     def _repair(self, t: store.Tournament, now: float) -> None:
-        """Pairings a stopped process left ``creating``: with a game, finish making them; without, void."""
+        """Pairings a stopped process left ``creating``: with a game, finish making them; without, an
+        arena's is void (its players are paired again) and a Swiss round's game is made now."""
         tp = tournament_pairings_table
         with self.storage.transaction() as tx:
             rows = (
@@ -420,7 +423,9 @@ class Director:
             )
         for r in rows:
             pr = store.pairing_of(r)
-            if pr.game_id is None:
+            if pr.game_id is None and t.kind == "swiss":
+                self._create(t, pr.id, pr.users, pr.berserk, now)
+            elif pr.game_id is None:
                 with self.storage.transaction(write=True) as tx:
                     tx.conn.execute(tp.update().where(tp.c.id == pr.id).values(status="void", ended_at=now))
                 self._free(pr.id, now)
@@ -543,77 +548,89 @@ class Director:
         first = "white" if int(t.id[-1], 16) % 2 == 0 else "black"  # round 1's first seat, "by lot"
         tables = swiss.pair_round(entrants, rounds, rounds_total, t.seats, first_seat=first)
         nxt = t.round + 1
-        with self.storage.transaction(write=True) as tx:
-            n = tx.conn.execute(
-                tournaments_table.update()
-                .where(tournaments_table.c.id == t.id, tournaments_table.c.round == t.round)
-                .values(round=nxt, round_ends=now + round_seconds(t.clock, t.seats), updated_at=now)
-            ).rowcount
-        if not n:
-            return
-        for tb in tables:
-            if tb.bye:
-                with self.storage.transaction(write=True) as tx:
-                    tx.conn.execute(
-                        tournament_pairings_table.insert().values(
-                            id=uuid.uuid4().hex[:16],
-                            tournament_id=t.id,
-                            round=nxt,
-                            users=json.dumps(list(tb.users)),
-                            berserk=json.dumps([False]),
-                            status="bye",
-                            game_id=None,
-                            result=json.dumps({"bye": True}),
-                            created_at=now,
-                            ended_at=now,
-                        )
+        try:
+            with self.storage.transaction(write=True) as tx:  # the round, its byes and pairings: all or none
+                n = tx.conn.execute(
+                    tournaments_table.update()
+                    .where(tournaments_table.c.id == t.id, tournaments_table.c.round == t.round)
+                    .values(round=nxt, round_ends=now + round_seconds(t.clock, t.seats), updated_at=now)
+                ).rowcount
+                if not n:
+                    return  # another process paired it meanwhile
+                made = [
+                    (
+                        self._insert(
+                            tx, t, nxt, list(tb.users), [False] * len(tb.users), now, "bye" if tb.bye else "creating"
+                        ),
+                        tb,
                     )
-            else:
-                self._make(t, nxt, list(tb.users), [False] * len(tb.users), now)
+                    for tb in tables
+                ]
+        except _Taken:
+            log.warning("tournament %s: a player of round %d was in another pairing; paired again next wave", t.id, nxt)
+            return
+        for pid, tb in made:
+            if not tb.bye:
+                self._create(t, pid, list(tb.users), [False] * len(tb.users), now)
 
     # -- making a game -----------------------------------------------------------------------
-    def _make(self, t: store.Tournament, rnd: int, users: list[str], berserk: list[bool], now: float) -> str | None:
+    def _insert(
+        self, tx: Any, t: store.Tournament, rnd: int, users: list[str], berserk: list[bool], now: float, status: str
+    ) -> str:
+        """Store a pairing and claim its players in the caller's transaction (``_Taken``: one of them is
+        in another pairing; the caller's transaction is then rolled back)."""
         pid = uuid.uuid4().hex[:16]
         p = tournament_players_table
+        tx.conn.execute(
+            tournament_pairings_table.insert().values(
+                id=pid,
+                tournament_id=t.id,
+                round=rnd,
+                users=json.dumps(users),
+                berserk=json.dumps(berserk),
+                status=status,
+                game_id=None,
+                result=json.dumps({"bye": True}) if status == "bye" else None,
+                created_at=now,
+                ended_at=now if status == "bye" else None,
+            )
+        )
+        if status != "bye":
+            n = tx.conn.execute(
+                p.update()
+                .where(p.c.tournament_id == t.id, p.c.user_id.in_(users), p.c.pairing_id.is_(None))
+                .values(pairing_id=pid, berserk=False)
+            ).rowcount
+            if n != len(users):
+                raise _Taken
+        return pid
+
+    def _make(self, t: store.Tournament, rnd: int, users: list[str], berserk: list[bool], now: float) -> str | None:
+        """An arena game: the pairing stored and its players claimed in one transaction, then the game."""
         try:
             with self.storage.transaction(write=True) as tx:
-                tx.conn.execute(
-                    tournament_pairings_table.insert().values(
-                        id=pid,
-                        tournament_id=t.id,
-                        round=rnd,
-                        users=json.dumps(users),
-                        berserk=json.dumps(berserk),
-                        status="creating",
-                        game_id=None,
-                        result=None,
-                        created_at=now,
-                        ended_at=None,
-                    )
-                )
-                n = tx.conn.execute(
-                    p.update()
-                    .where(p.c.tournament_id == t.id, p.c.user_id.in_(users), p.c.pairing_id.is_(None))
-                    .values(pairing_id=pid, berserk=False)
-                ).rowcount
-                if n != len(users):
-                    raise _Taken
+                pid = self._insert(tx, t, rnd, users, berserk, now, "creating")
         except _Taken:
             return None
+        return self._create(t, pid, users, berserk, now)
+
+    def _create(self, t: store.Tournament, pid: str, users: list[str], berserk: list[bool], now: float) -> str | None:
+        """Steps 2 to 5 of making a stored pairing's game.  A game that cannot be made: an arena's
+        pairing is void (its players free); a Swiss pairing stays ``creating`` and is tried again."""
         seats = [self.accounts.user_by_id(u) for u in users]
         kinds = [{"kind": "invite", "name": u.username if u else "?"} for u in seats]
-        clock = dict(t.clock)
         try:
-            created = self.service.create(t.spec, seat_kinds=kinds, clock=clock, public=False)
+            created = self.service.create(t.spec, seat_kinds=kinds, clock=dict(t.clock), public=False)
         except Exception:
             log.exception("tournament %s: could not make a game", t.id)
-            with self.storage.transaction(write=True) as tx:
-                tx.conn.execute(
-                    tournament_pairings_table.update()
-                    .where(tournament_pairings_table.c.id == pid)
-                    .values(status="void", ended_at=now)
-                )
-            self._free(pid, now)
+            if t.kind == "arena":
+                with self.storage.transaction(write=True) as tx:
+                    tx.conn.execute(
+                        tournament_pairings_table.update()
+                        .where(tournament_pairings_table.c.id == pid)
+                        .values(status="void", ended_at=now)
+                    )
+                self._free(pid, now)
             return None
         with self.storage.transaction(write=True) as tx:
             tx.conn.execute(

@@ -436,3 +436,34 @@ def test_a_player_who_made_no_first_move_is_withdrawn_until_he_joins_again(
     rows = {r["username"]: r for r in v["standings"]}
     assert rows[p["players"][1]]["withdrawn"] and not rows[p["players"][0]]["withdrawn"]
     assert points(v) == {"ann": 0.0, "bob": 0.0}
+
+
+def test_a_swiss_round_is_stored_whole_and_a_game_a_stopped_process_did_not_make_is_made_later(
+    app: FastAPI, user: Callable[[str], TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The round's number, its bye and its pairings are one transaction; killed before a game was made,
+    the pairing waits (nobody else is paired in its place) and the repair makes its game."""
+    bs = {n: user(n) for n in ("ann", "bob", "cat", "dan", "eve")}
+    body = {"kind": "swiss", "game": "nume(size=3)", "days": 2, "rounds": 2}
+    tid = bs["ann"].post("/api/tournaments", json=body).json()["id"]
+    for b in bs.values():
+        b.post(f"/api/tournaments/{tid}/join")
+    d = director(app)
+    real_create = d.service.create
+    monkeypatch.setattr(d.service, "create", lambda *a, **k: (_ for _ in ()).throw(Died()))
+    now = time.time()
+    with pytest.raises(Died):
+        d.wave(now)
+    v = look(bs["ann"], tid)
+    assert v["round"] == 1
+    assert sorted(p["status"] for p in v["pairings"]) == ["bye", "creating", "creating"]
+    monkeypatch.setattr(d.service, "create", real_create)
+    d._running = threading.Lock()
+    d.wave(now + 1)
+    assert sorted(p["status"] for p in look(bs["ann"], tid)["pairings"]) == ["bye", "creating", "creating"]
+    d.wave(now + STUCK_SECONDS + 1)
+    v = look(bs["ann"], tid)
+    assert v["round"] == 1
+    assert sorted(p["status"] for p in v["pairings"]) == ["bye", "playing", "playing"]
+    seated = [u for p in v["pairings"] for u in p["players"]]
+    assert sorted(seated) == sorted(bs)
