@@ -467,3 +467,26 @@ def test_a_swiss_round_is_stored_whole_and_a_game_a_stopped_process_did_not_make
     assert sorted(p["status"] for p in v["pairings"]) == ["bye", "playing", "playing"]
     seated = [u for p in v["pairings"] for u in p["players"]]
     assert sorted(seated) == sorted(bs)
+
+
+def test_a_swiss_round_advances_when_its_deadline_passes_and_running_games_count_as_draws(
+    app: FastAPI, user: Callable[[str], TestClient]
+) -> None:
+    bs = {n: user(n) for n in ("ann", "bob", "cat", "dan")}
+    body = {"kind": "swiss", "game": "nume(size=3)", "days": 1, "rounds": 2}
+    tid = bs["ann"].post("/api/tournaments", json=body).json()["id"]
+    for b in bs.values():
+        b.post(f"/api/tournaments/{tid}/join")
+    d = director(app)
+    now = time.time()
+    d.wave(now)
+    v = look(bs["ann"], tid)
+    assert v["round"] == 1 and v["round_ends"] == pytest.approx(now + director_module.round_seconds({"days": 1}, 2))
+    d.wave(v["round_ends"] - 1)
+    assert look(bs["ann"], tid)["round"] == 1
+    d.wave(v["round_ends"] + 1)
+    v = look(bs["ann"], tid)
+    assert v["round"] == 2
+    first = [p for p in v["pairings"] if p["round"] == 1]
+    assert [p["result"] for p in first] == [{"lapsed": True}] * 2
+    assert points(v) == {n: 0.5 for n in bs}
