@@ -84,6 +84,9 @@ MAX_PLAYERS = 1000
 MAX_AHEAD = 90 * 86400.0
 """A tournament starts at most 90 days ahead."""
 
+MAX_OPEN_PER_ACCOUNT = 5
+"""Tournaments one account may have announced that are not finished yet."""
+
 
 def round_seconds(clock: dict[str, Any], seats: int) -> float:
     """How long a Swiss round may take: ``seats`` × (initial + :data:`ROUND_TURNS` × increment) + 60 s
@@ -181,6 +184,19 @@ class Director:
             raise Refused(422, "rated: true or false", key="refusal.tournament.rated")
         tid = uuid.uuid4().hex[:12]
         with self.storage.transaction(write=True) as tx:
+            if user is not None:
+                mine = tx.conn.execute(
+                    sa.select(sa.func.count()).where(
+                        tournaments_table.c.created_by == user.id, tournaments_table.c.status != "finished"
+                    )
+                ).scalar_one()
+                if mine >= MAX_OPEN_PER_ACCOUNT:
+                    raise Refused(
+                        429,
+                        f"you have {MAX_OPEN_PER_ACCOUNT} tournaments not finished yet: wait until one ends",
+                        key="refusal.tournament.too_many",
+                        args={"n": MAX_OPEN_PER_ACCOUNT},
+                    )
             tx.conn.execute(
                 tournaments_table.insert().values(
                     id=tid,

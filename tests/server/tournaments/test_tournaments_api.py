@@ -225,6 +225,10 @@ def test_refusals_say_what_was_wrong(app: FastAPI, user: Callable[[str], TestCli
     swiss_id = ann.post("/api/tournaments", json={"kind": "swiss", "game": "nume", "days": 3, "rounds": 3}).json()["id"]
     r = ann.post(f"/api/tournaments/{swiss_id}/berserk")
     assert r.status_code == 409 and "arena" in r.json()["detail"]
+    for _ in range(3):
+        assert ann.post("/api/tournaments", json=ARENA).status_code == 201
+    r = ann.post("/api/tournaments", json=ARENA)  # five not finished: the sixth waits
+    assert r.status_code == 429 and "not finished" in r.json()["detail"]
     director(app).wave(time.time() + 3601)  # a Swiss event no one joined ends after an hour
     r = ann.post(f"/api/tournaments/{swiss_id}/join")
     assert r.status_code == 409 and "finished" in r.json()["detail"]
