@@ -56,6 +56,8 @@ from tessera.server.seeks.routes import router as seeks_router
 from tessera.server.service import MatchService
 from tessera.server.storage import Storage
 from tessera.server.storage_errors import STORAGE_ERRORS, storage_trouble
+from tessera.server.tournaments.director import Director, schedules_from_env, wave_seconds_from_env
+from tessera.server.tournaments.routes import router as tournaments_router
 from tessera.server.warmup import Warmup, games_in_play
 from tessera.server.worker import AIWorker
 
@@ -248,6 +250,8 @@ def create_app(
     timers = ClockTimers(service.check_clock)
     seeks = SeekPool(service, **pool_settings_from_env())  # "Play now": seeks paired in waves
     design = DesignStudies(storage, pool, load=load_checked)  # the designer's self-play studies
+    tournaments = Director(service, wave_seconds=wave_seconds_from_env())  # arenas and Swiss events, run in waves
+    tournaments.schedules = schedules_from_env()
     warmup = Warmup(first=lambda: games_in_play(storage))
 
     events.subscribe(timers.on_event)
@@ -274,6 +278,7 @@ def create_app(
         sweep = asyncio.create_task(timers.sweep(storage))  # deadlines from storage (days-long, restarts)
         waves = asyncio.create_task(seeks.run())
         studies = asyncio.create_task(sweep_studies(design))
+        directing = asyncio.create_task(tournaments.run())
         notifications.start()
         yield
         watch.cancel()
@@ -281,6 +286,7 @@ def create_app(
         waves.cancel()
         studies.cancel()
         await run_in_threadpool(design.close)
+        directing.cancel()
         await notifications.stop()
         if listener is not None:
             await run_in_threadpool(listener.close)
@@ -318,6 +324,7 @@ def create_app(
     app.state.warmup = warmup
     app.state.seeks = seeks
     app.state.design = design
+    app.state.tournaments = tournaments
 
     app.add_exception_handler(RequestValidationError, validation_error_handler)  # type: ignore[arg-type]
 
@@ -352,6 +359,7 @@ def create_app(
     app.include_router(bot_router)  # the bot API (tessera.server.bot, docs/bot-api.md)
     app.include_router(seeks_router)  # the seek pool (tessera.server.seeks)
     app.include_router(design_router)  # the designer's self-play studies (tessera.server.design)
+    app.include_router(tournaments_router)  # arenas and Swiss events (tessera.server.tournaments)
     app.include_router(notify_router)  # games waiting, push subscriptions, e-mail (tessera.server.notify)
     app.include_router(learn_routes.router)  # rules in the player's language, diagrams, lessons
     app.mount("/static", StaticFiles(directory=WEB), name="static")

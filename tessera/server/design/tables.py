@@ -1,4 +1,4 @@
-"""The ``design_studies`` table (created by the migration ``0011_design``), on the games' metadata.
+"""The ``design_studies`` table (created by the migration ``0012_design``), on the games' metadata.
 
 One row per study: ``id``; ``user_id`` (the account that asked); ``game`` (the game's name);
 ``variants`` (JSON list of game strings); ``agent`` (the spec playing every seat); ``games`` (per

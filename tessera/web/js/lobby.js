@@ -655,7 +655,7 @@ async function loadCatalog() {
 }
 
 async function start() {
-  await initI18n(["account", "game", "learn", "lobby", "params", "seeks", "engine"]);
+  await initI18n(["account", "game", "learn", "lobby", "params", "seeks", "engine", "tournaments"]);
   initPrefs();
   $("create").hidden = true;
   refreshLists();

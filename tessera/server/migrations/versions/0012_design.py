@@ -3,7 +3,7 @@
 A new table only.
 
 Revision ID: 0011_design
-Revises: 0010
+Revises: 0011_tournaments
 Create Date: 2026-11-29
 """
 
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0011_design"
-down_revision = "0010"
+down_revision = "0011_tournaments"
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,761 @@
+"""The tournament director: creating, joining and withdrawing, and the waves that run the events.
+
+Every :data:`WAVE_SECONDS` each server process tries to run a wave; on PostgreSQL one process at a
+time does (a session advisory lock, :data:`DIRECTOR_LOCK`).  A wave, for each tournament that is
+not finished:
+
+1. starts it when its time has come (``created`` → ``started``);
+2. records the games that ended (a pairing ``playing`` → ``done`` with the finishing places; its
+   players are free again; a player who made no first move in an aborted game is withdrawn, as on
+   lichess, until he joins again), and finishes what a stopped process left half made (a pairing
+   ``creating`` with its game made goes on; without a game it is void and its players free);
+3. an arena: pairs whoever is free (tessera.server.tournaments.arena), except in its last
+   :data:`LAST_SECONDS`; at its end, the games still running are left out of the table
+   (``unfinished``) and it is finished.  A Swiss event: when every game of the round is over or
+   the round's deadline has passed (a game still running then counts as a draw), pairs the next
+   round (tessera.server.tournaments.swiss), or after the last round finishes.
+
+Making a game is an idempotent sequence, so that ``kill -9`` of a process at any point loses no
+result and pairs no one twice: (1) one transaction stores the pairing (``creating``) and claims its
+players (``pairing_id`` set only where it was empty, all or none); (2) the game is made through
+the match service (the function challenges use), private, with an invite seat per player; (3) the
+game's id is stored on the pairing; (4) the seats are bound to the accounts (rated or not, in the
+game's pool) and both seats arrive (the clocks start); (5) the pairing is ``playing``.  A Swiss
+round is stored whole in step 1 (the round's number, its byes and all its pairings in one
+transaction); a stopped process's Swiss pairing without a game gets its game from the repair.  A player's
+account pages and bot event stream hear of the game at once (``gameStart`` for a bot).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import random
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import sqlalchemy as sa
+
+from tessera.server.accounts import glicko2
+from tessera.server.accounts.live import announce
+from tessera.server.accounts.security import Refused, state_text
+from tessera.server.accounts.store import AccountStore, User
+from tessera.server.accounts.tables import ratings_table
+from tessera.server.clocks import check_days, clock_from
+from tessera.server.errors import ServiceError
+from tessera.server.handicap import halve_clock
+from tessera.server.inputs import load_checked
+from tessera.server.service import MatchService
+from tessera.server.storage import games_table, moves_table
+from tessera.server.tournaments import arena, store, swiss
+from tessera.server.tournaments.places import places
+from tessera.server.tournaments.tables import (
+    tournament_pairings_table,
+    tournament_players_table,
+    tournaments_table,
+)
+
+log = logging.getLogger("tessera.server.tournaments")
+
+WAVE_SECONDS = 2.0
+"""Seconds between two waves (``TESSERA_TOURNAMENT_WAVE``)."""
+
+LAST_SECONDS = 20.0
+"""An arena starts no new game when less than this is left."""
+
+STUCK_SECONDS = 30.0
+"""A pairing left ``creating`` this long (its process stopped in the middle) is repaired."""
+
+DIRECTOR_LOCK = 0x70A17
+"""The PostgreSQL advisory lock held by the process running a wave."""
+
+ROUND_TURNS = 40
+"""A Swiss round's deadline gives each player this many turns at the clock's pace (see :func:`round_seconds`)."""
+
+MAX_MINUTES = 24 * 60 * 30
+MAX_ROUNDS = 30
+MAX_PLAYERS = 1000
+MAX_AHEAD = 90 * 86400.0
+"""A tournament starts at most 90 days ahead."""
+
+MAX_OPEN_PER_ACCOUNT = 5
+"""Tournaments one account may have announced that are not finished yet."""
+
+
+def round_seconds(clock: dict[str, Any], seats: int) -> float:
+    """How long a Swiss round may take: ``seats`` × (initial + :data:`ROUND_TURNS` × increment) + 60 s
+    in real time; ``seats`` × :data:`ROUND_TURNS` × days per move by correspondence."""
+    if clock.get("days") is not None:
+        return seats * ROUND_TURNS * float(clock["days"]) * 86400.0
+    return seats * (float(clock["initial"]) + ROUND_TURNS * float(clock.get("increment") or 0.0)) + 60.0
+
+
+class Director:
+    """The tournaments of one database, as one server process runs them."""
+
+    def __init__(self, service: MatchService, *, wave_seconds: float = WAVE_SECONDS, seed: int | None = None) -> None:
+        self.service = service
+        self.storage = service.storage
+        self.accounts = AccountStore(service.storage)
+        self.wave_seconds = wave_seconds
+        self.rng = random.Random(seed)
+        self.schedules: list[dict[str, Any]] = []
+        self._running = threading.Lock()
+        self._guard = threading.Lock()
+        self._read: dict[str, tuple[float, store.Tournament, list[dict[str, Any]], list[store.Pairing]]] = {}
+        self.waves = 0
+        """Waves run by this process (the live streams' version)."""
+
+    # -- asking ----------------------------------------------------------------------------
+    def create(self, user: User | None, body: dict[str, Any], *, schedule: str | None = None) -> dict[str, Any]:
+        """A new tournament from the API's body (kind, game, clock or days, rated, starts_at, minutes or
+        rounds, name); refused 422 with the reason when a field is not acceptable."""
+        kind = body.get("kind")
+        if kind not in ("arena", "swiss"):
+            raise Refused(422, "kind: 'arena' or 'swiss'", key="refusal.tournament.kind")
+        try:
+            g = load_checked(str(body.get("game") or ""))
+        except ValueError as e:
+            raise Refused(
+                422, f"game: {str(e)[:500]}", key="refusal.tournament.bad_game", args={"reason": str(e)[:500]}
+            ) from None
+        days = body.get("days")
+        clock_in = body.get("clock")
+        if (days is None) == (clock_in is None):
+            raise Refused(
+                422,
+                "give a clock (initial seconds and increment) or days per move, one of the two",
+                key="refusal.tournament.clock",
+            )
+        try:
+            if days is not None:
+                clock: dict[str, Any] = {"days": check_days(days)}
+            else:
+                made = clock_from(clock_in, g.num_players)
+                assert made is not None
+                clock = {"initial": made["initial"], "increment": made["increment"]}
+        except ValueError as e:
+            raise Refused(
+                422, f"clock: {str(e)[:500]}", key="refusal.tournament.bad_clock", args={"reason": str(e)[:500]}
+            ) from None
+        now = time.time()
+        starts_at = body.get("starts_at")
+        starts = now if starts_at is None else starts_at
+        if (
+            not isinstance(starts, int | float)
+            or isinstance(starts, bool)
+            or not (now - 60 <= starts <= now + MAX_AHEAD)
+        ):
+            raise Refused(
+                422,
+                "starts_at: a time (seconds since 1970) from now to 90 days ahead",
+                key="refusal.tournament.starts_at",
+            )
+        minutes = rounds = None
+        if kind == "arena":
+            minutes = body.get("minutes")
+            if not isinstance(minutes, int) or isinstance(minutes, bool) or not (1 <= minutes <= MAX_MINUTES):
+                raise Refused(
+                    422,
+                    f"minutes: an arena lasts 1 to {MAX_MINUTES} minutes",
+                    key="refusal.tournament.minutes",
+                    args={"max": MAX_MINUTES},
+                )
+        else:
+            rounds = body.get("rounds")
+            if not isinstance(rounds, int) or isinstance(rounds, bool) or not (1 <= rounds <= MAX_ROUNDS):
+                raise Refused(
+                    422,
+                    f"rounds: a Swiss event has 1 to {MAX_ROUNDS} rounds",
+                    key="refusal.tournament.rounds",
+                    args={"max": MAX_ROUNDS},
+                )
+        name = body.get("name") or f"{g.name.capitalize()} {kind}"
+        if not isinstance(name, str) or not (1 <= len(name.strip()) <= 80):
+            raise Refused(422, "name: 1 to 80 characters", key="refusal.tournament.name")
+        rated = body.get("rated", True)
+        if not isinstance(rated, bool):
+            raise Refused(422, "rated: true or false", key="refusal.tournament.rated")
+        tid = uuid.uuid4().hex[:12]
+        with self.storage.transaction(write=True) as tx:
+            if user is not None:
+                mine = tx.conn.execute(
+                    sa.select(sa.func.count()).where(
+                        tournaments_table.c.created_by == user.id, tournaments_table.c.status != "finished"
+                    )
+                ).scalar_one()
+                if mine >= MAX_OPEN_PER_ACCOUNT:
+                    raise Refused(
+                        429,
+                        f"you have {MAX_OPEN_PER_ACCOUNT} tournaments not finished yet: wait until one ends",
+                        key="refusal.tournament.too_many",
+                        args={"n": MAX_OPEN_PER_ACCOUNT},
+                    )
+            tx.conn.execute(
+                tournaments_table.insert().values(
+                    id=tid,
+                    kind=kind,
+                    name=name.strip(),
+                    spec=str(g),
+                    pool=g.name,
+                    seats=g.num_players,
+                    rated=rated,
+                    clock=json.dumps(clock),
+                    starts_at=float(starts),
+                    minutes=minutes,
+                    rounds=rounds,
+                    round=0,
+                    round_ends=None,
+                    status="created",
+                    schedule=schedule,
+                    created_by=None if user is None else user.id,
+                    created_at=now,
+                    updated_at=now,
+                    finished_at=None,
+                )
+            )
+        t = store.load(self.storage, tid)
+        assert t is not None
+        return store.public(t, now)
+
+    def _open(self, tid: str) -> store.Tournament:
+        t = store.load(self.storage, tid)
+        if t is None:
+            raise Refused(404, "no such tournament", key="refusal.tournament.unknown")
+        return t
+
+    def _rating(self, user: User, pool: str) -> float:
+        with self.storage.transaction() as tx:
+            r = tx.conn.execute(
+                sa.select(ratings_table.c.rating).where(
+                    ratings_table.c.user_id == user.id, ratings_table.c.pool == pool
+                )
+            ).first()
+        return glicko2.START_RATING if r is None else float(r.rating)
+
+    def join(self, user: User, tid: str) -> dict[str, Any]:
+        """Enter (or come back after withdrawing); refused once the tournament is finished."""
+        t = self._open(tid)
+        if t.status == "finished":
+            raise Refused(
+                409,
+                f"this tournament is {t.status}",
+                key="refusal.tournament.is_now",
+                args={"status": state_text(t.status)},
+            )
+        now = time.time()
+        p = tournament_players_table
+        with self.storage.transaction(write=True) as tx:
+            done = tx.conn.execute(
+                p.update().where(p.c.tournament_id == tid, p.c.user_id == user.id).values(withdrawn=False)
+            ).rowcount
+            if not done:
+                n = tx.conn.execute(sa.select(sa.func.count()).where(p.c.tournament_id == tid)).scalar_one()
+                if n >= MAX_PLAYERS:
+                    raise Refused(
+                        409,
+                        f"this tournament is full ({MAX_PLAYERS} players)",
+                        key="refusal.tournament.full",
+                        args={"n": MAX_PLAYERS},
+                    )
+                tx.conn.execute(
+                    p.insert().values(
+                        tournament_id=tid,
+                        user_id=user.id,
+                        rating=self._rating(user, t.pool),
+                        withdrawn=False,
+                        berserk=False,
+                        pairing_id=None,
+                        free_since=now,
+                        joined_at=now,
+                    )
+                )
+        return {"ok": True, "id": tid, "joined": True}
+
+    def withdraw(self, user: User, tid: str) -> dict[str, Any]:
+        """Leave: paired no more (an arena: until joining again); games played stay in the table."""
+        self._open(tid)
+        p = tournament_players_table
+        with self.storage.transaction(write=True) as tx:
+            done = tx.conn.execute(
+                p.update().where(p.c.tournament_id == tid, p.c.user_id == user.id).values(withdrawn=True)
+            ).rowcount
+        if not done:
+            raise Refused(409, "you have not joined this tournament", key="refusal.tournament.not_joined")
+        return {"ok": True, "id": tid, "joined": False}
+
+    def berserk(self, user: User, tid: str) -> dict[str, Any]:
+        """Berserk the next arena game: half one's own clock, an extra point for a win."""
+        t = self._open(tid)
+        if t.kind != "arena" or "days" in t.clock:
+            raise Refused(409, "berserk is for arenas with a real-time clock", key="refusal.tournament.berserk_arena")
+        p = tournament_players_table
+        with self.storage.transaction(write=True) as tx:
+            done = tx.conn.execute(
+                p.update()
+                .where(p.c.tournament_id == tid, p.c.user_id == user.id, p.c.withdrawn.is_(False))
+                .values(berserk=True)
+            ).rowcount
+        if not done:
+            raise Refused(409, "you have not joined this tournament", key="refusal.tournament.not_joined")
+        return {"ok": True, "id": tid, "berserk": True}
+
+    def view(self, tid: str, user: User | None = None, *, fresh_within: float = 0.0) -> dict[str, Any]:
+        """The tournament: its settings and status, ``standings``, ``pairings`` (newest first, with their
+        game ids) and, for a player, ``me`` (joined, withdrawn, the game he is in now).
+        ``fresh_within``: a reading of the tables this process made less than that many seconds ago
+        will do (the live streams: one reading a second for all their viewers)."""
+        now = time.time()
+        with self._guard:
+            kept = self._read.get(tid)
+        if kept is not None and now - kept[0] < fresh_within:
+            _, t, ps, pairs = kept
+        else:
+            t = self._open(tid)
+            ps = store.players(self.storage, tid)
+            pairs = store.pairings(self.storage, tid)
+            with self._guard:
+                self._read[tid] = (now, t, ps, pairs)
+                if len(self._read) > 200:
+                    self._read.pop(next(iter(self._read)))
+        names = {p["user_id"]: p["username"] for p in ps}
+        out = store.public(t, now)
+        out["standings"] = store.standings(t, ps, pairs)
+        out["players"] = sum(1 for p in ps if not p["withdrawn"])
+        out["pairings"] = [
+            {
+                "id": pr.id,
+                "round": pr.round,
+                "players": [names.get(u, "?") for u in pr.users],
+                "status": pr.status,
+                "game_id": pr.game_id,
+                "places": pr.result.get("places") if pr.result else None,
+                "result": pr.result,
+                "berserk": pr.berserk,
+            }
+            for pr in reversed(pairs)
+            if pr.status != "void"
+        ][:200]
+        if user is not None:
+            mine = next((p for p in ps if p["user_id"] == user.id), None)
+            current = None
+            if mine is not None and mine["pairing_id"] is not None:
+                pr = next((x for x in pairs if x.id == mine["pairing_id"]), None)
+                if pr is not None and pr.status == "playing" and pr.game_id is not None:
+                    current = {"game_id": pr.game_id, "seat": pr.users.index(user.id)}
+            out["me"] = {
+                "joined": mine is not None and not mine["withdrawn"],
+                "withdrawn": mine is not None and bool(mine["withdrawn"]),
+                "berserk": mine is not None and bool(mine["berserk"]),
+                "game": current,
+            }
+        return out
+
+    # -- waves -------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def _director(self) -> Iterator[bool]:
+        """Whether this process may run a wave now (on PostgreSQL across processes: an advisory lock)."""
+        if not self._running.acquire(blocking=False):
+            yield False
+            return
+        try:
+            if self.storage.engine.dialect.name != "postgresql":
+                yield True
+                return
+            with self.storage.engine.connect() as conn:
+                conn = conn.execution_options(isolation_level="AUTOCOMMIT")
+                got = bool(conn.execute(sa.select(sa.func.pg_try_advisory_lock(DIRECTOR_LOCK))).scalar())
+                try:
+                    yield got
+                finally:
+                    if got:
+                        conn.execute(sa.select(sa.func.pg_advisory_unlock(DIRECTOR_LOCK)))
+        finally:
+            self._running.release()
+
+    def wave(self, now: float | None = None) -> bool:
+        """One wave over every tournament not finished (if no other process is running one): whether it ran."""
+        with self._director() as mine:
+            if not mine:
+                return False
+            now = time.time() if now is None else now
+            self._schedule(now)
+            t = tournaments_table
+            with self.storage.transaction() as tx:
+                rows = (
+                    tx.conn.execute(
+                        sa.select(t).where(t.c.status != "finished", t.c.starts_at <= now).order_by(t.c.starts_at)
+                    )
+                    .mappings()
+                    .all()
+                )
+            for r in rows:
+                try:
+                    self._run(store.tournament_of(r), now)
+                except Exception:  # one tournament's trouble must not stop the others
+                    log.exception("tournament %s: the wave failed", r["id"])
+            self.waves += 1
+            return True
+
+    def _run(self, t: store.Tournament, now: float) -> None:
+        if t.status == "created":
+            self._set(t.id, status="started", updated_at=now)
+            t.status = "started"
+        self._repair(t, now)
+        self._record(t, now)
+        if t.kind == "arena":
+            self._arena(t, now)
+        else:
+            self._swiss(t, now)
+
+    def _set(self, tid: str, **values: Any) -> None:
+        with self.storage.transaction(write=True) as tx:
+            tx.conn.execute(tournaments_table.update().where(tournaments_table.c.id == tid).values(**values))
+
+    def _free(self, pairing_id: str, now: float) -> None:
+        p = tournament_players_table
+        with self.storage.transaction(write=True) as tx:
+            tx.conn.execute(p.update().where(p.c.pairing_id == pairing_id).values(pairing_id=None, free_since=now))
+
+    def _repair(self, t: store.Tournament, now: float) -> None:
+        """Pairings a stopped process left ``creating``: with a game, finish making them; without, an
+        arena's is void (its players are paired again) and a Swiss round's game is made now."""
+        tp = tournament_pairings_table
+        with self.storage.transaction() as tx:
+            rows = (
+                tx.conn.execute(
+                    sa.select(tp).where(
+                        tp.c.tournament_id == t.id, tp.c.status == "creating", tp.c.created_at < now - STUCK_SECONDS
+                    )
+                )
+                .mappings()
+                .all()
+            )
+        for r in rows:
+            pr = store.pairing_of(r)
+            if pr.game_id is None and t.kind == "swiss":
+                self._create(t, pr.id, pr.users, pr.berserk, now)
+            elif pr.game_id is None:
+                with self.storage.transaction(write=True) as tx:
+                    tx.conn.execute(tp.update().where(tp.c.id == pr.id).values(status="void", ended_at=now))
+                self._free(pr.id, now)
+                log.warning("tournament %s: pairing %s left without a game is void", t.id, pr.id)
+            else:
+                self._finish_making(t, pr.id, pr.game_id, pr.users, berserk=pr.berserk)
+
+    def _record(self, t: store.Tournament, now: float) -> None:
+        """The games that ended: their places stored, their players free."""
+        tp = tournament_pairings_table
+        with self.storage.transaction() as tx:
+            rows = tx.conn.execute(
+                sa.select(tp.c.id, games_table.c.result)
+                .join(games_table, games_table.c.id == tp.c.game_id)
+                .where(tp.c.tournament_id == t.id, tp.c.status == "playing", games_table.c.status == "finished")
+            ).all()
+        for pid, result in rows:
+            returns = (json.loads(result) if result else {}).get("returns")
+            outcome = {"places": places(returns)} if returns else {"aborted": True}
+            absent = [] if returns else self._absent(pid)
+            with self.storage.transaction(write=True) as tx:
+                n = tx.conn.execute(
+                    tp.update()
+                    .where(tp.c.id == pid, tp.c.status == "playing")
+                    .values(status="done", result=json.dumps(outcome), ended_at=now)
+                ).rowcount
+                if n and absent:  # lichess: who made no first move is withdrawn (he joins again to play on)
+                    tx.conn.execute(
+                        tournament_players_table.update()
+                        .where(
+                            tournament_players_table.c.tournament_id == t.id,
+                            tournament_players_table.c.user_id.in_(absent),
+                        )
+                        .values(withdrawn=True)
+                    )
+            if n:
+                self._free(pid, now)
+
+    def _absent(self, pid: str) -> list[str]:
+        """The players of an aborted game who made no move in it."""
+        tp = tournament_pairings_table
+        with self.storage.transaction() as tx:
+            r = tx.conn.execute(sa.select(tp.c.users, tp.c.game_id).where(tp.c.id == pid)).first()
+            if r is None or r.game_id is None:
+                return []
+            moved = set(
+                tx.conn.execute(
+                    sa.select(moves_table.c.player).where(moves_table.c.game_id == r.game_id).distinct()
+                ).scalars()
+            )
+        return [u for seat, u in enumerate(json.loads(r.users)) if seat not in moved]
+
+    # -- arena -----------------------------------------------------------------------------
+    def _arena(self, t: store.Tournament, now: float) -> None:
+        ends = t.ends_at
+        assert ends is not None
+        tp = tournament_pairings_table
+        if now >= ends:
+            with self.storage.transaction(write=True) as tx:
+                tx.conn.execute(
+                    tp.update()
+                    .where(tp.c.tournament_id == t.id, tp.c.status.in_(("playing", "creating")))
+                    .values(status="unfinished", ended_at=now)
+                )
+                tx.conn.execute(
+                    tournament_players_table.update()
+                    .where(tournament_players_table.c.tournament_id == t.id)
+                    .values(pairing_id=None)
+                )
+            self._set(t.id, status="finished", finished_at=now, updated_at=now)
+            self._tell_all(t.id)
+            return
+        if ends - now < LAST_SECONDS:
+            return
+        ps = store.players(self.storage, t.id)
+        last: dict[str, frozenset[str]] = {}
+        for pr in store.pairings(self.storage, t.id):
+            if pr.status in ("done", "unfinished", "playing"):
+                for u in pr.users:
+                    last[u] = frozenset(v for v in pr.users if v != u)
+        free = [
+            arena.Free(p["user_id"], p["rating"], last.get(p["user_id"], frozenset()), now - p["free_since"])
+            for p in ps
+            if p["pairing_id"] is None and not p["withdrawn"]
+        ]
+        berserks = {p["user_id"] for p in ps if p["berserk"]}
+        for group in arena.pair_free(free, t.seats):
+            users = list(group)
+            self.rng.shuffle(users)
+            self._make(t, 0, users, [u in berserks for u in users], now)
+
+    # -- Swiss -----------------------------------------------------------------------------
+    def _swiss(self, t: store.Tournament, now: float) -> None:
+        pairs = store.pairings(self.storage, t.id)
+        current = [p for p in pairs if p.round == t.round and p.status in ("playing", "creating")]
+        if t.round > 0 and current:
+            if t.round_ends is None or now < t.round_ends or any(p.status == "creating" for p in current):
+                return
+            tp = tournament_pairings_table
+            for p in current:  # the deadline passed: what still runs counts as a draw
+                with self.storage.transaction(write=True) as tx:
+                    n = tx.conn.execute(
+                        tp.update()
+                        .where(tp.c.id == p.id, tp.c.status == "playing")
+                        .values(status="done", result=json.dumps({"lapsed": True}), ended_at=now)
+                    ).rowcount
+                if n:
+                    self._free(p.id, now)
+            pairs = store.pairings(self.storage, t.id)
+        ps = store.players(self.storage, t.id)
+        rounds_total = t.rounds or 1
+        entrants = [swiss.Entrant(p["user_id"], p["rating"], not p["withdrawn"]) for p in ps]
+        if t.round >= rounds_total or (t.round == 0 and sum(e.active for e in entrants) < 2):
+            if t.round == 0 and t.starts_at + 3600 > now and t.round < rounds_total:
+                return  # fewer than two players: wait up to an hour for more
+            self._set(t.id, status="finished", finished_at=now, updated_at=now)
+            self._tell_all(t.id)
+            return
+        rounds = store.swiss_rounds(pairs)
+        first = "white" if int(t.id[-1], 16) % 2 == 0 else "black"  # round 1's first seat, "by lot"
+        tables = swiss.pair_round(entrants, rounds, rounds_total, t.seats, first_seat=first)
+        nxt = t.round + 1
+        try:
+            with self.storage.transaction(write=True) as tx:  # the round, its byes and pairings: all or none
+                n = tx.conn.execute(
+                    tournaments_table.update()
+                    .where(tournaments_table.c.id == t.id, tournaments_table.c.round == t.round)
+                    .values(round=nxt, round_ends=now + round_seconds(t.clock, t.seats), updated_at=now)
+                ).rowcount
+                if not n:
+                    return  # another process paired it meanwhile
+                made = [
+                    (
+                        self._insert(
+                            tx, t, nxt, list(tb.users), [False] * len(tb.users), now, "bye" if tb.bye else "creating"
+                        ),
+                        tb,
+                    )
+                    for tb in tables
+                ]
+        except _Taken:
+            log.warning("tournament %s: a player of round %d was in another pairing; paired again next wave", t.id, nxt)
+            return
+        for pid, tb in made:
+            if not tb.bye:
+                self._create(t, pid, list(tb.users), [False] * len(tb.users), now)
+
+    # -- making a game -----------------------------------------------------------------------
+    def _insert(
+        self, tx: Any, t: store.Tournament, rnd: int, users: list[str], berserk: list[bool], now: float, status: str
+    ) -> str:
+        """Store a pairing and claim its players in the caller's transaction (``_Taken``: one of them is
+        in another pairing; the caller's transaction is then rolled back)."""
+        pid = uuid.uuid4().hex[:16]
+        p = tournament_players_table
+        tx.conn.execute(
+            tournament_pairings_table.insert().values(
+                id=pid,
+                tournament_id=t.id,
+                round=rnd,
+                users=json.dumps(users),
+                berserk=json.dumps(berserk),
+                status=status,
+                game_id=None,
+                result=json.dumps({"bye": True}) if status == "bye" else None,
+                created_at=now,
+                ended_at=now if status == "bye" else None,
+            )
+        )
+        if status != "bye":
+            n = tx.conn.execute(
+                p.update()
+                .where(p.c.tournament_id == t.id, p.c.user_id.in_(users), p.c.pairing_id.is_(None))
+                .values(pairing_id=pid, berserk=False)
+            ).rowcount
+            if n != len(users):
+                raise _Taken
+        return pid
+
+    def _make(self, t: store.Tournament, rnd: int, users: list[str], berserk: list[bool], now: float) -> str | None:
+        """An arena game: the pairing stored and its players claimed in one transaction, then the game."""
+        try:
+            with self.storage.transaction(write=True) as tx:
+                pid = self._insert(tx, t, rnd, users, berserk, now, "creating")
+        except _Taken:
+            return None
+        return self._create(t, pid, users, berserk, now)
+
+    def _create(self, t: store.Tournament, pid: str, users: list[str], berserk: list[bool], now: float) -> str | None:
+        """Steps 2 to 5 of making a stored pairing's game.  A game that cannot be made: an arena's
+        pairing is void (its players free); a Swiss pairing stays ``creating`` and is tried again."""
+        seats = [self.accounts.user_by_id(u) for u in users]
+        kinds = [{"kind": "invite", "name": u.username if u else "?"} for u in seats]
+        try:
+            created = self.service.create(t.spec, seat_kinds=kinds, clock=dict(t.clock), public=False)
+        except Exception:
+            log.exception("tournament %s: could not make a game", t.id)
+            if t.kind == "arena":
+                with self.storage.transaction(write=True) as tx:
+                    tx.conn.execute(
+                        tournament_pairings_table.update()
+                        .where(tournament_pairings_table.c.id == pid)
+                        .values(status="void", ended_at=now)
+                    )
+                self._free(pid, now)
+            return None
+        with self.storage.transaction(write=True) as tx:
+            tx.conn.execute(
+                tournament_pairings_table.update()
+                .where(tournament_pairings_table.c.id == pid)
+                .values(game_id=created.game_id)
+            )
+        self._finish_making(t, pid, created.game_id, users, created.invites, berserk)
+        return created.game_id
+
+    def _finish_making(
+        self,
+        t: store.Tournament,
+        pid: str,
+        game_id: str,
+        users: list[str],
+        invites: dict[int, str] | None = None,
+        berserk: list[bool] | None = None,
+    ) -> None:
+        """Steps 4 and 5 of making a game (idempotent: a repair runs them again)."""
+        if self.accounts.game_accounts(game_id).get("pool") is None:  # not bound yet
+            found = {i: self.accounts.user_by_id(u) for i, u in enumerate(users)}
+            self.accounts.bind_game(
+                game_id, {i: u for i, u in found.items() if u is not None}, rated=t.rated, pool=t.pool
+            )
+        if invites is None:
+            invites = {}
+            for i, u in enumerate(users):
+                user = self.accounts.user_by_id(u)
+                if user is not None:
+                    invites[i] = self.accounts.seat_token(user, game_id)[1]
+        for seat in sorted(invites):
+            with contextlib.suppress(Exception):  # a game already over (a repair late) has nothing to arrive to
+                self.service.view(game_id, invites[seat])
+        for seat in sorted(invites):
+            if berserk and berserk[seat]:
+                try:
+                    halve_clock(self.service.endings, game_id, invites[seat])
+                except ServiceError as e:  # moved already (a repair late): the game goes on unhalved
+                    log.info("tournament %s: berserk of game %s seat %d not applied: %s", t.id, game_id, seat, e)
+        with self.storage.transaction(write=True) as tx:
+            tx.conn.execute(
+                tournament_pairings_table.update()
+                .where(tournament_pairings_table.c.id == pid, tournament_pairings_table.c.status == "creating")
+                .values(status="playing")
+            )
+        announce(self.storage, self.service.events, users)
+
+    def _tell_all(self, tid: str) -> None:
+        announce(self.storage, self.service.events, [p["user_id"] for p in store.players(self.storage, tid)])
+
+    # -- the recurring schedule ------------------------------------------------------------------
+    def _schedule(self, now: float) -> None:
+        """Each recurring schedule keeps its next tournament announced (one per period, made once
+        across processes: the schedule's name and start are unique)."""
+        for s in self.schedules:
+            every = float(s["every_minutes"]) * 60.0
+            nxt = (now // every + 1) * every
+            with self.storage.transaction() as tx:
+                exists = tx.conn.execute(
+                    sa.select(tournaments_table.c.id).where(
+                        tournaments_table.c.schedule == s["name"], tournaments_table.c.starts_at == nxt
+                    )
+                ).first()
+            if exists is not None:
+                continue
+            body = {k: v for k, v in s.items() if k not in ("every_minutes",)}
+            body["starts_at"] = nxt
+            with contextlib.suppress(sa.exc.IntegrityError):
+                self.create(None, body, schedule=s["name"])
+
+    async def run(self) -> None:
+        """Forever (a task of the app): a wave every :attr:`wave_seconds`."""
+        from anyio.to_thread import run_sync
+
+        while True:
+            await asyncio.sleep(self.wave_seconds)
+            try:
+                await run_sync(self.wave)
+            except Exception:  # storage away for a while: the next wave tries again
+                log.exception("a tournament wave failed")
+
+
+class _Taken(Exception):
+    """A player of the pairing was claimed meanwhile: nothing is stored."""
+
+
+def schedules_from_env() -> list[dict[str, Any]]:
+    """Recurring tournaments from ``TESSERA_TOURNAMENT_SCHEDULE``: a JSON list of tournament bodies
+    (as ``POST /api/tournaments``) each with ``every_minutes`` and a unique ``name``, e.g.
+    ``[{"name": "Hourly Nume arena", "kind": "arena", "game": "nume", "clock": {"initial": 180,
+    "increment": 2}, "minutes": 45, "every_minutes": 60}]``; ``ValueError`` naming what is wrong."""
+    text = os.environ.get("TESSERA_TOURNAMENT_SCHEDULE", "").strip()
+    if not text:
+        return []
+    data = json.loads(text)
+    if not isinstance(data, list):
+        raise ValueError("TESSERA_TOURNAMENT_SCHEDULE: a JSON list of tournaments")
+    names = set()
+    for s in data:
+        if not isinstance(s, dict) or not s.get("name") or not isinstance(s.get("every_minutes"), int | float):
+            raise ValueError("TESSERA_TOURNAMENT_SCHEDULE: each item needs a name and every_minutes")
+        if s["every_minutes"] < 1 or s["name"] in names:
+            raise ValueError(f"TESSERA_TOURNAMENT_SCHEDULE: {s['name']!r}: every_minutes ≥ 1 and a name of its own")
+        names.add(s["name"])
+    return data
+
+
+def wave_seconds_from_env() -> float:
+    """The waves' period: ``TESSERA_TOURNAMENT_WAVE`` (seconds), else :data:`WAVE_SECONDS`."""
+    text = os.environ.get("TESSERA_TOURNAMENT_WAVE", "").strip()
+    return float(text) if text else WAVE_SECONDS
