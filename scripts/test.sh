@@ -25,8 +25,11 @@ if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
 PY=.venv/bin/python
-echo "== pip install -e .[test,server]"
-$PY -m pip install -q --disable-pip-version-check -e ".[test,server]" 2>&1 | grep -v -e "^WARNING: Location" || true
+# The versions CI last tested, each checked against its hash (requirements/test.txt, made by
+# scripts/lock.sh from pyproject.toml's test and server extras), then tessera itself without them.
+echo "== pip install -r requirements/test.txt; pip install --no-deps -e ."
+$PY -m pip install -q --disable-pip-version-check --require-hashes -r requirements/test.txt 2>&1 | grep -v -e "^WARNING: Location" || true
+$PY -m pip install -q --disable-pip-version-check --no-deps -e . 2>&1 | grep -v -e "^WARNING: Location" || true
 $PY -c "import tessera, fastapi, sqlalchemy, playwright, hypothesis"  # fail here if the install failed
 
 echo "== ruff"
