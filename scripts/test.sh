@@ -27,9 +27,11 @@ fi
 PY=.venv/bin/python
 # The versions CI last tested, each checked against its hash (requirements/test.txt, made by
 # scripts/lock.sh from pyproject.toml's test and server extras), then tessera itself without them.
+# A failed install (a file whose hash differs, say) stops the script here.
+pip_install() { "$PY" -m pip install -q --disable-pip-version-check "$@" 2> >(grep -v -e "^WARNING: Location" >&2); }
 echo "== pip install -r requirements/test.txt; pip install --no-deps -e ."
-$PY -m pip install -q --disable-pip-version-check --require-hashes -r requirements/test.txt 2>&1 | grep -v -e "^WARNING: Location" || true
-$PY -m pip install -q --disable-pip-version-check --no-deps -e . 2>&1 | grep -v -e "^WARNING: Location" || true
+pip_install --require-hashes -r requirements/test.txt
+pip_install --no-deps -e .
 $PY -c "import tessera, fastapi, sqlalchemy, playwright, hypothesis"  # fail here if the install failed
 
 echo "== ruff"
