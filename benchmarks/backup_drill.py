@@ -4,7 +4,7 @@ check that every acknowledged move is there.  Prints JSON.
 A ``tessera serve`` process is started on a fresh database (an SQLite file, or a throwaway PostgreSQL
 cluster with ``--db postgres``); ``--clients`` threads play random games of ``--game`` through its
 HTTP API as fast as it answers, each remembering the moves the server acknowledged.  After
-``--warm`` seconds ``tessera admin backup`` runs (the command an operator runs) while the moves keep
+``--warm`` seconds and ``--warm-moves`` acknowledged moves ``tessera admin backup`` runs (the command an operator runs) while the moves keep
 coming; the load stops ``--after`` seconds after the backup finished.  ``tessera admin restore``
 then loads the backup into a new database, and every game there is compared with what the clients
 were told:
@@ -224,6 +224,9 @@ def main() -> int:
     ap.add_argument("--clients", type=int, default=8, help="client threads playing (default 8)")
     ap.add_argument("--warm", type=float, default=10.0, help="seconds of load before the backup (default 10)")
     ap.add_argument("--after", type=float, default=5.0, help="seconds of load after it (default 5)")
+    ap.add_argument(
+        "--warm-moves", type=int, default=500, help="and at least this many acknowledged moves before it (default 500)"
+    )
     ap.add_argument("--game", default="nume(size=5)", help="the game played (default nume(size=5))")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="tessera-drill-") as tmp, ExitStack() as stack:
@@ -242,7 +245,16 @@ def main() -> int:
             engine.dispose()
             root = base.rsplit("/", 1)[0]
             url, restore_url = root + "/live", root + "/restored"
-        result = drill(url, restore_url, folder, clients=args.clients, warm=args.warm, after=args.after, game=args.game)
+        result = drill(
+            url,
+            restore_url,
+            folder,
+            clients=args.clients,
+            warm=args.warm,
+            after=args.after,
+            game=args.game,
+            warm_moves=args.warm_moves,
+        )
     print(json.dumps(result, indent=2))
     return 0 if not (result["missing"] or result["foreign"] or result["load_errors"]) else 1
 
