@@ -1,13 +1,13 @@
 """The backup drill (issue 42): back up a live server under load, restore into a fresh database, and
 check that every acknowledged move is there.  Prints JSON.
 
-A ``tessera serve`` process is started on a fresh database (an SQLite file, or a throwaway PostgreSQL
-cluster with ``--db postgres``); ``--clients`` threads play random games of ``--game`` through its
-HTTP API as fast as it answers, each remembering the moves the server acknowledged.  After
-``--warm`` seconds and ``--warm-moves`` acknowledged moves ``tessera admin backup`` runs (the command an operator runs) while the moves keep
-coming; the load stops ``--after`` seconds after the backup finished.  ``tessera admin restore``
-then loads the backup into a new database, and every game there is compared with what the clients
-were told:
+A ``tessera serve`` process is started on a fresh database (an SQLite file, or a throwaway
+PostgreSQL cluster with ``--db postgres``); ``--clients`` threads play random games of ``--game``
+through its HTTP API as fast as it answers, each remembering the moves the server acknowledged.
+After ``--warm`` seconds and ``--warm-moves`` acknowledged moves ``tessera admin backup`` runs (the
+command an operator runs) while the moves keep coming; the load stops ``--after`` seconds after the
+backup finished. ``tessera admin restore`` then loads the backup into a new database, and every game
+there is compared with what the clients were told:
 
 - every move acknowledged **before the backup started** is in the restored game;
 - the restored game's moves are exactly the first moves the clients had acknowledged (nothing
