@@ -249,7 +249,8 @@ http {{
 }}
 """
     )
-    cmd = [exe, "-p", str(folder), "-c", str(folder / "nginx.conf")]
+    # -e: the start-up's own error log in the folder too (a user other than root cannot open /var/log/nginx)
+    cmd = [exe, "-p", str(folder), "-e", str(folder / "error.log"), "-c", str(folder / "nginx.conf")]
     check = subprocess.run([*cmd, "-t"], capture_output=True, text=True)
     assert check.returncode == 0, f"nginx refuses the configuration:\n{check.stderr}"
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
