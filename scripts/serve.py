@@ -3,9 +3,10 @@
 
 It makes a virtual environment ``.venv`` in the checkout (a system Python such
 as Debian's refuses ``pip install`` outside one: PEP 668), installs tessera
-with its server extras into it, and starts ``tessera serve`` there; any
+with its server extras into it at the versions CI tested (``requirements/server.txt``,
+hash-checked), and starts ``tessera serve`` there; any
 arguments go to ``tessera serve`` (``--port 8080``, ``--db …``).  Later runs
-reuse the environment and reinstall only when ``pyproject.toml`` changed.
+reuse the environment and reinstall only when ``pyproject.toml`` or the lock changed.
 
 Debian's ``python3`` without the ``python3-venv`` package has no ``ensurepip``:
 the environment is then made without pip, and pip is installed from a pip wheel
@@ -84,17 +85,19 @@ def make_venv(env: Path) -> Path:
 
 
 def install(py: Path, env: Path) -> None:
-    """``pip install -e ".[server]"`` into the environment, unless done for this very pyproject.toml."""
-    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    """The server's locked dependencies (``requirements/server.txt``, each checked against its hash), then
+    ``pip install --no-deps -e .``; unless done for this very pyproject.toml and lock file."""
+    lock = ROOT / "requirements" / "server.txt"
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + lock.read_bytes()).hexdigest()
     stamp = env / STAMP
     ready = "import tessera.server.app, uvicorn"
     if stamp.exists() and stamp.read_text().strip() == digest and works(py, ready):
         return
-    print('== pip install -e ".[server]"', flush=True)
-    subprocess.run(
-        [str(py), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-e", f"{ROOT}[server]"],
-        check=True,
-    )
+    pip = [str(py), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    print("== pip install -r requirements/server.txt (the versions CI tested)", flush=True)
+    subprocess.run([*pip, "--require-hashes", "-r", str(lock)], check=True)
+    print("== pip install --no-deps -e .", flush=True)
+    subprocess.run([*pip, "--no-deps", "-e", str(ROOT)], check=True)
     if not works(py, ready):
         raise SystemExit("serve.py: the install finished but tessera's server does not import; see pip's output above")
     stamp.write_text(digest + "\n")

@@ -4,10 +4,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# System packages: Chromium for the browser tests, PostgreSQL for the database tests.
+# System packages: Chromium for the browser tests, PostgreSQL for the database tests, nginx for the
+# deployment test.
 need=()
 [ -x /usr/bin/chromium ] || need+=(chromium)
 [ -x /usr/lib/postgresql/15/bin/initdb ] || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
+# nginx: tests/deploy runs deploy/nginx/tessera.conf in front of the server
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
 if [ ${#need[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   echo "== apt-get install ${need[*]}"
@@ -22,8 +25,13 @@ if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
 PY=.venv/bin/python
-echo "== pip install -e .[test,server]"
-$PY -m pip install -q --disable-pip-version-check -e ".[test,server]" 2>&1 | grep -v -e "^WARNING: Location" || true
+# The versions CI last tested, each checked against its hash (requirements/test.txt, made by
+# scripts/lock.sh from pyproject.toml's test and server extras), then tessera itself without them.
+# A failed install (a file whose hash differs, say) stops the script here.
+pip_install() { "$PY" -m pip install -q --disable-pip-version-check "$@" 2> >(grep -v -e "^WARNING: Location" >&2); }
+echo "== pip install -r requirements/test.txt; pip install --no-deps -e ."
+pip_install --require-hashes -r requirements/test.txt
+pip_install --no-deps -e .
 $PY -c "import tessera, fastapi, sqlalchemy, playwright, hypothesis"  # fail here if the install failed
 
 echo "== ruff"

@@ -113,7 +113,7 @@ def _load_plugin(sub: Any, module: str) -> None:
         if e.name and (e.name == module or module.startswith(e.name + ".")):
             return  # not part of this installation
         missing = e.name
-        commands = {"tessera.arena.cli": ["match", "tournament", "balance"]}.get(module, ["serve"])
+        commands = {"tessera.arena.cli": ["match", "tournament", "balance"]}.get(module, ["serve", "admin"])
         extra = "lab" if module == "tessera.arena.cli" else "server"
         for command in commands:
             p = sub.add_parser(command, help=f"(needs {missing}: pip install 'tessera[{extra}]')")

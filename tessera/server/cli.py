@@ -62,6 +62,66 @@ def register(subparsers: Any) -> None:
         help="server processes sharing the port and the database (more than 1 needs PostgreSQL; docs/deploy.md)",
     )
     p.set_defaults(func=serve)
+    register_admin(subparsers)
+
+
+def register_admin(subparsers: Any) -> None:
+    """Add ``tessera admin`` (an operator's commands on the database) to the CLI."""
+    admin = subparsers.add_parser("admin", help="operate a server's database: back up, restore (docs/deploy.md)")
+    verbs = admin.add_subparsers(dest="admin_command", metavar="COMMAND", required=True)
+    db_help = "database URL (default TESSERA_DATABASE_URL, else the default SQLite file)"
+    p = verbs.add_parser(
+        "backup",
+        help="copy the database to FILE while the server runs (SQLite's backup API, pg_dump)",
+        description="Write a consistent copy of the database to FILE (a new file); the server may keep running.",
+    )
+    p.add_argument("file", help="the backup file to write")
+    p.add_argument("--db", default=None, help=db_help)
+    p.set_defaults(func=admin_backup)
+    p = verbs.add_parser(
+        "restore",
+        help="load a backup FILE into a new, empty database (pg_restore for PostgreSQL)",
+        description="Load FILE into an empty database: a new SQLite file, or a database made by createdb.",
+    )
+    p.add_argument("file", help="the backup file to read")
+    p.add_argument("--db", default=None, help=db_help)
+    p.set_defaults(func=admin_restore)
+
+
+def _admin_url(args: argparse.Namespace) -> str:
+    from tessera.server.storage import default_database_url
+
+    return str(args.db or os.environ.get("TESSERA_DATABASE_URL") or default_database_url())
+
+
+def admin_backup(args: argparse.Namespace) -> int:
+    """``tessera admin backup FILE``."""
+    from tessera.server.backup import BackupError, backup
+
+    url = _admin_url(args)
+    try:
+        made = backup(url, args.file)
+    except BackupError as e:
+        print(f"tessera admin backup: {e}", file=sys.stderr)
+        return 2
+    print(f"tessera: backed up {_safe(url)} to {made.path} ({made.kind}, {made.size:,} bytes)")
+    return 0
+
+
+def admin_restore(args: argparse.Namespace) -> int:
+    """``tessera admin restore FILE``."""
+    from tessera.server.backup import BackupError, restore
+
+    url = _admin_url(args)
+    try:
+        made = restore(args.file, url)
+    except BackupError as e:
+        print(f"tessera admin restore: {e}", file=sys.stderr)
+        return 2
+    print(
+        f"tessera: restored {made.path} into {_safe(url)} ({made.kind}); start the server on it to upgrade its schema"
+    )
+    return 0
 
 
 def serve(args: argparse.Namespace) -> int:

@@ -2,7 +2,7 @@
 
 A new table only.
 
-Revision ID: 0011_design
+Revision ID: 0012_design
 Revises: 0011_tournaments
 Create Date: 2026-11-29
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0011_design"
+revision = "0012_design"
 down_revision = "0011_tournaments"
 branch_labels = None
 depends_on = None
