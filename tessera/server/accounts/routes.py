@@ -295,6 +295,7 @@ def _create_game(request: Request, spec: str, seat_kinds: list[dict[str, Any]], 
             seat_kinds=seat_kinds,
             clock=clock,  # {"initial", "increment"} or {"days"} (tessera.server.clocks.clock_from)
             public=False,
+            bound=True,  # both seats are the accounts': first moves are counted down from now
         )
     except ServiceError as e:
         raise Refused(e.status, e.detail, key=e.key, args=e.args_) from None
