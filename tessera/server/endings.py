@@ -14,8 +14,8 @@ from collections.abc import Callable
 from typing import Any
 
 from tessera.core.game import GAME_OVER
-from tessera.core.texts import Text
 from tessera.core.records import RESIGN
+from tessera.core.texts import Text
 from tessera.server.clocks import clock_first_left, clock_left, clock_stop, clock_stop_all, flagged, next_flag_in
 from tessera.server.errors import ServiceError
 from tessera.server.events import Events
@@ -23,7 +23,6 @@ from tessera.server.live import Games, Unchanged, Work, abortable, after_move, c
 from tessera.server.results import abort_result, aborted_by_result, forfeit_result
 from tessera.server.storage import MoveRow
 from tessera.server.views import Views
-
 
 NOT_ABORTABLE = Text(
     "refusal.not_abortable", "every player has moved: the game can no longer be aborted (resign instead)"

@@ -168,7 +168,7 @@ class MatchService:
         return self.endings.resign(game_id, token)
 
     def abort(self, game_id: str, token: str | None) -> dict[str, Any]:
-        """The token's seat aborts the game before every seat has moved (:meth:`tessera.server.endings.Endings.abort`)."""
+        """The token's seat aborts the game before every seat has moved (:meth:`.endings.Endings.abort`)."""
         return self.endings.abort(game_id, token)
 
     def undo(self, game_id: str, token: str | None) -> dict[str, Any]:

@@ -143,8 +143,14 @@ def logout(request: Request, response: Response) -> dict[str, Any]:
 
 @router.get("/api/account")
 def account(request: Request) -> dict[str, Any]:
-    """``{"username", "ratings": {game: {"rating", "rd", "provisional", "games"}}}``; 401 for a guest."""
-    return _account_view(request, A.require(request, "read").user)
+    """``{"username", "ratings": {game: {"rating", "rd", "provisional", "games"}}}`` with lichess's
+    ``id`` (the name in lower case) and ``title: "BOT"`` for a bot; any token of the account (as
+    lichess: a bot's ``bot:play`` token reads its own account) or its session; 401 for a guest."""
+    user = A.require(request).user
+    out = {"id": user.username.lower(), **_account_view(request, user)}
+    if user.is_bot:
+        out["title"] = "BOT"
+    return out
 
 
 @router.post("/api/account/password")

@@ -17,7 +17,7 @@ from tessera.server.accounts.rating import rate_finished_game, rate_pending
 from tessera.server.accounts.store import DELETED_NAME, AccountStore
 from tessera.server.accounts.tables import history_table
 from tests.server.accounts.conftest import PASSWORD
-from tests.server.helpers import first_move, move, view
+from tests.server.helpers import every_seat_moves, first_move, move, view
 
 Browser = Callable[..., TestClient]
 User = Callable[[str], TestClient]
@@ -30,10 +30,12 @@ def challenge(frm: TestClient, to: str, **body: Any) -> dict[str, Any]:
 
 
 def play_challenge(frm: TestClient, to: TestClient, to_name: str, **body: Any) -> dict[str, Any]:
-    """A challenge made and accepted: the acceptor's answer (game id, seat, token)."""
+    """A challenge made and accepted, and a move by each seat (a resignation before that would abort
+    the game): the acceptor's answer (game id, seat, token)."""
     c = challenge(frm, to_name, **body)
     r = to.post(f"/api/challenges/{c['id']}/accept")
     assert r.status_code == 200, r.text
+    every_seat_moves(to.app, r.json()["game_id"])
     return r.json()
 
 
@@ -209,6 +211,7 @@ def test_a_challenge_to_an_ai_account_starts_a_rated_game_against_it(user: User,
     assert got["status"] == "accepted" and got["seat"] == 1
     gid = got["game_id"]
     assert browser().get(f"/api/games/{gid}/accounts").json()["seats"]["0"]["username"] == "ai-level1"
+    every_seat_moves(alice.app, gid)  # before that, a resignation aborts the game
     assert alice.post(f"/api/games/{gid}/resign", json={"token": got["token"]}).status_code == 200
     ai = browser().get("/api/users/ai-level1").json()
     assert ai["is_bot"] is True and ai["ratings"]["nibble"]["rating"] > 1500

@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 import tessera
 from tessera.server.app import validation_error_handler
 from tessera.server.routers.moves import MoveIn
-from tests.server.helpers import ACK_FIELDS, SMALL, create, move, view
+from tests.server.helpers import ACK_FIELDS, SMALL, create, every_seat_moves, move, view
 
 
 def test_accepted_move_is_stored_and_acknowledged(client: TestClient) -> None:
@@ -149,6 +149,7 @@ def test_moves_are_refused_once_the_game_is_over(client: TestClient) -> None:
 def test_resign_gives_the_game_to_the_opponent(client: TestClient) -> None:
     """Resign."""
     g = create(client, "ikabegama", mode="online", public=True)
+    every_seat_moves(client.app, g["id"])  # before that, a resignation aborts the game
     v = client.post(f"/api/games/{g['id']}/resign", json={"token": g["tokens"]["0"]}).json()
     assert v["status"] == "finished"
     assert v["result"]["winner"] == 1 and v["result"]["reason"] == "resign"
