@@ -94,4 +94,13 @@ def every_seat_moves(app: Any, gid: str, seed: int = 0) -> None:
         if row.seats[p].kind == "ai":  # the AI worker plays its own seat
             time.sleep(0.02)
             continue
-        service.play(gid, row.seats[p].token, rng.choice(state.legal_moves()), state.move_number(), view=False)
+        moves = state.legal_moves()
+        rng.shuffle(moves)
+        going_on = [m for m in moves if not _ends(state, m)]  # a move that ends the game would end the test's game
+        service.play(gid, row.seats[p].token, (going_on or moves)[0], state.move_number(), view=False)
+
+
+def _ends(state: Any, move: str) -> bool:
+    after = state.clone()
+    after.play(move)
+    return bool(after.is_terminal())

@@ -75,9 +75,14 @@ def time_control(clock: dict[str, Any] | None) -> dict[str, Any]:
         return {"type": "unlimited"}
     if clock.get("kind") == "correspondence" or "days" in clock:
         return {"type": "correspondence", "daysPerTurn": clock["days"]}
-    initial, inc = clock["initial"], clock["increment"]
+    initial, inc = _whole(clock["initial"]), _whole(clock["increment"])
     show = f"{initial / 60:g}+{inc:g}"
     return {"type": "clock", "limit": initial, "increment": inc, "show": show}
+
+
+def _whole(x: float) -> float | int:
+    """Whole seconds as an integer (lichess writes them so)."""
+    return int(x) if float(x).is_integer() else float(x)
 
 
 def variant(spec: str, game: str) -> dict[str, Any]:

@@ -29,13 +29,14 @@ def challenge(frm: TestClient, to: str, **body: Any) -> dict[str, Any]:
     return r.json()
 
 
-def play_challenge(frm: TestClient, to: TestClient, to_name: str, **body: Any) -> dict[str, Any]:
-    """A challenge made and accepted, and a move by each seat (a resignation before that would abort
-    the game): the acceptor's answer (game id, seat, token)."""
+def play_challenge(frm: TestClient, to: TestClient, to_name: str, *, moved: bool = True, **body: Any) -> dict[str, Any]:
+    """A challenge made and accepted, and (``moved``) a move by each seat — a resignation before that
+    would abort the game: the acceptor's answer (game id, seat, token)."""
     c = challenge(frm, to_name, **body)
     r = to.post(f"/api/challenges/{c['id']}/accept")
     assert r.status_code == 200, r.text
-    every_seat_moves(to.app, r.json()["game_id"])
+    if moved:
+        every_seat_moves(to.app, r.json()["game_id"])
     return r.json()
 
 
@@ -84,7 +85,7 @@ def test_a_challenge_is_seen_by_both_and_accepting_binds_both_seats(user: User, 
 def test_another_account_cannot_act_in_the_game(user: User, browser: Browser) -> None:
     """'act in another account's game': no seat token for a stranger, and no move without one."""
     alice, bob, mallory = user("Alice"), user("Bob"), user("Mallory")
-    got = play_challenge(alice, bob, "Bob", seat=0)
+    got = play_challenge(alice, bob, "Bob", seat=0, moved=False)
     gid = got["game_id"]
     assert mallory.get(f"/api/account/games/{gid}/seat").status_code == 404
     a = my_seat(alice, gid)

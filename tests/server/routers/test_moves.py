@@ -13,9 +13,10 @@ import threading
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.testclient import TestClient
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import tessera
-from tessera.server.app import validation_error_handler
+from tessera.server.app import http_error_handler, validation_error_handler
 from tessera.server.routers.moves import MoveIn
 from tests.server.helpers import ACK_FIELDS, SMALL, create, every_seat_moves, move, view
 
@@ -240,6 +241,7 @@ def test_the_move_route_refuses_a_bad_body_as_a_declared_body_would(client: Test
     (status, message, fields), and every body it would accept is accepted."""
     declared = FastAPI()
     declared.add_exception_handler(RequestValidationError, validation_error_handler)
+    declared.add_exception_handler(StarletteHTTPException, http_error_handler)  # as create_app does
 
     @declared.post("/api/games/{game_id}/moves")
     async def post(game_id: str, body: MoveIn, request: Request) -> dict[str, object]:
