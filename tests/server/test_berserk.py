@@ -146,7 +146,9 @@ def bots(live: Live) -> Iterator[tuple[Live, BerserkBot, str]]:  # noqa: F811
     b = BerserkBot(live.base, token)
     b.client.account.upgrade_to_bot()
     ref_token = bot_account(live.base, "Ref")
-    ref = reference_bot(live.base, ref_token, rules=AcceptRules(games={"nume", "nymbat", "nibble"}), concurrency=2)
+    ref = reference_bot(
+        live.base, ref_token, rules=AcceptRules(games={"nume", "nymbat", "nibble", "ikabegama"}), concurrency=2
+    )
     with running(ref):
         b.start()
         yield live, b, ref_token
@@ -281,3 +283,42 @@ def test_berserk_declines_aborts_and_resigns(bots: tuple[Live, BerserkBot, str])
 def _challenge(base: str, token: str, cid: str) -> dict[str, Any]:
     r = call("GET", base + "/api/challenges", token, params={"pending": "false"})
     return next(c for c in r.json()["incoming"] + r.json()["outgoing"] if c["id"] == cid)
+
+
+def test_a_person_plays_through_berserks_board_client(bots: tuple[Live, BerserkBot, str]) -> None:
+    """The board API (a person's token with ``play``): berserk's board.stream_game_state, make_move,
+    offer_draw, post_message and resign_game."""
+    live_, _, ref_token = bots
+    token = token_of(person(live_.base, "Pia"), ["play", "challenge"])
+    pia = berserk.Client(session=berserk.TokenSession(token), base_url=live_.base)
+    made = pia.challenges.create("Ref", rated=False, color="white", variant="ikabegama")
+    gid = wait_for(lambda: _game_of(live_.base, ref_token, made["id"]), "Ref did not accept", 30)
+    lines: list[dict[str, Any]] = []
+
+    def read() -> None:
+        try:
+            lines.extend(pia.board.stream_game_state(gid))
+        except (berserk.exceptions.ApiError, requests.RequestException):
+            return
+
+    threading.Thread(target=read, daemon=True).start()
+    wait_for(lambda: lines and lines[0]["type"] == "gameFull", "no gameFull", 10)
+    full = lines[0]
+    assert full["white"]["id"] == "pia" and full["black"]["title"] == "BOT"
+    state = tessera.load_game("ikabegama").new_initial_state(seed=full["seed"])
+    pia.board.make_move(gid, state.legal_moves()[0])
+    wait_for(lambda: len(_states(lines)[-1]["moves"].split()) >= 2, "Ref did not answer", 30)
+    pia.board.post_message(gid, "well played")
+    wait_for(lambda: any(x["type"] == "chatLine" and x["text"] == "well played" for x in lines), "no chat", 10)
+    pia.board.offer_draw(gid)
+    wait_for(
+        lambda: any(st["wdraw"] for st in _states(lines)) or _states(lines)[-1]["status"] == "draw", "no offer", 10
+    )
+    if _states(lines)[-1]["status"] == "started":
+        pia.board.resign_game(gid)
+        wait_for(lambda: _states(lines)[-1]["status"] == "resign", "no resign state", 10)
+        assert _states(lines)[-1]["winner"] == "black"
+
+
+def _states(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [x["state"] if x["type"] == "gameFull" else x for x in lines if x["type"] in ("gameFull", "gameState")]
