@@ -47,9 +47,10 @@ SEEN_EVERY = 5.0
 SCOPE = "bot:play"
 
 CHECK_EVERY = 2.0
-"""Seconds between two looks, on a quiet stream, at whether its token still holds (a stream whose token
-is revoked, or whose account logs out or is deleted, ends at the next look: well within a keep-alive).
-A stream that is about to say something looks first, whatever the time since the last look."""
+"""Seconds between two looks, on a quiet game stream, at whether its token still holds (an event stream
+looks at each wake-up and keep-alive).  A stream whose token is revoked, or whose account is deleted,
+ends at the next look, within a keep-alive; a stream about to say something looks first, whatever the
+time since the last look, so nothing is said after the token was revoked."""
 
 
 def _still_allowed(request: Request, user_id: str, scope: str | None) -> bool:
