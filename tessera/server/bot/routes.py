@@ -1,8 +1,10 @@
 """The bot API's HTTP routes (``router``, included by ``create_app``; docs/bot-api.md).
 
 Streams are newline-delimited JSON (``application/x-ndjson``): one object a line, and an empty
-line at least every :data:`KEEPALIVE` seconds.  Every refusal is a 4xx with
-``{"detail": "<the reason>"}``; a refused move is the move pipeline's own 400 naming the rule.
+line at least every :data:`KEEPALIVE` seconds whatever else happens on them; a stream ends when the
+token that opened it no longer holds.  Their lines carry lichess's field names beside tessera's
+(:mod:`tessera.server.bot.lichess`).  Every refusal is a 4xx with ``{"detail": "<the reason>",
+"error": …}``; a refused move is the move pipeline's own 400 naming the rule.
 """
 
 from __future__ import annotations
