@@ -227,12 +227,13 @@ def test_a_move_in_the_path_takes_the_escape_for_a_space(live: Live) -> None:  #
     of the ``moves`` string), and the bot's game stream writes it escaped."""
     ta, tb = bot_account(live.base, "Alpha"), bot_account(live.base, "Beta")
     spec = "nume(size=2,komi_bidding=true)"
-    c = challenge(live.base, ta, "Beta", spec, seat=0)
-    gid = httpx.post(f"{live.base}/api/challenges/{c['id']}/accept", headers=bearer(tb)).json()["game_id"]
     state = tessera.load_game(spec).new_initial_state()
     spaced = next(m for m in state.legal_moves() if " " in m)
-    r = httpx.post(f"{live.base}/api/bot/game/{gid}/move/{spaced.replace(' ', '_')}", headers=bearer(ta))
-    assert r.status_code == 200, r.text
-    with httpx.stream("GET", f"{live.base}/api/bot/game/stream/{gid}", headers=bearer(tb), timeout=20) as s:
-        full = json.loads(next(line for line in s.iter_lines() if line))
-    assert full["state"]["moves"] == spaced.replace(" ", "_") and full["state"]["move_list"] == [spaced]
+    for sent in (spaced.replace(" ", "_"), spaced.replace(" ", "%20")):
+        c = challenge(live.base, ta, "Beta", spec, seat=0)
+        gid = httpx.post(f"{live.base}/api/challenges/{c['id']}/accept", headers=bearer(tb)).json()["game_id"]
+        r = httpx.post(f"{live.base}/api/bot/game/{gid}/move/{sent}", headers=bearer(ta))
+        assert r.status_code == 200, (sent, r.text)
+        with httpx.stream("GET", f"{live.base}/api/bot/game/stream/{gid}", headers=bearer(tb), timeout=20) as s:
+            full = json.loads(next(line for line in s.iter_lines() if line))
+        assert full["state"]["moves"] == spaced.replace(" ", "_") and full["state"]["move_list"] == [spaced]
