@@ -216,6 +216,12 @@ class AcceptRules:
 
 
 # -- a game ------------------------------------------------------------------------------------
+def own_names(st: dict[str, Any]) -> dict[str, Any]:
+    """A ``gameState`` with tessera's own ``moves`` (a list) and ``status`` (``active``/``finished``):
+    a two-seat game's line has lichess's there, and tessera's as ``move_list`` and ``game_status``."""
+    return {**st, "moves": st.get("move_list", st["moves"]), "status": st.get("game_status", st["status"])}
+
+
 def position(full: dict[str, Any], st: dict[str, Any]) -> State:
     """The position of a ``gameState`` (its moves replayed from the ``gameFull``'s spec and seed)."""
     state = load_game(full["spec"]).new_initial_state(seed=full["seed"])
@@ -317,9 +323,9 @@ class GameRunner:
                 "rated" if obj["rated"] else "casual",
                 players,
             )
-            self.on_state(obj["state"])
+            self.on_state(own_names(obj["state"]))
         elif kind == "gameState":
-            self.on_state(obj)
+            self.on_state(own_names(obj))
         elif kind == "opponentGone":
             log.info("game %s: seats %s %s", self.game_id, obj["seats"], "left" if obj["gone"] else "came back")
 

@@ -24,6 +24,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import tessera
 from tessera.server import learn as learn_routes
@@ -32,6 +33,7 @@ from tessera.server.accounts.rematch import install as install_rematch
 from tessera.server.accounts.routes import router as accounts_router
 from tessera.server.accounts.security import Refused
 from tessera.server.bot.guard import BotGuard, BotLimits
+from tessera.server.bot.lichess_routes import router as lichess_router
 from tessera.server.bot.routes import router as bot_router
 from tessera.server.bot.streams import BotStreams
 from tessera.server.bus import ChangeListener
@@ -103,7 +105,18 @@ async def validation_error_handler(request: Request, exc: RequestValidationError
     """A request pydantic refused: 422 with one readable sentence, its catalogue key and the fields."""
     errors = exc.errors()
     body = {"detail": validation_message(errors), "key": "refusal.invalid_request"}
-    return JSONResponse({**body, "args": {"fields": validation_fields(errors)}}, status_code=422)
+    return JSONResponse(with_error({**body, "args": {"fields": validation_fields(errors)}}), status_code=422)
+
+
+def with_error(body: dict[str, Any]) -> dict[str, Any]:
+    """A refusal's JSON with ``error`` beside ``detail`` (the same reason): ``error`` is the field
+    lichess's clients (berserk, lichess-bot) read, ``detail`` the one tessera's read."""
+    return {**body, "error": body["detail"]}
+
+
+async def http_error_handler(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    """Starlette's and FastAPI's own refusals (an unknown route, a method not allowed), with ``error``."""
+    return JSONResponse(with_error({"detail": exc.detail}), status_code=exc.status_code, headers=exc.headers)
 
 
 WORKER_THREADS = 16
@@ -327,23 +340,24 @@ def create_app(
     app.state.tournaments = tournaments
 
     app.add_exception_handler(RequestValidationError, validation_error_handler)  # type: ignore[arg-type]
+    app.add_exception_handler(StarletteHTTPException, http_error_handler)  # type: ignore[arg-type]
 
     @app.exception_handler(ServiceError)
     async def service_error(request: Request, exc: ServiceError) -> JSONResponse:
-        return JSONResponse(exc.body(), status_code=exc.status)  # detail, and key and args where it has them
+        return JSONResponse(with_error(exc.body()), status_code=exc.status)  # key and args where it has them
 
     @app.exception_handler(Refused)
     async def refused(request: Request, exc: Refused) -> JSONResponse:
-        return JSONResponse(exc.body(), status_code=exc.status_code, headers=exc.headers)  # key and args beside detail
+        return JSONResponse(with_error(exc.body()), status_code=exc.status_code, headers=exc.headers)  # key, args
 
     @app.exception_handler(PoolBusy)
     async def pool_busy(request: Request, exc: PoolBusy) -> JSONResponse:
         headers = {"Retry-After": str(max(1, round(exc.retry_after)))}
-        return JSONResponse({"detail": exc.detail}, status_code=429, headers=headers)
+        return JSONResponse(with_error({"detail": exc.detail}), status_code=429, headers=headers)
 
     @app.exception_handler(SearchTimeout)
     async def search_stopped(request: Request, exc: SearchTimeout) -> JSONResponse:
-        return JSONResponse({"detail": exc.detail}, status_code=503, headers={"Retry-After": "1"})
+        return JSONResponse(with_error({"detail": exc.detail}), status_code=503, headers={"Retry-After": "1"})
 
     for kind in STORAGE_ERRORS:
 
@@ -351,12 +365,13 @@ def create_app(
         async def storage_error(request: Request, exc: Exception) -> JSONResponse:
             detail, retry = storage_trouble(exc)
             log.error("storage unavailable on %s %s: %s", request.method, request.url.path, detail)
-            return JSONResponse({"detail": detail}, status_code=503, headers={"Retry-After": str(retry)})
+            return JSONResponse(with_error({"detail": detail}), status_code=503, headers={"Retry-After": str(retry)})
 
     for router in ROUTERS:  # the game's own routes first: the most asked (a request tries them in order)
         app.include_router(router)
     app.include_router(accounts_router)  # accounts, ratings, challenges (tessera.server.accounts)
     app.include_router(bot_router)  # the bot API (tessera.server.bot, docs/bot-api.md)
+    app.include_router(lichess_router)  # lichess's paths of the same bot API (berserk works unchanged)
     app.include_router(seeks_router)  # the seek pool (tessera.server.seeks)
     app.include_router(design_router)  # the designer's self-play studies (tessera.server.design)
     app.include_router(tournaments_router)  # arenas and Swiss events (tessera.server.tournaments)

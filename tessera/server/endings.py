@@ -1,5 +1,10 @@
 """Games ended off the board: a clock that ran out (flag, or an abort without a first move), a
-resignation; and the guard every seat action goes through (a clock that ran out is stored first).
+resignation, an abort; and the guard every seat action goes through (a clock that ran out is stored
+first).
+
+**Abort** (as lichess): until every seat has made a move, any seat may abort the game — it ends with
+no winner, no result and no rating change (``reason: "abort"``).  A resignation in that time is an
+abort too, in a game that a resignation ends (in four-player Nymbat the others play on instead).
 """
 
 from __future__ import annotations
@@ -10,13 +15,19 @@ from typing import Any
 
 from tessera.core.game import GAME_OVER
 from tessera.core.records import RESIGN
+from tessera.core.texts import Text
 from tessera.server.clocks import clock_first_left, clock_left, clock_stop, clock_stop_all, flagged, next_flag_in
 from tessera.server.errors import ServiceError
 from tessera.server.events import Events
-from tessera.server.live import Games, Unchanged, Work, after_move, columns, seat_of
-from tessera.server.results import abort_result, forfeit_result
+from tessera.server.live import Games, Unchanged, Work, abortable, after_move, columns, seat_of
+from tessera.server.results import abort_result, aborted_by_result, forfeit_result
 from tessera.server.storage import MoveRow
 from tessera.server.views import Views
+
+NOT_ABORTABLE = Text(
+    "refusal.not_abortable", "every player has moved: the game can no longer be aborted (resign instead)"
+)
+"""The refusal of an abort once every seat has made a move."""
 
 
 class FlagFirst(Exception):
@@ -136,6 +147,8 @@ class Endings:
                     raise ServiceError(409, GAME_OVER)
                 if w.state.resign_plays_on():
                     self._resign_and_play_on(w, seat)
+                elif abortable(w.row.status, len(w.row.seats), w.moves):  # as lichess: no result yet
+                    finish(w, aborted_by_result(w.state.game, seat))
                 else:
                     finish(w, forfeit_result(w.state.game, seat, "resign"))
         except Unchanged:
@@ -149,6 +162,17 @@ class Endings:
         self.events.publish(self.games.changed(game_id))
         with self.games.locked(game_id):
             return self.views.view(self.games.live(game_id, check=False), seat)
+
+    def abort(self, game_id: str, token: str | None) -> dict[str, Any]:
+        """The token's seat aborts the game: allowed until every seat has made a move (409 after);
+        the game ends with no winner, no result and no rating change."""
+
+        def body(w: Work, seat: int) -> None:
+            if not abortable(w.row.status, len(w.row.seats), w.moves):
+                raise ServiceError(409, NOT_ABORTABLE)
+            finish(w, aborted_by_result(w.state.game, seat))
+
+        return self.guarded(game_id, token, GAME_OVER, body)
 
     def _resign_and_play_on(self, w: Work, seat: int) -> None:
         """Store the seat's ``resign`` as a move; clocks and result follow as after any move."""

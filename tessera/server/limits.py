@@ -25,6 +25,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -255,14 +256,38 @@ class RateLimits:
                     keys.append("account:" + cred)
                 wait = max(self.take(name, k) for k in keys)
                 if wait > 0:
-                    await answer_busy(send, f"too many requests of this kind ({name}): try again in {wait:.0f} s", wait)
+                    secs = retry_seconds(wait)
+                    await answer_busy(
+                        send,
+                        f"too many requests of this kind ({name}): try again in {secs} s",
+                        wait,
+                        key="refusal.too_many_requests",
+                        args={"kind": name, "seconds": secs},
+                    )
                     return
         await self.app(scope, receive, send)
 
 
-async def answer_busy(send: Send, detail: str, retry_after: float, status: int = 429) -> None:
-    """A JSON refusal with ``Retry-After`` (whole seconds, at least 1)."""
-    body = json.dumps({"detail": detail}).encode()
+def retry_seconds(wait: float) -> int:
+    """The whole seconds a refusal asks a client to wait (``Retry-After``; at least 1): its body says the same."""
+    return max(1, math.ceil(wait))
+
+
+async def answer_busy(
+    send: Send,
+    detail: str,
+    retry_after: float,
+    status: int = 429,
+    *,
+    key: str | None = None,
+    args: dict[str, Any] | None = None,
+) -> None:
+    """A JSON refusal with ``Retry-After`` (:func:`retry_seconds`): ``{"detail", "error"}`` (the same
+    reason: ``error`` is the field lichess's clients read), and ``key`` and ``args`` where it has them."""
+    out: dict[str, Any] = {"detail": detail, "error": detail}
+    if key is not None:
+        out["key"], out["args"] = key, args or {}
+    body = json.dumps(out).encode()
     await send(
         {
             "type": "http.response.start",
@@ -270,7 +295,7 @@ async def answer_busy(send: Send, detail: str, retry_after: float, status: int =
             "headers": [
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(body)).encode()),
-                (b"retry-after", str(max(1, math.ceil(retry_after))).encode()),
+                (b"retry-after", str(retry_seconds(retry_after)).encode()),
             ],
         }
     )

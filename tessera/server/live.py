@@ -138,6 +138,19 @@ def changed_event(row: GameRow) -> Changed:
     return Changed(row.id, True, any(s.kind == "ai" for s in row.seats), row.clock is not None)
 
 
+def abortable(status: str, seats: int, moves: list[MoveRow]) -> bool:
+    """Whether a game may still be aborted: it is going on and some seat has not yet made a move (a
+    simultaneous turn is a move of every seat)."""
+    if status != "active":
+        return False
+    moved: set[int] = set()
+    for m in moves:
+        if m.player < 0:
+            return False
+        moved.add(m.player)
+    return len(moved) < seats
+
+
 def after_move(row: GameRow, new: State, stepped: list[int], now: float) -> None:
     """Clocks, result and status after an accepted move (``row`` is changed; the caller stores it)."""
     if row.clock is not None:
@@ -147,7 +160,7 @@ def after_move(row: GameRow, new: State, stepped: list[int], now: float) -> None
         if new.is_terminal():
             for p in range(len(row.clock["since"])):
                 clock_stop(row.clock, p, now, turn_done=False)
-        elif all(s.claimed for s in row.seats):
+        elif all(s.claimed for s in row.seats) or row.clock.get("from_creation"):
             clock_start(row.clock, nxt, now)
     if not stepped or any(row.seats[p].kind != "ai" for p in stepped):
         row.undo_request = None  # a move lets a pending undo request lapse (an AI seat's move does not)

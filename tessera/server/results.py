@@ -62,3 +62,11 @@ def abort_result(game: Game, player: int) -> dict[str, Any]:
     who = name_text(names(game)[player] if player < len(names(game)) else f"Player {player}")
     text = Text("result.aborted", f"Game aborted: {who} made no first move in time (no result)", name=who)
     return {"winner": None, "returns": None, "reason": "abort", "text": str(text), **keyed(text)}
+
+
+def aborted_by_result(game: Game, player: int) -> dict[str, Any]:
+    """A game aborted by ``player`` before every seat had moved (an abort, or a resignation then): no
+    winner, no result, no rating change."""
+    who = name_text(names(game)[player] if player < len(names(game)) else f"Player {player}")
+    text = Text("result.aborted_by", f"Game aborted by {who} before every player had moved (no result)", name=who)
+    return {"winner": None, "returns": None, "reason": "abort", "text": str(text), **keyed(text)}

@@ -62,6 +62,7 @@ class Seats:
         names: list[str] | None = None,
         public: bool = True,
         seat_kinds: list[Any] | None = None,
+        bound: bool = False,
     ) -> Created:
         """A new game; the creator gets the tokens of the seats he plays here.
 
@@ -73,6 +74,11 @@ class Seats:
         token per seat), ``{"kind": "ai", "level": 3}`` the computer; each may
         carry a ``"name"``.  ``mode`` then follows from the mix: ``online`` with
         an invitee, else ``ai`` with an AI seat, else ``hotseat``.
+
+        ``bound``: every seat already belongs to someone (a challenge accepted, a pairing, a
+        rematch): the first-move countdown of a two-player clock runs from now for each seat in
+        turn, whether or not its holder ever opens the game (a first mover who never comes is
+        aborted, as lichess does); otherwise clocks start once every seat is taken.
         """
         kinds: list[tuple[str, int | None, str]] = []
         if seat_kinds is not None:
@@ -128,7 +134,9 @@ class Seats:
             seats=seats,
         )
         state = g.new_initial_state(seed=seed)
-        if row.clock is not None and all(s.claimed for s in seats):
+        if row.clock is not None and bound and "moved" in row.clock:
+            row.clock["from_creation"] = True  # first moves are counted down whether seats are claimed or not
+        if row.clock is not None and (all(s.claimed for s in seats) or row.clock.get("from_creation")):
             clock_start(row.clock, movers(state), now)
         with self.games.storage.transaction(write=True) as tx:
             tx.insert_game(row)

@@ -92,6 +92,7 @@ class MatchService:
         names: list[str] | None = None,
         public: bool = True,
         seat_kinds: list[Any] | None = None,
+        bound: bool = False,
     ) -> Created:
         """A new game (:meth:`tessera.server.seats.Seats.create` says what each option means)."""
         return self.seats.create(
@@ -105,6 +106,7 @@ class MatchService:
             names=names,
             public=public,
             seat_kinds=seat_kinds,
+            bound=bound,
         )
 
     def join(self, game_id: str) -> tuple[int, str]:
@@ -164,6 +166,10 @@ class MatchService:
     def resign(self, game_id: str, token: str | None) -> dict[str, Any]:
         """The token's seat gives up (:meth:`tessera.server.endings.Endings.resign`)."""
         return self.endings.resign(game_id, token)
+
+    def abort(self, game_id: str, token: str | None) -> dict[str, Any]:
+        """The token's seat aborts the game before every seat has moved (:meth:`.endings.Endings.abort`)."""
+        return self.endings.abort(game_id, token)
 
     def undo(self, game_id: str, token: str | None) -> dict[str, Any]:
         """Take back the seat's last move, or ask the others (:mod:`tessera.server.undo`)."""

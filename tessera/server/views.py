@@ -17,7 +17,7 @@ from tessera.server.clocks import clock_public, clock_settings, flagged
 from tessera.server.errors import ServiceError
 from tessera.server.events import Presence
 from tessera.server.knowledge import draws_possible, render_for, replay_moves, spectator_render
-from tessera.server.live import Games, Live, seat_of
+from tessera.server.live import Games, Live, abortable, seat_of
 from tessera.server.undo import undo_waiting
 
 RENDER_CACHE = 64
@@ -88,6 +88,7 @@ class Views:
             "undo_waiting": None if row.undo_request is None else undo_waiting(row, live.moves),
             "draw_offer": row.draw_offer if row.status == "active" else None,
             "draws": draws_possible(state.game) is None,
+            "abortable": abortable(row.status, len(row.seats), live.moves[: live.n_moves]),
             "render": render,
         }
 

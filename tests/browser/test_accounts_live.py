@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tests.browser.moving import every_seat_moves
 from tests.browser.test_accounts_pages import sign_up
 
 pytestmark = pytest.mark.browser
@@ -55,6 +56,8 @@ def test_a_live_challenge_and_an_account_rematch_take_both_pages_to_the_game(
     assert game_of(ann) == first
     ben.wait_for_selector("svg.board")
     ann.wait_for_selector("svg.board")
+    # a move by each (before that a resignation aborts the game), then
+    every_seat_moves(server, first, {0: ann.url.split("&t=")[1], 1: ben.url.split("&t=")[1]})
     # Ben resigns through his session (no seat token): both banners show the rating changes
     status = ben.evaluate(
         """async () => (await fetch(location.pathname.replace('/g/', '/api/games/') + '/resign',

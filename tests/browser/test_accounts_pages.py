@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from tessera.server.accounts import glicko2
+from tests.browser.moving import every_seat_moves
 
 pytestmark = pytest.mark.browser
 
@@ -76,6 +77,8 @@ def test_two_people_sign_up_challenge_play_rated_and_see_their_ratings(
     ann.wait_for_url(re.compile(r"/g/\w+#seat=0&t="), timeout=30_000)
     assert ann.url.split("#")[0] == ben.url.split("#")[0]
     ann.wait_for_selector("svg.board")
+    gid = ben.url.split("#")[0].rsplit("/", 1)[1]
+    every_seat_moves(server, gid, {0: ann.url.split("&t=")[1], 1: ben.url.split("&t=")[1]})  # else an abort
     resign_here(ben)
     # both see the change on the profile; it is the Glicko-2 formula's
     want_a, want_b = glicko2.rate_game([glicko2.Rating(), glicko2.Rating()], [1.0, -1.0])

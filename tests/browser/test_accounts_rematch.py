@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from tests.browser.moving import every_seat_moves
+
 pytestmark = pytest.mark.browser
 
 
@@ -50,6 +52,7 @@ def test_a_guest_rematch_takes_both_guests_to_the_new_game_seats_swapped(
     for page in (host, friend):
         page.wait_for_selector("svg.board")
     assert my_seat(host) == 0 and my_seat(friend) == 1
+    every_seat_moves(server, made["id"], {0: made["tokens"]["0"], 1: made["invites"]["1"].rsplit("&t=", 1)[1]})
     # the friend resigns; both see the end
     status = friend.evaluate(
         """async () => {
@@ -94,6 +97,7 @@ def test_a_declined_guest_rematch_says_who_declined(server: str, browser: Any, a
     friend.goto(server + made["invites"]["0"])
     friend.wait_for_selector("svg.board")
     host.wait_for_selector("svg.board")
+    every_seat_moves(server, made["id"], {1: made["tokens"]["1"], 0: made["invites"]["0"].rsplit("&t=", 1)[1]})
     host.evaluate(
         """async ([id, token]) => fetch(`/api/games/${id}/resign`, {method: 'POST',
             headers: {'Content-Type': 'application/json'}, body: JSON.stringify({token})})""",

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.browser.moving import every_seat_moves
 from tests.browser.test_accounts_pages import PASSWORD
 from tests.server.test_processes import serve
 
@@ -46,7 +47,9 @@ def rated_games(server: str, browser: Any, names: tuple[str, str], results: list
         got = call(b, server, "POST", f"/api/challenges/{c['id']}/accept")
         gid = got["game_id"]
         loser = b if first_wins else a
-        token = got["token"] if first_wins else call(a, server, "GET", f"/api/account/games/{gid}/seat")["token"]
+        first = call(a, server, "GET", f"/api/account/games/{gid}/seat")["token"]
+        every_seat_moves(server, gid, {0: first, 1: got["token"]})  # before that a resignation aborts
+        token = got["token"] if first_wins else first
         call(loser, server, "POST", f"/api/games/{gid}/resign", {"token": token})
     a.context.close()
     b.context.close()

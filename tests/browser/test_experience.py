@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 import tessera
+from tests.browser.moving import every_seat_moves
 
 pytestmark = pytest.mark.browser
 
@@ -97,6 +98,8 @@ def test_the_result_names_the_rule_beside_the_board_with_rematch_and_new_game(
     shown without covering the board, with Rematch (seats swapped) and New game buttons"."""
     created = post(server, "/api/games", {"game": "nibble", "mode": "ai", "seat": 0, "ai_level": 1})
     page = open_game(browser, server, created, viewport)
+    every_seat_moves(server, created["id"], {0: created["tokens"]["0"]})  # the AI's move too: else an abort
+    page.wait_for_function("document.querySelectorAll('#moves li').length >= 2")
     page.locator("#resign").click()
     page.locator("#resign").click()
     page.wait_for_selector("#banner:not([hidden])")

@@ -15,6 +15,7 @@ from typing import Any
 
 import tessera
 from tessera.core.game import TERMINAL
+from tests.browser.moving import every_seat_moves
 
 DESKTOP = {"width": 1100, "height": 800}
 NUME = {"size": 2}
@@ -79,6 +80,7 @@ def test_a_game_page_in_korean_says_status_panel_refusal_and_end_in_korean(
     assert "돌에 쓰는 숫자는 0부터" in refusal, refusal
     assert "whole number" not in refusal
     page.screenshot(path=str(artifacts / "i18n-game-texts-ko-refusal.png"))
+    every_seat_moves(server, created["id"], {int(s): t for s, t in created["tokens"].items()})  # else an abort
     post(server, f"/api/games/{created['id']}/resign", {"token": created["tokens"]["0"]})
     page.locator("#result-why").wait_for()
     page.wait_for_function("document.getElementById('result-why').textContent.includes('기권')")

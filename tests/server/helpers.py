@@ -77,3 +77,30 @@ def run_coroutine(coro: Any) -> Any:
     loop running in this thread (Playwright's synchronous API does), where ``asyncio.run`` refuses."""
     with ThreadPoolExecutor(1) as pool:
         return pool.submit(asyncio.run, coro).result()
+
+
+def every_seat_moves(app: Any, gid: str, seed: int = 0) -> None:
+    """Random legal moves, played through the match service by whoever is to move, until every seat
+    of the game has made one: a resignation then loses (before, it aborts the game, as lichess)."""
+    service = app.state.service
+    rng = random.Random(seed)
+    while True:
+        live = service.games.current(gid)
+        row, state = live.row, live.state
+        moved = {m.player for m in live.moves[: live.n_moves]}
+        if row.status != "active" or moved >= set(range(len(row.seats))):
+            return
+        p = state.current_player()
+        if row.seats[p].kind == "ai":  # the AI worker plays its own seat
+            time.sleep(0.02)
+            continue
+        moves = state.legal_moves()
+        rng.shuffle(moves)
+        going_on = [m for m in moves if not _ends(state, m)]  # a move that ends the game would end the test's game
+        service.play(gid, row.seats[p].token, (going_on or moves)[0], state.move_number(), view=False)
+
+
+def _ends(state: Any, move: str) -> bool:
+    after = state.clone()
+    after.play(move)
+    return bool(after.is_terminal())

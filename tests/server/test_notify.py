@@ -26,6 +26,7 @@ from fastapi.testclient import TestClient
 
 import tessera
 from tessera.server.app import create_app
+from tests.server.helpers import every_seat_moves
 
 
 def b64url(data: bytes) -> str:
@@ -290,13 +291,16 @@ def test_a_guest_is_pushed_your_turn_then_game_over_decrypted_with_the_subscript
     key = c.get("/api/notify/push/key").json()["key"]
     assert request.headers["content-encoding"] == "aes128gcm" and int(request.headers["ttl"]) > 0
     assert request.headers["authorization"].startswith("vapid t=") and f"k={key}" in request.headers["authorization"]
+    every_seat_moves(app, gid)  # seat 1 moves too (before that, a resignation aborts the game)
+    idle(app)
+    assert [p["kind"] for p in delivered(pushes, mover)] == ["turn"]
     assert c.post(f"/api/games/{gid}/resign", json={"token": t0}).status_code == 200
     idle(app)
     assert [p["kind"] for p in delivered(pushes, waiter)] == ["turn", "end"]
     assert delivered(pushes, waiter)[1]["body"].endswith("du hast gewonnen.")
-    assert [p["kind"] for p in delivered(pushes, mover)] == ["end"]
-    assert "verloren" not in delivered(pushes, mover)[0]["body"]  # English: the default language
-    assert delivered(pushes, mover)[0]["body"].endswith("you lost.")
+    assert [p["kind"] for p in delivered(pushes, mover)] == ["turn", "end"]
+    assert "verloren" not in delivered(pushes, mover)[1]["body"]  # English: the default language
+    assert delivered(pushes, mover)[1]["body"].endswith("you lost.")
 
 
 def test_a_push_never_reveals_a_sealed_order(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 
 import tessera
-from tests.server.helpers import create, move, view
+from tests.server.helpers import create, every_seat_moves, move, view
 
 
 def test_a_refused_move_carries_its_key_and_arguments_beside_the_english_detail(client: TestClient) -> None:
@@ -20,7 +20,12 @@ def test_a_refused_move_carries_its_key_and_arguments_beside_the_english_detail(
     assert r.status_code == 400
     reason = tessera.load_game("nume", size=2).new_initial_state().why_illegal("a1")
     cells = tessera.load_game("nume", size=2).cells
-    assert r.json() == {"detail": reason, "key": "refusal.nume.starts_number", "args": {"hex": "a1", "n": cells}}
+    assert r.json() == {
+        "detail": reason,
+        "error": reason,
+        "key": "refusal.nume.starts_number",
+        "args": {"hex": "a1", "n": cells},
+    }
 
 
 def test_a_sealed_order_refused_carries_its_key(client: TestClient) -> None:
@@ -39,8 +44,9 @@ def test_moving_out_of_turn_and_after_the_end_are_refused_with_keys(client: Test
     r = move(client, g["id"], t1, "a1=1", 0)
     assert r.status_code == 409 and r.json()["key"] == "refusal.not_your_seat"
     assert "not your turn" in r.json()["detail"]
+    every_seat_moves(client.app, g["id"])  # before that, a resignation aborts the game
     assert client.post(f"/api/games/{g['id']}/resign", json={"token": t0}).status_code == 200
-    r = move(client, g["id"], t0, "a1=1", 0)
+    r = move(client, g["id"], t0, "a1=1", view(client, g["id"])["move_number"])
     body = r.json()
     assert r.status_code == 409 and body["key"] == "refusal.game_over_how"
     assert body["args"]["how"]["key"] == "result.resigned"
@@ -49,6 +55,7 @@ def test_moving_out_of_turn_and_after_the_end_are_refused_with_keys(client: Test
 def test_a_resignation_result_and_the_final_status_carry_keys(client: TestClient) -> None:
     """The server's own end sentence (a resignation) has its key and arguments, in the result and the status."""
     g = create(client, "ikabegama", mode="online", public=True)
+    every_seat_moves(client.app, g["id"])  # before that, a resignation aborts the game
     client.post(f"/api/games/{g['id']}/resign", json={"token": g["tokens"]["0"]})
     v = view(client, g["id"])
     res = v["result"]

@@ -307,6 +307,7 @@ def _start(request: Request, game_id: str) -> None:
             seat_kinds=kinds,
             clock=None if clock is None else (clock["initial"], clock["increment"]),
             public=False,
+            bound=len(bound) == n,  # every seat an account's: first moves are counted down from now
         )
     except ServiceError as e:
         with storage.transaction(write=True) as tx:

@@ -144,8 +144,14 @@ def logout(request: Request, response: Response) -> dict[str, Any]:
 
 @router.get("/api/account")
 def account(request: Request) -> dict[str, Any]:
-    """``{"username", "ratings": {game: {"rating", "rd", "provisional", "games"}}}``; 401 for a guest."""
-    return _account_view(request, A.require(request, "read").user)
+    """``{"username", "ratings": {game: {"rating", "rd", "provisional", "games"}}}`` with lichess's
+    ``id`` (the name in lower case) and ``title: "BOT"`` for a bot; any token of the account (as
+    lichess: a bot's ``bot:play`` token reads its own account) or its session; 401 for a guest."""
+    user = A.require(request).user
+    out = {"id": user.username.lower(), **_account_view(request, user)}
+    if user.is_bot:
+        out["title"] = "BOT"
+    return out
 
 
 @router.post("/api/account/password")
@@ -295,6 +301,7 @@ def _create_game(request: Request, spec: str, seat_kinds: list[dict[str, Any]], 
             seat_kinds=seat_kinds,
             clock=clock,  # {"initial", "increment"} or {"days"} (tessera.server.clocks.clock_from)
             public=False,
+            bound=True,  # both seats are the accounts': first moves are counted down from now
         )
     except ServiceError as e:
         raise Refused(e.status, e.detail, key=e.key, args=e.args_) from None

@@ -22,7 +22,7 @@ import re
 from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from tessera.server.limits import Rate, RateLimits, answer_busy
+from tessera.server.limits import Rate, RateLimits, answer_busy, retry_seconds
 
 BOT_RATE = Rate(8, 30)
 """The bot routes' default bucket per token (``TESSERA_RATE_BOT=RATE/BURST`` overrides it; ``0``: none)."""
@@ -30,10 +30,10 @@ BOT_RATE = Rate(8, 30)
 PEOPLE_ONLY = re.compile(r"^/api/(games|games/[^/]+/join|records|analysis/continue)$")
 """POST routes that make a game or take a lobby seat: not for bots."""
 
-BOT_ROUTES = re.compile(r"^/api/(bot/|stream/|challenges)")
+BOT_ROUTES = re.compile(r"^/api/(bot/|board/|stream/|challenge)")
 """The routes :class:`BotLimits` counts."""
 
-STREAMS = re.compile(r"^/api/(stream/event|bot/game/stream/[^/]+)$")
+STREAMS = re.compile(r"^/api/(stream/event|(bot|board)/game/stream/[^/]+)$")
 """Long requests: not "in flight" for the one-at-a-time rule."""
 
 
@@ -100,6 +100,7 @@ class BotGuard:
                 "play hot-seat or join games in the lobby",
                 0,
                 status=403,
+                key="refusal.bot.no_games",
             )
             return
         await self.app(scope, receive, send)
@@ -129,12 +130,22 @@ class BotLimits:
         stream = bool(STREAMS.match(scope.get("path", "")))
         if not stream and key in self._in_flight:
             await answer_busy(
-                send, "one request at a time per token: send the next one when the last one is answered", 1
+                send,
+                "one request at a time per token: send the next one when the last one is answered",
+                1,
+                key="refusal.bot.one_at_a_time",
             )
             return
         wait = self.buckets.take("bot", key)
         if wait > 0:
-            await answer_busy(send, f"too many requests with this token: try again in {wait:.1f} s", wait)
+            secs = retry_seconds(wait)
+            await answer_busy(
+                send,
+                f"too many requests with this token: try again in {secs} s",
+                wait,
+                key="refusal.bot.too_many_requests",
+                args={"seconds": secs},
+            )
             return
         if stream:
             await self.app(scope, receive, send)

@@ -1,17 +1,20 @@
 """The bot API's HTTP routes (``router``, included by ``create_app``; docs/bot-api.md).
 
 Streams are newline-delimited JSON (``application/x-ndjson``): one object a line, and an empty
-line at least every :data:`KEEPALIVE` seconds.  Every refusal is a 4xx with
-``{"detail": "<the reason>"}``; a refused move is the move pipeline's own 400 naming the rule.
+line at least every :data:`KEEPALIVE` seconds whatever else happens on them; a stream ends when the
+token that opened it no longer holds.  Their lines carry lichess's field names beside tessera's
+(:mod:`tessera.server.bot.lichess`).  Every refusal is a 4xx with ``{"detail": "<the reason>",
+"error": …}``; a refused move is the move pipeline's own 400 naming the rule.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -22,11 +25,13 @@ from starlette.concurrency import run_in_threadpool
 from tessera.server.accounts import auth as A
 from tessera.server.accounts.security import Refused
 from tessera.server.accounts.store import User
+from tessera.server.bot import lichess
 from tessera.server.bot.guard import token_key
 from tessera.server.bot.store import BotStore, is_api_bot
-from tessera.server.bot.streams import BotStreams
+from tessera.server.bot.streams import BotStreams, TooManyStreams
 from tessera.server.chat import Chat, chat_line
 from tessera.server.encoding import FastJSONResponse
+from tessera.server.errors import ServiceError
 from tessera.server.limits import client_address
 
 router = APIRouter(tags=["bot"])
@@ -42,6 +47,22 @@ SEEN_EVERY = 5.0
 """A bot's presence (the lobby's online bots) is written at most this often while its event stream is open."""
 
 SCOPE = "bot:play"
+
+CHECK_EVERY = 2.0
+"""Seconds between two looks, on a quiet game stream, at whether its token still holds (an event stream
+looks at each wake-up and keep-alive).  A stream whose token is revoked, or whose account is deleted,
+ends at the next look, within a keep-alive; a stream about to say something looks first, whatever the
+time since the last look, so nothing is said after the token was revoked."""
+
+
+def _still_allowed(request: Request, user_id: str, scope: str | None) -> bool:
+    auth = A.optional_auth(request)
+    return auth is not None and auth.user.id == user_id and (scope is None or auth.allows(scope))
+
+
+async def _allowed(request: Request, user_id: str, scope: str | None) -> bool:
+    """Whether the credential that opened a stream still holds (same account, the scope still granted)."""
+    return await run_in_threadpool(_still_allowed, request, user_id, scope)
 
 
 class MoveIn(BaseModel):
@@ -114,11 +135,14 @@ def _challenge_line(kind: str, c: dict[str, Any]) -> dict[str, Any]:
 
 
 class EventReader:
-    """What one event stream has told its client, and the lines for what changed since."""
+    """What one event stream has told its client, and the lines for what changed since (with
+    lichess's fields beside tessera's: :mod:`tessera.server.bot.lichess`).  ``look``: a game as a
+    spectator sees it now (whose turn, the last move), None when it cannot be read."""
 
-    def __init__(self, store: BotStore, user: User) -> None:
+    def __init__(self, store: BotStore, user: User, look: Callable[[str], dict[str, Any] | None] | None = None) -> None:
         self.store = store
         self.user = user
+        self.look = look
         self.games: dict[str, dict[str, Any]] = {}
         self.challenges: dict[str, dict[str, Any]] = {}
         self.seen_at = 0.0
@@ -130,29 +154,48 @@ class EventReader:
         for gid in games.keys() - self.games.keys():
             summary = self.store.game_summary(gid, games[gid]["seat"])
             if summary is not None:
-                out.append({"type": "gameStart", "game": summary})
+                out.append({"type": "gameStart", "game": self._game(summary)})
         for gid in self.games.keys() - games.keys():
             summary = self.store.game_summary(gid, self.games[gid]["seat"])
             if summary is not None:
-                out.append({"type": "gameFinish", "game": summary})
+                out.append({"type": "gameFinish", "game": self._game(summary)})
         self.games = games
         pending = self.store.pending_challenges(self.user)
         for cid in pending.keys() - self.challenges.keys():
-            out.append(_challenge_line("challenge", pending[cid]))
+            out.append(_challenge_line("challenge", self._challenge(pending[cid])))
         for cid in self.challenges.keys() - pending.keys():
             now = self.store.challenge_now(cid)
             if now is None:
                 continue
-            now = {**now, "direction": self.challenges[cid]["direction"]}
+            before = self.challenges[cid]
+            now = {**now, "direction": before["direction"], "from_bot": before["from_bot"], "to_bot": before["to_bot"]}
             if now["status"] == "declined":
-                out.append(_challenge_line("challengeDeclined", now))
+                out.append(_challenge_line("challengeDeclined", self._challenge(now)))
             elif now["status"] == "cancelled":
-                out.append(_challenge_line("challengeCanceled", now))
+                out.append(_challenge_line("challengeCanceled", self._challenge(now)))
         self.challenges = pending
         if self.user.is_bot and time.monotonic() - self.seen_at >= SEEN_EVERY:
             self.store.seen(self.user)
             self.seen_at = time.monotonic()
         return out
+
+    def _game(self, summary: dict[str, Any]) -> dict[str, Any]:
+        look = None
+        if self.look is not None:
+            try:
+                look = self.look(summary["id"])
+            except ServiceError:
+                look = None
+        return lichess.game_event(summary, look)
+
+    def _challenge(self, c: dict[str, Any]) -> dict[str, Any]:
+        pool = str(c["game"]).partition("(")[0]
+        ratings: dict[str, dict[str, Any] | None] = {}
+        for name in (c.get("from"), c.get("to")):
+            u = self.store.accounts.user(name) if name else None
+            if name and u is not None:
+                ratings[name] = self.store.accounts.ratings(u).get(pool) or {"rating": 1500, "provisional": True}
+        return lichess.challenge(c, ratings)
 
 
 @router.get("/api/stream/event")
@@ -163,25 +206,32 @@ async def event_stream(request: Request) -> StreamingResponse:
     user = (await run_in_threadpool(_token_auth, request, None)).user
     key = token_key(request.scope) or ""
     streams: BotStreams = request.app.state.bot_streams
-    reader = EventReader(bots(request), user)
+    service = request.app.state.service
+    reader = EventReader(bots(request), user, look=service.view)
     wake = streams.open_events(user.id, key)
     await run_in_threadpool(reader.store.announce_stream, key, wake.opened)  # the other processes' streams
 
     async def stream() -> AsyncIterator[str]:
         try:
             yield "\n"  # at once: the client knows its stream is open
+            written = checked = time.monotonic()
             while not wake.replaced:
                 wake.event.clear()
                 lines = await run_in_threadpool(reader.read)
                 streams.watch(wake, set(reader.games))
+                if (lines or time.monotonic() - checked >= CHECK_EVERY) and not await _allowed(request, user.id, None):
+                    break  # the token was revoked (or the account is gone): nothing more is said
+                checked = time.monotonic()
                 for obj in lines:
                     yield _line(obj)
+                    written = time.monotonic()
                 if wake.replaced:
                     break
-                try:
-                    await asyncio.wait_for(wake.event.wait(), KEEPALIVE)
-                except TimeoutError:
+                if time.monotonic() - written >= KEEPALIVE:  # whatever wakes the stream, a line every KEEPALIVE
                     yield "\n"
+                    written = time.monotonic()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(wake.event.wait(), max(0.05, KEEPALIVE - (time.monotonic() - written)))
         finally:
             streams.close_events(user.id, key, wake)
             if user.is_bot and not wake.replaced:  # offline at once (not awaited: it may be being cancelled)
@@ -239,6 +289,14 @@ async def game_stream(game_id: str, request: Request) -> StreamingResponse:
     change and ``opponentGone`` when an opponent seen connected leaves (or comes back); the stream
     ends after the game's last state."""
     user = await run_in_threadpool(bot_account, request)
+    return await seat_stream(request, user, game_id, SCOPE)
+
+
+async def seat_stream(request: Request, user: User, game_id: str, scope: str) -> StreamingResponse:
+    """The game stream of ``user``'s seat in ``game_id`` (a bot's, or a person's through the board
+    API): it writes a line at least every :data:`KEEPALIVE` seconds whatever happens in the game, and
+    ends when the game does or when the token that opened it no longer holds ``scope``.  At most
+    :data:`tessera.server.bot.streams.GAME_STREAMS_PER_TOKEN` of them per token (429 beyond)."""
     seat, token = await run_in_threadpool(A.accounts(request).seat_token, user, game_id)
     service = request.app.state.service
     streams: BotStreams = request.app.state.bot_streams
@@ -247,37 +305,57 @@ async def game_stream(game_id: str, request: Request) -> StreamingResponse:
     summary = await run_in_threadpool(store.game_summary, game_id, seat)
     assert summary is not None
     chat: Chat = request.app.state.chat
-    wake = streams.open_game(game_id)
+    key = token_key(request.scope) or ""
+    try:
+        wake = streams.open_game(game_id, key)
+    except TooManyStreams as e:
+        n = e.limit
+        if e.of_game:
+            raise Refused(
+                429,
+                f"too many streams of this game open with this token (at most {n}): close one first",
+                {"Retry-After": "1"},
+                key="refusal.bot.too_many_streams_game",
+                args={"n": n},
+            ) from None
+        raise Refused(
+            429,
+            f"too many game streams open with this token (at most {n}): close one first",
+            {"Retry-After": "1"},
+            key="refusal.bot.too_many_streams",
+            args={"n": n},
+        ) from None
     service.presence.arrive(game_id, seat)
     people = [p["seat"] for p in summary["players"] if not p["ai"] and p["seat"] != seat]
+    two = lichess.two_seats(view)
 
     async def stream() -> AsyncIterator[str]:
         nonlocal view
         seen: set[int] = set()
         gone: set[int] = set()
         try:
-            yield _line(game_full(summary, view, seat))
+            yield _line(lichess.game_full(game_full(summary, view, seat), view, two))
             last = game_state(view)
-            quiet_since = time.monotonic()
+            written = checked = time.monotonic()
             while last["status"] != "finished":
+                quiet = time.monotonic() - written
                 try:  # presence is not an event: looked at every PRESENCE_EVERY seconds
-                    await asyncio.wait_for(wake.event.wait(), PRESENCE_EVERY if people else KEEPALIVE)
+                    wait = min(PRESENCE_EVERY if people else KEEPALIVE, KEEPALIVE - quiet, CHECK_EVERY)
+                    await asyncio.wait_for(wake.event.wait(), max(0.05, wait))
                     woke = True
                 except TimeoutError:
                     woke = False
                 wake.event.clear()
-                said = False
+                out: list[dict[str, Any]] = []
                 chats, wake.chats = wake.chats, []
                 for posted in chats:  # the seat's own rooms, without what it muted
                     if await run_in_threadpool(chat.visible, posted, seat):
-                        yield _line(chat_line(posted.message))
-                        said = True
+                        out.append(chat_line(posted.message))
                 if woke:
                     view = await run_in_threadpool(service.view, game_id, token)
                     now = game_state(view)
                     if _changed(now, last):
-                        yield _line(now)
-                        said = True
+                        out.append(lichess.game_state(now, view, two))
                     last = now
                 present = service.presence.of(game_id)
                 here = {s for s in people if s < len(present) and present[s]}
@@ -287,18 +365,21 @@ async def game_stream(game_id: str, request: Request) -> StreamingResponse:
                     back = gone - now_gone
                     gone = now_gone
                     if gone:
-                        yield _line({"type": "opponentGone", "gone": True, "seats": sorted(gone)})
+                        out.append({"type": "opponentGone", "gone": True, "seats": sorted(gone)})
                     if back:
-                        yield _line({"type": "opponentGone", "gone": False, "seats": sorted(back)})
-                    said = True
-                if said:
-                    quiet_since = time.monotonic()
-                elif time.monotonic() - quiet_since >= KEEPALIVE - PRESENCE_EVERY:
+                        out.append({"type": "opponentGone", "gone": False, "seats": sorted(back)})
+                if out or time.monotonic() - checked >= CHECK_EVERY:
+                    if not await _allowed(request, user.id, scope):
+                        break  # the token was revoked (or lost the scope): nothing more is said
+                    checked = time.monotonic()
+                for obj in out:
+                    yield _line(obj)
+                    written = time.monotonic()
+                if time.monotonic() - written >= KEEPALIVE - 0.5:  # a line every KEEPALIVE at most apart
                     yield "\n"
-                    quiet_since = time.monotonic()
+                    written = time.monotonic()
         finally:
             streams.close_game(wake)
-            service.presence.leave(game_id, seat)
 
     return _ndjson(stream())
 
@@ -314,15 +395,19 @@ async def move(game_id: str, body: MoveIn, request: Request) -> FastJSONResponse
     """Play a move (a Nelaxtam order is sealed until every order is in) through the move pipeline:
     a move the rules refuse is a 400 whose ``detail`` names the rule."""
     token = await run_in_threadpool(_seat_token, request, game_id)
+    return await play_move(request, game_id, token, body.move, body.expected)
+
+
+async def play_move(request: Request, game_id: str, token: str, move: str, expected: int | None) -> FastJSONResponse:
+    """A seat's move through the move pipeline (``expected``: the move number it is for; None: now)."""
     service = request.app.state.service
-    expected = body.expected
     if expected is None:
         live = service.games.cached(game_id)
         if live is None:
             expected = (await run_in_threadpool(service.view, game_id, token))["move_number"]
         else:
             expected = live.state.move_number()
-    ack = await service.moves.submit(game_id, token, body.move, expected, view=False)
+    ack = await service.moves.submit(game_id, token, move, expected, view=False)
     return FastJSONResponse({"ok": True, **ack})
 
 
@@ -354,10 +439,15 @@ def chat_post(game_id: str, body: ChatIn, request: Request) -> dict[str, Any]:
 @router.post("/api/bot/game/{game_id}/draw/{answer}")
 def draw(game_id: str, answer: str, request: Request) -> dict[str, Any]:
     """``yes``: accept the opponent's draw offer, or offer one; ``no``: decline the opponent's offer."""
+    return answer_draw(request, _seat_token(request, game_id), answer)
+
+
+def answer_draw(request: Request, token: str, answer: str) -> dict[str, Any]:
+    """A seat's ``yes`` (accept the opponent's offer, or offer a draw) or ``no`` (decline the offer)."""
     if answer not in ("yes", "no"):
         raise Refused(404, "the draw answer is yes or no", key="refusal.bot.draw_answer")
     service = request.app.state.service
-    token = _seat_token(request, game_id)
+    game_id = request.path_params["game_id"]
     current = service.view(game_id, token)
     offer = current["draw_offer"]
     offered = offer is not None and offer != current["you"]

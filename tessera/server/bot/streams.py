@@ -18,6 +18,10 @@ first one — the newer connection wins, so a client whose connection died witho
 noticing reconnects at once.  On PostgreSQL the opening is announced to the other processes
 (``StreamOpened``, :func:`tessera.server.bus.stream_notice`), and a stream of the same token
 opened earlier on another process ends too.
+
+**A cap on game streams per token** (:data:`GAME_STREAMS_PER_TOKEN` in all, :data:`GAME_STREAMS_PER_GAME`
+of one game): a stream past it is refused (:class:`TooManyStreams`, answered 429), so one token
+cannot hold hundreds of streams open.
 """
 
 from __future__ import annotations
@@ -28,6 +32,22 @@ import threading
 import time
 
 from tessera.server.events import AccountChanged, Changed, ChatPosted, Event, Resync, StreamOpened
+
+GAME_STREAMS_PER_TOKEN = 64
+"""Game streams one token may hold open at once on a process (a bot streams each of its games)."""
+
+GAME_STREAMS_PER_GAME = 4
+"""Streams of one game one token may hold open at once (a client reconnecting while its dying
+connection is not yet noticed needs a second one)."""
+
+
+class TooManyStreams(Exception):
+    """A game stream past the cap of its token: ``limit`` streams are open (``of_game``: of this game)."""
+
+    def __init__(self, limit: int, of_game: bool) -> None:
+        super().__init__(limit, of_game)
+        self.limit = limit
+        self.of_game = of_game
 
 
 class Wake:
@@ -43,6 +63,9 @@ class Wake:
         """Chat messages of the watched game posted since the stream last read them (game streams)."""
         self.opened = time.time()
         """When the stream was opened (epoch seconds: compared with streams opened by other processes)."""
+        self.token_key = ""
+        self.game_id = ""
+        """A game stream's token key and game (what its cap counts)."""
 
 
 class BotStreams:
@@ -54,6 +77,8 @@ class BotStreams:
         self._by_game: dict[str, set[Wake]] = {}
         self._watching: dict[Wake, set[str]] = {}
         self._by_token: dict[str, Wake] = {}
+        self._games_of_token: dict[str, list[str]] = {}
+        """The game ids of each token's open game streams (one entry per stream)."""
         self._guard = threading.Lock()
 
     # -- event streams ----------------------------------------------------------------------
@@ -103,14 +128,29 @@ class BotStreams:
             return set(self._by_user)
 
     # -- game streams -----------------------------------------------------------------------
-    def open_game(self, game_id: str) -> Wake:
-        """A new game stream of ``game_id``."""
+    def open_game(self, game_id: str, token_key: str = "") -> Wake:
+        """A new game stream of ``game_id`` by the token whose key is ``token_key`` (:class:`TooManyStreams`
+        past the token's cap)."""
         self.loop = asyncio.get_running_loop()
         wake = Wake(game=True)
+        with self._guard:
+            held = self._games_of_token.setdefault(token_key, [])
+            if len(held) >= GAME_STREAMS_PER_TOKEN:
+                raise TooManyStreams(GAME_STREAMS_PER_TOKEN, False)
+            if held.count(game_id) >= GAME_STREAMS_PER_GAME:
+                raise TooManyStreams(GAME_STREAMS_PER_GAME, True)
+            held.append(game_id)
+        wake.token_key, wake.game_id = token_key, game_id
         self.watch(wake, {game_id})
         return wake
 
     def close_game(self, wake: Wake) -> None:
+        with self._guard:
+            held = self._games_of_token.get(wake.token_key)
+            if held is not None and wake.game_id in held:
+                held.remove(wake.game_id)
+                if not held:
+                    del self._games_of_token[wake.token_key]
         self.watch(wake, set())
 
     # -- the subscriber ---------------------------------------------------------------------

@@ -113,6 +113,13 @@ def resign(game_id: str, service: Service, seat_token: SeatToken) -> FastJSONRes
     return FastJSONResponse(service.resign(game_id, seat_token))
 
 
+@router.post("/api/games/{game_id}/abort")
+def abort(game_id: str, service: Service, seat_token: SeatToken) -> FastJSONResponse:
+    """Abort the game: allowed until every seat has made a move (the view's ``abortable``); no result,
+    no rating change."""
+    return FastJSONResponse(service.abort(game_id, seat_token))
+
+
 @router.post("/api/games/{game_id}/undo")
 def undo(game_id: str, service: Service, seat_token: SeatToken) -> FastJSONResponse:
     """Take back your last move (online: ask the opponent)."""

@@ -512,7 +512,9 @@ class SeekPool:
         kinds[seat] = {"kind": "here", **({"name": s.username} if s.username else {})}
         kinds[1 - seat] = {"kind": "ai", "level": level, "name": ai_username(level)}
         try:
-            created = self.service.create(s.spec, seat_kinds=kinds, clock=creation_clock(s.clock), public=False)
+            created = self.service.create(
+                s.spec, seat_kinds=kinds, clock=creation_clock(s.clock), public=False, bound=True
+            )
         except ServiceError as e:
             self._release([s.id])
             raise Refused(e.status, e.detail, key=e.key, args=e.args_) from None
@@ -622,7 +624,9 @@ class SeekPool:
         by_seat = {first: a, 1 - first: b}
         kinds = [{"kind": "invite", **({"name": s.username} if s.username else {})} for _, s in sorted(by_seat.items())]
         try:
-            created = self.service.create(a.spec, seat_kinds=kinds, clock=creation_clock(a.clock), public=False)
+            created = self.service.create(
+                a.spec, seat_kinds=kinds, clock=creation_clock(a.clock), public=False, bound=True
+            )
         except Exception:
             self._release([a.id, b.id])
             raise

@@ -955,6 +955,13 @@ function renderControls(v) {
   }, ui.resignArmed ? "danger" : "");
   resign.id = "resign";
   box.append(undo, resign);
+  if (v.abortable) {
+    // until every seat has moved (the server's rule, any game): the game ends with no result
+    const abort = button(t("game:abort"), () => act("abort"));
+    abort.id = "abort";
+    abort.title = t("game:abort_title");
+    box.append(abort);
+  }
   if (v.draws && (v.draw_offer === null || v.draw_offer === undefined)) {
     const offer = button(t("game:draw.offer"), () => act("draw"));
     offer.id = "offer-draw";

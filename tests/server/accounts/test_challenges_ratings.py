@@ -17,7 +17,7 @@ from tessera.server.accounts.rating import rate_finished_game, rate_pending
 from tessera.server.accounts.store import DELETED_NAME, AccountStore
 from tessera.server.accounts.tables import history_table
 from tests.server.accounts.conftest import PASSWORD
-from tests.server.helpers import first_move, move, view
+from tests.server.helpers import every_seat_moves, first_move, move, view
 
 Browser = Callable[..., TestClient]
 User = Callable[[str], TestClient]
@@ -29,11 +29,14 @@ def challenge(frm: TestClient, to: str, **body: Any) -> dict[str, Any]:
     return r.json()
 
 
-def play_challenge(frm: TestClient, to: TestClient, to_name: str, **body: Any) -> dict[str, Any]:
-    """A challenge made and accepted: the acceptor's answer (game id, seat, token)."""
+def play_challenge(frm: TestClient, to: TestClient, to_name: str, *, moved: bool = True, **body: Any) -> dict[str, Any]:
+    """A challenge made and accepted, and (``moved``) a move by each seat — a resignation before that
+    would abort the game: the acceptor's answer (game id, seat, token)."""
     c = challenge(frm, to_name, **body)
     r = to.post(f"/api/challenges/{c['id']}/accept")
     assert r.status_code == 200, r.text
+    if moved:
+        every_seat_moves(to.app, r.json()["game_id"])
     return r.json()
 
 
@@ -82,7 +85,7 @@ def test_a_challenge_is_seen_by_both_and_accepting_binds_both_seats(user: User, 
 def test_another_account_cannot_act_in_the_game(user: User, browser: Browser) -> None:
     """'act in another account's game': no seat token for a stranger, and no move without one."""
     alice, bob, mallory = user("Alice"), user("Bob"), user("Mallory")
-    got = play_challenge(alice, bob, "Bob", seat=0)
+    got = play_challenge(alice, bob, "Bob", seat=0, moved=False)
     gid = got["game_id"]
     assert mallory.get(f"/api/account/games/{gid}/seat").status_code == 404
     a = my_seat(alice, gid)
@@ -209,6 +212,7 @@ def test_a_challenge_to_an_ai_account_starts_a_rated_game_against_it(user: User,
     assert got["status"] == "accepted" and got["seat"] == 1
     gid = got["game_id"]
     assert browser().get(f"/api/games/{gid}/accounts").json()["seats"]["0"]["username"] == "ai-level1"
+    every_seat_moves(alice.app, gid)  # before that, a resignation aborts the game
     assert alice.post(f"/api/games/{gid}/resign", json={"token": got["token"]}).status_code == 200
     ai = browser().get("/api/users/ai-level1").json()
     assert ai["is_bot"] is True and ai["ratings"]["nibble"]["rating"] > 1500

@@ -13,11 +13,12 @@ import threading
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.testclient import TestClient
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import tessera
-from tessera.server.app import validation_error_handler
+from tessera.server.app import http_error_handler, validation_error_handler
 from tessera.server.routers.moves import MoveIn
-from tests.server.helpers import ACK_FIELDS, SMALL, create, move, view
+from tests.server.helpers import ACK_FIELDS, SMALL, create, every_seat_moves, move, view
 
 
 def test_accepted_move_is_stored_and_acknowledged(client: TestClient) -> None:
@@ -149,6 +150,7 @@ def test_moves_are_refused_once_the_game_is_over(client: TestClient) -> None:
 def test_resign_gives_the_game_to_the_opponent(client: TestClient) -> None:
     """Resign."""
     g = create(client, "ikabegama", mode="online", public=True)
+    every_seat_moves(client.app, g["id"])  # before that, a resignation aborts the game
     v = client.post(f"/api/games/{g['id']}/resign", json={"token": g["tokens"]["0"]}).json()
     assert v["status"] == "finished"
     assert v["result"]["winner"] == 1 and v["result"]["reason"] == "resign"
@@ -239,6 +241,7 @@ def test_the_move_route_refuses_a_bad_body_as_a_declared_body_would(client: Test
     (status, message, fields), and every body it would accept is accepted."""
     declared = FastAPI()
     declared.add_exception_handler(RequestValidationError, validation_error_handler)
+    declared.add_exception_handler(StarletteHTTPException, http_error_handler)  # as create_app does
 
     @declared.post("/api/games/{game_id}/moves")
     async def post(game_id: str, body: MoveIn, request: Request) -> dict[str, object]:
