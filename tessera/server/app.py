@@ -44,6 +44,7 @@ from tessera.server.limits import BODY_READ_TIMEOUT, BodyLimits, Rate, RateLimit
 from tessera.server.logs import RequestLog
 from tessera.server.notify import install as install_notify
 from tessera.server.notify import router as notify_router
+from tessera.server.puzzles.routes import router as puzzles_router
 from tessera.server.routers import ROUTERS
 from tessera.server.routers.catalog import catalog, rules_text
 from tessera.server.routers.pages import WEB
@@ -333,6 +334,7 @@ def create_app(
     app.include_router(accounts_router)  # accounts, ratings, challenges (tessera.server.accounts)
     app.include_router(bot_router)  # the bot API (tessera.server.bot, docs/bot-api.md)
     app.include_router(seeks_router)  # the seek pool (tessera.server.seeks)
+    app.include_router(puzzles_router)  # puzzles, their ratings and the daily puzzle (tessera.server.puzzles)
     app.include_router(notify_router)  # games waiting, push subscriptions, e-mail (tessera.server.notify)
     app.include_router(learn_routes.router)  # rules in the player's language, diagrams, lessons
     app.mount("/static", StaticFiles(directory=WEB), name="static")
