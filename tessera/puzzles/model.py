@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -167,10 +167,7 @@ def judge(puzzle: Puzzle, moves: Sequence[str]) -> Judgement:
     state = puzzle.state()
     steps: list[StepVerdict] = []
     at = 0  # index in the line
-    k = 0  # the player's step number
-    for n, move in enumerate(moves):
-        if at >= len(puzzle.line):
-            raise ValueError(f"the puzzle is already solved after {n} step(s); step {n + 1} is one too many")
+    for n, move in enumerate(moves):  # n: the player's step number
         if not isinstance(move, str):
             raise ValueError(f"step {n + 1}: a move is a string in the game's notation, not {move!r}")
         probe = state.clone()
@@ -179,14 +176,13 @@ def judge(puzzle: Puzzle, moves: Sequence[str]) -> Judgement:
         except IllegalMove as e:
             raise IllegalMove(f"step {n + 1} ({move!r}): {e}") from None
         if mine != puzzle.line[at]:
-            refutation = list(puzzle.refutations[k].get(mine, [])) if k < len(puzzle.refutations) else []
+            refutation = list(puzzle.refutations[n].get(mine, [])) if n < len(puzzle.refutations) else []
             for r in refutation:
                 probe.play(r)
             steps.append(StepVerdict(mine, "wrong", [], refutation))
             return Judgement("wrong", steps, probe.to_dict())
         state = probe
         at += 1
-        k += 1
         replies: list[str] = []
         while at < len(puzzle.line) and state.current_player() != puzzle.to_move:
             state.play(puzzle.line[at])
@@ -195,6 +191,8 @@ def judge(puzzle: Puzzle, moves: Sequence[str]) -> Judgement:
         done = at >= len(puzzle.line)
         steps.append(StepVerdict(mine, "solved" if done else "correct", replies, []))
         if done:
+            if n + 1 < len(moves):
+                raise ValueError(f"the puzzle is already solved after {n + 1} step(s); step {n + 2} is one too many")
             return Judgement("solved", steps, state.to_dict())
     return Judgement("correct", steps, state.to_dict())
 
@@ -210,12 +208,8 @@ def public_view(puzzle: Puzzle, rating: float | None = None) -> dict[str, Any]:
         "themes": list(puzzle.themes),
         "rating": round(puzzle.rating if rating is None else rating),
         "proof": puzzle.proof,
-        "steps": sum(1 for _ in _steps_of(puzzle)),
+        "steps": len(puzzle.refutations),
     }
-
-
-def _steps_of(puzzle: Puzzle) -> Iterator[int]:
-    yield from range(len(puzzle.refutations))
 
 
 __all__ = [

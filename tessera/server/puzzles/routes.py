@@ -192,7 +192,7 @@ def hint(puzzle_id: str, body: AttemptIn, request: Request) -> dict[str, Any]:
     except (IllegalMove, ValueError) as e:
         raise ServiceError(400, str(e), key="refusal.puzzles.bad_attempt", args={"reason": str(e)}) from None
     if j.status != "correct":
-        raise ServiceError(409, f"the attempt is over ({j.status}): no hint", key="refusal.puzzles.over")
+        raise ServiceError(409, "the attempt is over: no hint", key="refusal.puzzles.over")
     state = puzzle.state()
     at = 0
     for step in j.steps:
