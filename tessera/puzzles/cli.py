@@ -43,6 +43,7 @@ def register(subparsers: Any) -> None:
     m.add_argument("--horizon", type=int, default=None, help="race solvers: plies looked ahead")
     m.add_argument("--depth", type=int, default=2, help="by search: steps searched after each first step")
     m.add_argument("--per-game", type=int, default=2, help="most puzzles taken from one played game (default 2)")
+    m.add_argument("--last", type=int, default=None, help="only the positions of each game's last N plies")
     m.add_argument("--tries", type=int, default=10, help="tries of the level-1 agent per puzzle (default 10)")
     m.add_argument("--minutes", type=float, default=None, help="stop after this many minutes")
     m.add_argument("--limit", type=int, default=None, help="stop after this many new puzzles")
@@ -100,6 +101,7 @@ def cmd_make(args: argparse.Namespace) -> int:
         reach=args.reach,
         horizon=args.horizon,
         per_game=args.per_game,
+        last=args.last,
         tries=args.tries,
         depth=args.depth,
         seed=args.seed,

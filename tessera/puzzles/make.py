@@ -48,6 +48,8 @@ class Settings:
     """Most steps of the player in a line."""
     per_game: int = 2
     """Most puzzles taken from one played game."""
+    last: int | None = None
+    """Only the positions of the last ``last`` plies of each game (``None``: every position)."""
     tries: int = 10
     """Tries of the level-1 agent per puzzle."""
     depth: int = 2
@@ -276,13 +278,13 @@ def starting_rating(steps: int, level1: float) -> float:
 # -- the run ------------------------------------------------------------------------------
 
 
-def positions(played: PlayedGame) -> Iterator[tuple[int, State]]:
-    """Every position of a played game where a player is to move, with its ply."""
+def positions(played: PlayedGame, first: int = 0) -> Iterator[tuple[int, State]]:
+    """Every position of a played game from ply ``first`` on where a player is to move, with its ply."""
     from tessera.core.registry import load_game
 
     state = load_game(played.spec).new_initial_state(seed=played.seed)
     for ply, (player, move) in enumerate(played.moves):
-        if not state.is_terminal() and state.current_player() >= 0 and state.game.num_players == 2:
+        if ply >= first and not state.is_terminal() and state.current_player() >= 0 and state.game.num_players == 2:
             yield ply, state.clone()
         play_stored(state, player, move)
 
@@ -307,7 +309,8 @@ def find(
         report.games += 1
         taken = 0
         skip_to = -1
-        for ply, state in positions(played):
+        first = 0 if settings.last is None else len(played.moves) - settings.last
+        for ply, state in positions(played, first):
             if taken >= settings.per_game or (budget is not None and not budget()):
                 break
             if ply < skip_to:
@@ -327,8 +330,10 @@ def find(
             spec = str(state.game)
             position = state.to_dict()
             pid = puzzle_id(game, spec, position)
-            if pid in seen:
+            if pid in seen:  # found before: its line's positions are skipped as a kept puzzle's are
                 report.duplicates += 1
+                taken += 1
+                skip_to = ply + len(found.line)
                 continue
             draft = Puzzle(
                 pid, game, spec, position, state.current_player(), found.line, found.refutations, [], found.proof

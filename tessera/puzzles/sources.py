@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tessera.core.records import StoredMove, play_turn, replay_text_record
+from tessera.core.records import StoredMove, parse_text_record, play_turn, replay_text_record
 from tessera.core.registry import load_game
 
 
@@ -58,7 +58,8 @@ def read_file(path: Path, game: str) -> Iterator[PlayedGame]:
     if head == "[":
         state = replay_text_record(text)
         if state.game.name == game:
-            yield PlayedGame(str(path), str(state.game), 0, list(state.history()))
+            seed = parse_text_record(text)[1]
+            yield PlayedGame(str(path), str(state.game), seed, list(state.history()))
         return
     if head != "{":
         return
