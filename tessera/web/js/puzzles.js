@@ -4,7 +4,7 @@
 // judges each step; the opponent's replies come back and are shown on the board.
 import { api, ApiError, escapeHtml } from "./api.js";
 import { BoardView } from "./board.js";
-import { actionLabel, decorations, localized, refusalText, textOf } from "./decorate.js";
+import { actionLabel, decorations, localized, panelRows, refusalText, textOf } from "./decorate.js";
 import { initI18n, t } from "./i18n.js";
 import { initPrefs, safePalette } from "./prefs.js";
 
@@ -155,6 +155,9 @@ function render() {
   if (ui.hint) selected.add(ui.hint);
   board.draw(localized(desc), { clickable: nextCells(), selected, marks, hints: new Map(), ...deco });
   renderPrompt();
+  $("panel-table").innerHTML = panelRows(desc)
+    .map((r) => `<tr><th>${escapeHtml(r.label)}</th>${r.values.map((x) => `<td>${escapeHtml(x)}</td>`).join("")}</tr>`)
+    .join("");
   $("hint").disabled = ui.over;
   $("solution").disabled = ui.over;
   $("move-play").disabled = ui.over;
