@@ -77,7 +77,7 @@ def solver_for(game: str, *, reach: int | None = None, horizon: int | None = Non
         return None
     param = inspect.signature(spec.make(10).solve).parameters.get("horizon")
     races = param is not None
-    if races and horizon is None:
+    if param is not None and horizon is None:
         horizon = int(param.default)
     return PuzzleSolver(game, spec, spec.reach if reach is None else reach, horizon if races else None)
 
