@@ -68,7 +68,7 @@ class Report:
     games: int = 0
     positions: int = 0
     wins: int = 0
-    """Positions where the player to move has a forced win (or, by search, a gain)."""
+    """Positions where the player to move has a forced win (by search: a step gains enough)."""
     unique: int = 0
     """... of which exactly one first step keeps it."""
     too_easy: int = 0
@@ -138,11 +138,15 @@ def _solver_refutation(ps: PuzzleSolver, solver: Any, state: State, mover: int, 
     return out
 
 
-def prove(ps: PuzzleSolver, solver: Any, state: State, settings: Settings) -> Found | None:
+def prove(
+    ps: PuzzleSolver, solver: Any, state: State, settings: Settings, report: Report | None = None
+) -> Found | None:
     """The proved line of ``state`` (module docstring), or ``None`` (no win, several winning steps, unknown)."""
     mover = state.current_player()
     if ps.verdict(solver, state, mover) is not True:
         return None
+    if report is not None:
+        report.wins += 1
     line: list[str] = []
     refutations: list[dict[str, list[str]]] = []
     cur = state.clone()
@@ -220,7 +224,7 @@ def _greedy_refutation(state: State, mover: int, cap: int = 8) -> list[str]:
     return out
 
 
-def search(state: State, settings: Settings) -> Found | None:
+def search(state: State, settings: Settings, report: Report | None = None) -> Found | None:
     """A first step found by search (module docstring), or ``None``."""
     mover = state.current_player()
     actions = state.legal_actions()
@@ -230,7 +234,11 @@ def search(state: State, settings: Settings) -> Found | None:
     ranked = sorted(values, key=lambda a: -values[a])
     best, second = ranked[0], ranked[1]
     before = state.evaluate(mover)
-    if values[best] - before < settings.gain or values[best] - values[second] < settings.margin:
+    if values[best] - before < settings.gain:
+        return None
+    if report is not None:
+        report.wins += 1
+    if values[best] - values[second] < settings.margin:
         return None
     refs: dict[str, list[str]] = {}
     for o in ranked[1:]:
@@ -319,13 +327,12 @@ def find(
                 if not ps.within(state):
                     continue
                 report.positions += 1
-                found = prove(ps, solver, state, settings)
+                found = prove(ps, solver, state, settings, report)
             else:
                 report.positions += 1
-                found = search(state, settings)
+                found = search(state, settings, report)
             if found is None:
                 continue
-            report.wins += 1
             report.unique += 1
             spec = str(state.game)
             position = state.to_dict()

@@ -146,17 +146,17 @@ class PuzzleStore:
                 for pid, r in tx.conn.execute(sa.select(t.c.puzzle_id, t.c.rating).where(t.c.game == game))
             }
 
-    def player(self, user_id: str, game: str, conn: Any = None) -> PlayerRating:
-        """The account's puzzle rating in ``game`` (a new player's if it has none)."""
+    def player(self, user_id: str, game: str, conn: Any = None, *, lock: bool = False) -> PlayerRating:
+        """The account's puzzle rating in ``game`` (a new player's if it has none); ``lock``: its row is
+        locked until the transaction ends (PostgreSQL; SQLite's writers take turns anyway)."""
         if conn is None:
             with self.storage.transaction() as tx:
                 return self.player(user_id, game, tx.conn)
         t = puzzle_players_table
-        row = conn.execute(
-            sa.select(t.c.rating, t.c.rd, t.c.vol, t.c.streak, t.c.best_streak, t.c.solved, t.c.failed).where(
-                t.c.user_id == user_id, t.c.game == game
-            )
-        ).first()
+        q = sa.select(t.c.rating, t.c.rd, t.c.vol, t.c.streak, t.c.best_streak, t.c.solved, t.c.failed).where(
+            t.c.user_id == user_id, t.c.game == game
+        )
+        row = conn.execute(q.with_for_update() if lock else q).first()
         if row is None:
             return NEW_PLAYER
         return PlayerRating(glicko2.Rating(row[0], row[1], row[2]), int(row[3]), int(row[4]), int(row[5]), int(row[6]))
@@ -228,42 +228,50 @@ class PuzzleStore:
     def finish(self, user_id: str, puzzle: Puzzle, *, won: bool, viewed: bool) -> dict[str, Any] | None:
         """Rate the account's first finished attempt at ``puzzle``: both ratings move, in one transaction.
 
-        ``None`` when the account had already finished it (only the first attempt counts).
+        ``None`` when the account had already finished it (only the first attempt counts).  A first
+        row written at the same moment by another request (the account's row in the game, the
+        puzzle's rating) makes the transaction fail as a whole; it is then run once more.
         """
+        for _ in range(2):
+            try:
+                return self._finish(user_id, puzzle, won=won, viewed=viewed)
+            except IntegrityError:
+                if self.finished(user_id, puzzle.id):
+                    return None  # finished already (by another request at the same time)
+        return self._finish(user_id, puzzle, won=won, viewed=viewed)
+
+    def _finish(self, user_id: str, puzzle: Puzzle, *, won: bool, viewed: bool) -> dict[str, Any]:
         now = self.now()
-        try:
-            with self.storage.transaction(write=True) as tx:
-                conn = tx.conn
-                before = self.player(user_id, puzzle.game, conn)
-                mine = before.rating
-                theirs = self.puzzle_rating(puzzle, conn)
-                score = 1.0 if won else 0.0
-                after = glicko2.update(mine, [(theirs, score)])
-                puzzle_after = glicko2.update(theirs, [(mine, 1.0 - score)])
-                conn.execute(
-                    puzzle_attempts_table.insert().values(
-                        user_id=user_id,
-                        puzzle_id=puzzle.id,
-                        game=puzzle.game,
-                        won=won,
-                        viewed=viewed,
-                        rating_before=mine.rating,
-                        rating_after=after.rating,
-                        at=now,
-                    )
+        with self.storage.transaction(write=True) as tx:
+            conn = tx.conn
+            before = self.player(user_id, puzzle.game, conn, lock=True)
+            mine = before.rating
+            theirs = self.puzzle_rating(puzzle, conn)
+            score = 1.0 if won else 0.0
+            after = glicko2.update(mine, [(theirs, score)])
+            puzzle_after = glicko2.update(theirs, [(mine, 1.0 - score)])
+            conn.execute(
+                puzzle_attempts_table.insert().values(
+                    user_id=user_id,
+                    puzzle_id=puzzle.id,
+                    game=puzzle.game,
+                    won=won,
+                    viewed=viewed,
+                    rating_before=mine.rating,
+                    rating_after=after.rating,
+                    at=now,
                 )
-                streak = before.streak + 1 if won else 0
-                player = PlayerRating(
-                    after,
-                    streak,
-                    max(before.best_streak, streak),
-                    before.solved + int(won),
-                    before.failed + int(not won),
-                )
-                self._put_player(conn, user_id, puzzle.game, player, now, new=before is NEW_PLAYER)
-                self._put_puzzle(conn, puzzle, puzzle_after, won)
-        except IntegrityError:
-            return None  # finished already (by another request at the same time)
+            )
+            streak = before.streak + 1 if won else 0
+            player = PlayerRating(
+                after,
+                streak,
+                max(before.best_streak, streak),
+                before.solved + int(won),
+                before.failed + int(not won),
+            )
+            self._put_player(conn, user_id, puzzle.game, player, now, new=before is NEW_PLAYER)
+            self._put_puzzle(conn, puzzle, puzzle_after, won)
         return {
             **player.as_dict(),
             "rating_before": round(mine.rating),
