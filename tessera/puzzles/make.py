@@ -162,7 +162,9 @@ def prove(
         for o in others:
             child = cur.clone()
             child.apply_action(o)
-            refs[cur.action_to_string(o)] = _solver_refutation(ps, solver, child, mover)
+            reply = _solver_refutation(ps, solver, child, mover)
+            if reply:  # a step with no refutation to show (a race nobody wins in time) is not stored
+                refs[cur.action_to_string(o)] = reply
         line.append(cur.action_to_string(a))
         refutations.append(refs)
         cur.apply_action(a)
@@ -244,7 +246,9 @@ def search(state: State, settings: Settings, report: Report | None = None) -> Fo
     for o in ranked[1:]:
         child = state.clone()
         child.apply_action(o)
-        refs[state.action_to_string(o)] = _greedy_refutation(child, mover)
+        reply = _greedy_refutation(child, mover)
+        if reply:
+            refs[state.action_to_string(o)] = reply
     notes = {
         "depth": settings.depth,
         "before": round(before, 3),

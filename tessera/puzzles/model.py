@@ -3,7 +3,7 @@
 A puzzle is a position from a played game, the player to move (who must find the win), and the
 *line*: the steps from the position on, the solver's (or the search's) first, alternating with
 the opponent's best replies, up to the depth where the win is obvious.  Every step of the
-player in the line is the only one that keeps the win; for each other step the puzzle keeps a
+player in the line is the only one that keeps the win; for the other steps the puzzle keeps a
 *refutation* (the best play that follows it, up to the opponent's first answer).
 
 This module needs neither the solvers nor the server: the server plays puzzles from it alone.
@@ -45,7 +45,8 @@ class Puzzle:
     line: list[str]
     """The steps from the position: the player's (each the only one that keeps the win) and the replies."""
     refutations: list[dict[str, list[str]]]
-    """For the player's ``i``-th step in the line: every other legal step and the play that refutes it."""
+    """For the player's ``i``-th step in the line: the other legal steps and the play that refutes each (a step
+    whose refutation is empty — a race nobody wins within the solver's horizon — is left out)."""
     themes: list[str]
     """Theme keys (docs/puzzles.md)."""
     proof: str
