@@ -371,7 +371,7 @@ def find(
                 plies=found.plies,
                 rating=starting_rating(len(found.refutations), success),
                 source=f"{played.label}, ply {ply}",
-                notes={**found.notes, "level1": success},
+                notes={**found.notes, "level1": success, "seed": settings.seed},
             )
 
 
