@@ -15,6 +15,7 @@ from tessera.puzzles.solve import solver_for
 
 SOLVER_GAMES = ("nibble", "nume", "ikabegama")
 
+
 @pytest.mark.parametrize("game", SOLVER_GAMES)
 def test_every_shipped_solver_puzzle_is_proved_again(game: str) -> None:
     """'a test re-solves every shipped solver-backed puzzle and checks the unique winning first move and
