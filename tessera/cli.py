@@ -20,7 +20,7 @@ import tessera
 from tessera.core.game import SIMULTANEOUS, TERMINAL, Game, IllegalMove, State
 from tessera.core.registry import game_class
 
-PLUGINS = ("tessera.arena.cli", "tessera.server.cli", "tessera.arena.train")
+PLUGINS = ("tessera.arena.cli", "tessera.server.cli", "tessera.arena.train", "tessera.puzzles.cli")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -12,6 +12,7 @@ The layers (docs/architecture.md):
   the shared modules of ``tessera.games`` — never the agents, the server or another game;
 * ``agents`` — imports ``core`` and ``games``;
 * ``arena`` — imports the layers below; ``lab`` (the balance lab) stands on the arena;
+* ``puzzles`` — finds and proves puzzles with the agents' solvers and the arena's self-play;
 * on top: ``vector``, ``adapters``, ``learn``, ``ratings``, ``server``, ``cli``, ``botclient``, the
   ``__main__`` entry point — they may use every lower layer and each other, without a cycle.
 """
@@ -36,6 +37,7 @@ LAYER = {
     "games": 1,
     "agents": 2,
     "arena": 3,
+    "puzzles": 4,
     "vector": TOP,
     "adapters": TOP,
     "learn": TOP,

@@ -49,6 +49,7 @@ from tessera.server.limits import BODY_READ_TIMEOUT, BodyLimits, Rate, RateLimit
 from tessera.server.logs import RequestLog
 from tessera.server.notify import install as install_notify
 from tessera.server.notify import router as notify_router
+from tessera.server.puzzles.routes import router as puzzles_router
 from tessera.server.routers import ROUTERS
 from tessera.server.routers.catalog import catalog, rules_text
 from tessera.server.routers.pages import WEB
@@ -375,6 +376,7 @@ def create_app(
     app.include_router(seeks_router)  # the seek pool (tessera.server.seeks)
     app.include_router(design_router)  # the designer's self-play studies (tessera.server.design)
     app.include_router(tournaments_router)  # arenas and Swiss events (tessera.server.tournaments)
+    app.include_router(puzzles_router)  # puzzles, their ratings and the daily puzzle (tessera.server.puzzles)
     app.include_router(notify_router)  # games waiting, push subscriptions, e-mail (tessera.server.notify)
     app.include_router(learn_routes.router)  # rules in the player's language, diagrams, lessons
     app.mount("/static", StaticFiles(directory=WEB), name="static")

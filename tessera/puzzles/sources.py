@@ -1,0 +1,128 @@
+"""Where puzzle positions come from: played games, as ``(label, game string, seed, stored moves)``.
+
+* a server's database (``sqlite:///tessera.db``, ``postgresql://…``): every finished game of the
+  asked game, read-only from its ``games`` and ``moves`` tables;
+* record files (docs/records.md): a JSON record (``tessera-record``), a text record, or an arena
+  results file (``results.jsonl`` written by ``tessera match … --json --moves --out DIR``); a
+  directory is read file by file;
+* self-play: games played here by two agents through the arena's runner (:func:`selfplay`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from tessera.core.records import StoredMove, parse_text_record, play_turn, replay_text_record
+from tessera.core.registry import load_game
+
+
+@dataclass(frozen=True)
+class PlayedGame:
+    """One played game: enough to replay every position of it."""
+
+    label: str
+    """Where it came from (a file and line, a database game id, a self-play seed)."""
+    spec: str
+    """The game string."""
+    seed: int
+    """The deal's seed."""
+    moves: list[StoredMove]
+    """The stored moves, ``(player, move)``."""
+
+
+def _is_database(source: str) -> bool:
+    return "://" in source and source.split("://", 1)[0].split("+", 1)[0] in ("sqlite", "postgresql", "postgres")
+
+
+def read_source(source: str, game: str) -> Iterator[PlayedGame]:
+    """Every played game of ``game`` (a name) in ``source``: a database URL, a file or a directory."""
+    if _is_database(source):
+        yield from read_database(source, game)
+        return
+    path = Path(source)
+    if not path.exists():
+        raise ValueError(f"no such file, directory or database URL: {source!r}")
+    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    for f in files:
+        if f.suffix in (".json", ".jsonl", ".txt", ".tessera"):
+            yield from read_file(f, game)
+
+
+def read_file(path: Path, game: str) -> Iterator[PlayedGame]:
+    """The games of ``game`` in one record file (JSON record, text record or arena results)."""
+    text = path.read_text(encoding="utf-8")
+    head = text.lstrip()[:1]
+    if head == "[":
+        state = replay_text_record(text)
+        if state.game.name == game:
+            seed = parse_text_record(text)[1]
+            yield PlayedGame(str(path), str(state.game), seed, list(state.history()))
+        return
+    if head != "{":
+        return
+    try:
+        whole = json.loads(text)
+    except json.JSONDecodeError:
+        whole = None
+    rows = [whole] if isinstance(whole, dict) else [json.loads(line) for line in text.splitlines() if line.strip()]
+    for n, row in enumerate(rows, 1):
+        label = f"{path}:{n}" if len(rows) > 1 else str(path)
+        if row.get("format") == "tessera-record":
+            if row.get("game") != game:
+                continue
+            state = load_game(row["spec"]).new_initial_state(seed=int(row.get("seed", 0)))
+            for i, turn in enumerate(row.get("turns", []), 1):
+                play_turn(state, turn, i)
+            yield PlayedGame(label, row["spec"], int(row.get("seed", 0)), list(state.history()))
+        elif "moves" in row and "deal_seed" in row:  # an arena results line
+            spec = str(row["game"])
+            if load_game(spec).name != game or not row["moves"] or row.get("error"):
+                continue
+            state = load_game(spec).new_initial_state(seed=int(row["deal_seed"]))
+            for move in row["moves"]:
+                state.play(move)
+            yield PlayedGame(label, spec, int(row["deal_seed"]), list(state.history()))
+
+
+def read_database(url: str, game: str) -> Iterator[PlayedGame]:
+    """The finished games of ``game`` in a tessera server's database (read only, newest first)."""
+    import sqlalchemy as sa
+
+    engine = sa.create_engine(url)
+    try:
+        with engine.connect() as conn:
+            rows = conn.execute(
+                sa.text(
+                    "SELECT id, spec, seed FROM games WHERE game = :g AND status = 'finished' ORDER BY updated_at DESC"
+                ),
+                {"g": game},
+            ).all()
+            for gid, spec, seed in rows:
+                moves = conn.execute(
+                    sa.text("SELECT player, move FROM moves WHERE game_id = :id ORDER BY move_index"), {"id": gid}
+                ).all()
+                yield PlayedGame(f"game {gid}", str(spec), int(seed), [(int(p), str(m)) for p, m in moves])
+    finally:
+        engine.dispose()
+
+
+def selfplay(spec: str, games: int, agents: tuple[str, str], seed: int = 0) -> Iterator[PlayedGame]:
+    """``games`` self-play games of ``spec`` between ``agents`` (seats alternated), by the arena's runner."""
+    from tessera.arena.play import Task, play_task
+
+    for i in range(games):
+        seats = agents if i % 2 == 0 else (agents[1], agents[0])
+        task = Task(str(i), spec, seats=seats, deal_seed=seed + i, agent_seed=f"puzzles/{seed + i}", moves=True)
+        result = play_task(task)
+        if result.error:
+            continue
+        state = load_game(spec).new_initial_state(seed=seed + i)
+        for move in result.moves:
+            state.play(move)
+        yield PlayedGame(f"self-play {seats[0]} vs {seats[1]}, seed {seed + i}", spec, seed + i, list(state.history()))
+
+
+__all__ = ["PlayedGame", "read_database", "read_file", "read_source", "selfplay"]
