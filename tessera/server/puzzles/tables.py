@@ -1,4 +1,4 @@
-"""The puzzle tables (created by the migration ``0011``), on the games' metadata.
+"""The puzzle tables (created by the migration ``0013_puzzles``), on the games' metadata.
 
 ``puzzle_ratings``: one row per puzzle that has been played rated — its Glicko-2 ``rating``, ``rd``,
 ``vol``, ``plays`` and ``wins`` (a puzzle without a row has its file's starting rating).
