@@ -37,6 +37,7 @@ from tessera.core.texts import Text, json_args, name_text
 from tessera.core.texts import outcome as keyed_outcome
 
 if TYPE_CHECKING:
+    from tessera.core.kits.vector import VectorGame
     from tessera.core.observation import AxialLayout, ObservationSpec
 
 SIMULTANEOUS = -2
@@ -398,6 +399,16 @@ class Game(ABC):
         from tessera.core.observation import render_spec
 
         return render_spec(self)
+
+    # -- capabilities the game declares (each lives in the game's folder) -------------------
+    # A generic package reaches a game's own half of a capability only through these hooks,
+    # never through a table keyed by the game's name.  Each returns ``None`` when the game has
+    # none; a game overrides the hook and imports its module inside it (so the kernels of a
+    # capability are compiled only when it is used).
+    def vector_engine(self) -> type[VectorGame] | None:
+        """The class of this game's vector engine (``games/<game>/vector.py``, a subclass of
+        :class:`tessera.core.kits.vector.VectorGame`), or ``None``: :func:`tessera.vector.make` uses it."""
+        return None
 
     # -- what the rules say beyond the moves ---------------------------------------------
     def why_no_draw(self) -> str | None:

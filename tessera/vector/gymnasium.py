@@ -29,7 +29,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from tessera.core.kernels import rng_state
 from tessera.core.registry import load_game
 from tessera.vector import make
-from tessera.vector._common import random_legal
+from tessera.core.kits.vector import random_legal
 
 
 class TesseraVectorEnv(VectorEnv):  # type: ignore[misc]

@@ -56,7 +56,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -76,6 +76,9 @@ from tessera.core.registry import register
 from tessera.core.render import PLAYER_COLORS, text_diagram
 from tessera.core.texts import Text, name_text, outcome
 from tessera.games.ikabegama import kernels as kern
+
+if TYPE_CHECKING:
+    from tessera.core.kits.vector import VectorGame
 
 LIGHT, DARK = 0, 1
 NAMES = ("Light", "Dark")
@@ -197,6 +200,11 @@ class IkabegamaGame(Game):
     def num_distinct_actions(self) -> int:
         """13 per hex of the window (growth + 12 jump directions), plus ``pass``."""
         return self.pass_action + 1
+
+    def vector_engine(self) -> type[VectorGame]:
+        from tessera.games.ikabegama.vector import IkabegamaVector
+
+        return IkabegamaVector
 
     def observation_spec(self) -> ObservationSpec:
         """The observation planes of the research adapters (:mod:`tessera.games.ikabegama.observation`)."""

@@ -133,7 +133,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -159,6 +159,9 @@ from tessera.core.registry import register
 from tessera.core.render import PLAYER_COLORS, text_diagram
 from tessera.core.texts import Text, name_text, outcome
 from tessera.games.nelaxtam import kernels as _k
+
+if TYPE_CHECKING:
+    from tessera.core.kits.vector import VectorGame
 
 BLACK, WHITE = 0, 1
 NAMES = ("Black", "White")
@@ -344,6 +347,11 @@ class NelaxtamGame(Game):
     def num_distinct_actions(self) -> int:
         """``troops · (1 + 3·size²)``: one token per troop (hold, move/destroy/place onto a square)."""
         return self.ntroops * self.block
+
+    def vector_engine(self) -> type[VectorGame]:
+        from tessera.games.nelaxtam.vector import NelaxtamVector
+
+        return NelaxtamVector
 
     def observation_spec(self) -> ObservationSpec:
         """The observation planes of the research adapters (:mod:`tessera.games.nelaxtam.observation`)."""

@@ -122,7 +122,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -146,6 +146,9 @@ from tessera.core.registry import register
 from tessera.core.render import text_diagram
 from tessera.core.texts import Text, colour_text, name_text, outcome
 from tessera.games.nibble import kernels as _k
+
+if TYPE_CHECKING:
+    from tessera.core.kits.vector import VectorGame
 
 NAMES = ("First", "Second")
 PLAYER_COLORS = ("#1d1d1f", "#f4f1ea")
@@ -342,6 +345,11 @@ class NibbleGame(Game):
     def num_distinct_actions(self) -> int:
         """One per cell (take its block), plus ``end``."""
         return len(self.cells) + 1
+
+    def vector_engine(self) -> type[VectorGame]:
+        from tessera.games.nibble.vector import NibbleVector
+
+        return NibbleVector
 
     def observation_spec(self) -> ObservationSpec:
         """The observation planes of the research adapters (:mod:`tessera.games.nibble.observation`)."""

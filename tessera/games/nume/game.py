@@ -99,7 +99,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tessera.core.game import (
     TERMINAL,
@@ -121,6 +121,9 @@ from tessera.core.render import PLAYER_COLORS, text_diagram
 from tessera.core.texts import Text, name_text, outcome
 from tessera.games.nume import kernels as kern
 from tessera.games.nume.kernels import GID, GPRICE, GSIZE, HEAD, NEMPTY, NUM, STONE
+
+if TYPE_CHECKING:
+    from tessera.core.kits.vector import VectorGame
 
 BLACK, WHITE = 0, 1
 """Colours (not players: with komi bidding a player may take either)."""
@@ -302,6 +305,11 @@ class NumeGame(Game):
     def num_distinct_actions(self) -> int:
         """``N·(N+2)`` placements, ``2·(N+1)`` komi bids, 2 colour choices."""
         return self.choose_base + 2
+
+    def vector_engine(self) -> type[VectorGame]:
+        from tessera.games.nume.vector import NumeVector
+
+        return NumeVector
 
     def observation_spec(self) -> ObservationSpec:
         """The observation planes of the research adapters (:mod:`tessera.games.nume.observation`)."""

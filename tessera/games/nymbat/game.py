@@ -141,7 +141,7 @@ import functools
 import random
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -163,6 +163,9 @@ from tessera.core.registry import register
 from tessera.core.render import PLAYER_COLORS, text_diagram
 from tessera.core.texts import Text, name_text, outcome
 from tessera.games.nymbat import kernels as _k
+
+if TYPE_CHECKING:
+    from tessera.core.kits.vector import VectorGame
 
 RED, BLUE = 0, 1
 NAMES = ("Red", "Blue")
@@ -395,6 +398,11 @@ class NymbatGame(Game):
     def num_distinct_actions(self) -> int:
         """Moves ``169·169``, placements ``169·6``, removals, losses (169 each), end, pass."""
         return NUM_ACTIONS
+
+    def vector_engine(self) -> type[VectorGame]:
+        from tessera.games.nymbat.vector import NymbatVector
+
+        return NymbatVector
 
     def observation_spec(self) -> ObservationSpec:
         """The observation planes of the research adapters (:mod:`tessera.games.nymbat.observation`)."""

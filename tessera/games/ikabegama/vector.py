@@ -10,13 +10,18 @@ table, and the legal moves back into adapter actions for the mask.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from tessera.adapters.core import AdaptedGame
 from tessera.core.kernels import kernel
+from tessera.core.kits.vector import VectorGame, fresh_cache
 from tessera.games.ikabegama import kernels as ik
 from tessera.games.ikabegama.observation import layout_tables, write_planes
-from tessera.vector._common import VectorGame
+
+fresh_cache(
+    __file__, "tessera.games.ikabegama.kernels", "tessera.games.ikabegama.observation"
+)  # before any kernel here is loaded
 
 _HEADER, _CAP, _NTOK, _PLY, _PASSES, _TO_MOVE, _OVER, _WINNER = (
     ik.HEADER, ik.CAP, ik.NTOK, ik.PLY, ik.PASSES, ik.TO_MOVE, ik.OVER, ik.WINNER,
@@ -124,7 +129,7 @@ def _step(
 class IkabegamaVector(VectorGame):
     """Ikabegamá on the adapters' window, ``B`` positions at once."""
 
-    def __init__(self, adapted: AdaptedGame, batch: int, seed: int) -> None:
+    def __init__(self, adapted: Any, batch: int, seed: int) -> None:
         super().__init__(adapted, batch, seed)
         game = adapted.game
         window = adapted.window

@@ -15,13 +15,18 @@ on the edge.  The last decision resolves the turn with the kernels' ``apply``.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from tessera.adapters.core import AdaptedGame
 from tessera.core.kernels import kernel
+from tessera.core.kits.vector import VectorGame, fresh_cache
 from tessera.games.nelaxtam import kernels as xk
 from tessera.games.nelaxtam.observation import layout_tables, token_end, write_planes
-from tessera.vector._common import VectorGame
+
+fresh_cache(
+    __file__, "tessera.games.nelaxtam.kernels", "tessera.games.nelaxtam.observation"
+)  # before any kernel here is loaded
 
 _PHASE, _IDLE, _WINNER = xk.PHASE, xk.IDLE, xk.WINNER
 _INVASION, _BATTLE, _OVER = xk.INVASION, xk.BATTLE, xk.OVER
@@ -299,7 +304,7 @@ def _step(
 class NelaxtamVector(VectorGame):
     """Nelaxtam, ``B`` games at once, one per-troop decision per game and step."""
 
-    def __init__(self, adapted: AdaptedGame, batch: int, seed: int) -> None:
+    def __init__(self, adapted: Any, batch: int, seed: int) -> None:
         super().__init__(adapted, batch, seed)
         game = adapted.game
         lay = adapted.obs.layout

@@ -11,13 +11,18 @@ says which deal game ``b`` is playing).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from tessera.adapters.core import AdaptedGame
 from tessera.core.kernels import kernel, rand_below
+from tessera.core.kits.vector import VectorGame, fresh_cache
 from tessera.games.nibble import kernels as nk
 from tessera.games.nibble.observation import layout_tables, write_planes
-from tessera.vector._common import VectorGame
+
+fresh_cache(
+    __file__, "tessera.games.nibble.kernels", "tessera.games.nibble.observation"
+)  # before any kernel here is loaded
 
 _TO_MOVE, _TAKING, _OVER, _WINNER, _N_LEGAL, _LEGAL = nk.TO_MOVE, nk.TAKING, nk.OVER, nk.WINNER, nk.N_LEGAL, nk.LEGAL
 
@@ -130,7 +135,7 @@ def _step(
 class NibbleVector(VectorGame):
     """Nibble, ``B`` positions at once, new games dealt from a pool of ``deals`` seeds (or one ``deal``)."""
 
-    def __init__(self, adapted: AdaptedGame, batch: int, seed: int) -> None:
+    def __init__(self, adapted: Any, batch: int, seed: int) -> None:
         super().__init__(adapted, batch, seed)
         game = adapted.game
         lay = adapted.obs.layout

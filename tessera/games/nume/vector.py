@@ -10,13 +10,18 @@ planes and the mask of the player to move.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from tessera.adapters.core import AdaptedGame
 from tessera.core.kernels import kernel
+from tessera.core.kits.vector import VectorGame, fresh_cache
 from tessera.games.nume import kernels as nk
 from tessera.games.nume.observation import layout_tables, write_planes
-from tessera.vector._common import VectorGame
+
+fresh_cache(
+    __file__, "tessera.games.nume.kernels", "tessera.games.nume.observation"
+)  # before any kernel here is loaded
 
 _HEAD, _NUM = nk.HEAD, nk.NUM
 _PRICE_B, _PRICE_W = nk.PRICE_B, nk.PRICE_W
@@ -138,7 +143,7 @@ def _step(
 class NumeVector(VectorGame):
     """Nume, ``B`` boards at once (no komi bidding)."""
 
-    def __init__(self, adapted: AdaptedGame, batch: int, seed: int) -> None:
+    def __init__(self, adapted: Any, batch: int, seed: int) -> None:
         game = adapted.game
         p = game.params
         if p["komi_bidding"]:
