@@ -134,18 +134,18 @@ class IkabegamaVector(VectorGame):
         game = adapted.game
         window = adapted.window
         assert window is not None and adapted._to_tessera is not None
-        w = game.window  # type: ignore[attr-defined]
+        w = game.window
         lay = adapted.obs.layout
-        self._k = game.kconst  # type: ignore[attr-defined]
-        self._allowed = game.allowed_mask  # type: ignore[attr-defined]
+        self._k = game.kconst
+        self._allowed = game.allowed_mask
         self._to_t = np.array(adapted._to_tessera, np.int64)
         self._from_t = np.full(w.size * 13 + 1, -1, np.int64)
         for i, t in enumerate(adapted._to_tessera):
             if t >= 0:
                 self._from_t[t] = i
-        self._hpos, self._board = layout_tables(game, lay)  # type: ignore[arg-type]
+        self._hpos, self._board = layout_tables(game, lay)
         init = ik.new_array(window.cells)
-        for h, owner in ((game.nest_ids[0], 0), (game.nest_ids[1], 1)):  # type: ignore[attr-defined]
+        for h, owner in ((game.nest_ids[0], 0), (game.nest_ids[1], 1)):
             ik.add_token(init, h, owner)
         ik.settle(init, self._k)
         self._init = init

@@ -308,10 +308,10 @@ class NelaxtamVector(VectorGame):
         super().__init__(adapted, batch, seed)
         game = adapted.game
         lay = adapted.obs.layout
-        self._geo = game.geo  # type: ignore[attr-defined]
-        self._init = game.new_initial_state().a.copy()  # type: ignore[attr-defined]
-        t = int(game.ntroops)  # type: ignore[attr-defined]
-        self._pos = layout_tables(game, lay)  # type: ignore[arg-type]
+        self._geo = game.geo
+        self._init = game.new_initial_state().a.copy()
+        t = int(game.ntroops)
+        self._pos = layout_tables(game, lay)
         self.positions = np.zeros((self.batch, self._init.shape[0]), np.int32)
         """Each game's position (layout of :mod:`tessera.games.nelaxtam.kernels`)."""
         self.queues = np.zeros((self.batch, 2 * t), np.int64)

@@ -141,13 +141,13 @@ class NibbleVector(VectorGame):
         lay = adapted.obs.layout
         seeds = [adapted.deal] if adapted.deal is not None else list(range(adapted.deals))
         states = [game.new_initial_state(seed=d) for d in seeds]
-        self._pool = np.stack([st.s for st in states])  # type: ignore[attr-defined]
-        self._pool_deals = np.stack([st._deal for st in states])  # type: ignore[attr-defined]
+        self._pool = np.stack([st.s for st in states])
+        self._pool_deals = np.stack([st._deal for st in states])
         if any(st.is_terminal() for st in states):
             raise ValueError(f"{game}: a deal of the pool is over before the first step")
         self._fixed = -1 if adapted.deal is None else int(adapted.deal)
-        self._geo = game.geo  # type: ignore[attr-defined]
-        self._pos, self._board = layout_tables(game, lay)  # type: ignore[arg-type]
+        self._geo = game.geo
+        self._pos, self._board = layout_tables(game, lay)
         self.positions = np.zeros((self.batch, self._pool.shape[1]), np.int32)
         """Each game's position (layout of :mod:`tessera.games.nibble.kernels`)."""
         self.deal_of = np.zeros(self.batch, np.int64)

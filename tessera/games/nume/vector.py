@@ -150,10 +150,10 @@ class NumeVector(VectorGame):
             raise ValueError("nume: the vector engine plays a fixed komi; komi_bidding=true is not supported")
         super().__init__(adapted, batch, seed)
         lay = adapted.obs.layout
-        self._nbr = game.nbr  # type: ignore[attr-defined]
-        self._k = int(game.K)  # type: ignore[attr-defined]
-        self._init = game._empty_board.copy()  # type: ignore[attr-defined]
-        self._pos, self._board = layout_tables(game, lay)  # type: ignore[arg-type]
+        self._nbr = game.nbr
+        self._k = int(game.K)
+        self._init = game._empty_board.copy()
+        self._pos, self._board = layout_tables(game, lay)
         komi = float(p["komi"])
         self._komi_col = 0 if p["komi_to"] == "black" else 1
         self._komi = komi
@@ -164,7 +164,7 @@ class NumeVector(VectorGame):
         self.colour = np.zeros(self.batch, np.int64)
         """Each game's colour to place (0 Black, 1 White)."""
         self._flat = self._obs.reshape(self.batch, -1)
-        self._known = np.full((self.batch, game.cells), -1, np.int8)  # type: ignore[attr-defined]
+        self._known = np.full((self.batch, game.cells), -1, np.int8)
         """The status of each cell that each game's mask shows (−1: not written yet)."""
 
     def _reset_all(self) -> None:

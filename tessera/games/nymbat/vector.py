@@ -138,8 +138,8 @@ class NymbatVector(VectorGame):
         super().__init__(adapted, batch, seed)
         game = adapted.game
         lay = adapted.obs.layout
-        self._geo = game.geo  # type: ignore[attr-defined]
-        self._init = game.start.copy()  # type: ignore[attr-defined]
+        self._geo = game.geo
+        self._init = game.start.copy()
         self._pos, self._board = layout_tables(lay)
         self.positions = np.zeros((self.batch, self._init.shape[0]), np.int32)
         """Each game's position (layout of :mod:`tessera.games.nymbat.kernels`)."""
