@@ -27,9 +27,9 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from tessera.core.kernels import rng_state
+from tessera.core.kits.vector import random_legal
 from tessera.core.registry import load_game
 from tessera.vector import make
-from tessera.core.kits.vector import random_legal
 
 
 class TesseraVectorEnv(VectorEnv):  # type: ignore[misc]
