@@ -37,6 +37,9 @@ from tessera.core.texts import Text, json_args, name_text
 from tessera.core.texts import outcome as keyed_outcome
 
 if TYPE_CHECKING:
+    from tessera.core.kits.lessons import LessonBook
+    from tessera.core.kits.levels import LevelTuning
+    from tessera.core.kits.solver import EndgameSolver
     from tessera.core.kits.vector import VectorGame
     from tessera.core.observation import AxialLayout, ObservationSpec
 
@@ -405,6 +408,25 @@ class Game(ABC):
     # never through a table keyed by the game's name.  Each returns ``None`` when the game has
     # none; a game overrides the hook and imports its module inside it (so the kernels of a
     # capability are compiled only when it is used).
+    @classmethod
+    def lessons(cls) -> LessonBook | None:
+        """The game's rule diagrams and lessons (``games/<game>/lessons.py``), or ``None``:
+        :mod:`tessera.learn` and the rules and lessons pages use them."""
+        return None
+
+    @classmethod
+    def level_tuning(cls) -> LevelTuning:
+        """How the game tunes the strength levels (:func:`tessera.agents.spec.level`): the agent of its
+        search levels, its ladder for more than two players; the default: no change."""
+        from tessera.core.kits.levels import LevelTuning
+
+        return LevelTuning()
+
+    def solver(self) -> EndgameSolver | None:
+        """This game's exact endgame solver (``games/<game>/solver.py``), or ``None``: the levels'
+        wrapper and the analysis board (:mod:`tessera.agents.endgame`) consult it near the end."""
+        return None
+
     def vector_engine(self) -> type[VectorGame] | None:
         """The class of this game's vector engine (``games/<game>/vector.py``, a subclass of
         :class:`tessera.core.kits.vector.VectorGame`), or ``None``: :func:`tessera.vector.make` uses it."""

@@ -3,7 +3,7 @@
 Nibble's level 5 scores a leaf of its search by one random game to the end
 (``mcts(c=0.7,rollout_cutoff=-1)``).  The last blocks of such a game are where the random
 play is most wrong and where the truth is cheapest: the exact solver
-(:mod:`tessera.agents.endgame.nibble`) settles a position of 18 blocks in a few hundredths
+(:mod:`tessera.games.nibble.solver`) settles a position of 18 blocks in a few hundredths
 of a second.  So the leaf kernel here plays the random game only until ``reach`` blocks are
 left and scores that position with a linear value ``tanh(w · φ)`` fitted (logistic
 regression, :func:`fit_logistic`) to the solver's results on such positions
@@ -387,7 +387,7 @@ def make_dataset(
 ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
     """``count`` positions (:func:`sample_position`) with their features and player 0's exact result
     (+1/−1/0, by the endgame solver within ``nodes``; unproved positions are skipped)."""
-    from tessera.agents.endgame.nibble import NibbleSolver
+    from tessera.games.nibble.solver import NibbleSolver
 
     solver = NibbleSolver(21)
     xs: list[np.ndarray] = []

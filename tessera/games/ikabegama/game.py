@@ -71,6 +71,7 @@ from tessera.core.hexplane import (
     parse_axial,
 )
 from tessera.core.kernels import warm_up
+from tessera.core.kits.levels import LevelTuning
 from tessera.core.observation import AxialLayout, ObservationSpec
 from tessera.core.registry import register
 from tessera.core.render import PLAYER_COLORS, text_diagram
@@ -78,6 +79,8 @@ from tessera.core.texts import Text, name_text, outcome
 from tessera.games.ikabegama import kernels as kern
 
 if TYPE_CHECKING:
+    from tessera.core.kits.lessons import LessonBook
+    from tessera.core.kits.solver import EndgameSolver
     from tessera.core.kits.vector import VectorGame
 
 LIGHT, DARK = 0, 1
@@ -116,6 +119,11 @@ def _warm_up(game: IkabegamaGame) -> None:
     kern.rollouts(a, k, allowed, 1, 0, 1)
     kern.apply(a, k, kern.random_step(a, k, allowed, 0))
     kern.grown(a, 8)
+
+
+# chosen by the matches in docs/agents.md
+LEVELS = LevelTuning(search="alphabeta")
+"""How Ikabegamá tunes the strength levels (``IkabegamaGame.level_tuning()``, :func:`tessera.agents.spec.level`)."""
 
 
 @register
@@ -200,6 +208,22 @@ class IkabegamaGame(Game):
     def num_distinct_actions(self) -> int:
         """13 per hex of the window (growth + 12 jump directions), plus ``pass``."""
         return self.pass_action + 1
+
+    def solver(self) -> EndgameSolver:
+        from tessera.games.ikabegama.solver import SOLVER
+
+        return SOLVER
+
+    @classmethod
+    def lessons(cls) -> LessonBook:
+        from tessera.core.kits.lessons import LessonBook
+        from tessera.games.ikabegama.lessons import DIAGRAMS, LESSONS
+
+        return LessonBook(DIAGRAMS, LESSONS)
+
+    @classmethod
+    def level_tuning(cls) -> LevelTuning:
+        return LEVELS
 
     def vector_engine(self) -> type[VectorGame]:
         from tessera.games.ikabegama.vector import IkabegamaVector

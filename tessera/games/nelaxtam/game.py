@@ -154,6 +154,7 @@ from tessera.core.game import (
 )
 from tessera.core.geometry import Grid, bits, diagonal_neighbors, square
 from tessera.core.kernels import rng_state, warm_up
+from tessera.core.kits.levels import LevelTuning
 from tessera.core.observation import ObservationSpec
 from tessera.core.registry import register
 from tessera.core.render import PLAYER_COLORS, text_diagram
@@ -161,6 +162,7 @@ from tessera.core.texts import Text, name_text, outcome
 from tessera.games.nelaxtam import kernels as _k
 
 if TYPE_CHECKING:
+    from tessera.core.kits.lessons import LessonBook
     from tessera.core.kits.vector import VectorGame
 
 BLACK, WHITE = 0, 1
@@ -227,6 +229,11 @@ def _warm_up(game: NelaxtamGame) -> None:
     st.can_destroy()
     st.rollouts(1, 0, max_plies=1)
     st.apply_actions([st.random_actions(rng, 0), st.random_actions(rng, 1)])  # order check, resolution, end
+
+
+# since the kernels: beat cutoff 6 and -1 (docs/agents.md)
+LEVELS = LevelTuning(search="smmcts(c=0.7,rollout_cutoff=20)")
+"""How Nelaxtam tunes the strength levels (``NelaxtamGame.level_tuning()``, :func:`tessera.agents.spec.level`)."""
 
 
 @register
@@ -347,6 +354,17 @@ class NelaxtamGame(Game):
     def num_distinct_actions(self) -> int:
         """``troops · (1 + 3·size²)``: one token per troop (hold, move/destroy/place onto a square)."""
         return self.ntroops * self.block
+
+    @classmethod
+    def lessons(cls) -> LessonBook:
+        from tessera.core.kits.lessons import LessonBook
+        from tessera.games.nelaxtam.lessons import DIAGRAMS, LESSONS
+
+        return LessonBook(DIAGRAMS, LESSONS)
+
+    @classmethod
+    def level_tuning(cls) -> LevelTuning:
+        return LEVELS
 
     def vector_engine(self) -> type[VectorGame]:
         from tessera.games.nelaxtam.vector import NelaxtamVector

@@ -115,6 +115,7 @@ from tessera.core.game import (
 )
 from tessera.core.geometry import Grid, alternating_hexagon, square
 from tessera.core.kernels import neighbour_table, rng_state, warm_up
+from tessera.core.kits.levels import LevelTuning
 from tessera.core.observation import ObservationSpec
 from tessera.core.registry import register
 from tessera.core.render import PLAYER_COLORS, text_diagram
@@ -123,6 +124,8 @@ from tessera.games.nume import kernels as kern
 from tessera.games.nume.kernels import GID, GPRICE, GSIZE, HEAD, NEMPTY, NUM, STONE
 
 if TYPE_CHECKING:
+    from tessera.core.kits.lessons import LessonBook
+    from tessera.core.kits.solver import EndgameSolver
     from tessera.core.kits.vector import VectorGame
 
 BLACK, WHITE = 0, 1
@@ -209,6 +212,11 @@ def _warm_up(game: NumeGame) -> None:
     kern.evaluate(a, nbr, 0.5, 0.0, BLACK)
     kern.rollouts(a, nbr, BLACK, 1, rng_state(0), 1, 0.5, 0.0, BLACK)
     kern.apply(a, nbr, 0, 1, BLACK)
+
+
+# chosen by the matches in docs/agents.md
+LEVELS = LevelTuning(search="mcts(c=0.7,rollout_cutoff=0,sample=8)")
+"""How Nume tunes the strength levels (``NumeGame.level_tuning()``, :func:`tessera.agents.spec.level`)."""
 
 
 @register
@@ -305,6 +313,22 @@ class NumeGame(Game):
     def num_distinct_actions(self) -> int:
         """``N·(N+2)`` placements, ``2·(N+1)`` komi bids, 2 colour choices."""
         return self.choose_base + 2
+
+    def solver(self) -> EndgameSolver:
+        from tessera.games.nume.solver import SOLVER
+
+        return SOLVER
+
+    @classmethod
+    def lessons(cls) -> LessonBook:
+        from tessera.core.kits.lessons import LessonBook
+        from tessera.games.nume.lessons import DIAGRAMS, LESSONS
+
+        return LessonBook(DIAGRAMS, LESSONS)
+
+    @classmethod
+    def level_tuning(cls) -> LevelTuning:
+        return LEVELS
 
     def vector_engine(self) -> type[VectorGame]:
         from tessera.games.nume.vector import NumeVector
