@@ -47,8 +47,8 @@ LAYER = {
 }
 """The floor of each top-level part of ``tessera`` (a package, or a module such as ``cli``)."""
 
-NOT_PYTHON = {"rules", "web"}
-"""Parts of the package that hold no Python (players' rules pages, the static web client)."""
+NOT_PYTHON = {"web"}
+"""Parts of the package that hold no Python (the static web client)."""
 
 EXCEPTIONS = {
     ("tessera.core.registry", "tessera.games"): (

@@ -27,10 +27,12 @@ from __future__ import annotations
 
 import math
 import random
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from tessera.core.texts import Text, json_args, name_text
@@ -408,6 +410,19 @@ class Game(ABC):
     # never through a table keyed by the game's name.  Each returns ``None`` when the game has
     # none; a game overrides the hook and imports its module inside it (so the kernels of a
     # capability are compiled only when it is used).
+    @classmethod
+    def rules_page(cls, lang: str = "en") -> str | None:
+        """The players' rules page in language ``lang`` (a two-letter code), as Markdown, or ``None`` when the
+        game has none in that language: ``rules/<lang>.md`` in the game's folder (the folder of the module that
+        defines the game class, so a plugin game ships its pages the same way)."""
+        if not (len(lang) == 2 and lang.isascii() and lang.isalpha() and lang.islower()):
+            raise ValueError(f"a language is a two-letter lower-case code, not {lang!r}")
+        module = sys.modules[cls.__module__].__file__
+        if module is None:
+            return None
+        path = Path(module).parent / "rules" / f"{lang}.md"
+        return path.read_text(encoding="utf-8") if path.is_file() else None
+
     @classmethod
     def lessons(cls) -> LessonBook | None:
         """The game's rule diagrams and lessons (``games/<game>/lessons.py``), or ``None``:

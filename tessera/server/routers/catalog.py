@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter
@@ -16,8 +15,6 @@ from tessera.server.routers.deps import WarmupDep
 from tessera.server.warmup import Warmup
 
 log = logging.getLogger("tessera.server")
-
-RULES = Path(__file__).resolve().parent.parent.parent / "rules"
 
 router = APIRouter(tags=["catalog"])
 
@@ -77,13 +74,13 @@ def catalog(warmup: Warmup | None = None) -> list[dict[str, Any]]:
 
 
 def rules_text(name: str) -> dict[str, str]:
-    """The players' rules page of a game (tessera/rules/<name>.md, else the module docstring)."""
+    """The players' rules page of a game (``Game.rules_page()``: ``rules/en.md`` in its folder, else its summary)."""
     try:
-        info = game_class(name).info
+        cls = game_class(name)
     except ValueError as e:
         raise ServiceError(404, str(e)) from None
-    path = RULES / f"{name}.md"
-    text = path.read_text(encoding="utf-8") if path.exists() else f"# {info.title}\n\n```\n{info.summary}\n```\n"
+    info = cls.info
+    text = cls.rules_page() or f"# {info.title}\n\n```\n{info.summary}\n```\n"
     return {"game": name, "title": info.title, "markdown": text}
 
 
