@@ -25,7 +25,8 @@ from tessera.core.registry import _builtin_games
 
 PACKAGE = Path(tessera.__file__).resolve().parent
 GAMES = sorted(_builtin_games())
-_NAMED = re.compile(r"^(%s)(\(.*\))?$" % "|".join(GAMES))
+_ANY = "|".join(GAMES)
+_NAMED = re.compile(rf"^({_ANY})(\(.*\))?$")
 """A game's name, or its one-string form (``nume(size=2)``)."""
 
 PYTHON_LEFT: dict[str, str] = {
@@ -82,10 +83,10 @@ def python_naming(source: str) -> list[str]:
 
 
 _JS = [
-    re.compile(r"""(===|!==|==|!=)\s*["'](%s)["']""" % "|".join(GAMES)),
-    re.compile(r"""["'](%s)["']\s*(===|!==|==|!=)""" % "|".join(GAMES)),
-    re.compile(r"""(^|[{,])\s*["']?(%s)["']?\s*:(?!\S)""" % "|".join(GAMES)),
-    re.compile(r"""\bcase\s+["'](%s)["']""" % "|".join(GAMES)),
+    re.compile(rf"""(===|!==|==|!=)\s*["']({_ANY})["']"""),
+    re.compile(rf"""["']({_ANY})["']\s*(===|!==|==|!=)"""),
+    re.compile(rf"""(^|[{{,])\s*["']?({_ANY})["']?\s*:(?!\S)"""),
+    re.compile(rf"""\bcase\s+["']({_ANY})["']"""),
 ]
 
 
