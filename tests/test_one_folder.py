@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 import tessera
-from tessera.core.registry import _builtin_games
+from tessera.core.registry import _builtin_games, game_class
 
 PACKAGE = Path(tessera.__file__).resolve().parent
 GAMES = sorted(_builtin_games())
@@ -42,7 +42,6 @@ JS_LEFT: dict[str, str] = {
     "analysis.js": "Nibble's colour table shown by name: to come from the render description",
     "decorate.js": "Nume's group badges, Nibble's labels and Ikabegamá's board by name: to a client module",
     "game.js": "the legends of Nume and Nibble by name: to a client module",
-    "lobby.js": "Ikabegamá's board choice in the create form by name: to a client module",
 }
 """Files of the web client that still branch on a game's name (the list only shrinks)."""
 
@@ -74,11 +73,13 @@ def python_naming(source: str) -> list[str]:
                 if parts[:2] == ["tessera", "games"] and len(parts) > 2 and parts[2] in GAMES:
                     found.append(f"line {node.lineno}: imports {name}")
         elif isinstance(node, ast.Dict):
-            found += [f"line {k.lineno}: key {k.value!r}" for k in node.keys if k is not None and _names_a_game(k)]
+            keys = [k for k in node.keys if isinstance(k, ast.Constant) and _names_a_game(k)]
+            found += [f"line {k.lineno}: key {k.value!r}" for k in keys]
         elif isinstance(node, ast.Compare):
             for side in [node.left, *node.comparators]:
                 items = side.elts if isinstance(side, ast.Tuple | ast.List | ast.Set) else [side]
-                found += [f"line {e.lineno}: compares with {e.value!r}" for e in items if _names_a_game(e)]  # type: ignore[attr-defined]
+                named = [e for e in items if isinstance(e, ast.Constant) and _names_a_game(e)]
+                found += [f"line {e.lineno}: compares with {e.value!r}" for e in named]
     return found
 
 
@@ -154,7 +155,7 @@ def test_each_module_left_to_move_still_exists(entry: str) -> None:
 @pytest.mark.parametrize("game", GAMES)
 def test_every_game_declares_its_capabilities_from_its_own_folder(game: str) -> None:
     """What a game brings is found through its object, and comes from its folder."""
-    cls = tessera.core.registry.game_class(game)
+    cls = game_class(game)
     folder = f"tessera.games.{game}."
     assert cls.rules_page("en"), f"{game} has no rules page"
     book = cls.lessons()
@@ -165,3 +166,52 @@ def test_every_game_declares_its_capabilities_from_its_own_folder(game: str) -> 
     solver = tessera.load_game(game).solver()
     if solver is not None:
         assert solver.make.__module__.startswith(folder)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_what_a_game_says_about_its_levels_is_in_every_catalogue(game: str) -> None:
+    """The lobby shows a game's level measurements and note from the catalogue (``levels``), not from a
+    table keyed by the game's name: the note is a key of every language's web catalogue."""
+    import json
+
+    levels = game_class(game).level_tuning().as_dict()
+    assert set(levels["measured"]) in ({"vs4", "vs3", "games", "vs2"}, set())  # type: ignore[arg-type]
+    note = levels["note"]
+    if note is None:
+        return
+    ns, _, key = str(note).partition(":")
+    for lang_dir in sorted(p for p in (PACKAGE / "web" / "locales").iterdir() if p.is_dir()):
+        tree = json.loads((lang_dir / f"{ns}.json").read_text(encoding="utf-8"))
+        for part in key.split("."):
+            assert part in tree, f"{lang_dir.name}/{ns}.json has no {key}"
+            tree = tree[part]
+
+
+def test_a_declared_client_module_is_served_from_the_games_folder_and_named_by_the_catalogue() -> None:
+    """The browser loads a game's client module because the game declares it: the catalogue names its URL,
+    the server serves that file of the game's folder; a game without one, or no game, is a 404."""
+    from fastapi import FastAPI
+    from fastapi.testclient import TestClient
+
+    from tessera.server.routers import pages
+    from tessera.server.routers.catalog import catalog
+
+    entries = {g["name"]: g for g in catalog()}
+    declared = sorted(n for n in GAMES if game_class(n).client_module)
+    assert declared, "no game declares a client module"
+    app = FastAPI()
+    app.include_router(pages.router)
+    client = TestClient(app)
+    for name in GAMES:
+        url = entries[name]["client_module"]
+        if name not in declared:
+            assert url is None
+            assert client.get(f"/games/{name}/client.js").status_code == 404
+            continue
+        assert url == f"/games/{name}/client.js"
+        r = client.get(url)
+        assert r.status_code == 200 and "javascript" in r.headers["content-type"]
+        path = game_class(name).client_module_path()
+        assert path is not None and path.parent.name == name and r.text == path.read_text(encoding="utf-8")
+    r = client.get("/games/chess/client.js")
+    assert r.status_code == 404 and "chess" in r.json()["detail"]

@@ -129,6 +129,8 @@ class Param:
     """The accepted values, when they are a short list."""
     step: float | None = None
     """Values must be multiples of this (e.g. 0.5 for komi)."""
+    expert: bool = False
+    """An expert override (the create form puts it under its "advanced" fold)."""
 
     def accepted(self) -> str:
         """Human description of the accepted values."""
@@ -303,6 +305,14 @@ class Game(ABC):
 
     info: ClassVar[GameInfo]
 
+    client_module: ClassVar[str | None] = None
+    """The file name of the game's client module in its folder (``"client.js"``), or ``None``: an ES module
+    the web client loads, because the game declares it, for what the browser needs beyond the generic render
+    description (e.g. the choices of a parameter that follow other parameters).  Its exports are optional:
+    ``choices(param, value)`` (the choices of a parameter of the create form, ``value(name)`` reading the
+    form; ``undefined``: the declared ones), ``choiceLabel(param, choice, t)``, ``refreshOn`` (names of the
+    parameters whose typing recomputes the choices)."""
+
     def __init__(self, **params: Any) -> None:
         declared = {p.name: p for p in self.info.params}
         unknown = sorted(set(params) - set(declared))
@@ -411,17 +421,30 @@ class Game(ABC):
     # none; a game overrides the hook and imports its module inside it (so the kernels of a
     # capability are compiled only when it is used).
     @classmethod
+    def folder(cls) -> Path | None:
+        """The game's folder: that of the module defining the game class (``None`` if it has no file)."""
+        module = sys.modules[cls.__module__].__file__
+        return None if module is None else Path(module).parent
+
+    @classmethod
+    def client_module_path(cls) -> Path | None:
+        """The file of the game's client module (:attr:`client_module`), or ``None`` when it declares none."""
+        folder = cls.folder()
+        if cls.client_module is None or folder is None:
+            return None
+        path = folder / cls.client_module
+        return path if path.is_file() and path.parent == folder else None
+
+    @classmethod
     def rules_page(cls, lang: str = "en") -> str | None:
         """The players' rules page in language ``lang`` (a two-letter code), as Markdown, or ``None`` when the
         game has none in that language: ``rules/<lang>.md`` in the game's folder (the folder of the module that
         defines the game class, so a plugin game ships its pages the same way)."""
         if not (len(lang) == 2 and lang.isascii() and lang.isalpha() and lang.islower()):
             raise ValueError(f"a language is a two-letter lower-case code, not {lang!r}")
-        module = sys.modules[cls.__module__].__file__
-        if module is None:
-            return None
-        path = Path(module).parent / "rules" / f"{lang}.md"
-        return path.read_text(encoding="utf-8") if path.is_file() else None
+        folder = cls.folder()
+        path = None if folder is None else folder / "rules" / f"{lang}.md"
+        return path.read_text(encoding="utf-8") if path is not None and path.is_file() else None
 
     @classmethod
     def lessons(cls) -> LessonBook | None:

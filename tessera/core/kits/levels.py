@@ -22,6 +22,16 @@ class LevelTuning:
     many_players: Mapping[int, str] = field(default_factory=dict)
     """All five levels (level -> agent spec) of the variants of more than two players, where the game has
     a ladder of its own (empty: levels 3–5 there use the default search)."""
+    measured: Mapping[str, int | str] = field(default_factory=dict)
+    """How strong the levels were measured to be (docs/agents.md), shown beside the level choice:
+    ``vs4``, ``vs3`` (level 5's score % against levels 4 and 3), ``games`` (games a pair),
+    ``vs2`` (the search of levels 3–5 against level 2, win %); empty: not measured."""
+    note: str | None = None
+    """The key of a sentence (web catalogue) said about the search levels 3–5 of this game, or ``None``."""
+
+    def as_dict(self) -> dict[str, object]:
+        """What the web client shows of it (the catalogue's ``levels``)."""
+        return {"measured": dict(self.measured), "note": self.note, "own_ladder": bool(self.many_players)}
 
 
 __all__ = ["LevelTuning"]

@@ -92,7 +92,7 @@ INFO = GameInfo(
     title="Ikabegamá",
     params=(
         Param("distance", 6, int, "Dark nest at distance,0", min=2, max=30),
-        Param("dark_nest", "", str, "Dark nest as 'q,r' (overrides distance)"),
+        Param("dark_nest", "", str, "Dark nest as 'q,r' (overrides distance)", expert=True),
         Param("board", "plane", str, "'plane' (unbounded) or 'hexhex:N' (hexagon of side N)"),
         Param("max_plies", 400, int, "safeguard: draw after this many plies", min=1, max=2000),
     ),
@@ -122,7 +122,9 @@ def _warm_up(game: IkabegamaGame) -> None:
 
 
 # chosen by the matches in docs/agents.md
-LEVELS = LevelTuning(search="alphabeta")
+LEVELS = LevelTuning(
+    search="alphabeta", measured={"vs4": 45, "vs3": 50, "games": "20 / 6", "vs2": 100}, note="params:measured.ikabegama"
+)
 """How Ikabegamá tunes the strength levels (``IkabegamaGame.level_tuning()``, :func:`tessera.agents.spec.level`)."""
 
 
@@ -131,6 +133,7 @@ class IkabegamaGame(Game):
     """Ikabegamá with fixed nests, board and safeguard."""
 
     info = INFO
+    client_module = "client.js"  # the create form's list of boards, which follows the distance
 
     def _check_params(self, params: dict[str, Any]) -> dict[str, Any]:
         if params["dark_nest"]:

@@ -279,7 +279,9 @@ def _warm_up(game: NibbleGame) -> None:
 
 
 # since the kernels: beat alphabeta 19-1 at 0.1 s and 0.3 s
-LEVELS = LevelTuning(search="mcts(c=0.7,rollout_cutoff=-1)")
+LEVELS = LevelTuning(
+    search="mcts(c=0.7,rollout_cutoff=-1)", measured={"vs4": 81, "vs3": 95, "games": "100", "vs2": 100}
+)
 """How Nibble tunes the strength levels (``NibbleGame.level_tuning()``, :func:`tessera.agents.spec.level`)."""
 
 

@@ -26,7 +26,8 @@ def catalog(warmup: Warmup | None = None) -> list[dict[str, Any]]:
     out = []
     for name in tessera.list_games():
         try:
-            info = game_class(name).info
+            cls = game_class(name)
+            info = cls.info
         except Exception as e:  # a game being written may not import yet
             log.warning("game %s does not load: %s", name, e)
             continue
@@ -41,6 +42,9 @@ def catalog(warmup: Warmup | None = None) -> list[dict[str, Any]]:
                 "board_kind": info.board_kind,
                 "designer": info.designer,
                 "examples": list(info.examples),
+                "levels": cls.level_tuning().as_dict(),  # how the AI levels were measured (Game.level_tuning())
+                # the game's own client module (Game.client_module), served from its folder
+                "client_module": f"/games/{name}/client.js" if cls.client_module_path() else None,
                 "params": [
                     {
                         "name": p.name,
@@ -51,6 +55,7 @@ def catalog(warmup: Warmup | None = None) -> list[dict[str, Any]]:
                         "max": p.max,
                         "choices": list(p.choices) if p.choices is not None else None,
                         "step": p.step,
+                        "expert": p.expert,
                     }
                     for p in info.params
                 ],
