@@ -59,9 +59,11 @@ def _language(lang: str | None) -> str:
 @router.get("/api/learn/{game}/rules")
 def rules(game: str, lang: str | None = Query(None, max_length=20)) -> dict[str, str]:
     """A game's rules page for players, in ``lang`` when it is translated (else English)."""
-    _game(game)
+    try:
+        cls = game_class(game)  # every game has a rules page (its own, else its summary), lessons or not
+    except ValueError as e:
+        raise HTTPException(404, str(e)) from None
     code = _language(lang)
-    cls = game_class(game)
     text = cls.rules_page(code)
     if text is None:
         code, text = "en", cls.rules_page("en") or f"# {cls.info.title}\n\n```\n{cls.info.summary}\n```\n"
