@@ -38,11 +38,7 @@ PYTHON_LEFT: dict[str, str] = {
 }
 """Generic modules that still name a game, each with what is to be done (the list only shrinks)."""
 
-JS_LEFT: dict[str, str] = {
-    "analysis.js": "Nibble's colour table shown by name: to come from the render description",
-    "decorate.js": "Nume's group badges, Nibble's labels and Ikabegamá's board by name: to a client module",
-    "game.js": "the legends of Nume and Nibble by name: to a client module",
-}
+JS_LEFT: dict[str, str] = {}
 """Files of the web client that still branch on a game's name (the list only shrinks)."""
 
 

@@ -290,6 +290,7 @@ class NibbleGame(Game):
     """Nibble with a fixed number of colours, board shape and table rule."""
 
     info = INFO
+    client_module = "client.js"  # the blocks' table numbers and the colour-blind palette
 
     def _check_params(self, params: dict[str, Any]) -> dict[str, Any]:
         if params["colors"] is None:  # a dependent default: the hex board has 13 colours

@@ -226,6 +226,7 @@ class NumeGame(Game):
     """Nume on one board with fixed komi rules; holds the board tables states share."""
 
     info = INFO
+    client_module = "client.js"  # the board's group badges (size and price)
 
     grid: Grid
     """The board (alternating hexagon or square)."""
