@@ -308,10 +308,10 @@ class Game(ABC):
     client_module: ClassVar[str | None] = None
     """The file name of the game's client module in its folder (``"client.js"``), or ``None``: an ES module
     the web client loads, because the game declares it, for what the browser needs beyond the generic render
-    description (e.g. the choices of a parameter that follow other parameters).  Its exports are optional:
-    ``choices(param, value)`` (the choices of a parameter of the create form, ``value(name)`` reading the
-    form; ``undefined``: the declared ones), ``choiceLabel(param, choice, t)``, ``refreshOn`` (names of the
-    parameters whose typing recomputes the choices)."""
+    description.  Its exports are optional: ``decorate(desc, out, {safePalette, t})`` (the board's extra
+    drawing), ``legend(deco)``, ``palette``, ``glyph(color)``, and for the create form
+    ``choices(param, value)`` (``value(name)`` reads the form; ``undefined``: the declared choices),
+    ``choiceLabel(param, choice, t)`` and ``refreshOn`` (docs/games.md)."""
 
     def __init__(self, **params: Any) -> None:
         declared = {p.name: p for p in self.info.params}

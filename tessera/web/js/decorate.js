@@ -14,12 +14,13 @@ import { hasKey, t } from "./i18n.js";
 const clients = new Map(); // game name -> its module, or null once known to have none
 let catalogue = null;
 
-export async function loadGameClient(name) {
+// `entry`: the game's catalogue entry where the page has it (else the catalogue is asked once).
+export async function loadGameClient(name, entry) {
   if (clients.has(name)) return clients.get(name);
   let mod = null;
   try {
-    catalogue = catalogue || api("GET", "/api/catalog");
-    const g = (await catalogue).games.find((x) => x.name === name);
+    if (!entry) catalogue = catalogue || api("GET", "/api/catalog");
+    const g = entry || (await catalogue).games.find((x) => x.name === name);
     if (g && g.client_module) mod = await import(g.client_module);
   } catch (e) {
     console.warn(`${name}: its client module does not load`, e);
@@ -39,8 +40,13 @@ export function whenClientLoads(desc, redraw) {
   });
 }
 
+// A game's client module once loaded (null: none, or not yet).
+export function gameClient(name) {
+  return clients.get(name) || null;
+}
+
 function clientOf(desc) {
-  return (desc && clients.get(desc.game)) || null;
+  return desc ? gameClient(desc.game) : null;
 }
 
 // The board's extra drawing for a description: {links, badges, labels, recolor, glyphs}.

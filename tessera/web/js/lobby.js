@@ -4,29 +4,15 @@
 import { api, ApiError, escapeHtml, loadSeats, saveSeats } from "./api.js";
 import { hasKey, initI18n, t } from "./i18n.js";
 import { clockSettingsText } from "./deadline.js";
-import { colourName, refusalText, resultText } from "./decorate.js";
+import { colourName, gameClient, loadGameClient, refusalText, resultText } from "./decorate.js";
 import { lessonsLinkHtml } from "./learn.js";
 import { initPrefs } from "./prefs.js";
 
 const $ = (id) => document.getElementById(id);
 let catalog = [];
-const clients = {}; // each game's own client module (the catalogue's client_module), by game
-
-// A game's client module answers what the form cannot know from the declaration alone (its exports
-// are optional: choices, choiceLabel, refreshOn; Game.client_module).
-async function loadClients(games) {
-  await Promise.all(
-    games
-      .filter((g) => g.client_module)
-      .map(async (g) => {
-        try {
-          clients[g.name] = await import(g.client_module);
-        } catch (err) {
-          console.warn(`${g.name}: its client module does not load`, err);
-        }
-      }),
-  );
-}
+// A game's client module (the catalogue's client_module; decorate.js loads it) answers what the form
+// cannot know from the declaration alone: its optional exports choices, choiceLabel, refreshOn.
+const client = (g) => gameClient(g.name);
 
 const formValue = (name) => ($(`param-${name}`) || {}).value;
 
@@ -51,7 +37,7 @@ function paramHelp(g, p) {
   return hasKey(key) ? t(key) : p.doc || "";
 }
 function choiceLabel(g, p, c) {
-  const own = clients[g.name] && clients[g.name].choiceLabel && clients[g.name].choiceLabel(p, c, t);
+  const own = client(g) && client(g).choiceLabel && client(g).choiceLabel(p, c, t);
   if (own !== undefined) return own;
   const key = `params:${g.name}.${p.name}.choices.${c}`;
   return hasKey(key) ? t(key) : String(c);
@@ -64,7 +50,7 @@ function isAdvanced(g, p) {
 
 // The choices of a parameter: the game's client module may compute them from the form (else the declared ones).
 function ownChoices(g, p) {
-  const c = clients[g.name];
+  const c = client(g);
   return c && c.choices ? c.choices(p, formValue) : undefined;
 }
 
@@ -228,7 +214,7 @@ function showGame() {
   adv.onchange = applyParamRules;
   // choices computed by the game's client module follow the parameters it names as they are typed
   box.oninput = adv.oninput = (e) => {
-    const c = clients[g.name];
+    const c = client(g);
     if (c && (c.refreshOn || []).some((name) => e.target.id === `param-${name}`)) refillOwnChoices(g);
   };
   applyParamRules();
@@ -678,7 +664,7 @@ async function start() {
     location.href = "/analysis?record=paste";
   });
   const c = await loadCatalog();
-  await loadClients(c.games);
+  await Promise.all(c.games.map((g) => loadGameClient(g.name, g)));
   catalog = c.games;
   $("create").hidden = false;
   showStatus(null, true);
