@@ -206,7 +206,7 @@ class VectorGame:
         if not isinstance(seed, int | np.integer) or isinstance(seed, bool):
             raise ValueError(f"seed must be an integer, not {seed!r}")
         self.adapted = adapted
-        """The adapted game (``tessera.adapters.core.AdaptedGame``, a layer above this kit): the action
+        """The adapted game (the adapters' ``AdaptedGame``, a layer above this kit): the action
         numbering and the observation planes."""
         self.game = adapted.game
         self.name = adapted.name

@@ -1,7 +1,7 @@
 # mypy: disable-error-code="arg-type, return-value, assignment"
 """Nelaxtam's vector engine: per-troop decisions as the adapters make them, turns resolved by Nelaxtam's kernels.
 
-A turn is a queue of decisions (:mod:`tessera.adapters.core`): Black decides for each of his
+A turn is a queue of decisions (as the adapters make them): Black decides for each of his
 troops in increasing number (the living ones with a token; in the invasion all of them),
 then White for his; in battle turns of ``variant="quiet"`` each player makes one decision,
 his whole order.  Row ``b`` of ``positions`` is game ``b``'s position (layout of
