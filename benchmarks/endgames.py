@@ -37,7 +37,7 @@ import tessera
 from tessera import State
 from tessera.agents import level, make_agent
 from tessera.agents.base import Agent, using_clock
-from tessera.agents.endgame import NibbleSolver
+from tessera.games.nibble.solver import NibbleSolver
 
 LO, HI = 14, 18
 

@@ -45,7 +45,9 @@ import tessera
 from tessera import State
 from tessera.agents import make_agent
 from tessera.agents.base import using_clock
-from tessera.agents.endgame import SOLVERS, IkabegamaSolver, NumeSolver, within_reach
+from tessera.agents.endgame import solver_of, within_reach
+from tessera.games.ikabegama.solver import IkabegamaSolver
+from tessera.games.nume.solver import NumeSolver
 
 
 def base_name(spec: str) -> str:
@@ -56,7 +58,9 @@ def self_play_positions(spec: str, games: int, gen_scale: float, seed: int) -> l
     """Positions within the levels' solver reach and with more than one legal move, from level-3 self-play."""
     game = tessera.load_game(spec)
     name = base_name(spec)
-    reach = SOLVERS[name].reach
+    solver = solver_of(game)
+    assert solver is not None
+    reach = solver.reach
     out = []
     for g in range(games):
         agents = [make_agent(f"level3(scale={gen_scale})", game=name) for _ in range(2)]

@@ -3,8 +3,8 @@
 
 Read from the code's syntax trees: no module outside ``tessera/games`` compares a name with the name of
 a registered game (``x.name == "nibble"``, ``name in ("nume", …)``), except modules of one game in a
-layer above the games (``agents/endgame/nibble.py``, ``vector/_nume.py``), which check that they were
-given their game.
+layer above the games (``agents/learned/nibble.py``), which check that they were given their game.
+``tests/test_one_folder.py`` holds the stricter rule (imports and dictionary keys too, and the client).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def test_no_module_outside_the_games_asks_a_game_by_its_name() -> None:
     for path in sorted(ROOT.rglob("*.py")):
         rel = path.relative_to(ROOT)
         if rel.parts[0] == "games" or path.stem.lstrip("_") in games:
-            continue  # a game's own package, or a module of one game in a layer above (its solver, its vector engine)
+            continue  # a game's own package, or a module of one game in a layer above (its learned value)
         for line, name in _names_compared(ast.parse(path.read_text(encoding="utf-8")), games):
             offences.append(f"tessera/{rel}:{line} compares with {name!r}")
     assert not offences, "\n".join(offences)

@@ -22,61 +22,16 @@ the agent uses its own generator, seeded from the ``seed=`` option of its spec.
 from __future__ import annotations
 
 import random
-import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from tessera.core import clock as _clocks
+from tessera.core.clock import CLOCKS, clock, clock_name, set_clock, using_clock
 from tessera.core.game import SIMULTANEOUS, TERMINAL, Action, State
 
 DEFAULT_SECONDS = 1.0
 """Time budget of a search agent called with neither ``seconds`` nor ``iterations``."""
-
-
-CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time.thread_time}
-"""How search time is counted: ``wall`` (elapsed time, what a player waits) or ``cpu`` (CPU time of
-the searching thread, so a match on a loaded machine gives every agent the search it would get alone)."""
-
-_clock_name = "wall"
-_clock: Callable[[], float] = time.perf_counter
-
-
-def clock() -> float:
-    """The current reading of the search clock (seconds; see :func:`set_clock`)."""
-    return _clock()
-
-
-def clock_name() -> str:
-    """``"wall"`` or ``"cpu"``: how this process counts search budgets now."""
-    return _clock_name
-
-
-def set_clock(name: str) -> str:
-    """Count every agent's time budget in this process on clock ``name`` (``wall`` or ``cpu``); returns the old one.
-
-    ``wall`` (the default) is what a player waits for.  ``cpu`` counts the CPU time of the
-    searching thread (``time.thread_time``): on a machine shared with other work a timed
-    match then gives each agent the search its budget buys on an idle core, at the price
-    of longer games.  Matches take it as ``clock="cpu"`` (``tessera match --clock cpu``).
-    """
-    global _clock, _clock_name
-    if name not in CLOCKS:
-        raise ValueError(f"clock must be one of {', '.join(CLOCKS)}, not {name!r}")
-    old = _clock_name
-    _clock_name, _clock = name, CLOCKS[name]
-    return old
-
-
-@contextmanager
-def using_clock(name: str) -> Iterator[None]:
-    """``set_clock(name)`` for the duration of a ``with`` block."""
-    old = set_clock(name)
-    try:
-        yield
-    finally:
-        set_clock(old)
 
 
 @dataclass
@@ -101,22 +56,22 @@ class Budget:
             raise ValueError(f"iterations must be an integer >= 1, not {iterations!r}")
         if seconds is None and iterations is None:
             seconds = default_seconds
-        now = _clock()
+        now = _clocks._clock()
         return cls(None if seconds is None else now + float(seconds), iterations, now)
 
     def exhausted(self, done: int) -> bool:
         """True once ``done`` iterations reach the limit or the deadline has passed."""
         if self.iterations is not None and done >= self.iterations:
             return True
-        return self.deadline is not None and _clock() >= self.deadline
+        return self.deadline is not None and _clocks._clock() >= self.deadline
 
     def elapsed(self) -> float:
         """Search-clock seconds since the budget started."""
-        return _clock() - self.start
+        return _clocks._clock() - self.start
 
     def out_of_time(self) -> bool:
         """True once the deadline (if any) has passed."""
-        return self.deadline is not None and _clock() >= self.deadline
+        return self.deadline is not None and _clocks._clock() >= self.deadline
 
 
 def as_rng(rng: random.Random | int | None, fallback: random.Random) -> random.Random:
@@ -212,9 +167,14 @@ def terminal_or_eval(state: State, player: int) -> float:
 
 
 __all__ = [
+    "CLOCKS",
     "DEFAULT_SECONDS",
     "Agent",
     "Budget",
     "as_rng",
+    "clock",
+    "clock_name",
+    "set_clock",
     "terminal_or_eval",
+    "using_clock",
 ]

@@ -40,6 +40,8 @@ from tessera.agents.simple import GreedyAgent, RandomAgent
 from tessera.agents.sm_mcts import SMMCTSAgent
 from tessera.agents.turns import TurnAgent
 from tessera.core.game import Action, State
+from tessera.core.kits.levels import LevelTuning
+from tessera.core.registry import game_class
 
 _SPEC = re.compile(r"^\s*([a-z_][a-z0-9_]*)\s*(?:\((.*)\))?\s*$", re.IGNORECASE)
 
@@ -232,34 +234,21 @@ LEVEL_SECONDS = {1: None, 2: None, 3: 0.3, 4: 1.0, 5: 3.0}
 """Default time per move of each level."""
 
 ENDGAME_LEVEL = 4
-"""Levels from this one up ask the exact endgame solver first where the game has one (Nibble, Nume, Ikabegamá)."""
+"""Levels from this one up ask the exact endgame solver first where the game declares one (``Game.solver()``)."""
 
-_SEARCH_SPEC: dict[str, str] = {
-    # Per-game agent of the search levels (3–5), chosen by the matches in docs/agents.md.
-    "ikabegama": "alphabeta",
-    "nymbat": "alphabeta",
-    "nume": "mcts(c=0.7,rollout_cutoff=0,sample=8)",
-    "nibble": "mcts(c=0.7,rollout_cutoff=-1)",  # since the kernels: beat alphabeta 19-1 at 0.1 s and 0.3 s
-    "nelaxtam": "smmcts(c=0.7,rollout_cutoff=20)",  # since the kernels: beat cutoff 6 and -1 (docs/agents.md)
-}
-_DEFAULT_SEARCH = "mcts(c=0.7,rollout_cutoff=10)"
+DEFAULT_SEARCH = "mcts(c=0.7,rollout_cutoff=10)"
+"""The search agent of levels 3–5 in a game that tunes none (``Game.level_tuning()``), and with more than
+two players where the game has no ladder of its own."""
 
-_LEVEL5_SPEC: dict[str, str] = {}
-"""Games where level 5 uses another algorithm than levels 3–4."""
 
-_MULTI_LEVELS: dict[str, dict[int, str]] = {
-    # Four-player Nymbat, each level measured against three of the level below, seats rotated
-    # (docs/agents.md, "Four-player ladder"; win rates of level k+1, an equal agent wins 25 %):
-    # 1 random; 2 greedy playing a random step 3 times in 4 (91 % against random over 120 games;
-    # with noise 0.5 it was not clearly weaker than greedy); 3 greedy (69 % against level 2); 4
-    # and 5 the whole-turn search (tessera.agents.turns) set by iterations per turn, not by time:
-    # 8 iterations (48 % against greedy) and 40 (35 % against 8; Wilson lower bound 27 %).
-    # Step-level MCTS and alpha-beta did not beat greedy here, and above ~10 iterations nothing
-    # tried made `turns` clearly stronger (more iterations, 1 s or 3 s, two rounds, best-of-3 or
-    # paranoid replies, a leader term): the level's time is only an upper bound on a slow machine.
-    "nymbat": {1: "random", 2: "greedy(noise=0.75)", 3: "greedy", 4: "turns(limit=8)", 5: "turns(limit=40)"},
-}
-"""All five levels of the variants of more than two players that have their own ladder."""
+def _tuning(game: str | None) -> LevelTuning:
+    """The level tuning game ``game`` declares (the default for ``None`` or a name that is no game)."""
+    if game is None:
+        return LevelTuning()
+    try:
+        return game_class(game).level_tuning()
+    except ValueError:
+        return LevelTuning()
 
 
 def level(n: int, game: str | None = None, players: int = 2) -> Level:
@@ -267,10 +256,10 @@ def level(n: int, game: str | None = None, players: int = 2) -> Level:
 
     1: greedy that plays a random move half of the time; 2: greedy;
     3: the game's search agent at 0.3 s; 4: the same at 1 s; 5: the game's best
-    agent at about 3 s.  With more than two ``players`` a game may have a ladder of
-    its own (:data:`_MULTI_LEVELS`; four-player Nymbat: random, noisy greedy,
-    greedy, then ``turns`` at 8 and 40 iterations per turn, with the level's time
-    as an upper bound); else levels 3–5 there use the default search.
+    agent at about 3 s (each game's choice: ``Game.level_tuning()``, declared beside its
+    rules).  With more than two ``players`` a game may have a ladder of its own (four-player
+    Nymbat: random, noisy greedy, greedy, then ``turns`` at 8 and 40 iterations per turn,
+    with the level's time as an upper bound); else levels 3–5 there use the default search.
 
     >>> level(3, "nume")
     Level(spec='mcts(c=0.7,rollout_cutoff=0,sample=8)', seconds=0.3)
@@ -279,19 +268,20 @@ def level(n: int, game: str | None = None, players: int = 2) -> Level:
     """
     if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 5:
         raise ValueError(f"strength level must be an integer from 1 to 5, not {n!r}")
-    if players > 2 and game in _MULTI_LEVELS:
-        spec = _MULTI_LEVELS[game][n]
+    tuning = _tuning(game)
+    if players > 2 and tuning.many_players:
+        spec = tuning.many_players[n]
         search = not spec.startswith(("random", "greedy"))
         return Level(spec, LEVEL_SECONDS[n] if search else None)
     if n == 1:
         return Level("greedy(noise=0.5)", None)
     if n == 2:
         return Level("greedy", None)
-    spec = _SEARCH_SPEC.get(game or "", _DEFAULT_SEARCH)
+    spec = tuning.search or DEFAULT_SEARCH
     if n == 5:
-        spec = _LEVEL5_SPEC.get(game or "", spec)
+        spec = tuning.level5 or spec
     if players > 2:
-        spec = _DEFAULT_SEARCH
+        spec = DEFAULT_SEARCH
     return Level(spec, LEVEL_SECONDS[n])
 
 

@@ -442,7 +442,8 @@ def train_nibble(
     (its positions), ``history.jsonl`` and ``best.json``; a stage already written is kept, so a second
     run continues.
     """
-    from tessera.agents.learned.nibble import NibbleLeaf, fit_logistic, make_dataset, make_search_dataset, mse
+    from tessera.agents.learned.nibble import NibbleLeaf, fit_logistic, make_dataset, mse
+    from tessera.agents.learned.training import nibble_search_dataset
 
     if not stages or list(stages) != sorted(set(stages)) or stages[0] < 1:
         raise ValueError(f"train nibble: stages must be increasing numbers of blocks, not {stages!r}")
@@ -463,7 +464,7 @@ def train_nibble(
             x, y, info = make_dataset(game, positions, rng, reach)
         else:
             leaf = NibbleLeaf(weights.w, weights.reach or stages[0], rng.randrange(2**62), weights.stages)
-            x, y, info = make_search_dataset(game, positions, rng, leaf, reach, iterations)
+            x, y, info = nibble_search_dataset(game, positions, rng, leaf, reach, iterations)
         n_test = max(1, len(y) // 5)
         w = fit_logistic(x[n_test:], y[n_test:])
         test = mse(x[:n_test], y[:n_test], w)

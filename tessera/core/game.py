@@ -27,16 +27,22 @@ from __future__ import annotations
 
 import math
 import random
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from tessera.core.texts import Text, json_args, name_text
 from tessera.core.texts import outcome as keyed_outcome
 
 if TYPE_CHECKING:
+    from tessera.core.kits.lessons import LessonBook
+    from tessera.core.kits.levels import LevelTuning
+    from tessera.core.kits.solver import EndgameSolver
+    from tessera.core.kits.vector import VectorGame
     from tessera.core.observation import AxialLayout, ObservationSpec
 
 SIMULTANEOUS = -2
@@ -123,6 +129,8 @@ class Param:
     """The accepted values, when they are a short list."""
     step: float | None = None
     """Values must be multiples of this (e.g. 0.5 for komi)."""
+    expert: bool = False
+    """An expert override (the create form puts it under its "advanced" fold)."""
 
     def accepted(self) -> str:
         """Human description of the accepted values."""
@@ -297,6 +305,14 @@ class Game(ABC):
 
     info: ClassVar[GameInfo]
 
+    client_module: ClassVar[str | None] = None
+    """The file name of the game's client module in its folder (``"client.js"``), or ``None``: an ES module
+    the web client loads, because the game declares it, for what the browser needs beyond the generic render
+    description.  Its exports are optional: ``decorate(desc, out, {safePalette, t})`` (the board's extra
+    drawing), ``legend(deco)``, ``palette``, ``glyph(color)``, and for the create form
+    ``choices(param, value)`` (``value(name)`` reads the form; ``undefined``: the declared choices),
+    ``choiceLabel(param, choice, t)`` and ``refreshOn`` (docs/games.md)."""
+
     def __init__(self, **params: Any) -> None:
         declared = {p.name: p for p in self.info.params}
         unknown = sorted(set(params) - set(declared))
@@ -398,6 +414,61 @@ class Game(ABC):
         from tessera.core.observation import render_spec
 
         return render_spec(self)
+
+    # -- capabilities the game declares (each lives in the game's folder) -------------------
+    # A generic package reaches a game's own half of a capability only through these hooks,
+    # never through a table keyed by the game's name.  Each returns ``None`` when the game has
+    # none; a game overrides the hook and imports its module inside it (so the kernels of a
+    # capability are compiled only when it is used).
+    @classmethod
+    def folder(cls) -> Path | None:
+        """The game's folder: that of the module defining the game class (``None`` if it has no file)."""
+        module = sys.modules[cls.__module__].__file__
+        return None if module is None else Path(module).parent
+
+    @classmethod
+    def client_module_path(cls) -> Path | None:
+        """The file of the game's client module (:attr:`client_module`), or ``None`` when it declares none."""
+        folder = cls.folder()
+        if cls.client_module is None or folder is None:
+            return None
+        path = folder / cls.client_module
+        return path if path.is_file() and path.parent == folder else None
+
+    @classmethod
+    def rules_page(cls, lang: str = "en") -> str | None:
+        """The players' rules page in language ``lang`` (a two-letter code), as Markdown, or ``None`` when the
+        game has none in that language: ``rules/<lang>.md`` in the game's folder (the folder of the module that
+        defines the game class, so a plugin game ships its pages the same way)."""
+        if not (len(lang) == 2 and lang.isascii() and lang.isalpha() and lang.islower()):
+            raise ValueError(f"a language is a two-letter lower-case code, not {lang!r}")
+        folder = cls.folder()
+        path = None if folder is None else folder / "rules" / f"{lang}.md"
+        return path.read_text(encoding="utf-8") if path is not None and path.is_file() else None
+
+    @classmethod
+    def lessons(cls) -> LessonBook | None:
+        """The game's rule diagrams and lessons (``games/<game>/lessons.py``), or ``None``:
+        :mod:`tessera.learn` and the rules and lessons pages use them."""
+        return None
+
+    @classmethod
+    def level_tuning(cls) -> LevelTuning:
+        """How the game tunes the strength levels (:func:`tessera.agents.spec.level`): the agent of its
+        search levels, its ladder for more than two players; the default: no change."""
+        from tessera.core.kits.levels import LevelTuning
+
+        return LevelTuning()
+
+    def solver(self) -> EndgameSolver | None:
+        """This game's exact endgame solver (``games/<game>/solver.py``), or ``None``: the levels'
+        wrapper and the analysis board (:mod:`tessera.agents.endgame`) consult it near the end."""
+        return None
+
+    def vector_engine(self) -> type[VectorGame] | None:
+        """The class of this game's vector engine (``games/<game>/vector.py``, a subclass of
+        :class:`tessera.core.kits.vector.VectorGame`), or ``None``: :func:`tessera.vector.make` uses it."""
+        return None
 
     # -- what the rules say beyond the moves ---------------------------------------------
     def why_no_draw(self) -> str | None:

@@ -1,14 +1,16 @@
 """Learning to play: the rules pages' diagrams and the interactive lessons, as data the engine checks.
 
-Each game has a module here with ``DIAGRAMS`` (the pictures of its rules page, each a real
+Each game declares them (``Game.lessons()``, a :class:`LessonBook` from its module
+``games/<game>/lessons.py``): ``DIAGRAMS`` (the pictures of its rules page, each a real
 position, optional steps, a caption and the checks that prove the caption) and ``LESSONS``
-(a position, a task, hints and goals).  This package sits on top of the games, beside the
-server: the server's ``/api/learn`` routes serve it, the tests play every diagram and lesson.
+(a position, a task, hints and goals); the model is the kit :mod:`tessera.core.kits.lessons`.
+This package sits on top of the games, beside the server: the server's ``/api/learn`` routes
+serve it, the tests play every diagram and lesson.
 
 Adding a picture or a lesson
     1. Add a :class:`Diagram` (a position dictionary, optional steps, a caption and a check for
        every claim of the caption) or a :class:`Lesson` (task, hints, goals with the sentence a
-       miss gets, a solution and a wrong answer) to the game's module here.
+       miss gets, a solution and a wrong answer) to the game's ``lessons.py``.
     2. Place a diagram on the rules page with a line ``::diagram <id>`` — in ``rules/<game>.md``
        and, at the same place, in every translation ``rules/<lang>/<game>.md``.
     3. Rewrite the English catalogue (``python -m tessera.learn.catalogue >
@@ -23,12 +25,12 @@ True
 
 from __future__ import annotations
 
-from tessera.learn import ikabegama, nelaxtam, nibble, nume, nymbat
-from tessera.learn.model import (
+from tessera.core.kits.lessons import (
     Check,
     Diagram,
     Goal,
     Lesson,
+    LessonBook,
     Mark,
     Step,
     Verdict,
@@ -37,12 +39,14 @@ from tessera.learn.model import (
     diagram_views,
     judge,
 )
+from tessera.core.registry import game_class, list_games
 
 __all__ = [
     "Check",
     "Diagram",
     "Goal",
     "Lesson",
+    "LessonBook",
     "Mark",
     "Step",
     "Verdict",
@@ -51,28 +55,33 @@ __all__ = [
     "diagram_focus",
     "diagram_views",
     "diagrams",
+    "games",
     "judge",
     "lesson",
     "lessons",
 ]
 
-_MODULES = {"ikabegama": ikabegama, "nelaxtam": nelaxtam, "nibble": nibble, "nume": nume, "nymbat": nymbat}
+
+def games() -> list[str]:
+    """The registered games that teach (declare diagrams and lessons), sorted."""
+    return [name for name in list_games() if game_class(name).lessons() is not None]
 
 
-def _module(game: str) -> object:
-    if game not in _MODULES:
-        raise ValueError(f"no lessons for game {game!r}; known: {', '.join(sorted(_MODULES))}")
-    return _MODULES[game]
+def _book(game: str) -> LessonBook:
+    book = game_class(game).lessons() if game in list_games() else None
+    if book is None:
+        raise ValueError(f"no lessons for game {game!r}; known: {', '.join(games())}")
+    return book
 
 
 def diagrams(game: str) -> tuple[Diagram, ...]:
     """The rule diagrams of ``game``, in the order of its rules page."""
-    return _module(game).DIAGRAMS  # type: ignore[attr-defined,no-any-return]
+    return _book(game).diagrams
 
 
 def diagram(diagram_id: str) -> Diagram:
     """One diagram by id (``nymbat-breakthrough``)."""
-    for game in _MODULES:
+    for game in games():
         for d in diagrams(game):
             if d.id == diagram_id:
                 return d
@@ -81,7 +90,7 @@ def diagram(diagram_id: str) -> Diagram:
 
 def lessons(game: str) -> tuple[Lesson, ...]:
     """The lessons of ``game``, easiest first."""
-    return _module(game).LESSONS  # type: ignore[attr-defined,no-any-return]
+    return _book(game).lessons
 
 
 def lesson(game: str, lesson_id: str) -> Lesson:

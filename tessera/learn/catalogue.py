@@ -47,7 +47,7 @@ def catalogue() -> dict[str, Any]:
     """The English catalogue, nested as i18next reads it (``diagram.<id>.caption`` …)."""
     diagrams: dict[str, Any] = {}
     lessons: dict[str, Any] = {}
-    for game in ("ikabegama", "nelaxtam", "nibble", "nume", "nymbat"):
+    for game in learn.games():
         for d in learn.diagrams(game):
             entry: dict[str, Any] = {"title": d.title, "caption": d.caption}
             notes = {str(i): s.note for i, s in enumerate(d.steps, start=1) if s.note}

@@ -1,7 +1,7 @@
 """The one place puzzles reach the exact solvers: :func:`solver_for`.
 
 A puzzle is *proved* when its game has an exact solver (Nibble's endgames, Nume's last empty
-cells, Ikabegamá's short races: :data:`tessera.agents.endgame.SOLVERS`) and *found by search*
+cells, Ikabegamá's short races: :func:`tessera.agents.endgame.solver_of`, the solver the game declares) and *found by search*
 otherwise.  Everything in :mod:`tessera.puzzles` that needs a solver asks :func:`solver_for`, so
 where the solvers live is known here alone.
 """
@@ -70,9 +70,9 @@ def solver_for(game: str, *, reach: int | None = None, horizon: int | None = Non
     ``reach``: the largest positions searched (default: the levels' reach of the solver);
     ``horizon``: the plies a race solver looks ahead (default: its own).
     """
-    from tessera.agents.endgame import SOLVERS
+    from tessera.agents.endgame import solver_of
 
-    spec = SOLVERS.get(game)
+    spec = solver_of(game)
     if spec is None:
         return None
     param = inspect.signature(spec.make(10).solve).parameters.get("horizon")

@@ -1,7 +1,7 @@
 """Learning routes: the rules pages in the player's language, their diagrams, and the lessons.
 
 ``GET /api/learn/{game}/rules?lang=ko``
-    The rules page as Markdown (``tessera/rules/<lang>/<game>.md``, English when there is none).
+    The rules page as Markdown (``rules/<lang>.md`` in the game's folder, English when there is none).
 ``GET /api/learn/{game}/diagrams`` and ``GET /api/learn/diagrams/{id}``
     Each diagram with its caption and one render description per step (a step whose board
     cells are the first step's leaves ``board`` out: the client takes the first step's).
@@ -31,7 +31,6 @@ from tessera.core.registry import game_class
 
 router = APIRouter()
 
-RULES = Path(__file__).resolve().parent.parent / "rules"
 WEB = Path(__file__).resolve().parent.parent / "web"
 LANGUAGES = ("en", "ko", "es", "de", "fr")
 """The languages the rules pages and lessons are written in; English is the fallback."""
@@ -60,12 +59,15 @@ def _language(lang: str | None) -> str:
 @router.get("/api/learn/{game}/rules")
 def rules(game: str, lang: str | None = Query(None, max_length=20)) -> dict[str, str]:
     """A game's rules page for players, in ``lang`` when it is translated (else English)."""
-    _game(game)
+    try:
+        cls = game_class(game)  # every game has a rules page (its own, else its summary), lessons or not
+    except ValueError as e:
+        raise HTTPException(404, str(e)) from None
     code = _language(lang)
-    path = RULES / code / f"{game}.md"
-    if code == "en" or not path.exists():
-        code, path = "en", RULES / f"{game}.md"
-    return {"game": game, "title": game_class(game).info.title, "lang": code, "markdown": path.read_text("utf-8")}
+    text = cls.rules_page(code)
+    if text is None:
+        code, text = "en", cls.rules_page("en") or f"# {cls.info.title}\n\n```\n{cls.info.summary}\n```\n"
+    return {"game": game, "title": cls.info.title, "lang": code, "markdown": text}
 
 
 @cache

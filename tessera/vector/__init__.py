@@ -16,7 +16,9 @@ seen by the player to move.  ``reset()`` and ``step(actions)`` return a :class:`
 (``obs``, ``mask``, ``player``, ``rewards``, ``terminated``, ``truncated``); a game that
 ends is reset at once (``terminated`` says so, ``rewards`` holds its returns, and ``obs``,
 ``mask`` and ``player`` are the new game's).  Everything is written by numba kernels in
-one call per step, with no Python loop over the games.
+one call per step, with no Python loop over the games.  Each game brings its own engine
+(``tessera/games/<game>/vector.py``, declared by ``Game.vector_engine``) on the shared base
+(:mod:`tessera.core.kits.vector`).
 
 * Nume without komi bidding; Nibble deals each new game from one of ``deals`` seeds
   (``0 … deals−1``, drawn uniformly from the engine's seed: the adapters' chance node),
@@ -33,21 +35,9 @@ one call per step, with no Python loop over the games.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
 from tessera.adapters.core import DEFAULT_DEALS, adapt
 from tessera.core.game import Game
-from tessera.vector._common import Batch, VectorGame, random_legal
-
-ENGINES: dict[str, str] = {
-    "nume": "tessera.vector._nume:NumeVector",
-    "nibble": "tessera.vector._nibble:NibbleVector",
-    "ikabegama": "tessera.vector._ikabegama:IkabegamaVector",
-    "nymbat": "tessera.vector._nymbat:NymbatVector",
-    "nelaxtam": "tessera.vector._nelaxtam:NelaxtamVector",
-}
-"""Each game's vector engine (``module:class``), imported when a game of it is made."""
+from tessera.core.kits.vector import Batch, VectorGame, random_legal
 
 
 def make(
@@ -64,13 +54,10 @@ def make(
     ``window`` (Ikabegamá), ``deal`` and ``deals`` (Nibble) are the adapters' options.
     """
     adapted = adapt(spec, window=window, deal=deal, deals=deals)
-    name = adapted.name
-    if name not in ENGINES:
-        raise ValueError(f"{name}: the vector engine has no kernels for this game")
-    module, _, cls = ENGINES[name].partition(":")
-    engine: Any = getattr(importlib.import_module(module), cls)
-    env: VectorGame = engine(adapted, batch, seed)
-    return env
+    engine = adapted.game.vector_engine()  # the game's own engine (games/<game>/vector.py), if it declares one
+    if engine is None:
+        raise ValueError(f"{adapted.name}: the vector engine has no kernels for this game")
+    return engine(adapted, batch, seed)
 
 
 __all__ = ["Batch", "VectorGame", "make", "random_legal"]

@@ -40,9 +40,9 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 from tessera.adapters.core import AdaptedState
 from tessera.core.kernels import rng_state
+from tessera.core.kits.vector import random_legal
 from tessera.core.registry import load_game
 from tessera.vector import make
-from tessera.vector._common import random_legal
 
 MAX_UNPLAYED = 100
 """Games in a row an environment may see end before the learner's first move (then ``RuntimeError``:

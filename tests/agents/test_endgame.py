@@ -16,8 +16,8 @@ import pytest
 import tessera
 from tessera import State
 from tessera.agents import make_agent
-from tessera.agents.endgame import EndgameAgent, NibbleSolver, endgame_verdict, solve, with_endgame, within_reach
-from tessera.agents.endgame.nibble import REACH
+from tessera.agents.endgame import EndgameAgent, endgame_verdict, with_endgame, within_reach
+from tessera.games.nibble.solver import REACH, NibbleSolver, solve
 from tests.agents.endgames import assert_level_plays_the_win_out
 
 SQUARE = tessera.load_game("nibble")
@@ -271,6 +271,6 @@ def test_endgame_verdict_says_forced_win_or_lost() -> None:
 def test_the_warm_up_loads_every_solver() -> None:
     """The AI worker processes load each game's solver at start (a level's first solve would otherwise
     spend its share of time loading it)."""
-    from tessera.agents.endgame import SOLVERS, warm_solvers
+    from tessera.agents.endgame import games_with_solver, warm_solvers
 
-    assert sorted(warm_solvers()) == sorted(SOLVERS)
+    assert sorted(warm_solvers()) == sorted(games_with_solver()) == ["ikabegama", "nibble", "nume"]

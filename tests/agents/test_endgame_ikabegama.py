@@ -16,8 +16,8 @@ import pytest
 import tessera
 from tessera import State
 from tessera.agents import make_agent
-from tessera.agents.endgame import EndgameAgent, IkabegamaSolver, endgame_verdict, within_reach
-from tessera.agents.endgame.ikabegama import WIN, moves_needed, solve, winning_move
+from tessera.agents.endgame import EndgameAgent, endgame_verdict, within_reach
+from tessera.games.ikabegama.solver import WIN, IkabegamaSolver, moves_needed, solve, winning_move
 from tests.agents.endgames import assert_level_plays_the_win_out
 
 NEAR = tessera.load_game("ikabegama(distance=4)")

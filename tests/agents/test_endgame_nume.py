@@ -18,9 +18,9 @@ import pytest
 import tessera
 from tessera import State
 from tessera.agents import make_agent
-from tessera.agents.endgame import EndgameAgent, NumeSolver, endgame_verdict, within_reach
-from tessera.agents.endgame.nume import MAX_EMPTY, number_bound, solve
+from tessera.agents.endgame import EndgameAgent, endgame_verdict, within_reach
 from tessera.games.nume import kernels as nk
+from tessera.games.nume.solver import MAX_EMPTY, NumeSolver, number_bound, solve
 from tests.agents.endgames import assert_level_plays_the_win_out
 
 

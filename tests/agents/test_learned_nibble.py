@@ -16,11 +16,11 @@ import pytest
 
 import tessera
 from tessera.agents import make_agent
-from tessera.agents.endgame.nibble import NibbleSolver
 from tessera.agents.learned import LearnedMCTSAgent, Weights, WeightsError, hand_weights, load_weights
 from tessera.agents.learned import nibble as nb
 from tessera.core.kernels import I64, rng_state
 from tessera.games.nibble.kernels import ON_BOARD, OVER, TAKING, scratch
+from tessera.games.nibble.solver import NibbleSolver
 
 
 def between_turns(st: tessera.State) -> bool:

@@ -31,10 +31,10 @@ from tessera.agents.learned.nymbat import (
     NymbatValue,
     features,
     fit_logistic,
-    make_dataset,
     mse,
     value_numpy,
 )
+from tessera.agents.learned.training import nymbat_dataset
 from tessera.games.nymbat import kernels as k
 
 TWO = tessera.load_game("nymbat")
@@ -143,7 +143,7 @@ def test_with_two_players_the_learned_value_is_zero_sum() -> None:
 
 def test_a_tiny_fit_on_self_play_beats_random_weights_on_held_out_positions() -> None:
     """Fitted on the positions of some self-play games, judged on the positions of other games."""
-    x, y, gid, info = make_dataset(TWO, 60, random.Random(5), spec="greedy(noise=0.1)", per_game=10)
+    x, y, gid, info = nymbat_dataset(TWO, 60, random.Random(5), spec="greedy(noise=0.1)", per_game=10)
     assert info["games"] == 60 and len(x) == len(y) == len(gid) and set(np.unique(y)) <= {-1.0, 0.0, 1.0}
     train, test = gid < 40, gid >= 40
     w = fit_logistic(x[train], y[train])

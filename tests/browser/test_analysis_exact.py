@@ -13,8 +13,10 @@ from typing import Any
 import pytest
 
 import tessera
-from tessera.agents.endgame import IkabegamaSolver, NibbleSolver, endgame_verdict
+from tessera.agents.endgame import endgame_verdict
 from tessera.core.records import text_record
+from tessera.games.ikabegama.solver import IkabegamaSolver
+from tessera.games.nibble.solver import NibbleSolver
 
 
 def test_the_analysis_board_says_forced_win_in_n_when_the_solver_proves_it(

@@ -228,6 +228,11 @@ def test_each_ai_level_says_what_it_does_and_how_strong_it_measured(server: str,
     page.locator("#param-players").select_option("4")
     page.locator("#ai-level").select_option("5")
     assert "three level-4 players" in about.inner_text()
+    page.locator("#game").select_option("ikabegama")  # a game's own note on its search levels
+    page.locator("#ai-level").select_option("3")
+    assert "whoever moves first wins" in about.inner_text() and "beat level 2 in 100 %" in about.inner_text()
+    page.locator("#ai-level").select_option("2")
+    assert "whoever moves first wins" not in about.inner_text()
     page.context.close()
 
 

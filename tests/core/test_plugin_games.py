@@ -2,7 +2,8 @@
 
 The example package of docs/games.md (examples/tessera-nim) is pip-installed into a
 temporary directory; the registry, the CLI, the lab, the arena and the web app's
-catalogue then offer its game, and the lab finds the answer its theory predicts.
+catalogue then offer its game, and the lab finds the answer its theory predicts; what it
+declares from its own folder (rules page, exact solver, level tuning) reaches the generic parts.
 """
 
 from __future__ import annotations
@@ -120,3 +121,33 @@ def test_the_adapters_offer_the_installed_game(nim_installed: Path) -> None:
     from tessera.adapters.pettingzoo import env
 
     pettingzoo_test.api_test(env("nim(stones=6)"), num_cycles=20)
+
+
+def test_the_installed_game_brings_its_capabilities_from_its_own_folder(nim_installed: Path) -> None:
+    """One game, one folder (issue 36): the example declares its rules page, its exact solver and its level
+    tuning in its own package, and the generic parts find them through the game object: the rules routes,
+    the levels (4 and up ask the solver), the analysis board's verdict."""
+    from fastapi import FastAPI
+    from fastapi.testclient import TestClient
+
+    from tessera.agents.endgame import EndgameAgent, endgame_verdict, games_with_solver, with_endgame
+    from tessera.agents.spec import level, make_agent
+    from tessera.server import learn as learn_routes
+    from tessera.server.routers.catalog import rules_text
+
+    cls = registry.game_class("nim")
+    page = cls.rules_page("en")
+    assert page is not None and page.startswith("# Nim") and rules_text("nim")["markdown"] == page
+    app = FastAPI()
+    app.include_router(learn_routes.router)
+    r = TestClient(app).get("/api/learn/nim/rules", params={"lang": "ko"})
+    assert r.status_code == 200 and r.json()["lang"] == "en" and r.json()["markdown"] == page
+    assert "nim" in games_with_solver()
+    assert level(4, "nim").spec == "alphabeta"
+    assert isinstance(with_endgame(make_agent("alphabeta"), "nim"), EndgameAgent)
+    state = tessera.load_game("nim(stones=9,take=3)").new_initial_state()
+    verdict = endgame_verdict(state, 1.0)
+    assert verdict is not None and verdict.winner == 0 and verdict.best_move == "1" and verdict.plies == 5
+    state.play("1")  # 8 stones: the player to move is lost
+    verdict = endgame_verdict(state, 1.0)
+    assert verdict is not None and verdict.winner == 0 and verdict.plies == 4

@@ -6,7 +6,7 @@ import pytest
 
 import tessera
 from tessera import learn
-from tessera.learn.model import at, diagram_failures, diagram_states, diagram_views, failure, legal, owned
+from tessera.core.kits.lessons import at, diagram_failures, diagram_states, diagram_views, failure, legal, owned
 
 ALL = [d for g in tessera.list_games() for d in learn.diagrams(g)]
 

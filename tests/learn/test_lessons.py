@@ -6,7 +6,7 @@ import pytest
 
 import tessera
 from tessera import learn
-from tessera.learn.model import failure, new_state
+from tessera.core.kits.lessons import failure, new_state
 
 ALL = [x for g in tessera.list_games() for x in learn.lessons(g)]
 

@@ -7,22 +7,31 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tessera.vector._cache import STAMP, drop_stale, kernel_sources
+import tessera
+from tessera.core.kits.vector import WATCHED, drop_stale
 
 
 def test_the_cache_is_dropped_when_a_called_kernel_source_changes(tmp_path: Path):
     source = tmp_path / "kernels.py"
     source.write_text("rules = 1\n")
     cache = tmp_path / "__pycache__"
-    assert drop_stale(cache, [source])  # no stamp yet: nothing cached can be trusted
-    cached = cache / "_nume._step-96.py311.nbi"
+    assert drop_stale(cache, [source], "vector")  # no stamp yet: nothing cached can be trusted
+    cached = cache / "vector._step-96.py311.nbi"
+    other = cache / "kernels.apply-12.py311.nbi"
     cached.write_text("machine code")
-    assert not drop_stale(cache, [source]) and cached.exists()  # unchanged sources keep the cache
+    other.write_text("machine code of the rules")
+    assert not drop_stale(cache, [source], "vector") and cached.exists()  # unchanged sources keep the cache
     source.write_text("rules = 2\n")
-    assert drop_stale(cache, [source]) and not cached.exists()
-    assert (cache / STAMP).is_file()
+    assert drop_stale(cache, [source], "vector") and not cached.exists()
+    assert other.exists()  # only the watching module's kernels are dropped
+    assert (cache / "vector.called-kernels.sha256").is_file()
 
 
-def test_every_game_kernel_source_is_watched():
-    names = {p.parent.name for p in kernel_sources()}
-    assert {"nume", "nibble", "ikabegama", "nymbat", "nelaxtam", "core"} <= names
+def test_every_game_vector_engine_watches_its_own_kernels_and_the_shared_ones():
+    for name in tessera.list_games():
+        engine = tessera.load_game(name).vector_engine()
+        if engine is None:
+            continue
+        module = Path(__import__(engine.__module__, fromlist=["_"]).__file__).resolve()
+        watched = {(p.parent.name, p.name) for p in WATCHED[str(module)]}
+        assert {(name, "kernels.py"), ("core", "kernels.py")} <= watched, (name, watched)

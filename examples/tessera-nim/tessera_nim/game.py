@@ -27,6 +27,8 @@ import numpy as np
 
 from tessera.core.game import Action, Game, GameInfo, IllegalMove, Param, RolloutResult, TurnState
 from tessera.core.kernels import rng_state, warm_up
+from tessera.core.kits.levels import LevelTuning
+from tessera.core.kits.solver import EndgameSolver
 from tessera.core.render import cell_entry, describe, piece, text_diagram
 from tessera_nim import kernels as _k
 
@@ -56,10 +58,28 @@ def _warm_up(game: NimGame) -> None:
     st.play("1")
 
 
+LEVELS = LevelTuning(search="alphabeta")  # the exact evaluation makes a shallow alpha-beta perfect
+"""How Nim tunes the strength levels (``NimGame.level_tuning()``)."""
+
+
 class NimGame(Game):
-    """One heap, ``take`` stones at most per move."""
+    """One heap, ``take`` stones at most per move.
+
+    Besides the rules it declares, from its own folder, what the other parts of tessera use:
+    its rules page (``rules/en.md``, found by ``Game.rules_page``), its exact solver
+    (:meth:`solver`, :mod:`tessera_nim.solver`) and its level tuning (:meth:`level_tuning`).
+    """
 
     info = INFO
+
+    @classmethod
+    def level_tuning(cls) -> LevelTuning:
+        return LEVELS
+
+    def solver(self) -> EndgameSolver:
+        from tessera_nim.solver import SOLVER
+
+        return SOLVER
 
     def new_initial_state(self, seed: int | None = None) -> NimState:
         _warm_up(self)

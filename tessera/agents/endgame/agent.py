@@ -1,10 +1,9 @@
 """The levels' endgame wrapper: ask the exact solver first when the end is within reach.
 
-:class:`EndgameAgent` wraps a search agent.  In a position its game's solver can take
-(:data:`SOLVERS`: Nibble with at most :data:`~tessera.agents.endgame.nibble.REACH` blocks on
-the board; Nume with at most :data:`~tessera.agents.endgame.nume.REACH` empty cells;
-Ikabegamá when either player could win within :data:`~tessera.agents.endgame.ikabegama.REACH`
-moves) it gives the solver a share of the
+:class:`EndgameAgent` wraps a search agent.  In a position its game's solver can take (the
+game declares it: ``Game.solver()`` gives an :class:`~tessera.core.kits.solver.EndgameSolver`, whose
+``within`` and ``reach`` say which positions: Nibble's blocks left, Nume's empty cells, Ikabegamá's
+moves to win) it gives the solver a share of the
 move's time; a proved win (or draw) is played at once — a winning step keeps the win, so a
 level that proves a win never gives it away.  When the solver proves a loss, or does not
 finish in its share, the wrapped search plays with the time left (against a fallible
@@ -15,75 +14,54 @@ agent plays exactly as without the wrapper.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from tessera.agents.base import Agent, Budget, clock
-from tessera.agents.endgame import ikabegama, nibble, nume
-from tessera.core.game import Action, State
-
-SOLVER_SHARE = 0.5
-"""Share of a move's remaining time Nibble's solver may use before the wrapped search takes over."""
+from tessera.core.game import Action, Game, State
+from tessera.core.kits.solver import SOLVER_SHARE, EndgameSolver
+from tessera.core.registry import list_games, load_game
 
 NODES_WITHOUT_DEADLINE = 2_000_000
 """Solver nodes when the budget has no deadline (an iteration budget): about a second of CPU."""
 
 
-@dataclass(frozen=True)
-class EndgameSolver:
-    """How the levels and the analysis board use one game's exact solver."""
-
-    make: Callable[[int], Any]
-    """A new solver with a table of ``2^bits`` slots; its ``solve(state, seconds, *, nodes, exact)`` gives a
-    :class:`~tessera.agents.endgame.solution.Solution` or ``None``."""
-    within: Callable[[State, int], bool]
-    """Whether the solver takes a position, given a reach."""
-    reach: int
-    """The levels' reach (Nibble: blocks left; Nume: empty cells; Ikabegamá: moves to win)."""
-    analysis_reach: int
-    """The analysis board's reach (it may think longer; a position out of time gives no verdict)."""
-    share: float
-    """Share of a move's remaining time the levels give the solver."""
+def solver_of(game: Game | str) -> EndgameSolver | None:
+    """The exact solver ``game`` declares (a game object, a name or a one-string form), or ``None`` (also for a
+    name that is no registered game)."""
+    if isinstance(game, str):
+        try:
+            game = load_game(game)
+        except ValueError:
+            return None
+    return game.solver()
 
 
-def _nibble_within(state: State, reach: int) -> bool:
-    return len(state.to_dict()["cells"]) <= reach
-
-
-SOLVERS: dict[str, EndgameSolver] = {
-    "nibble": EndgameSolver(nibble.NibbleSolver, _nibble_within, nibble.REACH, 24, SOLVER_SHARE),
-    # a race the solver cannot prove costs the search its share: a smaller one than Nibble's
-    "ikabegama": EndgameSolver(
-        ikabegama.IkabegamaSolver, ikabegama.within_reach, ikabegama.REACH, ikabegama.REACH, 0.25
-    ),
-    "nume": EndgameSolver(nume.NumeSolver, nume.within_reach, nume.REACH, nume.ANALYSIS_REACH, SOLVER_SHARE),
-}
-"""The games with an exact solver, by game name."""
-
-GAMES = tuple(SOLVERS)
-"""Games with an endgame solver."""
+def games_with_solver() -> list[str]:
+    """The registered games that declare an exact solver."""
+    return [name for name in list_games() if solver_of(name) is not None]
 
 
 def warm_solvers() -> list[str]:
     """Load (or compile) every solver's search once, on a small position of its game, so that a level's
     first solve does not spend its share of time loading it; the games warmed."""
-    from tessera.core.registry import load_game
-
     rng = random.Random(0)
-    small = {"nibble": "nibble", "nume": "nume(size=2)", "ikabegama": "ikabegama(distance=2)"}
-    for name, spec in small.items():
-        state = load_game(spec).new_initial_state(seed=0)
+    warmed = []
+    for name in list_games():
+        spec = solver_of(name)
+        if spec is None:
+            continue
+        state = load_game(spec.warm_up).new_initial_state(seed=0)
         while not state.is_terminal() and not within_reach(state, 8):
             state.apply_action(state.random_action(rng))
         if not state.is_terminal():
-            SOLVERS[name].make(10).solve(state, nodes=2000)
-    return list(small)
+            spec.make(10).solve(state, nodes=2000)
+        warmed.append(name)
+    return warmed
 
 
 def within_reach(state: State, reach: int | None = None) -> bool:
     """Whether ``state`` is a two-player position its game's solver takes (``reach``: the game's default)."""
-    spec = SOLVERS.get(state.game.name)
+    spec = state.game.solver()
     if spec is None or state.is_terminal() or state.game.num_players != 2:
         return False
     return spec.within(state, spec.reach if reach is None else reach)
@@ -109,7 +87,7 @@ class EndgameAgent(Agent):
             raise ValueError(f"endgame: share must be a number above 0 and at most 1, not {share!r}")
         self.inner = inner
         self.reach = reach
-        """Reach in the game's own measure (``None``: the game's default, :data:`SOLVERS`)."""
+        """Reach in the game's own measure (``None``: the game's default, its solver's ``reach``)."""
         self.share = None if share is None else float(share)
         self.nodes = nodes
         self.tt_bits = tt_bits
@@ -125,16 +103,21 @@ class EndgameAgent(Agent):
     def default_seconds(self, value: float | None) -> None:
         self.inner.default_seconds = value
 
-    def solver(self, game: str) -> Any:
+    def solver(self, game: Game) -> Any:
         """The solver of ``game``, with its transposition table (allocated on first use, kept between moves)."""
-        if game not in self._solvers:
-            self._solvers[game] = SOLVERS[game].make(self.tt_bits)
-        return self._solvers[game]
+        if game.name not in self._solvers:
+            spec = game.solver()
+            if spec is None:
+                raise ValueError(f"{game.name}: this game declares no exact solver")
+            self._solvers[game.name] = spec.make(self.tt_bits)
+        return self._solvers[game.name]
 
     def _choose(self, state: State, budget: Budget, rng: random.Random) -> Action:
         if within_reach(state, self.reach):
-            game = state.game.name
-            share = SOLVERS[game].share if self.share is None else self.share
+            game = state.game
+            spec = game.solver()
+            assert spec is not None  # within reach: the game has a solver
+            share = spec.share if self.share is None else self.share
             seconds = None if budget.deadline is None else max(0.0, budget.deadline - clock()) * share
             t0 = clock()
             out = self.solver(game).solve(state, seconds, nodes=self.nodes if seconds is None else None, exact=False)
@@ -168,20 +151,21 @@ class EndgameAgent(Agent):
         self.stats = {}
 
 
-def with_endgame(agent: Agent, game: str | None) -> Agent:
-    """``agent`` wrapped in :class:`EndgameAgent` when ``game`` has an endgame solver, else ``agent`` itself."""
-    if game not in GAMES:
+def with_endgame(agent: Agent, game: Game | str | None) -> Agent:
+    """``agent`` wrapped in :class:`EndgameAgent` when ``game`` (a game or its name) declares an exact solver,
+    else ``agent`` itself."""
+    if game is None or solver_of(game) is None:
         return agent
     return EndgameAgent(agent)
 
 
 __all__ = [
-    "GAMES",
     "NODES_WITHOUT_DEADLINE",
-    "SOLVERS",
     "SOLVER_SHARE",
     "EndgameAgent",
     "EndgameSolver",
+    "games_with_solver",
+    "solver_of",
     "warm_solvers",
     "with_endgame",
     "within_reach",

@@ -6,14 +6,8 @@ import threading
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from tessera.agents.endgame.agent import SOLVERS, within_reach
-from tessera.agents.endgame.nibble import REACH
+from tessera.agents.endgame.agent import within_reach
 from tessera.core.game import State
-
-ANALYSIS_REACH = SOLVERS["nibble"].analysis_reach
-"""Nibble's blocks left at or below which :func:`endgame_verdict` tries the solver (more than the levels'
-reach: the analysis board may think longer, and a position out of time gives ``None``); each game's
-reach is its :attr:`~tessera.agents.endgame.agent.EndgameSolver.analysis_reach`."""
 
 
 @dataclass(frozen=True)
@@ -44,10 +38,11 @@ def endgame_verdict(state: State, seconds: float = 1.0, *, reach: int | None = N
     """The exact result of ``state`` with best play, or ``None`` when unknown within ``seconds``.
 
     ``None`` as well for games without a solver and positions out of reach (``reach``: the game's
-    analysis reach).  Each thread keeps one solver per game (its table speeds up the positions of one
-    game that follow).
+    analysis reach, :attr:`~tessera.core.kits.solver.EndgameSolver.analysis_reach`: more than the
+    levels' reach, as the analysis board may think longer, and a position out of time gives ``None``).
+    Each thread keeps one solver per game (its table speeds up the positions of one game that follow).
     """
-    spec = SOLVERS.get(state.game.name)
+    spec = state.game.solver()
     if spec is None or not within_reach(state, spec.analysis_reach if reach is None else reach):
         return None
     solvers: dict[str, Any] = _LOCAL.__dict__.setdefault("solvers", {})
@@ -71,4 +66,4 @@ def endgame_verdict(state: State, seconds: float = 1.0, *, reach: int | None = N
     return Verdict(winner, p, out.plies, move, text)
 
 
-__all__ = ["ANALYSIS_REACH", "REACH", "Verdict", "endgame_verdict"]
+__all__ = ["Verdict", "endgame_verdict"]

@@ -3,7 +3,7 @@
 Nibble's level 5 scores a leaf of its search by one random game to the end
 (``mcts(c=0.7,rollout_cutoff=-1)``).  The last blocks of such a game are where the random
 play is most wrong and where the truth is cheapest: the exact solver
-(:mod:`tessera.agents.endgame.nibble`) settles a position of 18 blocks in a few hundredths
+(:mod:`tessera.games.nibble.solver`) settles a position of 18 blocks in a few hundredths
 of a second.  So the leaf kernel here plays the random game only until ``reach`` blocks are
 left and scores that position with a linear value ``tanh(w · φ)`` fitted (logistic
 regression, :func:`fit_logistic`) to the solver's results on such positions
@@ -387,7 +387,7 @@ def make_dataset(
 ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
     """``count`` positions (:func:`sample_position`) with their features and player 0's exact result
     (+1/−1/0, by the endgame solver within ``nodes``; unproved positions are skipped)."""
-    from tessera.agents.endgame.nibble import NibbleSolver
+    from tessera.games.nibble.solver import NibbleSolver
 
     solver = NibbleSolver(21)
     xs: list[np.ndarray] = []
@@ -415,50 +415,6 @@ def make_dataset(
     return np.array(xs), np.array(ys), info
 
 
-def make_search_dataset(
-    game: Any,
-    count: int,
-    rng: random.Random,
-    leaf: NibbleLeaf,
-    reach: int,
-    iterations: int = 300,
-    guided: int = 30,
-    guide_iterations: int = 50,
-) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
-    """``count`` positions of ``reach`` blocks (:func:`sample_position`) labelled by a search's value:
-    player 0's value of the best root step of UCT (c = 0.7) at ``iterations`` simulations whose leaves
-    are scored by ``leaf`` (the stages below ``reach``) — the value one stage up is learned from the
-    search over the stage below (positions with a single legal step are skipped)."""
-    from tessera.agents.learned.agent import LearnedMCTSAgent
-
-    xs: list[np.ndarray] = []
-    ys: list[float] = []
-    rollout_sq = 0.0
-    while len(ys) < count:
-        st = sample_position(game, rng, reach, guided, guide_iterations)
-        if st is None or len(st.legal_actions()) < 2:
-            continue
-        agent = LearnedMCTSAgent(GAME, hand_weights_for_search(), seed=rng.randrange(2**31), reuse=False)
-        agent.leaf = leaf
-        agent.choose(st, iterations=iterations)
-        v = float(agent.stats["value"])
-        y0 = v if st.current_player() == 0 else -v
-        xs.append(features(st))
-        ys.append(y0)
-        rollout_sq += (st.rollouts(1, rng.randrange(2**62)).totals[0] - y0) ** 2
-    info = {"positions": len(ys), "iterations": iterations, "reach": reach, "rollout_mse": rollout_sq / len(ys)}
-    return np.array(xs), np.array(ys), info
-
-
-def hand_weights_for_search() -> Any:
-    """Placeholder weights for an agent whose leaf is set by hand (:func:`make_search_dataset`)."""
-    from tessera.agents.learned.model import Weights
-
-    w = np.zeros(len(NIBBLE_FEATURES))
-    w[0] = 1.0
-    return Weights(GAME, w)
-
-
 __all__ = [
     "GAME",
     "NIBBLE_FEATURES",
@@ -468,7 +424,6 @@ __all__ = [
     "fit_logistic",
     "leaf_value",
     "make_dataset",
-    "make_search_dataset",
     "mse",
     "nibble_features",
     "random_to",

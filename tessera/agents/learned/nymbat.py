@@ -16,7 +16,6 @@ to move (+1 won, −1 lost, 0 drawn).  :func:`fit_logistic` fits ``P(win) = σ(2
 from __future__ import annotations
 
 import math
-import random
 from typing import Any
 
 import numpy as np
@@ -182,73 +181,14 @@ class NymbatValue:
         return float(nymbat_value(state.s, state.game.geo, I64(player), self.w, self._phi))
 
 
-# -- training data: self-play games of a cheap player ------------------------------------------
-
-
-def _seeded(spec: str, seed: int) -> str:
-    """``spec`` with ``seed=seed`` added to its options."""
-    return f"{spec[:-1]},seed={seed})" if spec.endswith(")") else f"{spec}(seed={seed})"
-
-
-def play_game(game: Any, rng: random.Random, spec: str, opening: int, iterations: int | None) -> tuple[list[Any], Any]:
-    """One self-play game: ``opening`` uniformly random steps, then ``spec`` for both sides (``iterations`` per
-    step, ``None``: the agent's own budget); the positions met after the opening and the final state."""
-    from tessera.agents.spec import make_agent
-
-    state = game.new_initial_state(seed=rng.randrange(2**31))
-    agents = [make_agent(_seeded(spec, rng.randrange(2**31))) for _ in range(game.num_players)]
-    for _ in range(opening):
-        if state.is_terminal():
-            break
-        state.apply_legal(state.random_action(rng))
-    seen: list[Any] = []
-    while not state.is_terminal():
-        seen.append(state.clone())
-        p = state.current_player()
-        state.apply_legal(agents[p].choose(state, iterations=iterations))
-    return seen, state
-
-
-def make_dataset(
-    game: Any,
-    games: int,
-    rng: random.Random,
-    spec: str = "greedy(noise=0.1)",
-    opening: int = 20,
-    per_game: int = 12,
-    iterations: int | None = None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-    """``per_game`` positions of each of ``games`` self-play games (:func:`play_game`), their features for the
-    player to move and his result (+1/−1/0); also each position's game index (to split by game)."""
-    xs: list[np.ndarray] = []
-    ys: list[float] = []
-    gid: list[int] = []
-    steps = 0
-    for g in range(games):
-        seen, end = play_game(game, rng, spec, opening, iterations)
-        steps += len(seen)
-        ret = end.returns()
-        picks = rng.sample(range(len(seen)), min(per_game, len(seen)))
-        for i in picks:
-            st = seen[i]
-            p = st.current_player()
-            xs.append(features(st, p))
-            ys.append(float(ret[p]))
-            gid.append(g)
-    info = {"games": games, "positions": len(ys), "steps": steps, "spec": spec, "opening": opening}
-    return np.array(xs), np.array(ys), np.array(gid), info
-
-
 __all__ = [
     "GAME",
     "NYMBAT_FEATURES",
     "NymbatValue",
     "features",
     "fit_logistic",
-    "make_dataset",
     "mse",
     "nymbat_features",
     "nymbat_value",
-    "play_game",
     "value_numpy",
 ]

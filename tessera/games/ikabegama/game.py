@@ -56,7 +56,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -71,11 +71,17 @@ from tessera.core.hexplane import (
     parse_axial,
 )
 from tessera.core.kernels import warm_up
+from tessera.core.kits.levels import LevelTuning
 from tessera.core.observation import AxialLayout, ObservationSpec
 from tessera.core.registry import register
 from tessera.core.render import PLAYER_COLORS, text_diagram
 from tessera.core.texts import Text, name_text, outcome
 from tessera.games.ikabegama import kernels as kern
+
+if TYPE_CHECKING:
+    from tessera.core.kits.lessons import LessonBook
+    from tessera.core.kits.solver import EndgameSolver
+    from tessera.core.kits.vector import VectorGame
 
 LIGHT, DARK = 0, 1
 NAMES = ("Light", "Dark")
@@ -86,7 +92,7 @@ INFO = GameInfo(
     title="Ikabegamá",
     params=(
         Param("distance", 6, int, "Dark nest at distance,0", min=2, max=30),
-        Param("dark_nest", "", str, "Dark nest as 'q,r' (overrides distance)"),
+        Param("dark_nest", "", str, "Dark nest as 'q,r' (overrides distance)", expert=True),
         Param("board", "plane", str, "'plane' (unbounded) or 'hexhex:N' (hexagon of side N)"),
         Param("max_plies", 400, int, "safeguard: draw after this many plies", min=1, max=2000),
     ),
@@ -115,11 +121,19 @@ def _warm_up(game: IkabegamaGame) -> None:
     kern.grown(a, 8)
 
 
+# chosen by the matches in docs/agents.md
+LEVELS = LevelTuning(
+    search="alphabeta", measured={"vs4": 45, "vs3": 50, "games": "20 / 6", "vs2": 100}, note="params:measured.ikabegama"
+)
+"""How Ikabegamá tunes the strength levels (``IkabegamaGame.level_tuning()``, :func:`tessera.agents.spec.level`)."""
+
+
 @register
 class IkabegamaGame(Game):
     """Ikabegamá with fixed nests, board and safeguard."""
 
     info = INFO
+    client_module = "client.js"  # the create form's list of boards, which follows the distance
 
     def _check_params(self, params: dict[str, Any]) -> dict[str, Any]:
         if params["dark_nest"]:
@@ -197,6 +211,27 @@ class IkabegamaGame(Game):
     def num_distinct_actions(self) -> int:
         """13 per hex of the window (growth + 12 jump directions), plus ``pass``."""
         return self.pass_action + 1
+
+    def solver(self) -> EndgameSolver:
+        from tessera.games.ikabegama.solver import SOLVER
+
+        return SOLVER
+
+    @classmethod
+    def lessons(cls) -> LessonBook:
+        from tessera.core.kits.lessons import LessonBook
+        from tessera.games.ikabegama.lessons import DIAGRAMS, LESSONS
+
+        return LessonBook(DIAGRAMS, LESSONS)
+
+    @classmethod
+    def level_tuning(cls) -> LevelTuning:
+        return LEVELS
+
+    def vector_engine(self) -> type[VectorGame]:
+        from tessera.games.ikabegama.vector import IkabegamaVector
+
+        return IkabegamaVector
 
     def observation_spec(self) -> ObservationSpec:
         """The observation planes of the research adapters (:mod:`tessera.games.ikabegama.observation`)."""

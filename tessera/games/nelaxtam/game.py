@@ -133,7 +133,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -154,11 +154,16 @@ from tessera.core.game import (
 )
 from tessera.core.geometry import Grid, bits, diagonal_neighbors, square
 from tessera.core.kernels import rng_state, warm_up
+from tessera.core.kits.levels import LevelTuning
 from tessera.core.observation import ObservationSpec
 from tessera.core.registry import register
 from tessera.core.render import PLAYER_COLORS, text_diagram
 from tessera.core.texts import Text, name_text, outcome
 from tessera.games.nelaxtam import kernels as _k
+
+if TYPE_CHECKING:
+    from tessera.core.kits.lessons import LessonBook
+    from tessera.core.kits.vector import VectorGame
 
 BLACK, WHITE = 0, 1
 NAMES = ("Black", "White")
@@ -224,6 +229,13 @@ def _warm_up(game: NelaxtamGame) -> None:
     st.can_destroy()
     st.rollouts(1, 0, max_plies=1)
     st.apply_actions([st.random_actions(rng, 0), st.random_actions(rng, 1)])  # order check, resolution, end
+
+
+# since the kernels: beat cutoff 6 and -1 (docs/agents.md)
+LEVELS = LevelTuning(
+    search="smmcts(c=0.7,rollout_cutoff=20)", measured={"vs4": 78, "vs3": 84, "games": "100", "vs2": 86}
+)
+"""How Nelaxtam tunes the strength levels (``NelaxtamGame.level_tuning()``, :func:`tessera.agents.spec.level`)."""
 
 
 @register
@@ -344,6 +356,22 @@ class NelaxtamGame(Game):
     def num_distinct_actions(self) -> int:
         """``troops · (1 + 3·size²)``: one token per troop (hold, move/destroy/place onto a square)."""
         return self.ntroops * self.block
+
+    @classmethod
+    def lessons(cls) -> LessonBook:
+        from tessera.core.kits.lessons import LessonBook
+        from tessera.games.nelaxtam.lessons import DIAGRAMS, LESSONS
+
+        return LessonBook(DIAGRAMS, LESSONS)
+
+    @classmethod
+    def level_tuning(cls) -> LevelTuning:
+        return LEVELS
+
+    def vector_engine(self) -> type[VectorGame]:
+        from tessera.games.nelaxtam.vector import NelaxtamVector
+
+        return NelaxtamVector
 
     def observation_spec(self) -> ObservationSpec:
         """The observation planes of the research adapters (:mod:`tessera.games.nelaxtam.observation`)."""

@@ -122,7 +122,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -141,11 +141,17 @@ from tessera.core.game import (
 )
 from tessera.core.geometry import Grid, hexagon, square
 from tessera.core.kernels import neighbour_table, rng_state, warm_up
+from tessera.core.kits.levels import LevelTuning
 from tessera.core.observation import ObservationSpec
 from tessera.core.registry import register
 from tessera.core.render import text_diagram
 from tessera.core.texts import Text, colour_text, name_text, outcome
 from tessera.games.nibble import kernels as _k
+
+if TYPE_CHECKING:
+    from tessera.core.kits.lessons import LessonBook
+    from tessera.core.kits.solver import EndgameSolver
+    from tessera.core.kits.vector import VectorGame
 
 NAMES = ("First", "Second")
 PLAYER_COLORS = ("#1d1d1f", "#f4f1ea")
@@ -272,11 +278,19 @@ def _warm_up(game: NibbleGame) -> None:
         st.scores()
 
 
+# since the kernels: beat alphabeta 19-1 at 0.1 s and 0.3 s
+LEVELS = LevelTuning(
+    search="mcts(c=0.7,rollout_cutoff=-1)", measured={"vs4": 81, "vs3": 95, "games": "100", "vs2": 100}
+)
+"""How Nibble tunes the strength levels (``NibbleGame.level_tuning()``, :func:`tessera.agents.spec.level`)."""
+
+
 @register
 class NibbleGame(Game):
     """Nibble with a fixed number of colours, board shape and table rule."""
 
     info = INFO
+    client_module = "client.js"  # the blocks' table numbers and the colour-blind palette
 
     def _check_params(self, params: dict[str, Any]) -> dict[str, Any]:
         if params["colors"] is None:  # a dependent default: the hex board has 13 colours
@@ -342,6 +356,27 @@ class NibbleGame(Game):
     def num_distinct_actions(self) -> int:
         """One per cell (take its block), plus ``end``."""
         return len(self.cells) + 1
+
+    def solver(self) -> EndgameSolver:
+        from tessera.games.nibble.solver import SOLVER
+
+        return SOLVER
+
+    @classmethod
+    def lessons(cls) -> LessonBook:
+        from tessera.core.kits.lessons import LessonBook
+        from tessera.games.nibble.lessons import DIAGRAMS, LESSONS
+
+        return LessonBook(DIAGRAMS, LESSONS)
+
+    @classmethod
+    def level_tuning(cls) -> LevelTuning:
+        return LEVELS
+
+    def vector_engine(self) -> type[VectorGame]:
+        from tessera.games.nibble.vector import NibbleVector
+
+        return NibbleVector
 
     def observation_spec(self) -> ObservationSpec:
         """The observation planes of the research adapters (:mod:`tessera.games.nibble.observation`)."""

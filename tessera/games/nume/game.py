@@ -99,7 +99,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tessera.core.game import (
     TERMINAL,
@@ -115,12 +115,18 @@ from tessera.core.game import (
 )
 from tessera.core.geometry import Grid, alternating_hexagon, square
 from tessera.core.kernels import neighbour_table, rng_state, warm_up
+from tessera.core.kits.levels import LevelTuning
 from tessera.core.observation import ObservationSpec
 from tessera.core.registry import register
 from tessera.core.render import PLAYER_COLORS, text_diagram
 from tessera.core.texts import Text, name_text, outcome
 from tessera.games.nume import kernels as kern
 from tessera.games.nume.kernels import GID, GPRICE, GSIZE, HEAD, NEMPTY, NUM, STONE
+
+if TYPE_CHECKING:
+    from tessera.core.kits.lessons import LessonBook
+    from tessera.core.kits.solver import EndgameSolver
+    from tessera.core.kits.vector import VectorGame
 
 BLACK, WHITE = 0, 1
 """Colours (not players: with komi bidding a player may take either)."""
@@ -208,11 +214,19 @@ def _warm_up(game: NumeGame) -> None:
     kern.apply(a, nbr, 0, 1, BLACK)
 
 
+# chosen by the matches in docs/agents.md
+LEVELS = LevelTuning(
+    search="mcts(c=0.7,rollout_cutoff=0,sample=8)", measured={"vs4": 79, "vs3": 83, "games": "100", "vs2": 90}
+)
+"""How Nume tunes the strength levels (``NumeGame.level_tuning()``, :func:`tessera.agents.spec.level`)."""
+
+
 @register
 class NumeGame(Game):
     """Nume on one board with fixed komi rules; holds the board tables states share."""
 
     info = INFO
+    client_module = "client.js"  # the board's group badges (size and price)
 
     grid: Grid
     """The board (alternating hexagon or square)."""
@@ -302,6 +316,27 @@ class NumeGame(Game):
     def num_distinct_actions(self) -> int:
         """``N·(N+2)`` placements, ``2·(N+1)`` komi bids, 2 colour choices."""
         return self.choose_base + 2
+
+    def solver(self) -> EndgameSolver:
+        from tessera.games.nume.solver import SOLVER
+
+        return SOLVER
+
+    @classmethod
+    def lessons(cls) -> LessonBook:
+        from tessera.core.kits.lessons import LessonBook
+        from tessera.games.nume.lessons import DIAGRAMS, LESSONS
+
+        return LessonBook(DIAGRAMS, LESSONS)
+
+    @classmethod
+    def level_tuning(cls) -> LevelTuning:
+        return LEVELS
+
+    def vector_engine(self) -> type[VectorGame]:
+        from tessera.games.nume.vector import NumeVector
+
+        return NumeVector
 
     def observation_spec(self) -> ObservationSpec:
         """The observation planes of the research adapters (:mod:`tessera.games.nume.observation`)."""

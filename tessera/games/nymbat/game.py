@@ -141,7 +141,7 @@ import functools
 import random
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -158,11 +158,16 @@ from tessera.core.game import (
 )
 from tessera.core.geometry import bits, hexagon
 from tessera.core.kernels import neighbour_table, rng_state, warm_up
+from tessera.core.kits.levels import LevelTuning
 from tessera.core.observation import ObservationSpec
 from tessera.core.registry import register
 from tessera.core.render import PLAYER_COLORS, text_diagram
 from tessera.core.texts import Text, name_text, outcome
 from tessera.games.nymbat import kernels as _k
+
+if TYPE_CHECKING:
+    from tessera.core.kits.lessons import LessonBook
+    from tessera.core.kits.vector import VectorGame
 
 RED, BLUE = 0, 1
 NAMES = ("Red", "Blue")
@@ -352,6 +357,23 @@ INFO = GameInfo(
 )
 
 
+LEVELS = LevelTuning(
+    search="alphabeta",
+    # Four-player Nymbat, each level measured against three of the level below, seats rotated
+    # (docs/agents.md, "Four-player ladder"; win rates of level k+1, an equal agent wins 25 %):
+    # 1 random; 2 greedy playing a random step 3 times in 4 (91 % against random over 120 games;
+    # with noise 0.5 it was not clearly weaker than greedy); 3 greedy (69 % against level 2); 4
+    # and 5 the whole-turn search (tessera.agents.turns) set by iterations per turn, not by time:
+    # 8 iterations (48 % against greedy) and 40 (35 % against 8; Wilson lower bound 27 %).
+    # Step-level MCTS and alpha-beta did not beat greedy here, and above ~10 iterations nothing
+    # tried made `turns` clearly stronger (more iterations, 1 s or 3 s, two rounds, best-of-3 or
+    # paranoid replies, a leader term): the level's time is only an upper bound on a slow machine.
+    many_players={1: "random", 2: "greedy(noise=0.75)", 3: "greedy", 4: "turns(limit=8)", 5: "turns(limit=40)"},
+    measured={"vs4": 67, "vs3": 75, "games": "30 / 20", "vs2": 95},
+)
+"""How Nymbat tunes the strength levels (``NymbatGame.level_tuning()``, :func:`tessera.agents.spec.level`)."""
+
+
 @register
 class NymbatGame(Game):
     """Nymbat with fixed reserve, first-turn limit, delay period and safeguard."""
@@ -395,6 +417,22 @@ class NymbatGame(Game):
     def num_distinct_actions(self) -> int:
         """Moves ``169·169``, placements ``169·6``, removals, losses (169 each), end, pass."""
         return NUM_ACTIONS
+
+    @classmethod
+    def lessons(cls) -> LessonBook:
+        from tessera.core.kits.lessons import LessonBook
+        from tessera.games.nymbat.lessons import DIAGRAMS, LESSONS
+
+        return LessonBook(DIAGRAMS, LESSONS)
+
+    @classmethod
+    def level_tuning(cls) -> LevelTuning:
+        return LEVELS
+
+    def vector_engine(self) -> type[VectorGame]:
+        from tessera.games.nymbat.vector import NymbatVector
+
+        return NymbatVector
 
     def observation_spec(self) -> ObservationSpec:
         """The observation planes of the research adapters (:mod:`tessera.games.nymbat.observation`)."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter
@@ -17,8 +16,6 @@ from tessera.server.warmup import Warmup
 
 log = logging.getLogger("tessera.server")
 
-RULES = Path(__file__).resolve().parent.parent.parent / "rules"
-
 router = APIRouter(tags=["catalog"])
 
 
@@ -29,7 +26,8 @@ def catalog(warmup: Warmup | None = None) -> list[dict[str, Any]]:
     out = []
     for name in tessera.list_games():
         try:
-            info = game_class(name).info
+            cls = game_class(name)
+            info = cls.info
         except Exception as e:  # a game being written may not import yet
             log.warning("game %s does not load: %s", name, e)
             continue
@@ -44,6 +42,9 @@ def catalog(warmup: Warmup | None = None) -> list[dict[str, Any]]:
                 "board_kind": info.board_kind,
                 "designer": info.designer,
                 "examples": list(info.examples),
+                "levels": cls.level_tuning().as_dict(),  # how the AI levels were measured (Game.level_tuning())
+                # the game's own client module (Game.client_module), served from its folder
+                "client_module": f"/games/{name}/client.js" if cls.client_module_path() else None,
                 "params": [
                     {
                         "name": p.name,
@@ -54,6 +55,7 @@ def catalog(warmup: Warmup | None = None) -> list[dict[str, Any]]:
                         "max": p.max,
                         "choices": list(p.choices) if p.choices is not None else None,
                         "step": p.step,
+                        "expert": p.expert,
                     }
                     for p in info.params
                 ],
@@ -77,13 +79,13 @@ def catalog(warmup: Warmup | None = None) -> list[dict[str, Any]]:
 
 
 def rules_text(name: str) -> dict[str, str]:
-    """The players' rules page of a game (tessera/rules/<name>.md, else the module docstring)."""
+    """The players' rules page of a game (``Game.rules_page()``: ``rules/en.md`` in its folder, else its summary)."""
     try:
-        info = game_class(name).info
+        cls = game_class(name)
     except ValueError as e:
         raise ServiceError(404, str(e)) from None
-    path = RULES / f"{name}.md"
-    text = path.read_text(encoding="utf-8") if path.exists() else f"# {info.title}\n\n```\n{info.summary}\n```\n"
+    info = cls.info
+    text = cls.rules_page() or f"# {info.title}\n\n```\n{info.summary}\n```\n"
     return {"game": name, "title": info.title, "markdown": text}
 
 

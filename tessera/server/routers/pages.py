@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fastapi import APIRouter
+from fastapi import APIRouter, HTTPException
 from fastapi.responses import FileResponse, Response
+
+from tessera.core.registry import game_class
 
 WEB = Path(__file__).resolve().parent.parent.parent / "web"
 
@@ -30,6 +32,19 @@ def game_page(game_id: str) -> FileResponse:
 @router.get("/rules/{name}")
 def rules_page(name: str) -> FileResponse:
     return FileResponse(WEB / "rules.html")
+
+
+@router.get("/games/{name}/client.js")
+def game_client_module(name: str) -> FileResponse:
+    """A game's client module (``Game.client_module``, a file of the game's own folder), for the pages that
+    load it because the catalogue says the game has one."""
+    try:
+        path = game_class(name).client_module_path()
+    except ValueError as e:
+        raise HTTPException(404, str(e)) from None
+    if path is None:
+        raise HTTPException(404, f"{name} declares no client module")
+    return FileResponse(path, media_type="text/javascript")
 
 
 @router.get("/sw.js")

@@ -4,7 +4,7 @@
 // It knows no game: the server sends render descriptions with the legal moves of the player to move.
 import { api, ApiError, escapeHtml, loadSeats, saveSeats } from "./api.js";
 import { BoardView } from "./board.js";
-import { actionLabel, colourName, decorations, localized, panelRows, refusalText, resultText, statusText, textOf } from "./decorate.js";
+import { actionLabel, colourName, decorations, localized, panelRows, refusalText, resultText, statusText, textOf, usesPalette, whenClientLoads } from "./decorate.js";
 import { initI18n, t } from "./i18n.js";
 import { initPrefs, safePalette } from "./prefs.js";
 
@@ -287,12 +287,13 @@ function render() {
   const n = node();
   const desc = n.pos.render;
   ui.players = desc.players || [];
+  whenClientLoads(desc, render); // the game's own client module, if it has one, draws more once here
   const deco = decorations(desc, { safePalette: safePalette() });
   board.draw(localized(desc), { clickable: nextCells(), selected: new Set(ui.sel), marks: new Map(), hints: new Map(), ...deco });
   const cp = n.pos.to_move;
   $("status").textContent = cp === TERMINAL ? statusText(desc) : `${statusText(desc)} — ${t("analysis:move_n", { n: n.pos.move_number })}`;
   const palette = document.querySelector(".palette-switch");
-  if (palette) palette.hidden = desc.game !== "nibble";
+  if (palette) palette.hidden = !usesPalette(desc);
   renderPrompt();
   renderTree();
   $("best-text").textContent = "";

@@ -1,140 +1,79 @@
-// What the board and the panel show beyond the render description's own drawing, read from the
-// description itself (no extra request): Nume's groups with their size and price, Nibble's colour
-// numbers and colour-blind-safe palette, Nymbat's pieces and points on the board. The game page
-// and the analysis board both use it.
+// What the board and the panel show beyond the render description's own drawing. A game that needs
+// more than the description (Nume's group badges, Nibble's colour numbers and colour-blind-safe
+// palette) says so in its own client module (Game.client_module, in the game's folder), which the
+// catalogue names; this module loads it and asks it, never a game by its name. The game page and the
+// analysis board both use it.
+import { api } from "./api.js";
 import { hasKey, t } from "./i18n.js";
 
-// Cells whose centres are this close are neighbours (hex: circumradius 1, neighbours √3 apart;
-// square: unit cells).
-function neighbourDistance(desc) {
-  return desc.board.kind === "square" ? 1.05 : 1.8;
-}
+// -- the games' client modules ---------------------------------------------------------------------
+// Each exports what it has of: decorate(desc, out, {safePalette, t}) (adds to the board's extra
+// drawing), glyph(color) (a colour's shape in the safe palette), legend(deco) (the key of the
+// sentence under the board), palette (true: the colour-blind palette matters), choiceLabel(param,
+// choice, t) (a parameter's value in words).
+const clients = new Map(); // game name -> its module, or null once known to have none
+let catalogue = null;
 
-// Nume: the groups of each player (connected stones of one owner), their size and price, as the
-// game gives them on each piece (`group: {size, price}`, docs/render.md).
-export function numeGroups(desc) {
-  if (desc.game !== "nume") return [];
-  const byCell = new Map(desc.board.cells.map((c) => [c.id, c]));
-  const stones = (desc.pieces || []).filter((p) => byCell.has(p.cell) && p.owner !== null && p.owner !== undefined);
-  const near = neighbourDistance(desc);
-  const seen = new Set();
-  const groups = [];
-  for (const s of stones) {
-    if (seen.has(s.cell)) continue;
-    const members = [];
-    const stack = [s];
-    seen.add(s.cell);
-    while (stack.length) {
-      const a = stack.pop();
-      members.push(a);
-      const ca = byCell.get(a.cell);
-      for (const b of stones) {
-        if (seen.has(b.cell) || b.owner !== a.owner) continue;
-        const cb = byCell.get(b.cell);
-        if (Math.hypot(ca.x - cb.x, ca.y - cb.y) <= near) {
-          seen.add(b.cell);
-          stack.push(b);
-        }
-      }
-    }
-    const numbers = members.map((p) => parseInt(p.text, 10)).filter((n) => !Number.isNaN(n));
-    const g = members[0].group;
-    groups.push({ owner: s.owner, members, size: g ? g.size : members.length, price: g ? g.price : null, numbers });
+// `entry`: the game's catalogue entry where the page has it (else the catalogue is asked once).
+export async function loadGameClient(name, entry) {
+  if (clients.has(name)) return clients.get(name);
+  let mod = null;
+  try {
+    if (!entry) catalogue = catalogue || api("GET", "/api/catalog");
+    const g = entry || (await catalogue).games.find((x) => x.name === name);
+    if (g && g.client_module) mod = await import(g.client_module);
+  } catch (e) {
+    console.warn(`${name}: its client module does not load`, e);
   }
-  return groups;
+  clients.set(name, mod);
+  return mod;
 }
 
-// The stone of a group nearest its middle: where its badge goes.
-function middleStone(desc, members) {
-  const byCell = new Map(desc.board.cells.map((c) => [c.id, c]));
-  const pts = members.map((p) => byCell.get(p.cell));
-  const cx = pts.reduce((s, c) => s + c.x, 0) / pts.length;
-  const cy = pts.reduce((s, c) => s + c.y, 0) / pts.length;
-  let best = members[0];
-  let bestD = Infinity;
-  members.forEach((p, i) => {
-    const d = Math.hypot(pts[i].x - cx, pts[i].y - cy) + (p.text ? 0 : 0.01);
-    if (d < bestD) {
-      bestD = d;
-      best = p;
-    }
+// Draw again once the game's client module is here (the first drawing may come before it).
+const loading = new Set();
+export function whenClientLoads(desc, redraw) {
+  if (!desc || clients.has(desc.game) || loading.has(desc.game)) return;
+  loading.add(desc.game);
+  loadGameClient(desc.game).then((mod) => {
+    loading.delete(desc.game);
+    if (mod) redraw();
   });
-  return best;
 }
 
-// Colour-blind-safe colours for Nibble's thirteen colours, by the game's colour (Okabe and Ito's
-// eight, then Paul Tol's), and a shape per colour: the colour never has to be told apart alone.
-const SAFE = {
-  "#e6194b": ["#d55e00", "●"],
-  "#3cb44b": ["#009e73", "▲"],
-  "#ffe119": ["#f0e442", "■"],
-  "#4363d8": ["#0072b2", "◆"],
-  "#f58231": ["#e69f00", "★"],
-  "#911eb4": ["#cc79a7", "✚"],
-  "#42d4f4": ["#56b4e9", "▼"],
-  "#f032e6": ["#000000", "♥"],
-  "#9a6324": ["#999999", "♣"],
-  "#bfef45": ["#ffffff", "♠"],
-  "#fabed4": ["#882255", "✖"],
-  "#469990": ["#44aa99", "⬢"],
-  "#000075": ["#332288", "☾"],
-};
+// A game's client module once loaded (null: none, or not yet).
+export function gameClient(name) {
+  return clients.get(name) || null;
+}
 
-// Nibble: each colour's place in the colour table (the panel's rows "1. cyan", … by their key), so that the
-// number on a block says which colours are neighbours in the table.
-function nibbleTable(desc) {
-  const out = new Map();
-  for (const r of desc.panel || []) {
-    if (r.label_key === "panel.table_row" && r.color) out.set(r.color.toLowerCase(), String(r.label_args.n));
-  }
-  return out;
+function clientOf(desc) {
+  return desc ? gameClient(desc.game) : null;
 }
 
 // The board's extra drawing for a description: {links, badges, labels, recolor, glyphs}.
 export function decorations(desc, { safePalette = false } = {}) {
   const out = { links: [], badges: new Map(), labels: new Map(), recolor: new Map(), glyphs: new Map() };
   if (!desc) return out;
-  if (desc.game === "nume") {
-    const byCell = new Map(desc.board.cells.map((c) => [c.id, c]));
-    const near = neighbourDistance(desc);
-    for (const g of numeGroups(desc)) {
-      for (let i = 0; i < g.members.length; i++) {
-        for (let j = i + 1; j < g.members.length; j++) {
-          const a = byCell.get(g.members[i].cell);
-          const b = byCell.get(g.members[j].cell);
-          if (Math.hypot(a.x - b.x, a.y - b.y) <= near) out.links.push([g.members[i].cell, g.members[j].cell, g.members[i].color]);
-        }
-      }
-      if (g.price === null) continue;
-      const at = middleStone(desc, g.members);
-      out.badges.set(at.cell, {
-        text: `${g.size}·${g.price}`,
-        kind: g.price === 0 ? "good" : "price",
-        title: t("game:nume.badge_title", { size: g.size, price: g.price }),
-      });
-    }
-  }
-  if (desc.game === "nibble") {
-    const table = nibbleTable(desc);
-    for (const p of desc.pieces || []) {
-      const col = (p.color || "").toLowerCase();
-      if (p.shape !== "block") continue;
-      const n = table.get(col);
-      if (n) out.labels.set(p.cell, n);
-      if (safePalette && SAFE[col]) {
-        out.recolor.set(col, SAFE[col][0]);
-        out.glyphs.set(p.cell, SAFE[col][1]);
-      }
-    }
-    if (safePalette) for (const [col, [safe]] of Object.entries(SAFE)) out.recolor.set(col, safe);
-  }
+  const c = clientOf(desc);
+  if (c && c.decorate) c.decorate(desc, out, { safePalette, t });
   return out;
 }
 
-// The glyph of a Nibble colour in the safe palette (for the panel's colour table).
-export function safeGlyph(color) {
-  const s = SAFE[(color || "").toLowerCase()];
-  return s ? s[1] : "";
+// The key of the sentence under the board that explains its extra drawing, or null.
+export function legendKey(desc, deco) {
+  const c = clientOf(desc);
+  return c && c.legend ? c.legend(deco) : null;
+}
+
+// Whether the colour-blind-safe palette matters in this game (its switch is shown then).
+export function usesPalette(desc) {
+  const c = clientOf(desc);
+  return !!(c && c.palette);
+}
+
+// The glyph of a colour in the safe palette (for the panel's colour table), or "".
+export function safeGlyph(desc, color) {
+  const c = clientOf(desc);
+  return c && c.glyph ? c.glyph(color) : "";
 }
 
 // Texts the games and the server write carry their catalogue key and arguments beside the English
@@ -226,9 +165,10 @@ export function specWords(spec) {
       let value = v;
       if (v === "true" || v === "false") value = t(v === "true" ? "game:yes" : "game:no");
       else if (hasKey(`params:${game}.${k}.choices.${v}`)) value = t(`params:${game}.${k}.choices.${v}`);
-      else if (game === "ikabegama" && k === "board") {
-        const h = /^hexhex:(\d+)$/.exec(v);
-        value = h ? t("params:ikabegama.board.hexagon", { n: h[1] }) : t("params:ikabegama.board.plane");
+      else {
+        const c = clients.get(game);
+        const own = c && c.choiceLabel ? c.choiceLabel({ name: k }, v, t) : undefined;
+        if (own !== undefined) value = own;
       }
       return `${label}: ${value}`;
     })

@@ -3,7 +3,7 @@ import { api, ApiError, escapeHtml, loadSeats, saveSeats } from "./api.js";
 import { askRematch, initRematch, loadRematch, show as showRematch } from "./rematch.js";
 import { BoardView, nextPathCells, pathStartsWith, pickCell } from "./board.js";
 import { markdown } from "./markdown.js";
-import { actionLabel, colourName, colourWord, decorations, localized, panelRows, refusalText, resultText, safeGlyph, specWords, statusText, textOf } from "./decorate.js";
+import { actionLabel, colourName, colourWord, decorations, legendKey, loadGameClient, localized, panelRows, refusalText, resultText, safeGlyph, specWords, statusText, textOf, usesPalette, whenClientLoads } from "./decorate.js";
 import { mountChat } from "./chat.js";
 import { correspondenceHtml, isCorrespondence } from "./deadline.js";
 import { currentLanguage, hasKey, initI18n, t } from "./i18n.js";
@@ -544,6 +544,7 @@ function renderAll() {
   if (o && o.pending) {
     /* sealed: nothing to click */
   }
+  whenClientLoads(desc, renderAll); // the game's own client module, if it has one, draws more once here
   const deco = decorations(desc, { safePalette: safePalette() });
   board.draw(localized(desc), { clickable, selected, marks, hints, disabled, ...deco });
   renderLegend(desc, deco);
@@ -1053,7 +1054,7 @@ function renderPanelTable(desc) {
         .join("")}</tr>`
     : "";
   const rows = rowsIn.map((r) => {
-    const glyph = r.color && safePalette() ? safeGlyph(r.color) : "";
+    const glyph = r.color && safePalette() ? safeGlyph(desc, r.color) : "";
     const sw = r.color ? `<span class="swatch small" style="background:${escapeHtml(colour(r.color))}"></span>${glyph ? `<span class="glyph">${glyph}</span> ` : ""}` : "";
     const span = perPlayer && r.values.length === 1 ? ` colspan="${n}"` : "";
     return `<tr><th>${sw}${escapeHtml(r.label)}</th>${r.values.map((x) => `<td${span}>${escapeHtml(x)}</td>`).join("")}</tr>`;
@@ -1374,12 +1375,12 @@ async function loadRules(name) {
 function renderLegend(desc, deco) {
   const node = $("board-legend");
   if (!node) return;
-  const key = desc.game === "nume" && deco.badges.size ? "game:nume.legend" : desc.game === "nibble" && deco.labels.size ? "game:nibble.legend" : null;
+  const key = legendKey(desc, deco); // the game's client module explains its extra drawing
   node.hidden = !key;
   node.textContent = key ? t(key) : "";
-  // the colour-blind palette matters where colours carry the game (Nibble)
+  // the colour-blind palette matters where colours carry the game (its client module says so)
   const palette = document.querySelector(".palette-switch");
-  if (palette) palette.hidden = desc.game !== "nibble";
+  if (palette) palette.hidden = !usesPalette(desc);
 }
 
 let chat = null; // the chat panel (chat.js)
@@ -1394,6 +1395,7 @@ async function start() {
   });
   try {
     const view = await readView(wsToken());
+    await loadGameClient(view.game); // before the first drawing
     await receive(view);
     loadRules(view.game);
   } catch (e) {

@@ -4,12 +4,17 @@
 import { api, ApiError, escapeHtml, loadSeats, saveSeats } from "./api.js";
 import { hasKey, initI18n, t } from "./i18n.js";
 import { clockSettingsText } from "./deadline.js";
-import { colourName, refusalText, resultText } from "./decorate.js";
+import { colourName, gameClient, loadGameClient, refusalText, resultText } from "./decorate.js";
 import { lessonsLinkHtml } from "./learn.js";
 import { initPrefs } from "./prefs.js";
 
 const $ = (id) => document.getElementById(id);
 let catalog = [];
+// A game's client module (the catalogue's client_module; decorate.js loads it) answers what the form
+// cannot know from the declaration alone: its optional exports choices, choiceLabel, refreshOn.
+const client = (g) => gameClient(g.name);
+
+const formValue = (name) => ($(`param-${name}`) || {}).value;
 
 function current() {
   return catalog.find((g) => g.name === $("game").value);
@@ -32,35 +37,34 @@ function paramHelp(g, p) {
   return hasKey(key) ? t(key) : p.doc || "";
 }
 function choiceLabel(g, p, c) {
-  if (g.name === "ikabegama" && p.name === "board") {
-    const m = /^hexhex:(\d+)$/.exec(String(c));
-    return m ? t("params:ikabegama.board.hexagon", { n: m[1] }) : t("params:ikabegama.board.plane");
-  }
+  const own = client(g) && client(g).choiceLabel && client(g).choiceLabel(p, c, t);
+  if (own !== undefined) return own;
   const key = `params:${g.name}.${p.name}.choices.${c}`;
   return hasKey(key) ? t(key) : String(c);
 }
 
 // Safeguard limits (a draw after so many turns) and expert overrides go under the "advanced" fold.
-const EXPERT = new Set(["ikabegama.dark_nest"]);
 function isAdvanced(g, p) {
-  return /^safeguard\b/i.test(p.doc || "") || EXPERT.has(`${g.name}.${p.name}`);
+  return /^safeguard\b/i.test(p.doc || "") || !!p.expert;
 }
 
-// Ikabegamá's board is text in the game ('plane' or 'hexhex:N'): the form offers it as a list of
-// the boards that hold both nests (a hexagon of side N reaches N-1 hexes from its centre, midway
-// between the nests).
-function ikabegamaBoards() {
-  const d = parseInt(($("param-distance") || {}).value || "6", 10);
-  const custom = (($("param-dark_nest") || {}).value || "").trim();
-  const least = custom ? 2 : Math.max(2, Math.ceil((Number.isNaN(d) ? 6 : d) / 2) + 1);
-  const out = ["plane"];
-  for (let n = least; n <= 30; n++) out.push(`hexhex:${n}`);
-  return out;
+// The choices of a parameter: the game's client module may compute them from the form (else the declared ones).
+function ownChoices(g, p) {
+  const c = client(g);
+  return c && c.choices ? c.choices(p, formValue) : undefined;
 }
 
 function choicesOf(g, p) {
-  if (g.name === "ikabegama" && p.name === "board") return ikabegamaBoards();
-  return p.choices;
+  const own = ownChoices(g, p);
+  return own !== undefined ? own : p.choices;
+}
+
+// Refill the selects whose choices the game's client module computes.
+function refillOwnChoices(g) {
+  for (const p of g.params) {
+    const own = ownChoices(g, p);
+    if (own !== undefined && $(`param-${p.name}`)) fillSelect($(`param-${p.name}`), g, p, own);
+  }
 }
 
 function fillSelect(input, g, p, choices, auto) {
@@ -208,11 +212,10 @@ function showGame() {
   $("advanced").hidden = !adv.children.length;
   box.onchange = applyParamRules;
   adv.onchange = applyParamRules;
-  // Ikabegamá's list of boards follows the distance as it is typed
+  // choices computed by the game's client module follow the parameters it names as they are typed
   box.oninput = adv.oninput = (e) => {
-    if (g.name === "ikabegama" && /^param-(distance|dark_nest)$/.test(e.target.id)) {
-      fillSelect($("param-board"), g, g.params.find((q) => q.name === "board"), ikabegamaBoards());
-    }
+    const c = client(g);
+    if (c && (c.refreshOn || []).some((name) => e.target.id === `param-${name}`)) refillOwnChoices(g);
   };
   applyParamRules();
   const players = Object.keys(g.seats_by_players || {}).join(` ${t("lobby:or")} `) || String(g.players);
@@ -282,10 +285,7 @@ function autoText(value) {
 function applyParamRules() {
   const g = current();
   if (!g) return;
-  if (g.name === "ikabegama" && $("param-board")) {
-    const p = g.params.find((q) => q.name === "board");
-    fillSelect($("param-board"), g, p, ikabegamaBoards());
-  }
+  refillOwnChoices(g);
   if (!(g.param_rules || []).length) return;
   for (const p of g.params) {
     if (!(g.param_rules || []).some((r) => r.param === p.name)) continue;
@@ -364,20 +364,14 @@ function showSeats() {
 }
 
 // -- AI levels: what each does and how strong it was measured to be (docs/agents.md) ---------
-// Level 5 against level 4 and level 3 (score %, games a pair, both at a tenth of their time), and
-// the search of levels 3-5 against level 2 (win %, 100 games at 0.1-0.2 s a move).
-const STRENGTH = {
-  ikabegama: { vs4: 45, vs3: 50, games: "20 / 6", vs2: 100 },
-  nelaxtam: { vs4: 78, vs3: 84, games: "100", vs2: 86 },
-  nibble: { vs4: 81, vs3: 95, games: "100", vs2: 100 },
-  nume: { vs4: 79, vs3: 83, games: "100", vs2: 90 },
-  nymbat: { vs4: 67, vs3: 75, games: "30 / 20", vs2: 95 },
-};
+// Each game declares its measurements (the catalogue's `levels`, from Game.level_tuning()): level 5
+// against level 4 and level 3 (score %, games a pair, both at a tenth of their time), and the search
+// of levels 3-5 against level 2 (win %, 100 games at 0.1-0.2 s a move).
 
 function fourPlayers() {
   const g = current();
   const pl = $("param-players");
-  return !!(g && g.name === "nymbat" && pl && pl.value === "4");
+  return !!(g && g.levels && g.levels.own_ladder && pl && Number(pl.value) > 2);
 }
 
 function levelName(l) {
@@ -391,11 +385,12 @@ function levelAbout(l) {
     return l === 5 ? `${base} ${t("params:measured.four_players")}` : base;
   }
   const parts = [t(`params:levels.${l}.help`)];
-  const s = g && STRENGTH[g.name];
+  const m = g && g.levels && g.levels.measured;
+  const s = m && Object.keys(m).length ? m : null;
   if (s && l === 3) parts.push(t("params:measured.vs2", { pct: s.vs2 }));
   if (s && l === 4) parts.push(t("params:measured.below5", { pct: 100 - s.vs4 }));
   if (s && l === 5) parts.push(t("params:measured.vs43", { vs4: s.vs4, vs3: s.vs3, games: s.games }));
-  if (g && g.name === "ikabegama" && l >= 3) parts.push(t("params:measured.ikabegama"));
+  if (g && g.levels && g.levels.note && l >= 3) parts.push(t(g.levels.note));
   return parts.join(" ");
 }
 
@@ -669,6 +664,7 @@ async function start() {
     location.href = "/analysis?record=paste";
   });
   const c = await loadCatalog();
+  await Promise.all(c.games.map((g) => loadGameClient(g.name, g)));
   catalog = c.games;
   $("create").hidden = false;
   showStatus(null, true);

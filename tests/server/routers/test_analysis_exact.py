@@ -14,7 +14,8 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 import tessera
-from tessera.agents.endgame import IkabegamaSolver, NibbleSolver
+from tessera.games.ikabegama.solver import IkabegamaSolver
+from tessera.games.nibble.solver import NibbleSolver
 
 NIBBLE = tessera.load_game("nibble")
 

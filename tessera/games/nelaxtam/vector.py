@@ -1,7 +1,7 @@
 # mypy: disable-error-code="arg-type, return-value, assignment"
 """Nelaxtam's vector engine: per-troop decisions as the adapters make them, turns resolved by Nelaxtam's kernels.
 
-A turn is a queue of decisions (:mod:`tessera.adapters.core`): Black decides for each of his
+A turn is a queue of decisions (as the adapters make them): Black decides for each of his
 troops in increasing number (the living ones with a token; in the invasion all of them),
 then White for his; in battle turns of ``variant="quiet"`` each player makes one decision,
 his whole order.  Row ``b`` of ``positions`` is game ``b``'s position (layout of
@@ -15,13 +15,18 @@ on the edge.  The last decision resolves the turn with the kernels' ``apply``.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from tessera.adapters.core import AdaptedGame
 from tessera.core.kernels import kernel
+from tessera.core.kits.vector import VectorGame, fresh_cache
 from tessera.games.nelaxtam import kernels as xk
 from tessera.games.nelaxtam.observation import layout_tables, token_end, write_planes
-from tessera.vector._common import VectorGame
+
+fresh_cache(
+    __file__, "tessera.games.nelaxtam.kernels", "tessera.games.nelaxtam.observation"
+)  # before any kernel here is loaded
 
 _PHASE, _IDLE, _WINNER = xk.PHASE, xk.IDLE, xk.WINNER
 _INVASION, _BATTLE, _OVER = xk.INVASION, xk.BATTLE, xk.OVER
@@ -299,14 +304,14 @@ def _step(
 class NelaxtamVector(VectorGame):
     """Nelaxtam, ``B`` games at once, one per-troop decision per game and step."""
 
-    def __init__(self, adapted: AdaptedGame, batch: int, seed: int) -> None:
+    def __init__(self, adapted: Any, batch: int, seed: int) -> None:
         super().__init__(adapted, batch, seed)
         game = adapted.game
         lay = adapted.obs.layout
-        self._geo = game.geo  # type: ignore[attr-defined]
-        self._init = game.new_initial_state().a.copy()  # type: ignore[attr-defined]
-        t = int(game.ntroops)  # type: ignore[attr-defined]
-        self._pos = layout_tables(game, lay)  # type: ignore[arg-type]
+        self._geo = game.geo
+        self._init = game.new_initial_state().a.copy()
+        t = int(game.ntroops)
+        self._pos = layout_tables(game, lay)
         self.positions = np.zeros((self.batch, self._init.shape[0]), np.int32)
         """Each game's position (layout of :mod:`tessera.games.nelaxtam.kernels`)."""
         self.queues = np.zeros((self.batch, 2 * t), np.int64)

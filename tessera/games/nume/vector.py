@@ -10,13 +10,18 @@ planes and the mask of the player to move.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from tessera.adapters.core import AdaptedGame
 from tessera.core.kernels import kernel
+from tessera.core.kits.vector import VectorGame, fresh_cache
 from tessera.games.nume import kernels as nk
 from tessera.games.nume.observation import layout_tables, write_planes
-from tessera.vector._common import VectorGame
+
+fresh_cache(
+    __file__, "tessera.games.nume.kernels", "tessera.games.nume.observation"
+)  # before any kernel here is loaded
 
 _HEAD, _NUM = nk.HEAD, nk.NUM
 _PRICE_B, _PRICE_W = nk.PRICE_B, nk.PRICE_W
@@ -138,17 +143,17 @@ def _step(
 class NumeVector(VectorGame):
     """Nume, ``B`` boards at once (no komi bidding)."""
 
-    def __init__(self, adapted: AdaptedGame, batch: int, seed: int) -> None:
+    def __init__(self, adapted: Any, batch: int, seed: int) -> None:
         game = adapted.game
         p = game.params
         if p["komi_bidding"]:
             raise ValueError("nume: the vector engine plays a fixed komi; komi_bidding=true is not supported")
         super().__init__(adapted, batch, seed)
         lay = adapted.obs.layout
-        self._nbr = game.nbr  # type: ignore[attr-defined]
-        self._k = int(game.K)  # type: ignore[attr-defined]
-        self._init = game._empty_board.copy()  # type: ignore[attr-defined]
-        self._pos, self._board = layout_tables(game, lay)  # type: ignore[arg-type]
+        self._nbr = game.nbr
+        self._k = int(game.K)
+        self._init = game._empty_board.copy()
+        self._pos, self._board = layout_tables(game, lay)
         komi = float(p["komi"])
         self._komi_col = 0 if p["komi_to"] == "black" else 1
         self._komi = komi
@@ -159,7 +164,7 @@ class NumeVector(VectorGame):
         self.colour = np.zeros(self.batch, np.int64)
         """Each game's colour to place (0 Black, 1 White)."""
         self._flat = self._obs.reshape(self.batch, -1)
-        self._known = np.full((self.batch, game.cells), -1, np.int8)  # type: ignore[attr-defined]
+        self._known = np.full((self.batch, game.cells), -1, np.int8)
         """The status of each cell that each game's mask shows (−1: not written yet)."""
 
     def _reset_all(self) -> None:

@@ -11,13 +11,18 @@ says which deal game ``b`` is playing).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from tessera.adapters.core import AdaptedGame
 from tessera.core.kernels import kernel, rand_below
+from tessera.core.kits.vector import VectorGame, fresh_cache
 from tessera.games.nibble import kernels as nk
 from tessera.games.nibble.observation import layout_tables, write_planes
-from tessera.vector._common import VectorGame
+
+fresh_cache(
+    __file__, "tessera.games.nibble.kernels", "tessera.games.nibble.observation"
+)  # before any kernel here is loaded
 
 _TO_MOVE, _TAKING, _OVER, _WINNER, _N_LEGAL, _LEGAL = nk.TO_MOVE, nk.TAKING, nk.OVER, nk.WINNER, nk.N_LEGAL, nk.LEGAL
 
@@ -130,19 +135,19 @@ def _step(
 class NibbleVector(VectorGame):
     """Nibble, ``B`` positions at once, new games dealt from a pool of ``deals`` seeds (or one ``deal``)."""
 
-    def __init__(self, adapted: AdaptedGame, batch: int, seed: int) -> None:
+    def __init__(self, adapted: Any, batch: int, seed: int) -> None:
         super().__init__(adapted, batch, seed)
         game = adapted.game
         lay = adapted.obs.layout
         seeds = [adapted.deal] if adapted.deal is not None else list(range(adapted.deals))
         states = [game.new_initial_state(seed=d) for d in seeds]
-        self._pool = np.stack([st.s for st in states])  # type: ignore[attr-defined]
-        self._pool_deals = np.stack([st._deal for st in states])  # type: ignore[attr-defined]
+        self._pool = np.stack([st.s for st in states])
+        self._pool_deals = np.stack([st._deal for st in states])
         if any(st.is_terminal() for st in states):
             raise ValueError(f"{game}: a deal of the pool is over before the first step")
         self._fixed = -1 if adapted.deal is None else int(adapted.deal)
-        self._geo = game.geo  # type: ignore[attr-defined]
-        self._pos, self._board = layout_tables(game, lay)  # type: ignore[arg-type]
+        self._geo = game.geo
+        self._pos, self._board = layout_tables(game, lay)
         self.positions = np.zeros((self.batch, self._pool.shape[1]), np.int32)
         """Each game's position (layout of :mod:`tessera.games.nibble.kernels`)."""
         self.deal_of = np.zeros(self.batch, np.int64)

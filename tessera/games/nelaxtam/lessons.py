@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tessera.learn.model import (
+from tessera.core.kits.lessons import (
     Diagram,
     Goal,
     Lesson,

@@ -11,13 +11,18 @@ write, so a step never sweeps the whole mask.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from tessera.adapters.core import AdaptedGame
 from tessera.core.kernels import kernel
+from tessera.core.kits.vector import VectorGame, fresh_cache
 from tessera.games.nymbat import kernels as yk
 from tessera.games.nymbat.observation import layout_tables, write_planes
-from tessera.vector._common import VectorGame
+
+fresh_cache(
+    __file__, "tessera.games.nymbat.kernels", "tessera.games.nymbat.observation"
+)  # before any kernel here is loaded
 
 _N, _H, _NUM, _FLAG = yk.N, yk.H, yk.NUM, yk.FLAG
 _TO_MOVE, _PHASE, _PLACED, _SPEED, _BRK_CELL, _BRK_BUDGET, _OVER, _WINNER = (
@@ -129,12 +134,12 @@ class NymbatVector(VectorGame):
     REMEMBER = 1024
     """How many legal actions of a game the engine remembers to clear (more: it clears the whole row)."""
 
-    def __init__(self, adapted: AdaptedGame, batch: int, seed: int) -> None:
+    def __init__(self, adapted: Any, batch: int, seed: int) -> None:
         super().__init__(adapted, batch, seed)
         game = adapted.game
         lay = adapted.obs.layout
-        self._geo = game.geo  # type: ignore[attr-defined]
-        self._init = game.start.copy()  # type: ignore[attr-defined]
+        self._geo = game.geo
+        self._init = game.start.copy()
         self._pos, self._board = layout_tables(lay)
         self.positions = np.zeros((self.batch, self._init.shape[0]), np.int32)
         """Each game's position (layout of :mod:`tessera.games.nymbat.kernels`)."""

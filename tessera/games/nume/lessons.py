@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tessera.learn.model import Diagram, Goal, Lesson, Step, at, illegal, legal, scores, winner
+from tessera.core.kits.lessons import Diagram, Goal, Lesson, Step, at, illegal, legal, scores, winner
 
 BLACK, WHITE = 0, 1
 SMALL = {"size": 2}

@@ -43,16 +43,18 @@ from typing import Any
 
 import numpy as np
 
-from tessera.agents.endgame.search import (
+from tessera.core.kernels import I64, kernel
+from tessera.core.kits.solver import (
     EXACT,
     LOWER,
+    SOLVER_SHARE,
     UPPER,
+    EndgameSolver,
+    Solution,
     check_budget,
     check_table_bits,
     mix64,
 )
-from tessera.agents.endgame.solution import Solution
-from tessera.core.kernels import I64, kernel
 from tessera.games.nume import kernels as nk
 
 REACH = 14
@@ -297,11 +299,11 @@ class NumeSolver:
     ) -> Solution | None:
         """The result with best play (+1 / 0 / −1 for the player to move) and a best placement, or ``None``.
 
-        ``seconds`` (search clock, :func:`tessera.agents.base.clock`) and/or ``nodes`` bound the work;
+        ``seconds`` (search clock, :func:`tessera.core.clock.clock`) and/or ``nodes`` bound the work;
         with neither the search runs to the end.  The game ends when the board is full, so ``plies``
         is always the number of empty cells (``exact`` is accepted for the solvers' common signature).
         """
-        from tessera.agents.base import clock
+        from tessera.core.clock import clock
 
         game = state.game
         if game.name != "nume":
@@ -361,4 +363,18 @@ def solve(state: Any, seconds: float | None = None) -> tuple[int, int, int] | No
     return None if out is None else (out.value, out.best_move, out.plies or 0)
 
 
-__all__ = ["ANALYSIS_REACH", "MAX_EMPTY", "REACH", "NumeSolver", "empty_cells", "number_bound", "solve", "within_reach"]
+SOLVER = EndgameSolver(NumeSolver, within_reach, REACH, ANALYSIS_REACH, SOLVER_SHARE, warm_up="nume(size=2)")
+"""Nume's solver as the levels and the analysis board use it (``NumeGame.solver()``)."""
+
+
+__all__ = [
+    "ANALYSIS_REACH",
+    "MAX_EMPTY",
+    "REACH",
+    "SOLVER",
+    "NumeSolver",
+    "empty_cells",
+    "number_bound",
+    "solve",
+    "within_reach",
+]

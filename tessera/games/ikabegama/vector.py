@@ -10,13 +10,18 @@ table, and the legal moves back into adapter actions for the mask.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from tessera.adapters.core import AdaptedGame
 from tessera.core.kernels import kernel
+from tessera.core.kits.vector import VectorGame, fresh_cache
 from tessera.games.ikabegama import kernels as ik
 from tessera.games.ikabegama.observation import layout_tables, write_planes
-from tessera.vector._common import VectorGame
+
+fresh_cache(
+    __file__, "tessera.games.ikabegama.kernels", "tessera.games.ikabegama.observation"
+)  # before any kernel here is loaded
 
 _HEADER, _CAP, _NTOK, _PLY, _PASSES, _TO_MOVE, _OVER, _WINNER = (
     ik.HEADER, ik.CAP, ik.NTOK, ik.PLY, ik.PASSES, ik.TO_MOVE, ik.OVER, ik.WINNER,
@@ -124,23 +129,23 @@ def _step(
 class IkabegamaVector(VectorGame):
     """Ikabegamá on the adapters' window, ``B`` positions at once."""
 
-    def __init__(self, adapted: AdaptedGame, batch: int, seed: int) -> None:
+    def __init__(self, adapted: Any, batch: int, seed: int) -> None:
         super().__init__(adapted, batch, seed)
         game = adapted.game
         window = adapted.window
         assert window is not None and adapted._to_tessera is not None
-        w = game.window  # type: ignore[attr-defined]
+        w = game.window
         lay = adapted.obs.layout
-        self._k = game.kconst  # type: ignore[attr-defined]
-        self._allowed = game.allowed_mask  # type: ignore[attr-defined]
+        self._k = game.kconst
+        self._allowed = game.allowed_mask
         self._to_t = np.array(adapted._to_tessera, np.int64)
         self._from_t = np.full(w.size * 13 + 1, -1, np.int64)
         for i, t in enumerate(adapted._to_tessera):
             if t >= 0:
                 self._from_t[t] = i
-        self._hpos, self._board = layout_tables(game, lay)  # type: ignore[arg-type]
+        self._hpos, self._board = layout_tables(game, lay)
         init = ik.new_array(window.cells)
-        for h, owner in ((game.nest_ids[0], 0), (game.nest_ids[1], 1)):  # type: ignore[attr-defined]
+        for h, owner in ((game.nest_ids[0], 0), (game.nest_ids[1], 1)):
             ik.add_token(init, h, owner)
         ik.settle(init, self._k)
         self._init = init

@@ -46,9 +46,17 @@ from typing import Any
 
 import numpy as np
 
-from tessera.agents.endgame.search import EXACT, LOWER, UPPER, check_budget, check_table_bits
-from tessera.agents.endgame.solution import Solution
 from tessera.core.kernels import kernel
+from tessera.core.kits.solver import (
+    EXACT,
+    LOWER,
+    SOLVER_SHARE,
+    UPPER,
+    EndgameSolver,
+    Solution,
+    check_budget,
+    check_table_bits,
+)
 
 MAX_BLOCKS = 40
 """Most blocks left on the board that the solver accepts (bit sets are 64 bits wide; beyond ~24 blocks
@@ -546,11 +554,11 @@ class NibbleSolver:
     ) -> Solution | None:
         """The game-theoretic value and a best step of the Nibble ``state``, or ``None`` if not proved in budget.
 
-        ``seconds`` (search clock, :func:`tessera.agents.base.clock`) and/or ``nodes`` bound the work;
+        ``seconds`` (search clock, :func:`tessera.core.clock.clock`) and/or ``nodes`` bound the work;
         with neither the search runs to the end.  The result is proved first (null window); with
         ``exact`` the remaining budget then finds the number of steps to the end with best play.
         """
-        from tessera.agents.base import clock
+        from tessera.core.clock import clock
 
         if state.is_terminal():
             raise ValueError("the game is over: there is nothing to solve")
@@ -629,4 +637,12 @@ def blocks_left(state: Any) -> int:
     return len(state.to_dict()["cells"])
 
 
-__all__ = ["MAX_BLOCKS", "REACH", "WIN", "NibbleSolver", "Solution", "blocks_left", "solve"]
+def _within(state: Any, reach: int) -> bool:
+    return len(state.to_dict()["cells"]) <= reach
+
+
+SOLVER = EndgameSolver(NibbleSolver, _within, REACH, 24, SOLVER_SHARE, warm_up="nibble")
+"""Nibble's solver as the levels and the analysis board use it (``NibbleGame.solver()``)."""
+
+
+__all__ = ["MAX_BLOCKS", "REACH", "SOLVER", "WIN", "NibbleSolver", "Solution", "blocks_left", "solve"]

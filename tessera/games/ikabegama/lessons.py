@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tessera.learn.model import Diagram, Goal, Lesson, Step, at, count, illegal, no_win, owned, to_move, winner
+from tessera.core.kits.lessons import Diagram, Goal, Lesson, Step, at, count, illegal, no_win, owned, to_move, winner
 
 LIGHT, DARK = 0, 1
 GROWTH = r"-?\d+,-?\d+"

@@ -11,6 +11,9 @@ on the position after the player's turn, each with the sentence that explains a 
 :func:`judge` plays an answer (the player's moves for one turn; at a simultaneous node his
 one order, played against the lesson's fixed order for the other side) and says whether it
 is right, and why not.
+
+A game declares its diagrams and lessons (``games/<game>/lessons.py``) with ``Game.lessons()``,
+a :class:`LessonBook`; :mod:`tessera.learn` finds them there.
 """
 
 from __future__ import annotations
@@ -19,8 +22,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import tessera
-from tessera.core.game import State
+from tessera.core.game import IllegalMove, State
+from tessera.core.registry import load_game
 
 Move = str | tuple[str, ...]
 """One move, or at a simultaneous node one order per player (played with ``play_joint``)."""
@@ -205,9 +208,19 @@ class Lesson:
     """At a simultaneous node: the other side's order, played with the player's."""
 
 
+@dataclass(frozen=True)
+class LessonBook:
+    """What a game teaches (``Game.lessons()``): its rules page's diagrams and its lessons."""
+
+    diagrams: tuple[Diagram, ...]
+    """The pictures of its rules page, in the page's order."""
+    lessons: tuple[Lesson, ...]
+    """Its lessons, easiest first."""
+
+
 def new_state(game: str, params: dict[str, Any], position: dict[str, Any]) -> State:
     """The position as a state of the engine."""
-    return tessera.load_game(game, **params).state_from_dict(position)
+    return load_game(game, **params).state_from_dict(position)
 
 
 def play_move(state: State, move: Move) -> None:
@@ -416,7 +429,7 @@ def judge(lesson: Lesson, answer: list[str]) -> Verdict:
         orders[lesson.player] = answer[0]
         try:
             state.play_joint(orders)
-        except tessera.IllegalMove as e:
+        except IllegalMove as e:
             return Verdict(True, False, str(e), state)
     else:
         for move in answer:
@@ -424,7 +437,7 @@ def judge(lesson: Lesson, answer: list[str]) -> Verdict:
                 raise ValueError("the answer goes on after the player's turn is over")
             try:
                 state.play(move)
-            except tessera.IllegalMove as e:
+            except IllegalMove as e:
                 return Verdict(True, False, str(e), state)
         if state.current_player() == lesson.player and not state.is_terminal():
             return Verdict(False, False, "", state)

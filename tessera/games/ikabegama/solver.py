@@ -44,16 +44,17 @@ from typing import Any
 
 import numpy as np
 
-from tessera.agents.endgame.search import (
+from tessera.core.kernels import I64, kernel
+from tessera.core.kits.solver import (
     EXACT,
     LOWER,
     UPPER,
+    EndgameSolver,
+    Solution,
     check_budget,
     check_table_bits,
     mix64,
 )
-from tessera.agents.endgame.solution import Solution
-from tessera.core.kernels import I64, kernel
 from tessera.games.ikabegama import kernels as ik
 
 WIN = 10000
@@ -410,12 +411,12 @@ class IkabegamaSolver:
     ) -> Solution | None:
         """A forced win or loss of the player to move within ``horizon`` plies, or ``None`` (not proved).
 
-        ``seconds`` (search clock, :func:`tessera.agents.base.clock`) and/or ``nodes`` bound the work;
+        ``seconds`` (search clock, :func:`tessera.core.clock.clock`) and/or ``nodes`` bound the work;
         with neither, every depth up to ``horizon`` is searched.  ``exact`` is accepted for the
         solvers' common signature: the depths are searched one by one, so a proof always comes with
         its number of plies (the fastest win, the longest loss).
         """
-        from tessera.agents.base import clock
+        from tessera.core.clock import clock
 
         game = state.game
         if game.name != "ikabegama":
@@ -500,9 +501,15 @@ def solve(state: Any, seconds: float | None = None, horizon: int = HORIZON) -> t
     return None if out is None else (out.value, out.best_move, out.plies or 0)
 
 
+SOLVER = EndgameSolver(IkabegamaSolver, within_reach, REACH, REACH, 0.25, warm_up="ikabegama(distance=2)")
+"""Ikabegamá's solver as the levels and the analysis board use it (``IkabegamaGame.solver()``): a race it
+cannot prove costs the search its share, so a smaller share than Nibble's."""
+
+
 __all__ = [
     "HORIZON",
     "REACH",
+    "SOLVER",
     "WIN",
     "IkabegamaSolver",
     "hex_distance",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tessera.learn.model import Diagram, Goal, Lesson, Step, illegal, moves, to_move, value, winner
+from tessera.core.kits.lessons import Diagram, Goal, Lesson, Step, illegal, moves, to_move, value, winner
 
 FIRST, SECOND = 0, 1
 RED, GREEN, YELLOW, BLUE, ORANGE, PURPLE, CYAN, MAGENTA, BROWN = range(9)
