@@ -452,6 +452,12 @@ class Game(ABC):
         :mod:`tessera.learn` and the rules and lessons pages use them."""
         return None
 
+    def puzzle_themes(self, to_move: int, line: Sequence[Move], states: Sequence[State]) -> list[str]:
+        """The game's own themes of a puzzle (``games/<game>/puzzles.py``; docs/puzzles.md), read from its
+        line: ``to_move`` the solver's player, ``line`` the moves, ``states`` the position before each move
+        and after the last.  :mod:`tessera.puzzles` adds the themes every game shares; default: none."""
+        return []
+
     @classmethod
     def level_tuning(cls) -> LevelTuning:
         """How the game tunes the strength levels (:func:`tessera.agents.spec.level`): the agent of its

@@ -1,7 +1,7 @@
 """The one place puzzles reach the exact solvers: :func:`solver_for`.
 
-A puzzle is *proved* when its game has an exact solver (Nibble's endgames, Nume's last empty
-cells, Ikabegamá's short races: :func:`tessera.agents.endgame.solver_of`, the solver the game declares) and *found by search*
+A puzzle is *proved* when its game declares an exact solver (Nibble's endgames, Nume's last empty
+cells, Ikabegamá's short races: :func:`tessera.agents.endgame.solver_of`) and *found by search*
 otherwise.  Everything in :mod:`tessera.puzzles` that needs a solver asks :func:`solver_for`, so
 where the solvers live is known here alone.
 """

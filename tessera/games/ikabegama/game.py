@@ -55,12 +55,23 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tessera.core.game import Action, Game, GameInfo, IllegalMove, Param, RolloutResult, State, TurnState, not_legal
+from tessera.core.game import (
+    Action,
+    Game,
+    GameInfo,
+    IllegalMove,
+    Move,
+    Param,
+    RolloutResult,
+    State,
+    TurnState,
+    not_legal,
+)
 from tessera.core.hexplane import (
     HEX_RING2,
     PlaneWindow,
@@ -223,6 +234,11 @@ class IkabegamaGame(Game):
         from tessera.games.ikabegama.lessons import DIAGRAMS, LESSONS
 
         return LessonBook(DIAGRAMS, LESSONS)
+
+    def puzzle_themes(self, to_move: int, line: Sequence[Move], states: Sequence[State]) -> list[str]:
+        from tessera.games.ikabegama.puzzles import themes
+
+        return themes(to_move, line, states)
 
     @classmethod
     def level_tuning(cls) -> LevelTuning:

@@ -121,7 +121,7 @@ Evaluation (for agents)
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -132,9 +132,11 @@ from tessera.core.game import (
     Game,
     GameInfo,
     IllegalMove,
+    Move,
     Param,
     ParamRule,
     RolloutResult,
+    State,
     TurnState,
     no_such_action,
     not_legal,
@@ -368,6 +370,11 @@ class NibbleGame(Game):
         from tessera.games.nibble.lessons import DIAGRAMS, LESSONS
 
         return LessonBook(DIAGRAMS, LESSONS)
+
+    def puzzle_themes(self, to_move: int, line: Sequence[Move], states: Sequence[State]) -> list[str]:
+        from tessera.games.nibble.puzzles import themes
+
+        return themes(to_move, line, states)
 
     @classmethod
     def level_tuning(cls) -> LevelTuning:

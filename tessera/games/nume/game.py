@@ -98,7 +98,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tessera.core.game import (
@@ -107,6 +107,7 @@ from tessera.core.game import (
     Game,
     GameInfo,
     IllegalMove,
+    Move,
     Param,
     ParamRule,
     RolloutResult,
@@ -328,6 +329,11 @@ class NumeGame(Game):
         from tessera.games.nume.lessons import DIAGRAMS, LESSONS
 
         return LessonBook(DIAGRAMS, LESSONS)
+
+    def puzzle_themes(self, to_move: int, line: Sequence[Move], states: Sequence[State]) -> list[str]:
+        from tessera.games.nume.puzzles import themes
+
+        return themes(to_move, line, states)
 
     @classmethod
     def level_tuning(cls) -> LevelTuning:

@@ -140,7 +140,7 @@ from __future__ import annotations
 import functools
 import random
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -151,8 +151,10 @@ from tessera.core.game import (
     Game,
     GameInfo,
     IllegalMove,
+    Move,
     Param,
     RolloutResult,
+    State,
     TurnState,
     no_such_action,
 )
@@ -424,6 +426,11 @@ class NymbatGame(Game):
         from tessera.games.nymbat.lessons import DIAGRAMS, LESSONS
 
         return LessonBook(DIAGRAMS, LESSONS)
+
+    def puzzle_themes(self, to_move: int, line: Sequence[Move], states: Sequence[State]) -> list[str]:
+        from tessera.games.nymbat.puzzles import themes
+
+        return themes(to_move, line, states)
 
     @classmethod
     def level_tuning(cls) -> LevelTuning:
