@@ -17,14 +17,15 @@ from starlette.concurrency import run_in_threadpool
 
 from tessera.server.accounts import auth as A
 from tessera.server.errors import ServiceError
-from tessera.server.notify import push
+from tessera.server.limits import client_address
+from tessera.server.notify import endpoints, push
 from tessera.server.notify.mail import (
     settings_or_refuse,
     unsubscribe_key,
     unsubscribe_signature,
     verification_message,
 )
-from tessera.server.notify.store import KINDS, NotifyStore
+from tessera.server.notify.store import KINDS, NotifyStore, digest_of
 from tessera.server.notify.texts import language, text
 from tessera.server.notify.waiting import check_tokens, waiting_games
 from tessera.server.storage import seats_table
@@ -123,11 +124,7 @@ def push_key(request: Request) -> dict[str, Any]:
 
 
 def _check_subscription(sub: SubscriptionIn) -> None:
-    ep = sub.endpoint
-    if not (ep.startswith("https://") or (ep.startswith("http://") and push.insecure_allowed())):
-        raise ServiceError(
-            422, "subscription.endpoint: a push service's https:// address", key="refusal.notify.push_endpoint"
-        )
+    endpoints.check_endpoint(sub.endpoint)  # https, allow-list, and every address it resolves to: 422 naming why
     try:
         key = push.unb64url(sub.keys.p256dh)
         secret = push.unb64url(sub.keys.auth)
@@ -183,6 +180,7 @@ def push_subscribe(body: SubscribeIn, request: Request) -> dict[str, Any]:
         seats=seats,
         lang=language(body.lang),
         kinds=kinds,
+        client=digest_of("push-client:" + client_address(request.scope)),
     )
     return {"id": sid, "account": user_id is not None, "seats": len(seats), "kinds": sorted(set(kinds))}
 
