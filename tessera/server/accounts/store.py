@@ -128,12 +128,15 @@ class AccountStore(ChallengeQueries):
                 key="refusal.account.username_taken",
                 args={"name": username},
             )
+        skeleton = security.username_skeleton(username)
         with self.storage.transaction() as tx:
             other = tx.conn.execute(
-                sa.select(users_table.c.username).where(
-                    users_table.c.username_skeleton == security.username_skeleton(username)
-                )
+                sa.select(users_table.c.username).where(users_table.c.username_skeleton == skeleton)
             ).scalar()
+        if other is None:  # the AI accounts' names (made on first use) are kept from look-alikes too
+            other = next(
+                (ai_username(lv) for lv in AI_LEVELS if security.username_skeleton(ai_username(lv)) == skeleton), None
+            )
         if other is not None:
             raise Refused(
                 409,
@@ -157,7 +160,7 @@ class AccountStore(ChallengeQueries):
                         id=uuid.uuid4().hex,
                         username=name,
                         username_key=name,
-                        username_skeleton=security.username_skeleton(name),
+                        username_skeleton=None,  # kept from people by _check_name_free, not by the column
                         password_hash=None,
                         is_bot=True,
                         created_at=time.time(),

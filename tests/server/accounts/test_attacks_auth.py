@@ -182,6 +182,12 @@ def test_a_look_alike_username_is_refused(browser: Browser, taken: str, look_ali
     assert taken in body["detail"] and look_alike in body["detail"]
 
 
+def test_a_name_that_looks_like_an_ai_account_is_refused_before_the_ai_account_exists(browser: Browser) -> None:
+    """``al-level1`` reads as ``ai-level1`` (made only when first challenged): refused all the same."""
+    r = browser().post("/api/account/signup", json={"username": "al-level1", "password": PASSWORD})
+    assert r.status_code == 409 and r.json()["args"] == {"name": "al-level1", "other": "ai-level1"}
+
+
 def test_the_migration_fills_the_skeleton_of_existing_accounts_oldest_first(db_url: str) -> None:
     """Accounts made before the skeleton: the oldest of two look-alikes holds it, both still log in,
     and no new name can look like either."""
