@@ -42,7 +42,7 @@ def _game(server: str) -> str:
 def test_a_page_runs_under_the_csp_without_a_violation(browser: Any, server: str, path: str, ready: str) -> None:
     if "{game}" in path:
         path = path.replace("{game}", _game(server))
-    context = browser.new_context()
+    context = browser.new_context(bypass_csp=False)  # the site's CSP, as a visitor's browser applies it
     page = context.new_page()
     console: list[str] = []
     page.on("console", lambda m: console.append(m.text))
