@@ -28,6 +28,7 @@ import time
 from dataclasses import dataclass
 
 import sqlalchemy as sa
+from sqlalchemy.exc import IntegrityError
 
 from tessera.server.accounts import security
 from tessera.server.accounts.security import Refused
@@ -130,14 +131,17 @@ class Throttle:
         """Note a log-in of the account from these device and address keys."""
         now = time.time()
         k = known_logins_table.c
-        with self.storage.transaction(write=True) as tx:
-            for key in keys:
-                done = tx.conn.execute(
-                    known_logins_table.update().where(k.user_id == user_id, k.key == key).values(last_seen=now)
-                )
-                if not done.rowcount:
-                    tx.conn.execute(known_logins_table.insert().values(user_id=user_id, key=key, last_seen=now))
-            tx.conn.execute(known_logins_table.delete().where(k.last_seen < now - KNOWN_FOR))
+        try:
+            with self.storage.transaction(write=True) as tx:
+                for key in keys:
+                    done = tx.conn.execute(
+                        known_logins_table.update().where(k.user_id == user_id, k.key == key).values(last_seen=now)
+                    )
+                    if not done.rowcount:
+                        tx.conn.execute(known_logins_table.insert().values(user_id=user_id, key=key, last_seen=now))
+                tx.conn.execute(known_logins_table.delete().where(k.last_seen < now - KNOWN_FOR))
+        except IntegrityError:  # a log-in of the same device at the same moment noted it first
+            pass
 
 
 def device_key(user_id: str, device: str) -> str:

@@ -254,3 +254,19 @@ def test_the_bot_chat_needs_the_bot_scope(user: User, browser: Browser) -> None:
     reader = bearer(browser, _token(b, ["read", "play"]))
     r = reader.post("/api/bot/game/nogame/chat", json={"room": "player", "text": "hi"})
     assert r.status_code == 403
+
+
+def test_concurrent_right_log_ins_from_one_device_all_succeed(browser: Browser) -> None:
+    """Eight tabs logging in at once from one browser: each is noted as the known device (once)."""
+    first = at(browser, "10.0.0.88")
+    assert first.post("/api/account/signup", json={"username": "Tabs", "password": PASSWORD}).status_code == 201
+    device = first.cookies.get("tessera_device")
+    assert device
+    tabs = []
+    for _ in range(8):
+        tab = at(browser, "10.0.0.88")
+        tab.cookies.set("tessera_device", device)
+        tabs.append(tab)
+    with ThreadPoolExecutor(8) as pool:
+        codes = list(pool.map(lambda b: login(b, "Tabs", PASSWORD), tabs))
+    assert codes == [200] * 8
