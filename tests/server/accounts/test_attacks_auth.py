@@ -270,3 +270,16 @@ def test_concurrent_right_log_ins_from_one_device_all_succeed(browser: Browser) 
     with ThreadPoolExecutor(8) as pool:
         codes = list(pool.map(lambda b: login(b, "Tabs", PASSWORD), tabs))
     assert codes == [200] * 8
+
+
+def test_the_device_cookie_and_the_address_are_stored_only_as_hashes(app: FastAPI, browser: Browser) -> None:
+    """The known devices and the throttle hold hashes: a stolen table gives no cookie and no address."""
+    from tests.server.accounts.test_security import dump_database
+
+    b = at(browser, "10.42.42.42")
+    assert b.post("/api/account/signup", json={"username": "Hashed", "password": PASSWORD}).status_code == 201
+    assert login(at(browser, "10.42.42.42"), "Hashed", "a wrong guess") == 401
+    device = b.cookies.get("tessera_device")
+    assert device
+    dump = dump_database(app)
+    assert device not in dump and "10.42.42.42" not in dump
