@@ -1,12 +1,11 @@
 """Security headers on every HTTP response (ASGI middleware :class:`SecurityHeaders`).
 
 ``Content-Security-Policy``
-    scripts only from the site's own files (no inline script, no ``eval``), no plug-ins, no
-    ``<base>``, forms posted only to the site, and no framing (``frame-ancestors 'none'``):
-    an injected ``<script>`` or ``onclick=`` does not run, and no other site can frame a page
-    to trick a click.  Styles may be inline (``style-src 'self' 'unsafe-inline'``): the pages
-    keep small ``<style>`` blocks and the board sets colours in ``style`` attributes; a style
-    cannot run code.
+    scripts and styles only from the site's own files (no inline script, no ``eval``, no
+    inline style), no plug-ins, no ``<base>``, forms posted only to the site, and no framing
+    (``frame-ancestors 'none'``): an injected ``<script>``, ``onclick=`` or ``style=`` does
+    nothing, and no other site can frame a page to trick a click.  The pages set colours and
+    indents through the CSSOM (``web/js/styles.js``), which the policy allows.
 ``X-Frame-Options: DENY``
     framing refused for browsers that predate ``frame-ancestors``.
 ``X-Content-Type-Options: nosniff``
@@ -30,7 +29,7 @@ CSP = "; ".join(
     (
         "default-src 'self'",
         "script-src 'self'",
-        "style-src 'self' 'unsafe-inline'",
+        "style-src 'self'",
         "img-src 'self' data: blob:",
         "font-src 'self'",
         "connect-src 'self'",

@@ -56,3 +56,19 @@ def test_a_page_runs_under_the_csp_without_a_violation(browser: Any, server: str
         assert not [m for m in console if "Content Security Policy" in m], console
     finally:
         context.close()
+
+
+def test_the_seat_swatches_keep_their_colours_under_the_csp(browser: Any, server: str) -> None:
+    """Colours written by the page are set through the CSSOM (``data-bg``), which the policy allows:
+    each seat's swatch is painted, not left transparent."""
+    context = browser.new_context(bypass_csp=False)
+    page = context.new_page()
+    page.add_init_script(WATCH)
+    try:
+        page.goto(server + f"/g/{_game(server)}")
+        page.wait_for_selector("#seats .swatch")
+        colours = page.eval_on_selector_all(".swatch", "els => els.map(e => getComputedStyle(e).backgroundColor)")
+        assert colours and all(c not in ("", "transparent", "rgba(0, 0, 0, 0)") for c in colours), colours
+        assert page.evaluate("window.__violations") == []
+    finally:
+        context.close()

@@ -31,7 +31,7 @@ def test_every_response_has_the_security_headers(client: TestClient, path: str) 
     r = client.get(path)
     csp = r.headers["content-security-policy"]
     directives = dict(d.strip().split(" ", 1) for d in csp.split(";"))
-    assert directives["script-src"] == "'self'"
+    assert directives["script-src"] == "'self'" and directives["style-src"] == "'self'"
     assert "'unsafe-inline'" not in directives["script-src"] and "'unsafe-eval'" not in csp
     assert directives["frame-ancestors"] == "'none'" and directives["object-src"] == "'none'"
     assert r.headers["x-frame-options"] == "DENY"
@@ -63,7 +63,9 @@ def test_no_page_of_the_web_client_has_an_inline_script_or_handler() -> None:
         assert not re.search(r"<script(?![^>]*\bsrc=)[^>]*>", text), page.name
         assert not re.search(r"\son[a-z]+\s*=", text, re.IGNORECASE), page.name
         assert "javascript:" not in text.lower(), page.name
+        assert "<style" not in text and not re.search(r"\sstyle\s*=", text), page.name
     for script in sorted((WEB / "js").glob("*.js")):
         text = script.read_text(encoding="utf-8")
         assert not re.search(r"""\son[a-z]+=["'\\]""", text), script.name
         assert "eval(" not in text and "new Function(" not in text, script.name
+        assert not re.search(r"""\sstyle=["'\\]""", text), script.name
