@@ -43,6 +43,7 @@ from tessera.server.design.routes import router as design_router
 from tessera.server.design.studies import DesignStudies
 from tessera.server.errors import ServiceError
 from tessera.server.events import Events, Presence
+from tessera.server.headers import SecurityHeaders, api_docs
 from tessera.server.hub import MAX_SOCKETS_PER_CLIENT, MAX_SOCKETS_PER_GAME, Hub
 from tessera.server.inputs import load_checked
 from tessera.server.limits import BODY_READ_TIMEOUT, BodyLimits, Rate, RateLimits, rates_from_env
@@ -308,7 +309,15 @@ def create_app(
         worker.close()
         storage.dispose()
 
-    app = FastAPI(title="tessera", version=tessera.__version__, lifespan=lifespan)
+    docs = api_docs()  # /docs, /redoc, /openapi.json only when asked (TESSERA_API_DOCS=1)
+    app = FastAPI(
+        title="tessera",
+        version=tessera.__version__,
+        lifespan=lifespan,
+        docs_url="/docs" if docs else None,
+        redoc_url="/redoc" if docs else None,
+        openapi_url="/openapi.json" if docs else None,
+    )
     app.add_middleware(BodyLimits, read_timeout=body_timeout)
     app.add_middleware(RateLimits, rates=rates_from_env() if rates is None else rates)
     app.add_middleware(BotGuard)  # bots play their challenges' games only
@@ -326,6 +335,7 @@ def create_app(
             return Response(collected.render(), media_type="text/plain; version=0.0.4")
 
     app.add_middleware(RequestLog)
+    app.add_middleware(SecurityHeaders)  # outermost: every answer has them, refusals of the limits included
     app.state.service = service
     app.state.hub = hub
     app.state.chat = chat

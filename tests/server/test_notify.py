@@ -246,6 +246,14 @@ def test_a_subscription_is_refused_when_malformed_and_nothing_is_stored(
         r = c.post("/api/notify/push/subscribe", json=body)
         assert r.status_code in (403, 422) and r.json()["detail"], body
     monkeypatch.delenv("TESSERA_PUSH_INSECURE")
+    from tessera.server.notify import endpoints
+
+    real = endpoints.getaddrinfo  # a fake DNS: push.example is a public address
+    monkeypatch.setattr(
+        endpoints,
+        "getaddrinfo",
+        lambda host, *a, **kw: real("93.184.215.14" if host == "push.example" else host, *a, **kw),
+    )
     r = c.post(
         "/api/notify/push/subscribe", json={"subscription": {**sub, "endpoint": "http://10.0.0.1/x"}, "tokens": [t0]}
     )

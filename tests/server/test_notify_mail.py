@@ -66,6 +66,7 @@ def inbox(monkeypatch: pytest.MonkeyPatch) -> Iterator[Inbox]:
     monkeypatch.setenv("TESSERA_SMTP_PORT", str(port))
     monkeypatch.setenv("TESSERA_SMTP_SECURITY", "none")
     monkeypatch.setenv("TESSERA_MAIL_FROM", "tessera <noreply@tessera.test>")
+    monkeypatch.setenv("TESSERA_SITE_ORIGIN", SITE)  # e-mail links start with it (required)
     try:
         yield box
     finally:
@@ -97,10 +98,23 @@ def link_in(msg: EmailMessage) -> str:
     return found.group(0)
 
 
+def follow(b: TestClient, link: str) -> Any:
+    """Open the e-mail's link (a page that changes nothing) and press its button (a POST)."""
+    page = b.get(link)
+    assert page.status_code == 200 and "method='post'" in page.text
+    token = dict(p.split("=", 1) for p in urlsplit(link).query.split("&"))["token"]
+    return b.post(
+        "/api/notify/email/verify",
+        content=f"token={token}",
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+        follow_redirects=False,
+    )
+
+
 def verified(b: TestClient, inbox: Inbox, address: str, n: int = 1) -> None:
     r = b.post("/api/notify/email", json={"email": address})
     assert r.status_code == 202, r.text
-    r = b.get(link_in(inbox.wait(n)[n - 1]), follow_redirects=False)
+    r = follow(b, link_in(inbox.wait(n)[n - 1]))
     assert r.status_code == 303 and r.headers["location"].startswith("/account?email=verified")
 
 
@@ -132,14 +146,14 @@ def test_an_address_is_verified_by_a_link_whose_token_is_stored_hashed_and_used_
         stored = [r.token_hash for r in tx.conn.execute(sa.select(email_tokens_table))]
     assert stored and token not in stored and all(len(h) == 64 for h in stored)
     assert ann.get("/api/notify/email").json()["email"]["verified"] is False
-    r = ann.get(link, follow_redirects=False)
+    r = follow(ann, link)
     assert r.status_code == 303 and r.headers["location"] == "/account?email=verified#notifications"
     assert ann.get("/api/notify/email").json()["email"] == {
         "email": "ann@example.org",
         "verified": True,
         "digest_hours": 0,
     }
-    again = ann.get(link, follow_redirects=False)  # used once
+    again = follow(ann, link)  # used once
     assert again.headers["location"] == "/account?email=invalid#notifications"
 
 
@@ -151,10 +165,10 @@ def test_an_expired_or_replaced_link_verifies_nothing(
     old = link_in(inbox.wait(1)[0])
     ann.post("/api/notify/email", json={"email": "new@example.org"})
     new = link_in(inbox.wait(2)[1])
-    assert ann.get(old, follow_redirects=False).headers["location"].startswith("/account?email=invalid")
+    assert follow(ann, old).headers["location"].startswith("/account?email=invalid")
     with app.state.storage.transaction(write=True) as tx:
         tx.conn.execute(email_tokens_table.update().values(expires_at=time.time() - 1))
-    assert ann.get(new, follow_redirects=False).headers["location"].startswith("/account?email=invalid")
+    assert follow(ann, new).headers["location"].startswith("/account?email=invalid")
     assert ann.get("/api/notify/email").json()["email"]["verified"] is False
 
 
@@ -299,3 +313,52 @@ def test_verification_mails_are_limited_per_hour(app: FastAPI, browser: Callable
     assert r.status_code == 429 and r.json()["detail"]
     assert ann.get("/api/notify/email").json()["email"]["email"] == "ann4@example.org"
     assert len(inbox.messages) == 5
+
+
+def test_opening_the_verification_link_verifies_nothing_until_its_button_is_pressed(
+    app: FastAPI, browser: Callable[[], TestClient], inbox: Inbox
+) -> None:
+    """Mail scanners and link previews open links: the GET shows a page whose button POSTs the token;
+    only the POST verifies."""
+    ann = signup(browser(), "ann")
+    ann.post("/api/notify/email", json={"email": "ann@example.org"})
+    link = link_in(inbox.wait(1)[0])
+    scanner = TestClient(app)  # no cookie, no Origin
+    for _ in range(3):
+        page = scanner.get(link, follow_redirects=False)
+        assert page.status_code == 200 and "<form method='post'" in page.text
+        assert page.headers["cache-control"] == "no-store" and page.headers["referrer-policy"] == "no-referrer"
+    assert ann.get("/api/notify/email").json()["email"]["verified"] is False
+    assert follow(scanner, link).headers["location"] == "/account?email=verified#notifications"
+    assert ann.get("/api/notify/email").json()["email"]["verified"] is True
+
+
+def test_the_verification_link_starts_with_the_site_origin_never_the_host_header(
+    app: FastAPI, browser: Callable[[], TestClient], inbox: Inbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A request with a forged Host header still gets a link on the configured origin."""
+    monkeypatch.setenv("TESSERA_SITE_ORIGIN", "https://tessera.example.org")
+    ann = TestClient(app, base_url="http://evil.example", headers={"Origin": "https://tessera.example.org"})
+    signup(ann, "ann")
+    assert ann.post("/api/notify/email", json={"email": "ann@example.org"}).status_code == 202
+    body = inbox.wait(1)[0].get_body(("plain",))
+    assert body is not None
+    content = body.get_content()
+    assert "https://tessera.example.org/api/notify/email/verify?token=" in content
+    assert "evil.example" not in content
+
+
+def test_without_a_site_origin_no_e_mail_is_sent_and_the_start_up_says_why(
+    db_url: str, inbox: Inbox, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """SMTP set, TESSERA_SITE_ORIGIN not: the server starts, logs an error naming the setting, and
+    refuses to send a link (503) instead of building it from the request."""
+    monkeypatch.delenv("TESSERA_SITE_ORIGIN")
+    with caplog.at_level("ERROR"), TestClient(create_app(db_url, ai_mode="thread", warm=False)) as c:
+        assert any("TESSERA_SITE_ORIGIN" in r.getMessage() for r in caplog.records)
+        b = TestClient(c.app, headers={"Origin": SITE})
+        signup(b, "ann")
+        assert b.get("/api/notify/email").json()["available"] is False
+        r = b.post("/api/notify/email", json={"email": "ann@example.org"})
+        assert r.status_code == 503 and r.json()["key"] == "refusal.notify.no_site_origin"
+    assert inbox.messages == []

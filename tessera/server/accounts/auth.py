@@ -20,6 +20,14 @@ from tessera.server.accounts.store import SESSION_IDLE, AccountStore, User
 COOKIE = "tessera_session"
 """The session cookie: a random id (256 bits), HttpOnly, SameSite=Lax, Secure over HTTPS."""
 
+DEVICE_COOKIE = "tessera_device"
+"""A browser's device cookie: a random id (256 bits) given at log-in, HttpOnly, SameSite=Lax, Secure
+over HTTPS.  A log-in from a device where the account logged in before is counted on its own and
+not stopped by failures from elsewhere (:mod:`tessera.server.accounts.throttle`)."""
+
+DEVICE_AGE = 365 * 24 * 3600
+"""Seconds a browser keeps its device cookie."""
+
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
@@ -135,6 +143,23 @@ def set_session_cookie(request: Request, response: Response, sid: str) -> None:
         secure=request.url.scheme == "https",
         path="/",
     )
+
+
+def device_of(request: Request, response: Response) -> str:
+    """The browser's device cookie, given (and sent) now if it has none or a malformed one."""
+    device = request.cookies.get(DEVICE_COOKIE) or ""
+    if not (20 <= len(device) <= 100):
+        device = security.new_secret()
+    response.set_cookie(
+        DEVICE_COOKIE,
+        device,
+        max_age=DEVICE_AGE,
+        httponly=True,
+        samesite="lax",
+        secure=request.url.scheme == "https",
+        path="/",
+    )
+    return device
 
 
 def clear_session_cookie(request: Request, response: Response) -> None:

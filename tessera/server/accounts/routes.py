@@ -110,6 +110,7 @@ def _log_in(request: Request, response: Response, user: User, tokens: list[str] 
     store = A.accounts(request)
     sid = store.new_session(user)
     A.set_session_cookie(request, response, sid)
+    store.remember_login(user, _address(request), A.device_of(request, response))  # a known device from now on
     claimed = store.claim_seats(user, tokens) if tokens else []
     return {**_account_view(request, user), "claimed": claimed}
 
@@ -127,7 +128,8 @@ def signup(body: Credentials, request: Request, response: Response) -> dict[str,
 def login(body: Credentials, request: Request, response: Response) -> dict[str, Any]:
     """Log in (session cookie).  An unknown name and a wrong password get the same 401."""
     A.check_same_site(request, required=False)
-    user = A.accounts(request).authenticate(body.username, body.password, _address(request))
+    device = request.cookies.get(A.DEVICE_COOKIE)
+    user = A.accounts(request).authenticate(body.username, body.password, _address(request), device)
     return _log_in(request, response, user, body.tokens)
 
 
@@ -156,9 +158,10 @@ def account(request: Request) -> dict[str, Any]:
 
 @router.post("/api/account/password")
 def change_password(body: PasswordChange, request: Request, response: Response) -> dict[str, Any]:
-    """Change the password: every session is revoked; this browser gets a new one."""
+    """Change the password: every session and every API token is revoked; this browser gets a new
+    session.  The current password is checked like a log-in (429 after too many wrong ones)."""
     auth = A.require(request, session_only=True)
-    sid = A.accounts(request).change_password(auth.user, body.current, body.new)
+    sid = A.accounts(request).change_password(auth.user, body.current, body.new, _address(request))
     A.set_session_cookie(request, response, sid)
     return {"ok": True}
 
@@ -167,7 +170,7 @@ def change_password(body: PasswordChange, request: Request, response: Response) 
 def delete_account(body: PasswordOnly, request: Request, response: Response) -> dict[str, Any]:
     """Delete the account (the password again): its games stay, shown under a neutral name."""
     auth = A.require(request, session_only=True)
-    A.accounts(request).delete_account(auth.user, body.password)
+    A.accounts(request).delete_account(auth.user, body.password, _address(request))
     A.clear_session_cookie(request, response)
     return {"ok": True}
 

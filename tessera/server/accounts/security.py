@@ -119,8 +119,28 @@ def state_text(word: str) -> dict[str, Any]:
 
 
 def username_key(name: str) -> str:
-    """The form under which names are unique: lower case."""
+    """The form under which names are looked up: lower case."""
     return name.lower()
+
+
+LOOK_ALIKE_LETTERS = str.maketrans({"0": "o", "1": "l", "i": "l"})
+"""Single characters of the username alphabet that UTS #39's ``confusables.txt`` maps to one another
+(``0`` → ``O``, ``1``, ``I`` and ``|`` → ``l``), closed under case: names compare in lower case, so
+``I`` (whose lower case is ``i``) joins ``l``."""
+
+LOOK_ALIKE_PAIRS = (("rn", "m"), ("vv", "w"), ("cl", "d"))
+"""Pairs of the username alphabet that ``confusables.txt`` maps to one letter."""
+
+
+def username_skeleton(name: str) -> str:
+    """The form under which names are unique: a UTS #39 skeleton for the username alphabet
+    (``[A-Za-z0-9_-]``), in lower case.  ``aIice1``, ``alice1`` and ``ALlCEl`` share ``allcel``;
+    ``rn`` reads as ``m``.  Idempotent: ``username_skeleton(username_skeleton(x)) ==
+    username_skeleton(x)``."""
+    out = name.lower().translate(LOOK_ALIKE_LETTERS)
+    for pair, letter in LOOK_ALIKE_PAIRS:
+        out = out.replace(pair, letter)
+    return out
 
 
 def check_username(name: Any, *, allow_reserved: bool = False) -> str:

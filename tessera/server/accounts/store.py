@@ -16,7 +16,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 
-from tessera.server.accounts import security
+from tessera.server.accounts import security, throttle
 from tessera.server.accounts.challenge_store import ChallengeQueries
 from tessera.server.accounts.model import (
     AI_LEVELS,
@@ -35,7 +35,6 @@ from tessera.server.accounts.tables import (
     account_games_table,
     challenges_table,
     history_table,
-    login_failures_table,
     seat_accounts_table,
     sessions_table,
     tokens_table,
@@ -49,13 +48,14 @@ SESSION_IDLE = 30 * 24 * 3600.0
 SESSION_TOUCH = 60.0
 """``last_seen`` is written at most once a minute per session."""
 
-THROTTLE_WINDOW = 15 * 60.0
-"""Failed log-ins are counted over the last 15 minutes."""
+THROTTLE_WINDOW = throttle.WINDOW
+"""Attempts are counted over the last 15 minutes (:mod:`.throttle`)."""
 
-ACCOUNT_FAILURES = 10
-"""Failed log-ins on one account within the window before further attempts are refused (429)."""
+ACCOUNT_FAILURES = throttle.ACCOUNT_FAILURES
+"""Failed log-ins on one account from one address within the window before further attempts from
+there are refused (429)."""
 
-ADDRESS_FAILURES = 30
+ADDRESS_FAILURES = throttle.ADDRESS_FAILURES
 """Failed log-ins from one address within the window before further attempts are refused (429)."""
 
 SIGNUPS_PER_ADDRESS = 10
@@ -78,12 +78,49 @@ class AccountStore(ChallengeQueries):
     logging in, sessions, tokens, deleting, exporting and guest seats."""
 
     def create_user(self, username: str, password: str, address: str | None = None) -> User:
-        """A new account (``Refused`` 422 for a bad name or password, 409 if the name is taken,
-        429 if this address made too many accounts lately)."""
+        """A new account (``Refused`` 422 for a bad name or password, 409 if the name or one that
+        looks like it is taken, 429 if this address made too many accounts lately: the sign-up is
+        counted before its password is hashed, and taken back if no account was made)."""
         security.check_username(username)
         security.check_password(password, username)
-        if address is not None:
-            self._check_throttle([(security.throttle_key("signup", address), signups_per_address())])
+        self._check_name_free(username)
+        reserved = (
+            self.throttle.reserve([(security.throttle_key("signup", address), signups_per_address())])
+            if address is not None
+            else throttle.Reservation(())
+        )
+        try:
+            hashed = security.hash_password(password)
+            now = time.time()
+            user = User(uuid.uuid4().hex, username, False, now)
+            with self.storage.transaction(write=True) as tx:
+                tx.conn.execute(
+                    users_table.insert().values(
+                        id=user.id,
+                        username=username,
+                        username_key=security.username_key(username),
+                        username_skeleton=security.username_skeleton(username),
+                        password_hash=hashed,
+                        is_bot=False,
+                        created_at=now,
+                    )
+                )
+        except IntegrityError:
+            self.throttle.release(reserved)
+            self._check_name_free(username)  # made meanwhile: says which name it looks like
+            raise Refused(
+                409,
+                f"the username {username!r} is taken",
+                key="refusal.account.username_taken",
+                args={"name": username},
+            ) from None
+        except BaseException:
+            self.throttle.release(reserved)
+            raise
+        return user
+
+    def _check_name_free(self, username: str) -> None:
+        """``Refused`` 409 if ``username`` is taken, or looks like a name that is (same skeleton)."""
         if self.user(username, deleted=True) is not None:
             raise Refused(
                 409,
@@ -91,33 +128,22 @@ class AccountStore(ChallengeQueries):
                 key="refusal.account.username_taken",
                 args={"name": username},
             )
-        hashed = security.hash_password(password)
-        now = time.time()
-        user = User(uuid.uuid4().hex, username, False, now)
-        try:
-            with self.storage.transaction(write=True) as tx:
-                tx.conn.execute(
-                    users_table.insert().values(
-                        id=user.id,
-                        username=username,
-                        username_key=security.username_key(username),
-                        password_hash=hashed,
-                        is_bot=False,
-                        created_at=now,
-                    )
-                )
-                if address is not None:
-                    tx.conn.execute(
-                        login_failures_table.insert().values(key=security.throttle_key("signup", address), at=now)
-                    )
-        except IntegrityError:
+        skeleton = security.username_skeleton(username)
+        with self.storage.transaction() as tx:
+            other = tx.conn.execute(
+                sa.select(users_table.c.username).where(users_table.c.username_skeleton == skeleton)
+            ).scalar()
+        if other is None:  # the AI accounts' names (made on first use) are kept from look-alikes too
+            other = next(
+                (ai_username(lv) for lv in AI_LEVELS if security.username_skeleton(ai_username(lv)) == skeleton), None
+            )
+        if other is not None:
             raise Refused(
                 409,
-                f"the username {username!r} is taken",
-                key="refusal.account.username_taken",
-                args={"name": username},
-            ) from None
-        return user
+                f"the username {username!r} looks too much like {other!r}, which is taken; choose another",
+                key="refusal.account.username_look_alike",
+                args={"name": username, "other": other},
+            )
 
     def ai_user(self, level: int) -> User:
         """The AI account of ``level`` (made on first use: no password, ``is_bot``)."""
@@ -134,6 +160,7 @@ class AccountStore(ChallengeQueries):
                         id=uuid.uuid4().hex,
                         username=name,
                         username_key=name,
+                        username_skeleton=None,  # kept from people by _check_name_free, not by the column
                         password_hash=None,
                         is_bot=True,
                         created_at=time.time(),
@@ -146,59 +173,68 @@ class AccountStore(ChallengeQueries):
         return u
 
     # -- log-in and throttling ---------------------------------------------------------------
-    def _check_throttle(self, limits: list[tuple[str, int]]) -> None:
-        now = time.time()
-        since = now - THROTTLE_WINDOW
-        with self.storage.transaction() as tx:
-            for key, limit in limits:
-                rows = tx.conn.execute(
-                    sa.select(login_failures_table.c.at)
-                    .where(login_failures_table.c.key == key, login_failures_table.c.at > since)
-                    .order_by(login_failures_table.c.at.desc())
-                    .limit(limit)
-                ).all()
-                if len(rows) >= limit:
-                    retry = max(1, int(rows[-1][0] + THROTTLE_WINDOW - now) + 1)
-                    raise Refused(
-                        429,
-                        f"too many attempts; try again in {retry} s",
-                        {"Retry-After": str(retry)},
-                        key="refusal.account.too_many_attempts",
-                        args={"seconds": retry},
-                    )
+    @property
+    def throttle(self) -> throttle.Throttle:
+        """The attempts' counter (:mod:`.throttle`)."""
+        return throttle.Throttle(self.storage)
 
-    def authenticate(self, username: Any, password: Any, address: str) -> User:
+    def authenticate(self, username: Any, password: Any, address: str, device: str | None = None) -> User:
         """The account if ``password`` is its password.  Unknown names and wrong passwords get the
-        same answer (401, after the same Argon2 work); too many failures on the account or from
-        the address within ``THROTTLE_WINDOW`` get 429 with ``Retry-After``, whatever the password."""
+        same answer (401, after the same Argon2 work).  The attempt is counted before the password
+        is checked (:mod:`.throttle`): too many failures get 429 with ``Retry-After``, whatever the
+        password.  ``device``: the browser's device cookie; a device or address where the account
+        logged in before is not stopped by failures from elsewhere."""
         name = username if isinstance(username, str) else ""
         pw = password if isinstance(password, str) else ""
-        account_key = security.throttle_key("user", security.username_key(name[:40]))
-        address_key = security.throttle_key("addr", address)
-        self._check_throttle([(account_key, ACCOUNT_FAILURES), (address_key, ADDRESS_FAILURES)])
+        account = security.username_key(name[:40])
         stored: str | None = None
         user: User | None = None
         if 0 < len(name) <= 40:
             with self.storage.transaction() as tx:
                 r = (
-                    tx.conn.execute(
-                        sa.select(users_table).where(users_table.c.username_key == security.username_key(name))
-                    )
+                    tx.conn.execute(sa.select(users_table).where(users_table.c.username_key == account))
                     .mappings()
                     .first()
                 )
             if r is not None and r["deleted_at"] is None:  # an AI account has no password
                 stored, user = r["password_hash"], _user(r)
+        known: set[str] = set()
+        if user is not None:
+            candidates = [throttle.address_key(user.id, address)]
+            if device:
+                candidates.append(throttle.device_key(user.id, device))
+            known = self.throttle.known(user.id, candidates)
+        on_device = device if user is not None and device and throttle.device_key(user.id, device) in known else None
+        limits = throttle.login_limits(
+            account,
+            address,
+            device=on_device,
+            known_address=user is not None and throttle.address_key(user.id, address) in known,
+        )
+        reserved = self.throttle.reserve(limits)  # before the hash: 429 here costs no Argon2
         ok = security.verify_password(pw, stored)
         if not ok or user is None:
-            now = time.time()
-            with self.storage.transaction(write=True) as tx:
-                tx.conn.execute(
-                    login_failures_table.insert(), [{"key": account_key, "at": now}, {"key": address_key, "at": now}]
-                )
-                tx.conn.execute(login_failures_table.delete().where(login_failures_table.c.at < now - THROTTLE_WINDOW))
             raise Refused(401, "unknown username or wrong password", key="refusal.account.wrong_login")
+        self.throttle.release(reserved)
         return user
+
+    def remember_login(self, user: User, address: str, device: str) -> None:
+        """Note that the account logged in from this device and address (known from now on)."""
+        self.throttle.remember(user.id, [throttle.device_key(user.id, device), throttle.address_key(user.id, address)])
+
+    def _recheck(self, user: User, password: Any, address: str | None) -> bool:
+        """Check the account's password again (changing it, deleting the account), counted like a
+        log-in: per account and per address, before the hash (429 over the limit)."""
+        limits = [(security.throttle_key("recheck", user.id), throttle.ACCOUNT_FAILURES)]
+        if address is not None:
+            limits.append((security.throttle_key("addr", address), throttle.ADDRESS_FAILURES))
+        reserved = self.throttle.reserve(limits)
+        with self.storage.transaction() as tx:
+            stored = tx.conn.execute(sa.select(users_table.c.password_hash).where(users_table.c.id == user.id)).scalar()
+        ok = isinstance(password, str) and security.verify_password(password, stored)
+        if ok:
+            self.throttle.release(reserved)
+        return ok
 
     # -- sessions --------------------------------------------------------------------------
     def new_session(self, user: User) -> str:
@@ -258,19 +294,23 @@ class AccountStore(ChallengeQueries):
             .values(revoked_at=now)
         )
 
-    def change_password(self, user: User, old: Any, new: Any) -> str:
-        """Set a new password (the old one must be given); every session of the account is revoked
-        and a new one is returned for the browser that asked."""
+    def change_password(self, user: User, old: Any, new: Any, address: str | None = None) -> str:
+        """Set a new password (the old one must be given, and is checked like a log-in: 429 after
+        too many wrong ones); every session and every API token of the account is revoked, and a
+        new session is returned for the browser that asked."""
         security.check_password(new, user.username)
-        with self.storage.transaction() as tx:
-            stored = tx.conn.execute(sa.select(users_table.c.password_hash).where(users_table.c.id == user.id)).scalar()
-        if not isinstance(old, str) or not security.verify_password(old, stored):
+        if not self._recheck(user, old, address):
             raise Refused(403, "the current password is wrong", key="refusal.account.current_password_wrong")
         hashed = security.hash_password(new)
         now = time.time()
         with self.storage.transaction(write=True) as tx:
             tx.conn.execute(users_table.update().where(users_table.c.id == user.id).values(password_hash=hashed))
             self._revoke_all(tx, user.id, now)
+            tx.conn.execute(
+                tokens_table.update()
+                .where(tokens_table.c.user_id == user.id, tokens_table.c.revoked_at.is_(None))
+                .values(revoked_at=now)
+            )
         return self.new_session(user)
 
     # -- API tokens ------------------------------------------------------------------------
@@ -367,13 +407,11 @@ class AccountStore(ChallengeQueries):
         return user, frozenset(json.loads(r["scopes"]))
 
     # -- deleting and exporting --------------------------------------------------------------
-    def delete_account(self, user: User, password: Any) -> None:
-        """Delete the account (its password is asked again): sessions and tokens revoked, pending
-        challenges cancelled, its seats shown as ``DELETED_NAME``; its games, ratings history and
-        name stay (the name cannot be taken again)."""
-        with self.storage.transaction() as tx:
-            stored = tx.conn.execute(sa.select(users_table.c.password_hash).where(users_table.c.id == user.id)).scalar()
-        if not isinstance(password, str) or not security.verify_password(password, stored):
+    def delete_account(self, user: User, password: Any, address: str | None = None) -> None:
+        """Delete the account (its password is asked again, checked like a log-in): sessions and
+        tokens revoked, pending challenges cancelled, its seats shown as ``DELETED_NAME``; its games,
+        ratings history and name stay (the name cannot be taken again)."""
+        if not self._recheck(user, password, address):
             raise Refused(403, "the password is wrong", key="refusal.account.password_wrong")
         now = time.time()
         with self.storage.transaction(write=True) as tx:

@@ -2,7 +2,8 @@
 
 ``users``
     one row per account: ``id``, ``username`` as chosen, ``username_key`` (its lower case,
-    unique: names are unique without regard to case), the Argon2id ``password_hash`` (None for
+    unique: names are unique without regard to case), ``username_skeleton`` (migration ``0014_account_security``:
+    its look-alike skeleton, unique: ``aIice1`` cannot join ``alice1``), the Argon2id ``password_hash`` (None for
     the AI accounts and deleted accounts), ``is_bot`` (AI accounts, and the bot API later),
     ``created_at`` and ``deleted_at``.  A deleted account keeps its row (its name stays taken);
     its games show it under a neutral name.
@@ -27,8 +28,13 @@
     a game made through accounts: ``rated``, the rating ``pool`` and ``rated_at`` (when its
     ratings were applied: once only).
 ``login_failures``
-    failed log-ins (and sign-ups) by throttle key (a hash of the account name or of the
-    address, never the name or address itself) and time.
+    password checks and sign-ups, by throttle key (a hash of the account name, the address, or
+    both, never the name or address itself) and time: each attempt is written before its password
+    is checked, and taken back when the password was right (:mod:`.throttle`).
+``known_logins`` (migration ``0014_account_security``)
+    where an account logged in before: ``key`` a hash of a device cookie or of an address with the
+    account, and ``last_seen``.  A log-in from a known device or address is not stopped by the
+    failures others piled on the account.
 ``challenge_invitees`` (migration ``0009``)
     the players a challenge to a game of more than two seats names (four-player Nymbat):
     ``challenge_id``, ``position`` (0, 1, 2 in the order named), ``user_id`` (None: an open
@@ -57,6 +63,8 @@ users_table = sa.Table(
     sa.Column("is_bot", sa.Boolean, nullable=False, default=False),
     sa.Column("created_at", sa.Float, nullable=False),
     sa.Column("deleted_at", sa.Float, nullable=True),
+    sa.Column("username_skeleton", sa.String(32), nullable=True),
+    sa.Index("ux_users_username_skeleton", "username_skeleton", unique=True),
 )
 
 sessions_table = sa.Table(
@@ -148,6 +156,14 @@ account_games_table = sa.Table(
     sa.Column("rated_at", sa.Float, nullable=True),
 )
 
+known_logins_table = sa.Table(
+    "known_logins",
+    metadata,
+    sa.Column("user_id", sa.String(32), sa.ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("key", sa.String(64), primary_key=True),
+    sa.Column("last_seen", sa.Float, nullable=False),
+)
+
 login_failures_table = sa.Table(
     "login_failures",
     metadata,
@@ -190,6 +206,7 @@ ALL = (
     seat_accounts_table,
     account_games_table,
     login_failures_table,
+    known_logins_table,
     challenge_invitees_table,
     rematch_offers_table,
 )

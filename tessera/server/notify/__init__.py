@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tessera.server.notify.mail import DigestSender
+from tessera.server.notify.mail import DigestSender, check_mail_settings
 from tessera.server.notify.notifier import Notifier
 from tessera.server.notify.push import Pusher, available
 from tessera.server.notify.routes import router
@@ -31,7 +31,9 @@ class Notifications:
     digests: DigestSender
 
     def start(self) -> None:
-        """On the event loop, at start-up: the periodic digest sender (when SMTP is configured)."""
+        """On the event loop, at start-up: the periodic digest sender (when SMTP is configured), and
+        an error in the log if e-mail is configured without the site origin its links need."""
+        check_mail_settings()
         self.digests.start()
 
     async def stop(self) -> None:

@@ -16,6 +16,11 @@ Settings (docs/notifications.md):
     the sender, e.g. ``tessera <noreply@example.org>`` (default ``tessera@<this host's name>``).
 ``TESSERA_DIGEST_CHECK``
     seconds between two looks for digests due (default 300).
+``TESSERA_SITE_ORIGIN``
+    the site's own origin, e.g. ``https://tessera.example.org`` (the first, when several are
+    given): every link of an e-mail starts with it.  It is required for e-mail: with SMTP set
+    and no site origin, the server starts, logs an error, and refuses to send (503) — a link is
+    never built from a request's ``Host`` header, which whoever sends the request chooses.
 
 The digest: an account with a verified address and an interval (12 h or 24 h) gets at most one
 message per interval, listing the games waiting for it, and only when at least one of them
@@ -40,7 +45,7 @@ from dataclasses import dataclass
 from email.message import EmailMessage
 from email.utils import formataddr, make_msgid
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import sqlalchemy as sa
 from starlette.concurrency import run_in_threadpool
@@ -114,14 +119,44 @@ class SmtpSettings:
         asyncio.run(self.send(msg))
 
 
-def settings_or_refuse() -> SmtpSettings:
-    """The SMTP settings, or 503 when this server sends no e-mail."""
+def site_origin() -> str | None:
+    """The origin e-mail links start with: the first of ``TESSERA_SITE_ORIGIN`` when it is an
+    ``http(s)://host[:port]`` origin, else None."""
+    configured = (os.environ.get("TESSERA_SITE_ORIGIN") or "").split(",")[0].strip().rstrip("/")
+    try:
+        parts = urlsplit(configured)
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.path or parts.query or parts.fragment:
+        return None
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def settings_or_refuse() -> tuple[SmtpSettings, str]:
+    """The SMTP settings and the site origin for links, or 503 when this server sends no e-mail."""
     settings = SmtpSettings.from_env()
     if settings is None:
         raise ServiceError(
             503, "this server sends no e-mail (TESSERA_SMTP_HOST is not set)", key="refusal.notify.no_mail"
         )
-    return settings
+    origin = site_origin()
+    if origin is None:
+        raise ServiceError(
+            503,
+            "this server sends no e-mail: its links need TESSERA_SITE_ORIGIN (the site's https:// origin)",
+            key="refusal.notify.no_site_origin",
+        )
+    return settings, origin
+
+
+def check_mail_settings() -> None:
+    """At start-up: an error in the log when SMTP is set but ``TESSERA_SITE_ORIGIN`` is not (or is
+    not an origin): no e-mail will be sent until it is."""
+    if SmtpSettings.from_env() is not None and site_origin() is None:
+        log.error(
+            "TESSERA_SMTP_HOST is set but TESSERA_SITE_ORIGIN is not a site origin (e.g. https://tessera.example.org):"
+            " no e-mail will be sent, since its links would have no trustworthy address"
+        )
 
 
 # -- the messages -----------------------------------------------------------------------------
@@ -261,10 +296,11 @@ class DigestSender:
             return None
         if not self.store.claim_digest(user.id, last, now):
             return None
-        link = unsubscribe_link(due["base_url"], unsubscribe_key(self.store), user.id)
-        return digest_message(
-            settings, to=due["email"], lang=due["lang"], base_url=due["base_url"], games=games, unsubscribe=link
-        )
+        base = site_origin()
+        if base is None:  # logged at start-up; no link from anything else
+            return None
+        link = unsubscribe_link(base, unsubscribe_key(self.store), user.id)
+        return digest_message(settings, to=due["email"], lang=due["lang"], base_url=base, games=games, unsubscribe=link)
 
     def _lock(self) -> Any:
         """On PostgreSQL a connection holding the digests' advisory lock (False: another process holds

@@ -120,6 +120,7 @@ class Notifier:
     def _run(self) -> None:
         try:
             self.store.forget_deleted()  # accounts deleted since the last start
+            self.store.prune_guests()  # guests' subscriptions whose games are over
         except Exception:
             log.exception("could not forget the notification settings of deleted accounts")
         recent: deque[tuple[float, int]] = deque()  # (when, changes) of the batches of the last second

@@ -16,6 +16,7 @@ import os
 import threading
 from typing import Any
 
+from tessera.server.notify import endpoints
 from tessera.server.notify.store import NotifyStore
 from tessera.server.notify.texts import text
 
@@ -45,12 +46,6 @@ def available() -> bool:
     except ImportError:
         return False
     return True
-
-
-def insecure_allowed() -> bool:
-    """``TESSERA_PUSH_INSECURE=1``: accept ``http://`` push endpoints (local tests and development only;
-    a real browser's push service is always ``https://``)."""
-    return os.environ.get("TESSERA_PUSH_INSECURE", "").lower() in ("1", "true", "yes")
 
 
 def subject() -> str:
@@ -107,14 +102,26 @@ class Pusher:
         self._load()
         info = {"endpoint": sub["endpoint"], "keys": sub["keys"]}
         try:
-            webpush(
-                info,
-                json.dumps(payload, ensure_ascii=False),
-                vapid_private_key=self._key,
-                vapid_claims={"sub": subject()},
-                ttl=TTL,
-                timeout=TIMEOUT,
-            )
+            endpoints.split_endpoint(sub["endpoint"])  # the form and the allow-list as they are now
+        except endpoints.EndpointRefused as e:
+            log.warning("push to subscription %s refused: %s", sub["id"][:12], e.detail)
+            self.store.sent(sub["id"], ok=False, gone=True)
+            return False
+        try:
+            with endpoints.session() as session:  # each address checked at connection, no redirects
+                webpush(
+                    info,
+                    json.dumps(payload, ensure_ascii=False),
+                    vapid_private_key=self._key,
+                    vapid_claims={"sub": subject()},
+                    ttl=TTL,
+                    timeout=TIMEOUT,
+                    requests_session=session,
+                )
+        except endpoints.EndpointRefused as e:  # the host resolves to a local address now
+            log.warning("push to subscription %s refused: %s", sub["id"][:12], e.detail)
+            self.store.sent(sub["id"], ok=False, gone=True)
+            return False
         except WebPushException as e:
             status = getattr(e.response, "status_code", None)
             log.warning("push to subscription %s failed (%s)", sub["id"][:12], status or e)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import time
 from typing import Any
+from urllib.parse import parse_qs
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
@@ -17,14 +18,15 @@ from starlette.concurrency import run_in_threadpool
 
 from tessera.server.accounts import auth as A
 from tessera.server.errors import ServiceError
-from tessera.server.notify import push
+from tessera.server.limits import client_address
+from tessera.server.notify import endpoints, push
 from tessera.server.notify.mail import (
     settings_or_refuse,
     unsubscribe_key,
     unsubscribe_signature,
     verification_message,
 )
-from tessera.server.notify.store import KINDS, NotifyStore
+from tessera.server.notify.store import KINDS, NotifyStore, digest_of
 from tessera.server.notify.texts import language, text
 from tessera.server.notify.waiting import check_tokens, waiting_games
 from tessera.server.storage import seats_table
@@ -123,11 +125,7 @@ def push_key(request: Request) -> dict[str, Any]:
 
 
 def _check_subscription(sub: SubscriptionIn) -> None:
-    ep = sub.endpoint
-    if not (ep.startswith("https://") or (ep.startswith("http://") and push.insecure_allowed())):
-        raise ServiceError(
-            422, "subscription.endpoint: a push service's https:// address", key="refusal.notify.push_endpoint"
-        )
+    endpoints.check_endpoint(sub.endpoint)  # https, allow-list, and every address it resolves to: 422 naming why
     try:
         key = push.unb64url(sub.keys.p256dh)
         secret = push.unb64url(sub.keys.auth)
@@ -183,6 +181,7 @@ def push_subscribe(body: SubscribeIn, request: Request) -> dict[str, Any]:
         seats=seats,
         lang=language(body.lang),
         kinds=kinds,
+        client=digest_of("push-client:" + client_address(request.scope)),
     )
     return {"id": sid, "account": user_id is not None, "seats": len(seats), "kinds": sorted(set(kinds))}
 
@@ -199,24 +198,23 @@ def email_settings(request: Request) -> dict[str, Any]:
     """The account's address, whether it is verified, and the digest interval (``null``: none given);
     ``available``: whether this server sends e-mail at all."""
     me = A.require(request, "read").user
-    from tessera.server.notify.mail import SmtpSettings
+    from tessera.server.notify.mail import SmtpSettings, site_origin
 
     found = notify_store(request).email_settings(me.id)
     public = None if found is None else {k: found[k] for k in ("email", "verified", "digest_hours")}
-    return {"email": public, "available": SmtpSettings.from_env() is not None}
+    return {"email": public, "available": SmtpSettings.from_env() is not None and site_origin() is not None}
 
 
 @router.post("/api/notify/email", status_code=202)
 def email_set(body: EmailIn, request: Request) -> dict[str, Any]:
     """Give (or change) the account's address: a link to verify it is sent there (valid 24 h)."""
     me = A.require(request, session_only=True).user
-    settings = settings_or_refuse()
+    settings, base = settings_or_refuse()  # the links start with TESSERA_SITE_ORIGIN, never the request's Host
     store = notify_store(request)
     if store.verifications_since(me.id, time.time() - 3600) >= VERIFICATIONS_PER_HOUR:
         raise ServiceError(
             429, "too many verification e-mails in the last hour; try again later", key="refusal.notify.too_many_mails"
         )
-    base = A.site_origins(request)[0] if A.site_origins(request) else str(request.base_url).rstrip("/")
     lang = language(body.lang)
     token = store.set_email(me.id, body.email, lang=lang, base_url=base)
     link = f"{base}/api/notify/email/verify?token={token}"
@@ -248,10 +246,32 @@ def email_digest(body: DigestIn, request: Request) -> dict[str, Any]:
     return {"digest_hours": body.hours}
 
 
+def _verify_page(lang: str, body: str) -> HTMLResponse:
+    page = f"<!doctype html><html lang='{lang}'><meta charset='utf-8'><title>tessera</title>{body}</html>"
+    return HTMLResponse(page, headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
+
+
 @router.get("/api/notify/email/verify", include_in_schema=False)
-def email_verify(request: Request, token: str = "") -> RedirectResponse:
-    """The link of the verification e-mail: the address is verified, and the account page says so."""
-    ok = notify_store(request).verify(token) is not None
+def email_verify_page(request: Request, token: str = "") -> HTMLResponse:
+    """The link of the verification e-mail: a page with one button that verifies (a GET changes
+    nothing: mail scanners and link previews follow links)."""
+    lang = language(request.headers.get("accept-language", "en").split(",")[0].split(";")[0].strip())
+    body = (
+        "<form method='post' action='/api/notify/email/verify'>"
+        f"<p>{html.escape(text(lang, 'mail.verify_question'))}</p>"
+        f"<input type='hidden' name='token' value='{html.escape(token[:200], quote=True)}'>"
+        f"<button type='submit'>{html.escape(text(lang, 'mail.verify_button'))}</button></form>"
+    )
+    return _verify_page(lang, body)
+
+
+@router.post("/api/notify/email/verify", include_in_schema=False)
+async def email_verify(request: Request) -> RedirectResponse:
+    """The verification page's button (a form's ``token=…``): the address is verified, and the
+    account page says so."""
+    raw = (await request.body())[:1000].decode("ascii", "replace")
+    token = (parse_qs(raw).get("token") or [""])[0]
+    ok = await run_in_threadpool(lambda: notify_store(request).verify(token) is not None)
     return RedirectResponse(f"/account?email={'verified' if ok else 'invalid'}#notifications", status_code=303)
 
 

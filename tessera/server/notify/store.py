@@ -26,7 +26,7 @@ from tessera.server.notify.tables import (
     secrets_table,
     subscriptions_table,
 )
-from tessera.server.storage import Storage
+from tessera.server.storage import Storage, games_table
 
 KINDS = ("turn", "challenge", "end")
 """What a push subscription may ask for: your turn, a challenge received, a game over."""
@@ -39,6 +39,20 @@ VERIFY_SECONDS = 24 * 3600.0
 
 MAX_FAILURES = 5
 """A subscription whose pushes failed this many times in a row is dropped."""
+
+SUBSCRIPTIONS_PER_ACCOUNT = 10
+"""Push subscriptions one account keeps (its browsers); a new one beyond drops the oldest."""
+
+GUEST_SUBSCRIPTIONS_PER_CLIENT = 5
+"""Guests' push subscriptions kept per client address; a new one beyond drops that address's oldest
+(whoever sends from another address loses nothing)."""
+
+SEATS_PER_SUBSCRIPTION = 100
+"""Seats one guest subscription follows; beyond, the seats of finished games are let go first."""
+
+GUEST_GRACE = 3600.0
+"""A guest's subscription whose every game has been over this many seconds (or that follows no
+seat at all) is pruned: nothing more can be pushed to it."""
 
 EMAIL = re.compile(
     r"^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9-]{1,63})+$"
@@ -96,8 +110,12 @@ class NotifyStore:
         seats: Iterable[tuple[str, int]],
         lang: str,
         kinds: list[str],
+        client: str | None = None,
     ) -> str:
-        """Keep (or renew) a browser's subscription for an account or for seats; its id."""
+        """Keep (or renew) a browser's subscription for an account or for seats; its id.  ``client``:
+        who asked (a hash of the address); an account keeps :data:`SUBSCRIPTIONS_PER_ACCOUNT`, the
+        guests of one client :data:`GUEST_SUBSCRIPTIONS_PER_CLIENT` (the oldest beyond are dropped),
+        and guests' subscriptions with nothing left to follow are pruned."""
         sid = digest_of(endpoint)
         now = time.time()
         values = {
@@ -108,6 +126,7 @@ class NotifyStore:
             "lang": lang,
             "kinds": json.dumps(sorted(set(kinds))),
             "failures": 0,
+            "client_key": client,
         }
         with self.storage.transaction(write=True) as tx:
             c = subscriptions_table.c
@@ -122,7 +141,64 @@ class NotifyStore:
             }
             for game_id, seat in sorted(set(seats) - have):
                 tx.conn.execute(push_seats_table.insert().values(subscription_id=sid, game_id=game_id, seat=seat))
+            self._cap_seats(tx, sid)
+            if user_id is not None:
+                self._keep_newest(tx, c.user_id == user_id, SUBSCRIPTIONS_PER_ACCOUNT)
+            elif client is not None:
+                self._keep_newest(
+                    tx, sa.and_(c.user_id.is_(None), c.client_key == client), GUEST_SUBSCRIPTIONS_PER_CLIENT
+                )
+        self.prune_guests(now)
         return sid
+
+    @staticmethod
+    def _drop(tx: Any, ids: list[str]) -> None:
+        if ids:
+            tx.conn.execute(push_seats_table.delete().where(push_seats_table.c.subscription_id.in_(ids)))
+            tx.conn.execute(subscriptions_table.delete().where(subscriptions_table.c.id.in_(ids)))
+
+    def _keep_newest(self, tx: Any, which: Any, keep: int) -> None:
+        """Drop the subscriptions matching ``which`` beyond the ``keep`` newest."""
+        c = subscriptions_table.c
+        old = tx.conn.execute(sa.select(c.id).where(which).order_by(c.created_at.desc(), c.id).offset(keep)).scalars()
+        self._drop(tx, list(old))
+
+    @staticmethod
+    def _cap_seats(tx: Any, sid: str) -> None:
+        """At most :data:`SEATS_PER_SUBSCRIPTION` seats: those of finished games go first, then the oldest games."""
+        s = push_seats_table.c
+        g = games_table.c
+        rows = tx.conn.execute(
+            sa.select(s.game_id, s.seat)
+            .join(games_table, g.id == s.game_id)
+            .where(s.subscription_id == sid)
+            .order_by((g.status == "finished").desc(), g.created_at, s.game_id, s.seat)
+        ).all()
+        for r in rows[: max(0, len(rows) - SEATS_PER_SUBSCRIPTION)]:
+            tx.conn.execute(
+                push_seats_table.delete().where(s.subscription_id == sid, s.game_id == r.game_id, s.seat == r.seat)
+            )
+
+    def prune_guests(self, now: float | None = None) -> int:
+        """Forget guests' subscriptions that can receive nothing more: made over :data:`GUEST_GRACE`
+        ago and following no seat of a game that is on or ended within it; how many."""
+        now = time.time() if now is None else now
+        c = subscriptions_table.c
+        s = push_seats_table.c
+        g = games_table.c
+        live = (
+            sa.select(s.subscription_id)
+            .join(games_table, g.id == s.game_id)
+            .where(sa.or_(g.status != "finished", g.updated_at > now - GUEST_GRACE))
+        )
+        with self.storage.transaction(write=True) as tx:
+            ids = list(
+                tx.conn.execute(
+                    sa.select(c.id).where(c.user_id.is_(None), c.created_at < now - GUEST_GRACE, c.id.not_in(live))
+                ).scalars()
+            )
+            self._drop(tx, ids)
+        return len(ids)
 
     def unsubscribe(self, endpoint: str) -> bool:
         """Forget a subscription (and its seats); whether there was one."""

@@ -9,7 +9,9 @@
     a browser's Web Push subscription: ``id`` (SHA-256 of its ``endpoint``), the endpoint and its
     keys (``p256dh``, ``auth``), the account it belongs to (``user_id``, None for a guest's), the
     ``lang`` its notifications are written in, the ``kinds`` it wants (JSON list of ``turn``,
-    ``challenge``, ``end``), ``created_at``, ``last_sent`` and consecutive ``failures``.
+    ``challenge``, ``end``), ``created_at``, ``last_sent`` and consecutive ``failures``;
+    ``client_key`` (migration ``0014_account_security``): a hash of the address that subscribed, by which guests'
+    subscriptions are capped per client.
 ``push_seats``
     a guest's subscription tied to seats (``game_id``, ``seat``): the seats whose tokens the
     browser showed when it subscribed (the tokens themselves are not kept).
@@ -51,6 +53,7 @@ subscriptions_table = sa.Table(
     sa.Column("created_at", sa.Float, nullable=False),
     sa.Column("last_sent", sa.Float, nullable=True),
     sa.Column("failures", sa.Integer, nullable=False, default=0),
+    sa.Column("client_key", sa.String(64), nullable=True, index=True),
 )
 
 push_seats_table = sa.Table(

@@ -39,11 +39,22 @@ def chat_of(connection: HTTPConnection) -> Chat:
     return chat
 
 
-def speaker(request: Request, game_id: str, given: str | None) -> Speaker:
+CHAT_SCOPE = "play"
+"""What a bearer token needs to write in a game's chat (post, mute, unmute); ``read`` does not let
+it speak.  The bot API's chat needs ``bot:play`` (:mod:`tessera.server.bot.routes`)."""
+
+
+def speaker(request: Request, game_id: str, given: str | None, *, write: bool = False) -> Speaker:
     """Who asks (run in a worker thread): the seat of the seat token given, else the seat his
     account holds in the game (session cookie — from this site's own pages only — or a bearer token
-    with the ``play`` scope), else a spectator (with his account's name, if any)."""
+    with the ``play`` scope), else a spectator (with his account's name, if any).  ``write``: the
+    caller posts or mutes, and a bearer token without :data:`CHAT_SCOPE` is refused (403)."""
     auth = optional_auth(request)  # a cross-site write with the cookie is refused here (403)
+    if write and auth is not None and not auth.allows(CHAT_SCOPE):
+        scope = CHAT_SCOPE
+        raise Refused(
+            403, f"this API token lacks the scope {scope!r}", key="refusal.auth.scope_missing", args={"scope": scope}
+        )
     user = auth.user if auth is not None else None
     token = given
     if token is None and auth is not None and auth.allows("play"):
@@ -74,7 +85,7 @@ def chat_post(
     game_id: str, body: ChatIn, request: Request, x_seat_token: SeatHeader = None, token: str | None = None
 ) -> dict[str, Any]:
     """Post a message to a room (players: ``player``; spectators: ``spectator``)."""
-    who = speaker(request, game_id, first_token(body.token, x_seat_token, token))
+    who = speaker(request, game_id, first_token(body.token, x_seat_token, token), write=True)
     return chat_of(request).post(game_id, who, body.room, body.text)
 
 
@@ -83,7 +94,7 @@ def chat_mute(
     game_id: str, body: MuteIn, request: Request, x_seat_token: SeatHeader = None, token: str | None = None
 ) -> dict[str, Any]:
     """Hide a seat's (or an account's) messages from the calling player; his mutes after."""
-    who = speaker(request, game_id, first_token(body.token, x_seat_token, token))
+    who = speaker(request, game_id, first_token(body.token, x_seat_token, token), write=True)
     return chat_of(request).mute(game_id, who, seat=body.seat, account=body.account, on=True)
 
 
@@ -92,5 +103,5 @@ def chat_unmute(
     game_id: str, body: MuteIn, request: Request, x_seat_token: SeatHeader = None, token: str | None = None
 ) -> dict[str, Any]:
     """Show a muted seat's (or account's) messages again; the caller's mutes after."""
-    who = speaker(request, game_id, first_token(body.token, x_seat_token, token))
+    who = speaker(request, game_id, first_token(body.token, x_seat_token, token), write=True)
     return chat_of(request).mute(game_id, who, seat=body.seat, account=body.account, on=False)

@@ -2,6 +2,7 @@
 // our AI's evaluation bar for the side to move, its best move on request, and free exploration:
 // every move played here becomes a branch of a move tree (branches kept, click to go back).
 // It knows no game: the server sends render descriptions with the legal moves of the player to move.
+import { applyStyles } from "./styles.js";
 import { api, ApiError, escapeHtml, loadSeats, saveSeats } from "./api.js";
 import { BoardView } from "./board.js";
 import { actionLabel, colourName, decorations, localized, panelRows, refusalText, resultText, statusText, textOf, usesPalette, whenClientLoads } from "./decorate.js";
@@ -269,7 +270,7 @@ function treeHtml(id, depth) {
     html += `<span class="tree-move${main === tree.current ? " current" : ""}" data-node="${main}" title="${escapeHtml(who)}">${first || m.player !== node(m.parent).player ? `<small>${escapeHtml(who)}</small> ` : ""}${escapeHtml(m.move)}</span> `;
     for (const o of others) {
       const v = node(o);
-      html += `<div class="variation" style="margin-left:${Math.min(depth + 1, 6) * 0.8}em">(<span class="tree-move${o === tree.current ? " current" : ""}" data-node="${o}"><small>${escapeHtml(v.player === SIMULTANEOUS ? t("game:both") : name(v.player))}</small> ${escapeHtml(v.move)}</span> ${treeHtml(o, depth + 1)})</div>`;
+      html += `<div class="variation" data-indent="${Math.min(depth + 1, 6) * 0.8}">(<span class="tree-move${o === tree.current ? " current" : ""}" data-node="${o}"><small>${escapeHtml(v.player === SIMULTANEOUS ? t("game:both") : name(v.player))}</small> ${escapeHtml(v.move)}</span> ${treeHtml(o, depth + 1)})</div>`;
     }
     n = m;
     first = false;
@@ -280,6 +281,7 @@ function treeHtml(id, depth) {
 function renderTree() {
   const box = $("tree");
   box.innerHTML = `<span class="tree-move${tree.current === 0 ? " current" : ""}" data-node="0">${escapeHtml(t("analysis:start"))}</span> ` + treeHtml(0, 0);
+  applyStyles(box);
   for (const s of box.querySelectorAll(".tree-move")) s.addEventListener("click", () => goTo(Number(s.dataset.node)));
 }
 

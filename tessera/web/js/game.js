@@ -1,4 +1,5 @@
 // The game page: live board (WebSocket), clicking plays, side panel, replay of finished games.
+import { applyStyles } from "./styles.js";
 import { api, ApiError, escapeHtml, loadSeats, saveSeats } from "./api.js";
 import { askRematch, initRematch, loadRematch, show as showRematch } from "./rematch.js";
 import { BoardView, nextPathCells, pathStartsWith, pickCell } from "./board.js";
@@ -645,7 +646,7 @@ function renderSeats(v, desc) {
     const sealed = v.sealed ? `<span class="sealed">${escapeHtml(t(v.sealed[p] ? "game:seat_sealed" : s.kind === "ai" ? "game:seat_thinking" : "game:seat_to_order"))}</span>` : "";
     const turn = v.status === "active" && (v.to_move === p || v.to_move === SIMULTANEOUS) ? " to-move" : "";
     return `<div class="seat${turn}" data-seat="${p}">
-      <span class="swatch" style="background:${escapeHtml(color)}"></span>
+      <span class="swatch" data-bg="${escapeHtml(color)}"></span>
       <span class="name">${escapeHtml(seatLabel(desc, s))}${you}</span>
       <span class="who">${escapeHtml(who)}</span>
       <span class="dot dot-${conn}" title="${escapeHtml(t(conn === "on" ? "game:dot.on" : conn === "off" ? "game:dot.off" : "game:dot.ai"))}"></span>
@@ -653,6 +654,7 @@ function renderSeats(v, desc) {
     </div>`;
   });
   $("seats").innerHTML = rows.join("");
+  applyStyles($("seats"));
 }
 
 function button(label, onclick, cls = "") {
@@ -1050,16 +1052,17 @@ function renderPanelTable(desc) {
   const perPlayer = rowsIn.some((r) => r.values.length === n && n > 1);
   const head = perPlayer
     ? `<tr class="players"><th></th>${desc.players
-        .map((p, i) => `<th scope="col"><span class="swatch small" style="background:${escapeHtml(p.color || "#888")}"></span>${escapeHtml(playerName(desc, i))}</th>`)
+        .map((p, i) => `<th scope="col"><span class="swatch small" data-bg="${escapeHtml(p.color || "#888")}"></span>${escapeHtml(playerName(desc, i))}</th>`)
         .join("")}</tr>`
     : "";
   const rows = rowsIn.map((r) => {
     const glyph = r.color && safePalette() ? safeGlyph(desc, r.color) : "";
-    const sw = r.color ? `<span class="swatch small" style="background:${escapeHtml(colour(r.color))}"></span>${glyph ? `<span class="glyph">${glyph}</span> ` : ""}` : "";
+    const sw = r.color ? `<span class="swatch small" data-bg="${escapeHtml(colour(r.color))}"></span>${glyph ? `<span class="glyph">${glyph}</span> ` : ""}` : "";
     const span = perPlayer && r.values.length === 1 ? ` colspan="${n}"` : "";
     return `<tr><th>${sw}${escapeHtml(r.label)}</th>${r.values.map((x) => `<td${span}>${escapeHtml(x)}</td>`).join("")}</tr>`;
   });
   $("panel-table").innerHTML = head + rows.join("");
+  applyStyles($("panel-table"));
 }
 
 function turnsOf(moves) {
