@@ -24,6 +24,7 @@ from tessera.server.tournaments import director as director_module
 from tessera.server.tournaments import store
 from tessera.server.tournaments.director import STUCK_SECONDS, Director
 from tessera.server.tournaments.tables import tournament_pairings_table
+from tests.server.helpers import every_seat_moves
 
 pytest.importorskip("caissify_pairings", reason="the server extras are not installed: pip install -e '.[server]'")
 
@@ -129,10 +130,12 @@ def test_a_small_arena_played_by_people_and_a_bot_through_the_server(
             loser = p["players"][1]
             gid = p["game_id"]
             if loser == "robo":
+                every_seat_moves(app, gid)  # a resignation before every seat moved is an abort
                 assert robo.post(f"/api/bot/game/{gid}/resign").status_code == 200
             else:
                 mine = players[loser].get(f"/api/tournaments/{tid}").json()["me"]["game"]
                 assert mine["game_id"] == gid
+                every_seat_moves(app, gid)  # a resignation before every seat moved is an abort
                 assert players[loser].post(f"/api/games/{gid}/resign").status_code == 200, gid
             met.append(frozenset(p["players"]))
         now += 15.0
@@ -182,6 +185,7 @@ def test_a_swiss_event_through_the_server_with_a_bye_and_a_withdrawal(
     d.wave()
     assert look(ps["ann"], tid)["round"] == 1  # the round's game is still running
     loser = games[0]["players"][1]
+    every_seat_moves(app, games[0]["game_id"])  # a resignation before every seat moved is an abort
     assert ps[loser].post(f"/api/games/{games[0]['game_id']}/resign").status_code == 200
     d.wave()
     v = look(ps["ann"], tid)
@@ -192,6 +196,7 @@ def test_a_swiss_event_through_the_server_with_a_bye_and_a_withdrawal(
     r2 = [p for p in v["pairings"] if p["round"] == 2 and p["status"] != "bye"]
     assert all(frozenset(p["players"]) != frozenset(games[0]["players"]) for p in r2)
     for p in r2:
+        every_seat_moves(app, p["game_id"])  # a resignation before every seat moved is an abort
         assert ps[p["players"][0]].post(f"/api/games/{p['game_id']}/resign").status_code == 200
     assert ps["cat"].post(f"/api/tournaments/{tid}/withdraw").json() == {"ok": True, "id": tid, "joined": False}
     d.wave()
@@ -248,6 +253,7 @@ def test_berserk_is_stored_on_the_next_game_and_a_berserk_win_scores_three(
     assert p["berserk"][seat] is True
     clock = a.get(f"/api/games/{p['game_id']}").json()["clock"]
     assert clock["remaining"][seat] <= 150.0 < clock["remaining"][1 - seat]  # half of 300 s
+    every_seat_moves(app, p["game_id"])  # a resignation before every seat moved is an abort
     assert b.post(f"/api/games/{p['game_id']}/resign").status_code == 200
     director(app).wave()
     assert points(look(a, tid)) == {"ann": 3.0, "bob": 0.0}
@@ -337,6 +343,7 @@ def test_a_process_stopped_in_the_middle_of_a_pairing_loses_nothing_and_pairs_no
 
     monkeypatch.setattr(d.service, "create", lambda *a, **k: (_ for _ in ()).throw(Died()))
     for p in v["pairings"]:
+        every_seat_moves(app, p["game_id"])  # a resignation before every seat moved is an abort
         bs[p["players"][0]].post(f"/api/games/{p['game_id']}/resign")
     with pytest.raises(Died):
         d.wave(now + STUCK_SECONDS + 20)
@@ -372,6 +379,7 @@ def test_two_processes_directing_one_database_pair_no_one_twice_and_show_one_tab
             no_one_plays_twice(v)
             for p in v["pairings"]:
                 if p["status"] == "playing":
+                    every_seat_moves(app, p["game_id"])  # a resignation before every seat moved is an abort
                     bs[p["players"][k % 2]].post(f"/api/games/{p['game_id']}/resign")
         directors[1].wave(now + 100)
         views = [d.view(tid) for d in directors]
