@@ -47,6 +47,6 @@ def test_an_arena_announced_and_joined_in_the_browser_opens_each_players_game(
     assert ann.url.split("seat=")[1][0] != ben.url.split("seat=")[1][0]
     ann.goto(server + f"/tournament/{tid}")  # back on the page: the game is not opened a second time
     ann.wait_for_selector(f"#pairings a[href='/g/{game}']")
-    assert ann.locator("#my-game").get_attribute("href", timeout=10_000).startswith(f"/g/{game}#seat=")
+    ann.wait_for_selector(f"#my-game[href^='/g/{game}#seat=']", state="attached")  # set once the seat is read
     assert "/tournament/" in ann.url
     ann.screenshot(path=str(artifacts / "tournament-playing-desktop.png"), full_page=True)
