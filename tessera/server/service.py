@@ -37,7 +37,7 @@ from tessera.server.knowledge import ParsedRecord, draws_possible, parse_record,
 from tessera.server.live import Games
 from tessera.server.moves import MovePipeline
 from tessera.server.records import Records
-from tessera.server.seats import Created, Seats
+from tessera.server.seats import Created, Seats, Within
 from tessera.server.storage import Storage
 from tessera.server.undo import Undo
 from tessera.server.views import Views
@@ -49,6 +49,7 @@ __all__ = [
     "MatchService",
     "ParsedRecord",
     "ServiceError",
+    "Within",
     "check_seed",
     "clean_name",
     "draws_possible",
@@ -92,8 +93,11 @@ class MatchService:
         names: list[str] | None = None,
         public: bool = True,
         seat_kinds: list[Any] | None = None,
+        arrived: bool = False,
+        within: Within | None = None,
     ) -> Created:
-        """A new game (:meth:`tessera.server.seats.Seats.create` says what each option means)."""
+        """A new game (:meth:`tessera.server.seats.Seats.create` says what each option means; ``within``:
+        writes stored in the same transaction as the game)."""
         return self.seats.create(
             game,
             params,
@@ -105,6 +109,8 @@ class MatchService:
             names=names,
             public=public,
             seat_kinds=seat_kinds,
+            arrived=arrived,
+            within=within,
         )
 
     def join(self, game_id: str) -> tuple[int, str]:
