@@ -115,10 +115,13 @@ class Hub:
         return self.service.presence.of(game_id)
 
     # -- the socket loop -----------------------------------------------------------------
-    async def serve(self, websocket: WebSocket, game_id: str, token: str | None) -> None:
+    async def serve(
+        self, websocket: WebSocket, game_id: str, token: str | None, *, subprotocol: str | None = None
+    ) -> None:
         """Run one game socket: a ``state`` message now and after every change; the client may send
-        ``{"type": "ping"}`` (answered ``pong``) and ``{"type": "refresh"}`` (answered with its view)."""
-        await websocket.accept()
+        ``{"type": "ping"}`` (answered ``pong``) and ``{"type": "refresh"}`` (answered with its view).
+        ``subprotocol``: the one accepted (the seat token's, tessera.server.routers.live)."""
+        await websocket.accept(subprotocol=subprotocol)
         client = websocket.client.host if websocket.client else ""
         refused = self.admit(game_id, client)
         if refused is None:

@@ -55,7 +55,7 @@ class Server:
     proc: subprocess.Popen[bytes]
 
 
-def start(url: str, log_path: Path | None = None, *, ai_processes: bool = False) -> Server:
+def start(url: str, log_path: Path | None = None, *, ai_processes: bool = False, log_level: str = "warning") -> Server:
     """Start ``tessera serve`` on ``url`` and wait until it answers (its start-up repair done);
     ``ai_processes``: with the AI's worker processes (else it thinks in threads)."""
     port = free_port()
@@ -65,14 +65,14 @@ def start(url: str, log_path: Path | None = None, *, ai_processes: bool = False)
     env["TESSERA_SIGNUPS_PER_ADDRESS"] = "1000"
     cmd = [sys.executable, "-m", "tessera", "serve", "--port", str(port), "--db", url]
     cmd += [] if ai_processes else ["--ai-threads"]
-    cmd += ["--log-level", "warning"]
+    cmd += ["--log-level", log_level]
     out = open(log_path, "ab") if log_path else subprocess.DEVNULL  # noqa: SIM115
     proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=out)
     base = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 90
+    deadline = time.time() + 240  # a busy machine: imports and migrations take a while
     while True:
         if proc.poll() is not None:
-            raise RuntimeError(f"the server exited with {proc.returncode}")
+            raise RuntimeError(f"the server exited with {proc.returncode}{_tail(log_path)}")
         try:
             if httpx.get(base + "/api/games?status=all", timeout=2).status_code == 200:
                 return Server(url, base, proc)
@@ -80,8 +80,12 @@ def start(url: str, log_path: Path | None = None, *, ai_processes: bool = False)
             pass
         if time.time() > deadline:
             proc.kill()
-            raise RuntimeError("the server did not start")
+            raise RuntimeError(f"the server did not start{_tail(log_path)}")
         time.sleep(0.1)
+
+
+def _tail(log_path: Path | None) -> str:
+    return f": {log_path.read_text()[-3000:]}" if log_path and log_path.exists() else ""
 
 
 def kill(server: Server) -> None:
