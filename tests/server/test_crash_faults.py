@@ -20,7 +20,7 @@ from tests.server.crash_drill import OPERATIONS, Drill, kill, start
 
 pytestmark = pytest.mark.faults
 
-KILLS = 2
+KILLS = 1
 """Kills per operation and database in the suite's sample."""
 
 
