@@ -5,7 +5,10 @@ Operations (:data:`OPERATIONS`):
 
 - ``accept``: challenges accepted (several at once) while the server is killed;
 - ``seek``: two accounts' seeks paired by the pool's waves while the server is killed;
-- ``rating``: rated games resigned while the server is killed (game end, then rating).
+- ``rating``: rated games resigned while the server is killed (game end, then rating);
+- ``delete``: an account with a session, an API token and a pending challenge deleted while the
+  server is killed;
+- ``revoke``: API tokens revoked while the server is killed.
 
 Invariants after each restart (:func:`check`), read straight from the database:
 
@@ -16,7 +19,10 @@ Invariants after each restart (:func:`check`), read straight from the database:
   resignation answered 200 has its game finished;
 - nothing stuck: every finished rated game is rated (before any request reads a rating); a
   challenge still pending is accepted when asked again;
-- nobody reaches a seat that is not his: each account's seat token of a game opens his seat.
+- nobody reaches a seat that is not his: each account's seat token of a game opens his seat;
+- an account is deleted whole (sessions and tokens refused, its pending challenges cancelled) or
+  not at all; a token whose revocation was answered is refused, and a token is refused exactly
+  when it is stored revoked.
 
 ``benchmarks/fault_drill.py`` runs many kills per operation on SQLite and PostgreSQL;
 ``tests/server/test_crash_faults.py`` (marker ``faults``) runs a small seeded sample.
@@ -43,7 +49,7 @@ from tests.server.pg import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 PASSWORD = "correct horse battery staple 7"
-OPERATIONS = ("accept", "seek", "rating")
+OPERATIONS = ("accept", "seek", "rating", "delete", "revoke")
 
 
 @dataclass
@@ -117,7 +123,14 @@ class Drill:
     acks: dict[str, str] = field(default_factory=dict)
     """Accepts answered 200: challenge id → game id."""
     resigned: set[str] = field(default_factory=set)
+    deleted: dict[str, tuple[httpx.Cookies, str, bool]] = field(default_factory=dict)
+    """Accounts of the ``delete`` drill: name → (session cookies, API token, deletion answered 200)."""
+    tokens: dict[str, tuple[str, bool]] = field(default_factory=dict)
+    """Tokens of the ``revoke`` drill: id → (secret, revocation answered 200)."""
     cookies: list[httpx.Cookies] = field(default_factory=list)
+    pace: float = 0.0
+    """Seconds the last set-up request took: the kill lands within a few of these (a busy machine
+    answers slowly, and a fixed window would kill every action before it began)."""
 
     def run(self, kills: int) -> Drill:
         rng = random.Random(self.seed)
@@ -131,7 +144,7 @@ class Drill:
                 kill(server)
                 self.kills += 1
                 server = start(self.url, self.log_path)
-                self.violations += check(self.url, self, server, cookies)
+                self.violations += check(self.url, self, server, cookies) + check_accounts(self.url, self, server)
         finally:
             kill(server)
         return self
@@ -145,14 +158,21 @@ class Drill:
                 out.append(b.cookies)
         return out
 
-    def _fire(self, server: Server, calls: list[tuple[int, str, str, dict[str, Any]]], rng: random.Random) -> list[Any]:
-        """Send ``calls`` (account, method, path, JSON) at once and kill the server after a random delay."""
+    def _fire(
+        self,
+        server: Server,
+        calls: list[tuple[int | httpx.Cookies, str, str, dict[str, Any]]],
+        rng: random.Random,
+        most: float = 0.12,
+    ) -> list[Any]:
+        """Send ``calls`` (account or its cookies, method, path, JSON) at once and kill the server
+        after a random delay of up to ``most`` seconds."""
         results: list[Any] = [None] * len(calls)
 
         def send(i: int) -> None:
             who, method, path, body = calls[i]
             with browser(server) as b:
-                b.cookies = self.cookies[who]
+                b.cookies = self.cookies[who] if isinstance(who, int) else who
                 try:
                     results[i] = b.request(method, path, json=body, headers=body.pop("_headers", {}))
                 except httpx.HTTPError:
@@ -161,7 +181,7 @@ class Drill:
         threads = [threading.Thread(target=send, args=(i,)) for i in range(len(calls))]
         for t in threads:
             t.start()
-        time.sleep(rng.uniform(0.0, 0.12))
+        time.sleep(rng.uniform(0.0, max(most, 2.0 * self.pace * len(calls))))
         kill(server)
         for t in threads:
             t.join(30)
@@ -173,7 +193,9 @@ class Drill:
         with browser(server) as a:
             a.cookies = cookies[0]
             for _ in range(4):
+                t0 = time.monotonic()
                 r = a.post("/api/challenges", json={"to": self.names[1], "game": "nume(size=3)", "rated": True})
+                self.pace = time.monotonic() - t0
                 assert r.status_code == 201, r.text
                 made.append(r.json()["id"])
         results = self._fire(server, [(1, "POST", f"/api/challenges/{cid}/accept", {}) for cid in made], rng)
@@ -187,9 +209,11 @@ class Drill:
     def _seek(self, server: Server, cookies: list[httpx.Cookies], rng: random.Random) -> None:
         self.cookies = cookies
         body = {"game": "nume(size=3)", "rated": True, "clock": {"initial": 600, "increment": 5}}
-        results = self._fire(
-            server, [(0, "POST", "/api/seeks", dict(body)), (1, "POST", "/api/seeks", dict(body))], rng
-        )
+        calls: list[tuple[int | httpx.Cookies, str, str, dict[str, Any]]] = [
+            (0, "POST", "/api/seeks", dict(body)),
+            (1, "POST", "/api/seeks", dict(body)),
+        ]
+        results = self._fire(server, calls, rng, most=1.5)  # both seeks made, then paired by a wave
         for r in results:
             if r is not None and r.status_code == 201:
                 self.acknowledged += 1
@@ -206,7 +230,9 @@ class Drill:
                 assert r.status_code == 201, r.text
             with browser(server) as b:
                 b.cookies = cookies[1]
+                t0 = time.monotonic()
                 r = b.post(f"/api/challenges/{r.json()['id']}/accept")
+                self.pace = time.monotonic() - t0
                 assert r.status_code == 200, r.text
                 got = r.json()
             calls.append(
@@ -220,6 +246,91 @@ class Drill:
                 self.acknowledged += 1
             elif r is None:
                 self.cut += 1
+
+    def _delete(self, server: Server, cookies: list[httpx.Cookies], rng: random.Random) -> None:
+        self.cookies = cookies
+        name = f"cd{rng.randrange(10**9)}"
+        with browser(server) as b:
+            r = b.post("/api/account/signup", json={"username": name, "password": PASSWORD})
+            assert r.status_code == 201, r.text
+            t0 = time.monotonic()
+            token = b.post("/api/account/tokens", json={"scopes": ["read", "challenge"]}).json()["token"]
+            self.pace = time.monotonic() - t0
+            r = b.post("/api/challenges", json={"to": self.names[1], "game": "nume(size=3)"})
+            assert r.status_code == 201, r.text
+            jar = b.cookies
+        call = (jar, "DELETE", "/api/account", {"password": PASSWORD})
+        (r,) = self._fire(server, [call], rng, most=0.6)  # the password is checked first (Argon2)
+        ok = r is not None and r.status_code == 200
+        self.acknowledged += ok
+        self.cut += r is None
+        self.deleted[name] = (jar, token, ok)
+
+    def _revoke(self, server: Server, cookies: list[httpx.Cookies], rng: random.Random) -> None:
+        self.cookies = cookies
+        made = []
+        with browser(server) as b:
+            b.cookies = cookies[0]
+            for _ in range(4):
+                t0 = time.monotonic()
+                r = b.post("/api/account/tokens", json={"scopes": ["read"]})
+                self.pace = time.monotonic() - t0
+                assert r.status_code == 201, r.text
+                made.append((r.json()["id"], r.json()["token"]))
+        results = self._fire(server, [(0, "DELETE", f"/api/account/tokens/{tid}", {}) for tid, _ in made], rng)
+        for (tid, secret), r in zip(made, results, strict=True):
+            ok = r is not None and r.status_code in (200, 204)
+            self.acknowledged += ok
+            self.cut += r is None
+            self.tokens[tid] = (secret, ok)
+
+
+def check_accounts(url: str, drill: Drill, server: Server) -> list[str]:
+    """The ``delete`` and ``revoke`` invariants (the module's text)."""
+    bad: list[str] = []
+    engine = sa.create_engine(url)
+    try:
+        with engine.connect() as c:
+            for name, (jar, token, acked) in drill.deleted.items():
+                row = c.execute(sa.text("SELECT id, deleted_at FROM users WHERE username = :n"), {"n": name}).first()
+                assert row is not None
+                gone = row.deleted_at is not None
+                if acked and not gone:
+                    bad.append(f"acknowledged deletion of {name} not kept")
+                live_tokens = c.execute(
+                    sa.text("SELECT count(*) FROM api_tokens WHERE user_id = :u AND revoked_at IS NULL"), {"u": row.id}
+                ).scalar()
+                pending = c.execute(
+                    sa.text("SELECT count(*) FROM challenges WHERE from_user = :u AND status = 'pending'"),
+                    {"u": row.id},
+                ).scalar()
+                if gone and (live_tokens or pending):
+                    bad.append(f"{name} deleted by half: {live_tokens} live tokens, {pending} pending challenges")
+                with browser(server) as b:
+                    b.cookies = jar
+                    by_session = b.get("/api/account").status_code
+                    by_token = b.get("/api/account", headers={"Authorization": f"Bearer {token}"}).status_code
+                if gone and (by_session == 200 or by_token == 200):
+                    bad.append(f"the deleted account {name} is still reached (session {by_session}, token {by_token})")
+                if not gone and by_token != 200:
+                    bad.append(f"the account {name}, not deleted, lost its token ({by_token})")
+            for tid, (secret, acked) in drill.tokens.items():
+                revoked = (
+                    c.execute(sa.text("SELECT revoked_at FROM api_tokens WHERE id = :i"), {"i": tid}).scalar()
+                    is not None
+                )
+                status = httpx.get(
+                    f"{server.base}/api/account", headers={"Authorization": f"Bearer {secret}"}, timeout=30
+                ).status_code
+                if acked and not revoked:
+                    bad.append(f"acknowledged revocation of token {tid} not kept")
+                if revoked == (status == 200):
+                    bad.append(f"token {tid}: stored revoked={revoked} but answered {status}")
+    finally:
+        engine.dispose()
+    drill.deleted.clear()
+    drill.tokens.clear()
+    return bad
 
 
 def check(url: str, drill: Drill, server: Server, cookies: list[httpx.Cookies]) -> list[str]:
