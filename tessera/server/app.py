@@ -29,6 +29,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 import tessera
 from tessera.server import learn as learn_routes
 from tessera.server.accounts.live import install as install_accounts
+from tessera.server.accounts.live import repair_at_start
 from tessera.server.accounts.rematch import install as install_rematch
 from tessera.server.accounts.routes import router as accounts_router
 from tessera.server.accounts.security import Refused
@@ -289,6 +290,7 @@ def create_app(
             freeze()
         if listener is not None:
             await run_in_threadpool(listener.start)
+        await run_in_threadpool(repair_at_start, storage)  # what a crash left half done (docs/security.md)
         watch = asyncio.create_task(watch_descriptors())
         sweep = asyncio.create_task(timers.sweep(storage))  # deadlines from storage (days-long, restarts)
         waves = asyncio.create_task(seeks.run())

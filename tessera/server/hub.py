@@ -45,7 +45,11 @@ if TYPE_CHECKING:
 log = logging.getLogger("tessera.server.hub")
 
 MAX_SOCKETS_PER_GAME = 200
-"""Open WebSockets one game accepts (players and spectators together)."""
+"""Open spectator WebSockets one game accepts (the seat holders' own are not counted: :data:`SOCKETS_PER_SEAT`)."""
+
+SOCKETS_PER_SEAT = 8
+"""Open WebSockets each seat's holder may have on a game (tabs, devices), on top of the spectators':
+a crowd of spectators never locks the players out of their own game."""
 
 MAX_SOCKETS_PER_CLIENT = 50
 """Open WebSockets one client address may hold across all games (``tessera serve --max-sockets-per-client``)."""
@@ -111,21 +115,26 @@ class Hub:
         return self.service.presence.of(game_id)
 
     # -- the socket loop -----------------------------------------------------------------
-    async def serve(self, websocket: WebSocket, game_id: str, token: str | None) -> None:
+    async def serve(
+        self, websocket: WebSocket, game_id: str, token: str | None, *, subprotocol: str | None = None
+    ) -> None:
         """Run one game socket: a ``state`` message now and after every change; the client may send
-        ``{"type": "ping"}`` (answered ``pong``) and ``{"type": "refresh"}`` (answered with its view)."""
-        await websocket.accept()
+        ``{"type": "ping"}`` (answered ``pong``) and ``{"type": "refresh"}`` (answered with its view).
+        ``subprotocol``: the one accepted (the seat token's, tessera.server.routers.live)."""
+        await websocket.accept(subprotocol=subprotocol)
         client = websocket.client.host if websocket.client else ""
         refused = self.admit(game_id, client)
+        if refused is None:
+            try:
+                view = await run_in_threadpool(self.service.view, game_id, token)
+            except ServiceError as e:
+                await websocket.send_json({"type": "error", "detail": e.detail})
+                await websocket.close(code=4000 + e.status)
+                return
+            refused = self.admit(game_id, client, seat=view["you"], seated=True)
         if refused is not None:
             await websocket.send_json({"type": "error", "detail": refused})
             await websocket.close(code=4429)
-            return
-        try:
-            view = await run_in_threadpool(self.service.view, game_id, token)
-        except ServiceError as e:
-            await websocket.send_json({"type": "error", "detail": e.detail})
-            await websocket.close(code=4000 + e.status)
             return
         conn = Connection(websocket, game_id, view["you"], token, client)
         self.add(conn)  # the others get a small presence message if a seat's flag changed
@@ -149,12 +158,21 @@ class Hub:
         finally:
             self.remove(conn)
 
-    def admit(self, game_id: str, client: str) -> str | None:
-        """Why a new connection from ``client`` to ``game_id`` is refused (None: it is welcome)."""
-        if len(self.games.get(game_id, ())) >= self.per_game:
-            return f"this game already has {self.per_game} open connections; try again later"
+    def admit(self, game_id: str, client: str, *, seat: int | None = None, seated: bool = False) -> str | None:
+        """Why a new connection from ``client`` to ``game_id`` is refused (None: it is welcome).
+
+        Before its seat is known (``seated`` false) only the client's cap is checked; then a
+        spectator (``seat`` None) counts against :attr:`per_game`, a seat's holder against
+        :data:`SOCKETS_PER_SEAT` for that seat alone."""
         if client and self._clients[client] >= self.per_client:
             return f"too many open connections from your address (at most {self.per_client})"
+        if not seated:
+            return None
+        conns = self.games.get(game_id, ())
+        if seat is None and sum(1 for c in conns if c.seat is None) >= self.per_game:
+            return f"this game already has {self.per_game} spectators; try again later"
+        if seat is not None and sum(1 for c in conns if c.seat == seat) >= SOCKETS_PER_SEAT:
+            return f"this seat already has {SOCKETS_PER_SEAT} open connections; close one of your tabs"
         return None
 
     def add(self, conn: Connection) -> None:

@@ -6,6 +6,10 @@ object: ``time``, ``level``, ``logger``, ``message`` and, inside a request, its 
 request with its ``status`` and ``duration`` (seconds), and answers with the request's id in
 ``X-Request-ID``.  A traceback is written once per distinct error (its type and where it was raised);
 later occurrences are counted (``repeat``) without the traceback.
+
+No secret reaches a log line: a credential in a query string (``token=``, ``secret=``,
+``password=``, ``session=``, ``key=``; uvicorn writes a WebSocket's whole URL) is written as
+``[redacted]`` (:func:`redact`).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import contextvars
 import itertools
 import json
 import logging
+import re
 import secrets
 import sys
 import time
@@ -23,6 +28,15 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tessera.server.limits import client_address
+
+SECRET_PARAMS = re.compile(r"(?i)\b(token|secret|password|session|key|t)=[^&\s\"'#]+")
+"""A credential passed as a query parameter (the ``t`` of an invite link included)."""
+
+
+def redact(text: str) -> str:
+    """``text`` with the value of every credential-like query parameter replaced by ``[redacted]``."""
+    return SECRET_PARAMS.sub(r"\1=[redacted]", text)
+
 
 CONTEXT: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar("tessera_request", default=None)
 """The current request's fields (request id, route, game id, client)."""
@@ -40,7 +54,7 @@ class JsonFormatter(logging.Formatter):
             "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created)) + f".{int(record.msecs):03d}Z",
             "level": record.levelname.lower(),
             "logger": record.name,
-            "message": record.getMessage(),
+            "message": redact(record.getMessage()),
         }
         ctx = CONTEXT.get()
         if ctx:
@@ -55,10 +69,10 @@ class JsonFormatter(logging.Formatter):
             n = self.seen.get(key, 0) + 1
             if len(self.seen) < 10_000 or key in self.seen:
                 self.seen[key] = n
-            out["error"] = f"{type(exc).__name__}: {exc}"[:2000]
+            out["error"] = redact(f"{type(exc).__name__}: {exc}"[:2000])
             out["repeat"] = n
             if n == 1:
-                out["traceback"] = "".join(traceback.format_exception(*record.exc_info))
+                out["traceback"] = redact("".join(traceback.format_exception(*record.exc_info)))
         return json.dumps(out, default=str)
 
 

@@ -33,6 +33,8 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
+from tessera.server.orphans import watch_parent
+
 log = logging.getLogger("tessera.server.ai")
 
 AI = "ai"
@@ -146,7 +148,12 @@ class FairPool:
                 self._executor = ThreadPoolExecutor(max_workers=self.size, thread_name_prefix="tessera-search")
             else:
                 ctx = multiprocessing.get_context("spawn")
-                self._executor = ProcessPoolExecutor(max_workers=self.size, mp_context=ctx)
+                self._executor = ProcessPoolExecutor(
+                    max_workers=self.size,
+                    mp_context=ctx,
+                    initializer=watch_parent,  # no worker outlives a killed server (tessera.server.orphans)
+                    initargs=(os.getpid(),),
+                )
         return self._executor
 
     def warm(self) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +19,12 @@ from tessera.server.events import Events
 from tessera.server.inputs import MODES, check_seed, clean_name, new_game_id, new_token, seat_plan
 from tessera.server.knowledge import movers
 from tessera.server.live import Games, Live, Unchanged, Work, copy_row, seat_of
-from tessera.server.storage import GameRow, SeatRow
+from tessera.server.storage import GameRow, SeatRow, Transaction
+
+Within = Callable[[Transaction, "Created"], None]
+"""Writes that belong to a new game's creation (the accounts bound to its seats, the challenge or
+seeks it settles): run in the transaction that stores the game, so that a crash leaves both or
+neither.  Raising in it stores nothing."""
 
 
 @dataclass
@@ -63,6 +69,8 @@ class Seats:
         public: bool = True,
         seat_kinds: list[Any] | None = None,
         bound: bool = False,
+        arrived: bool = False,
+        within: Within | None = None,
     ) -> Created:
         """A new game; the creator gets the tokens of the seats he plays here.
 
@@ -79,6 +87,9 @@ class Seats:
         rematch): the first-move countdown of a two-player clock runs from now for each seat in
         turn, whether or not its holder ever opens the game (a first mover who never comes is
         aborted, as lichess does); otherwise clocks start once every seat is taken.
+        ``arrived``: the invited seats are taken at once (their holders are known, as two paired
+        seekers are; the clock starts).  ``within``: writes stored in the same transaction as the
+        game (:data:`Within`); the game is announced only after that transaction commits.
         """
         kinds: list[tuple[str, int | None, str]] = []
         if seat_kinds is not None:
@@ -108,7 +119,7 @@ class Seats:
             level: int | None = ai_level
             if seat_kinds is not None:
                 kind = "ai" if kinds[i][0] == "ai" else "human"
-                claimed = kinds[i][0] != "invite"
+                claimed = kinds[i][0] != "invite" or arrived
                 level = kinds[i][1]
             given = clean_name(names[i]) if names and i < len(names) and names[i] else None
             if seat_kinds is not None and kinds[i][2]:
@@ -138,19 +149,24 @@ class Seats:
             row.clock["from_creation"] = True  # first moves are counted down whether seats are claimed or not
         if row.clock is not None and (all(s.claimed for s in seats) or row.clock.get("from_creation")):
             clock_start(row.clock, movers(state), now)
-        with self.games.storage.transaction(write=True) as tx:
-            tx.insert_game(row)
-            tx.changed(row.id)
-        self.games.install(Live(copy_row(row), state, [], {}))
         if mode == "hotseat":
             tokens = {s.seat: s.token for s in seats}
         elif seat_kinds is not None:  # every seat played at this screen
-            tokens = {s.seat: s.token for s in seats if s.kind == "human" and s.claimed}
+            tokens = {s.seat: s.token for s in seats if s.kind == "human" and kinds[s.seat][0] != "invite"}
         else:
             tokens = {seat: seats[seat].token}
-        invites = {s.seat: s.token for s in seats if s.kind == "human" and not s.claimed}
+        invited = {s.seat for s in seats if s.kind == "human" and not s.claimed}
+        if seat_kinds is not None:
+            invited = {i for i in range(n) if kinds[i][0] == "invite"}
+        created = Created(row.id, tokens, {i: seats[i].token for i in sorted(invited)})
+        with self.games.storage.transaction(write=True) as tx:
+            tx.insert_game(row)
+            if within is not None:
+                within(tx, created)
+            tx.changed(row.id)
+        self.games.install(Live(copy_row(row), state, [], {}))
         self.events.publish(self.games.changed(row.id))
-        return Created(row.id, tokens, invites)
+        return created
 
     def join(self, game_id: str) -> tuple[int, str]:
         """Take the open seat of an online game (from the lobby); its token."""

@@ -37,7 +37,7 @@ from tessera.server.knowledge import ParsedRecord, draws_possible, parse_record,
 from tessera.server.live import Games
 from tessera.server.moves import MovePipeline
 from tessera.server.records import Records
-from tessera.server.seats import Created, Seats
+from tessera.server.seats import Created, Seats, Within
 from tessera.server.storage import Storage
 from tessera.server.undo import Undo
 from tessera.server.views import Views
@@ -49,6 +49,7 @@ __all__ = [
     "MatchService",
     "ParsedRecord",
     "ServiceError",
+    "Within",
     "check_seed",
     "clean_name",
     "draws_possible",
@@ -93,8 +94,11 @@ class MatchService:
         public: bool = True,
         seat_kinds: list[Any] | None = None,
         bound: bool = False,
+        arrived: bool = False,
+        within: Within | None = None,
     ) -> Created:
-        """A new game (:meth:`tessera.server.seats.Seats.create` says what each option means)."""
+        """A new game (:meth:`tessera.server.seats.Seats.create` says what each option means; ``within``:
+        writes stored in the same transaction as the game)."""
         return self.seats.create(
             game,
             params,
@@ -107,6 +111,8 @@ class MatchService:
             public=public,
             seat_kinds=seat_kinds,
             bound=bound,
+            arrived=arrived,
+            within=within,
         )
 
     def join(self, game_id: str) -> tuple[int, str]:

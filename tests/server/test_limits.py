@@ -180,7 +180,7 @@ def test_websocket_connections_are_capped_per_game_and_per_client(capped: TestCl
         assert ws.receive_json()["type"] == "state"
     with capped.websocket_connect(f"/api/games/{gid}/ws") as over:
         msg = over.receive_json()
-        assert msg["type"] == "error" and "3 open connections" in msg["detail"]
+        assert msg["type"] == "error" and "3 spectators" in msg["detail"]
         with pytest.raises(WebSocketDisconnect) as closed:
             over.receive_json()
         assert closed.value.code == 4429
@@ -193,6 +193,33 @@ def test_websocket_connections_are_capped_per_game_and_per_client(capped: TestCl
         ws.__exit__(None, None, None)
     with capped.websocket_connect(f"/api/games/{gid}/ws") as again:  # closed sockets no longer count
         assert again.receive_json()["type"] == "state"
+
+
+def test_a_game_full_of_spectators_still_admits_its_seat_holders(tmp_path: Path) -> None:
+    """'200 spectator sockets must not lock the players out' (issue 35): the per-game cap counts
+    spectators; each seat's holder has slots of his own (SOCKETS_PER_SEAT), beyond which he too is
+    refused."""
+    from tessera.server.hub import SOCKETS_PER_SEAT
+
+    app = create_app(f"sqlite:///{tmp_path / 't.db'}", ai_mode="thread", sockets_per_game=3, sockets_per_client=100)
+    with TestClient(app) as c:
+        g = new_game(c, mode="hotseat")
+        crowd = [c.websocket_connect(f"/api/games/{g['id']}/ws") for _ in range(3)]
+        for ws in crowd:
+            ws.__enter__()
+            assert ws.receive_json()["type"] == "state"
+        with c.websocket_connect(f"/api/games/{g['id']}/ws") as over:
+            assert "3 spectators" in over.receive_json()["detail"]
+        token = g["tokens"]["0"]
+        mine = [c.websocket_connect(f"/api/games/{g['id']}/ws?token={token}") for _ in range(SOCKETS_PER_SEAT)]
+        for ws in mine:
+            ws.__enter__()
+            msg = ws.receive_json()
+            assert msg["type"] == "state" and msg["view"]["you"] == 0, "the player was locked out by spectators"
+        with c.websocket_connect(f"/api/games/{g['id']}/ws?token={token}") as extra:
+            assert "this seat already has" in extra.receive_json()["detail"]
+        for ws in [*crowd, *mine]:
+            ws.__exit__(None, None, None)
 
 
 def test_spectators_coming_and_going_send_players_nothing(client: TestClient) -> None:

@@ -81,8 +81,6 @@ class ChallengeQueries(HistoryQueries):
         """Store a pending challenge from ``user`` to ``to`` (checked by the caller).  ``invitees``: for a
         game of more than two seats, everyone asked in order (None: an open seat; an AI account has
         accepted already); ``to`` is the first account among them."""
-        now = time.time()
-        cid = secrets.token_hex(8)
         with self.storage.transaction(write=True) as tx:
             pending = tx.conn.execute(
                 sa.select(sa.func.count())
@@ -95,32 +93,55 @@ class ChallengeQueries(HistoryQueries):
                     "at most 50 challenges may wait for an answer at once; cancel some first",
                     key="refusal.challenge.too_many",
                 )
+            return self.insert_challenge(
+                tx, user, to, spec, rated=rated, clock=clock, seat=seat, invitees=invitees, status="pending"
+            )
+
+    def insert_challenge(
+        self,
+        tx: Transaction,
+        user: User,
+        to: User,
+        spec: str,
+        *,
+        rated: bool,
+        clock: dict[str, Any] | None,
+        seat: int | None,
+        status: str,
+        invitees: list[User | None] | None = None,
+        game_id: str | None = None,
+    ) -> dict[str, Any]:
+        """Store a challenge in the caller's transaction (``status`` accepted with its ``game_id``: a
+        challenge to an AI account, stored with the game it makes); its public form."""
+        now = time.time()
+        cid = secrets.token_hex(8)
+        tx.conn.execute(
+            challenges_table.insert().values(
+                id=cid,
+                from_user=user.id,
+                to_user=to.id,
+                spec=spec,
+                rated=rated,
+                clock=None if clock is None else json.dumps(clock),
+                seat=seat,
+                status=status,
+                game_id=game_id,
+                created_at=now,
+                updated_at=now,
+            )
+        )
+        for position, u in enumerate(invitees or []):
             tx.conn.execute(
-                challenges_table.insert().values(
-                    id=cid,
-                    from_user=user.id,
-                    to_user=to.id,
-                    spec=spec,
-                    rated=rated,
-                    clock=None if clock is None else json.dumps(clock),
-                    seat=seat,
-                    status="pending",
-                    created_at=now,
+                challenge_invitees_table.insert().values(
+                    challenge_id=cid,
+                    position=position,
+                    user_id=None if u is None else u.id,
+                    status="accepted" if u is None or u.is_bot else "pending",
                     updated_at=now,
                 )
             )
-            for position, u in enumerate(invitees or []):
-                tx.conn.execute(
-                    challenge_invitees_table.insert().values(
-                        challenge_id=cid,
-                        position=position,
-                        user_id=None if u is None else u.id,
-                        status="accepted" if u is None or u.is_bot else "pending",
-                        updated_at=now,
-                    )
-                )
-            r = tx.conn.execute(sa.select(challenges_table).where(challenges_table.c.id == cid)).mappings().one()
-            return self._challenge_public(tx, r)
+        r = tx.conn.execute(sa.select(challenges_table).where(challenges_table.c.id == cid)).mappings().one()
+        return self._challenge_public(tx, r)
 
     def challenge(self, cid: str) -> dict[str, Any] | None:
         """A challenge, with the account ids ``_from``, ``_to`` and ``_invitees`` (position, user id or
@@ -240,14 +261,8 @@ class ChallengeQueries(HistoryQueries):
         self, cid: str, status: str, *, reason: str | None = None, game_id: str | None = None, expect: str = "pending"
     ) -> bool:
         """Move a challenge from ``expect`` to ``status`` (False: it was not ``expect`` any more)."""
-        assert status in CHALLENGE_STATUSES
         with self.storage.transaction(write=True) as tx:
-            res = tx.conn.execute(
-                challenges_table.update()
-                .where(challenges_table.c.id == cid, challenges_table.c.status == expect)
-                .values(status=status, reason=reason, game_id=game_id, updated_at=time.time())
-            )
-        return res.rowcount == 1
+            return settle_in(tx, cid, status, reason=reason, game_id=game_id, expect=expect)
 
     def rematch_terms(self, user: User, game_id: str) -> tuple[User, str, bool, dict[str, Any] | None, int]:
         """What a rematch of a finished two-player game asks for: the opponent's account, the spec,
@@ -295,6 +310,31 @@ class ChallengeQueries(HistoryQueries):
             raise Refused(409, "the opponent's account was deleted", key="refusal.rematch.opponent_deleted")
         return u
 
-    def set_challenge_game(self, cid: str, game_id: str) -> None:
-        with self.storage.transaction(write=True) as tx:
-            tx.conn.execute(challenges_table.update().where(challenges_table.c.id == cid).values(game_id=game_id))
+
+def settle_in(
+    tx: Transaction,
+    cid: str,
+    status: str,
+    *,
+    reason: str | None = None,
+    game_id: str | None = None,
+    expect: str = "pending",
+) -> bool:
+    """:meth:`ChallengeQueries.settle_challenge` in the caller's transaction: an accept is stored in
+    the transaction that stores its game (:data:`tessera.server.seats.Within`), so a crash leaves
+    the challenge pending with no game, or accepted with its game, never one without the other."""
+    assert status in CHALLENGE_STATUSES
+    res = tx.conn.execute(
+        challenges_table.update()
+        .where(challenges_table.c.id == cid, challenges_table.c.status == expect)
+        .values(status=status, reason=reason, game_id=game_id, updated_at=time.time())
+    )
+    return res.rowcount == 1
+
+
+def invitees_all_accepted(tx: Transaction, cid: str) -> bool:
+    """Whether every invitee of a challenge to more than two seats has accepted (read in ``tx``)."""
+    statuses = tx.conn.execute(
+        sa.select(challenge_invitees_table.c.status).where(challenge_invitees_table.c.challenge_id == cid)
+    ).all()
+    return bool(statuses) and all(s == "accepted" for (s,) in statuses)

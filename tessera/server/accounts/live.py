@@ -23,7 +23,8 @@ from collections.abc import Iterable
 
 import sqlalchemy as sa
 
-from tessera.server.accounts.rating import rate_finished_game
+from tessera.server.accounts.rating import rate_all_pending, rate_finished_game
+from tessera.server.accounts.tables import challenge_invitees_table, challenges_table
 from tessera.server.events import AccountChanged, Changed, Event, Events, Resync
 from tessera.server.live import Games
 from tessera.server.storage import Storage
@@ -113,6 +114,30 @@ def announce(storage: Storage, events: Events, user_ids: Iterable[str]) -> None:
             log.exception("could not announce a challenge change to the other processes")
     for uid in ids:
         events.publish(AccountChanged(uid))
+
+
+def repair_at_start(storage: Storage) -> dict[str, int]:
+    """What a crash (``kill -9``, an out-of-memory kill) can leave half done, finished at start-up:
+
+    - a finished rated game whose rating was not written yet (its end is stored first, its rating
+      right after, by :class:`RateOnEnd`) is rated now, before any request reads a rating;
+    - a two-player challenge left ``accepted`` with no game (by a version that accepted in several
+      transactions; an accept is now one transaction with its game) is pending again, so its
+      player can accept it once more.
+
+    Returns how many of each were repaired."""
+    rated = rate_all_pending(storage)
+    c = challenges_table
+    with storage.transaction(write=True) as tx:
+        reopened = tx.conn.execute(
+            c.update()
+            .where(c.c.status == "accepted", c.c.game_id.is_(None))
+            .where(~sa.exists().where(challenge_invitees_table.c.challenge_id == c.c.id))
+            .values(status="pending")
+        ).rowcount
+    if rated or reopened:
+        log.warning("repaired at start: %d games rated, %d challenges pending again", rated, reopened)
+    return {"rated": rated, "challenges": reopened}
 
 
 def install(events: Events, storage: Storage, games: Games) -> AccountStreams:

@@ -1,5 +1,7 @@
 """Rating finished games: :func:`rate_finished_game` (the results path calls it when a game
-ends) and :func:`rate_pending` (catches up on any finished rated game not rated yet).
+ends), :func:`rate_pending` (catches up on any finished rated game not rated yet) and
+:func:`rate_all_pending` (the server's start: a game whose end was stored just before a crash is
+rated before the first request, not at the first read of a rating).
 
 A game is rated once: the ``account_games.rated_at`` mark is claimed by a conditional update
 in the same transaction that writes the new ratings, so two processes finishing or sweeping
@@ -153,3 +155,14 @@ def rate_pending(storage: Storage, limit: int = 100) -> int:
     for gid in ids:
         rate_finished_game(storage, gid)
     return len(ids)
+
+
+def rate_all_pending(storage: Storage) -> int:
+    """At start-up: rate every finished rated game left unrated (its end was stored, then the
+    process stopped before :class:`~tessera.server.accounts.live.RateOnEnd` rated it); how many."""
+    done = 0
+    while n := rate_pending(storage, limit=500):
+        done += n
+        if n < 500:
+            break
+    return done

@@ -35,10 +35,11 @@ from pydantic import BaseModel, ConfigDict
 from tessera.server.accounts import auth as A
 from tessera.server.accounts.live import announce
 from tessera.server.accounts.security import Refused, state_text
+from tessera.server.accounts.store import bind_seats
 from tessera.server.accounts.tables import account_games_table, rematch_offers_table, seat_accounts_table
 from tessera.server.events import AccountChanged, Event
-from tessera.server.service import ServiceError
-from tessera.server.storage import Storage, games_table, seats_table
+from tessera.server.service import Created, ServiceError
+from tessera.server.storage import Storage, Transaction, games_table, seats_table
 
 log = logging.getLogger("tessera.server.accounts.rematch")
 
@@ -266,16 +267,10 @@ def withdraw(request: Request, game_id: str, token: str | None) -> dict[str, Any
 
 
 def _start(request: Request, game_id: str) -> None:
-    """Make the rematch (once: the offer is claimed pending → accepted first)."""
+    """Make the rematch: the offer's pending → accepted, the new game, its seats' accounts and the
+    offer's ``new_game_id`` in one transaction (made once: a second caller's conditional update
+    matches nothing and its game is not stored; a crash leaves the offer pending and no game, or all)."""
     storage = A.accounts(request).storage
-    with storage.transaction(write=True) as tx:
-        claimed = tx.conn.execute(
-            rematch_offers_table.update()
-            .where(rematch_offers_table.c.game_id == game_id, rematch_offers_table.c.status == "pending")
-            .values(status="accepted", updated_at=time.time())
-        )
-    if claimed.rowcount != 1:
-        return  # made meanwhile by the other acceptor
     with storage.transaction() as tx:
         g = tx.conn.execute(
             sa.select(games_table.c.spec, games_table.c.clock).where(games_table.c.id == game_id)
@@ -301,38 +296,39 @@ def _start(request: Request, game_id: str) -> None:
             {"kind": "ai", "level": s.level, "name": s.name} if s.kind == "ai" else {"kind": "invite", "name": s.name}
         )
     clock = json.loads(g.clock) if g.clock else None
+    store = A.accounts(request)
+    users = {rotated(s, n): u for s, uid in bound.items() if (u := store.user_by_id(uid)) is not None}
+
+    def within(tx: Transaction, created: Created) -> None:
+        claimed = tx.conn.execute(
+            rematch_offers_table.update()
+            .where(rematch_offers_table.c.game_id == game_id, rematch_offers_table.c.status == "pending")
+            .values(status="accepted", new_game_id=created.game_id, updated_at=time.time())
+        )
+        if claimed.rowcount != 1:
+            raise _MadeMeanwhile
+        if bound:
+            rated = bool(meta and meta["rated"]) and len(bound) == n
+            pool = meta["pool"] if meta else g.spec.partition("(")[0]
+            bind_seats(tx, created.game_id, users, rated=rated, pool=pool)
+
     try:
-        created = request.app.state.service.create(
+        request.app.state.service.create(
             g.spec,
             seat_kinds=kinds,
             clock=None if clock is None else (clock["initial"], clock["increment"]),
             public=False,
             bound=len(bound) == n,  # every seat an account's: first moves are counted down from now
+            within=within,
         )
+    except _MadeMeanwhile:
+        return  # made meanwhile by the other acceptor
     except ServiceError as e:
-        with storage.transaction(write=True) as tx:
-            tx.conn.execute(
-                rematch_offers_table.update()
-                .where(rematch_offers_table.c.game_id == game_id)
-                .values(status="pending", updated_at=time.time())
-            )
         raise Refused(e.status, e.detail, key=e.key, args=e.args_) from None
-    if bound:
-        store = A.accounts(request)
-        users = {rotated(s, n): store.user_by_id(uid) for s, uid in bound.items()}
-        rated = bool(meta and meta["rated"]) and len(bound) == n
-        store.bind_game(
-            created.game_id,
-            {s: u for s, u in users.items() if u is not None},
-            rated=rated,
-            pool=meta["pool"] if meta else g.spec.partition("(")[0],
-        )
-    with storage.transaction(write=True) as tx:
-        tx.conn.execute(
-            rematch_offers_table.update()
-            .where(rematch_offers_table.c.game_id == game_id)
-            .values(new_game_id=created.game_id, updated_at=time.time())
-        )
+
+
+class _MadeMeanwhile(Exception):
+    """The offer was no longer pending: another acceptor made the rematch (or it was withdrawn)."""
 
 
 def _announce(request: Request, game_id: str) -> None:

@@ -22,16 +22,18 @@ from starlette.concurrency import run_in_threadpool
 from tessera.core.registry import list_games
 from tessera.server.accounts import auth as A
 from tessera.server.accounts import rematch as seat_rematch
+from tessera.server.accounts.challenge_store import invitees_all_accepted, settle_in
 from tessera.server.accounts.live import AccountStreams, announce
 from tessera.server.accounts.rating import rate_pending
 from tessera.server.accounts.rematch import SeatTokenIn
 from tessera.server.accounts.security import Refused, state_text
 from tessera.server.accounts.stats import fair_values, game_stats, self_play
-from tessera.server.accounts.store import AI_LEVELS, User, ai_username
+from tessera.server.accounts.store import AI_LEVELS, User, ai_username, bind_seats
 from tessera.server.bot.store import decline_reason
 from tessera.server.clocks import clock_from
 from tessera.server.seeks.pool import paired_since
-from tessera.server.service import ServiceError, load_checked
+from tessera.server.service import Created, ServiceError, Within, load_checked
+from tessera.server.storage import Transaction
 
 router = APIRouter()
 router.include_router(seat_rematch.router)  # the rest of the rematch asked by a seat
@@ -296,7 +298,8 @@ def game_accounts(game_id: str, request: Request) -> dict[str, Any]:
 
 
 # -- challenges --------------------------------------------------------------------------------
-def _create_game(request: Request, spec: str, seat_kinds: list[dict[str, Any]], clock: Any) -> Any:
+def _create_game(request: Request, spec: str, seat_kinds: list[dict[str, Any]], clock: Any, within: Within) -> Any:
+    """A challenge's private game; ``within``: the challenge's own writes, stored in the game's transaction."""
     service = request.app.state.service
     try:
         return service.create(
@@ -305,6 +308,7 @@ def _create_game(request: Request, spec: str, seat_kinds: list[dict[str, Any]], 
             clock=clock,  # {"initial", "increment"} or {"days"} (tessera.server.clocks.clock_from)
             public=False,
             bound=True,  # both seats are the accounts': first moves are counted down from now
+            within=within,
         )
     except ServiceError as e:
         raise Refused(e.status, e.detail, key=e.key, args=e.args_) from None
@@ -415,18 +419,17 @@ def _challenge_many(
 
 
 def _start_many(request: Request, c: dict[str, Any]) -> dict[str, Any] | None:
-    """Make the game of a challenge to more than two seats once every person named has accepted (once:
-    the challenge is claimed pending → accepted first).  ``{seat: user id or None}`` of the game made,
-    with its ``game_id`` and invite tokens, or None if it is not time yet (or made meanwhile)."""
+    """Make the game of a challenge to more than two seats once every person named has accepted, in one
+    transaction with the challenge's pending → accepted and the seats' accounts (made once: the
+    conditional update fails for a second caller, whose game is then not stored).  ``{seat: user id
+    or None}`` of the game made, with its ``game_id`` and invite tokens, or None if it is not time yet
+    (or made meanwhile)."""
     store = A.accounts(request)
     fresh = store.challenge(c["id"])
     if fresh is None or fresh["status"] != "pending":
         return None
     if any(status != "accepted" for _, _, status in fresh["_invitees"]):
         return None
-    if not store.settle_challenge(c["id"], "accepted"):
-        return None
-    challenger = store.user_by_id(c["_from"])
     g = load_checked(c["game"])
     n = g.num_players
     order: list[str | None] = [c["_from"], *(uid for _, uid, _ in fresh["_invitees"])]
@@ -448,16 +451,22 @@ def _start_many(request: Request, c: dict[str, Any]) -> dict[str, Any] | None:
             kinds.append({"kind": "ai", "level": level, "name": u.username})
         else:
             kinds.append({"kind": "invite", "name": u.username} if u is not None else {"kind": "invite"})
+    bound = {s: u for s, uid in enumerate(by_seat) if uid is not None and (u := users.get(uid)) is not None}
+
+    def within(tx: Transaction, created: Created) -> None:
+        if not invitees_all_accepted(tx, c["id"]) or not settle_in(tx, c["id"], "accepted", game_id=created.game_id):
+            raise _MadeMeanwhile
+        bind_seats(tx, created.game_id, bound, rated=c["rated"], pool=g.name)
+
     try:
-        created = _create_game(request, c["game"], kinds, c["clock"])
-    except Refused:
-        store.settle_challenge(c["id"], "pending", expect="accepted")
-        raise
-    bound = {s: users[uid] for s, uid in enumerate(by_seat) if uid is not None and users.get(uid) is not None}
-    store.bind_game(created.game_id, {s: u for s, u in bound.items() if u is not None}, rated=c["rated"], pool=g.name)
-    store.set_challenge_game(c["id"], created.game_id)
-    assert challenger is not None
+        created = _create_game(request, c["game"], kinds, c["clock"], within)
+    except _MadeMeanwhile:
+        return None
     return {"game_id": created.game_id, "seats": by_seat, "invites": created.invites}
+
+
+class _MadeMeanwhile(Exception):
+    """The challenge was answered, cancelled or made into a game by another request meanwhile."""
 
 
 @router.post("/api/games/{game_id}/rematch", status_code=201)
@@ -520,22 +529,27 @@ def _challenge(
         clock_from(clock, 2)
     except ValueError as e:
         raise Refused(422, str(e)) from None
-    c = store.new_challenge(me, to, str(g), rated=rated, clock=clock, seat=seat)
     if level is None:
+        c = store.new_challenge(me, to, str(g), rated=rated, clock=clock, seat=seat)
         _announce(request, me.id, to.id)
         return c
+    # a challenge to an AI account is accepted at once: stored with its game, in one transaction
     seat = seat if seat is not None else secrets.randbelow(2)
     kinds: list[dict[str, Any]] = [{}, {}]
     kinds[seat] = {"kind": "here", "name": me.username}
     kinds[1 - seat] = {"kind": "ai", "level": level, "name": to.username}
-    try:
-        created = _create_game(request, c["game"], kinds, clock)
-    except Refused:
-        store.settle_challenge(c["id"], "cancelled")
-        raise
-    store.bind_game(created.game_id, {seat: me, 1 - seat: to}, rated=rated, pool=g.name)
-    store.settle_challenge(c["id"], "accepted", game_id=created.game_id)
-    return {**c, "status": "accepted", "game_id": created.game_id, "seat": seat, "token": created.tokens[seat]}
+    made: dict[str, Any] = {}
+
+    def within(tx: Transaction, created: Created) -> None:
+        made.update(
+            store.insert_challenge(
+                tx, me, to, str(g), rated=rated, clock=clock, seat=seat, status="accepted", game_id=created.game_id
+            )
+        )
+        bind_seats(tx, created.game_id, {seat: me, 1 - seat: to}, rated=rated, pool=g.name)
+
+    created = _create_game(request, str(g), kinds, clock, within)
+    return {**made, "status": "accepted", "game_id": created.game_id, "seat": seat, "token": created.tokens[seat]}
 
 
 @router.get("/api/challenges")
@@ -579,22 +593,21 @@ def accept(cid: str, request: Request) -> dict[str, Any]:
     if challenger is None or challenger.deleted_at is not None:
         store.settle_challenge(cid, "cancelled")
         raise Refused(409, "the challenger's account was deleted", key="refusal.challenge.challenger_deleted")
-    if not store.settle_challenge(cid, "accepted"):
-        raise Refused(
-            409, "this challenge was answered or cancelled meanwhile", key="refusal.challenge.answered_meanwhile"
-        )
     seat = c["seat"] if c["seat"] is not None else secrets.randbelow(2)
     kinds: list[dict[str, Any]] = [{}, {}]
     kinds[seat] = {"kind": "invite", "name": challenger.username}
     kinds[1 - seat] = {"kind": "invite", "name": me.username}
-    try:
-        created = _create_game(request, c["game"], kinds, c["clock"])
-    except Refused:
-        store.settle_challenge(cid, "pending", expect="accepted")
-        raise
     g = load_checked(c["game"])
-    store.bind_game(created.game_id, {seat: challenger, 1 - seat: me}, rated=c["rated"], pool=g.name)
-    store.set_challenge_game(cid, created.game_id)
+
+    def within(tx: Transaction, created: Created) -> None:
+        # the accept, the game and its seats' accounts: one transaction (a crash leaves all or none)
+        if not settle_in(tx, cid, "accepted", game_id=created.game_id):
+            raise Refused(
+                409, "this challenge was answered or cancelled meanwhile", key="refusal.challenge.answered_meanwhile"
+            )
+        bind_seats(tx, created.game_id, {seat: challenger, 1 - seat: me}, rated=c["rated"], pool=g.name)
+
+    created = _create_game(request, c["game"], kinds, c["clock"], within)
     _announce(request, challenger.id, me.id)  # the challenger's pages are taken to the game
     mine = 1 - seat
     return {

@@ -529,9 +529,15 @@ class AccountStore(ChallengeQueries):
     def bind_game(self, game_id: str, users: dict[int, User], *, rated: bool, pool: str) -> None:
         """Bind seats of a new game to accounts and record whether it is rated (and in which pool)."""
         with self.storage.transaction(write=True) as tx:
-            tx.conn.execute(account_games_table.insert().values(game_id=game_id, rated=rated, pool=pool))
-            for seat, u in sorted(users.items()):
-                tx.conn.execute(seat_accounts_table.insert().values(game_id=game_id, seat=seat, user_id=u.id))
+            bind_seats(tx, game_id, users, rated=rated, pool=pool)
+
+
+def bind_seats(tx: Transaction, game_id: str, users: dict[int, User], *, rated: bool, pool: str) -> None:
+    """:meth:`AccountStore.bind_game` inside the caller's transaction (the one that stores the new game:
+    :data:`tessera.server.seats.Within`)."""
+    tx.conn.execute(account_games_table.insert().values(game_id=game_id, rated=rated, pool=pool))
+    for seat, u in sorted(users.items()):
+        tx.conn.execute(seat_accounts_table.insert().values(game_id=game_id, seat=seat, user_id=u.id))
 
 
 __all__ = [
@@ -542,6 +548,7 @@ __all__ = [
     "AccountStore",
     "User",
     "ai_username",
+    "bind_seats",
     "rating_public",
     "seat_result",
     "signups_per_address",

@@ -6,16 +6,18 @@ on PostgreSQL one process at a time does (a session advisory lock, :data:`PAIRER
 seeks made on different processes pair with each other.  A wave:
 
 1. lets lapse the seeks whose seeker has not been heard from for :data:`STALE_SECONDS` (a
-   closed tab does not get paired), and puts back the seeks a stopped process left half paired;
+   closed tab does not get paired), and puts back any seek left ``pairing`` (by a version that
+   paired in several transactions and stopped between them);
 2. pairs the open seeks of one kind (same spec, rated or not, same clock) by rating closeness
    (:func:`pair_up`): oldest seek first, with the closest rating within the allowed gap of
    both — :func:`allowed_gap` widens the longer a seek waits, as lichess's pool does; two
    seeks of one client never pair;
-3. for each pair claims both seeks (``open`` → ``pairing``, both or neither: a seek
-   cancelled meanwhile is not paired), makes a private game with the seats drawn at random,
-   has both seats arrive (their clocks start: a player who never comes is aborted like any
-   late first move), binds account seats to their accounts (rated seeks are accounts only),
-   and stores the game, seat and seat token on each seek.  Both seekers are told at once:
+3. for each pair stores, in **one transaction**, a private game with the seats drawn at random
+   and both taken (the clock starts: a player who never comes is aborted like any late first
+   move), its account seats bound to their accounts (rated seeks are accounts only), and both
+   seeks ``open`` → ``paired`` with the game, seat and seat token — both or neither: a seek
+   cancelled meanwhile is not paired and the game is not stored; a crash leaves both seeks
+   standing, or the whole pairing.  Both seekers are told at once:
    their open waits (:meth:`SeekPool.wait`) wake on this process and look at storage every
    :data:`POLL_SECONDS` on the others; accounts' live pages hear an ``AccountChanged``.
 
@@ -45,13 +47,14 @@ import sqlalchemy as sa
 from tessera.server.accounts import glicko2
 from tessera.server.accounts.live import announce
 from tessera.server.accounts.security import Refused, state_text
-from tessera.server.accounts.store import AI_LEVELS, AccountStore, User, ai_username
+from tessera.server.accounts.store import AI_LEVELS, AccountStore, User, ai_username, bind_seats
 from tessera.server.accounts.tables import ratings_table, users_table
 from tessera.server.clocks import clock_from, clock_settings
 from tessera.server.errors import ServiceError
 from tessera.server.inputs import load_checked
 from tessera.server.seeks.tables import seeks_table
-from tessera.server.service import MatchService
+from tessera.server.service import Created, MatchService
+from tessera.server.storage import Transaction
 
 log = logging.getLogger("tessera.server.seeks")
 
@@ -504,25 +507,28 @@ class SeekPool:
                 key="refusal.seek.ai_later",
                 args={"seconds": f"{self.ai_after:g}"},
             )
-        if not self._claim([s.id]):
-            raise Refused(409, "this seek was paired meanwhile", key="refusal.seek.paired_meanwhile")
         level = int(offer["level"])
         seat = secrets.randbelow(2)
         kinds: list[dict[str, Any]] = [{}, {}]
         kinds[seat] = {"kind": "here", **({"name": s.username} if s.username else {})}
         kinds[1 - seat] = {"kind": "ai", "level": level, "name": ai_username(level)}
+
+        users = {seat: who.user, 1 - seat: self.accounts.ai_user(level)} if who.user and s.user_id else {}
+
+        def within(tx: Transaction, created: Created) -> None:
+            # the seek ends with its game in one transaction: both stored, or neither (nothing in
+            # here may open a transaction of its own: the write lock is held)
+            if not _settle_in(tx, {s.id: (seat, created.tokens[seat])}, "ai", created.game_id):
+                raise Refused(409, "this seek was paired meanwhile", key="refusal.seek.paired_meanwhile")
+            if users:
+                bind_seats(tx, created.game_id, users, rated=s.rated, pool=s.pool)
+
         try:
-            created = self.service.create(
-                s.spec, seat_kinds=kinds, clock=creation_clock(s.clock), public=False, bound=True
+            self.service.create(
+                s.spec, seat_kinds=kinds, clock=creation_clock(s.clock), public=False, bound=True, within=within
             )
         except ServiceError as e:
-            self._release([s.id])
             raise Refused(e.status, e.detail, key=e.key, args=e.args_) from None
-        if who.user is not None and s.user_id is not None:
-            self.accounts.bind_game(
-                created.game_id, {seat: who.user, 1 - seat: self.accounts.ai_user(level)}, rated=s.rated, pool=s.pool
-            )
-        self._settle(s.id, "ai", created.game_id, seat, created.tokens[seat])
         return self.status(who, s.id, secret, touch=False)
 
     # -- waves -------------------------------------------------------------------------------
@@ -548,37 +554,6 @@ class SeekPool:
         finally:
             self._pairing.release()
 
-    def _claim(self, ids: list[str]) -> bool:
-        """Mark these standing seeks as being paired: all of them, or (one is gone) none."""
-        try:
-            with self.storage.transaction(write=True) as tx:
-                n = tx.conn.execute(
-                    seeks_table.update()
-                    .where(seeks_table.c.id.in_(ids), seeks_table.c.status == STANDING)
-                    .values(status="pairing", updated_at=time.time())
-                ).rowcount
-                if n != len(ids):
-                    raise _Skip
-        except _Skip:
-            return False
-        return True
-
-    def _release(self, ids: list[str]) -> None:
-        with self.storage.transaction(write=True) as tx:
-            tx.conn.execute(
-                seeks_table.update()
-                .where(seeks_table.c.id.in_(ids), seeks_table.c.status == "pairing")
-                .values(status=STANDING, updated_at=time.time())
-            )
-
-    def _settle(self, seek_id: str, status: str, game_id: str, seat: int, token: str) -> None:
-        with self.storage.transaction(write=True) as tx:
-            tx.conn.execute(
-                seeks_table.update()
-                .where(seeks_table.c.id == seek_id)
-                .values(status=status, game_id=game_id, seat=seat, token=token, updated_at=time.time())
-            )
-
     def wave(self, now: float | None = None) -> list[str]:
         """One pairing wave (if no other process is running one): the games made."""
         with self._pairer() as mine:
@@ -592,7 +567,7 @@ class SeekPool:
                     .where(t.c.status == STANDING, t.c.seen_at < now - self.stale_seconds)
                     .values(status="expired", updated_at=now)
                 )
-                tx.conn.execute(  # a pairing a process did not finish (it stopped meanwhile): standing again
+                tx.conn.execute(  # left "pairing" by a version that paired in several steps: standing again
                     t.update()
                     .where(t.c.status == "pairing", t.c.updated_at < now - STUCK_SECONDS)
                     .values(status=STANDING, updated_at=now)
@@ -618,30 +593,38 @@ class SeekPool:
             return made
 
     def _make_game(self, a: Seek, b: Seek) -> str | None:
-        if not self._claim([a.id, b.id]):
-            return None
+        """Pair two standing seeks: the game (both seats taken, the clock started), its seats' accounts
+        and both seeks settled, in one transaction — a crash leaves both seeks standing and no game,
+        or the game with both seeks paired to it.  None: one of them was cancelled or paired meanwhile."""
         first = secrets.randbelow(2)
         by_seat = {first: a, 1 - first: b}
         kinds = [{"kind": "invite", **({"name": s.username} if s.username else {})} for _, s in sorted(by_seat.items())]
-        try:
-            created = self.service.create(
-                a.spec, seat_kinds=kinds, clock=creation_clock(a.clock), public=False, bound=True
-            )
-        except Exception:
-            self._release([a.id, b.id])
-            raise
         users = {}
         for seat, s in by_seat.items():
             if s.user_id is not None:
                 u = self.accounts.user_by_id(s.user_id)
                 if u is not None:
                     users[seat] = u
-        if users:
-            self.accounts.bind_game(created.game_id, users, rated=a.rated and len(users) == 2, pool=a.pool)
-        for seat, s in by_seat.items():
-            token = created.invites[seat]
-            self.service.view(created.game_id, token)  # the seat arrives: once both have, the clock starts
-            self._settle(s.id, "paired", created.game_id, seat, token)
+
+        def within(tx: Transaction, created: Created) -> None:
+            settled = {s.id: (seat, created.invites[seat]) for seat, s in by_seat.items()}
+            if not _settle_in(tx, settled, "paired", created.game_id):
+                raise _Skip
+            if users:
+                bind_seats(tx, created.game_id, users, rated=a.rated and len(users) == 2, pool=a.pool)
+
+        try:
+            created = self.service.create(
+                a.spec,
+                seat_kinds=kinds,
+                clock=creation_clock(a.clock),
+                public=False,
+                arrived=True,
+                bound=True,
+                within=within,
+            )
+        except _Skip:
+            return None
         self._tell([a, b])
         log.info("paired seeks %s and %s: game %s", a.id, b.id, created.game_id)
         return created.game_id
@@ -701,6 +684,22 @@ class SeekPool:
                     ws.discard(wake)
                     if not ws:
                         del self._wakes[seek_id]
+
+
+def _settle_in(tx: Transaction, seats: dict[str, tuple[int, str]], status: str, game_id: str) -> bool:
+    """End standing seeks with their game (``{seek id: (seat, seat token)}``) in the caller's
+    transaction: every one of them, or (one was cancelled or paired meanwhile) none — the caller
+    then raises, and its transaction stores nothing."""
+    now = time.time()
+    for seek_id, (seat, token) in seats.items():
+        done = tx.conn.execute(
+            seeks_table.update()
+            .where(seeks_table.c.id == seek_id, seeks_table.c.status == STANDING)
+            .values(status=status, game_id=game_id, seat=seat, token=token, updated_at=now)
+        ).rowcount
+        if done != 1:
+            return False
+    return True
 
 
 def pool_settings_from_env() -> dict[str, float]:

@@ -61,8 +61,9 @@ function wsToken() {
 function connect() {
   const proto = location.protocol === "https:" ? "wss" : "ws";
   const tok = wsToken();
-  const url = `${proto}://${location.host}/api/games/${encodeURIComponent(gameId)}/ws` + (tok ? `?token=${encodeURIComponent(tok)}` : "");
-  ws = new WebSocket(url);
+  const url = `${proto}://${location.host}/api/games/${encodeURIComponent(gameId)}/ws`;
+  // the seat token travels as a subprotocol, never in the URL (which access logs write)
+  ws = tok ? new WebSocket(url, ["tessera.seat", `seat.${tok}`]) : new WebSocket(url);
   setConn("connecting");
   ws.onopen = () => {
     retry = 0;
