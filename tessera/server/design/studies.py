@@ -86,30 +86,40 @@ class DesignStudies:
                 422,
                 f"a study compares at most {MAX_VARIANTS} variants (got {len(variants)})",
                 key="refusal.design.too_many_variants",
-                args={"max": MAX_VARIANTS},
+                args={"max": MAX_VARIANTS, "got": len(variants)},
             )
         if agent not in AGENTS:
             raise Refused(
                 422,
                 f"agent {agent[:40]!r} is not offered here: choose one of {', '.join(AGENTS)}",
                 key="refusal.design.agent",
-                args={"agents": ", ".join(AGENTS)},
+                args={"agent": agent[:40], "agents": ", ".join(AGENTS)},
             )
         if not 1 <= games <= MAX_GAMES:
             raise Refused(
                 422,
                 f"games per variant must lie between 1 and {MAX_GAMES} (got {games})",
                 key="refusal.design.games",
-                args={"max": MAX_GAMES},
+                args={"max": MAX_GAMES, "got": games},
             )
         specs: list[str] = []
         for v in variants:
             try:
                 g = self.load(v)
             except ValueError as e:
-                raise Refused(422, f"variant {v[:80]!r}: {e}", key="refusal.design.variant") from None
+                raise Refused(
+                    422,
+                    f"variant {v[:80]!r}: {e}",
+                    key="refusal.design.variant",
+                    args={"variant": v[:80], "reason": str(e)},
+                ) from None
             if g.name != game:
-                raise Refused(422, f"variant {v[:80]!r} is not a variant of {game}", key="refusal.design.other_game")
+                raise Refused(
+                    422,
+                    f"variant {v[:80]!r} is not a variant of {game}",
+                    key="refusal.design.other_game",
+                    args={"variant": v[:80], "game": game},
+                )
             specs.append(str(g))
         if len(set(specs)) != len(specs):
             raise Refused(422, "a variant is listed twice", key="refusal.design.duplicate")
@@ -188,7 +198,7 @@ class DesignStudies:
                 stats = SettingStats({"variant": variants[int(key.split("/")[0])]}, r.game, [r], len(r.seats))
                 for _, text in stats.example_records(all_games=True):
                     return text
-        raise Refused(404, f"no game {key[:20]!r} in this study", key="refusal.design.no_game")
+        raise Refused(404, f"no game {key[:20]!r} in this study", key="refusal.design.no_game", args={"key": key[:20]})
 
     # -- playing --------------------------------------------------------------------------------
     def sweep(self) -> int:
