@@ -436,12 +436,14 @@ def test_a_database_already_at_the_newest_revision_is_opened_without_alembic(tmp
     import tessera.server.storage as storage_module
 
     versions = Path(storage_module.__file__).parent / "migrations" / "versions"
-    script = next(versions.glob("*_game_creators.py")).read_text()
-    before = re.search(r'^down_revision = "(\w+)"', script, re.M).group(1)  # the revision before game_creators
-    storage = Storage(url)
-    with storage.engine.begin() as conn:
-        conn.exec_driver_sql(f"UPDATE alembic_version SET version_num = '{before}'")
-        conn.exec_driver_sql("DROP TABLE game_creators")
-    storage.dispose()
+    head = script_head()
+    script = next(
+        f.read_text() for f in versions.glob("*.py") if re.search(rf'^revision = "{head}"', f.read_text(), re.M)
+    )
+    before = re.search(r'^down_revision = "(\w+)"', script, re.M).group(1)  # the revision before the newest
+    from tests.server.accounts.test_migration import migrate
+
+    url = f"sqlite:///{tmp_path / 'behind.db'}"
+    migrate(url, before)  # a database one revision behind the scripts
     assert run() == "True", "a database behind the scripts is migrated"
     assert Storage(url).schema_versions()[0] == schema_head()
