@@ -58,6 +58,7 @@ from tessera.server.accounts.tables import users_table
 from tessera.server.chat_tables import chat_messages_table, chat_mutes_table
 from tessera.server.events import ChatPosted
 from tessera.server.limits import Rate, RateLimits
+from tessera.server.moderation.guards import blocked_at_seats, refuse_muted_chat
 
 if TYPE_CHECKING:
     from starlette.types import Receive, Scope, Send
@@ -247,6 +248,8 @@ class Chat:
             "at": round(now, 3),
         }
         with self.storage.transaction(write=True) as tx:
+            if who.user is not None:
+                refuse_muted_chat(tx, who.user.id)
             res = tx.conn.execute(
                 chat_messages_table.insert().values(
                     game_id=game_id,
@@ -406,6 +409,8 @@ class Chat:
             sa.select(t.c.seat, t.c.target).where(t.c.game_id == game_id, t.c.seat.in_(seats))
         ):
             out.setdefault(seat, set()).add(target)
+        for seat, blocked in blocked_at_seats(tx, game_id, seats).items():  # a block mutes everywhere
+            out.setdefault(seat, set()).update(f"user:{uid}" for uid in blocked)
         return out
 
     @staticmethod
