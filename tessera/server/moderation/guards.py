@@ -72,10 +72,7 @@ def blocked_at_seats(tx: Any, game_id: str, seats: Iterable[int]) -> dict[int | 
     """For each of a game's ``seats`` held by an account: the accounts that account blocks (their
     chat lines do not reach that seat)."""
     s = seat_accounts_table
-    holders = dict(
-        tx.conn.execute(sa.select(s.c.seat, s.c.user_id).where(s.c.game_id == game_id, s.c.seat.in_(list(seats))))
-        .tuples()
-        .all()
-    )
+    rows = tx.conn.execute(sa.select(s.c.seat, s.c.user_id).where(s.c.game_id == game_id, s.c.seat.in_(list(seats))))
+    holders = {int(seat): str(uid) for seat, uid in rows}
     blocks = blocked_by(tx, holders.values())
     return {seat: blocks[uid] for seat, uid in holders.items() if uid in blocks}

@@ -100,7 +100,8 @@ def _names(tx: Transaction, ids: set[str]) -> dict[str, str]:
     if not ids:
         return {}
     u = users_table
-    return dict(tx.conn.execute(sa.select(u.c.id, u.c.username).where(u.c.id.in_(sorted(ids)))).tuples().all())
+    rows = tx.conn.execute(sa.select(u.c.id, u.c.username).where(u.c.id.in_(sorted(ids))))
+    return {str(uid): str(name) for uid, name in rows}
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -312,14 +313,13 @@ class ModerationStore:
         r = reports_table
         with self.storage.transaction() as tx:
             reports = self._reports(tx, r.c.status == status)
-            counts: dict[str, int] = dict(
-                tx.conn.execute(
-                    sa.select(users_table.c.username, sa.func.count())
-                    .join(users_table, users_table.c.id == r.c.target_id)
-                    .where(r.c.status == "open")
-                    .group_by(users_table.c.username)
-                ).tuples()
+            rows = tx.conn.execute(
+                sa.select(users_table.c.username, sa.func.count())
+                .select_from(r.join(users_table, users_table.c.id == r.c.target_id))
+                .where(r.c.status == "open")
+                .group_by(users_table.c.username)
             )
+            counts = {str(name): int(n) for name, n in rows}
         for x in reports:
             x["against"] = int(counts.get(x["target"], 0))
         return reports
