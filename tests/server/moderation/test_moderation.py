@@ -320,10 +320,22 @@ def _store_game(app: FastAPI, ids: dict[str, str], seats: list[str], engine: set
     gid = secrets.token_hex(8)
     now = time.time() + seed  # later games later
     row = GameRow(
-        id=gid, game="nume", spec=SPEC, params={"size": 3}, seed=seed, mode="human", status="finished",
-        public=True, result=None, clock=None, undo_request=None, version=len(moves), created_at=now, updated_at=now,
+        id=gid,
+        game="nume",
+        spec=SPEC,
+        params={"size": 3},
+        seed=seed,
+        mode="human",
+        status="finished",
+        public=True,
+        result=None,
+        clock=None,
+        undo_request=None,
+        version=len(moves),
+        created_at=now,
+        updated_at=now,
         seats=[SeatRow(i, secrets.token_hex(8), n, "human", None, True) for i, n in enumerate(seats)],
-    )  # fmt: skip
+    )
     with app.state.storage.transaction(write=True) as tx:
         tx.insert_game(row)
         for i, (player, mv) in enumerate(moves):
@@ -333,9 +345,7 @@ def _store_game(app: FastAPI, ids: dict[str, str], seats: list[str], engine: set
             tx.conn.execute(seat_accounts_table.insert().values(game_id=gid, seat=i, user_id=ids[n]))
 
 
-def test_the_engine_signal_counts_moves_matching_the_search_beside_ordinary_players(
-    app: FastAPI, user: Any
-) -> None:
+def test_the_engine_signal_counts_moves_matching_the_search_beside_ordinary_players(app: FastAPI, user: Any) -> None:
     """An account that always plays the search's top move matches on every move; players who play
     their own moves match less, and the account's share stands above their distribution.  The
     signal marks nobody: the account stays unmarked until a moderator acts."""
