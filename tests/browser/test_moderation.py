@@ -84,3 +84,46 @@ def test_a_moderator_reviews_a_report_warns_and_mutes_by_keyboard(server: str, b
     warden.wait_for_selector("body[data-ready='1']")
     assert warden.locator("#queue-title").inner_text() == "Signalements"
     assert "chat coupé" in warden.locator("#log tbody").inner_text()
+
+
+def test_a_player_blocks_and_reports_from_a_profile_and_reports_a_chat_line(server: str, browser: Any) -> None:
+    """The profile's controls (a logged-in visitor other than the player) block and report; the
+    game page's chat reports a line, kept with its text for the moderators."""
+    victim = browser.new_context().new_page()
+    sign_up(victim, server, "Victim8")
+    rude = browser.new_context().new_page()
+    sign_up(rude, server, "Rude8")
+
+    victim.goto(f"{server}/u/Rude8?lang=en")
+    victim.wait_for_selector("#moderation-card:not([hidden])")
+    victim.locator("#block").click()
+    victim.wait_for_function("document.querySelector('#moderation-status').textContent === 'Rude8 is blocked.'")
+    assert victim.locator("#block").get_attribute("aria-pressed") == "true"
+    assert victim.evaluate("fetch('/api/blocks').then(r => r.json())")["blocks"] == ["Rude8"]
+    refused = post(rude, "/api/challenges", {"to": "Victim8", "game": "nibble"})
+    assert refused["status"] == 403 and refused["body"]["key"] == "refusal.moderation.challenge_blocked"
+    victim.locator("#block").click()
+    victim.wait_for_function("document.querySelector('#block').getAttribute('aria-pressed') === 'false'")
+    victim.locator("#report-reason").select_option("spam")
+    victim.locator("#report-text").fill("sends links")
+    victim.locator("#report-form button[type=submit]").click()
+    victim.wait_for_function("document.querySelector('#moderation-status').textContent.startsWith('Thank you')")
+    rude.goto(f"{server}/u/Rude8")
+    rude.wait_for_selector("#profile-card:not([hidden])")
+    assert rude.locator("#moderation-card").is_hidden(), "no block or report of oneself"
+
+    ch = post(rude, "/api/challenges", {"to": "Victim8", "game": "nibble", "seat": 0})
+    assert ch["status"] in (200, 201), ch
+    gid = post(victim, f"/api/challenges/{ch['body']['id']}/accept", {})["body"]["game_id"]
+    assert post(rude, f"/api/games/{gid}/chat", {"room": "player", "text": "you are slow"})["status"] == 201
+    victim.goto(f"{server}/g/{gid}?lang=en")
+    line = victim.locator(".chat-msg").filter(has_text="you are slow")
+    line.wait_for()
+    line.locator(".chat-report").click()
+    victim.wait_for_function("document.querySelector('.chat-note').textContent === 'Reported to the moderators.'")
+    assert cli_main(["admin", "grant", "Victim8", "--db", DATABASES[server]]) == 0
+    queue = victim.evaluate("fetch('/api/mod/reports').then(r => r.json())")["reports"]
+    mine = [r for r in queue if r["reporter"] == "Victim8"]
+    assert {r["reason"] for r in mine} == {"spam", "abuse"}
+    chat = next(r for r in mine if r["evidence"]["kind"] == "chat")
+    assert chat["evidence"]["text"] == "you are slow" and chat["evidence"]["game_id"] == gid
