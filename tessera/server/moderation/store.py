@@ -226,6 +226,13 @@ class ModerationStore:
                 line = (
                     tx.conn.execute(sa.select(m).where(m.c.id == message_id, m.c.game_id == game_id)).mappings().first()
                 )
+                if line is not None and line["room"] == "player":  # private to the players: only they report it
+                    s = seat_accounts_table
+                    seated = tx.conn.execute(
+                        sa.select(s.c.seat).where(s.c.game_id == game_id, s.c.user_id == reporter.id)
+                    ).first()
+                    if seated is None:
+                        line = None
                 if line is None:
                     raise Refused(404, "there is no such chat line in this game", key="refusal.moderation.no_such_line")
                 if line["user_id"] is None:

@@ -107,6 +107,16 @@ def test_a_report_of_a_chat_line_keeps_the_lines_text_and_game(app: FastAPI, use
     assert rep["against"] == 1
 
 
+def test_a_player_room_line_is_reported_only_by_the_games_players(app: FastAPI, user: Any) -> None:
+    """The player room is private: another account cannot report (nor learn of) a line there."""
+    alice, bob, carol = user("Alice"), user("Bob"), user("Carol")
+    gid = game_between(alice, bob, "bob")
+    mid = say(bob, gid, "player", "private words").json()["id"]
+    r = carol.post("/api/reports", json={"reason": "abuse", "game_id": gid, "message_id": mid})
+    assert r.status_code == 404 and "no such chat line" in r.json()["detail"]
+    assert alice.post("/api/reports", json={"reason": "abuse", "game_id": gid, "message_id": mid}).status_code == 201
+
+
 def test_a_report_of_a_player_keeps_the_profile(app: FastAPI, user: Any) -> None:
     alice, _bob, mod = user("Alice"), user("Bob"), user("Keeper")
     grant(app, "Keeper")
