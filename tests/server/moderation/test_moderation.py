@@ -392,3 +392,21 @@ def test_the_engine_signal_counts_moves_matching_the_search_beside_ordinary_play
     assert moderator.get("/api/mod/signals").json()["players"] == 3, "a marked engine user leaves the distribution"
     r = moderator.post("/api/mod/accounts/eve/signal", json={"iterations": 0})
     assert r.status_code == 422
+
+
+def test_the_engine_signal_command_stores_each_accounts_count(
+    app: FastAPI, user: Any, db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """'tessera admin engine-signal': without names, every account with a rated game."""
+    for n in ("Eve", "Ann"):
+        user(n)
+    ids = {n: account_id(app, n) for n in ("Eve", "Ann")}
+    _store_game(app, ids, ["Eve", "Ann"], {"Eve"}, seed=1)
+    assert cli_main(["admin", "engine-signal", "--iterations", str(ITERATIONS), "--db", db_url]) == 0
+    out = capsys.readouterr().out
+    assert "Eve:" in out and "Ann:" in out and "(100.0%)" in out.split("Eve:")[1].splitlines()[0]
+    store = ModerationStore(app.state.storage)
+    for n in ("Eve", "Ann"):
+        got = store.signal(ids[n])
+        assert got is not None and got["iterations"] == ITERATIONS and got["games"] == 1
+    assert cli_main(["admin", "engine-signal", "nobody", "--db", db_url]) == 2
