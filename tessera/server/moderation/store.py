@@ -1,8 +1,8 @@
 """The moderation tables' only queries: reports, blocks, the admin role, moderators' actions and their
 log, and the stored engine-use signals (docs/moderation.md).
 
-Every action of a moderator is written to ``moderation_log`` in the same transaction as its effect,
-so the log never misses one.  Nothing here acts by itself: the engine-use signal is shown to a
+Every action of a moderator is written to ``moderation_log`` in the same transaction as its effect
+(closing an account: right after the account store's transaction that closes it).  Nothing here acts by itself: the engine-use signal is shown to a
 moderator for review, and only a moderator marks an account.
 """
 

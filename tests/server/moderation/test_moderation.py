@@ -171,6 +171,7 @@ def test_a_blocked_players_chat_does_not_reach_the_blocker(app: FastAPI, user: A
     alice.put("/api/blocks/bob")
     assert say(bob, gid, "player", "after").status_code == 201
     assert texts(alice, gid) == []
+    assert alice.get(f"/api/games/{gid}/chat").json()["muted"] == [], "a block is not listed as a mute"
     assert texts(bob, gid) == ["before", "after"], "the blocked player still reads his own lines"
     alice.delete("/api/blocks/bob")
     assert texts(alice, gid) == ["before", "after"]
