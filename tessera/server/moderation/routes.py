@@ -17,6 +17,7 @@ from fastapi.responses import FileResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from tessera.server.accounts import auth as A
+from tessera.server.accounts.live import announce
 from tessera.server.accounts.model import User
 from tessera.server.accounts.security import Refused
 from tessera.server.moderation import signal as engine_signal
@@ -109,7 +110,20 @@ def blocks(request: Request) -> dict[str, Any]:
 def block(name: str, request: Request) -> dict[str, Any]:
     """Block an account: its challenges, chat lines and seeks no longer reach the asker."""
     user = A.require(request, "play").user
-    return {"blocks": store_of(request).block(user, _account(request, name))}
+    other = _account(request, name)
+    blocks = store_of(request).block(user, other)
+    # his challenges waiting for an answer are declined: they no longer reach the blocker
+    accounts = A.accounts(request)
+    declined = [
+        c["id"]
+        for c in accounts.challenges(user, pending_only=True)["incoming"]
+        if c["from"] == other.username
+        and not c.get("players")
+        and accounts.settle_challenge(c["id"], "declined", reason="generic")
+    ]
+    if declined:
+        announce(accounts.storage, request.app.state.service.events, [user.id, other.id])
+    return {"blocks": blocks}
 
 
 @router.delete("/api/blocks/{name}")

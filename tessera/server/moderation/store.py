@@ -2,8 +2,9 @@
 log, and the stored engine-use signals (docs/moderation.md).
 
 Every action of a moderator is written to ``moderation_log`` in the same transaction as its effect
-(closing an account: right after the account store's transaction that closes it).  Nothing here acts by itself: the engine-use signal is shown to a
-moderator for review, and only a moderator marks an account.
+(closing an account: right after the account store's transaction that closes it).  Nothing here
+acts by itself: the engine-use signal is shown to a moderator for review, and only a moderator
+marks an account.
 """
 
 from __future__ import annotations

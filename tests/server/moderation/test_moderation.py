@@ -163,6 +163,19 @@ def test_a_blocked_players_challenges_are_refused(user: Any) -> None:
     assert bob.post("/api/challenges", json={"to": "alice", "game": "nibble"}).status_code in (200, 201)
 
 
+def test_blocking_declines_the_blocked_players_waiting_challenges(app: FastAPI, user: Any) -> None:
+    """A challenge the blocked account sent before the block stops waiting (declined); the
+    blocker's own challenge to him stays."""
+    alice, bob = user("Alice"), user("Bob")
+    ch = bob.post("/api/challenges", json={"to": "alice", "game": "nibble"}).json()
+    mine = alice.post("/api/challenges", json={"to": "bob", "game": "nibble"}).json()
+    alice.put("/api/blocks/bob")
+    assert alice.get("/api/challenges").json()["incoming"] == []
+    challenge = AccountStore(app.state.storage).challenge(ch["id"])
+    assert challenge is not None and challenge["status"] == "declined"
+    assert [c["id"] for c in alice.get("/api/challenges").json()["outgoing"]] == [mine["id"]]
+
+
 def test_a_blocked_players_chat_does_not_reach_the_blocker(app: FastAPI, user: Any) -> None:
     """A block mutes the blocked account in every game of the blocker (history and pushes alike)."""
     alice, bob = user("Alice"), user("Bob")
