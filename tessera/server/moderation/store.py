@@ -315,9 +315,7 @@ class ModerationStore:
         """The reports of ``status`` (open or closed), newest first; the number of open reports
         against each target beside it (``against``)."""
         if status not in ("open", "closed"):
-            raise Refused(
-                400, "status must be 'open' or 'closed'", key="refusal.moderation.bad_status", args={"status": status}
-            )
+            raise Refused(400, "status must be 'open' or 'closed'", key="refusal.moderation.bad_status")
         r = reports_table
         with self.storage.transaction() as tx:
             reports = self._reports(tx, r.c.status == status)
