@@ -49,6 +49,7 @@ from tessera.server.hub import MAX_SOCKETS_PER_CLIENT, MAX_SOCKETS_PER_GAME, Hub
 from tessera.server.inputs import load_checked
 from tessera.server.limits import BODY_READ_TIMEOUT, BodyLimits, Rate, RateLimits, rates_from_env
 from tessera.server.logs import RequestLog
+from tessera.server.moderation.routes import router as moderation_router
 from tessera.server.notify import install as install_notify
 from tessera.server.notify import router as notify_router
 from tessera.server.puzzles.routes import router as puzzles_router
@@ -389,6 +390,7 @@ def create_app(
     app.include_router(design_router)  # the designer's self-play studies (tessera.server.design)
     app.include_router(tournaments_router)  # arenas and Swiss events (tessera.server.tournaments)
     app.include_router(puzzles_router)  # puzzles, their ratings and the daily puzzle (tessera.server.puzzles)
+    app.include_router(moderation_router)  # reports, blocks, the moderators' page and log (tessera.server.moderation)
     app.include_router(notify_router)  # games waiting, push subscriptions, e-mail (tessera.server.notify)
     app.include_router(learn_routes.router)  # rules in the player's language, diagrams, lessons
     app.mount("/static", StaticFiles(directory=WEB), name="static")

@@ -58,6 +58,7 @@ from tessera.server.accounts.tables import users_table
 from tessera.server.chat_tables import chat_messages_table, chat_mutes_table
 from tessera.server.events import ChatPosted
 from tessera.server.limits import Rate, RateLimits
+from tessera.server.moderation.guards import blocked_at_seats, refuse_muted_chat
 
 if TYPE_CHECKING:
     from starlette.types import Receive, Scope, Send
@@ -247,6 +248,8 @@ class Chat:
             "at": round(now, 3),
         }
         with self.storage.transaction(write=True) as tx:
+            if who.user is not None:
+                refuse_muted_chat(tx, who.user.id)
             res = tx.conn.execute(
                 chat_messages_table.insert().values(
                     game_id=game_id,
@@ -304,8 +307,9 @@ class Chat:
             q = q.where(m.c.id > after)
         with self.storage.transaction() as tx:
             rows = tx.conn.execute(q).all()
-            targets = self._targets(tx, game_id, [who.seat] if who.seat is not None else []).get(who.seat, set())
-            muted = self._muted_public(tx, targets)
+            seats = [who.seat] if who.seat is not None else []
+            targets = self._targets(tx, game_id, seats).get(who.seat, set())
+            muted = self._muted_public(tx, self._targets(tx, game_id, seats, blocks=False).get(who.seat, set()))
         messages = []
         for r in reversed(rows):
             msg = self._shown(r, names)
@@ -392,12 +396,13 @@ class Chat:
                 )
             elif not on and exists:
                 tx.conn.execute(t.delete().where(*where))
-            muted = self._muted_public(tx, self._targets(tx, game_id, [who.seat]).get(who.seat, set()))
+            muted = self._muted_public(tx, self._targets(tx, game_id, [who.seat], blocks=False).get(who.seat, set()))
         return {"muted": muted}
 
     @staticmethod
-    def _targets(tx: Any, game_id: str, seats: list[int]) -> dict[int | None, set[str]]:
-        """The muted targets of each of ``seats`` in the game."""
+    def _targets(tx: Any, game_id: str, seats: list[int], *, blocks: bool = True) -> dict[int | None, set[str]]:
+        """The muted targets of each of ``seats`` in the game; with ``blocks``, also the accounts the
+        seat's account blocks (their lines never reach him; they are not listed as his mutes)."""
         if not seats:
             return {}
         t = chat_mutes_table
@@ -406,6 +411,9 @@ class Chat:
             sa.select(t.c.seat, t.c.target).where(t.c.game_id == game_id, t.c.seat.in_(seats))
         ):
             out.setdefault(seat, set()).add(target)
+        if blocks:
+            for seat, blocked in blocked_at_seats(tx, game_id, seats).items():
+                out.setdefault(seat, set()).update(f"user:{uid}" for uid in blocked)
         return out
 
     @staticmethod

@@ -67,7 +67,9 @@ def register(subparsers: Any) -> None:
 
 def register_admin(subparsers: Any) -> None:
     """Add ``tessera admin`` (an operator's commands on the database) to the CLI."""
-    admin = subparsers.add_parser("admin", help="operate a server's database: back up, restore (docs/deploy.md)")
+    admin = subparsers.add_parser(
+        "admin", help="operate a server's database: back up, restore, admins, engine signals (docs/deploy.md)"
+    )
     verbs = admin.add_subparsers(dest="admin_command", metavar="COMMAND", required=True)
     db_help = "database URL (default TESSERA_DATABASE_URL, else the default SQLite file)"
     p = verbs.add_parser(
@@ -86,6 +88,21 @@ def register_admin(subparsers: Any) -> None:
     p.add_argument("file", help="the backup file to read")
     p.add_argument("--db", default=None, help=db_help)
     p.set_defaults(func=admin_restore)
+    for verb, what in (("grant", "give NAME the admin role (the moderation page /mod)"), ("revoke", "take it back")):
+        p = verbs.add_parser(verb, help=what, description=f"{what[0].upper()}{what[1:]} (docs/moderation.md).")
+        p.add_argument("name", help="the account's name")
+        p.add_argument("--db", default=None, help=db_help)
+        p.set_defaults(func=admin_role, grant=verb == "grant")
+    p = verbs.add_parser(
+        "engine-signal",
+        help="compute the engine-use signal of accounts, for the moderators to review (docs/moderation.md)",
+        description="Count how often each account's moves in its rated games are the top move of a fixed-budget "
+        "search; stored and shown on the moderation page beside the distribution among ordinary players.",
+    )
+    p.add_argument("names", nargs="*", help="the accounts (default: every account with a finished rated game)")
+    p.add_argument("--iterations", type=int, default=None, help="the search's budget per position (default 200)")
+    p.add_argument("--db", default=None, help=db_help)
+    p.set_defaults(func=admin_engine_signal)
 
 
 def _admin_url(args: argparse.Namespace) -> str:
@@ -121,6 +138,79 @@ def admin_restore(args: argparse.Namespace) -> int:
     print(
         f"tessera: restored {made.path} into {_safe(url)} ({made.kind}); start the server on it to upgrade its schema"
     )
+    return 0
+
+
+def admin_role(args: argparse.Namespace) -> int:
+    """``tessera admin grant NAME`` / ``tessera admin revoke NAME``."""
+    from tessera.server.accounts.store import AccountStore
+    from tessera.server.moderation.store import ModerationStore
+    from tessera.server.storage import Storage
+
+    storage = Storage(_admin_url(args))
+    try:
+        user = AccountStore(storage).user(args.name)
+        if user is None:
+            print(f"tessera admin: there is no account named {args.name!r}", file=sys.stderr)
+            return 2
+        changed = ModerationStore(storage).set_admin(user, args.grant)
+    finally:
+        storage.dispose()
+    role = "is an admin" if args.grant else "is not an admin"
+    print(f"tessera: {user.username} {role}{'' if changed else ' (unchanged)'}")
+    return 0
+
+
+def admin_engine_signal(args: argparse.Namespace) -> int:
+    """``tessera admin engine-signal [NAME ...]``."""
+    import sqlalchemy as sa
+
+    from tessera.server.accounts.store import AccountStore
+    from tessera.server.accounts.tables import account_games_table, seat_accounts_table, users_table
+    from tessera.server.moderation import signal
+    from tessera.server.moderation.store import ModerationStore
+    from tessera.server.storage import Storage
+
+    iterations = signal.ITERATIONS if args.iterations is None else args.iterations
+    if iterations < 1:
+        print("tessera admin engine-signal: --iterations must be at least 1", file=sys.stderr)
+        return 2
+    storage = Storage(_admin_url(args))
+    try:
+        accounts = AccountStore(storage)
+        if args.names:
+            users = []
+            for name in args.names:
+                u = accounts.user(name, deleted=True)
+                if u is None:
+                    print(f"tessera admin engine-signal: there is no account named {name!r}", file=sys.stderr)
+                    return 2
+                users.append(u)
+        else:
+            s, ag, ut = seat_accounts_table, account_games_table, users_table
+            with storage.transaction() as tx:
+                ids = (
+                    tx.conn.execute(
+                        sa.select(s.c.user_id)
+                        .join(ag, ag.c.game_id == s.c.game_id)
+                        .join(ut, ut.c.id == s.c.user_id)
+                        .where(ag.c.rated.is_(True), ut.c.is_bot.is_(False))
+                        .distinct()
+                    )
+                    .scalars()
+                    .all()
+                )
+            users = [x for x in (accounts.user_by_id(i) for i in sorted(ids)) if x is not None]
+        mod = ModerationStore(storage)
+        for user in users:
+            got = signal.compute(storage, user.id, iterations=iterations)
+            mod.save_signal(user.id, got.moves, got.matches, got.games, got.iterations)
+            print(f"{user.username}: {got.matches}/{got.moves} moves match ({got.share:.1%}) in {got.games} games")
+        dist = mod.distribution()
+        dist.pop("_shares")
+        print(f"ordinary players: {dist}")
+    finally:
+        storage.dispose()
     return 0
 
 

@@ -44,6 +44,10 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+DATABASES: dict[str, str] = {}
+"""The database URL of each started server, by its base URL (for tests that run ``tessera admin``)."""
+
+
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """``tessera serve`` on a free localhost port with a fresh SQLite file; yields its base URL."""
@@ -67,6 +71,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     env = {**os.environ, "TESSERA_SIGNUPS_PER_ADDRESS": "200"}
     proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
     base = f"http://127.0.0.1:{port}"
+    DATABASES[base] = f"sqlite:///{db}"
     deadline = time.time() + 60
     while True:
         try:

@@ -24,6 +24,7 @@ from tessera.server.accounts.tables import (
     seat_accounts_table,
     users_table,
 )
+from tessera.server.moderation.guards import refuse_blocked_challenge
 from tessera.server.storage import Transaction, games_table, seats_table
 
 
@@ -87,6 +88,7 @@ class ChallengeQueries(HistoryQueries):
                 .select_from(challenges_table)
                 .where(challenges_table.c.from_user == user.id, challenges_table.c.status == "pending")
             ).scalar()
+            refuse_blocked_challenge(tx, user.id, [to.id, *(u.id for u in invitees or [] if u is not None)])
             if int(pending or 0) >= 50:
                 raise Refused(
                     429,

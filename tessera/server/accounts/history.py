@@ -27,6 +27,7 @@ from tessera.server.accounts.tables import (
     seat_accounts_table,
     users_table,
 )
+from tessera.server.moderation.guards import engine_marked
 from tessera.server.storage import Transaction, games_table, seats_table
 
 
@@ -79,6 +80,7 @@ class HistoryQueries(StoreBase):
                     ratings_table.c.pool == pool,
                     ratings_table.c.rd < glicko2.PROVISIONAL_RD,
                     users_table.c.deleted_at.is_(None),
+                    users_table.c.id.not_in(engine_marked()),
                 )
                 .order_by(ratings_table.c.rating.desc(), users_table.c.username_key)
             ).mappings()

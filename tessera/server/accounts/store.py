@@ -413,28 +413,33 @@ class AccountStore(ChallengeQueries):
         ratings history and name stay (the name cannot be taken again)."""
         if not self._recheck(user, password, address):
             raise Refused(403, "the password is wrong", key="refusal.account.password_wrong")
+        self.close_account(user.id)
+
+    def close_account(self, user_id: str) -> None:
+        """Close the account (its owner's deletion, or a moderator's closing): as :meth:`delete_account`
+        without the password."""
         now = time.time()
         with self.storage.transaction(write=True) as tx:
             tx.conn.execute(
-                users_table.update().where(users_table.c.id == user.id).values(deleted_at=now, password_hash=None)
+                users_table.update().where(users_table.c.id == user_id).values(deleted_at=now, password_hash=None)
             )
-            self._revoke_all(tx, user.id, now)
+            self._revoke_all(tx, user_id, now)
             tx.conn.execute(
                 tokens_table.update()
-                .where(tokens_table.c.user_id == user.id, tokens_table.c.revoked_at.is_(None))
+                .where(tokens_table.c.user_id == user_id, tokens_table.c.revoked_at.is_(None))
                 .values(revoked_at=now)
             )
             tx.conn.execute(
                 challenges_table.update()
                 .where(
                     challenges_table.c.status == "pending",
-                    sa.or_(challenges_table.c.from_user == user.id, challenges_table.c.to_user == user.id),
+                    sa.or_(challenges_table.c.from_user == user_id, challenges_table.c.to_user == user_id),
                 )
                 .values(status="cancelled", updated_at=now)
             )
             seats = tx.conn.execute(
                 sa.select(seat_accounts_table.c.game_id, seat_accounts_table.c.seat).where(
-                    seat_accounts_table.c.user_id == user.id
+                    seat_accounts_table.c.user_id == user_id
                 )
             ).all()
             for game_id, seat in seats:

@@ -52,6 +52,7 @@ from tessera.server.accounts.tables import ratings_table, users_table
 from tessera.server.clocks import clock_from, clock_settings
 from tessera.server.errors import ServiceError
 from tessera.server.inputs import load_checked
+from tessera.server.moderation.guards import blocked_pairs
 from tessera.server.seeks.tables import seeks_table
 from tessera.server.service import Created, MatchService
 from tessera.server.storage import Transaction
@@ -174,9 +175,10 @@ def _seek(r: Any) -> Seek:
     )
 
 
-def pair_up(seeks: list[Seek], now: float) -> list[tuple[Seek, Seek]]:
+def pair_up(seeks: list[Seek], now: float, apart: set[frozenset[str]] | None = None) -> list[tuple[Seek, Seek]]:
     """Pairs among open seeks: within a kind, the oldest seek first takes the closest rating whose
-    difference both seeks' :func:`allowed_gap` accept (ties: the older); a client never meets itself."""
+    difference both seeks' :func:`allowed_gap` accept (ties: the older); a client never meets itself,
+    nor an account one it blocks or is blocked by (``apart``: those pairs of account ids)."""
     pairs: list[tuple[Seek, Seek]] = []
     taken: set[str] = set()
     ordered = sorted(seeks, key=lambda s: (s.created_at, s.id))
@@ -186,6 +188,8 @@ def pair_up(seeks: list[Seek], now: float) -> list[tuple[Seek, Seek]]:
         best: Seek | None = None
         for b in ordered:
             if b.id in taken or b.id == a.id or b.kind != a.kind or b.client == a.client:
+                continue
+            if apart and frozenset((a.user_id, b.user_id)) in apart:
                 continue
             gap = abs(a.rating - b.rating)
             if gap > min(allowed_gap(now - a.created_at), allowed_gap(now - b.created_at)):
@@ -581,8 +585,9 @@ class SeekPool:
                     .mappings()
                     .all()
                 )
+                apart = blocked_pairs(tx, [r["user_id"] for r in rows])
             made = []
-            for a, b in pair_up([_seek(r) for r in rows], now):
+            for a, b in pair_up([_seek(r) for r in rows], now, apart):
                 try:
                     gid = self._make_game(a, b)
                 except Exception:  # one pair's failure must not stop the wave

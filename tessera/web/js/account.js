@@ -511,7 +511,7 @@ async function leaderboard(games, game) {
   }
 }
 
-await initI18n(["account", "tournaments"]);
+await initI18n(["account", "tournaments", "moderation"]);
 await loadBotCatalogue();
 if (document.body.dataset.page === "account") await accountPage();
 else await profilePage();

@@ -65,7 +65,9 @@ export function mountChat(host, { gameId, token }) {
   error.hidden = true;
   const mutedBox = el("p", "chat-muted hint");
   form.append(input, counter, send);
-  box.append(summary, tabs, list, empty, form, error, mutedBox);
+  const note = el("p", "chat-note hint");
+  note.setAttribute("role", "status");
+  box.append(summary, tabs, list, empty, form, error, mutedBox, note);
   host.replaceChildren(box);
 
   function seatToken() {
@@ -120,7 +122,26 @@ export function mountChat(host, { gameId, token }) {
       b.addEventListener("click", () => mute(m.seat !== null ? { seat: m.seat } : { account: m.account }, true));
       li.append(b);
     }
+    if (!(state.you !== null && m.seat === state.you) && (m.seat !== null || m.account)) {
+      const r = el("button", "chat-report", t("chat:report"));
+      r.type = "button";
+      r.title = t("chat:report_title", { name: who.textContent });
+      r.addEventListener("click", () => report(m));
+      li.append(r);
+    }
     return li;
+  }
+
+  // A chat line reported to the moderators (docs/moderation.md): the server keeps the line itself as
+  // the evidence; only an account may report, and only a line written by an account.
+  async function report(m) {
+    showError("");
+    try {
+      await api("POST", "/api/reports", { reason: "abuse", game_id: gameId, message_id: m.id });
+      note.textContent = t("chat:reported");
+    } catch (e) {
+      showError(refusalText(e));
+    }
   }
 
   function render() {
