@@ -1135,11 +1135,28 @@ function renderReplay(v) {
   renderAnalyse(v, at);
 }
 
-// The analysis board opens for spectators and finished games, never for a player of a game in
-// progress (no help during a live game; a hot-seat screen has no opponent to hide it from).
+// No engine for a game in progress (docs/http-api.md, "Analysis board"): the analysis link is
+// shown to nobody — players and spectators alike — while a game between people goes on; a
+// hot-seat game and an unrated game against the AI alone have no human opponent to cheat.
+let ratedGame = null; // whether this game is rated (GET /api/games/{id}/accounts; null: not asked yet)
+
+function analysisOpen(v) {
+  if (!["open", "active"].includes(v.status) || v.mode === "hotseat") return true;
+  if (v.seats.filter((s) => s.kind !== "ai").length > 1) return false;
+  if (ratedGame === null) {
+    ratedGame = api("GET", `/api/games/${gameId}/accounts`)
+      .then((a) => Boolean(a.rated))
+      .catch(() => true)
+      .then((rated) => {
+        ratedGame = rated;
+        if (ui.view) renderAnalyse(ui.view, ui.replay === null ? ui.view.moves.length : ui.replay);
+      });
+  }
+  return ratedGame === false;
+}
+
 function renderAnalyse(v, at) {
-  const allowed = v.status !== "active" || !mySeats.length || v.mode === "hotseat";
-  $("analyse-wrap").hidden = !allowed;
+  $("analyse-wrap").hidden = !analysisOpen(v);
   $("analyse").href = `/analysis?game=${encodeURIComponent(gameId)}&n=${at}`;
 }
 
