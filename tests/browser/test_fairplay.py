@@ -103,3 +103,69 @@ def test_an_unrated_game_against_the_ai_alone_keeps_its_analysis_link(server: st
     assert get(server, f"/api/games/{gid}/analysis")["moves"]
     assert page.errors == []
     page.close()
+
+
+def fetch_json(page: Any, method: str, path: str, body: Any = None) -> Any:
+    """A request from the page (its session cookie, the site's own origin)."""
+    return page.evaluate(
+        """async ([method, path, body]) => {
+            const r = await fetch(path, {method, headers: {'Content-Type': 'application/json'},
+                                         body: body === null ? undefined : JSON.stringify(body)});
+            return {status: r.status, body: await r.json()};
+        }""",
+        [method, path, body],
+    )
+
+
+def test_your_games_follow_your_account_to_a_plain_link_and_the_lobby(server: str, browser: Any) -> None:
+    """ "a signed-in player who holds a seat (by account binding) opens `/g/<id>` from any link or
+    device and gets his seat and every control"; ""My games" for an account lists its live, waiting
+    and finished games from the server; a correspondence game waiting for the opponent is shown"."""
+    from tests.browser.test_accounts_pages import sign_up
+
+    ann = browser.new_context(viewport=DESKTOP).new_page()
+    ben = browser.new_context(viewport=DESKTOP).new_page()
+    sign_up(ann, server, "FairAnn")
+    sign_up(ben, server, "FairBen")
+    made = fetch_json(
+        ann, "POST", "/api/challenges", {"to": "FairBen", "game": "nume(size=3)", "seat": 0, "clock": {"days": 3}}
+    )
+    assert made["status"] == 201, made
+    took = fetch_json(ben, "POST", f"/api/challenges/{made['body']['id']}/accept")
+    assert took["status"] == 200, took
+    gid = took["body"]["game_id"]
+    ann.wait_for_url(f"**/g/{gid}**", timeout=30_000)  # the challenger's pages are taken to the game
+    ann.wait_for_selector("svg.board .cell")
+    # Ann plays her first move through her session: the correspondence game now waits for Ben
+    seat = fetch_json(ann, "GET", f"/api/account/games/{gid}/seat")["body"]
+    post(
+        server,
+        f"/api/games/{gid}/moves",
+        {"token": seat["token"], "move": first_move(server, gid, seat["token"]), "expected": 0},
+    )
+    # Ben opens the game's plain link (no #seat, nothing kept in this browser): his seat and its controls
+    ben.errors = []
+    ben.on("pageerror", lambda e: ben.errors.append(str(e)))
+    ben.goto(server + f"/g/{gid}")
+    ben.wait_for_selector("svg.board .cell")
+    seen = ben.evaluate("fetch(location.pathname.replace('/g/', '/api/games/')).then(r => r.json())")
+    assert seen["you"] == 1
+    for control in ("#resign", "#undo", "#abort") + (("#offer-draw",) if seen["draws"] else ()):
+        ben.wait_for_selector(control)
+    assert ben.errors == []
+    # the lobby of each lists the game from the server: Ben's turn, Ann waiting for him
+    for page, state in ((ben, "your turn"), (ann, "waiting")):
+        page.evaluate("localStorage.clear()")
+        page.goto(server + "/")
+        item = page.locator(f"#my-games li[data-game='{gid}']")
+        item.wait_for(timeout=15_000)
+        assert state in item.inner_text().lower(), item.inner_text()
+        assert item.locator("a").get_attribute("href") == f"/g/{gid}"
+    # once the game is over it stays in the list, finished
+    fetch_json(ben, "POST", f"/api/games/{gid}/resign")
+    ann.reload()
+    item = ann.locator(f"#my-games li[data-game='{gid}']")
+    item.wait_for(timeout=15_000)
+    assert "waiting" not in item.inner_text().lower()
+    ann.close()
+    ben.close()

@@ -1402,21 +1402,45 @@ function renderLegend(desc, deco) {
 
 let chat = null; // the chat panel (chat.js)
 
+// A seat the signed-in account holds (a plain link, a bookmark, another device: no token in this
+// browser): the view read with the session names it (`you`); its seat token is asked once
+// (GET /api/account/games/{id}/seat) and kept here, as an invite link's would be, so that every
+// control of the seat is shown and the socket follows it.
+async function adoptAccountSeat(view) {
+  if (mySeats.length || view.you === null || view.you === undefined) return view;
+  try {
+    const r = await api("GET", `/api/account/games/${encodeURIComponent(gameId)}/seat`);
+    tokens[r.seat] = r.token;
+    mySeats.push(r.seat);
+    saveSeats(gameId, { tokens: { [r.seat]: r.token } });
+    return await readView(r.token);
+  } catch {
+    return view; // the session ended meanwhile: this page watches
+  }
+}
+
 async function start() {
   await initI18n(["params", "game", "learn", "chat", "seeks", "engine", "account"]);
+  let view = null;
+  try {
+    view = await adoptAccountSeat(await readView(wsToken()));
+  } catch (e) {
+    showError(refusalText(e));
+  }
   chat = mountChat($("chat"), { gameId, token: wsToken }); // the socket's seat: the chat's pushes follow it
   initRematch({ gameId, token: wsToken(), seats: () => (ui.view ? ui.view.seats : []), showError });
   initPrefs({ sound: true, palette: true });
   window.addEventListener("tessera:pref", (e) => {
     if (e.detail.name === "safePalette") renderAll();
   });
-  try {
-    const view = await readView(wsToken());
-    await loadGameClient(view.game); // before the first drawing
-    await receive(view);
-    loadRules(view.game);
-  } catch (e) {
-    showError(refusalText(e));
+  if (view) {
+    try {
+      await loadGameClient(view.game); // before the first drawing
+      await receive(view);
+      loadRules(view.game);
+    } catch (e) {
+      showError(refusalText(e));
+    }
   }
   connect();
 }
