@@ -1,0 +1,34 @@
+"""Declined draw offers and takeback requests, per seat and game: a seat whose offer was declined
+may not offer again at once (:mod:`tessera.server.declines`).
+
+A new table only (``request_declines``): a game without rows has had nothing declined.
+
+Revision ID: 0014_declines
+Revises: 0013_puzzles
+Create Date: 2026-11-29
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0014_declines"
+down_revision = "0013_puzzles"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    op.create_table(
+        "request_declines",
+        sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+        sa.Column("seat", sa.Integer, primary_key=True),
+        sa.Column("kind", sa.String(8), primary_key=True),
+        sa.Column("at", sa.Integer, nullable=False),
+        sa.Column("count", sa.Integer, nullable=False),
+    )
+
+
+def downgrade() -> None:
+    op.drop_table("request_declines")
