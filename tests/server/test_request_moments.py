@@ -86,3 +86,16 @@ def test_a_declined_takeback_request_waits_for_a_move_and_ends_after_three(clien
     assert done.status_code == 409 and done.json()["key"] == "refusal.undo_declined_often", done.text
     assert "you may ask no more" in done.json()["detail"]
     assert post(client, gid, "undo", t["1"]).json()["undo_request"] == 1  # the other seat's requests are its own
+
+
+def test_two_draw_offers_sent_at_the_same_instant_end_in_one_agreement(client: TestClient) -> None:
+    """ "two crossing requests become one agreement ... (one transaction; a concurrent test)": both
+    offers answered without error, the game over by agreement once."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    gid, t = online(client)
+    with ThreadPoolExecutor(2) as pool:
+        answers = list(pool.map(lambda seat: post(client, gid, "draw", t[seat]), ["0", "1"]))
+    assert [a.status_code for a in answers] == [200, 200], [a.text for a in answers]
+    v = view(client, gid)
+    assert v["status"] == "finished" and v["result"]["reason"] == "agreement" and v["draw_offer"] is None

@@ -22,6 +22,7 @@ from starlette.concurrency import run_in_threadpool
 from tessera.core.registry import list_games
 from tessera.server.accounts import auth as A
 from tessera.server.accounts import rematch as seat_rematch
+from tessera.server.accounts import rematch_once
 from tessera.server.accounts.live import AccountStreams, announce
 from tessera.server.accounts.rating import rate_pending
 from tessera.server.accounts.rematch import SeatTokenIn
@@ -478,9 +479,51 @@ def rematch(
                 raise
         else:
             if token is None or token == A.seat_token_for(request, game_id):
-                me = auth.user
-                return _challenge(request, me, opponent.username, spec, rated=rated, clock=clock, seat=seat)
+                return _account_rematch(request, auth.user, game_id, opponent, spec, rated, clock, seat)
     return seat_rematch.offer(request, game_id, token)
+
+
+def _account_rematch(
+    request: Request,
+    me: User,
+    game_id: str,
+    opponent: User,
+    spec: str,
+    rated: bool,
+    clock: dict[str, Any] | None,
+    seat: int,
+) -> dict[str, Any]:
+    """The one rematch challenge of a finished game between two accounts (:mod:`.rematch_once`):
+    made by the first ask; asked again by its challenger, the same challenge; asked by the opponent
+    while it waits, accepted (two crossing asks are one agreement); once settled, refused."""
+    store = A.accounts(request)
+    cid = rematch_once.challenge_of(store.storage, game_id)
+    if cid is None:
+        made = _challenge(request, me, opponent.username, spec, rated=rated, clock=clock, seat=seat)
+        if rematch_once.link(store.storage, game_id, made["id"]):
+            return made
+        store.settle_challenge(made["id"], "cancelled")  # another ask was stored first: it is the rematch
+        _announce(request, me.id, opponent.id)
+        cid = rematch_once.challenge_of(store.storage, game_id)
+    c = store.challenge(cid) if cid is not None else None
+    if c is None:
+        raise Refused(404, "no such challenge", key="refusal.challenge.unknown")
+    if c["status"] == "pending":
+        if c["_from"] == me.id:
+            return {k: v for k, v in c.items() if not k.startswith("_")}
+        return accept(c["id"], request)
+    if c["status"] == "accepted":
+        raise Refused(
+            409,
+            "the rematch of this game has been played already",
+            key="refusal.rematch.played",
+        )
+    raise Refused(
+        409,
+        f"the rematch of this game was {c['status']}: ask for a new game instead",
+        key="refusal.rematch.settled",
+        args={"status": state_text(c["status"])},
+    )
 
 
 def _challenge(

@@ -1,7 +1,10 @@
-"""Declined draw offers and takeback requests, per seat and game: a seat whose offer was declined
-may not offer again at once (:mod:`tessera.server.declines`).
+"""Requests that belong to their moment: declined draw offers and takeback requests per seat and
+game, so that a seat whose offer was declined may not offer again at once
+(:mod:`tessera.server.declines`), and the one rematch challenge of a finished game between two
+accounts (:mod:`tessera.server.accounts.rematch_once`).
 
-A new table only (``request_declines``): a game without rows has had nothing declined.
+New tables only (``request_declines``, ``rematch_challenges``): a game without rows has had
+nothing declined and no rematch asked.
 
 Revision ID: 0014_declines
 Revises: 0013_puzzles
@@ -28,7 +31,13 @@ def upgrade() -> None:
         sa.Column("at", sa.Integer, nullable=False),
         sa.Column("count", sa.Integer, nullable=False),
     )
+    op.create_table(
+        "rematch_challenges",
+        sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+        sa.Column("challenge_id", sa.String(32), sa.ForeignKey("challenges.id", ondelete="CASCADE"), nullable=False),
+    )
 
 
 def downgrade() -> None:
+    op.drop_table("rematch_challenges")
     op.drop_table("request_declines")
