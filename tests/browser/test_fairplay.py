@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import urllib.error
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -60,7 +61,7 @@ def a_game_between_two_people(server: str) -> tuple[str, dict[str, str]]:
 
 
 def test_no_analysis_link_for_players_or_spectators_while_a_game_between_people_goes_on(
-    server: str, browser: Any
+    server: str, browser: Any, artifacts: Path
 ) -> None:
     """ "the analysis link hidden during play for players and spectators"; "the analysis board
     refusing a live game's link": the analysis page says why and offers no board (no TypeError,
@@ -79,6 +80,7 @@ def test_no_analysis_link_for_players_or_spectators_while_a_game_between_people_
     assert board.locator(".board-wrap").is_hidden() and board.locator("#best").is_hidden()
     assert board.locator("#back").get_attribute("href") == f"/g/{gid}"
     assert board.errors == []
+    board.screenshot(path=str(artifacts / "analysis-live-game-refused.png"), full_page=True)
     post(server, f"/api/games/{gid}/resign", {"token": tokens["1"]})
     for page in (player, watcher):
         page.wait_for_selector("#analyse-wrap:not([hidden])")
@@ -117,7 +119,9 @@ def fetch_json(page: Any, method: str, path: str, body: Any = None) -> Any:
     )
 
 
-def test_your_games_follow_your_account_to_a_plain_link_and_the_lobby(server: str, browser: Any) -> None:
+def test_your_games_follow_your_account_to_a_plain_link_and_the_lobby(
+    server: str, browser: Any, artifacts: Path
+) -> None:
     """ "a signed-in player who holds a seat (by account binding) opens `/g/<id>` from any link or
     device and gets his seat and every control"; ""My games" for an account lists its live, waiting
     and finished games from the server; a correspondence game waiting for the opponent is shown"."""
@@ -161,6 +165,7 @@ def test_your_games_follow_your_account_to_a_plain_link_and_the_lobby(server: st
         item.wait_for(timeout=15_000)
         assert state in item.inner_text().lower(), item.inner_text()
         assert item.locator("a").get_attribute("href") == f"/g/{gid}"
+        page.screenshot(path=str(artifacts / f"lobby-account-games-{state.replace(' ', '-')}.png"))
     # once the game is over it stays in the list, finished
     fetch_json(ben, "POST", f"/api/games/{gid}/resign")
     ann.reload()

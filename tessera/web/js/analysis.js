@@ -453,7 +453,7 @@ async function start() {
 // refusal says why, the board and its engine are not offered, the link leads back to the game.
 function refuseGame(gid) {
   document.body.classList.add("analysis-refused");
-  for (const el of document.querySelectorAll(".board-wrap, .controls, #best-text, #eval, details:not(#record-box)")) el.hidden = true;
+  for (const el of document.querySelectorAll(".board-wrap, .controls, #status, #prompt, #best-text, #eval, details:not(#record-box)")) el.hidden = true;
   $("back").href = `/g/${encodeURIComponent(gid)}`;
   $("back").hidden = false;
 }
