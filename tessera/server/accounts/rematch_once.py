@@ -4,7 +4,9 @@ migration ``0014_declines``).
 Between two accounts a rematch is a challenge (``routes.py``).  The game's row here names that
 challenge, so that asking again never makes a second one: the asker's own pending ask is answered
 again, the opponent's pending ask is accepted (two crossing asks are one agreement), and once the
-rematch was accepted, declined or withdrawn the game takes no other.  The row's primary key is the
+rematch was accepted the game takes no other.  As between guests (:mod:`.rematch`), a player whose
+ask was declined may not ask again in that game; the one who declined may ask, and so may one who
+withdrew his own ask.  The row's primary key is the
 game: of two asks at the same instant (two server processes) one stores its challenge, the other
 finds it.
 """
@@ -33,11 +35,20 @@ def challenge_of(storage: Storage, game_id: str) -> str | None:
     return None if cid is None else str(cid)
 
 
-def link(storage: Storage, game_id: str, challenge_id: str) -> bool:
-    """Name ``challenge_id`` the rematch of ``game_id``; False when another ask was stored first."""
+def link(storage: Storage, game_id: str, challenge_id: str, *, replacing: str | None = None) -> bool:
+    """Name ``challenge_id`` the rematch of ``game_id`` (in place of the settled ``replacing``);
+    False when another ask was stored first."""
+    t = rematch_challenges_table
     try:
         with storage.transaction(write=True) as tx:
-            tx.conn.execute(rematch_challenges_table.insert().values(game_id=game_id, challenge_id=challenge_id))
+            if replacing is None:
+                tx.conn.execute(t.insert().values(game_id=game_id, challenge_id=challenge_id))
+                return True
+            done = tx.conn.execute(
+                t.update()
+                .where(t.c.game_id == game_id, t.c.challenge_id == replacing)
+                .values(challenge_id=challenge_id)
+            )
+            return bool(done.rowcount == 1)
     except IntegrityError:
         return False
-    return True

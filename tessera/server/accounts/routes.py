@@ -495,35 +495,32 @@ def _account_rematch(
 ) -> dict[str, Any]:
     """The one rematch challenge of a finished game between two accounts (:mod:`.rematch_once`):
     made by the first ask; asked again by its challenger, the same challenge; asked by the opponent
-    while it waits, accepted (two crossing asks are one agreement); once settled, refused."""
+    while it waits, accepted (two crossing asks are one agreement); once played, refused; once
+    declined, refused to the one declined (the one who declined, or withdrew, may ask anew)."""
     store = A.accounts(request)
-    cid = rematch_once.challenge_of(store.storage, game_id)
-    if cid is None:
+    settled: str | None = None
+    for _ in range(2):  # a second round only when another ask was stored first
+        cid = rematch_once.challenge_of(store.storage, game_id)
+        c = store.challenge(cid) if cid is not None else None
+        if c is not None and c["status"] == "pending":
+            if c["_from"] == me.id:
+                return {k: v for k, v in c.items() if not k.startswith("_")}
+            return accept(c["id"], request)
+        if c is not None and c["status"] == "accepted":
+            raise Refused(409, "the rematch of this game has been played already", key="refusal.rematch.played")
+        if c is not None and c["status"] == "declined" and c["_from"] == me.id:
+            raise Refused(
+                409,
+                "your rematch offer was declined: ask for a new game instead",
+                key="refusal.rematch.declined_again",
+            )
+        settled = None if c is None else c["id"]
         made = _challenge(request, me, opponent.username, spec, rated=rated, clock=clock, seat=seat)
-        if rematch_once.link(store.storage, game_id, made["id"]):
+        if rematch_once.link(store.storage, game_id, made["id"], replacing=settled):
             return made
         store.settle_challenge(made["id"], "cancelled")  # another ask was stored first: it is the rematch
         _announce(request, me.id, opponent.id)
-        cid = rematch_once.challenge_of(store.storage, game_id)
-    c = store.challenge(cid) if cid is not None else None
-    if c is None:
-        raise Refused(404, "no such challenge", key="refusal.challenge.unknown")
-    if c["status"] == "pending":
-        if c["_from"] == me.id:
-            return {k: v for k, v in c.items() if not k.startswith("_")}
-        return accept(c["id"], request)
-    if c["status"] == "accepted":
-        raise Refused(
-            409,
-            "the rematch of this game has been played already",
-            key="refusal.rematch.played",
-        )
-    raise Refused(
-        409,
-        f"the rematch of this game was {c['status']}: ask for a new game instead",
-        key="refusal.rematch.settled",
-        args={"status": state_text(c["status"])},
-    )
+    raise Refused(409, "the rematch offer changed meanwhile: look again", key="refusal.rematch.changed")
 
 
 def _challenge(

@@ -49,13 +49,32 @@ def test_two_crossing_rematch_asks_are_one_agreement_and_the_game_takes_no_other
     assert [c["game_id"] for c in rematches(alice) if c["status"] == "accepted"].count(new_game) == 1
 
 
-def test_a_declined_rematch_is_not_asked_again(user: User) -> None:
+def test_a_declined_rematch_is_not_asked_again_by_the_one_declined(user: User) -> None:
+    """ "repeated offers after a decline are limited", for accounts exactly as for guests: the
+    player whose ask was declined may not ask again in that game; the one who declined may."""
     alice, bob, gid = finished(user)
     asked = alice.post(f"/api/games/{gid}/rematch").json()
     assert bob.post(f"/api/challenges/{asked['id']}/decline", json={}).status_code == 200
     again = alice.post(f"/api/games/{gid}/rematch")
-    assert again.status_code == 409 and again.json()["key"] == "refusal.rematch.settled", again.text
+    assert again.status_code == 409 and again.json()["key"] == "refusal.rematch.declined_again", again.text
     assert "declined" in again.json()["detail"]
+    mine = bob.post(f"/api/games/{gid}/rematch")
+    assert mine.status_code == 201 and mine.json()["from"] == "Bob" and mine.json()["status"] == "pending"
+    crossed = alice.post(f"/api/games/{gid}/rematch")  # now Alice's ask accepts Bob's
+    assert crossed.status_code == 201 and crossed.json()["status"] == "accepted", crossed.text
+
+
+def test_a_guest_whose_rematch_was_declined_may_not_ask_again(browser: Callable[..., TestClient]) -> None:
+    """The same rule between guests: the declined seat's ask is refused, the decliner's is an offer."""
+    from tests.server.accounts.test_rematch_seats import guests_game
+
+    host, friend = browser(), browser()
+    gid, t0, t1 = guests_game(host, friend)
+    assert host.post(f"/api/games/{gid}/rematch", json={"token": t0}).status_code == 201
+    assert friend.post(f"/api/games/{gid}/rematch/decline", json={"token": t1}).status_code == 200
+    again = host.post(f"/api/games/{gid}/rematch", json={"token": t0})
+    assert again.status_code == 409 and again.json()["key"] == "refusal.rematch.declined_again", again.text
+    assert friend.post(f"/api/games/{gid}/rematch", json={"token": t1}).json()["rematch"]["from"] == 1
 
 
 def test_both_asking_a_rematch_at_the_same_instant_make_one_game(user: User) -> None:
