@@ -2,7 +2,9 @@
 
 Whether a game can be drawn is the game's knowledge (:func:`tessera.server.knowledge.draws_possible`).
 Against an AI the AI answers at once; otherwise the offer is stored until the opponent accepts,
-declines, or moves (a move instead of an answer lets it lapse).
+declines, or moves (a move instead of an answer lets it lapse, and so does a takeback). An offer
+made while the opponent's stands is an acceptance: two crossing offers are one agreement. A
+declined offer is not made again at once (:mod:`tessera.server.declines`).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from tessera.core.texts import Text
+from tessera.server.declines import DRAW, check_may_ask, declined
 from tessera.server.errors import ServiceError
 from tessera.server.knowledge import draws_possible
 from tessera.server.live import Unchanged, seat_of
@@ -56,10 +59,10 @@ class Draws:
                         "you have already offered a draw: wait for your opponent's answer",
                     ),
                 )
-            if row.draw_offer is not None:
-                raise ServiceError(
-                    409, Text("refusal.draw_opponent_offered", "your opponent has offered a draw: accept or decline it")
-                )
+            if row.draw_offer is not None:  # two crossing offers are one agreement
+                agree_draw(w, row.draw_offer)
+                return
+            check_may_ask(w.tx, row.id, seat, DRAW, len(w.moves))
             other = 1 - seat
             if row.seats[other].kind == "ai":
                 if w.state.evaluate(other) <= AI_DRAW_THRESHOLD:
@@ -101,5 +104,6 @@ class Draws:
             else:
                 w.row.draw_offer = None
                 w.tx.update_game(game_id, draw_offer=None)
+                declined(w.tx, game_id, offer, DRAW, len(w.moves))
 
         return self.endings.guarded(game_id, token, "the game is over: there is no draw offer to answer", body)

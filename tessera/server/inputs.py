@@ -7,6 +7,7 @@ touches storage.
 from __future__ import annotations
 
 import secrets
+import unicodedata
 from typing import Any
 
 import tessera
@@ -26,10 +27,29 @@ SEED_RANGE = (-(2**63), 2**63 - 1)
 """Seeds are stored as 64-bit integers."""
 
 
+MAX_NAME_CHARS = 80
+"""The most characters a player's name keeps."""
+
+MAX_MARKS = 3
+"""The most combining marks a name may stack on one character: enough for any written language
+(Vietnamese stacks two), too few to draw a streak across the page ("Zalgo" text)."""
+
+
 def clean_name(name: object) -> str:
-    """A player's name as printable text: control characters and lone surrogates are dropped, 80 characters at most."""
-    text = str(name)
-    return "".join(ch for ch in text if ch.isprintable() and not 0xD800 <= ord(ch) <= 0xDFFF)[:80].strip()
+    """A player's name as printable text: control characters and lone surrogates are dropped,
+    80 characters at most; a name that stacks more than :data:`MAX_MARKS` combining marks on one
+    character (what it draws, not its length) is refused (``ServiceError`` 422)."""
+    text = "".join(ch for ch in str(name) if ch.isprintable() and not 0xD800 <= ord(ch) <= 0xDFFF)
+    run = most = 0
+    for ch in text:
+        run = run + 1 if unicodedata.category(ch) in ("Mn", "Me") else 0
+        most = max(most, run)
+    if most > MAX_MARKS:
+        raise ServiceError(
+            422,
+            f"a name may stack at most {MAX_MARKS} combining marks on one character; this one stacks {most}",
+        )
+    return text[:MAX_NAME_CHARS].strip()
 
 
 def check_seed(seed: object) -> int:

@@ -16,10 +16,34 @@ from tessera.server.errors import ServiceError, short
 from tessera.server.events import Events
 from tessera.server.inputs import check_seed, load_or_refuse
 from tessera.server.knowledge import movers, parse_record, record_dict, replay_moves, text_record
-from tessera.server.live import Games, seat_of
+from tessera.server.live import Games
 from tessera.server.results import rules_result
 from tessera.server.seats import Created, Seats
 from tessera.server.storage import MoveRow
+
+LIVE = ("open", "active")
+"""The statuses of a game in progress (waiting for its players, or being played)."""
+
+
+def engine_refusal(view: dict[str, Any], *, rated: bool) -> ServiceError | None:
+    """Why the analysis board may not take a game now (None: it may).
+
+    **No engine for a game in progress**: while a game is open or being played, its analysis
+    source is refused to everyone — its players, spectators, a logged-out tab — so that nobody
+    can hand a player the engine's move.  Excepted are the games with no human opponent to
+    cheat: a hot-seat game (every seat at one screen) and an unrated game of one person
+    against AI seats alone.  ``view`` is any view of the game; ``rated``: whether it is rated.
+    """
+    if view["status"] not in LIVE or view["mode"] == "hotseat":
+        return None
+    people = sum(1 for s in view["seats"] if s["kind"] != "ai")
+    if people <= 1 and not rated:
+        return None
+    return ServiceError(
+        403,
+        "no analysis of a game in progress: it opens when the game is over",
+        key="refusal.analysis.live_game",
+    )
 
 
 class Records:
@@ -94,22 +118,15 @@ class Records:
         self._fill(created, state.history(), state, imported=False)
         return created
 
-    def analysis_source(self, game_id: str, token: str | None, view: dict[str, Any]) -> dict[str, Any]:
+    def analysis_source(self, view: dict[str, Any], *, rated: bool) -> dict[str, Any]:
         """A game's public moves for the analysis board (``view``: its spectator's view), unless
-        ``token`` holds a seat of it in progress.
+        the game goes on between people (:func:`engine_refusal`: 403 to everyone, whoever asks).
 
-        No help during a live game: a seated player (other than at a hot-seat screen,
-        which has no opponent to hide from) cannot analyse it until it is over.  A
-        spectator may; the moves are the resolved ones (a sealed order never is).
+        The moves are the resolved ones (a sealed order never is).
         """
-        if token and view["status"] == "active" and view["mode"] != "hotseat":
-            row = self.games.current(game_id).row
-            try:
-                seat = seat_of(row, token, required=False)
-            except ServiceError:  # a token of another game: this person watches
-                seat = None
-            if seat is not None:
-                raise ServiceError(403, "no analysis during your own game: it opens when the game is over")
+        refusal = engine_refusal(view, rated=rated)
+        if refusal is not None:
+            raise refusal
         return {
             "id": view["id"],
             "game": view["game"],

@@ -229,9 +229,10 @@ class MatchService:
         """A new game (hot-seat or against the AI) from a position."""
         return self.records.continue_from(spec, seed, moves, mode=mode, seat=seat, ai_level=ai_level)
 
-    def analysis_source(self, game_id: str, token: str | None) -> dict[str, Any]:
-        """A game's public moves for the analysis board, unless ``token`` holds a seat of it in progress."""
-        return self.records.analysis_source(game_id, token, self.view(game_id))
+    def analysis_source(self, game_id: str, *, rated: bool) -> dict[str, Any]:
+        """A game's public moves for the analysis board, unless it is in progress between people
+        (:func:`tessera.server.records.engine_refusal`; ``rated``: whether the game is rated)."""
+        return self.records.analysis_source(self.view(game_id), rated=rated)
 
     def analysis_record(self, record: dict[str, Any] | str) -> dict[str, Any]:
         """A record for the analysis board, straight from its text or JSON: no game is created."""

@@ -15,6 +15,7 @@ from tessera.core.game import SIMULTANEOUS
 from tessera.core.records import RESIGN
 from tessera.core.texts import Text
 from tessera.server.clocks import clock_start, clock_stop_all
+from tessera.server.declines import UNDO, check_may_ask, declined
 from tessera.server.errors import ServiceError
 from tessera.server.knowledge import movers, replay_moves
 from tessera.server.storage import GameRow, MoveRow
@@ -104,11 +105,12 @@ def take_back(w: Work, target: int) -> None:
     w.sealed = {}
     row.undo_request = None
     row.undo_agreed = 0
+    row.draw_offer = None  # a draw offer belongs to the position it was made in
     if row.clock is not None:
         now = time.time()
         clock_stop_all(row.clock, now)
         clock_start(row.clock, movers(w.state), now)
-    w.tx.update_game(row.id, undo_request=None, undo_agreed=0, clock=row.clock)
+    w.tx.update_game(row.id, undo_request=None, undo_agreed=0, draw_offer=None, clock=row.clock)
 
 
 class Undo:
@@ -144,6 +146,7 @@ class Undo:
             if row.mode in ("hotseat", "ai"):
                 take_back(w, target)
             elif row.undo_request is None:
+                check_may_ask(w.tx, row.id, seat, UNDO, len(w.moves))
                 row.undo_request, row.undo_agreed = seat, 0
                 if undo_waiting(row, w.moves):
                     w.tx.update_game(game_id, undo_request=seat, undo_agreed=0)
@@ -181,6 +184,7 @@ class Undo:
                     ),
                 )
             if not accept:
+                declined(w.tx, game_id, row.undo_request, UNDO, len(w.moves))
                 row.undo_request, row.undo_agreed = None, 0
                 w.tx.update_game(game_id, undo_request=None, undo_agreed=0)
             elif waiting == [seat]:

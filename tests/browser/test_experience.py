@@ -271,29 +271,6 @@ def test_the_analysis_board_explores_variations_as_a_tree_and_continues_against_
     page.close()
 
 
-def test_no_analysis_for_a_player_of_a_game_in_progress(server: str, browser: Any) -> None:
-    """ "Never available to a player of a game in progress": the game page offers no analysis link to
-    a seated player of a live game against the AI, and the server refuses his token; a spectator
-    of the same live game may analyse it."""
-    created = post(server, "/api/games", {"game": "ikabegama", "mode": "ai", "seat": 1, "ai_level": 1})
-    page = open_game(browser, server, created, DESKTOP)
-    page.wait_for_function("document.querySelectorAll('#moves li').length >= 1")
-    assert page.locator("#analyse-wrap").is_hidden()
-    gid, token = created["id"], created["tokens"]["1"]
-    try:
-        urllib.request.urlopen(server + f"/api/games/{gid}/analysis?token={token}", timeout=10)
-        raise AssertionError("the player's analysis request was accepted")
-    except urllib.error.HTTPError as e:
-        assert e.code == 403 and "your own game" in json.loads(e.read())["detail"]
-    watcher = browser.new_page(viewport=DESKTOP)
-    watcher.goto(server + f"/g/{gid}")
-    watcher.wait_for_selector("svg.board .cell")
-    assert watcher.locator("#analyse-wrap").is_visible()
-    assert get(server, f"/api/games/{gid}/analysis")["moves"]
-    watcher.close()
-    page.close()
-
-
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
 def test_the_lobby_form_is_private_by_default_readable_and_lists_my_games(
     server: str, browser: Any, artifacts: Path, viewport: dict[str, int]

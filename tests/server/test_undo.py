@@ -65,13 +65,16 @@ def test_online_undo_needs_every_other_human_seat_to_accept(client: TestClient) 
 def test_one_refusal_ends_the_request(client: TestClient) -> None:
     """'one refusal ends the request' (the agreements so far are forgotten)"""
     gid, t = online4(client, [HERE, INVITE, INVITE, INVITE])
-    bring_in(client, gid, t[0], ["o4"])
+    assert move(client, gid, t[0], "o4=1", 0).status_code == 200  # Red's turn goes on
     n = view(client, gid, t[0])["move_number"]
     post(client, gid, "undo", t[0])
     post(client, gid, "undo/accept", t[1])
     v = post(client, gid, "undo/decline", t[3]).json()
     assert v["undo_request"] is None and v["move_number"] == n
     assert post(client, gid, "undo/accept", t[2]).status_code == 409  # nothing left to answer
+    soon = post(client, gid, "undo", t[0])  # not again at the position it was declined in
+    assert soon.status_code == 409 and soon.json()["key"] == "refusal.undo_declined_wait"
+    bring_in(client, gid, t[0], ["n4"])
     v = post(client, gid, "undo", t[0]).json()  # a new request starts from nobody's agreement
     assert v["undo_waiting"] == [1, 2, 3]
 
@@ -180,6 +183,12 @@ def test_undo_online_is_a_request_the_opponent_answers(client: TestClient) -> No
     d = client.post(f"/api/games/{g['id']}/undo/decline", json={"token": t1}).json()
     assert d["undo_request"] is None and d["move_number"] == 1
     assert client.post(f"/api/games/{g['id']}/undo/accept", json={"token": t1}).status_code == 409
+    again = client.post(f"/api/games/{g['id']}/undo", json={"token": t0})
+    assert again.status_code == 409 and again.json()["key"] == "refusal.undo_declined_wait"
+    g = create(client, "nume", mode="online", public=True)  # accepted: the move is taken back
+    t0 = g["tokens"]["0"]
+    t1 = client.post(f"/api/games/{g['id']}/join").json()["token"]
+    move(client, g["id"], t0, "a1=1", 0)
     client.post(f"/api/games/{g['id']}/undo", json={"token": t0})
     a = client.post(f"/api/games/{g['id']}/undo/accept", json={"token": t1}).json()
     assert a["move_number"] == 0 and a["undo_request"] is None

@@ -165,6 +165,10 @@ def offer(request: Request, game_id: str, token: str | None) -> dict[str, Any]:
         return answer(request, game_id, token, accept=True)
     if current is not None and current["status"] == "accepted":
         raise Refused(409, "the rematch was already made", key="refusal.rematch.made")
+    if current is not None and current["status"] == "declined" and current["from_seat"] == seat:
+        raise Refused(
+            409, "your rematch offer was declined: ask for a new game instead", key="refusal.rematch.declined_again"
+        )
     now = time.time()
     values = {
         "from_seat": seat,

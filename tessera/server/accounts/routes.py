@@ -22,6 +22,7 @@ from starlette.concurrency import run_in_threadpool
 from tessera.core.registry import list_games
 from tessera.server.accounts import auth as A
 from tessera.server.accounts import rematch as seat_rematch
+from tessera.server.accounts import rematch_once
 from tessera.server.accounts.challenge_store import invitees_all_accepted, settle_in
 from tessera.server.accounts.live import AccountStreams, announce
 from tessera.server.accounts.rating import rate_pending
@@ -490,9 +491,48 @@ def rematch(
                 raise
         else:
             if token is None or token == A.seat_token_for(request, game_id):
-                me = auth.user
-                return _challenge(request, me, opponent.username, spec, rated=rated, clock=clock, seat=seat)
+                return _account_rematch(request, auth.user, game_id, opponent, spec, rated, clock, seat)
     return seat_rematch.offer(request, game_id, token)
+
+
+def _account_rematch(
+    request: Request,
+    me: User,
+    game_id: str,
+    opponent: User,
+    spec: str,
+    rated: bool,
+    clock: dict[str, Any] | None,
+    seat: int,
+) -> dict[str, Any]:
+    """The one rematch challenge of a finished game between two accounts (:mod:`.rematch_once`):
+    made by the first ask; asked again by its challenger, the same challenge; asked by the opponent
+    while it waits, accepted (two crossing asks are one agreement); once played, refused; once
+    declined, refused to the one declined (the one who declined, or withdrew, may ask anew)."""
+    store = A.accounts(request)
+    settled: str | None = None
+    for _ in range(2):  # a second round only when another ask was stored first
+        cid = rematch_once.challenge_of(store.storage, game_id)
+        c = store.challenge(cid) if cid is not None else None
+        if c is not None and c["status"] == "pending":
+            if c["_from"] == me.id:
+                return {k: v for k, v in c.items() if not k.startswith("_")}
+            return accept(c["id"], request)
+        if c is not None and c["status"] == "accepted":
+            raise Refused(409, "the rematch of this game has been played already", key="refusal.rematch.played")
+        if c is not None and c["status"] == "declined" and c["_from"] == me.id:
+            raise Refused(
+                409,
+                "your rematch offer was declined: ask for a new game instead",
+                key="refusal.rematch.declined_again",
+            )
+        settled = None if c is None else c["id"]
+        made = _challenge(request, me, opponent.username, spec, rated=rated, clock=clock, seat=seat)
+        if rematch_once.link(store.storage, game_id, made["id"], replacing=settled):
+            return made
+        store.settle_challenge(made["id"], "cancelled")  # another ask was stored first: it is the rematch
+        _announce(request, me.id, opponent.id)
+    raise Refused(409, "the rematch offer changed meanwhile: look again", key="refusal.rematch.changed")
 
 
 def _challenge(

@@ -10,9 +10,10 @@ from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from tessera.server import analysis
+from tessera.server.accounts.auth import accounts
 from tessera.server.inputs import check_seed
 from tessera.server.limits import client_address, credential
-from tessera.server.routers.deps import Service, ViewerToken, created_answer
+from tessera.server.routers.deps import Service, created_answer
 from tessera.server.routers.records import record_body
 from tessera.server.scheduler import ANALYSIS, FairPool
 
@@ -32,9 +33,11 @@ class AnalysisIn(BaseModel):
 
 
 @router.get("/api/games/{game_id}/analysis")
-def analysis_source(game_id: str, service: Service, token: ViewerToken) -> dict[str, Any]:
-    """A game's resolved moves for the analysis board (refused to a player of it while it goes on)."""
-    return service.analysis_source(game_id, token)
+def analysis_source(game_id: str, service: Service, request: Request) -> dict[str, Any]:
+    """A game's resolved moves for the analysis board: 403 to everyone while it is in progress
+    between people (:func:`tessera.server.records.engine_refusal`)."""
+    rated = bool(accounts(request).game_accounts(game_id)["rated"])
+    return service.analysis_source(game_id, rated=rated)
 
 
 @router.post("/api/analysis/position")

@@ -3,7 +3,7 @@
 // every move played here becomes a branch of a move tree (branches kept, click to go back).
 // It knows no game: the server sends render descriptions with the legal moves of the player to move.
 import { applyStyles } from "./styles.js";
-import { api, ApiError, escapeHtml, loadSeats, saveSeats } from "./api.js";
+import { api, ApiError, escapeHtml, saveSeats } from "./api.js";
 import { BoardView } from "./board.js";
 import { actionLabel, colourName, decorations, localized, panelRows, refusalText, resultText, statusText, textOf, usesPalette, whenClientLoads } from "./decorate.js";
 import { initI18n, t } from "./i18n.js";
@@ -149,6 +149,7 @@ function labelBar(side, pct) {
 
 async function bestMove() {
   const id = tree.current;
+  if (!node(id) || !node(id).pos) return; // no position on the board (a refused game): nothing to think about
   $("best-text").textContent = t("analysis:thinking");
   await evaluate(2.0);
   if (tree.current !== id) return;
@@ -417,8 +418,8 @@ async function start() {
   tree.nodes.push({ id: 0, parent: null, player: null, move: null, children: [], pos: null, evaluation: null });
   let moves = [];
   let at = null;
+  const gid = query.get("game");
   try {
-    const gid = query.get("game");
     const handed = query.get("record") === "paste" ? sessionStorage.getItem(RECORD_KEY) : null;
     if (handed !== null) {
       sessionStorage.removeItem(RECORD_KEY);
@@ -429,9 +430,7 @@ async function start() {
       ui.spec = "nume"; // an unreadable record: its error is shown above an empty board
       $("title").textContent = t("analysis:title");
     } else if (gid) {
-      const seats = loadSeats(gid).tokens || {};
-      const token = Object.values(seats)[0];
-      const src = await api("GET", `/api/games/${encodeURIComponent(gid)}/analysis`, undefined, token || undefined);
+      const src = await api("GET", `/api/games/${encodeURIComponent(gid)}/analysis`);
       ui.spec = src.spec;
       ui.seed = src.seed;
       moves = src.moves;
@@ -446,8 +445,18 @@ async function start() {
     }
   } catch (e) {
     showError(refusalText(e));
+    if (gid) refuseGame(gid);
     return;
   }
   await showLine(moves, at);
+}
+
+// A game the server will not analyse now (one in progress between people: docs/http-api.md): the
+// refusal says why, the board and its engine are not offered, the link leads back to the game.
+function refuseGame(gid) {
+  document.body.classList.add("analysis-refused");
+  for (const el of document.querySelectorAll(".board-wrap, .controls, #status, #prompt, #best-text, #eval, details:not(#record-box)")) el.hidden = true;
+  $("back").href = `/g/${encodeURIComponent(gid)}`;
+  $("back").hidden = false;
 }
 start();

@@ -49,6 +49,19 @@ export async function api(method, path, body = undefined, token = undefined) {
   return data;
 }
 
+// The signed-in account ({"username", …}; null for a guest), asked once per page.
+let account = null;
+export function whoAmI() {
+  if (account === null) {
+    account = api("GET", "/api/account").catch((e) => {
+      if (e instanceof ApiError && e.status === 401) return null;
+      account = null; // another failure (the network): asked again next time
+      return null;
+    });
+  }
+  return account;
+}
+
 // Seat tokens of a game kept in this browser: {seat: token}, plus invite links.
 export function loadSeats(gameId) {
   try {

@@ -1139,11 +1139,28 @@ function renderReplay(v) {
   renderAnalyse(v, at);
 }
 
-// The analysis board opens for spectators and finished games, never for a player of a game in
-// progress (no help during a live game; a hot-seat screen has no opponent to hide it from).
+// No engine for a game in progress (docs/http-api.md, "Analysis board"): the analysis link is
+// shown to nobody — players and spectators alike — while a game between people goes on; a
+// hot-seat game and an unrated game against the AI alone have no human opponent to cheat.
+let ratedGame = null; // whether this game is rated (GET /api/games/{id}/accounts; null: not asked yet)
+
+function analysisOpen(v) {
+  if (!["open", "active"].includes(v.status) || v.mode === "hotseat") return true;
+  if (v.seats.filter((s) => s.kind !== "ai").length > 1) return false;
+  if (ratedGame === null) {
+    ratedGame = api("GET", `/api/games/${gameId}/accounts`)
+      .then((a) => Boolean(a.rated))
+      .catch(() => true)
+      .then((rated) => {
+        ratedGame = rated;
+        if (ui.view) renderAnalyse(ui.view, ui.replay === null ? ui.view.moves.length : ui.replay);
+      });
+  }
+  return ratedGame === false;
+}
+
 function renderAnalyse(v, at) {
-  const allowed = v.status !== "active" || !mySeats.length || v.mode === "hotseat";
-  $("analyse-wrap").hidden = !allowed;
+  $("analyse-wrap").hidden = !analysisOpen(v);
   $("analyse").href = `/analysis?game=${encodeURIComponent(gameId)}&n=${at}`;
 }
 
@@ -1389,21 +1406,45 @@ function renderLegend(desc, deco) {
 
 let chat = null; // the chat panel (chat.js)
 
+// A seat the signed-in account holds (a plain link, a bookmark, another device: no token in this
+// browser): the view read with the session names it (`you`); its seat token is asked once
+// (GET /api/account/games/{id}/seat) and kept here, as an invite link's would be, so that every
+// control of the seat is shown and the socket follows it.
+async function adoptAccountSeat(view) {
+  if (mySeats.length || view.you === null || view.you === undefined) return view;
+  try {
+    const r = await api("GET", `/api/account/games/${encodeURIComponent(gameId)}/seat`);
+    tokens[r.seat] = r.token;
+    mySeats.push(r.seat);
+    saveSeats(gameId, { tokens: { [r.seat]: r.token } });
+    return await readView(r.token);
+  } catch {
+    return view; // the session ended meanwhile: this page watches
+  }
+}
+
 async function start() {
   await initI18n(["params", "game", "learn", "chat", "seeks", "engine", "account"]);
+  let view = null;
+  try {
+    view = await adoptAccountSeat(await readView(wsToken()));
+  } catch (e) {
+    showError(refusalText(e));
+  }
   chat = mountChat($("chat"), { gameId, token: wsToken }); // the socket's seat: the chat's pushes follow it
   initRematch({ gameId, token: wsToken(), seats: () => (ui.view ? ui.view.seats : []), showError });
   initPrefs({ sound: true, palette: true });
   window.addEventListener("tessera:pref", (e) => {
     if (e.detail.name === "safePalette") renderAll();
   });
-  try {
-    const view = await readView(wsToken());
-    await loadGameClient(view.game); // before the first drawing
-    await receive(view);
-    loadRules(view.game);
-  } catch (e) {
-    showError(refusalText(e));
+  if (view) {
+    try {
+      await loadGameClient(view.game); // before the first drawing
+      await receive(view);
+      loadRules(view.game);
+    } catch (e) {
+      showError(refusalText(e));
+    }
   }
   connect();
 }

@@ -1,7 +1,7 @@
 // The lobby: create a game (any game, parameters, opponent, seat, clock), list open and finished games, import.
 // Every text is the player's language (catalogues "lobby" and "params"); a parameter's label and its
 // one-line explanation come from params:<game>.<param>.label / .help, its choices from .choices.<value>.
-import { api, ApiError, escapeHtml, loadSeats, saveSeats } from "./api.js";
+import { api, ApiError, escapeHtml, loadSeats, saveSeats, whoAmI } from "./api.js";
 import { hasKey, initI18n, t } from "./i18n.js";
 import { clockSettingsText } from "./deadline.js";
 import { colourName, gameClient, loadGameClient, refusalText, resultText } from "./decorate.js";
@@ -485,10 +485,27 @@ function gameItem(g, open) {
   return `<li><a href="/g/${g.id}">${escapeHtml(g.title)}</a> ${specHtml(g.spec)} — ${escapeHtml(seatsText(g.seats))}${clock}${res} ${join}</li>`;
 }
 
-// "My games": the games this browser holds seats in (no accounts: the seat tokens kept here),
-// ongoing first and those where it is your turn before them, then finished ones. On a phone the
-// list comes before the form when there is one (class has-games).
+// "My games": the games this browser holds seats in (the seat tokens kept here) and, for a
+// signed-in account, every game whose seat is bound to it (live, waiting for the opponent —
+// correspondence games too — and finished, from the server: GET /api/users/{name}/games), on
+// any device; ongoing first and those where it is your turn before them, then finished ones.
+// An account's game opens by its plain link: the game page finds the account's seat itself. On a
+// phone the list comes before the form when there is one (class has-games).
 let myGamesTicket = 0; // the latest refresh: an older one finishing late does not overwrite it
+
+async function accountGameIds() {
+  const me = await whoAmI();
+  if (!me) return [];
+  const path = `/api/users/${encodeURIComponent(me.username)}/games`;
+  try {
+    const [live, recent] = await Promise.all([api("GET", `${path}?result=playing`), api("GET", path)]);
+    const ids = [];
+    for (const g of [...live.games, ...recent.games]) if (!ids.includes(g.id)) ids.push(g.id);
+    return ids.slice(0, 40);
+  } catch {
+    return [];
+  }
+}
 
 async function refreshMyGames() {
   const ticket = ++myGamesTicket;
@@ -497,38 +514,43 @@ async function refreshMyGames() {
     const m = /^tessera:game:(.+)$/.exec(localStorage.key(i) || "");
     if (m) ids.push(m[1]);
   }
+  const local = ids.slice(-40).filter((id) => Object.keys(loadSeats(id).tokens || {}).length);
+  const bound = (await accountGameIds()).filter((id) => !local.includes(id));
   const rows = [];
   await Promise.all(
-    ids.slice(-40).map(async (id) => {
+    [...local, ...bound].map(async (id) => {
       const tokens = loadSeats(id).tokens || {};
-      const seats = Object.keys(tokens).map(Number);
-      if (!seats.length) return;
+      let seats = Object.keys(tokens).map(Number);
       try {
-        const v = await api("GET", `/api/games/${encodeURIComponent(id)}`, undefined, tokens[seats[0]]);
+        // without a token here the session answers as the account's seat (`you`)
+        const v = await api("GET", `/api/games/${encodeURIComponent(id)}`, undefined, seats.length ? tokens[seats[0]] : undefined);
+        if (!seats.length) seats = v.you === null || v.you === undefined ? [] : [v.you];
+        if (!seats.length) return;
         const yours =
           v.status === "active" &&
           (seats.includes(v.to_move) || (v.to_move === -2 && v.sealed && seats.some((s) => !v.sealed[s])));
-        rows.push({ v, yours, seats });
+        rows.push({ v, yours, seats, tokens });
       } catch {
         /* a game of another server or database: not listed */
       }
     }),
   );
   if (ticket !== myGamesTicket) return;
-  const rank = (r) => (r.v.status === "active" ? (r.yours ? 0 : 1) : 2);
+  const rank = (r) => (r.v.status === "active" || r.v.status === "open" ? (r.yours ? 0 : 1) : 2);
   rows.sort((a, b) => rank(a) - rank(b) || b.v.version - a.v.version);
   $("lobby").classList.toggle("has-games", rows.length > 0);
   $("my-games").innerHTML = rows.length
     ? rows
-        .map(({ v, yours, seats }) => {
-          const hash = seats.map((s) => `t${s}=${encodeURIComponent(loadSeats(v.id).tokens[s])}`).join("&");
+        .map(({ v, yours, seats, tokens }) => {
+          const held = seats.filter((s) => tokens[s]);
+          const hash = held.length ? `#${held.map((s) => `t${s}=${encodeURIComponent(tokens[s])}`).join("&")}` : "";
           const state =
-            v.status !== "active"
+            v.status !== "active" && v.status !== "open"
               ? escapeHtml(v.result ? resultText(v.result) : t("lobby:state.finished"))
               : yours
                 ? `<strong>${escapeHtml(t("lobby:state.your_turn"))}</strong>`
                 : escapeHtml(t("lobby:state.waiting"));
-          return `<li class="my-game${yours ? " yours" : ""}" data-game="${escapeHtml(v.id)}"><a href="/g/${encodeURIComponent(v.id)}#${hash}">${escapeHtml(v.title)}</a> ${specHtml(v.spec)} — ${escapeHtml(seatsText(v.seats))} · ${state}</li>`;
+          return `<li class="my-game${yours ? " yours" : ""}" data-game="${escapeHtml(v.id)}"><a href="/g/${encodeURIComponent(v.id)}${hash}">${escapeHtml(v.title)}</a> ${specHtml(v.spec)} — ${escapeHtml(seatsText(v.seats))} · ${state}</li>`;
         })
         .join("")
     : `<li class="hint">${escapeHtml(t("lobby:my_games_empty"))}</li>`;

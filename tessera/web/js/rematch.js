@@ -113,6 +113,10 @@ export async function askRematch() {
       show(r.rematch);
       return true;
     }
+    if (r.status === "accepted" && r.game_id) {
+      show(r); // the opponent had asked too: two crossing asks are one agreement, to the new game
+      return true;
+    }
     const again = $("rematch"); // a challenge to the opponent's account
     if (again) {
       again.disabled = true;

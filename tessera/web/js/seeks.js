@@ -4,7 +4,7 @@
 // account's live stream tells too): once paired it goes to the game. The standing seeks of everyone are listed, one's own with Cancel;
 // after a while without an opponent the AI at about one's rating is offered.
 
-import { ApiError, api, escapeHtml, saveSeats } from "./api.js";
+import { ApiError, api, escapeHtml, saveSeats, whoAmI } from "./api.js";
 import { refusalText } from "./decorate.js";
 import { clockSettingsText } from "./deadline.js";
 import { initI18n, t } from "./i18n.js";
@@ -276,11 +276,7 @@ async function refreshList() {
 
 export async function mountPlayNow(host) {
   await initI18n(["seeks"]); // the lobby's own call loads this namespace with its others
-  try {
-    me = await api("GET", "/api/account");
-  } catch {
-    me = null;
-  }
+  me = await whoAmI(); // asked once per page (api.js): the lobby's "My games" shares the answer
   try {
     catalog = (await api("GET", "/api/catalog")).games.filter((g) => g.players === 2 || (g.seats_by_players || {})[2]);
   } catch {

@@ -97,3 +97,30 @@ def test_lobby_lists_open_games_and_join_takes_the_free_seat(client: TestClient)
     full = client.post(f"/api/games/{g['id']}/join")
     assert full.status_code == 409 and "taken" in full.json()["detail"]
     assert client.get("/api/games?status=bogus").status_code == 422
+
+
+def test_a_name_is_limited_by_what_it_draws_not_only_by_its_characters(client: TestClient) -> None:
+    """ "Names are limited by what they draw (grapheme clusters and combining marks)": one letter and
+    79 combining marks (80 characters) is refused with the reason; a name written with a few marks
+    per letter (Vietnamese, decomposed) is kept as given."""
+    streak = "a" + "\u0301" * 79
+    r = client.post(
+        "/api/games", json={"game": "nume", "params": {"size": 2}, "mode": "hotseat", "names": [streak, "Bo"]}
+    )
+    assert r.status_code == 422 and "combining marks" in r.json()["detail"], r.text
+    r = client.post(
+        "/api/games",
+        json={
+            "game": "nume",
+            "params": {"size": 2},
+            "mode": "hotseat",
+            "seats": [{"kind": "here", "name": streak}, {"kind": "here"}],
+        },
+    )
+    assert r.status_code == 422 and "combining marks" in r.json()["detail"], r.text
+    viet = "Nguye\u0302\u0303n"  # ễ written as e + circumflex + tilde
+    g = client.post(
+        "/api/games", json={"game": "nume", "params": {"size": 2}, "mode": "hotseat", "names": [viet, "Bo"]}
+    )
+    assert g.status_code == 201, g.text
+    assert view(client, g.json()["id"])["seats"][0]["name"] == viet
