@@ -10,43 +10,39 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import CHROMIUM, _need_browser
 from tests.server.crash_drill import PASSWORD, kill, start
 
 pytestmark = pytest.mark.browser
 
 
-def test_a_browser_session_leaves_no_token_session_or_password_in_the_server_log(tmp_path: Path) -> None:
-    _need_browser()
-    from playwright.sync_api import sync_playwright
-
+def test_a_browser_session_leaves_no_token_session_or_password_in_the_server_log(tmp_path: Path, browser: Any) -> None:
+    """(The session's browser is used: a second Playwright in one process refuses to start.)"""
     log = tmp_path / "server.log"
     server = start(f"sqlite:///{tmp_path / 'b.db'}", log, log_level="info")
     secrets: list[str] = [PASSWORD]
     try:
-        with sync_playwright() as p:
-            b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"])
-            page: Any = b.new_page()
-            page.goto(server.base + "/account")
-            form = page.locator("#signup")
-            form.locator("input[name=username]").fill("logscan")
-            form.locator("input[name=password]").fill(PASSWORD)
-            form.locator("button[type=submit]").click()
-            page.wait_for_selector("#me-card:not([hidden])")
-            secrets += [c["value"] for c in page.context.cookies() if len(c["value"]) >= 16]
-            game = page.evaluate(
-                """async () => (await fetch('/api/games', {method: 'POST',
-                    headers: {'Content-Type': 'application/json'},
-                    body: JSON.stringify({game: 'nume', params: {size: 3}, mode: 'online', seat: 0})})).json()"""
-            )
-            token = game["tokens"]["0"]
-            secrets += [token, *game.get("invites", {}).values()]
-            page.goto(f"{server.base}/g/{game['id']}#seat=0&t={token}")
-            page.wait_for_selector("body[data-conn=online]", timeout=60_000)
-            assert page.evaluate("() => 1") == 1
-            page.goto(server.base + "/account")
-            page.evaluate("async () => fetch('/api/account/logout', {method: 'POST'})")
-            b.close()
+        context = browser.new_context()
+        page: Any = context.new_page()
+        page.goto(server.base + "/account")
+        form = page.locator("#signup")
+        form.locator("input[name=username]").fill("logscan")
+        form.locator("input[name=password]").fill(PASSWORD)
+        form.locator("button[type=submit]").click()
+        page.wait_for_selector("#me-card:not([hidden])")
+        secrets += [c["value"] for c in page.context.cookies() if len(c["value"]) >= 16]
+        game = page.evaluate(
+            """async () => (await fetch('/api/games', {method: 'POST',
+                headers: {'Content-Type': 'application/json'},
+                body: JSON.stringify({game: 'nume', params: {size: 3}, mode: 'online', seat: 0})})).json()"""
+        )
+        token = game["tokens"]["0"]
+        secrets += [token, *game.get("invites", {}).values()]
+        page.goto(f"{server.base}/g/{game['id']}#seat=0&t={token}")
+        page.wait_for_selector("body[data-conn=online]", timeout=60_000)
+        assert page.evaluate("() => 1") == 1
+        page.goto(server.base + "/account")
+        page.evaluate("async () => fetch('/api/account/logout', {method: 'POST'})")
+        context.close()
     finally:
         kill(server)
     text = log.read_text()

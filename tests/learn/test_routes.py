@@ -84,4 +84,4 @@ def test_the_app_serves_the_learn_routes_and_pages() -> None:
     with TestClient(create_app("sqlite://", ai_mode="thread")) as c:
         assert c.get("/api/learn/nibble/diagrams").status_code == 200
         page = c.get("/learn/nibble")
-        assert page.status_code == 200 and "learn.js" in page.text
+        assert page.status_code == 200 and "learn-start.js" in page.text
