@@ -388,14 +388,14 @@ def test_a_draw_offer_is_answered_online_and_watched_by_a_spectator(
     watcher.wait_for_selector("#draw-offer >> text=Light offers a draw")
     dark.screenshot(path=str(artifacts / f"draw-offer-{viewport['width']}.png"))
     dark.locator("#draw-decline").click()
-    light.wait_for_selector("#offer-draw")  # declined: the offer is gone, a new one may be made
-    watcher.wait_for_selector("#draw-offer", state="detached")
-    light.locator("#offer-draw").click()
-    dark.locator("#draw-accept").click()
+    watcher.wait_for_selector("#draw-offer", state="detached")  # declined: the offer is gone
+    # Light, declined, may offer again only after 20 more moves (as lichess); Dark may offer now
+    dark.locator("#offer-draw").click()
+    light.locator("#draw-accept").click()
     for page in (light, dark, watcher):
         page.wait_for_selector("#banner:not([hidden])")
         why = page.locator("#result-why")
-        assert why.inner_text() == "Draw by agreement: Light offered a draw and Dark accepted"
+        assert why.inner_text() == "Draw by agreement: Dark offered a draw and Light accepted"
         assert why.get_attribute("data-reason") == "agreement"
     light.screenshot(path=str(artifacts / f"draw-agreed-{viewport['width']}.png"))
     assert not light.errors and not dark.errors, light.errors + dark.errors
