@@ -269,6 +269,27 @@ KEEP_ALIVE = 5
 LIMIT_CONCURRENCY = 2000
 """Connections and tasks at once beyond which uvicorn answers 503 (keep it under the descriptor limit)."""
 
+SHUTDOWN_GRACE = 5.0
+"""Seconds a stopping server waits for open requests before it cancels them.  Event and game streams
+never end by themselves (their clients open them again on another process), so without a bound a
+stop waits for ever; ``TESSERA_SHUTDOWN_GRACE`` sets it (the tests use a shorter one)."""
+
+
+def shutdown_grace() -> float:
+    """:data:`SHUTDOWN_GRACE`, or ``TESSERA_SHUTDOWN_GRACE`` seconds when set.
+
+    Raises ValueError when the variable is not a non-negative number."""
+    raw = os.environ.get("TESSERA_SHUTDOWN_GRACE")
+    if raw is None or raw == "":
+        return SHUTDOWN_GRACE
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"TESSERA_SHUTDOWN_GRACE must be a number of seconds, not {raw!r}") from None
+    if not value >= 0:
+        raise ValueError(f"TESSERA_SHUTDOWN_GRACE must be 0 or more seconds, not {raw!r}")
+    return value
+
 
 def uvicorn_limits(args: argparse.Namespace) -> dict[str, Any]:
     """uvicorn's settings that drop slow or greedy clients (docs/deploy.md)."""
@@ -280,6 +301,7 @@ def uvicorn_limits(args: argparse.Namespace) -> dict[str, Any]:
         "h11_max_incomplete_event_size": H11_MAX_INCOMPLETE,
         "ws_max_size": WS_MAX_SIZE,
         "limit_concurrency": args.limit_concurrency or LIMIT_CONCURRENCY,
+        "timeout_graceful_shutdown": shutdown_grace(),
         "log_level": args.log_level.lower(),
     }
 

@@ -64,7 +64,11 @@ def live_server(db_url: str) -> Iterator[Live]:
     """The app served by uvicorn on a free port, in a thread of this process."""
     app = create_app(db_url, ai_mode="thread", ai_seconds=0.01, warm=False, rates={})
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
+    # the bots' streams stay open to the end: a stop does not wait for them
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=1
+    )
+    server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.time() + 30
@@ -655,3 +659,58 @@ def test_a_bot_chats_with_its_opponent_in_the_player_room_and_never_reads_the_sp
         assert too_long.status_code == 400 and "200" in too_long.json()["detail"]
         wrong = call("POST", f"{live.base}/api/bot/game/{gid}/chat", tb, json={"room": "spectator", "text": "hey"})
         assert wrong.status_code in (400, 403), wrong.text
+
+
+def test_a_move_stored_while_a_game_stream_opens_is_sent_on_it(live: Live, monkeypatch: pytest.MonkeyPatch) -> None:
+    """'a game stream listens before it reads': the opponent's move is stored just after the stream
+    read the position it opens with (as a busy server interleaves them); the stream must still send
+    that move's ``gameState`` (a stream that read first and listened after missed it for ever, and its
+    bot waited with the opponent)."""
+    ta, tb = bot_account(live.base, "Alpha"), bot_account(live.base, "Beta")
+    c = challenge(live.base, ta, "Beta", SMALL["nume"], seat=0)  # Alpha moves first
+    acc = httpx.post(f"{live.base}/api/challenges/{c['id']}/accept", headers=bearer(tb))
+    assert acc.status_code == 200, acc.text
+    gid = acc.json()["game_id"]
+    first = tessera.load_game(SMALL["nume"]).new_initial_state().random_move(random.Random(3))
+    service = live.app.state.service
+    real_view = service.view
+    played: list[int] = []
+
+    def view_then_move(game_id: str, *args: Any, **kw: Any) -> Any:
+        view = real_view(game_id, *args, **kw)
+        if game_id == gid and not played:  # Beta's stream read the position: Alpha moves now
+            r = httpx.post(
+                f"{live.base}/api/bot/game/{gid}/move", json={"move": first, "expected": 0}, headers=bearer(ta)
+            )
+            played.append(r.status_code)
+        return view
+
+    monkeypatch.setattr(service, "view", view_then_move)
+    with httpx.stream("GET", f"{live.base}/api/bot/game/stream/{gid}", headers=bearer(tb), timeout=20) as s:
+        lines = s.iter_lines()
+        full = _next(lines)
+        assert full["type"] == "gameFull" and full["seat"] == 1 and played == [200]
+        deadline = time.monotonic() + 10 * PATIENCE
+        while True:  # keep-alives (empty lines) come every 6 s: the move must come before the deadline
+            line = next(lines)
+            if line.strip():
+                obj = json.loads(line)
+                if obj["type"] == "gameState":
+                    break
+            assert time.monotonic() < deadline, "the move stored while the stream opened was never sent"
+    assert obj["move_list"] == [first] or obj["moves"] == first, obj
+
+
+def test_a_stopping_server_waits_for_open_streams_only_its_grace(monkeypatch: pytest.MonkeyPatch) -> None:
+    """'a stop waits for open requests at most TESSERA_SHUTDOWN_GRACE seconds': bot streams never end
+    by themselves, so uvicorn is given a bound; a value that is not a number of seconds is refused."""
+    from tessera.server.cli import SHUTDOWN_GRACE, shutdown_grace
+
+    monkeypatch.delenv("TESSERA_SHUTDOWN_GRACE", raising=False)
+    assert shutdown_grace() == SHUTDOWN_GRACE
+    monkeypatch.setenv("TESSERA_SHUTDOWN_GRACE", "0.5")
+    assert shutdown_grace() == 0.5
+    for bad in ("soon", "-1", "nan"):
+        monkeypatch.setenv("TESSERA_SHUTDOWN_GRACE", bad)
+        with pytest.raises(ValueError, match="TESSERA_SHUTDOWN_GRACE"):
+            shutdown_grace()

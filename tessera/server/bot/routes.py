@@ -301,12 +301,9 @@ async def seat_stream(request: Request, user: User, game_id: str, scope: str) ->
     service = request.app.state.service
     streams: BotStreams = request.app.state.bot_streams
     store = bots(request)
-    view = await run_in_threadpool(service.view, game_id, token)
-    summary = await run_in_threadpool(store.game_summary, game_id, seat)
-    assert summary is not None
     chat: Chat = request.app.state.chat
     key = token_key(request.scope) or ""
-    try:
+    try:  # listen before reading: a move stored between the read and the listening would be missed
         wake = streams.open_game(game_id, key)
     except TooManyStreams as e:
         n = e.limit
@@ -325,6 +322,13 @@ async def seat_stream(request: Request, user: User, game_id: str, scope: str) ->
             key="refusal.bot.too_many_streams",
             args={"n": n},
         ) from None
+    try:
+        view = await run_in_threadpool(service.view, game_id, token)
+        summary = await run_in_threadpool(store.game_summary, game_id, seat)
+    except BaseException:
+        streams.close_game(wake)
+        raise
+    assert summary is not None
     service.presence.arrive(game_id, seat)
     people = [p["seat"] for p in summary["players"] if not p["ai"] and p["seat"] != seat]
     two = lichess.two_seats(view)
@@ -339,12 +343,13 @@ async def seat_stream(request: Request, user: User, game_id: str, scope: str) ->
             written = checked = time.monotonic()
             while last["status"] != "finished":
                 quiet = time.monotonic() - written
-                try:  # presence is not an event: looked at every PRESENCE_EVERY seconds
-                    wait = min(PRESENCE_EVERY if people else KEEPALIVE, KEEPALIVE - quiet, CHECK_EVERY)
+                # presence is not an event: looked at every PRESENCE_EVERY seconds
+                wait = min(PRESENCE_EVERY if people else KEEPALIVE, KEEPALIVE - quiet, CHECK_EVERY)
+                with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(wake.event.wait(), max(0.05, wait))
-                    woke = True
-                except TimeoutError:
-                    woke = False
+                # read whether it was set only now (a wake-up just after the time-out counts too), then
+                # clear it before reading the view: a change stored after the clear wakes the next round
+                woke = wake.event.is_set()
                 wake.event.clear()
                 out: list[dict[str, Any]] = []
                 chats, wake.chats = wake.chats, []
