@@ -3,7 +3,7 @@
 
 Read from the code's syntax trees: no module outside ``tessera/games`` compares a name with the name of
 a registered game (``x.name == "nibble"``, ``name in ("nume", …)``), except modules of one game in a
-layer above the games (``agents/learned/nibble.py``), which check that they were given their game.
+layer above the games (``games/nibble/learned.py``), which check that they were given their game.
 ``tests/test_one_folder.py`` holds the stricter rule (imports and dictionary keys too, and the client).
 """
 

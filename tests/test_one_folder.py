@@ -30,11 +30,10 @@ _NAMED = re.compile(rf"^({_ANY})(\(.*\))?$")
 """A game's name, or its one-string form (``nume(size=2)``)."""
 
 PYTHON_LEFT: dict[str, str] = {
-    "tessera/agents/learned/features.py": "Nume's learned features: to move into games/nume/learned.py",
-    "tessera/agents/learned/model.py": "the weights' games and files by name: to become a Game.learned() hook",
-    "tessera/agents/learned/nibble.py": "Nibble's learned leaf: to move into games/nibble/learned.py",
-    "tessera/agents/learned/nymbat.py": "Nymbat's learned value: to move into games/nymbat/learned.py",
-    "tessera/arena/train.py": "the Nume trainer reads Nume's kernels: to reach them through Game.learned()",
+    "tessera/arena/train.py": (
+        "Nume's self-play generations read Nume's kernels (group sizes) and Nibble's staged trainer its leaf:"
+        " to reach them through Game.learned()"
+    ),
 }
 """Generic modules that still name a game, each with what is to be done (the list only shrinks)."""
 

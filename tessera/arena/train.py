@@ -46,16 +46,16 @@ import numpy as np
 
 from tessera.agents.learned.agent import LearnedMCTSAgent
 from tessera.agents.learned.model import (
-    FEATURES,
     LearnedEvaluation,
     Weights,
     features,
     hand_weights,
+    kit,
     load_weights,
 )
-from tessera.agents.learned.nibble import GAME as NIBBLE
 from tessera.core.game import State
 from tessera.core.registry import load_game
+from tessera.games.nibble.learned import GAME as NIBBLE
 
 TRAINABLE = ("nume", NIBBLE)
 """Games ``tessera train`` can learn an evaluation for (Nibble: :func:`train_nibble`)."""
@@ -218,7 +218,7 @@ def self_play(cfg: TrainConfig, ev: LearnedEvaluation, rng: random.Random) -> tu
         xs += kept
         zs += [z] * len(kept)
         sizes += sz
-    n = len(FEATURES[cfg.game])
+    n = len(kit(cfg.game).features)
     return (np.array(xs).reshape(-1, n), np.array(zs, dtype=np.float64), np.array(sizes, dtype=np.int64))
 
 
@@ -432,7 +432,7 @@ def train_nibble(
     seed: int = 0,
     report: Callable[[str], None] = print,
 ) -> Weights:
-    """Nibble's staged leaf value (:mod:`tessera.agents.learned.nibble`), one stage after the other.
+    """Nibble's staged leaf value (:mod:`tessera.games.nibble.learned`), one stage after the other.
 
     Stage 1: ``positions`` positions of ``stages[0]`` blocks as the search's leaves meet them, labelled
     by the exact endgame solver; each further stage: positions of its number of blocks labelled by UCT
@@ -442,8 +442,9 @@ def train_nibble(
     (its positions), ``history.jsonl`` and ``best.json``; a stage already written is kept, so a second
     run continues.
     """
-    from tessera.agents.learned.nibble import NibbleLeaf, fit_logistic, make_dataset, mse
-    from tessera.agents.learned.training import nibble_search_dataset
+    from tessera.agents.learned.training import mcts_guide, search_dataset
+    from tessera.core.kits.fitting import fit_logistic, mse
+    from tessera.games.nibble.learned import NibbleLeaf, solved_dataset
 
     if not stages or list(stages) != sorted(set(stages)) or stages[0] < 1:
         raise ValueError(f"train nibble: stages must be increasing numbers of blocks, not {stages!r}")
@@ -461,10 +462,10 @@ def train_nibble(
         rng = random.Random(seed * 1000 + i)
         t0 = time.process_time()
         if weights is None:
-            x, y, info = make_dataset(game, positions, rng, reach)
+            x, y, info = solved_dataset(game, positions, rng, mcts_guide(50), reach)
         else:
             leaf = NibbleLeaf(weights.w, weights.reach or stages[0], rng.randrange(2**62), weights.stages)
-            x, y, info = nibble_search_dataset(game, positions, rng, leaf, reach, iterations)
+            x, y, info = search_dataset(game, positions, rng, leaf, reach, iterations)
         n_test = max(1, len(y) // 5)
         w = fit_logistic(x[n_test:], y[n_test:])
         test = mse(x[:n_test], y[:n_test], w)

@@ -39,6 +39,7 @@ from tessera.core.texts import Text, json_args, name_text
 from tessera.core.texts import outcome as keyed_outcome
 
 if TYPE_CHECKING:
+    from tessera.core.kits.learned import LearnedKit
     from tessera.core.kits.lessons import LessonBook
     from tessera.core.kits.levels import LevelTuning
     from tessera.core.kits.solver import EndgameSolver
@@ -469,6 +470,12 @@ class Game(ABC):
     def solver(self) -> EndgameSolver | None:
         """This game's exact endgame solver (``games/<game>/solver.py``), or ``None``: the levels'
         wrapper and the analysis board (:mod:`tessera.agents.endgame`) consult it near the end."""
+        return None
+
+    @classmethod
+    def learned(cls) -> LearnedKit | None:
+        """The game's learned evaluation (``games/<game>/learned.py``: features, value, shipped weights), or
+        ``None``: the ``learned`` agent and ``tessera train`` (:mod:`tessera.agents.learned`) use it."""
         return None
 
     def vector_engine(self) -> type[VectorGame] | None:

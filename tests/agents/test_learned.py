@@ -16,7 +16,6 @@ import pytest
 import tessera
 from tessera.agents import make_agent
 from tessera.agents.learned import (
-    FEATURES,
     LearnedEvaluation,
     LearnedMCTSAgent,
     WeightsError,
@@ -25,6 +24,7 @@ from tessera.agents.learned import (
     load_weights,
 )
 from tessera.arena.train import TrainConfig, fit, log_loss, play_game, self_play, train
+from tessera.games.nume.learned import NUME_FEATURES
 
 
 def positions(spec: str, seed: int, count: int) -> list[tessera.State]:
@@ -61,7 +61,7 @@ def test_the_learned_value_is_zero_sum_and_in_range() -> None:
 
 def test_the_package_weights_load_and_are_not_the_hand_evaluation() -> None:
     w = load_weights("nume")
-    assert w.game == "nume" and len(w.w) == len(FEATURES["nume"]) and np.all(np.isfinite(w.w))
+    assert w.game == "nume" and len(w.w) == len(NUME_FEATURES) and np.all(np.isfinite(w.w))
     assert not np.allclose(w.w, hand_weights().w), "the shipped weights were learned"
 
 
@@ -156,7 +156,7 @@ def test_a_tiny_training_run_learns_from_its_games_and_writes_resumable_checkpoi
 def test_self_play_records_positions_with_the_final_result() -> None:
     cfg = TrainConfig(game="nume", spec="nume(size=2)", games=3, seed=1)
     x, z, sizes = self_play(cfg, LearnedEvaluation(hand_weights()), random.Random(1))
-    assert x.shape[1] == len(FEATURES["nume"]) and len(x) == len(z) > 0 and set(np.unique(z)) <= {-1.0, 0.0, 1.0}
+    assert x.shape[1] == len(NUME_FEATURES) and len(x) == len(z) > 0 and set(np.unique(z)) <= {-1.0, 0.0, 1.0}
     assert sizes.sum() == 3 * 18, "the final groups of each game cover its 18 cells"
     r, kept = play_game(cfg, (LearnedEvaluation(hand_weights()),) * 2, random.Random(2), False)
     assert r in (-1.0, 0.0, 1.0) and kept == []

@@ -17,8 +17,9 @@ import pytest
 import tessera
 from tessera.agents import make_agent
 from tessera.agents.learned import LearnedMCTSAgent, Weights, WeightsError, hand_weights, load_weights
-from tessera.agents.learned import nibble as nb
+from tessera.agents.learned.training import mcts_guide, sample_position
 from tessera.core.kernels import I64, rng_state
+from tessera.games.nibble import learned as nb
 from tessera.games.nibble.kernels import ON_BOARD, OVER, TAKING, scratch
 from tessera.games.nibble.solver import NibbleSolver
 
@@ -75,14 +76,14 @@ def test_training_positions_carry_the_solvers_result_for_player_0() -> None:
     game = tessera.load_game("nibble")
     solver = NibbleSolver(18)
     for _ in range(4):
-        st = nb.sample_position(game, rng, 18, guided=4, iterations=20)
+        st = sample_position(game, rng, 18, guided=4, iterations=20)
         if st is None:
             continue
         assert len(st.to_dict()["cells"]) <= 18 and not st.is_terminal()
         assert st.legal_moves(), "a usable position"
         out = solver.solve(st, None, exact=False)
         assert out is not None and out.value in (-1, 1)
-    x, y, info = nb.make_dataset(game, 6, random.Random(6), guided=4, iterations=20)
+    x, y, info = nb.solved_dataset(game, 6, random.Random(6), mcts_guide(20), guided=4)
     assert x.shape == (6, len(nb.NIBBLE_FEATURES)) and set(np.unique(y)) <= {-1.0, 1.0}
     assert info["positions"] == 6 and 0 <= info["rollout_mse"] <= 4
 
@@ -91,8 +92,8 @@ def test_a_tiny_training_run_improves_over_random_weights() -> None:
     """Fit on 60 solver-labelled positions: on 40 others its squared error is below that of random weights
     and below 1 (the error of always saying 'even')."""
     game = tessera.load_game("nibble")
-    x, y, _ = nb.make_dataset(game, 60, random.Random(7), guided=10, iterations=20)
-    xt, yt, _ = nb.make_dataset(game, 40, random.Random(8), guided=10, iterations=20)
+    x, y, _ = nb.solved_dataset(game, 60, random.Random(7), mcts_guide(20), guided=10)
+    xt, yt, _ = nb.solved_dataset(game, 40, random.Random(8), mcts_guide(20), guided=10)
     w = nb.fit_logistic(x, y)
     rand = np.random.default_rng(0).normal(size=len(w))
     assert nb.mse(xt, yt, w) < min(1.0, nb.mse(xt, yt, rand))

@@ -19,23 +19,16 @@ import tessera
 from tessera.agents import make_agent
 from tessera.agents.alphabeta import AlphaBetaAgent
 from tessera.agents.learned import (
-    FEATURES,
     LearnedAlphaBetaAgent,
     LearnedTurnAgent,
     WeightsError,
     hand_weights,
     load_weights,
 )
-from tessera.agents.learned.nymbat import (
-    NYMBAT_FEATURES,
-    NymbatValue,
-    features,
-    fit_logistic,
-    mse,
-    value_numpy,
-)
-from tessera.agents.learned.training import nymbat_dataset
+from tessera.agents.learned.training import self_play_dataset
+from tessera.core.kits.fitting import fit_logistic, mse, value_numpy
 from tessera.games.nymbat import kernels as k
+from tessera.games.nymbat.learned import NYMBAT_FEATURES, NymbatValue, features
 
 TWO = tessera.load_game("nymbat")
 FOUR = tessera.load_game("nymbat(players=4)")
@@ -143,7 +136,7 @@ def test_with_two_players_the_learned_value_is_zero_sum() -> None:
 
 def test_a_tiny_fit_on_self_play_beats_random_weights_on_held_out_positions() -> None:
     """Fitted on the positions of some self-play games, judged on the positions of other games."""
-    x, y, gid, info = nymbat_dataset(TWO, 60, random.Random(5), spec="greedy(noise=0.1)", per_game=10)
+    x, y, gid, info = self_play_dataset(TWO, 60, random.Random(5), spec="greedy(noise=0.1)", per_game=10)
     assert info["games"] == 60 and len(x) == len(y) == len(gid) and set(np.unique(y)) <= {-1.0, 0.0, 1.0}
     train, test = gid < 40, gid >= 40
     w = fit_logistic(x[train], y[train])
@@ -156,7 +149,7 @@ def test_a_tiny_fit_on_self_play_beats_random_weights_on_held_out_positions() ->
 
 def test_the_package_weights_load() -> None:
     w = load_weights("nymbat")
-    assert w.game == "nymbat" and len(w.w) == len(FEATURES["nymbat"]) and np.all(np.isfinite(w.w))
+    assert w.game == "nymbat" and len(w.w) == len(NYMBAT_FEATURES) and np.all(np.isfinite(w.w))
     assert not np.allclose(w.w, hand_weights("nymbat").w), "the shipped weights were learned"
     agent = make_agent("learned(game=nymbat,seed=1)")
     assert isinstance(agent, LearnedAlphaBetaAgent) and agent.fallback is None

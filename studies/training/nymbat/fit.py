@@ -14,7 +14,8 @@ import sys
 import numpy as np
 
 from tessera.agents.learned.model import Weights
-from tessera.agents.learned.nymbat import NYMBAT_FEATURES, fit_logistic, mse
+from tessera.core.kits.fitting import fit_logistic, mse
+from tessera.games.nymbat.learned import NYMBAT_FEATURES
 
 
 def log_loss(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:

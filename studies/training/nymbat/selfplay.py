@@ -13,7 +13,7 @@ import time
 import numpy as np
 
 import tessera
-from tessera.agents.learned.training import nymbat_dataset
+from tessera.agents.learned.training import self_play_dataset
 
 
 def main() -> None:
@@ -21,7 +21,7 @@ def main() -> None:
     iterations = int(sys.argv[5]) if len(sys.argv) > 5 and sys.argv[5] != "-" else None
     game = sys.argv[6] if len(sys.argv) > 6 else "nymbat"
     t0 = time.process_time()
-    x, y, gid, info = nymbat_dataset(
+    x, y, gid, info = self_play_dataset(
         tessera.load_game(game), games, random.Random(seed), spec=spec, iterations=iterations
     )
     info["cpu_seconds"] = round(time.process_time() - t0, 1)

@@ -9,24 +9,25 @@ that start a group are drawn from it instead of uniformly from ``0 … cells``. 
 weights cannot be loaded it says why in ``fallback`` and searches with the hand evaluation,
 i.e. it plays exactly as level 5.
 
-Nibble (``game=nibble``): level 5 is UCT with a random game to the end at each leaf
-(``mcts(c=0.7,rollout_cutoff=-1)``); here the leaf's random game stops at
-:data:`~tessera.agents.learned.nibble.REACH` blocks and the learned value scores that
-position (:class:`~tessera.agents.learned.nibble.NibbleLeaf`, one compiled call).  Without
-usable weights it plays level 5's search exactly (random games to the end).
+A game whose kit has a ``leaf`` (Nibble: level 5 is UCT with a random game to the end at each
+leaf, ``mcts(c=0.7,rollout_cutoff=-1)``): the leaf's random game stops at the kit's ``reach``
+and the learned value scores that position (one compiled call).  Without usable weights it plays
+level 5's search exactly (random games to the end).
 
-Nymbat (``game=nymbat``, two players): level 5 is alpha-beta over the hand-written ``evaluate``;
-:class:`LearnedAlphaBetaAgent` is the same search scoring its leaves (and ordering its moves)
-with :class:`~tessera.agents.learned.nymbat.NymbatValue`.  Without usable weights, or with more
-than two players, it is level 5's search exactly.  :func:`learned_agent` picks the class by game
-(the ``learned`` agent spec).  ``search=turns`` (:class:`LearnedTurnAgent`): four-player Nymbat's
-whole-turn search (levels 4–5, ``turns(limit=8|40)``) with the learned value scoring the end of
-each rollout, an experiment (docs/training.md).
+A game whose kit's first search is ``alphabeta`` (Nymbat, two players: level 5 is alpha-beta over the
+hand-written ``evaluate``): :class:`LearnedAlphaBetaAgent` is the same search scoring its leaves (and
+ordering its moves) with the learned value.  Without usable weights, or with more than two players,
+it is level 5's search exactly.  :func:`learned_agent` picks the class from the game's kit (the
+``learned`` agent spec).  ``search=turns`` (:class:`LearnedTurnAgent`, where the kit offers it):
+four-player Nymbat's whole-turn search (levels 4–5, ``turns(limit=8|40)``) with the learned value
+scoring the end of each rollout, an experiment (docs/training.md).
+
+Each game's features, value and leaf live in its folder (``games/<game>/learned.py``) and reach
+these searches through :meth:`tessera.core.game.Game.learned`.
 """
 
 from __future__ import annotations
 
-import bisect
 import random
 from itertools import accumulate
 from pathlib import Path
@@ -34,14 +35,29 @@ from typing import Any
 
 from tessera.agents.alphabeta import AlphaBetaAgent
 from tessera.agents.base import Agent
-from tessera.agents.learned.model import LearnedEvaluation, Weights, WeightsError, load_weights
-from tessera.agents.learned.nibble import GAME as NIBBLE
-from tessera.agents.learned.nibble import REACH, NibbleLeaf
-from tessera.agents.learned.nymbat import GAME as NYMBAT
-from tessera.agents.learned.nymbat import NymbatValue
+from tessera.agents.learned.model import LearnedEvaluation, Weights, WeightsError, kit, load_weights
 from tessera.agents.mcts import MCTSAgent
 from tessera.agents.turns import TurnAgent
 from tessera.core.game import Action, State
+from tessera.core.kits.learned import Leaf, LearnedKit, Value
+
+
+def _kit_or_none(game: str) -> LearnedKit | None:
+    try:
+        return kit(game)
+    except WeightsError:
+        return None
+
+
+def _value(game: str, weights: str | Path | Weights | None) -> Value:
+    """The learned value of ``game`` with ``weights`` (WeightsError when unusable)."""
+    declared = kit(game)
+    w = weights if isinstance(weights, Weights) else load_weights(game, weights)
+    if w.game != game:
+        raise WeightsError(f"weights for {w.game}, not {game}")
+    if declared.value is None:
+        raise WeightsError(f"{game}: its learned value is a search leaf, not an evaluation")
+    return declared.value(w.w)
 
 
 class LearnedMCTSAgent(MCTSAgent):
@@ -61,52 +77,50 @@ class LearnedMCTSAgent(MCTSAgent):
         name: str | None = None,
         **opts: Any,
     ) -> None:
+        declared = _kit_or_none(game)
         if sample is None:
-            sample = 1 if game == NIBBLE else 8  # level 5's (Nibble: every legal step a candidate)
+            sample = declared.sample if declared is not None else 8  # level 5's
         super().__init__(c=c, rollout_cutoff=rollout_cutoff, sample=sample, name=name or "learned", **opts)
+        self.game = game
         self.fallback: str | None = None
         """Why the learned evaluation is not used (``None`` when it is)."""
         self.evaluation: LearnedEvaluation | None = None
-        self.leaf: NibbleLeaf | None = None
-        """Nibble: the compiled leaf (random steps down to ``reach`` blocks, then the learned value)."""
+        self.leaf: Leaf | None = None
+        """The game's compiled leaf where its kit has one (random steps down to ``reach``, then the value)."""
+        self._draw_prior = declared.draw if declared is not None else None
         self._cum: list[float] | None = None
         if reach is not None and (isinstance(reach, bool) or not isinstance(reach, int) or not 1 <= reach <= 200):
             raise ValueError(f"learned: reach must be an integer from 1 to 200 blocks, not {reach!r}")
         try:
+            if declared is None:
+                kit(game)  # raises, naming the games that have one
+            assert declared is not None
             w = weights if isinstance(weights, Weights) else load_weights(game, weights)
-            if w.game == NIBBLE:
-                last = reach if reach is not None else w.reach if w.reach is not None else REACH
+            if declared.leaf is not None:
+                last = reach if reach is not None else w.reach if w.reach is not None else declared.reach or 1
                 stages = [(r, v) for r, v in w.stages if r > last]
-                self.leaf = NibbleLeaf(w.w, last, self.rng.randrange(2**62), stages, guide)
+                self.leaf = declared.leaf(w.w, last, stages, self.rng.randrange(2**62), guide)
                 return
             self.evaluation = LearnedEvaluation(w)
             if prior and w.number_prior is not None:
                 self._cum = list(accumulate(float(x) for x in w.number_prior))
         except WeightsError as e:
             self.fallback = f"{e}; searching with the hand-written evaluation (level 5)"
-            if game == NIBBLE:
+            if declared is not None and declared.leaf is not None:
                 self.rollout_cutoff = -1  # level 5's random games to the end
                 self.fallback = f"{e}; searching as level 5 (random games to the end)"
 
     def _draw(self, state: State, rng: random.Random) -> Action:
-        """A random step whose number, when it starts a group, follows the learned prior (if any)."""
-        a = state.random_action(rng)
-        cum = self._cum
-        st: Any = state
-        game: Any = state.game
-        if cum is None or self.evaluation is None or game.name != self.evaluation.game:
-            return a
-        if st._colors is None or game.cells + 1 != len(cum):  # the prior is over the numbers of a Nume game
-            return a
-        K = game.cells + 2
-        if a >= game.cells * K or a % K == 0:  # a bid, or a joining stone
-            return a
-        k = min(len(cum) - 1, bisect.bisect_right(cum, rng.random() * cum[-1]))
-        return (a // K) * K + 1 + k
+        """A random step whose number follows the learned prior where the weights carry one (the game's
+        kit says how: Nume's number of a stone that starts a group); a uniform random step otherwise."""
+        cum, draw = self._cum, self._draw_prior
+        if cum is None or draw is None or self.evaluation is None or state.game.name != self.evaluation.game:
+            return state.random_action(rng)
+        return draw(state, rng, cum)
 
     def _leaf_value(self, state: State, player: int) -> float:
         leaf = self.leaf
-        if leaf is not None and state.game.name == NIBBLE:
+        if leaf is not None and state.game.name == self.game:
             v0 = leaf.value(state)
             return v0 if player == 0 else -v0
         ev = self.evaluation
@@ -121,7 +135,7 @@ class LearnedAlphaBetaAgent(AlphaBetaAgent):
 
     def __init__(
         self,
-        game: str = NYMBAT,
+        game: str = "nymbat",
         weights: str | Path | Weights | None = None,
         max_depth: int = 64,
         width: int = 0,
@@ -133,20 +147,17 @@ class LearnedAlphaBetaAgent(AlphaBetaAgent):
         self.game = game
         self.fallback: str | None = None
         """Why the learned evaluation is not used (``None`` when it is)."""
-        self.value: NymbatValue | None = None
+        self.value: Value | None = None
         try:
-            if game != NYMBAT:
-                raise WeightsError(f"{game}: the learned alpha-beta search is for nymbat only")
-            w = weights if isinstance(weights, Weights) else load_weights(game, weights)
-            if w.game != NYMBAT:
-                raise WeightsError(f"weights for {w.game}, not {NYMBAT}")
-            self.value = NymbatValue(w.w)
+            if "alphabeta" not in kit(game).searches:
+                raise WeightsError(f"{game}: its learned value is not for the alpha-beta search")
+            self.value = _value(game, weights)
         except WeightsError as e:
             self.fallback = f"{e}; searching with the hand-written evaluation (level 5)"
 
     def _static(self, st: State, player: int, ply: int) -> float:
         value = self.value
-        if value is None or self._me >= 0 or st.is_terminal() or st.game.name != NYMBAT:
+        if value is None or self._me >= 0 or st.is_terminal() or st.game.name != self.game:
             return super()._static(st, player, ply)  # the hand evaluation; paranoid search (four players)
         return value.value(st, player)
 
@@ -156,16 +167,15 @@ class LearnedTurnAgent(TurnAgent):
     instead of ``evaluate``; the candidate turns and the rollouts' greedy steps keep the hand evaluation.
     Options as :class:`TurnAgent`, plus ``weights``; without usable weights it is ``turns`` exactly."""
 
-    def __init__(self, game: str = NYMBAT, weights: str | Path | Weights | None = None, **opts: Any) -> None:
+    def __init__(self, game: str = "nymbat", weights: str | Path | Weights | None = None, **opts: Any) -> None:
         super().__init__(**opts)
         self.fallback: str | None = None
         """Why the learned evaluation is not used (``None`` when it is)."""
-        self.value: NymbatValue | None = None
+        self.value: Value | None = None
         try:
-            if game != NYMBAT:
-                raise WeightsError(f"{game}: the learned whole-turn search is for nymbat only")
-            w = weights if isinstance(weights, Weights) else load_weights(game, weights)
-            self.value = NymbatValue(w.w)
+            if "turns" not in kit(game).searches:
+                raise WeightsError(f"{game}: its learned value is not for the whole-turn search")
+            self.value = _value(game, weights)
         except WeightsError as e:
             self.fallback = f"{e}; searching with the hand-written evaluation"
 
@@ -181,16 +191,19 @@ _TURNS_OPTIONS = ("game", "weights", "width", "c", "limit", "seed", "name")
 
 
 def learned_agent(game: str = "nume", search: str | None = None, **opts: Any) -> Agent:
-    """The ``learned`` agent for ``game``: :class:`LearnedAlphaBetaAgent` for Nymbat (level 5 is alpha-beta
-    there; ``search=turns``: :class:`LearnedTurnAgent`), :class:`LearnedMCTSAgent` otherwise; an option the
-    game's search does not take is a ``TypeError``."""
-    if search not in (None, "alphabeta", "turns") or (search == "turns" and game != NYMBAT):
-        raise TypeError(f"learned: search must be alphabeta or turns (nymbat only), not {search!r}")
-    if game == NYMBAT:
+    """The ``learned`` agent for ``game``, by its kit's searches: :class:`LearnedAlphaBetaAgent` where the first
+    is ``alphabeta`` (Nymbat; ``search=turns``: :class:`LearnedTurnAgent`), :class:`LearnedMCTSAgent`
+    otherwise; a search the game does not offer, or an option its search does not take, is a ``TypeError``."""
+    declared = _kit_or_none(game)
+    searches = tuple(declared.searches) if declared is not None else ("mcts",)
+    if search not in (None, *searches) or search == "mcts":
+        offered = " or ".join(s for s in searches if s != "mcts") or "none"
+        raise TypeError(f"learned(game={game}): search must be one the game offers ({offered}), not {search!r}")
+    if searches[0] == "alphabeta":
         kind, allowed = ("turns", _TURNS_OPTIONS) if search == "turns" else ("alpha-beta", _ALPHABETA_OPTIONS)
         bad = sorted(set(opts) - set(allowed))
         if bad:
-            raise TypeError(f"learned(game=nymbat) is {kind}: it has no option {bad[0]!r}")
+            raise TypeError(f"learned(game={game}) is {kind}: it has no option {bad[0]!r}")
         if search == "turns":
             return LearnedTurnAgent(game, **opts)
         return LearnedAlphaBetaAgent(game, **opts)

@@ -1,12 +1,14 @@
-"""The learned evaluation: a linear value over compiled position features, its weights file and loader.
+"""The learned evaluation: a linear value over a game's compiled position features, its weights file and
+loader.  A game offers one through its ``learned()`` kit (:class:`tessera.core.kits.learned.LearnedKit`,
+``games/<game>/learned.py``); nothing here names a game.
 
-A weights file is small JSON (``tessera/agents/learned/<game>-v<N>.json`` in the package)::
+A weights file is small JSON (``weights-v<N>.json`` in the game's folder, when one is shipped)::
 
     {"format": "tessera-weights", "version": 1, "game": "nume", "model": "linear-tanh",
      "features": ["estimate", ...], "weights": [...], "training": {...}}
 
-``value = tanh(w · φ)`` for the player asked about; the features are antisymmetric
-(:mod:`tessera.agents.learned.features`), so the value is zero-sum without a bias.
+``value = tanh(w · φ)`` for the player asked about; the features are antisymmetric, so the value is
+zero-sum without a bias.
 :func:`load_weights` refuses a missing, unreadable or inconsistent file with
 :class:`WeightsError`, naming the file and the problem.
 """
@@ -21,21 +23,38 @@ from typing import Any
 
 import numpy as np
 
-from tessera.agents.learned.features import NUME_FEATURES, linear_value, nume_features
-from tessera.agents.learned.nibble import NIBBLE_FEATURES
-from tessera.agents.learned.nymbat import NYMBAT_FEATURES
 from tessera.core.game import State
+from tessera.core.kits.learned import LearnedKit
+from tessera.core.registry import game_class, list_games
 
 FORMAT = "tessera-weights"
-FEATURES = {"nume": NUME_FEATURES, "nibble": NIBBLE_FEATURES, "nymbat": NYMBAT_FEATURES}
-"""The games with a learned evaluation and their feature names."""
-
-SHIPPED = {"nume": "nume-v2.json", "nymbat": "nymbat-v1.json"}
-"""The weights file shipped in the package for each game."""
 
 
 class WeightsError(ValueError):
     """A weights file is missing, unreadable or does not fit the game's features."""
+
+
+def _with_kits() -> list[str]:
+    names = []
+    for name in sorted(list_games()):
+        try:
+            if game_class(name).learned() is not None:
+                names.append(name)
+        except ValueError:
+            continue
+    return names
+
+
+def kit(game: str) -> LearnedKit:
+    """The learned evaluation ``game`` declares (:meth:`tessera.core.game.Game.learned`); WeightsError
+    naming the games that have one when it has none."""
+    try:
+        found = game_class(game).learned()
+    except ValueError as e:
+        raise WeightsError(f"{game}: {e}") from None
+    if found is None:
+        raise WeightsError(f"{game}: no learned evaluation for this game (only {', '.join(_with_kits())})")
+    return found
 
 
 @dataclass
@@ -53,7 +72,7 @@ class Weights:
     """Nibble: the blocks left where the leaf's random game stops and ``w`` scores (``None``: the default)."""
     stages: list[tuple[int, np.ndarray]] = field(default_factory=list)
     """Nibble: further ``(reach, weights)`` stages above ``reach``
-    (:class:`~tessera.agents.learned.nibble.NibbleLeaf`)."""
+    (the game's kit's ``leaf``)."""
 
     def as_dict(self) -> dict[str, Any]:
         extra: dict[str, Any] = {}
@@ -66,7 +85,7 @@ class Weights:
             "version": self.version,
             "game": self.game,
             "model": "linear-tanh",
-            "features": list(FEATURES[self.game]),
+            "features": list(kit(self.game).features),
             "weights": [round(float(x), 6) for x in self.w],
             "number_prior": None if self.number_prior is None else [round(float(x), 6) for x in self.number_prior],
             **extra,
@@ -84,9 +103,7 @@ def hand_weights(game: str = "nume") -> Weights:
     """Generation 0: Nume and Nymbat, the weights that reproduce the hand-written evaluation exactly
     (``tanh(estimate)``, ``tanh(hand)``); Nibble, nearly (``tanh(hand)``, the hand evaluation's value as the
     argument)."""
-    if game not in FEATURES:
-        raise WeightsError(f"{game}: no learned evaluation for this game (only {', '.join(FEATURES)})")
-    w = np.zeros(len(FEATURES[game]))
+    w = np.zeros(len(kit(game).features))
     w[0] = 1.0
     return Weights(game, w, {"generation": 0, "note": "the hand-written evaluation"})
 
@@ -96,11 +113,15 @@ def parse_weights(data: Any, where: str) -> Weights:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise WeightsError(f'{where}: not a tessera weights file (no "format": "{FORMAT}")')
     game = data.get("game")
-    if game not in FEATURES:
+    try:
+        found = kit(game) if isinstance(game, str) else None
+    except WeightsError:
+        found = None
+    if found is None or not isinstance(game, str):
         raise WeightsError(f"{where}: no learned evaluation for game {game!r}")
     names = data.get("features")
-    if names != list(FEATURES[game]):
-        raise WeightsError(f"{where}: its features {names!r} are not this version's {list(FEATURES[game])!r}")
+    if names != list(found.features):
+        raise WeightsError(f"{where}: its features {names!r} are not this version's {list(found.features)!r}")
     w = data.get("weights")
     if (
         not isinstance(w, list)
@@ -149,10 +170,11 @@ def parse_weights(data: Any, where: str) -> Weights:
 def load_weights(game: str = "nume", path: str | Path | None = None) -> Weights:
     """The weights in ``path``, or the package's shipped file for ``game``; :class:`WeightsError` if unusable."""
     if path is None:
-        if game not in SHIPPED:
-            raise WeightsError(f"{game}: no learned evaluation for this game (only {', '.join(SHIPPED)})")
-        src = resources.files("tessera.agents.learned").joinpath(SHIPPED[game])
-        where = f"package weights {SHIPPED[game]}"
+        declared = kit(game)
+        if declared.weights is None:
+            raise WeightsError(f"{game}: no weights are shipped for this game (make them with tessera train)")
+        src = resources.files(declared.folder).joinpath(declared.weights)
+        where = f"package weights {declared.folder}/{declared.weights}"
         try:
             text = src.read_text(encoding="utf-8")
         except (OSError, FileNotFoundError) as e:
@@ -174,46 +196,40 @@ def load_weights(game: str = "nume", path: str | Path | None = None) -> Weights:
 
 
 def features(state: State, player: int) -> np.ndarray | None:
-    """The feature vector of a Nume ``state`` for ``player`` (``None`` during komi bidding or at the end)."""
-    st: Any = state
-    if state.is_terminal() or st._colors is None:
+    """The feature vector of ``state`` for ``player`` as its game declares it (``None`` where the game has
+    none: the end, Nume's komi bidding)."""
+    if state.is_terminal():
         return None
-    mine = st._colors[player]
-    kb, kw = st._komis()
-    out = np.empty(len(NUME_FEATURES))
-    nume_features(st._a, state.game.nbr, kb, kw, mine, 1 if st._col == mine else 0, out)  # type: ignore[attr-defined]
-    return out
+    try:
+        return kit(state.game.name).features_of(state, player)
+    except ValueError:
+        return None
 
 
 class LearnedEvaluation:
-    """``value(state, player)`` in [-1, 1] from :class:`Weights` (the hand evaluation where no feature applies)."""
+    """``value(state, player)`` in [-1, 1] from :class:`Weights` (the hand evaluation in another game)."""
 
     def __init__(self, weights: Weights) -> None:
+        declared = kit(weights.game)
+        if declared.value is None:
+            raise WeightsError(f"{weights.game}: its learned value is a search leaf, not an evaluation")
         self.weights = weights
         self.game = weights.game
-        self._w = np.ascontiguousarray(weights.w, dtype=np.float64)
-        self._phi = np.empty(len(weights.w))
+        self._value = declared.value(np.ascontiguousarray(weights.w, dtype=np.float64))
 
     def value(self, state: State, player: int) -> float:
-        if state.is_terminal():
-            return float(state.returns()[player])
-        st: Any = state
-        if state.game.name != self.game or st._colors is None:
-            return float(state.evaluate(player))
-        mine = st._colors[player]
-        kb, kw = st._komis()
-        nume_features(st._a, state.game.nbr, kb, kw, mine, 1 if st._col == mine else 0, self._phi)  # type: ignore[attr-defined]
-        return float(linear_value(self._phi, self._w))
+        if state.game.name != self.game:
+            return float(state.returns()[player]) if state.is_terminal() else float(state.evaluate(player))
+        return float(self._value.value(state, player))
 
 
 __all__ = [
-    "FEATURES",
-    "SHIPPED",
     "LearnedEvaluation",
     "Weights",
     "WeightsError",
     "features",
     "hand_weights",
+    "kit",
     "load_weights",
     "parse_weights",
 ]

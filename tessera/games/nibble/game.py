@@ -153,6 +153,7 @@ from tessera.games.nibble import kernels as _k
 if TYPE_CHECKING:
     from tessera.core.kits.lessons import LessonBook
     from tessera.core.kits.solver import EndgameSolver
+    from tessera.core.kits.learned import LearnedKit
     from tessera.core.kits.vector import VectorGame
 
 NAMES = ("First", "Second")
@@ -379,6 +380,12 @@ class NibbleGame(Game):
     @classmethod
     def level_tuning(cls) -> LevelTuning:
         return LEVELS
+
+    @classmethod
+    def learned(cls) -> LearnedKit:
+        from tessera.games.nibble.learned import KIT
+
+        return KIT
 
     def vector_engine(self) -> type[VectorGame]:
         from tessera.games.nibble.vector import NibbleVector

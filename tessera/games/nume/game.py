@@ -127,6 +127,7 @@ from tessera.games.nume.kernels import GID, GPRICE, GSIZE, HEAD, NEMPTY, NUM, ST
 if TYPE_CHECKING:
     from tessera.core.kits.lessons import LessonBook
     from tessera.core.kits.solver import EndgameSolver
+    from tessera.core.kits.learned import LearnedKit
     from tessera.core.kits.vector import VectorGame
 
 BLACK, WHITE = 0, 1
@@ -338,6 +339,12 @@ class NumeGame(Game):
     @classmethod
     def level_tuning(cls) -> LevelTuning:
         return LEVELS
+
+    @classmethod
+    def learned(cls) -> LearnedKit:
+        from tessera.games.nume.learned import KIT
+
+        return KIT
 
     def vector_engine(self) -> type[VectorGame]:
         from tessera.games.nume.vector import NumeVector

@@ -169,6 +169,7 @@ from tessera.games.nymbat import kernels as _k
 
 if TYPE_CHECKING:
     from tessera.core.kits.lessons import LessonBook
+    from tessera.core.kits.learned import LearnedKit
     from tessera.core.kits.vector import VectorGame
 
 RED, BLUE = 0, 1
@@ -435,6 +436,12 @@ class NymbatGame(Game):
     @classmethod
     def level_tuning(cls) -> LevelTuning:
         return LEVELS
+
+    @classmethod
+    def learned(cls) -> LearnedKit:
+        from tessera.games.nymbat.learned import KIT
+
+        return KIT
 
     def vector_engine(self) -> type[VectorGame]:
         from tessera.games.nymbat.vector import NymbatVector

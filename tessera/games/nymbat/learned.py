@@ -1,5 +1,5 @@
-"""Nymbat position features for the learned evaluation (one compiled kernel over the game's position array),
-the self-play data they are fitted to, and the fit.
+"""Nymbat's learned evaluation (``NymbatGame.learned()``): position features (one compiled kernel over
+the game's position array) and the value.
 
 The features are seen from one player; the other players' figures are averaged (four players),
 so with two players every feature is *antisymmetric* (seen from the other player it changes
@@ -8,9 +8,9 @@ argument of the hand-written evaluation (``0.04·material + 0.15·race + 0.6·th
 :func:`tessera.games.nymbat.kernels.evaluate`), so the weights ``(1, 0, …)`` reproduce it
 exactly (generation 0).
 
-Training data (:func:`make_dataset`): self-play games of a cheap player from seeded random
-openings; a few positions of each game, each labelled with the game's result for the player
-to move (+1 won, −1 lost, 0 drawn).  :func:`fit_logistic` fits ``P(win) = σ(2 w·φ)``.
+Training data (:func:`tessera.agents.learned.training.self_play_dataset`): self-play games of a cheap
+player from seeded random openings; a few positions of each game, each labelled with the game's result
+for the player to move (+1 won, −1 lost, 0 drawn).  :func:`fit_logistic` fits ``P(win) = σ(2 w·φ)``.
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from tessera.agents.learned.fitting import fit_logistic, mse, value_numpy
 from tessera.core.kernels import I64, kernel
+from tessera.core.kits.fitting import fit_logistic, mse, value_numpy
+from tessera.core.kits.learned import LearnedKit
 from tessera.games.nymbat.kernels import (
     DIST_COL,
     FAR,
@@ -181,8 +182,21 @@ class NymbatValue:
         return float(nymbat_value(state.s, state.game.geo, I64(player), self.w, self._phi))
 
 
+KIT = LearnedKit(
+    features=NYMBAT_FEATURES,
+    features_of=features,
+    value=NymbatValue,
+    weights="weights-v1.json",
+    folder=__package__ or "tessera.games.nymbat",
+    searches=("alphabeta", "turns"),
+)
+"""Nymbat's learned evaluation (``NymbatGame.learned()``): level 5's alpha-beta with the value at its
+horizon and in its move ordering; ``turns`` for four players."""
+
+
 __all__ = [
     "GAME",
+    "KIT",
     "NYMBAT_FEATURES",
     "NymbatValue",
     "features",

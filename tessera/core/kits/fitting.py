@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+
+from tessera.core.kernels import kernel
 
 
 def value_numpy(phi: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -33,4 +37,13 @@ def mse(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
     return float(np.mean((value_numpy(x, w) - y) ** 2))
 
 
-__all__ = ["fit_logistic", "mse", "value_numpy"]
+@kernel
+def linear_value(phi: np.ndarray, w: np.ndarray) -> float:
+    """``tanh(w · φ)``: the learned value in [-1, 1]."""
+    s = 0.0
+    for i in range(phi.shape[0]):
+        s += w[i] * phi[i]
+    return math.tanh(s)
+
+
+__all__ = ["fit_logistic", "linear_value", "mse", "value_numpy"]

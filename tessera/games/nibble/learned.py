@@ -7,7 +7,7 @@ play is most wrong and where the truth is cheapest: the exact solver
 of a second.  So the leaf kernel here plays the random game only until ``reach`` blocks are
 left and scores that position with a linear value ``tanh(w · φ)`` fitted (logistic
 regression, :func:`fit_logistic`) to the solver's results on such positions
-(:func:`make_dataset`): the label is what perfect play makes of the position, not what
+(:func:`solved_dataset`): the label is what perfect play makes of the position, not what
 random play did.
 
 The features (:data:`NIBBLE_FEATURES`, for player 0, each changes sign with the players,
@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from tessera.agents.learned.fitting import fit_logistic, mse, value_numpy
 from tessera.core.kernels import I64, below, kernel, rng_state
+from tessera.core.kits.fitting import fit_logistic, mse, value_numpy
+from tessera.core.kits.learned import LearnedKit
 from tessera.games.nibble.kernels import (
     LEGAL,
     N_LEGAL,
@@ -348,18 +350,19 @@ class NibbleLeaf:
 # -- training data: positions at ``reach`` blocks labelled by the exact solver -----------------------
 
 
-def sample_position(game: Any, rng: random.Random, reach: int, guided: int, iterations: int) -> Any:
-    """A position of ``reach`` blocks as the leaves of the search meet them: up to ``guided`` steps of a
-    cheap search (``mcts`` at ``iterations`` simulations, from a random deal), then random steps."""
-    from tessera.agents.mcts import MCTSAgent
-
+def sample_position(
+    game: Any, rng: random.Random, reach: int, guided: int, guide: Callable[[int], Callable[[Any], int]]
+) -> Any:
+    """A position of ``reach`` blocks as the leaves of the search meet them: up to ``guided`` steps chosen by
+    ``guide(seed)`` (the trainer's cheap search, from a random deal), then random steps; ``None`` when the
+    game ended before."""
     state = game.new_initial_state(seed=rng.randrange(2**31))
-    agent = MCTSAgent(c=0.7, rollout_cutoff=-1, seed=rng.randrange(2**31))
+    choose = guide(rng.randrange(2**31))
     steps = rng.randrange(guided + 1)
     for _ in range(steps):
         if state.is_terminal():
             return None
-        state.apply_legal(agent.choose(state, iterations=iterations))
+        state.apply_legal(choose(state))
     s = state.s.copy()
     ws = scratch(game.geo)
     random_to(s, state._deal, game.geo, ws, rng_state(rng.randrange(2**62)), I64(reach))
@@ -376,17 +379,18 @@ def sample_position(game: Any, rng: random.Random, reach: int, guided: int, iter
     return out
 
 
-def make_dataset(
+def solved_dataset(
     game: Any,
     count: int,
     rng: random.Random,
+    guide: Callable[[int], Callable[[Any], int]],
     reach: int = REACH,
     guided: int = 40,
-    iterations: int = 50,
     nodes: int = 3_000_000,
 ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
-    """``count`` positions (:func:`sample_position`) with their features and player 0's exact result
-    (+1/−1/0, by the endgame solver within ``nodes``; unproved positions are skipped)."""
+    """``count`` positions (:func:`sample_position`, its steps chosen by ``guide``) with their features and
+    player 0's exact result (+1/−1/0, by the endgame solver within ``nodes``; unproved positions are
+    skipped)."""
     from tessera.games.nibble.solver import NibbleSolver
 
     solver = NibbleSolver(21)
@@ -396,7 +400,7 @@ def make_dataset(
     rollout_sq = 0.0
     hand_sq = 0.0
     while len(ys) < count:
-        st = sample_position(game, rng, reach, guided, iterations)
+        st = sample_position(game, rng, reach, guided, guide)
         if st is None:
             continue
         out = solver.solve(st, None, nodes=nodes, exact=False)
@@ -415,18 +419,43 @@ def make_dataset(
     return np.array(xs), np.array(ys), info
 
 
+def _features_of(state: Any, player: int) -> np.ndarray:
+    out = features(state)
+    return out if player == 0 else -out  # every feature changes sign with the players
+
+
+def _leaf(w: np.ndarray, reach: int, stages: Sequence[tuple[int, np.ndarray]], seed: int, guide: int) -> NibbleLeaf:
+    return NibbleLeaf(w, reach, seed, list(stages), guide)
+
+
+KIT = LearnedKit(
+    features=NIBBLE_FEATURES,
+    features_of=_features_of,
+    weights=None,
+    folder=__package__ or "tessera.games.nibble",
+    searches=("mcts",),
+    sample=1,
+    leaf=_leaf,
+    reach=REACH,
+    sample_at=sample_position,
+)
+"""Nibble's learned evaluation (``NibbleGame.learned()``): UCT whose leaf plays randomly down to
+:data:`REACH` blocks, then scores with the value (no weights shipped: ``tessera train nibble`` makes them)."""
+
+
 __all__ = [
     "GAME",
+    "KIT",
     "NIBBLE_FEATURES",
     "REACH",
     "NibbleLeaf",
     "features",
     "fit_logistic",
     "leaf_value",
-    "make_dataset",
     "mse",
     "nibble_features",
     "random_to",
     "sample_position",
+    "solved_dataset",
     "value_numpy",
 ]

@@ -1,4 +1,5 @@
-"""Nume position features for the learned evaluation (one compiled kernel over the game's board array).
+"""Nume's learned evaluation (``NumeGame.learned()``): position features (one compiled kernel over the
+game's board array), the value, and the number prior of the search's candidate steps.
 
 Every feature is *antisymmetric*: seen from the other colour it changes sign, so a linear
 value ``tanh(w · φ)`` without a bias term is exactly zero-sum (``value(0) = −value(1)``).
@@ -9,11 +10,16 @@ evaluation's ``max(2, √empty)``; the estimates are those of :func:`tessera.gam
 
 from __future__ import annotations
 
+import bisect
 import math
+import random
+from typing import Any
 
 import numpy as np
 
 from tessera.core.kernels import kernel
+from tessera.core.kits.fitting import linear_value
+from tessera.core.kits.learned import LearnedKit
 from tessera.games.nume.kernels import GID, GMAX, GMIN, GPRICE, GSIZE, HEAD, NEMPTY, group_room
 
 NUME_FEATURES = (
@@ -88,13 +94,67 @@ def nume_features(
     out[10] = pr * (1.0 - share)
 
 
-@kernel
-def linear_value(phi: np.ndarray, w: np.ndarray) -> float:
-    """``tanh(w · φ)``: the learned value in [-1, 1]."""
-    s = 0.0
-    for i in range(phi.shape[0]):
-        s += w[i] * phi[i]
-    return math.tanh(s)
+def features(state: Any, player: int) -> np.ndarray:
+    """The feature vector of a Nume ``state`` for ``player``, shape ``(11,)`` float64; ValueError during
+    the komi bidding or when the game is over (no board to read)."""
+    st: Any = state
+    if state.is_terminal() or st._colors is None:
+        raise ValueError("features: a Nume position during its bidding or after its end has none")
+    mine = st._colors[player]
+    kb, kw = st._komis()
+    out = np.empty(len(NUME_FEATURES))
+    nume_features(st._a, state.game.nbr, kb, kw, mine, 1 if st._col == mine else 0, out)
+    return out
 
 
-__all__ = ["NUME_FEATURES", "linear_value", "nume_features"]
+class NumeValue:
+    """``value(state, player)`` in [-1, 1]: ``tanh(w · φ)``, the returns when over, and the hand evaluation
+    during the komi bidding (no board yet)."""
+
+    def __init__(self, w: np.ndarray) -> None:
+        self._w = np.ascontiguousarray(w, dtype=np.float64)
+        if self._w.shape != (len(NUME_FEATURES),):
+            raise ValueError(f"nume value: {len(NUME_FEATURES)} weights needed, not {self._w.shape}")
+        self._phi = np.empty(len(NUME_FEATURES))
+
+    def value(self, state: Any, player: int) -> float:
+        if state.is_terminal():
+            return float(state.returns()[player])
+        st: Any = state
+        if st._colors is None:
+            return float(state.evaluate(player))
+        mine = st._colors[player]
+        kb, kw = st._komis()
+        nume_features(st._a, state.game.nbr, kb, kw, mine, 1 if st._col == mine else 0, self._phi)
+        return float(linear_value(self._phi, self._w))
+
+
+def draw(state: Any, rng: random.Random, cumulative: list[float]) -> int:
+    """A random step whose number, when it starts a group, follows the learned prior: ``cumulative`` holds
+    the cumulative weights of the numbers ``0 … cells`` (a bid, a joining stone, or a board of another
+    size than the prior's: a uniform random step)."""
+    a: int = state.random_action(rng)
+    game: Any = state.game
+    if state._colors is None or game.cells + 1 != len(cumulative):
+        return a
+    K = game.cells + 2
+    if a >= game.cells * K or a % K == 0:  # a bid, or a joining stone
+        return a
+    k = min(len(cumulative) - 1, bisect.bisect_right(cumulative, rng.random() * cumulative[-1]))
+    return (a // K) * K + 1 + k
+
+
+KIT = LearnedKit(
+    features=NUME_FEATURES,
+    features_of=features,
+    value=NumeValue,
+    weights="weights-v2.json",
+    folder=__package__ or "tessera.games.nume",
+    searches=("mcts",),
+    sample=8,
+    draw=draw,
+)
+"""Nume's learned evaluation (``NumeGame.learned()``): UCT at level 5's settings with the value at its leaves."""
+
+
+__all__ = ["KIT", "NUME_FEATURES", "NumeValue", "draw", "features", "nume_features"]
