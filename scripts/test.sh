@@ -46,7 +46,8 @@ if [ $# -gt 0 ]; then
   $PY -m pytest -q -p no:cacheprovider -n 2 "$@"
   exit 0
 fi
-$PY -m pytest -q -p no:cacheprovider -n 2 -m "not attack"
+# --durations: the slowest tests are named in every run, so a test that grows is seen at once
+$PY -m pytest -q -p no:cacheprovider -n 2 -m "not attack" --durations=40
 # The attack tests time a bystander's AI replies while another client floods the server: they run
 # alone, after the rest, so that no other test shares the two cores with the measured server.
 echo "== pytest (attacks, alone)"
