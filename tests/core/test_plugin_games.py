@@ -99,6 +99,9 @@ def test_arena_and_web_catalogue_offer_the_installed_game(nim_installed: Path) -
     assert "nim" in [g["name"] for g in app.catalog()]
 
 
+# PettingZoo's api_test advises Box/Discrete observations; ours is the classic environments' Dict of the
+# planes and the action mask (as tests/adapters/test_pettingzoo.py): its advisory warnings are expected
+@pytest.mark.filterwarnings("ignore::UserWarning:pettingzoo")
 def test_the_adapters_offer_the_installed_game(nim_installed: Path) -> None:
     """The adapters offer a package's game too: OpenSpiel loads ``tessera_nim`` and plays it to the end,
     PettingZoo passes its API test; the observation planes are read off the render description
