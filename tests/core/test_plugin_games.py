@@ -154,3 +154,44 @@ def test_the_installed_game_brings_its_capabilities_from_its_own_folder(nim_inst
     state.play("1")  # 8 stones: the player to move is lost
     verdict = endgame_verdict(state, 1.0)
     assert verdict is not None and verdict.winner == 0 and verdict.plies == 4
+
+
+def test_the_installed_games_diagrams_and_lessons_come_from_its_folder(nim_installed: Path) -> None:
+    """'its lessons and rule diagrams' in its own folder (issue 36): the package's ``lessons()`` gives the
+    rules page's diagrams and a lesson; the engine proves every diagram's checks, the lesson judges its
+    solution right and its wrong answer with the sentence written for it, and the learn routes serve
+    them (English texts from the package, where the site's catalogue has no key for them)."""
+    from fastapi import FastAPI
+    from fastapi.testclient import TestClient
+
+    from tessera import learn
+    from tessera.server import learn as learn_routes
+
+    assert [d.id for d in learn.diagrams("nim")] == ["nim-take", "nim-last"]
+    for d in learn.diagrams("nim"):
+        assert learn.diagram_failures(d) == [], d.id
+    page = registry.game_class("nim").rules_page("en")
+    assert page is not None and "::diagram nim-take" in page and "::diagram nim-last" in page
+    lesson = learn.lesson("nim", "nim-leave-four")
+    assert learn.judge(lesson, ["2"]).correct
+    wrong = learn.judge(lesson, ["1"])
+    assert not wrong.correct and "Four stones must be left" in wrong.explanation
+    client = TestClient(FastAPI())
+    client.app.include_router(learn_routes.router)  # type: ignore[attr-defined]
+    diagrams = client.get("/api/learn/nim/diagrams").json()["diagrams"]
+    assert [d["id"] for d in diagrams] == ["nim-take", "nim-last"] and diagrams[0]["title"] == "Taking stones"
+    lessons = client.get("/api/learn/nim/lessons").json()["lessons"]
+    assert [x["id"] for x in lessons] == ["nim-leave-four"] and lessons[0]["view"]["board"]
+    r = client.post("/api/learn/nim/lessons/nim-leave-four", json={"moves": ["2"]})
+    assert r.status_code == 200 and r.json()["correct"] is True, r.text
+
+
+def test_the_installed_game_plays_a_tournament_from_the_command_line(
+    nim_installed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """'in tessera tournament' (issue 36): the round robin of the command line runs the package's game
+    (its AI levels included) with nothing of it outside its folder."""
+    args = ["tournament", "nim(stones=9)", "random", "greedy", "level4", "--games", "2", "--seed", "1"]
+    assert main([*args, "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "level4" in out and "greedy" in out

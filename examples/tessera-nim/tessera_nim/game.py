@@ -27,6 +27,7 @@ import numpy as np
 
 from tessera.core.game import Action, Game, GameInfo, IllegalMove, Param, RolloutResult, TurnState
 from tessera.core.kernels import rng_state, warm_up
+from tessera.core.kits.lessons import LessonBook
 from tessera.core.kits.levels import LevelTuning
 from tessera.core.kits.solver import EndgameSolver
 from tessera.core.render import cell_entry, describe, piece, text_diagram
@@ -75,6 +76,13 @@ class NimGame(Game):
     @classmethod
     def level_tuning(cls) -> LevelTuning:
         return LEVELS
+
+    @classmethod
+    def lessons(cls) -> LessonBook:
+        from tessera.core.kits.lessons import LessonBook
+        from tessera_nim.lessons import DIAGRAMS, LESSONS
+
+        return LessonBook(DIAGRAMS, LESSONS)
 
     def solver(self) -> EndgameSolver:
         from tessera_nim.solver import SOLVER
