@@ -30,12 +30,13 @@ def test_without_the_package_its_game_is_unknown() -> None:
         tessera.load_game("nim")
 
 
-@pytest.fixture(scope="module")
-def nim_installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+def install_example(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``pip install`` the example package into a fresh folder (its path: put it on ``sys.path`` or
+    ``PYTHONPATH``), the way a user installs a game package."""
     target = tmp_path_factory.mktemp("site")
     # build from a copy: pip's in-tree build writes build/ and *.egg-info/ next to the sources
     source = tmp_path_factory.mktemp("src") / EXAMPLE.name
-    shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("build", "*.egg-info"))
+    shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
     cmd = [
         sys.executable,
         "-m",
@@ -52,6 +53,12 @@ def nim_installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     ]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
+    return target
+
+
+@pytest.fixture(scope="module")
+def nim_installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    target = install_example(tmp_path_factory)
     sys.path.insert(0, str(target))
     registry.refresh_plugins()
     try:
