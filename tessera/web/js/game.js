@@ -638,7 +638,7 @@ function keepKeyboardFocus() {
   if (ui.choice) {
     const prompt = $("prompt");
     if (prompt.contains(here)) return;
-    const first = prompt.querySelector("#number-input, .choice-btn, .choice button");
+    const first = prompt.querySelector("#number-input") || prompt.querySelector(".choice-btn, .choice button");
     if (first) return void setTimeout(() => first.focus(), 0);
   }
   if (!here || here === document.body) board.focus();

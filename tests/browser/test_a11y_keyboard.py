@@ -1,0 +1,198 @@
+"""A board for everyone (issue 39): each game played to its end against the AI with the keyboard
+alone — Tab to the board, arrow keys to a cell, Enter to press it, typed numbers and moves, Tab to
+the buttons — its smallest board; and a puzzle solved on the board with the arrow keys (issue 41:
+"keyboard-playable like the board").  The test chooses each move among the legal moves the server
+offers the seat (its render description's actions), then makes it with keys only."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+import urllib.request
+import zlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.browser.test_play import SMALL, api_create
+
+pytestmark = pytest.mark.browser
+
+
+def focused(page: Any) -> dict[str, Any]:
+    """What has the keyboard focus: its id, its cell (a board cell) and its accessible name."""
+    return dict(
+        page.evaluate(
+            """() => { const e = document.activeElement;
+                return {id: e ? e.id : '', cell: e && e.getAttribute ? e.getAttribute('data-cell') : null,
+                        label: e && e.getAttribute ? e.getAttribute('aria-label') : null}; }"""
+        )
+    )
+
+
+def tab_until(page: Any, want: str, shift: bool = False, limit: int = 80) -> None:
+    """Press Tab (or Shift+Tab) until the focus is on the element with id `want` ("cell": any
+    board cell)."""
+    for _ in range(limit):
+        f = focused(page)
+        if (want == "cell" and f["cell"] is not None) or f["id"] == want:
+            return
+        page.keyboard.press("Shift+Tab" if shift else "Tab")
+    raise AssertionError(f"Tab never reached {want}: the focus is on {focused(page)}")
+
+
+def arrow_to(page: Any, target: str) -> None:
+    """Move the focus from the focused cell to `target` with the arrow keys: along the column
+    first (up, down), then along the row — the board's arrows follow rows and columns."""
+    for _ in range(120):
+        cur = focused(page)["cell"]
+        assert cur is not None, f"the keyboard focus left the board: {focused(page)}"
+        if cur == target:
+            return
+        dx, dy = page.evaluate(
+            """([a, b]) => { const at = (id) => { const n = document.querySelector(
+                    `svg.board .cell[data-cell="${CSS.escape(id)}"]`).getBBox();
+                    return [n.x + n.width / 2, n.y + n.height / 2]; };
+                const [ax, ay] = at(a), [bx, by] = at(b); return [bx - ax, by - ay]; }""",
+            [cur, target],
+        )
+        if abs(dy) > 0.3:
+            page.keyboard.press("ArrowDown" if dy > 0 else "ArrowUp")
+        else:
+            page.keyboard.press("ArrowRight" if dx > 0 else "ArrowLeft")
+    raise AssertionError(f"the arrow keys never reached {target}")
+
+
+def view_of(base: str, gid: str, token: str) -> dict[str, Any]:
+    with urllib.request.urlopen(f"{base}/api/games/{gid}?token={token}", timeout=10) as r:
+        return dict(json.loads(r.read()))
+
+
+def back_to_board(page: Any) -> None:
+    if focused(page)["cell"] is None:
+        tab_until(page, "cell", shift=True)
+
+
+def type_move(page: Any, move: str) -> None:
+    """The typed move: Tab to the move box, type the move in the game's notation, Enter."""
+    tab_until(page, "move-input")
+    page.keyboard.type(move)
+    page.keyboard.press("Enter")
+
+
+def press_path(page: Any, path: list[str]) -> None:
+    back_to_board(page)
+    for cell in path:
+        arrow_to(page, cell)
+        page.keyboard.press("Enter")
+
+
+def answer_question(page: Any, action: dict[str, Any], rng: random.Random) -> None:
+    """After the cells: a number typed in the box that took the focus, or a choice reached by Tab."""
+    if action.get("number"):
+        page.wait_for_function("document.activeElement && document.activeElement.id === 'number-input'")
+        lo, hi = action["number"]
+        page.keyboard.press("Control+A")
+        page.keyboard.type(str(rng.randint(lo, min(hi, lo + 3))))
+        page.keyboard.press("Enter")
+    elif action.get("choices"):
+        page.wait_for_function("document.activeElement && document.activeElement.classList.contains('choice-btn')")
+        for _ in range(rng.randrange(len(action["choices"]))):
+            page.keyboard.press("Tab")
+        page.keyboard.press("Enter")
+
+
+def build_order(page: Any, order: dict[str, Any], me: int, rng: random.Random, render: dict[str, Any]) -> None:
+    """Nelaxtam: every troop's order by the keyboard — its square (Enter), then its target square
+    (Enter) — never two troops on one square and enough landings on the edge; then Tab to "Submit"."""
+    edge = {h["cell"] for h in render.get("highlights") or [] if h.get("kind") == "setup" and h.get("owner") in (me, None)}
+    ends = {u["id"]: u.get("cell") for u in order["units"]}
+    landing = any("@" in c["token"] for u in order["units"] for c in u["choices"])
+    need = render.get("params", {}).get("by_sea", 0) if landing else 0
+    back_to_board(page)
+    for i, unit in enumerate(order["units"]):
+        taken = {c for k, c in ends.items() if k != unit["id"] and c}
+        moves = [c for c in unit["choices"] if c.get("path") and c["path"][0] not in taken]
+        if landing and i < need:
+            moves = [c for c in moves if c["path"][0] in edge] or moves
+        if not moves or (not landing and rng.random() < 0.3):
+            continue  # holds (its default)
+        choice = rng.choice(moves)
+        if unit.get("cell"):
+            arrow_to(page, unit["cell"])
+            page.keyboard.press("Enter")  # this troop is the one being ordered
+        arrow_to(page, choice["path"][0])
+        page.keyboard.press("Enter")
+        ends[unit["id"]] = choice["path"][0]
+    tab_until(page, "submit-order")
+    page.keyboard.press("Enter")
+
+
+def play_by_keyboard(page: Any, base: str, gid: str, token: str, rng: random.Random, limit: float) -> int:
+    """Plays the seat to the end with keys only; returns the number of moves made."""
+    made = 0
+    deadline = time.time() + limit
+    while not page.locator("#banner").is_visible():
+        assert time.time() < deadline, f"the game did not end in {limit} s: {page.locator('#status').inner_text()}"
+        view = view_of(base, gid, token)
+        render = view["render"]
+        order = render.get("order")
+        mine_now = view["status"] == "active" and (
+            view["to_move"] == view["you"] or (order is not None and not order["submitted"])
+        )
+        if not mine_now or page.locator("#status").get_attribute("data-turn") != "yours":
+            page.wait_for_timeout(100)
+            continue
+        if order is not None:
+            build_order(page, order, view["you"], rng, render)
+        else:
+            acts = render["actions"]
+            with_path = [a for a in acts if a.get("path")]
+            buttons = [a for a in acts if not a.get("path")]
+            if with_path and (not buttons or rng.random() < 0.75):
+                a = rng.choice(with_path)
+                press_path(page, a["path"])
+                answer_question(page, a, rng)
+            else:
+                type_move(page, rng.choice(buttons)["move"])
+        made += 1
+        # the move's new view reached the server, then the page (its status is drawn from it)
+        for _ in range(100):
+            if view_of(base, gid, token)["version"] != view["version"]:
+                break
+            page.wait_for_timeout(100)
+        page.wait_for_timeout(250)
+    return made
+
+
+@pytest.mark.parametrize("name", ["ikabegama", "nume", "nibble", "nymbat", "nelaxtam"])
+def test_a_whole_game_is_played_by_keyboard_alone(server: str, browser: Any, artifacts: Path, name: str) -> None:
+    """'keyboard play on every game (cells focusable in a sensible order, arrow keys to move between
+    cells, Enter/Space to select and play, Escape to cancel; a text box that takes a move in the
+    game's notation) … A browser test plays a whole game of each game by keyboard alone (its smallest
+    board where it has one).'"""
+    created = api_create(server, {"game": name, "params": SMALL[name], "mode": "ai", "ai_level": 1, "seat": 0})
+    gid, token = created["id"], created["tokens"]["0"]
+    page = browser.new_context(viewport={"width": 1100, "height": 820}).new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server + created["links"]["0"])
+    page.wait_for_selector("svg.board .cell")
+    page.wait_for_selector("#status:not(:empty)")
+    # the first Tab stop is the skip link; Enter on it puts the focus on the board's one Tab stop
+    page.keyboard.press("Tab")
+    assert focused(page)["id"] == "skip-board"
+    page.keyboard.press("Enter")
+    f = focused(page)
+    assert f["cell"] is not None and f["label"].startswith(f["cell"]), f
+    assert page.locator("svg.board[role=group][aria-label]").count() == 1
+    assert page.locator('svg.board .cell[tabindex="0"]').count() == 1  # a roving tabindex: one stop
+    rng = random.Random(zlib.crc32(name.encode()))
+    made = play_by_keyboard(page, server, gid, token, rng, limit=150.0)
+    assert made > 0
+    assert view_of(server, gid, token)["status"] != "active"
+    page.screenshot(path=str(artifacts / f"a11y-keyboard-{name}.png"))
+    assert not errors, errors
+    page.context.close()
