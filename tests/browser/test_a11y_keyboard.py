@@ -196,3 +196,67 @@ def test_a_whole_game_is_played_by_keyboard_alone(server: str, browser: Any, art
     page.screenshot(path=str(artifacts / f"a11y-keyboard-{name}.png"))
     assert not errors, errors
     page.context.close()
+
+
+def test_escape_cancels_and_the_opponents_move_is_announced(server: str, browser: Any) -> None:
+    """'Escape to cancel'; 'the board and each cell labelled for screen readers (piece, owner,
+    coordinates), the status, the opponent's move … announced through aria-live'."""
+    created = api_create(server, {"game": "nume", "params": SMALL["nume"], "mode": "ai", "ai_level": 1, "seat": 0})
+    gid, token = created["id"], created["tokens"]["0"]
+    page = browser.new_context(viewport={"width": 1100, "height": 820}).new_page()
+    page.goto(server + created["links"]["0"])
+    page.wait_for_selector("#status[data-turn=yours]")
+    assert page.locator("#announce[aria-live=polite]").count() == 1
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    cell = focused(page)["cell"]
+    assert focused(page)["label"] == f"{cell}, playable"
+    # Enter asks the number; Escape drops the question and the focus is on the same cell again
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.activeElement.id === 'number-input'")
+    page.keyboard.press("Escape")
+    page.wait_for_function("!document.querySelector('#prompt .choice')")
+    assert focused(page)["cell"] == cell
+    assert page.locator("#announce").text_content() == "Selection cancelled."
+    # a stone of 2: the cell names its owner and number; the AI's answer is announced with the status
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.activeElement.id === 'number-input'")
+    page.keyboard.press("Control+A")
+    page.keyboard.type("2")
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.querySelector('#announce').textContent.includes('played')")
+    reply = view_of(server, gid, token)["moves"][-1]
+    said = page.locator("#announce").text_content()
+    assert f"White played {reply['move']}." in said and "your turn" in said, said
+    assert focused(page)["cell"] == cell  # the move kept the keyboard on the board
+    label = page.locator(f'svg.board .cell[data-cell="{cell}"]').get_attribute("aria-label")
+    assert label.startswith(f"{cell}, Black ") and "number 2" in label, label  # "a1, Black group of 1, number 2, …"
+    page.context.close()
+
+
+def test_a_puzzle_is_solved_on_the_board_with_the_arrow_keys(server: str, browser: Any, artifacts: Path) -> None:
+    """Puzzles 'keyboard-playable like the board' (issue 41): from the move box, Shift+Tab to the
+    board, the arrows to the step's cell, Enter; the keyboard stays on the board between steps (a
+    button's step is typed)."""
+    from tests.browser.test_puzzles import mine, open_puzzle, puzzle
+
+    p = puzzle(2)
+    page = browser.new_context(viewport={"width": 1100, "height": 800}).new_page()
+    open_puzzle(page, server, p)
+    tab_until(page, "cell", shift=True)
+    first, second = mine(p)
+    arrow_to(page, first)
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.querySelector('#status').textContent.startsWith('Correct')")
+    assert focused(page)["cell"] is not None
+    page.screenshot(path=str(artifacts / "a11y-puzzle-focus.png"))
+    if page.locator(f'svg.board .cell[data-cell="{second}"]').count():
+        arrow_to(page, second)
+        page.keyboard.press("Enter")
+    else:  # a button's step ("end"): typed in the move box, reached by Tab
+        tab_until(page, "move-input")
+        page.keyboard.type(second)
+        page.keyboard.press("Enter")
+    page.wait_for_selector("#status:has-text('Solved')")
+    assert focused(page)["id"] == "next"
+    page.context.close()
