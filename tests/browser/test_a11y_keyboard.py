@@ -107,7 +107,8 @@ def answer_question(page: Any, action: dict[str, Any], rng: random.Random) -> No
 def build_order(page: Any, order: dict[str, Any], me: int, rng: random.Random, render: dict[str, Any]) -> None:
     """Nelaxtam: every troop's order by the keyboard — its square (Enter), then its target square
     (Enter) — never two troops on one square and enough landings on the edge; then Tab to "Submit"."""
-    edge = {h["cell"] for h in render.get("highlights") or [] if h.get("kind") == "setup" and h.get("owner") in (me, None)}
+    setup = [h for h in render.get("highlights") or [] if h.get("kind") == "setup"]
+    edge = {h["cell"] for h in setup if h.get("owner") in (me, None)}
     ends = {u["id"]: u.get("cell") for u in order["units"]}
     landing = any("@" in c["token"] for u in order["units"] for c in u["choices"])
     need = render.get("params", {}).get("by_sea", 0) if landing else 0
