@@ -341,12 +341,13 @@ export class BoardView {
     if (!this.fixed) {
       // the keyboard focus: a black and a white outline, seen on any cell colour in either theme
       const ring = el("g", { class: "focus-ring", "aria-hidden": "true" }, svg);
-      const rr = hex ? 0.9 : 0.45;
+      // on the cell's edge (its coordinates stay readable inside), above every drawing
+      const rr = hex ? 1.0 : 0.53;
       const shape = (cls, w) => hex
         ? el("polygon", { class: cls, points: hexPoints(0, 0, rr), "stroke-width": w }, ring)
         : el("rect", { class: cls, x: -rr, y: -rr, width: 2 * rr, height: 2 * rr, rx: 0.05, "stroke-width": w }, ring);
-      shape("focus-outer", hex ? 0.2 : 0.13);
-      shape("focus-inner", hex ? 0.08 : 0.05);
+      shape("focus-outer", hex ? 0.17 : 0.1);
+      shape("focus-inner", hex ? 0.06 : 0.04);
       this.ring = ring;
       this._placeRing();
       if (hadFocus) this.focus();
