@@ -423,10 +423,12 @@ export class BoardView {
       e.target.setAttribute("tabindex", "0");
       this.focusId = id;
     }
-    // the ring for the keyboard; a click leaves none (the focus a pointer gives is not "visible")
-    this.svg.classList.toggle("cell-focus", e.target.matches(":focus-visible"));
+    // the ring for the keyboard; a click leaves none (the focus a pointer gives is not "visible"),
+    // nor moves the view
+    const keyboard = e.target.matches(":focus-visible");
+    this.svg.classList.toggle("cell-focus", keyboard);
     this._placeRing();
-    this._bringIntoView(id);
+    if (keyboard) this._bringIntoView(id);
   }
 
   _placeRing() {
