@@ -261,3 +261,21 @@ def test_a_puzzle_is_solved_on_the_board_with_the_arrow_keys(server: str, browse
     page.wait_for_selector("#status:has-text('Solved')")
     assert focused(page)["id"] == "next"
     page.context.close()
+
+
+def test_the_clock_warning_is_announced(server: str, browser: Any) -> None:
+    """'the clock warnings announced through aria-live': the player's own clock passing 10 seconds
+    is said once (a 14-second game; the clock runs from the player's second turn)."""
+    body = {"game": "nume", "params": SMALL["nume"], "mode": "ai", "ai_level": 1, "seat": 0}
+    created = api_create(server, {**body, "clock": {"initial": 14, "increment": 0}})
+    page = browser.new_context(viewport={"width": 1100, "height": 820}).new_page()
+    page.goto(server + created["links"]["0"])
+    page.wait_for_selector("#status[data-turn=yours]")
+    type_move(page, "a1=1")
+    page.wait_for_function("document.querySelector('#announce').textContent.includes('played')")
+    page.wait_for_function(
+        "document.querySelector('#announce').textContent.includes('10 seconds left')", timeout=12_000
+    )
+    assert page.locator("#announce").text_content().strip() == "Your clock: 10 seconds left."
+    page.wait_for_selector(".seat .clock.low")  # and the clock turns red under 10 s
+    page.context.close()

@@ -621,8 +621,11 @@ function clockWarnings(v) {
 
 // Escape on the board (or in the question a cell asked): the selection is dropped.
 function cancelSelection() {
-  const b = orderUnits() ? builder() : null;
-  if (b) b.current = null;
+  const o = orderUnits();
+  const b = o ? builder() : null;
+  // the troop being ordered is let go (a troop still at sea stays: only its button would take it again)
+  const cur = b ? o.units.find((u) => u.id === b.current) : null;
+  if (cur && cur.cell) b.current = null;
   ui.sel = [];
   ui.choice = null;
   ui.orderWhy = "";
