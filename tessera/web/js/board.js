@@ -342,12 +342,12 @@ export class BoardView {
       // the keyboard focus: a black and a white outline, seen on any cell colour in either theme
       const ring = el("g", { class: "focus-ring", "aria-hidden": "true" }, svg);
       // on the cell's edge (its coordinates stay readable inside), above every drawing
-      const rr = hex ? 1.0 : 0.53;
+      const rr = hex ? 1.0 : 0.55;
       const shape = (cls, w) => hex
         ? el("polygon", { class: cls, points: hexPoints(0, 0, rr), "stroke-width": w }, ring)
         : el("rect", { class: cls, x: -rr, y: -rr, width: 2 * rr, height: 2 * rr, rx: 0.05, "stroke-width": w }, ring);
-      shape("focus-outer", hex ? 0.17 : 0.1);
-      shape("focus-inner", hex ? 0.06 : 0.04);
+      shape("focus-outer", hex ? 0.17 : 0.14);
+      shape("focus-inner", hex ? 0.06 : 0.05);
       this.ring = ring;
       this._placeRing();
       if (hadFocus) this.focus();
