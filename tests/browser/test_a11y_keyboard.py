@@ -279,3 +279,30 @@ def test_the_clock_warning_is_announced(server: str, browser: Any) -> None:
     assert page.locator("#announce").text_content().strip() == "Your clock: 10 seconds left."
     page.wait_for_selector(".seat .clock.low")  # and the clock turns red under 10 s
     page.context.close()
+
+
+@pytest.mark.parametrize(
+    ("lang", "board", "playable", "skip"),
+    [("ko", "판", "둘 수 있음", "판으로 건너뛰기"), ("fr", "Plateau de", "jouable", "Aller au plateau")],
+)
+def test_the_boards_words_are_in_the_players_language(
+    server: str, browser: Any, lang: str, board: str, playable: str, skip: str
+) -> None:
+    """'Locale keys for every new label in all five languages': the board's name, the cells' names,
+    the keys under the board and the skip link in the page's language."""
+    created = api_create(server, {"game": "ikabegama", "params": SMALL["ikabegama"], "mode": "ai", "seat": 0})
+    page = browser.new_context(viewport={"width": 1100, "height": 820}).new_page()
+    path, _, seat = created["links"]["0"].partition("#")
+    page.goto(f"{server}{path}?lang={lang}#{seat}")
+    page.wait_for_selector("#status[data-turn=yours]")
+    assert board in page.locator("svg.board").get_attribute("aria-label")
+    assert page.locator("#skip-board").text_content() == skip
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    assert focused(page)["label"].endswith(playable), focused(page)
+    assert page.locator(".board-help").is_visible()
+    assert (
+        page.locator(".board-help").text_content()
+        != "Arrow keys move between the cells, Enter or Space plays the cell, Escape cancels."
+    )
+    page.context.close()
