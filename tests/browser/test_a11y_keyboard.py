@@ -306,3 +306,40 @@ def test_the_boards_words_are_in_the_players_language(
         != "Arrow keys move between the cells, Enter or Space plays the cell, Escape cancels."
     )
     page.context.close()
+
+
+def test_a_whole_nelaxtam_order_is_typed_and_a_bad_one_is_explained(server: str, browser: Any) -> None:
+    """'a text box that takes a move in the game's notation (the server's move format; clear error
+    message on a bad move); works for Nelaxtam's orders': a refused order says the rule's reason and
+    stays in the box; a whole order typed is sealed."""
+    created = api_create(server, {"game": "nelaxtam", "params": SMALL["nelaxtam"], "mode": "ai", "seat": 0})
+    gid, token = created["id"], created["tokens"]["0"]
+    page = browser.new_context(viewport={"width": 1100, "height": 820}).new_page()
+    page.goto(server + created["links"]["0"])
+    page.wait_for_selector("#submit-order")
+    render = view_of(server, gid, token)["render"]
+    edge = {h["cell"] for h in render["highlights"] if h.get("kind") == "setup" and h.get("owner") in (0, None)}
+    first, second = render["order"]["units"][:2]
+    land = next(c for c in first["choices"] if c.get("path") and c["path"][0] in edge)
+    other = next(c for c in second["choices"] if c.get("path") and c["path"][0] != land["path"][0])
+    both_on_one = f"{land['token']} {second['id']}@{land['path'][0]}"
+    type_move(page, both_on_one)
+    page.wait_for_selector("#error:not([hidden])")
+    assert page.locator("#error").get_attribute("role") == "alert"
+    assert f"both placed on {land['path'][0]}" in page.locator("#error").text_content()
+    assert page.input_value("#move-input") == both_on_one  # kept, to be mended
+    page.keyboard.press("Control+A")
+    page.keyboard.type(f"{land['token']} {other['token']}")
+    page.keyboard.press("Enter")
+    typed = f"{land['token']} {other['token']}"
+    for _ in range(100):  # sealed (pending), or already carried out with the AI's sealed order
+        v = view_of(server, gid, token)
+        if (v["render"]["order"] and v["render"]["order"]["pending"] == typed) or any(
+            typed in m["move"] for m in v["moves"]
+        ):
+            break
+        page.wait_for_timeout(100)
+    else:
+        raise AssertionError(f"the typed order was not played: {v['render']['order']}, {v['moves']}")
+    assert page.input_value("#move-input") == ""
+    page.context.close()
