@@ -94,9 +94,10 @@ let boards = 0; // ids of the boards' help texts
 
 export class BoardView {
   // container: element to hold the SVG; onCell(cellId) is called on clicks and onCell(cellId,
-  // {keyboard: true}) on Enter/Space on a cell, onCancel() on Escape (default: onCell(null), as a click beside the cells); fixed: never
-  // pans or zooms and takes no key (a picture in a page: the wheel keeps scrolling the page);
-  // label: what the board is called by screen readers (default: "<game title> board").
+  // {keyboard: true}) on Enter/Space on a cell; onCancel() on Escape (default: onCell(null), as a
+  // click beside the cells); fixed: never pans or zooms and takes no key (a picture in a page: the
+  // wheel keeps scrolling the page); label: what screen readers call the board (default: "<game
+  // title> board").
   constructor(container, { onCell, onCancel, fixed = false, label = null } = {}) {
     this.container = container;
     this.onCell = onCell || (() => {});
