@@ -346,7 +346,8 @@ $("play-best").addEventListener("click", () => ui.best && play(ui.best));
 $("cont-ai").addEventListener("click", () => continueFrom("ai"));
 $("cont-hotseat").addEventListener("click", () => continueFrom("hotseat"));
 document.addEventListener("keydown", (e) => {
-  if (["INPUT", "SELECT", "TEXTAREA"].includes(e.target.tagName)) return;
+  // the board's arrow keys move between its cells (board.js), not along the moves
+  if (e.defaultPrevented || ["INPUT", "SELECT", "TEXTAREA"].includes(e.target.tagName)) return;
   if (e.key === "ArrowLeft") $("nav-prev").click();
   if (e.key === "ArrowRight") $("nav-next").click();
 });

@@ -2,6 +2,15 @@
 // It knows no game: hex (pointy-top, circumradius 1) and square (unit) cells at x/y,
 // pieces, highlights, the last move, coordinates, clickable targets; pan/zoom for the
 // unbounded plane.
+//
+// A board for everyone (WCAG 2.2 AA): a board that plays is a labelled group whose cells are
+// buttons, each named by what is on it (coordinates in the game's notation, piece, owner, what a
+// press does); one cell at a time is in the Tab order (a roving tabindex), the arrow keys move
+// between cells, Enter or Space presses the cell (as a click), Escape cancels the selection. A
+// fixed board (a rule diagram) is one labelled picture. The drawing itself is hidden from
+// screen readers: the cells' names say everything it shows.
+import { textOf } from "./decorate.js";
+import { t } from "./i18n.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const SQ3 = Math.sqrt(3);
@@ -75,16 +84,41 @@ const HIGHLIGHT_COLORS = {
   warning: "#d11a2a",
 };
 
+// The words of the board, from the "board" catalogue (English until the page's catalogues are in).
+function say(key, english, args = {}) {
+  const text = t(`board:${key}`, { ...args, defaultValue: english });
+  return text.replace(/\{\{(\w+)\}\}/g, (m, k) => (k in args ? String(args[k]) : m)); // before the catalogues
+}
+
+let boards = 0; // ids of the boards' help texts
+
 export class BoardView {
-  // container: element to hold the SVG; onCell(cellId) is called on clicks; fixed: never pans or zooms
-  // (a picture in a page: the wheel keeps scrolling the page).
-  constructor(container, { onCell, fixed = false } = {}) {
+  // container: element to hold the SVG; onCell(cellId) is called on clicks and onCell(cellId,
+  // {keyboard: true}) on Enter/Space on a cell; onCancel() on Escape (default: onCell(null), as a
+  // click beside the cells); fixed: never pans or zooms and takes no key (a picture in a page: the
+  // wheel keeps scrolling the page); label: what screen readers call the board (default: "<game
+  // title> board").
+  constructor(container, { onCell, onCancel, fixed = false, label = null } = {}) {
     this.container = container;
     this.onCell = onCell || (() => {});
+    this.onCancel = onCancel || (() => this.onCell(null));
     this.fixed = fixed;
-    this.svg = el("svg", { class: "board", role: "img" });
+    this.label = label;
+    this.focusId = null; // the cell in the Tab order (roving tabindex)
+    this.svg = el("svg", { class: "board", role: fixed ? "img" : "group" });
     this.svg.setAttribute("xmlns", SVG);
     container.appendChild(this.svg);
+    if (!fixed) {
+      // how to play it, read after the board's name (and shown while a cell has the keyboard focus)
+      this.help = document.createElement("p");
+      this.help.className = "board-help";
+      this.help.id = `board-help-${++boards}`;
+      this.svg.setAttribute("aria-describedby", this.help.id);
+      container.appendChild(this.help);
+      this.svg.addEventListener("keydown", (e) => this._onKey(e));
+      this.svg.addEventListener("focusin", (e) => this._onFocus(e));
+      this.svg.addEventListener("focusout", () => this.svg.classList.remove("cell-focus"));
+    }
     this.view = null; // current viewBox [x, y, w, h]
     this.showCoords = true;
     this._drag = null;
@@ -110,10 +144,14 @@ export class BoardView {
     const recolor = ui.recolor || new Map();
     const disabled = ui.disabled || new Map(); // cell -> why a click there does nothing now
     const svg = this.svg;
+    const hadFocus = !this.fixed && svg.contains(document.activeElement);
     while (svg.firstChild) svg.removeChild(svg.firstChild);
     svg.dataset.kind = board.kind;
     svg.dataset.game = desc.game;
     const cells = board.cells;
+    const name = this.label || say("board", "{{title}} board", { title: desc.title || desc.game });
+    svg.setAttribute("aria-label", name);
+    if (this.help) this.help.textContent = say("help", "Arrow keys move between the cells, Enter or Space plays the cell, Escape cancels.");
     // bounds
     let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
     for (const c of cells) {
@@ -135,11 +173,16 @@ export class BoardView {
     this._applyView();
 
     const byCell = new Map(cells.map((c) => [c.id, c]));
-    const gCells = el("g", { class: "cells" }, svg);
-    const gHigh = el("g", { class: "highlights" }, svg);
-    const gPieces = el("g", { class: "pieces" }, svg);
-    const gCoords = el("g", { class: "coords" }, svg);
-    const gTargets = el("g", { class: "targets" }, svg);
+    this.byCell = byCell;
+    this.focusId = this._rovingCell(cells, clickable, desc, hadFocus);
+    const names = this.fixed ? null : this._cellNames(desc, { clickable, selected, marks, hints, disabled, labels });
+    // the drawing is for the eyes; a screen reader hears the cells' names (a fixed board: its label)
+    const hidden = { "aria-hidden": "true" };
+    const gCells = el("g", { class: "cells", ...(this.fixed ? hidden : {}) }, svg);
+    const gHigh = el("g", { class: "highlights", ...hidden }, svg);
+    const gPieces = el("g", { class: "pieces", ...hidden }, svg);
+    const gCoords = el("g", { class: "coords", ...hidden }, svg);
+    const gTargets = el("g", { class: "targets", ...hidden }, svg);
     const r = hex ? 0.97 : 0.5;
     const defaultFill = hex ? "#e9e2cf" : "#efe8d6";
 
@@ -149,6 +192,13 @@ export class BoardView {
         fill: c.fill || defaultFill,
         "data-cell": c.id,
       };
+      if (names) {
+        attrs.role = "button";
+        attrs.tabindex = c.id === this.focusId ? 0 : -1;
+        attrs["aria-label"] = names.get(c.id);
+        if (!clickable.has(c.id)) attrs["aria-disabled"] = "true";
+        if (selected.has(c.id)) attrs["aria-pressed"] = "true";
+      }
       const shape = hex
         ? el("polygon", { ...attrs, points: hexPoints(c.x, c.y, r) }, gCells)
         : el("rect", { ...attrs, x: c.x - 0.5, y: c.y - 0.5, width: 1, height: 1 }, gCells);
@@ -288,6 +338,161 @@ export class BoardView {
       el("circle", { cx: c.x + (hex ? 0.45 : 0.28), cy: c.y + (hex ? 0.45 : 0.28), r: hex ? 0.3 : 0.2 }, g);
       el("text", { x: c.x + (hex ? 0.45 : 0.28), y: c.y + (hex ? 0.56 : 0.35), "font-size": hex ? 0.34 : 0.24,
         "text-anchor": "middle" }, g).textContent = text;
+    }
+    if (!this.fixed) {
+      // the keyboard focus: a black and a white outline, seen on any cell colour in either theme
+      const ring = el("g", { class: "focus-ring", "aria-hidden": "true" }, svg);
+      // on the cell's edge (its coordinates stay readable inside), above every drawing
+      const rr = hex ? 1.0 : 0.55;
+      const shape = (cls, w) => hex
+        ? el("polygon", { class: cls, points: hexPoints(0, 0, rr), "stroke-width": w }, ring)
+        : el("rect", { class: cls, x: -rr, y: -rr, width: 2 * rr, height: 2 * rr, rx: 0.05, "stroke-width": w }, ring);
+      shape("focus-outer", hex ? 0.17 : 0.14);
+      shape("focus-inner", hex ? 0.06 : 0.05);
+      this.ring = ring;
+      this._placeRing();
+      if (hadFocus) this.focus();
+    }
+  }
+
+  // -- keyboard ----------------------------------------------------------------------------------
+  // The cell that takes the Tab stop: the one the player was on, while it is still on the board and
+  // he is on the board or it still plays; else the first cell that plays (reading order: top row
+  // first, left to right), else the last move, else the first cell.
+  _rovingCell(cells, clickable, desc, hadFocus) {
+    const here = this.focusId !== null && cells.some((c) => c.id === this.focusId);
+    if (here && (hadFocus || clickable.has(this.focusId))) return this.focusId;
+    const order = cells.slice().sort((a, b) => (Math.abs(a.y - b.y) > 0.3 ? a.y - b.y : a.x - b.x));
+    const first = order.find((c) => clickable.has(c.id));
+    if (first) return first.id;
+    if (here) return this.focusId;
+    const last = (desc.last_move || []).find((id) => cells.some((c) => c.id === id));
+    return last || (order[0] ? order[0].id : null);
+  }
+
+  // What a screen reader says of each cell: its coordinates (the game's own notation, as moves are
+  // written), what it is (a cell's title), the piece on it (owner, number, title), the marks on it
+  // (last move, selected, an order), and what pressing it does (plays, or why not). cell -> text.
+  _cellNames(desc, { clickable, selected, marks, hints, disabled, labels }) {
+    const players = desc.players || [];
+    const owner = (p) => (p.owner === null || p.owner === undefined || !players[p.owner] ? "" : textOf(players[p.owner], "name"));
+    const parts = new Map(desc.board.cells.map((c) => [c.id, []]));
+    const add = (id, text) => {
+      if (text && parts.has(id) && !parts.get(id).includes(text)) parts.get(id).push(text);
+    };
+    for (const c of desc.board.cells) add(c.id, c.title);
+    for (const p of desc.pieces || []) {
+      const who = owner(p);
+      const title = p.title || "";
+      const text = p.text || labels.get(p.cell) || "";
+      const bits = [];
+      if (who && !title.includes(who)) bits.push(who);
+      if (text && !title.includes(String(text))) bits.push(String(text));
+      if (title) bits.push(title);
+      add(p.cell, bits.length ? bits.join(" ") : say("piece", "a piece"));
+    }
+    for (const h of desc.highlights || []) if (h.kind !== "last" && h.title) add(h.cell, h.title);
+    for (const id of desc.last_move || []) add(id, say("last_move", "last move"));
+    for (const id of selected) add(id, say("selected", "selected"));
+    for (const [id, text] of marks) add(id, say("order_mark", "order of {{unit}}", { unit: text }));
+    for (const id of clickable) {
+      const hint = hints.get(id);
+      add(id, hint && hint.title ? hint.title.replace(new RegExp(`^${id}: `), "") : say("playable", "playable"));
+    }
+    for (const [id, why] of disabled) if (!clickable.has(id)) add(id, why || say("not_now", "not now"));
+    const out = new Map();
+    for (const [id, list] of parts) out.set(id, [id, ...(list.length ? list : [say("empty", "empty")])].join(", "));
+    return out;
+  }
+
+  // The cell with the Tab stop takes the keyboard focus (a redraw keeps it where the player was).
+  focus() {
+    const node = this.focusId === null ? null : this.svg.querySelector(`.cell[data-cell="${CSS.escape(this.focusId)}"]`);
+    if (node) node.focus({ preventScroll: true });
+  }
+
+  _cellNode(id) {
+    return this.svg.querySelector(`.cell[data-cell="${CSS.escape(id)}"]`);
+  }
+
+  _onFocus(e) {
+    const id = e.target.getAttribute ? e.target.getAttribute("data-cell") : null;
+    if (id === null || !e.target.classList.contains("cell")) return;
+    if (id !== this.focusId) {
+      const old = this.focusId === null ? null : this._cellNode(this.focusId);
+      if (old) old.setAttribute("tabindex", "-1");
+      e.target.setAttribute("tabindex", "0");
+      this.focusId = id;
+    }
+    // the ring for the keyboard; a click leaves none (the focus a pointer gives is not "visible"),
+    // nor moves the view
+    const keyboard = e.target.matches(":focus-visible");
+    this.svg.classList.toggle("cell-focus", keyboard);
+    this._placeRing();
+    if (keyboard) this._bringIntoView(id);
+  }
+
+  _placeRing() {
+    const c = this.ring && this.byCell && this.focusId !== null ? this.byCell.get(this.focusId) : null;
+    if (!c) return;
+    this.ring.setAttribute("transform", `translate(${c.x} ${c.y})`);
+  }
+
+  // A cell reached by the keyboard outside the shown part of a panned or zoomed board: the view
+  // moves to it (same zoom).
+  _bringIntoView(id) {
+    const c = this.byCell ? this.byCell.get(id) : null;
+    if (!c || !this.view || !this._canPan()) return;
+    const [x, y, w, h] = this.view;
+    if (c.x > x + 0.8 && c.x < x + w - 0.8 && c.y > y + 0.8 && c.y < y + h - 0.8) return;
+    this.view = [c.x - w / 2, c.y - h / 2, w, h];
+    this._applyView();
+  }
+
+  // The cell an arrow key leads to from `from`: along its row (left, right), or in the nearest row
+  // above or below, the cell nearest across (a hex row is offset by half a cell: up prefers the
+  // left one, down the right one, so that up then down comes back). Home/End: the row's ends.
+  neighbour(from, key) {
+    const cur = this.byCell && this.byCell.get(from);
+    if (!cur) return null;
+    const cells = [...this.byCell.values()];
+    const sameRow = (c) => Math.abs(c.y - cur.y) < 0.3;
+    let best = null;
+    let bestScore = Infinity;
+    for (const c of cells) {
+      if (c.id === from) continue;
+      const dx = c.x - cur.x, dy = c.y - cur.y;
+      let score = null;
+      if (key === "ArrowRight" && sameRow(c) && dx > 0.1) score = dx;
+      else if (key === "ArrowLeft" && sameRow(c) && dx < -0.1) score = -dx;
+      else if (key === "Home" && sameRow(c) && dx < -0.1) score = dx;
+      else if (key === "End" && sameRow(c) && dx > 0.1) score = -dx;
+      else if (key === "ArrowUp" && dy < -0.3) score = -dy * 1000 + Math.abs(dx) + (dx > 0 ? 0.01 : 0);
+      else if (key === "ArrowDown" && dy > 0.3) score = dy * 1000 + Math.abs(dx) + (dx < 0 ? 0.01 : 0);
+      if (score !== null && score < bestScore) {
+        bestScore = score;
+        best = c.id;
+      }
+    }
+    return best;
+  }
+
+  _onKey(e) {
+    const id = e.target.getAttribute ? e.target.getAttribute("data-cell") : null;
+    if (id === null || e.altKey || e.ctrlKey || e.metaKey) return;
+    if (["ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "Home", "End"].includes(e.key)) {
+      e.preventDefault(); // neither scrolls the page nor steps the game's replay
+      const next = this.neighbour(id, e.key);
+      if (next !== null) {
+        const node = this._cellNode(next);
+        if (node) node.focus({ preventScroll: true });
+      }
+    } else if (e.key === "Enter" || e.key === " ") {
+      e.preventDefault();
+      this.onCell(id, { keyboard: true });
+    } else if (e.key === "Escape") {
+      e.preventDefault();
+      this.onCancel();
     }
   }
 

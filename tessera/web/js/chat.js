@@ -50,6 +50,8 @@ export function mountChat(host, { gameId, token }) {
   tabs.setAttribute("role", "tablist");
   const list = el("ol", "chat-list");
   list.setAttribute("aria-live", "polite");
+  list.tabIndex = 0; // a scrolled list reached by the keyboard too (its arrows scroll it)
+  list.setAttribute("aria-label", t("chat:title"));
   const empty = el("p", "chat-empty hint");
   const form = el("form", "chat-form");
   const input = el("input", "chat-input");

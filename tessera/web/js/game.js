@@ -48,9 +48,10 @@ const ui = {
   thinkingAt: 0,
   drawNote: null, // an AI's answer to a draw offer {text, at: the view version it answers}
   orderWhy: "", // why the last click in the order builder did nothing
+  kbd: false, // the last press on the board came from the keyboard: the focus goes back to it after a move
 };
 
-const board = new BoardView($("board"), { onCell: (c) => onCell(c) });
+const board = new BoardView($("board"), { onCell: (c, how) => onCell(c, how), onCancel: () => cancelSelection() });
 
 // -- connection --------------------------------------------------------------------------
 let ws = null;
@@ -150,6 +151,7 @@ async function receive(view) {
   document.title = `${view.title} — tessera`;
   if (chat) chat.view(view);
   renderAll();
+  announceView(old, view);
   viewArrived();
   window.dispatchEvent(new CustomEvent("tessera:view", { detail: { id: view.id, version: view.version } })); // notify.js
 }
@@ -274,7 +276,8 @@ function curtain() {
     ui.revealed !== `${v.move_number}|${v.you}`);
 }
 
-function onCell(cell) {
+function onCell(cell, how) {
+  ui.kbd = !!(how && how.keyboard);
   if (orderUnits()) return onOrderCell(cell);
   const acts = actions().filter((a) => a.path && a.path.length);
   if (!acts.length) return;
@@ -564,6 +567,114 @@ function renderAll() {
   renderInvite(v);
   renderBanner(v, desc);
   renderThinking();
+  renderMoveForm(v, desc, o);
+  keepKeyboardFocus();
+}
+
+// -- a board for everyone: what is announced, where the keyboard focus goes, the typed move ------
+// A polite live region says the opponent's moves (in the game's notation) with the status that
+// follows, and the clock warnings; the status line itself is redrawn too often to be one.
+let lastSaid = "";
+function announce(text) {
+  const node = $("announce");
+  if (!node || !text) return;
+  node.textContent = text === node.textContent ? `${text}\u00a0` : text; // the same words again are said again
+}
+
+function announceView(old, view) {
+  const fresh = old && view.moves.length > old.moves.length ? view.moves.slice(old.moves.length) : [];
+  const turns = [];
+  for (const m of fresh) {
+    if (m.player !== SIMULTANEOUS && mySeats.includes(m.player) && mySeats.length === 1) continue; // his own
+    const last = turns[turns.length - 1];
+    if (last && last.player === m.player && m.player !== SIMULTANEOUS) last.moves.push(m.move);
+    else turns.push({ player: m.player, moves: [m.move] });
+  }
+  const said = turns.map((x) => x.player === SIMULTANEOUS
+    ? t("board:played_both", { move: x.moves.join(" ") })
+    : t("board:played", { name: playerName(view.render, x.player), move: x.moves.join(" ") }));
+  const status = $("status").textContent;
+  const banner = view.status !== "active" && view.result ? resultText(view.result) : "";
+  if (!said.length && status === lastSaid) return;
+  lastSaid = status;
+  announce([...said, banner || status].join(" "));
+}
+
+// The clock warnings: the player's own clock passing 30 and 10 seconds is said once each.
+const warned = new Map(); // seat -> the thresholds already said
+function clockWarnings(v) {
+  if (!v || !v.clock || isCorrespondence(v.clock) || v.status !== "active") return;
+  for (const s of mySeats) {
+    const left = clockLeft(v, s);
+    if (left === null || left === undefined) continue;
+    const said = warned.get(s) || new Set();
+    warned.set(s, said);
+    for (const th of [30, 10]) {
+      if (left > th + 1) said.delete(th); // the increment gave time back: say it again when it runs low again
+      else if (th < v.clock.initial && left <= th && left > 0 && v.clock.running.includes(s) && !said.has(th)) {
+        said.add(th);
+        announce(t("board:clock_warning", { seconds: th }));
+      }
+    }
+  }
+}
+
+// Escape on the board (or in the question a cell asked): the selection is dropped.
+function cancelSelection() {
+  const o = orderUnits();
+  const b = o ? builder() : null;
+  // the troop being ordered is let go (a troop still at sea stays: only its button would take it again)
+  const cur = b ? o.units.find((u) => u.id === b.current) : null;
+  if (cur && cur.cell) b.current = null;
+  ui.sel = [];
+  ui.choice = null;
+  ui.orderWhy = "";
+  renderAll();
+  announce(t("board:cancelled"));
+}
+
+// A move made from the keyboard redraws the panel under the player's focus: it goes back to the
+// board (the cell he was on) instead of being lost; a question (a number, a choice) takes it.
+function keepKeyboardFocus() {
+  if (!ui.kbd) return;
+  const here = document.activeElement;
+  if (ui.choice) {
+    const prompt = $("prompt");
+    if (prompt.contains(here)) return;
+    const first = prompt.querySelector("#number-input") || prompt.querySelector(".choice-btn, .choice button");
+    if (first) return void setTimeout(() => first.focus(), 0);
+  }
+  if (!here || here === document.body) board.focus();
+}
+
+// An example of the game's notation for the typed move: one of the moves open now.
+function moveExample(desc, o) {
+  if (o) return o.units.map((u) => u.default || (u.choices[0] && u.choices[0].token) || "").filter(Boolean).join(o.separator || " ");
+  const a = (desc.actions || []).find((x) => x.move !== undefined || x.template);
+  if (!a) return "";
+  if (a.move !== undefined) return a.move;
+  const n = a.number ? a.number[0] : a.choices ? a.choices[0] : 1;
+  return a.template.replace("{n}", String(n));
+}
+
+function renderMoveForm(v, desc, o) {
+  const form = $("move-form");
+  form.hidden = !(v.status === "active" && mySeats.length && ui.replay === null && !curtain() && !(desc.order && desc.order.submitted));
+  if (form.hidden) return;
+  const example = mine(v) ? moveExample(desc, o) : "";
+  $("move-help").textContent = example ? t("board:move_help", { example }) : t("board:move_help_plain");
+}
+
+async function playTyped(e) {
+  e.preventDefault();
+  const input = $("move-input");
+  const move = input.value.trim().replace(/\s+/g, " ");
+  if (!move) return showError(t("board:move_empty"));
+  if (!mine(ui.view)) return showError(t("board:not_your_turn"));
+  ui.kbd = false;
+  await submit(move);
+  if (!ui.error) input.value = ""; // a refused move stays, to be mended
+  input.focus();
 }
 
 function playerName(desc, p) {
@@ -1354,8 +1465,11 @@ setInterval(() => {
   const v = ui.view;
   if (!v || !v.clock || v.status !== "active") return;
   for (const node of document.querySelectorAll(".clock[data-seat]")) {
-    node.textContent = fmtClock(clockLeft(v, Number(node.dataset.seat)));
+    const left = clockLeft(v, Number(node.dataset.seat));
+    node.textContent = fmtClock(left);
+    node.classList.toggle("low", left < 10 && v.clock.running.includes(Number(node.dataset.seat)));
   }
+  clockWarnings(v);
   for (const node of document.querySelectorAll(".first-move[data-seat]")) {
     node.textContent = t("game:first_move", { time: fmtClock(firstMoveLeft(v, Number(node.dataset.seat)) ?? 0) });
   }
@@ -1369,12 +1483,25 @@ $("coords").addEventListener("change", (e) => {
   board.showCoords = e.target.checked;
   renderAll();
 });
+$("move-form").addEventListener("submit", playTyped);
+$("skip-board").addEventListener("click", (e) => {
+  e.preventDefault();
+  board.focus();
+});
+$("prompt").addEventListener("keydown", (e) => {
+  if (e.key !== "Escape" || !ui.choice) return;
+  e.preventDefault();
+  ui.kbd = true;
+  cancelSelection();
+  board.focus();
+});
 $("rp-first").addEventListener("click", () => showPosition(0));
 $("rp-prev").addEventListener("click", () => showPosition(replayAt() - 1));
 $("rp-next").addEventListener("click", () => showPosition(replayAt() + 1));
 $("rp-last").addEventListener("click", () => showPosition(ui.view.moves.length));
 document.addEventListener("keydown", (e) => {
-  if (!ui.view || !ui.view.moves.length || ["INPUT", "SELECT", "TEXTAREA"].includes(e.target.tagName)) return;
+  // the board's arrow keys move between its cells (board.js), not along the moves
+  if (e.defaultPrevented || !ui.view || !ui.view.moves.length || ["INPUT", "SELECT", "TEXTAREA"].includes(e.target.tagName)) return;
   if (e.key === "ArrowLeft") $("rp-prev").click();
   if (e.key === "ArrowRight") $("rp-next").click();
 });

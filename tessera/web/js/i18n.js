@@ -89,8 +89,9 @@ async function resourcesFor(lngs, namespaces) {
 export function initI18n(namespaces = []) {
   if (ready) return ready;
   ready = (async () => {
-    // "refusals": the server's refused requests, which any page can meet (decorate.js refusalText)
-    const ns = [...new Set(["common", "refusals", ...namespaces])];
+    // "refusals": the server's refused requests, which any page can meet (decorate.js refusalText);
+    // "board": the words of the board for the keyboard and screen readers (board.js), on any page
+    const ns = [...new Set(["common", "board", "refusals", ...namespaces])];
     const lng = detectLanguage();
     const [, resources] = await Promise.all([loadScript(SCRIPT), resourcesFor([...new Set([lng, FALLBACK])], ns)]);
     await i18next().init({

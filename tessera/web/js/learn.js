@@ -91,9 +91,10 @@ export class DiagramView {
     figure.innerHTML = "";
     figure.classList.add("diagram");
     figure.dataset.diagram = diagram.id;
-    const head = el("div", "diagram-title", t(`diagram.${diagram.id}.title`, diagram.title));
+    const title = t(`diagram.${diagram.id}.title`, diagram.title);
+    const head = el("div", "diagram-title", title);
     const box = el("div", "diagram-board");
-    this.board = new BoardView(box, { fixed: true });
+    this.board = new BoardView(box, { fixed: true, label: title }); // one picture, named by its title
     this.table = el("div", "diagram-table");
     this.controls = el("div", "diagram-steps");
     this.note = el("p", "diagram-note");

@@ -10,8 +10,9 @@ import { initPrefs, safePalette } from "./prefs.js";
 
 const $ = (id) => document.getElementById(id);
 const query = new URLSearchParams(location.search);
-const ui = { puzzle: null, render: null, moves: [], over: false, sel: [], choice: null, hint: null, busy: false };
-const board = new BoardView($("board"), { onCell: (c) => onCell(c) });
+// kbd: the last step was pressed on the board with the keyboard (the focus goes back there)
+const ui = { puzzle: null, render: null, moves: [], over: false, sel: [], choice: null, hint: null, busy: false, kbd: false };
+const board = new BoardView($("board"), { onCell: (c, how) => onCell(c, how) });
 
 function themeKey(theme) {
   return `puzzles:themes.${theme.replace(/[^a-z]+/g, "_")}`;
@@ -76,7 +77,8 @@ function nextCells() {
   return out;
 }
 
-function onCell(cell) {
+function onCell(cell, how) {
+  ui.kbd = !!(how && how.keyboard);
   const acts = actions().filter((a) => a.path && a.path.length);
   if (cell === null || !acts.length) {
     ui.sel = [];
@@ -101,6 +103,9 @@ function onCell(cell) {
   if (exact.length === 1 && !longer.length && exact[0].move !== undefined) return play(exact[0].move);
   if (exact.length) ui.choice = exact;
   render();
+  // a question asked from the keyboard takes the focus (the number or the first choice)
+  const first = ui.choice && ui.kbd ? $("prompt").querySelector("input, button") : null;
+  if (first) first.focus();
 }
 
 function button(label, onclick, cls = "") {
@@ -128,7 +133,11 @@ function renderPrompt() {
         input.value = Math.min(hi, Math.max(lo, 1));
         input.id = "number-input";
         input.setAttribute("aria-label", t("puzzles:number"));
-        wrap.append(input, button(t("puzzles:play"), () => play(fill(a, parseInt(input.value, 10))), "primary"));
+        const go = button(t("puzzles:play"), () => play(fill(a, parseInt(input.value, 10))), "primary");
+        input.addEventListener("keydown", (e) => {
+          if (e.key === "Enter") go.click();
+        });
+        wrap.append(input, go);
       } else if (a.choices) {
         for (const c of a.choices) wrap.appendChild(button(String(c), () => play(fill(a, c)), "choice-btn"));
       } else if (a.move !== undefined) {
@@ -210,7 +219,9 @@ async function play(move) {
     loadMe();
   }
   render();
-  $(ui.over ? "next" : "move-input").focus();
+  if (ui.over) $("next").focus();
+  else if (ui.kbd) board.focus(); // played on the board: the keyboard stays there
+  else $("move-input").focus();
 }
 
 async function hint() {
