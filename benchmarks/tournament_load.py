@@ -39,6 +39,7 @@ A small seeded version of it runs in the test suite (tests/server/tournaments/te
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -174,6 +175,9 @@ class Cluster:
 
     def stop(self) -> None:
         self.client.close()
+        for s in self.servers:  # both asked at once, then waited for
+            if s.proc.poll() is None:
+                s.proc.send_signal(signal.SIGINT)
         for s in self.servers:
             s.stop()
 
@@ -199,9 +203,14 @@ class Movers:
     auth: dict[str, dict[str, str]]
     threads: int
     seed: int
+    tid: str = ""
+    """The tournament (a person whose game ended may berserk his next one)."""
+    berserk: float = 0.0
+    """The chance that a person whose game ended berserks his next one."""
     queue: deque[Game] = field(default_factory=deque)
     moves: int = 0
     refused: int = 0
+    berserks: int = 0
     move_seconds: list[float] = field(default_factory=list)
     done: set[str] = field(default_factory=set)
     stop: threading.Event = field(default_factory=threading.Event)
@@ -230,11 +239,24 @@ class Movers:
                 going = self._step(g, rng)
             except httpx.HTTPError:
                 going = True
+            except RuntimeError:  # the client was closed: the run is over
+                return
             if going:
                 self.add(g)
-            else:
-                with self._guard:
-                    self.done.add(g.id)
+                continue
+            with self._guard:
+                self.done.add(g.id)
+            for name in g.people.values():
+                if self.tid and rng.random() < self.berserk:
+                    with contextlib.suppress(httpx.HTTPError, RuntimeError):
+                        r = self.cluster.call("POST", f"/api/tournaments/{self.tid}/berserk", self.auth[name])
+                        with self._guard:
+                            self.berserks += r.status_code == 200
+
+    def join(self) -> None:
+        self.stop.set()
+        for w in self._workers:
+            w.join(10)
 
     def _step(self, g: Game, rng: random.Random) -> bool:
         """One move of a person in ``g`` if one is to move; whether the game goes on."""
@@ -288,6 +310,7 @@ def run(args: argparse.Namespace, url: str) -> dict[str, Any]:
     rng = random.Random(args.seed)
     t_start = time.time()
     cluster = Cluster(url, args.wave, rng)
+    started = time.time() - t_start
     out: dict[str, Any] = {
         "players": args.players,
         "bots": args.bots,
@@ -296,6 +319,7 @@ def run(args: argparse.Namespace, url: str) -> dict[str, Any]:
         "play_seconds": args.play_seconds,
         "wave_seconds": args.wave,
         "seed": args.seed,
+        "startup_seconds": round(started, 1),
     }
     bots_running: list[BotClient] = []
     movers: Movers | None = None
@@ -305,7 +329,9 @@ def run(args: argparse.Namespace, url: str) -> dict[str, Any]:
         bots = [f"b{i:03d}" for i in range(args.bots)]
         names = people + bots
         with ThreadPoolExecutor(4) as pool:
-            made = pool.map(lambda i: sign_up(cluster.servers[i % 2].base, names[i], names[i] in bots), range(len(names)))
+            made = pool.map(
+                lambda i: sign_up(cluster.servers[i % 2].base, names[i], names[i] in bots), range(len(names))
+            )
             tokens = dict(zip(names, made, strict=True))
         out["signup_seconds"] = round(time.time() - t0, 1)
         auth = {n: bearer(tok) for n, tok in tokens.items()}
@@ -322,20 +348,23 @@ def run(args: argparse.Namespace, url: str) -> dict[str, Any]:
         tid, ends = r.json()["id"], float(r.json()["ends_at"])
         with ThreadPoolExecutor(4) as pool:
             list(
-                pool.map(lambda n: cluster.call("POST", f"/api/tournaments/{tid}/join", auth[n]).raise_for_status(), names)
+                pool.map(
+                    lambda n: cluster.call("POST", f"/api/tournaments/{tid}/join", auth[n]).raise_for_status(), names
+                )
             )
         for i, b in enumerate(bots):
-            bot = BotClient(Api(cluster.servers[i % 2].base, tokens[b]), load_player(f"random(seed={args.seed + i})"))
+            home = cluster.servers[(i + 1) % 2].base  # the first bot on the process killed second
+            bot = BotClient(Api(home, tokens[b]), load_player(f"random(seed={args.seed + i})"))
             bot.start()
             bots_running.append(bot)
-        movers = Movers(cluster, auth, args.movers, args.seed)
+        movers = Movers(cluster, auth, args.movers, args.seed, tid, args.berserk)
         playing_from = time.time()
         play_until = playing_from + args.play_seconds if args.play_seconds else ends
         kill_at = [playing_from + (play_until - playing_from) * (k + 1) / (args.kills + 1) for k in range(args.kills)]
         kills: list[dict[str, Any]] = []
         reads: list[float] = []
         seen: set[str] = set()
-        berserks = 0
+        rejoined = 0
         withdrawn = False
         v: dict[str, Any] = {}
         deadline = max(ends, play_until) + 120
@@ -371,12 +400,15 @@ def run(args: argparse.Namespace, url: str) -> dict[str, Any]:
                 withdrawn = True
             if withdrawn and not busy and not kill_at:
                 break
-            if not withdrawn:
-                for n in rng.sample(people, min(2, len(people))):
-                    if n not in busy and rng.random() < args.berserk:
-                        berserks += cluster.call("POST", f"/api/tournaments/{tid}/berserk", auth[n]).status_code == 200
+            if not withdrawn and time.time() < ends - 30:
+                # a player withdrawn for missing his first move (as on lichess) joins again to play on
+                for row in v["standings"]:
+                    if row["withdrawn"]:
+                        r = cluster.call("POST", f"/api/tournaments/{tid}/join", auth[row["username"]])
+                        rejoined += r.status_code == 200
             time.sleep(args.step)
         out["finished"] = v.get("status") == "finished"
+        out["wait_after_play_seconds"] = round(time.time() - play_until, 1)
         time.sleep(2 * args.wave + 0.5)  # the last games recorded
         out["play_seconds_measured"] = round(time.time() - playing_from, 1)
         views = [cluster.client.get(s.base + f"/api/tournaments/{tid}").json() for s in cluster.servers]
@@ -386,7 +418,8 @@ def run(args: argparse.Namespace, url: str) -> dict[str, Any]:
         out["kills"] = kills
         out["moves_by_people"] = movers.moves
         out["moves_refused"] = movers.refused
-        out["berserks_asked"] = berserks
+        out["berserks_asked"] = movers.berserks
+        out["joined_again_after_a_missed_first_move"] = rejoined
         out["bot_games"] = sum(len(b.games) for b in bots_running)
         out["bot_reconnects"] = sum(b.reconnects for b in bots_running)
         out["requests_retried_on_the_other_process"] = cluster.failures
@@ -398,9 +431,9 @@ def run(args: argparse.Namespace, url: str) -> dict[str, Any]:
         ]
     finally:
         if movers is not None:
-            movers.stop.set()
-        for b in bots_running:
-            b.stop(timeout=5)
+            movers.join()
+        for bot in bots_running:
+            bot.stop(timeout=5)
         cluster.stop()
     out["seconds"] = round(time.time() - t_start, 1)
     return out
@@ -437,8 +470,12 @@ def check_database(url: str, tid: str) -> dict[str, Any]:
             .all()
         )
         all_games = set(c.execute(sa.select(games_table.c.id)).scalars())
-        seat_rows = c.execute(sa.select(seat_accounts_table.c.game_id, seat_accounts_table.c.seat, seat_accounts_table.c.user_id)).all()
-        finished_at = c.execute(sa.select(tournaments_table.c.finished_at).where(tournaments_table.c.id == tid)).scalar()
+        seat_rows = c.execute(
+            sa.select(seat_accounts_table.c.game_id, seat_accounts_table.c.seat, seat_accounts_table.c.user_id)
+        ).all()
+        finished_at = c.execute(
+            sa.select(tournaments_table.c.finished_at).where(tournaments_table.c.id == tid)
+        ).scalar()
     engine.dispose()
     seated: dict[str, dict[int, str]] = {}
     for gid, seat, uid in seat_rows:
@@ -488,13 +525,15 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--players", type=int, default=200, help="accounts in the arena, bots included")
     ap.add_argument("--bots", type=int, default=20, help="how many of them are bots")
     ap.add_argument("--minutes", type=int, default=6)
-    ap.add_argument("--play-seconds", type=float, default=0.0, help="withdraw everyone after this long (0: play to the end)")
+    ap.add_argument(
+        "--play-seconds", type=float, default=0.0, help="withdraw everyone after this long (0: play to the end)"
+    )
     ap.add_argument("--game", default="nume(size=2)")
     ap.add_argument("--initial", type=float, default=120.0, help="the clock's seconds per player")
     ap.add_argument("--increment", type=float, default=0.0)
     ap.add_argument("--kills", type=int, default=2, help="kill -9 of a process, this many times")
     ap.add_argument("--movers", type=int, default=12, help="threads playing the people's moves")
-    ap.add_argument("--berserk", type=float, default=0.2, help="an idle person's chance to berserk, per look")
+    ap.add_argument("--berserk", type=float, default=0.2, help="the chance that a person whose game ended berserks")
     ap.add_argument("--wave", type=float, default=1.0, help="seconds between the director's waves")
     ap.add_argument("--step", type=float, default=1.0, help="seconds between the driver's looks")
     ap.add_argument("--seed", type=int, default=1)
@@ -503,7 +542,7 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None, emit: Callable[[str], None] = print) -> dict[str, Any]:
     args = parser().parse_args(argv)
-    if not 2 <= args.players or not 0 <= args.bots < args.players:
+    if args.players < 2 or not 0 <= args.bots < args.players:
         raise SystemExit("--players at least 2, --bots fewer than the players")
     from tests.server.pg import postgres_cluster
 

@@ -15,11 +15,12 @@ first.
 **Points**: 1 for the best place, 0 for the worst, evenly between (two seats: 1, ½, 0); a bye is
 1; an aborted game 0 for every seat; a game still running when its round's deadline passed
 counts as a draw.  **Blocks** (tessera.server.moderation): two players of whom one blocks the
-other are paired together only when no other pairing exists — from round 2 the library is told
-they met already (it then never pairs them when a pairing without repeats exists), and any table
-that still seats them (round 1's top-against-bottom split, four-seat tables) is mended by
-exchanging one of them with the nearest table whose exchange seats no blocked pair and no
-repeated pairing.  **Tie-breaks**: Buchholz (the sum of the final scores of every opponent met)
+other are kept apart — from round 2 the library is told they met already (it then never pairs
+them when a pairing without repeats exists; when none does, a repeated pairing comes before a
+blocked one), and any table that still seats them (round 1's top-against-bottom split, four-seat
+tables) is mended by exchanging one of them with a player of the nearest table whose exchange
+seats no blocked pair and no repeated pairing.  **Tie-breaks**: Buchholz (the sum of the final
+scores of every opponent met)
 and Sonneborn–Berger (the sum of each opponent's final score times one's own result against
 him: 1 ahead of him, ½ level, 0 behind).  Byes count in neither.  A withdrawn player is paired no
 more; his games stay in the table.
@@ -203,13 +204,21 @@ def pair_round(
         (numbers[a], numbers[b]) for a, b in (sorted(p) for p in apart if len(p) == 2) if a in numbers and b in numbers
     }
     made = None
-    if blocked and rounds:
-        try:  # blocked pairs as pairings already played: avoided whenever a pairing without them exists
-            made = dutch(previous | blocked)
-        except Exception:  # no pairing without them: the round is paired as if no one blocked anyone
+    # blocked pairs as pairings already played: avoided whenever a pairing without them exists; when
+    # none does, a repeated pairing comes before a blocked one; with neither, the round is paired as
+    # if no one blocked anyone
+    for forbidden in [previous | blocked, blocked] if blocked and rounds else []:
+        try:
+            made = dutch(forbidden)
+        except Exception:
             made = None
         if made is not None and sum(1 for p in made if p.get("bye") or p.get("black_id") is None) > len(active) % 2:
-            made = None
+            made = None  # more byes than an odd number of players needs: no such pairing
+        if made is not None and not any(
+            frozenset((p["white_id"], p.get("black_id"))) in {frozenset(b) for b in blocked} for p in made
+        ):
+            break
+        made = None
     if made is None:
         made = dutch(previous)
     out = []
@@ -223,9 +232,9 @@ def pair_round(
 
 def mend(tables: list[Table], apart: Collection[frozenset[str]], met: dict[str, set[str]]) -> list[Table]:
     """Tables without a blocked pair where possible: a table seating two players of a pair in
-    ``apart`` exchanges its player in the later seat with the player in the same seat of the nearest
-    table (by table order) for which neither table then seats a blocked pair or two players who
-    ``met`` already; a table no exchange mends is left as it is.  Seats (colours) stay with the table.
+    ``apart`` exchanges one of its players (the later seat first) with a player of the nearest table
+    (by table order) for which neither table then seats a blocked pair or two players who ``met``
+    already; each takes the other's seat, the same seat first; a table no exchange mends is left as it is.
 
     >>> t = mend([Table(("a", "b")), Table(("c", "d"))], {frozenset("ab")}, {})
     >>> [x.users for x in t]
@@ -247,18 +256,17 @@ def mend(tables: list[Table], apart: Collection[frozenset[str]], met: dict[str, 
         if t.bye or not blocked(t.users):
             continue
         order = sorted((j for j in range(len(out)) if j != k and not out[j].bye), key=lambda j: abs(j - k))
-        done = False
-        for seat in range(len(t.users) - 1, 0, -1):
-            for j in order:
-                mine, theirs = list(out[k].users), list(out[j].users)
-                if seat >= len(theirs):
-                    continue
-                mine[seat], theirs[seat] = theirs[seat], mine[seat]
-                if fine(mine) and fine(theirs):
-                    out[k], out[j] = Table(tuple(mine)), Table(tuple(theirs))
-                    done = True
-                    break
-            if done:
+        swaps = (  # the same seat first: the colours stay
+            (i, j, s)
+            for i in range(len(t.users) - 1, -1, -1)
+            for j in order
+            for s in sorted(range(len(out[j].users)), key=lambda s: s != i)
+        )
+        for i, j, s in swaps:
+            mine, theirs = list(out[k].users), list(out[j].users)
+            mine[i], theirs[s] = theirs[s], mine[i]
+            if fine(mine) and fine(theirs):
+                out[k], out[j] = Table(tuple(mine)), Table(tuple(theirs))
                 break
     return out
 

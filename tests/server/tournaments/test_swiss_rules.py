@@ -197,3 +197,36 @@ def test_four_seat_tables_avoid_players_who_met_when_they_can() -> None:
     again = [frozenset(p) for tb in r2 for p in combinations(tb.users, 2) if frozenset(p) in met]
     assert len(again) <= 4  # two tables of four from two tables of four: each new table mixes both
     assert {frozenset(tb.users) for tb in r2}.isdisjoint({frozenset(tb.users) for tb in r1})
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.data())
+def test_players_of_whom_one_blocks_the_other_are_paired_only_when_unavoidable(data: st.DataObject) -> None:
+    """Moderation blocks: "a user who blocked another is never paired with them when avoidable" — a
+    round seats a blocked pair only when no pairing of its players (the same bye) avoids every blocked
+    pair, and repeats a pairing only when no pairing avoids both the blocked and the repeated ones."""
+    n = data.draw(st.integers(3, 8))
+    entrants = [Entrant(f"p{i:02d}", data.draw(st.integers(1000, 2500))) for i in range(n)]
+    ids = [e.user_id for e in entrants]
+    blocks = data.draw(st.lists(st.tuples(st.sampled_from(ids), st.sampled_from(ids)), min_size=1, max_size=4))
+    apart = {frozenset(b) for b in blocks if b[0] != b[1]}
+    rounds: list[list[Table]] = []
+    met: set[frozenset[str]] = set()
+    for _ in range(data.draw(st.integers(1, min(4, n - 1)))):
+        tables = swiss.pair_round(entrants, rounds, 4, apart=apart)
+        players = [u for tb in tables if not tb.bye for u in tb.users]
+        seated_blocked = [tb for tb in tables if not tb.bye and frozenset(tb.users) in apart]
+        if seated_blocked:
+            assert not _pairable(players, apart)
+        for tb in tables:
+            if not tb.bye:
+                assert frozenset(tb.users) not in met or not _pairable(players, met | apart)
+                met.add(frozenset(tb.users))
+        rounds.append(_play(tables, data.draw))
+
+
+def test_four_seat_tables_keep_blocked_players_apart() -> None:
+    entrants = [Entrant(f"p{i}", 2000 - i) for i in range(8)]
+    tables = swiss.pair_round(entrants, [], 3, 4, apart={frozenset(("p0", "p1"))})
+    assert sorted(u for t in tables for u in t.users) == sorted(e.user_id for e in entrants)
+    assert not any({"p0", "p1"} <= set(t.users) for t in tables)

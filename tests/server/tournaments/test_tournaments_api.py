@@ -268,6 +268,50 @@ def test_a_berserk_win_scores_three_only_when_the_berserker_made_seven_moves(
     assert row["sheet"] == [3.0, 2.0] and row["berserks"] == 1
 
 
+def test_no_new_game_starts_in_the_arenas_last_seconds(app: FastAPI, user: Callable[[str], TestClient]) -> None:
+    """lichess: no new games are started in an arena's last seconds (here LAST_SECONDS, 20 s): two free
+    players are not paired then, and are paired just before."""
+    a, b = user("ann"), user("bob")
+    tid = a.post("/api/tournaments", json={**ARENA, "minutes": 1}).json()["id"]
+    for x in (a, b):
+        x.post(f"/api/tournaments/{tid}/join")
+    ends = look(a, tid)["ends_at"]
+    director(app).wave(ends - director_module.LAST_SECONDS + 0.5)
+    assert look(a, tid)["pairings"] == []
+    director(app).wave(ends - director_module.LAST_SECONDS - 0.5)
+    assert [p["status"] for p in look(a, tid)["pairings"]] == ["playing"]
+
+
+def test_a_player_is_never_paired_with_one_he_blocks(app: FastAPI, user: Callable[[str], TestClient]) -> None:
+    """Moderation blocks: "a user who blocked another is never paired with them when avoidable" — in
+    an arena it always is (they wait for someone else); in a Swiss round the blocked pair is kept
+    apart when the round can be paired otherwise."""
+    bs = {n: user(n) for n in ("ann", "bob", "cat", "dan")}
+    assert bs["ann"].put("/api/blocks/bob").status_code == 200
+    tid = bs["ann"].post("/api/tournaments", json=ARENA).json()["id"]
+    for n in ("ann", "bob"):
+        bs[n].post(f"/api/tournaments/{tid}/join")
+    now = time.time()
+    director(app).wave(now)
+    assert look(bs["ann"], tid)["pairings"] == []  # the only two free players: one blocks the other
+    bs["cat"].post(f"/api/tournaments/{tid}/join")
+    director(app).wave(now + 1)
+    [p] = look(bs["ann"], tid)["pairings"]
+    assert "cat" in p["players"] and set(p["players"]) != {"ann", "bob"}
+    swiss_body = {"kind": "swiss", "game": "nume(size=3)", "days": 2, "rounds": 3}
+    sid = bs["bob"].post("/api/tournaments", json=swiss_body).json()["id"]
+    for b in bs.values():
+        b.post(f"/api/tournaments/{sid}/join")
+    for r in range(3):
+        director(app).wave(now + 2 + r)
+        v = look(bs["ann"], sid)
+        games = [p for p in v["pairings"] if p["round"] == r + 1]
+        assert len(games) == 2 and all(set(p["players"]) != {"ann", "bob"} for p in games)
+        for p in games:
+            every_seat_moves(app, p["game_id"])  # a resignation before every seat moved is an abort
+            assert bs[p["players"][0]].post(f"/api/games/{p['game_id']}/resign").status_code == 200
+
+
 def test_the_live_stream_sends_the_tournament_and_ends_when_it_is_finished(
     app: FastAPI, user: Callable[[str], TestClient]
 ) -> None:
