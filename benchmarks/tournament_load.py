@@ -164,14 +164,22 @@ class Cluster:
         assert last is not None
         raise last
 
-    def kill_and_restart(self, k: int) -> float:
-        """``kill -9`` of process ``k`` and a new one on its address; seconds until it answers."""
+    def kill_and_restart(self, k: int, record: dict[str, Any]) -> threading.Thread:
+        """``kill -9`` of process ``k`` and a new one started on its address; a thread waiting until it
+        answers sets ``record["restart_seconds"]`` (the driver goes on meanwhile: the other process
+        answers)."""
         old = self.servers[k]
         old.kill9()
         a = time.time()
-        self.servers[k] = Server(self.url, self.wave, port=old.port)
-        self.servers[k].wait()
-        return time.time() - a
+        self.servers[k] = new = Server(self.url, self.wave, port=old.port)
+
+        def wait() -> None:
+            new.wait()
+            record["restart_seconds"] = round(time.time() - a, 1)
+
+        th = threading.Thread(target=wait, daemon=True)
+        th.start()
+        return th
 
     def stop(self) -> None:
         self.client.close()
@@ -362,6 +370,7 @@ def run(args: argparse.Namespace, url: str) -> dict[str, Any]:
         play_until = playing_from + args.play_seconds if args.play_seconds else ends
         kill_at = [playing_from + (play_until - playing_from) * (k + 1) / (args.kills + 1) for k in range(args.kills)]
         kills: list[dict[str, Any]] = []
+        restarts: list[threading.Thread] = []
         reads: list[float] = []
         seen: set[str] = set()
         rejoined = 0
@@ -373,7 +382,8 @@ def run(args: argparse.Namespace, url: str) -> dict[str, Any]:
                 kill_at.pop(0)
                 k = len(kills) % 2
                 at = round(time.time() - playing_from, 1)
-                kills.append({"process": k, "at_seconds": at, "restart_seconds": round(cluster.kill_and_restart(k), 1)})
+                kills.append({"process": k, "at_seconds": at})
+                restarts.append(cluster.kill_and_restart(k, kills[-1]))
             a = time.perf_counter()
             try:
                 v = cluster.call("GET", f"/api/tournaments/{tid}").json()
@@ -407,6 +417,8 @@ def run(args: argparse.Namespace, url: str) -> dict[str, Any]:
                         r = cluster.call("POST", f"/api/tournaments/{tid}/join", auth[row["username"]])
                         rejoined += r.status_code == 200
             time.sleep(args.step)
+        for th in restarts:
+            th.join(240)
         out["finished"] = v.get("status") == "finished"
         out["wait_after_play_seconds"] = round(time.time() - play_until, 1)
         time.sleep(2 * args.wave + 0.5)  # the last games recorded
