@@ -9,6 +9,7 @@ Dutch program) in FIDE's Tournament Report File format, from the caissify-pairin
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from itertools import combinations
 from pathlib import Path
 
@@ -107,7 +108,7 @@ def test_a_game_that_ran_past_the_round_deadline_counts_as_a_draw() -> None:
     assert swiss.table_points(Table(("a", "b"), aborted=True)) == [0.0, 0.0]
 
 
-def _play(tables: list[Table], draw: st.DrawFn) -> list[Table]:
+def _play(tables: list[Table], draw: Callable[[st.SearchStrategy[float]], float]) -> list[Table]:
     out = []
     for t in tables:
         if t.bye:
