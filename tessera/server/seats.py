@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,6 +71,7 @@ class Seats:
         bound: bool = False,
         arrived: bool = False,
         within: Within | None = None,
+        halved: Sequence[int] = (),
     ) -> Created:
         """A new game; the creator gets the tokens of the seats he plays here.
 
@@ -90,6 +91,8 @@ class Seats:
         ``arrived``: the invited seats are taken at once (their holders are known, as two paired
         seekers are; the clock starts).  ``within``: writes stored in the same transaction as the
         game (:data:`Within`); the game is announced only after that transaction commits.
+        ``halved``: the seats whose real-time clock starts with half its time (an arena's berserk,
+        tessera.server.handicap); 422 with a correspondence clock or none.
         """
         kinds: list[tuple[str, int | None, str]] = []
         if seat_kinds is not None:
@@ -110,6 +113,11 @@ class Seats:
             new_clock = clock_from(clock, n)  # (initial, increment), or {"days": n} per move
         except ValueError as e:
             raise ServiceError(422, str(e)) from None
+        if halved:
+            if new_clock is None or "remaining" not in new_clock or any(not 0 <= i < n for i in halved):
+                raise ServiceError(422, "halved: seats of a game with a real-time clock")
+            for i in set(halved):
+                new_clock["remaining"][i] = new_clock["remaining"][i] / 2.0
         seed = secrets.randbelow(2**31) if seed is None else check_seed(seed)
         default_names = list(g.player_names)
         seats: list[SeatRow] = []

@@ -24,6 +24,7 @@ reason, which the web layer turns into ``{"detail": ...}``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from tessera.server.ai_seats import ai_jobs, random_move
@@ -96,9 +97,11 @@ class MatchService:
         bound: bool = False,
         arrived: bool = False,
         within: Within | None = None,
+        halved: Sequence[int] = (),
     ) -> Created:
         """A new game (:meth:`tessera.server.seats.Seats.create` says what each option means; ``within``:
-        writes stored in the same transaction as the game)."""
+        writes stored in the same transaction as the game; ``halved``: seats whose real-time clock
+        starts with half its time, an arena's berserk)."""
         return self.seats.create(
             game,
             params,
@@ -113,6 +116,7 @@ class MatchService:
             bound=bound,
             arrived=arrived,
             within=within,
+            halved=halved,
         )
 
     def join(self, game_id: str) -> tuple[int, str]:

@@ -50,3 +50,59 @@ def test_an_arena_announced_and_joined_in_the_browser_opens_each_players_game(
     ann.wait_for_selector(f"#my-game[href^='/g/{game}#seat=']", state="attached")  # set once the seat is read
     assert "/tournament/" in ann.url
     ann.screenshot(path=str(artifacts / "tournament-playing-desktop.png"), full_page=True)
+
+
+def _player(server: str, name: str) -> Any:
+    import httpx
+
+    c = httpx.Client(base_url=server, headers={"Origin": server}, timeout=30)
+    r = c.post("/api/account/signup", json={"username": name, "password": "correct horse battery"})
+    assert r.status_code == 201, r.text
+    return c
+
+
+def _move(c: Any, gid: str) -> bool:
+    """One move of this player's seat if it is his turn; whether the game goes on."""
+    v = c.get(f"/api/games/{gid}").json()
+    if v["status"] != "active":
+        return False
+    if v["to_move"] != v["you"]:
+        return True
+    a = v["render"]["actions"][0]
+    mv = a["move"] if "move" in a else a["template"].replace("{n}", str((a.get("choices") or a["number"])[0]))
+    r = c.post(f"/api/games/{gid}/moves", json={"move": mv, "expected": v["move_number"]})
+    assert r.status_code == 200, r.text
+    return True
+
+
+def test_a_winners_profile_shows_the_tournament_with_a_trophy(server: str, browser: Any, artifacts: Path) -> None:
+    """Results and trophies on profiles: after a one-round Swiss event, the winner's profile lists it
+    with his rank and the trophy, the other player's with his rank and no trophy."""
+    import time
+
+    ann, bob = _player(server, "TrophyAnn"), _player(server, "TrophyBob")
+    body = {"kind": "swiss", "game": "nume(size=2)", "clock": {"initial": 300, "increment": 0}, "rounds": 1}
+    tid = ann.post("/api/tournaments", json={**body, "name": "Trophy Swiss"}).json()["id"]
+    for c in (ann, bob):
+        assert c.post(f"/api/tournaments/{tid}/join").status_code == 200
+    deadline = time.time() + 30
+    while not (game := ann.get(f"/api/tournaments/{tid}").json()["me"]["game"]):
+        assert time.time() < deadline, "round 1 was not paired"
+        time.sleep(0.3)
+    gid = game["game_id"]
+    for _ in range(2):  # every seat moves once: a resignation then loses (before, it aborts)
+        for c in (ann, bob):
+            _move(c, gid)
+    assert bob.post(f"/api/games/{gid}/resign").status_code == 200
+    while ann.get(f"/api/tournaments/{tid}").json()["status"] != "finished":
+        assert time.time() < deadline + 30, "the event did not finish"
+        time.sleep(0.3)
+    page = browser.new_context(viewport={"width": 1100, "height": 800}).new_page()
+    page.goto(server + "/u/TrophyAnn")
+    card = page.locator("#tournaments-card")
+    card.locator(f"a[href='/tournament/{tid}']:has-text('Trophy Swiss')").wait_for(timeout=15_000)
+    assert "🏆" in card.inner_text() and "1 of 2" in card.inner_text()
+    page.screenshot(path=str(artifacts / "profile-trophy-desktop.png"), full_page=True)
+    page.goto(server + "/u/TrophyBob")
+    card.locator(f"a[href='/tournament/{tid}']").wait_for(timeout=15_000)
+    assert "🏆" not in card.inner_text() and "2 of 2" in card.inner_text()

@@ -79,16 +79,17 @@ def run_coroutine(coro: Any) -> Any:
         return pool.submit(asyncio.run, coro).result()
 
 
-def every_seat_moves(app: Any, gid: str, seed: int = 0) -> None:
+def every_seat_moves(app: Any, gid: str, seed: int = 0, each: int = 1) -> None:
     """Random legal moves, played through the match service by whoever is to move, until every seat
-    of the game has made one: a resignation then loses (before, it aborts the game, as lichess)."""
+    of the game has made ``each`` (one: a resignation then loses; before, it aborts the game, as
+    lichess)."""
     service = app.state.service
     rng = random.Random(seed)
     while True:
         live = service.games.current(gid)
         row, state = live.row, live.state
-        moved = {m.player for m in live.moves[: live.n_moves]}
-        if row.status != "active" or moved >= set(range(len(row.seats))):
+        made = [m.player for m in live.moves[: live.n_moves]]
+        if row.status != "active" or all(made.count(s) >= each for s in range(len(row.seats))):
             return
         p = state.current_player()
         if row.seats[p].kind == "ai":  # the AI worker plays its own seat

@@ -15,15 +15,20 @@ not finished:
    the round's deadline has passed (a game still running then counts as a draw), pairs the next
    round (tessera.server.tournaments.swiss), or after the last round finishes.
 
-Making a game is an idempotent sequence, so that ``kill -9`` of a process at any point loses no
-result and pairs no one twice: (1) one transaction stores the pairing (``creating``) and claims its
-players (``pairing_id`` set only where it was empty, all or none); (2) the game is made through
-the match service (the function challenges use), private, with an invite seat per player; (3) the
-game's id is stored on the pairing; (4) the seats are bound to the accounts (rated or not, in the
-game's pool) and both seats arrive (the clocks start); (5) the pairing is ``playing``.  A Swiss
-round is stored whole in step 1 (the round's number, its byes and all its pairings in one
-transaction); a stopped process's Swiss pairing without a game gets its game from the repair.  A player's
-account pages and bot event stream hear of the game at once (``gameStart`` for a bot).
+Making a game is one transaction, so that ``kill -9`` of a process at any point loses no result,
+leaves nothing half made and pairs no one twice.  An arena game: the game (made through the match
+service, as a paired seek's: private, every seat taken, a berserker's clock halved), its seats
+bound to the accounts (rated or not, in the game's pool), the pairing (``playing``, with the game's
+id) and the claim of its players (``pairing_id`` set only where it was empty: all or none, else
+nothing is stored) are written in the transaction that stores the game
+(:data:`tessera.server.seats.Within`).  A Swiss round is stored whole in one transaction (the
+round's number, its byes, all its pairings ``creating`` and their players claimed); then each
+game is made in one transaction with its seats bound and its pairing turned ``playing`` (only
+from ``creating`` without a game: a second attempt stores nothing).  A Swiss pairing a stopped
+process left ``creating`` gets its game from the repair.  A player's account pages and bot event
+stream hear of the game at once (``gameStart`` for a bot).  Blocks (tessera.server.moderation):
+two players of whom one blocks the other are never paired in an arena, and in a Swiss round only
+when no other pairing exists.
 """
 
 from __future__ import annotations
@@ -45,14 +50,16 @@ import sqlalchemy as sa
 from tessera.server.accounts import glicko2
 from tessera.server.accounts.live import announce
 from tessera.server.accounts.security import Refused, state_text
-from tessera.server.accounts.store import AccountStore, User
+from tessera.server.accounts.store import AccountStore, User, bind_seats
 from tessera.server.accounts.tables import ratings_table
 from tessera.server.clocks import check_days, clock_from
 from tessera.server.errors import ServiceError
 from tessera.server.handicap import halve_clock
 from tessera.server.inputs import load_checked
+from tessera.server.moderation.guards import blocked_pairs
+from tessera.server.seats import Created
 from tessera.server.service import MatchService
-from tessera.server.storage import games_table, moves_table
+from tessera.server.storage import Transaction, games_table, moves_table
 from tessera.server.tournaments import arena, store, swiss
 from tessera.server.tournaments.places import places
 from tessera.server.tournaments.tables import (
@@ -440,7 +447,7 @@ class Director:
         for r in rows:
             pr = store.pairing_of(r)
             if pr.game_id is None and t.kind == "swiss":
-                self._create(t, pr.id, pr.users, pr.berserk, now)
+                self._create(t, pr.id, pr.users, now)
             elif pr.game_id is None:
                 with self.storage.transaction(write=True) as tx:
                     tx.conn.execute(tp.update().where(tp.c.id == pr.id).values(status="void", ended_at=now))
@@ -454,13 +461,15 @@ class Director:
         tp = tournament_pairings_table
         with self.storage.transaction() as tx:
             rows = tx.conn.execute(
-                sa.select(tp.c.id, games_table.c.result)
+                sa.select(tp.c.id, games_table.c.result, tp.c.game_id)
                 .join(games_table, games_table.c.id == tp.c.game_id)
                 .where(tp.c.tournament_id == t.id, tp.c.status == "playing", games_table.c.status == "finished")
             ).all()
-        for pid, result in rows:
+        for pid, result, game_id in rows:
             returns = (json.loads(result) if result else {}).get("returns")
-            outcome = {"places": places(returns)} if returns else {"aborted": True}
+            outcome: dict[str, Any] = {"aborted": True}
+            if returns:
+                outcome = {"places": places(returns), "moves": self._moves(game_id, len(returns))}
             absent = [] if returns else self._absent(pid)
             with self.storage.transaction(write=True) as tx:
                 n = tx.conn.execute(
@@ -479,6 +488,16 @@ class Director:
                     )
             if n:
                 self._free(pid, now)
+
+    def _moves(self, game_id: str, seats: int) -> list[int]:
+        """How many moves each seat made in a game (the quick-draw and berserk rules)."""
+        m = moves_table
+        with self.storage.transaction() as tx:
+            rows = tx.conn.execute(
+                sa.select(m.c.player, sa.func.count()).where(m.c.game_id == game_id).group_by(m.c.player)
+            ).all()
+        made = {int(p): int(n) for p, n in rows}
+        return [made.get(i, 0) for i in range(seats)]
 
     def _absent(self, pid: str) -> list[str]:
         """The players of an aborted game who made no move in it."""
@@ -528,7 +547,9 @@ class Director:
             if p["pairing_id"] is None and not p["withdrawn"]
         ]
         berserks = {p["user_id"] for p in ps if p["berserk"]}
-        for group in arena.pair_free(free, t.seats):
+        with self.storage.transaction() as tx:
+            apart = blocked_pairs(tx, [f.user_id for f in free])
+        for group in arena.pair_free(free, t.seats, apart=apart):
             users = list(group)
             self.rng.shuffle(users)
             self._make(t, 0, users, [u in berserks for u in users], now)
@@ -562,7 +583,9 @@ class Director:
             return
         rounds = store.swiss_rounds(pairs)
         first = "white" if int(t.id[-1], 16) % 2 == 0 else "black"  # round 1's first seat, "by lot"
-        tables = swiss.pair_round(entrants, rounds, rounds_total, t.seats, first_seat=first)
+        with self.storage.transaction() as tx:
+            apart = blocked_pairs(tx, [e.user_id for e in entrants if e.active])
+        tables = swiss.pair_round(entrants, rounds, rounds_total, t.seats, first_seat=first, apart=apart)
         nxt = t.round + 1
         try:
             with self.storage.transaction(write=True) as tx:  # the round, its byes and pairings: all or none
@@ -587,7 +610,7 @@ class Director:
             return
         for pid, tb in made:
             if not tb.bye:
-                self._create(t, pid, list(tb.users), [False] * len(tb.users), now)
+                self._create(t, pid, list(tb.users), now)
 
     # -- making a game -----------------------------------------------------------------------
     def _insert(
@@ -621,43 +644,73 @@ class Director:
                 raise _Taken
         return pid
 
-    def _make(self, t: store.Tournament, rnd: int, users: list[str], berserk: list[bool], now: float) -> str | None:
-        """An arena game: the pairing stored and its players claimed in one transaction, then the game."""
+    def _seating(self, users: list[str]) -> tuple[list[dict[str, Any]], dict[int, User]]:
+        """The seats of a tournament game (invites named after the players) and their accounts."""
+        found = {i: self.accounts.user_by_id(u) for i, u in enumerate(users)}
+        kinds = [{"kind": "invite", "name": u.username if u else "?"} for u in found.values()]
+        return kinds, {i: u for i, u in found.items() if u is not None}
+
+    def _new_game(self, t: store.Tournament, users: list[str], berserk: list[bool], stored: Any) -> str | None:
+        """Make a tournament game in one transaction with ``stored(tx, created)`` (the pairing's writes)
+        and its seats bound to the accounts; the game's id, or None when ``stored`` raised ``_Taken``
+        or the game could not be made (nothing is stored then)."""
+        kinds, accounts = self._seating(users)
+
+        def within(tx: Transaction, created: Created) -> None:
+            # nothing in here may open a transaction of its own: the write lock is held
+            stored(tx, created)
+            bind_seats(tx, created.game_id, accounts, rated=t.rated, pool=t.pool)
+
         try:
-            with self.storage.transaction(write=True) as tx:
-                pid = self._insert(tx, t, rnd, users, berserk, now, "creating")
+            created = self.service.create(
+                t.spec,
+                seat_kinds=kinds,
+                clock=dict(t.clock),
+                public=False,
+                arrived=True,
+                bound=True,
+                within=within,
+                halved=[i for i, b in enumerate(berserk) if b],
+            )
         except _Taken:
             return None
-        return self._create(t, pid, users, berserk, now)
-
-    def _create(self, t: store.Tournament, pid: str, users: list[str], berserk: list[bool], now: float) -> str | None:
-        """Steps 2 to 5 of making a stored pairing's game.  A game that cannot be made: an arena's
-        pairing is void (its players free); a Swiss pairing stays ``creating`` and is tried again."""
-        seats = [self.accounts.user_by_id(u) for u in users]
-        kinds = [{"kind": "invite", "name": u.username if u else "?"} for u in seats]
-        try:
-            created = self.service.create(t.spec, seat_kinds=kinds, clock=dict(t.clock), public=False)
         except Exception:
             log.exception("tournament %s: could not make a game", t.id)
-            if t.kind == "arena":
-                with self.storage.transaction(write=True) as tx:
-                    tx.conn.execute(
-                        tournament_pairings_table.update()
-                        .where(tournament_pairings_table.c.id == pid)
-                        .values(status="void", ended_at=now)
-                    )
-                self._free(pid, now)
             return None
-        with self.storage.transaction(write=True) as tx:
+        announce(self.storage, self.service.events, users)
+        return created.game_id
+
+    def _make(self, t: store.Tournament, rnd: int, users: list[str], berserk: list[bool], now: float) -> str | None:
+        """An arena game: the game, its pairing (``playing``) and its players' claim in one transaction."""
+
+        def stored(tx: Transaction, created: Created) -> None:
+            pid = self._insert(tx, t, rnd, users, berserk, now, "playing")
             tx.conn.execute(
                 tournament_pairings_table.update()
                 .where(tournament_pairings_table.c.id == pid)
                 .values(game_id=created.game_id)
             )
-        self._finish_making(t, pid, created.game_id, users, created.invites, berserk)
-        return created.game_id
 
-    def _finish_making(
+        return self._new_game(t, users, berserk, stored)
+
+    def _create(self, t: store.Tournament, pid: str, users: list[str], now: float) -> str | None:
+        """The game of a stored Swiss pairing (``creating``, its players claimed): made, its seats bound
+        and the pairing ``playing`` in one transaction; nothing when the pairing got a game meanwhile.
+        A game that cannot be made leaves the pairing ``creating``: the repair tries again."""
+        tp = tournament_pairings_table
+
+        def stored(tx: Transaction, created: Created) -> None:
+            n = tx.conn.execute(
+                tp.update()
+                .where(tp.c.id == pid, tp.c.status == "creating", tp.c.game_id.is_(None))
+                .values(game_id=created.game_id, status="playing")
+            ).rowcount
+            if n != 1:
+                raise _Taken
+
+        return self._new_game(t, users, [False] * len(users), stored)
+
+    def _finish_making(  # a pairing left half made by an older version (games are now made in one transaction)
         self,
         t: store.Tournament,
         pid: str,

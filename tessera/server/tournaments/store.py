@@ -101,6 +101,12 @@ class Pairing:
             return None
         return tuple(int(p) for p in self.result["places"])
 
+    def moves(self) -> tuple[int, ...] | None:
+        """The moves each seat made (stored with the result since the quick-draw rule; None before)."""
+        if self.result is None or "moves" not in self.result:
+            return None
+        return tuple(int(m) for m in self.result["moves"])
+
 
 def pairing_of(r: Any) -> Pairing:
     return Pairing(
@@ -180,7 +186,7 @@ def standings(t: Tournament, ps: list[dict[str, Any]], pairs: list[Pairing]) -> 
             if pr.status != "done":
                 continue
             for seat, u in enumerate(pr.users):
-                played[u].append(arena.Played(pr.places(), seat, bool(pr.berserk[seat])))
+                played[u].append(arena.Played(pr.places(), seat, bool(pr.berserk[seat]), pr.moves()))
         for u, p in names.items():
             s = arena.score_games(played[u])
             rows.append(

@@ -14,7 +14,13 @@ first.
 
 **Points**: 1 for the best place, 0 for the worst, evenly between (two seats: 1, ½, 0); a bye is
 1; an aborted game 0 for every seat; a game still running when its round's deadline passed
-counts as a draw.  **Tie-breaks**: Buchholz (the sum of the final scores of every opponent met)
+counts as a draw.  **Blocks** (tessera.server.moderation): two players of whom one blocks the
+other are kept apart — from round 2 the library is told they met already (it then never pairs
+them when a pairing without repeats exists; when none does, a repeated pairing comes before a
+blocked one), and any table that still seats them (round 1's top-against-bottom split, four-seat
+tables) is mended by exchanging one of them with a player of the nearest table whose exchange
+seats no blocked pair and no repeated pairing.  **Tie-breaks**: Buchholz (the sum of the final
+scores of every opponent met)
 and Sonneborn–Berger (the sum of each opponent's final score times one's own result against
 him: 1 ahead of him, ½ level, 0 behind).  Byes count in neither.  A withdrawn player is paired no
 more; his games stay in the table.
@@ -22,8 +28,9 @@ more; his games stay in the table.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from tessera.server.tournaments.places import swiss_points
 
@@ -145,16 +152,19 @@ def pair_round(
     seats: int = 2,
     *,
     first_seat: str = "white",
+    apart: Collection[frozenset[str]] = frozenset(),
 ) -> list[Table]:
     """The next round's tables (byes as one-player tables with ``bye`` set) for the active players;
     ``first_seat``: the seat (``white``: seat 0, ``black``: seat 1) of the first starting number in
-    round 1 (FIDE draws it by lot; the tournament's id decides it here)."""
+    round 1 (FIDE draws it by lot; the tournament's id decides it here); ``apart``: pairs of
+    accounts seated together only when no other pairing exists (one blocks the other)."""
     active = [e for e in entrants if e.active]
     if len(active) < 2:
         return [Table((e.user_id,), bye=True) for e in active]
     ln = lines(entrants, rounds)
+    met = {u: {v for v, _ in ln[u].met} for u in ln}
     if seats != 2:
-        return _tables(active, ln, seats)
+        return mend(_tables(active, ln, seats, apart), apart, met)
     from caissify_pairings import generate_pairings
 
     numbers = starting_numbers(entrants)
@@ -176,26 +186,94 @@ def pair_round(
         }
         for e in active
     ]
-    made = generate_pairings(
-        system="dutch",
-        players=players,
-        previous_pairings=previous,
-        round_number=len(rounds) + 1,
-        total_rounds=max(total_rounds, len(rounds) + 1),
-        bye_value=BYE_POINTS,
-        max_byes_per_player=1,
-        initial_color=first_seat,
-    )
+
+    def dutch(forbidden: set[tuple[int, int]]) -> list[dict[str, Any]]:
+        made: list[dict[str, Any]] = generate_pairings(
+            system="dutch",
+            players=players,
+            previous_pairings=forbidden,
+            round_number=len(rounds) + 1,
+            total_rounds=max(total_rounds, len(rounds) + 1),
+            bye_value=BYE_POINTS,
+            max_byes_per_player=1,
+            initial_color=first_seat,
+        )
+        return made
+
+    blocked = {
+        (numbers[a], numbers[b]) for a, b in (sorted(p) for p in apart if len(p) == 2) if a in numbers and b in numbers
+    }
+    made = None
+    # blocked pairs as pairings already played: avoided whenever a pairing without them exists; when
+    # none does, a repeated pairing comes before a blocked one; with neither, the round is paired as
+    # if no one blocked anyone
+    for forbidden in [previous | blocked, blocked] if blocked and rounds else []:
+        try:
+            made = dutch(forbidden)
+        except Exception:
+            made = None
+        if made is not None and sum(1 for p in made if p.get("bye") or p.get("black_id") is None) > len(active) % 2:
+            made = None  # more byes than an odd number of players needs: no such pairing
+        if made is not None and not any(
+            frozenset((p["white_id"], p.get("black_id"))) in {frozenset(b) for b in blocked} for p in made
+        ):
+            break
+        made = None
+    if made is None:
+        made = dutch(previous)
     out = []
     for p in sorted(made, key=lambda p: p["table"]):
         if p.get("bye") or p.get("black_id") is None:
             out.append(Table((by_number[p["white_id"]],), bye=True))
         else:
             out.append(Table((by_number[p["white_id"]], by_number[p["black_id"]])))
+    return mend(out, apart, met)
+
+
+def mend(tables: list[Table], apart: Collection[frozenset[str]], met: dict[str, set[str]]) -> list[Table]:
+    """Tables without a blocked pair where possible: a table seating two players of a pair in
+    ``apart`` exchanges one of its players (the later seat first) with a player of the nearest table
+    (by table order) for which neither table then seats a blocked pair or two players who ``met``
+    already; each takes the other's seat, the same seat first; a table no exchange mends is left as it is.
+
+    >>> t = mend([Table(("a", "b")), Table(("c", "d"))], {frozenset("ab")}, {})
+    >>> [x.users for x in t]
+    [('a', 'd'), ('c', 'b')]
+    """
+    if not apart:
+        return tables
+    out = list(tables)
+
+    def fine(users: Sequence[str]) -> bool:
+        return not any(
+            frozenset((u, v)) in apart or v in met.get(u, ()) for i, u in enumerate(users) for v in users[i + 1 :]
+        )
+
+    def blocked(users: Sequence[str]) -> bool:
+        return any(frozenset((u, v)) in apart for i, u in enumerate(users) for v in users[i + 1 :])
+
+    for k, t in enumerate(out):
+        if t.bye or not blocked(t.users):
+            continue
+        order = sorted((j for j in range(len(out)) if j != k and not out[j].bye), key=lambda j: abs(j - k))
+        swaps = (  # the same seat first: the colours stay
+            (i, j, s)
+            for i in range(len(t.users) - 1, -1, -1)
+            for j in order
+            for s in sorted(range(len(out[j].users)), key=lambda s: s != i)
+        )
+        for i, j, s in swaps:
+            mine, theirs = list(out[k].users), list(out[j].users)
+            mine[i], theirs[s] = theirs[s], mine[i]
+            if fine(mine) and fine(theirs):
+                out[k], out[j] = Table(tuple(mine)), Table(tuple(theirs))
+                break
     return out
 
 
-def _tables(active: Sequence[Entrant], ln: dict[str, Line], seats: int) -> list[Table]:
+def _tables(
+    active: Sequence[Entrant], ln: dict[str, Line], seats: int, apart: Collection[frozenset[str]] = frozenset()
+) -> list[Table]:
     order = sorted(active, key=lambda e: (-ln[e.user_id].points, -e.rating, e.user_id))
     left = len(order) % seats
     byes: list[Entrant] = []
@@ -212,7 +290,8 @@ def _tables(active: Sequence[Entrant], ln: dict[str, Line], seats: int) -> list[
     while queue:
         table = [queue.pop(0)]
         while len(table) < seats:
-            pick = next((u for u in queue if not any(u in met[t] for t in table)), queue[0])
+            free = [u for u in queue if not any(frozenset((u, t)) in apart for t in table)] or queue
+            pick = next((u for u in free if not any(u in met[t] for t in table)), free[0])
             queue.remove(pick)
             table.append(pick)
         out.append(Table(tuple(table)))

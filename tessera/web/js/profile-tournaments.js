@@ -22,7 +22,7 @@ async function start() {
       const trophy = r.rank === 1 ? ` <strong>🏆 ${escapeHtml(t("tournaments:trophy"))}</strong>` : "";
       return (
         `<li><a href="/tournament/${encodeURIComponent(r.id)}">${escapeHtml(r.name)}</a> ` +
-        `<span class="meta">${escapeHtml(`${r.game} · ${place} · ${r.points}`)}</span>${trophy}</li>`
+        `<span class="meta">${escapeHtml(`${r.game} · ${place} · ${t("tournaments:points")} ${r.points}`)}</span>${trophy}</li>`
       );
     })
     .join("");

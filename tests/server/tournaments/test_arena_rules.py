@@ -7,7 +7,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tessera.server.tournaments.arena import REPAIR_AFTER, Free, Played, pair_free, score_games
+from tessera.server.tournaments.arena import (
+    BERSERK_MOVES,
+    QUICK_DRAW_MOVES,
+    REPAIR_AFTER,
+    Free,
+    Played,
+    pair_free,
+    score_games,
+)
 from tessera.server.tournaments.places import arena_base, places
 
 pytest.importorskip("networkx", reason="the server extras are not installed: pip install -e '.[server]'")
@@ -163,3 +171,63 @@ def test_points_sum_as_the_rules_say(log: list[tuple[tuple[int, ...] | None, lis
             expected += base[seat] * (2 if streak[seat] >= 2 else 1) + (1 if won and bz[seat] else 0)
             streak[seat] = streak[seat] + 1 if won else 0
     assert sum(s.points for s in sheets) == pytest.approx(expected)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 30), st.integers(0, 30), st.booleans(), st.integers(0, 3))
+def test_a_draw_within_the_first_ten_moves_gives_no_points(a: int, b: int, berserk: bool, wins_before: int) -> None:
+    """lichess: "draws within the first 10 moves give no points" — a draw with fewer than 10 moves
+    per seat (20 plies of chess) is 0 for both, on fire or not, and is no win (the fire goes out);
+    from 10 moves per seat on it is 1 (2 on fire)."""
+    log = [Played(WIN, 0, moves=(20, 20))] * wins_before
+    quick = a + b < QUICK_DRAW_MOVES * 2
+    s = score_games([*log, Played(DRAW, 0, berserk, moves=(a, b))])
+    on_fire = wins_before >= 2
+    assert s.sheet[-1] == (0.0 if quick else 2.0 if on_fire else 1.0)
+    assert not s.fire and s.games == wins_before + 1
+    other = score_games([Played(DRAW, 1, moves=(a, b))])
+    assert other.sheet == [0.0 if quick else 1.0]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 20), st.integers(0, 20), st.sampled_from([WIN, LOSS, DRAW]), st.integers(0, 3))
+def test_berserk_gives_its_extra_point_only_for_a_win_after_seven_moves(
+    mine: int, theirs: int, places_: tuple[int, int], wins_before: int
+) -> None:
+    """lichess: berserk's extra point "only if you play at least 7 moves in the game", and only for a
+    win; never doubled by the streak."""
+    log = [Played(WIN, 0, moves=(20, 20))] * wins_before
+    plain = score_games([*log, Played(places_, 0, False, moves=(mine, theirs))])
+    berserked = score_games([*log, Played(places_, 0, True, moves=(mine, theirs))])
+    extra = 1.0 if places_ == WIN and mine >= BERSERK_MOVES else 0.0
+    assert berserked.sheet[-1] - plain.sheet[-1] == extra
+    assert berserked.berserks == (extra == 1.0)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.booleans(), min_size=0, max_size=12))
+def test_the_streak_doubles_after_two_wins_in_a_row_until_a_game_is_not_won(results: list[bool]) -> None:
+    """lichess: "after two consecutive wins every further win counts double … until a game is not won"
+    (a win is 2, on fire 4; a loss 0)."""
+    s = score_games(Played(WIN if w else LOSS, 0) for w in results)
+    streak = 0
+    for w, pts in zip(results, s.sheet, strict=True):
+        assert pts == (0.0 if not w else 4.0 if streak >= 2 else 2.0)
+        streak = streak + 1 if w else 0
+    assert s.fire == (streak >= 2)
+
+
+@settings(max_examples=150, deadline=None)
+@given(free_players(), st.data())
+def test_players_of_whom_one_blocks_the_other_are_never_paired(free: list[Free], data: st.DataObject) -> None:
+    """Moderation blocks: "a user who blocked another is never paired with them" — in an arena always
+    avoidable (they wait for someone else); everyone else is paired as without the blocks."""
+    ids = [f.user_id for f in free]
+    pairs = data.draw(st.lists(st.tuples(st.sampled_from(ids), st.sampled_from(ids)), max_size=6)) if ids else []
+    apart = {frozenset(p) for p in pairs if p[0] != p[1]}
+    made = pair_free(free, apart=apart)
+    assert not any(frozenset(p) in apart for p in made)
+    seated = [u for p in made for u in p]
+    assert len(seated) == len(set(seated))
+    tables = pair_free(free, 4, apart=apart)
+    assert not any(frozenset((u, v)) in apart for t in tables for u in t for v in t if u != v)

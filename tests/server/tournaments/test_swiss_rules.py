@@ -9,6 +9,7 @@ Dutch program) in FIDE's Tournament Report File format, from the caissify-pairin
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from itertools import combinations
 from pathlib import Path
 
@@ -107,7 +108,7 @@ def test_a_game_that_ran_past_the_round_deadline_counts_as_a_draw() -> None:
     assert swiss.table_points(Table(("a", "b"), aborted=True)) == [0.0, 0.0]
 
 
-def _play(tables: list[Table], draw: st.DrawFn) -> list[Table]:
+def _play(tables: list[Table], draw: Callable[[st.SearchStrategy[float]], float]) -> list[Table]:
     out = []
     for t in tables:
         if t.bye:
@@ -129,6 +130,14 @@ def tournaments(draw: st.DrawFn, seats: int = 2) -> tuple[list[Entrant], list[li
     return entrants, rounds
 
 
+def _pairable(players: list[str], met: set[frozenset[str]]) -> bool:
+    """Whether ``players`` can all be paired with no pairing repeated (brute force)."""
+    if not players:
+        return True
+    a, rest = players[0], players[1:]
+    return any(_pairable([x for x in rest if x != b], met) for b in rest if frozenset((a, b)) not in met)
+
+
 @settings(max_examples=40, deadline=None)
 @given(tournaments())
 def test_each_round_seats_every_active_player_once_and_never_repeats_a_pairing(
@@ -136,19 +145,27 @@ def test_each_round_seats_every_active_player_once_and_never_repeats_a_pairing(
 ) -> None:
     """No one is paired twice in a round, no pairing is repeated (FIDE C.04.3 C1: absolute, in
     tournaments of fewer rounds than half the players … and more, here up to n - 1), at most one bye
-    each, and the points add up: one a game, one a bye."""
+    each while a pairing without repeats can give the bye to a player without one (C2; with as many
+    rounds as players less one, both cannot always hold), and the points add up: one a game, one a
+    bye."""
     entrants, rounds = t
     met: set[frozenset[str]] = set()
+    had_bye: set[str] = set()
     for rnd in rounds:
         seated = [u for tb in rnd for u in tb.users]
         assert sorted(seated) == sorted(e.user_id for e in entrants)
+        for tb in rnd:
+            if tb.bye and tb.users[0] in had_bye:  # a second bye: only when no one without one could have it
+                others = [u for u in seated if u not in had_bye]
+                assert not any(_pairable([v for v in seated if v != u], met) for u in others)
         for tb in rnd:
             if not tb.bye:
                 pair = frozenset(tb.users)
                 assert pair not in met
                 met.add(pair)
+            else:
+                had_bye.add(tb.users[0])
     ln = swiss.lines(entrants, rounds)
-    assert all(x.byes <= 1 for x in ln.values())
     games = sum(1 for rnd in rounds for tb in rnd if not tb.bye)
     byes = sum(1 for rnd in rounds for tb in rnd if tb.bye)
     assert sum(x.points for x in ln.values()) == pytest.approx(games + byes)
@@ -181,3 +198,36 @@ def test_four_seat_tables_avoid_players_who_met_when_they_can() -> None:
     again = [frozenset(p) for tb in r2 for p in combinations(tb.users, 2) if frozenset(p) in met]
     assert len(again) <= 4  # two tables of four from two tables of four: each new table mixes both
     assert {frozenset(tb.users) for tb in r2}.isdisjoint({frozenset(tb.users) for tb in r1})
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.data())
+def test_players_of_whom_one_blocks_the_other_are_paired_only_when_unavoidable(data: st.DataObject) -> None:
+    """Moderation blocks: "a user who blocked another is never paired with them when avoidable" — a
+    round seats a blocked pair only when no pairing of its players (the same bye) avoids every blocked
+    pair, and repeats a pairing only when no pairing avoids both the blocked and the repeated ones."""
+    n = data.draw(st.integers(3, 8))
+    entrants = [Entrant(f"p{i:02d}", data.draw(st.integers(1000, 2500))) for i in range(n)]
+    ids = [e.user_id for e in entrants]
+    blocks = data.draw(st.lists(st.tuples(st.sampled_from(ids), st.sampled_from(ids)), min_size=1, max_size=4))
+    apart = {frozenset(b) for b in blocks if b[0] != b[1]}
+    rounds: list[list[Table]] = []
+    met: set[frozenset[str]] = set()
+    for _ in range(data.draw(st.integers(1, min(4, n - 1)))):
+        tables = swiss.pair_round(entrants, rounds, 4, apart=apart)
+        players = [u for tb in tables if not tb.bye for u in tb.users]
+        seated_blocked = [tb for tb in tables if not tb.bye and frozenset(tb.users) in apart]
+        if seated_blocked:
+            assert not _pairable(players, apart)
+        for tb in tables:
+            if not tb.bye:
+                assert frozenset(tb.users) not in met or not _pairable(players, met | apart)
+                met.add(frozenset(tb.users))
+        rounds.append(_play(tables, data.draw))
+
+
+def test_four_seat_tables_keep_blocked_players_apart() -> None:
+    entrants = [Entrant(f"p{i}", 2000 - i) for i in range(8)]
+    tables = swiss.pair_round(entrants, [], 3, 4, apart={frozenset(("p0", "p1"))})
+    assert sorted(u for t in tables for u in t.users) == sorted(e.user_id for e in entrants)
+    assert not any({"p0", "p1"} <= set(t.users) for t in tables)

@@ -20,10 +20,10 @@ from tessera.server.app import create_app
 from tessera.server.bot.routes import EventReader
 from tessera.server.bot.store import BotStore
 from tessera.server.service import MatchService
+from tessera.server.storage import games_table
 from tessera.server.tournaments import director as director_module
 from tessera.server.tournaments import store
 from tessera.server.tournaments.director import STUCK_SECONDS, Director
-from tessera.server.tournaments.tables import tournament_pairings_table
 from tests.server.helpers import every_seat_moves
 
 pytest.importorskip("caissify_pairings", reason="the server extras are not installed: pip install -e '.[server]'")
@@ -239,24 +239,77 @@ def test_refusals_say_what_was_wrong(app: FastAPI, user: Callable[[str], TestCli
     assert r.status_code == 409 and "finished" in r.json()["detail"]
 
 
-def test_berserk_is_stored_on_the_next_game_and_a_berserk_win_scores_three(
+def test_a_berserk_win_scores_three_only_when_the_berserker_made_seven_moves(
     app: FastAPI, user: Callable[[str], TestClient]
 ) -> None:
+    """lichess: berserk halves one's clock for an extra point on a win, "you only get the extra point
+    if you play at least 7 moves".  The clock is halved when the game is made; a berserk win after
+    seven moves each scores 3, one after a single move each scores 2."""
     a, b = user("ann"), user("bob")
     tid = a.post("/api/tournaments", json=ARENA).json()["id"]
     for x in (a, b):
         x.post(f"/api/tournaments/{tid}/join")
-    assert a.post(f"/api/tournaments/{tid}/berserk").json()["berserk"] is True
-    director(app).wave()
-    p = look(a, tid)["pairings"][0]
-    seat = p["players"].index("ann")
-    assert p["berserk"][seat] is True
-    clock = a.get(f"/api/games/{p['game_id']}").json()["clock"]
-    assert clock["remaining"][seat] <= 150.0 < clock["remaining"][1 - seat]  # half of 300 s
-    every_seat_moves(app, p["game_id"])  # a resignation before every seat moved is an abort
-    assert b.post(f"/api/games/{p['game_id']}/resign").status_code == 200
-    director(app).wave()
-    assert points(look(a, tid)) == {"ann": 3.0, "bob": 0.0}
+    now = time.time()
+    for k, each in enumerate((7, 1)):
+        assert a.post(f"/api/tournaments/{tid}/berserk").json()["berserk"] is True
+        director(app).wave(now + 20 * k)
+        p = look(a, tid)["pairings"][0]
+        assert p["status"] == "playing"
+        seat = p["players"].index("ann")
+        assert p["berserk"][seat] is True
+        clock = a.get(f"/api/games/{p['game_id']}").json()["clock"]
+        assert clock["remaining"][seat] <= 150.0 < clock["remaining"][1 - seat]  # half of 300 s
+        every_seat_moves(app, p["game_id"], each=each)  # a resignation before every seat moved is an abort
+        assert b.post(f"/api/games/{p['game_id']}/resign").status_code == 200
+        director(app).wave(now + 20 * k + 1)
+    v = look(a, tid)
+    assert [p["result"]["moves"][p["players"].index("ann")] >= 7 for p in reversed(v["pairings"])] == [True, False]
+    row = next(r for r in v["standings"] if r["username"] == "ann")
+    assert row["sheet"] == [3.0, 2.0] and row["berserks"] == 1
+
+
+def test_no_new_game_starts_in_the_arenas_last_seconds(app: FastAPI, user: Callable[[str], TestClient]) -> None:
+    """lichess: no new games are started in an arena's last seconds (here LAST_SECONDS, 20 s): two free
+    players are not paired then, and are paired just before."""
+    a, b = user("ann"), user("bob")
+    tid = a.post("/api/tournaments", json={**ARENA, "minutes": 1}).json()["id"]
+    for x in (a, b):
+        x.post(f"/api/tournaments/{tid}/join")
+    ends = look(a, tid)["ends_at"]
+    director(app).wave(ends - director_module.LAST_SECONDS + 0.5)
+    assert look(a, tid)["pairings"] == []
+    director(app).wave(ends - director_module.LAST_SECONDS - 0.5)
+    assert [p["status"] for p in look(a, tid)["pairings"]] == ["playing"]
+
+
+def test_a_player_is_never_paired_with_one_he_blocks(app: FastAPI, user: Callable[[str], TestClient]) -> None:
+    """Moderation blocks: "a user who blocked another is never paired with them when avoidable" — in
+    an arena it always is (they wait for someone else); in a Swiss round the blocked pair is kept
+    apart when the round can be paired otherwise."""
+    bs = {n: user(n) for n in ("ann", "bob", "cat", "dan")}
+    assert bs["ann"].put("/api/blocks/bob").status_code == 200
+    tid = bs["ann"].post("/api/tournaments", json=ARENA).json()["id"]
+    for n in ("ann", "bob"):
+        bs[n].post(f"/api/tournaments/{tid}/join")
+    now = time.time()
+    director(app).wave(now)
+    assert look(bs["ann"], tid)["pairings"] == []  # the only two free players: one blocks the other
+    bs["cat"].post(f"/api/tournaments/{tid}/join")
+    director(app).wave(now + 1)
+    [p] = look(bs["ann"], tid)["pairings"]
+    assert "cat" in p["players"] and set(p["players"]) != {"ann", "bob"}
+    swiss_body = {"kind": "swiss", "game": "nume(size=3)", "days": 2, "rounds": 3}
+    sid = bs["bob"].post("/api/tournaments", json=swiss_body).json()["id"]
+    for b in bs.values():
+        b.post(f"/api/tournaments/{sid}/join")
+    for r in range(3):
+        director(app).wave(now + 2 + r)
+        v = look(bs["ann"], sid)
+        games = [p for p in v["pairings"] if p["round"] == r + 1]
+        assert len(games) == 2 and all(set(p["players"]) != {"ann", "bob"} for p in games)
+        for p in games:
+            every_seat_moves(app, p["game_id"])  # a resignation before every seat moved is an abort
+            assert bs[p["players"][0]].post(f"/api/games/{p['game_id']}/resign").status_code == 200
 
 
 def test_the_live_stream_sends_the_tournament_and_ends_when_it_is_finished(
@@ -297,63 +350,55 @@ class Died(BaseException):
     """A process killed at this point (not an ``Exception``: nothing catches it)."""
 
 
-def test_a_process_stopped_in_the_middle_of_a_pairing_loses_nothing_and_pairs_no_one_twice(
+def test_a_process_stopped_in_the_middle_of_a_pairing_leaves_nothing_half_made(
     app: FastAPI, user: Callable[[str], TestClient], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Killed after the game was made (its seats not yet bound): the next wave finishes making it.
-    Killed before the game was made: the pairing is void and its players are paired again."""
+    """An arena game, its seats' accounts, its pairing and its players' claim are one transaction:
+    killed inside it (after the pairing and the seats were written, before the commit), nothing is
+    stored — no game, no pairing, its players free and paired by the next wave; killed right after
+    it, the game is whole (``playing``, seats bound) and no one is paired twice."""
     bs = {n: user(n) for n in ("ann", "bob", "cat", "dan")}
     tid = bs["ann"].post("/api/tournaments", json=ARENA).json()["id"]
     for b in bs.values():
         b.post(f"/api/tournaments/{tid}/join")
     d = director(app)
-    real_finish, real_create = d._finish_making, d.service.create
-    calls = {"n": 0}
+    real_bind, real_announce = director_module.bind_seats, director_module.announce
+    calls = {"bind": 0}
 
-    def die_after_first_game(*a: Any, **k: Any) -> None:
-        raise Died
-
-    def die_on_second_create(*a: Any, **k: Any) -> Any:
-        calls["n"] += 1
-        if calls["n"] == 2:
+    def die_binding_the_second_game(*a: Any, **k: Any) -> None:
+        calls["bind"] += 1
+        real_bind(*a, **k)
+        if calls["bind"] == 2:
             raise Died
-        return real_create(*a, **k)
 
-    monkeypatch.setattr(d, "_finish_making", die_after_first_game)
-    monkeypatch.setattr(d.service, "create", die_on_second_create)
+    monkeypatch.setattr(director_module, "bind_seats", die_binding_the_second_game)
     now = time.time()
     with pytest.raises(Died):
         d.wave(now)
-    t = tournament_pairings_table
-    with app.state.storage.transaction() as tx:
-        rows = tx.conn.execute(sa.select(t.c.status, t.c.game_id).where(t.c.tournament_id == tid)).all()
-    assert [r.status for r in rows] == ["creating"] and rows[0].game_id is not None
-    monkeypatch.setattr(d, "_finish_making", real_finish)
-    monkeypatch.setattr(d.service, "create", real_create)
+    storage = app.state.storage
+    games = sa.select(sa.func.count()).select_from(games_table)
+    with storage.transaction() as tx:
+        assert tx.conn.execute(games).scalar_one() == 1  # the second game's transaction was rolled back whole
+    v = look(bs["ann"], tid)
+    assert [p["status"] for p in v["pairings"]] == ["playing"]
+    monkeypatch.setattr(director_module, "bind_seats", real_bind)
     d._running = threading.Lock()  # the dead wave's lock died with its process
-    d.wave(now + 1)  # the two others are paired; the half-made pairing is left: its process may still be running
-    assert sorted(p["status"] for p in look(bs["ann"], tid)["pairings"]) == ["creating", "playing"]
-    d.wave(now + STUCK_SECONDS + 1)
+    monkeypatch.setattr(director_module, "announce", lambda *a, **k: (_ for _ in ()).throw(Died()))
+    with pytest.raises(Died):  # killed right after the second game's transaction
+        d.wave(now + 1)
+    monkeypatch.setattr(director_module, "announce", real_announce)
+    d._running = threading.Lock()
+    d.wave(now + 2)
     v = look(bs["ann"], tid)
     no_one_plays_twice(v)
     assert sorted(p["status"] for p in v["pairings"]) == ["playing", "playing"]
-    first = next(p for p in v["pairings"] if p["game_id"] == rows[0].game_id)
-    accounts = bs["ann"].get(f"/api/games/{first['game_id']}/accounts").json()
-    assert sorted(s["username"] for s in accounts["seats"].values()) == sorted(first["players"])
-
-    monkeypatch.setattr(d.service, "create", lambda *a, **k: (_ for _ in ()).throw(Died()))
+    with storage.transaction() as tx:
+        assert tx.conn.execute(games).scalar_one() == 2
     for p in v["pairings"]:
-        every_seat_moves(app, p["game_id"])  # a resignation before every seat moved is an abort
-        bs[p["players"][0]].post(f"/api/games/{p['game_id']}/resign")
-    with pytest.raises(Died):
-        d.wave(now + STUCK_SECONDS + 20)
-    monkeypatch.setattr(d.service, "create", real_create)
-    d._running = threading.Lock()
-    d.wave(now + 2 * STUCK_SECONDS + 30)
-    v = look(bs["ann"], tid)
-    no_one_plays_twice(v)
-    assert sum(1 for p in v["pairings"] if p["status"] == "playing") == 2
-    assert sum(1 for p in v["pairings"] if p["status"] == "done") == 2
+        accounts = bs["ann"].get(f"/api/games/{p['game_id']}/accounts").json()
+        assert sorted(s["username"] for s in accounts["seats"].values()) == sorted(p["players"])
+        mine = bs[p["players"][0]].get(f"/api/tournaments/{tid}").json()["me"]["game"]
+        assert mine == {"game_id": p["game_id"], "seat": 0}
 
 
 def test_two_processes_directing_one_database_pair_no_one_twice_and_show_one_table(
