@@ -40,6 +40,7 @@ from tessera.core.texts import outcome as keyed_outcome
 
 if TYPE_CHECKING:
     from tessera.core.kits.lessons import LessonBook
+    from tessera.core.kits.contract import KernelContract
     from tessera.core.kits.levels import LevelTuning
     from tessera.core.kits.solver import EndgameSolver
     from tessera.core.kits.vector import VectorGame
@@ -474,6 +475,12 @@ class Game(ABC):
     def vector_engine(self) -> type[VectorGame] | None:
         """The class of this game's vector engine (``games/<game>/vector.py``, a subclass of
         :class:`tessera.core.kits.vector.VectorGame`), or ``None``: :func:`tessera.vector.make` uses it."""
+        return None
+
+    def kernel_contract(self) -> KernelContract | None:
+        """This game's compiled verbs (``games/<game>/contract.py``; :mod:`tessera.core.kits.contract`:
+        ``init``, ``current``, ``legal``, ``apply``, ``observe``, ``returns``), or ``None`` for a game
+        without kernels.  ``ValueError`` for parameters the contract does not cover (it says which)."""
         return None
 
     # -- what the rules say beyond the moves ---------------------------------------------

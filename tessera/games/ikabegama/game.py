@@ -92,6 +92,7 @@ from tessera.games.ikabegama import kernels as kern
 if TYPE_CHECKING:
     from tessera.core.kits.lessons import LessonBook
     from tessera.core.kits.solver import EndgameSolver
+    from tessera.core.kits.contract import KernelContract
     from tessera.core.kits.vector import VectorGame
 
 LIGHT, DARK = 0, 1
@@ -248,6 +249,12 @@ class IkabegamaGame(Game):
         from tessera.games.ikabegama.vector import IkabegamaVector
 
         return IkabegamaVector
+
+    def kernel_contract(self) -> KernelContract:
+        """The compiled verbs of the kernel contract (:mod:`tessera.games.ikabegama.contract`)."""
+        from tessera.games.ikabegama.contract import build
+
+        return build(self)
 
     def observation_spec(self) -> ObservationSpec:
         """The observation planes of the research adapters (:mod:`tessera.games.ikabegama.observation`)."""

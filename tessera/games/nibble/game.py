@@ -153,6 +153,7 @@ from tessera.games.nibble import kernels as _k
 if TYPE_CHECKING:
     from tessera.core.kits.lessons import LessonBook
     from tessera.core.kits.solver import EndgameSolver
+    from tessera.core.kits.contract import KernelContract
     from tessera.core.kits.vector import VectorGame
 
 NAMES = ("First", "Second")
@@ -384,6 +385,12 @@ class NibbleGame(Game):
         from tessera.games.nibble.vector import NibbleVector
 
         return NibbleVector
+
+    def kernel_contract(self) -> KernelContract:
+        """The compiled verbs of the kernel contract (:mod:`tessera.games.nibble.contract`)."""
+        from tessera.games.nibble.contract import build
+
+        return build(self)
 
     def observation_spec(self) -> ObservationSpec:
         """The observation planes of the research adapters (:mod:`tessera.games.nibble.observation`)."""

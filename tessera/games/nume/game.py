@@ -127,6 +127,7 @@ from tessera.games.nume.kernels import GID, GPRICE, GSIZE, HEAD, NEMPTY, NUM, ST
 if TYPE_CHECKING:
     from tessera.core.kits.lessons import LessonBook
     from tessera.core.kits.solver import EndgameSolver
+    from tessera.core.kits.contract import KernelContract
     from tessera.core.kits.vector import VectorGame
 
 BLACK, WHITE = 0, 1
@@ -343,6 +344,12 @@ class NumeGame(Game):
         from tessera.games.nume.vector import NumeVector
 
         return NumeVector
+
+    def kernel_contract(self) -> KernelContract:
+        """The compiled verbs of the kernel contract (:mod:`tessera.games.nume.contract`)."""
+        from tessera.games.nume.contract import build
+
+        return build(self)
 
     def observation_spec(self) -> ObservationSpec:
         """The observation planes of the research adapters (:mod:`tessera.games.nume.observation`)."""

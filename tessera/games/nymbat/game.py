@@ -169,6 +169,7 @@ from tessera.games.nymbat import kernels as _k
 
 if TYPE_CHECKING:
     from tessera.core.kits.lessons import LessonBook
+    from tessera.core.kits.contract import KernelContract
     from tessera.core.kits.vector import VectorGame
 
 RED, BLUE = 0, 1
@@ -440,6 +441,12 @@ class NymbatGame(Game):
         from tessera.games.nymbat.vector import NymbatVector
 
         return NymbatVector
+
+    def kernel_contract(self) -> KernelContract:
+        """The compiled verbs of the kernel contract (:mod:`tessera.games.nymbat.contract`)."""
+        from tessera.games.nymbat.contract import build
+
+        return build(self)
 
     def observation_spec(self) -> ObservationSpec:
         """The observation planes of the research adapters (:mod:`tessera.games.nymbat.observation`)."""

@@ -1,0 +1,118 @@
+"""The kernel contract (docs/engine.md, *The kernel contract*): every game's compiled verbs have the
+same signatures, are deterministic under the same ``rs``, and agree with the game's per-step ``State``."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from tessera.core.game import TERMINAL, Game
+from tessera.core.kernels import rng_state
+from tessera.core.kits.contract import OVER, REFUSED, VERBS, ContractGame, KernelContract, signature_problems
+from tessera.core.registry import load_game
+
+SPECS = ["nume(size=2)", "nume(size=3,komi=2,komi_to=white)", "nibble", "ikabegama", "nymbat", "nymbat(players=4)"]
+"""Every game with kernels, and the parameters that change what the kernels read."""
+
+
+def _contract(spec: str) -> KernelContract:
+    game = load_game(spec)
+    if spec.startswith("ikabegama"):
+        game, _ = game.bounded(0)
+    contract = game.kernel_contract()
+    assert contract is not None, f"{spec} declares no kernel contract"
+    return contract
+
+
+def _initial_state(contract: KernelContract, s: np.ndarray):  # noqa: ANN202 (a game's State)
+    """The per-step State of the position ``init`` wrote (a dealt game: the same deal)."""
+    game = contract.game
+    deal = getattr(contract, "deal_of", None)
+    return game.new_initial_state(deal(s) if deal is not None else None)
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_every_verb_has_the_contract_signature(spec: str) -> None:
+    """"the same verbs with the same signatures in every game": init(s, g, rs), current(s, g),
+    legal(s, g, out), apply(s, g, action, rs), observe(s, g, player, out), returns(s, g, out)."""
+    contract = _contract(spec)
+    assert signature_problems(contract) == []
+    assert set(contract.verbs()) == set(VERBS)
+    assert contract.num_players == contract.game.num_players
+    assert contract.obs_shape == contract.game.observation_spec().shape
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_same_rs_same_game(spec: str) -> None:
+    """"one way of passing randomness": a game played from the same ``rs`` seed is the same game
+    (positions, legal lists, returns), and the verbs write the documented dtypes."""
+    contract = _contract(spec)
+    runs = []
+    for _ in range(2):
+        cg = ContractGame(contract, seed=11)
+        assert cg.s.dtype == np.int32 and cg.s.shape == (contract.state_size,)
+        picker = random.Random(5)
+        trace = [cg.s.copy()]
+        for _ply in range(60):
+            legal = cg.legal()
+            assert legal.dtype == np.int64
+            if cg.is_terminal():
+                break
+            cg.apply(int(legal[picker.randrange(len(legal))]))
+            trace.append(cg.s.copy())
+        runs.append((trace, cg.returns()))
+    (t0, r0), (t1, r1) = runs
+    assert len(t0) == len(t1) and all(np.array_equal(a, b) for a, b in zip(t0, t1, strict=True))
+    assert r0 == r1
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_random_playouts_agree_with_the_state(spec: str) -> None:
+    """"agreement with the per-step State (random playouts: same legal sets, same results)": at every
+    step the contract's player to move, legal list, observation planes and returns are the State's,
+    an illegal action is refused without a change, and the game ends when the State's does."""
+    contract = _contract(spec)
+    game: Game = contract.game
+    planes = game.observation_spec()
+    limit = 400
+    for seed in range(3):
+        cg = ContractGame(contract, seed=seed)
+        st = _initial_state(contract, cg.s)
+        rng = random.Random(seed)
+        for _ply in range(limit):
+            assert cg.current() == st.current_player()
+            assert cg.legal().tolist() == st.legal_actions()
+            assert cg.returns() == pytest.approx(st.returns())
+            p = rng.randrange(contract.num_players)
+            np.testing.assert_array_equal(cg.observe(p), planes.observe(st, p))
+            if st.is_terminal():
+                assert cg.is_terminal() and cg.legal().size == 0
+                break
+            legal = st.legal_actions()
+            illegal = next(a for a in range(contract.num_actions + 1) if a not in set(legal))
+            before = cg.s.copy()
+            assert cg.apply(illegal) == REFUSED
+            assert np.array_equal(cg.s, before)
+            a = legal[rng.randrange(len(legal))]
+            status = cg.apply(a)
+            st.apply_action(a)
+            assert status == (OVER if st.is_terminal() else 0)
+        assert cg.current() == TERMINAL or _ply == limit - 1
+
+
+def test_contract_verbs_are_driven_by_rs() -> None:
+    """"randomness arrives as an ``rs`` array": ``init`` of a dealt game (Nibble) draws its deal from
+    ``rs``, so two seeds give two deals and the same seed the same one."""
+    contract = _contract("nibble")
+    deals = set()
+    for seed in range(6):
+        s = contract.new_position()
+        contract.init(s, contract.tables, rng_state(seed))
+        deals.add(s.tobytes())
+    assert len(deals) > 1
+    a, b = contract.new_position(), contract.new_position()
+    contract.init(a, contract.tables, rng_state(3))
+    contract.init(b, contract.tables, rng_state(3))
+    assert np.array_equal(a, b)
