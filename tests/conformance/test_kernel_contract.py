@@ -29,8 +29,8 @@ def _contract(spec: str) -> KernelContract:
 def _initial_state(contract: KernelContract, s: np.ndarray):  # noqa: ANN202 (a game's State)
     """The per-step State of the position ``init`` wrote (a dealt game: the same deal)."""
     game = contract.game
-    deal = getattr(contract, "deal_of", None)
-    return game.new_initial_state(deal(s) if deal is not None else None)
+    seed = None if contract.initial_seed is None else contract.initial_seed(s)
+    return game.new_initial_state(seed)
 
 
 @pytest.mark.parametrize("spec", SPECS)

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -86,6 +87,9 @@ class KernelContract:
     apply: Any
     observe: Any
     returns: Any
+    initial_seed: Callable[[np.ndarray], int | None] | None = None
+    """For a game whose ``init`` draws chance (a deal): the ``seed`` of ``game.new_initial_state(seed)``
+    that deals the game ``init`` wrote into ``s``; ``None`` for a game without chance."""
 
     def new_position(self) -> np.ndarray:
         """A zeroed position array (``int32[state_size]``) to pass to ``init``."""
