@@ -4,21 +4,40 @@ same signatures, are deterministic under the same ``rs``, and agree with the gam
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tessera.core.game import TERMINAL, Game
+from tessera.core.game import TERMINAL, Game, State
 from tessera.core.kernels import rng_state
 from tessera.core.kits.contract import OVER, REFUSED, VERBS, ContractGame, KernelContract, signature_problems
 from tessera.core.registry import load_game
 
-SPECS = ["nume(size=2)", "nume(size=3,komi=2,komi_to=white)", "nibble", "ikabegama", "nymbat", "nymbat(players=4)"]
+NIM_SOURCE = Path(__file__).resolve().parents[2] / "examples" / "tessera-nim"
+"""The plugin example (docs/games.md): its contract is checked like a built-in game's."""
+
+SPECS = [
+    "nim(stones=9,take=3)",
+    "nume(size=2)",
+    "nume(size=3,komi=2,komi_to=white)",
+    "nibble",
+    "ikabegama",
+    "nymbat",
+    "nymbat(players=4)",
+]
 """Every game with kernels, and the parameters that change what the kernels read."""
 
 
-def _contract(spec: str) -> KernelContract:
-    game = load_game(spec)
+def _nim(spec: str, monkeypatch: pytest.MonkeyPatch) -> Game:
+    monkeypatch.syspath_prepend(str(NIM_SOURCE))  # the example package, from the source tree
+    from tessera_nim.game import NimGame
+
+    return NimGame(stones=9, take=3)
+
+
+def _contract(spec: str, monkeypatch: pytest.MonkeyPatch) -> KernelContract:
+    game = _nim(spec, monkeypatch) if spec.startswith("nim") else load_game(spec)
     if spec.startswith("ikabegama"):
         game, _ = game.bounded(0)
     contract = game.kernel_contract()
@@ -26,7 +45,7 @@ def _contract(spec: str) -> KernelContract:
     return contract
 
 
-def _initial_state(contract: KernelContract, s: np.ndarray):  # noqa: ANN202 (a game's State)
+def _initial_state(contract: KernelContract, s: np.ndarray) -> State:
     """The per-step State of the position ``init`` wrote (a dealt game: the same deal)."""
     game = contract.game
     seed = None if contract.initial_seed is None else contract.initial_seed(s)
@@ -34,10 +53,10 @@ def _initial_state(contract: KernelContract, s: np.ndarray):  # noqa: ANN202 (a 
 
 
 @pytest.mark.parametrize("spec", SPECS)
-def test_every_verb_has_the_contract_signature(spec: str) -> None:
-    """"the same verbs with the same signatures in every game": init(s, g, rs), current(s, g),
+def test_every_verb_has_the_contract_signature(spec: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ "the same verbs with the same signatures in every game": init(s, g, rs), current(s, g),
     legal(s, g, out), apply(s, g, action, rs), observe(s, g, player, out), returns(s, g, out)."""
-    contract = _contract(spec)
+    contract = _contract(spec, monkeypatch)
     assert signature_problems(contract) == []
     assert set(contract.verbs()) == set(VERBS)
     assert contract.num_players == contract.game.num_players
@@ -45,10 +64,10 @@ def test_every_verb_has_the_contract_signature(spec: str) -> None:
 
 
 @pytest.mark.parametrize("spec", SPECS)
-def test_same_rs_same_game(spec: str) -> None:
-    """"one way of passing randomness": a game played from the same ``rs`` seed is the same game
+def test_same_rs_same_game(spec: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ "one way of passing randomness": a game played from the same ``rs`` seed is the same game
     (positions, legal lists, returns), and the verbs write the documented dtypes."""
-    contract = _contract(spec)
+    contract = _contract(spec, monkeypatch)
     runs = []
     for _ in range(2):
         cg = ContractGame(contract, seed=11)
@@ -69,11 +88,11 @@ def test_same_rs_same_game(spec: str) -> None:
 
 
 @pytest.mark.parametrize("spec", SPECS)
-def test_random_playouts_agree_with_the_state(spec: str) -> None:
-    """"agreement with the per-step State (random playouts: same legal sets, same results)": at every
+def test_random_playouts_agree_with_the_state(spec: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ "agreement with the per-step State (random playouts: same legal sets, same results)": at every
     step the contract's player to move, legal list, observation planes and returns are the State's,
     an illegal action is refused without a change, and the game ends when the State's does."""
-    contract = _contract(spec)
+    contract = _contract(spec, monkeypatch)
     game: Game = contract.game
     planes = game.observation_spec()
     limit = 400
@@ -102,10 +121,10 @@ def test_random_playouts_agree_with_the_state(spec: str) -> None:
         assert cg.current() == TERMINAL or _ply == limit - 1
 
 
-def test_contract_verbs_are_driven_by_rs() -> None:
-    """"randomness arrives as an ``rs`` array": ``init`` of a dealt game (Nibble) draws its deal from
+def test_contract_verbs_are_driven_by_rs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ "randomness arrives as an ``rs`` array": ``init`` of a dealt game (Nibble) draws its deal from
     ``rs``, so two seeds give two deals and the same seed the same one."""
-    contract = _contract("nibble")
+    contract = _contract("nibble", monkeypatch)
     deals = set()
     for seed in range(6):
         s = contract.new_position()

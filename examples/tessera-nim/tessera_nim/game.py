@@ -21,7 +21,7 @@ Evaluation
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -31,6 +31,9 @@ from tessera.core.kits.levels import LevelTuning
 from tessera.core.kits.solver import EndgameSolver
 from tessera.core.render import cell_entry, describe, piece, text_diagram
 from tessera_nim import kernels as _k
+
+if TYPE_CHECKING:
+    from tessera.core.kits.contract import KernelContract
 
 INFO = GameInfo(
     name="nim",
@@ -80,6 +83,12 @@ class NimGame(Game):
         from tessera_nim.solver import SOLVER
 
         return SOLVER
+
+    def kernel_contract(self) -> KernelContract:
+        """The six verbs every game's kernels offer (:mod:`tessera_nim.contract`)."""
+        from tessera_nim.contract import build
+
+        return build(self)
 
     def new_initial_state(self, seed: int | None = None) -> NimState:
         _warm_up(self)

@@ -40,13 +40,16 @@ checks every game's contract against its per-step ``State``.
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from tessera.core.game import TERMINAL
+
+Tables = tuple[np.ndarray, ...]
+"""The type of ``g``: a game's constant tables."""
 
 ONGOING = 0
 """``apply``: the action was played and the game goes on."""
@@ -76,7 +79,7 @@ class KernelContract:
 
     game: Any
     """The game (a :class:`tessera.core.game.Game`) whose rules these are."""
-    tables: tuple[np.ndarray, ...]
+    tables: Tables
     state_size: int
     num_actions: int
     num_players: int
@@ -159,4 +162,4 @@ class ContractGame:
         return self._obs.reshape(self.contract.obs_shape)
 
 
-__all__ = ["OVER", "ONGOING", "REFUSED", "VERBS", "ContractGame", "KernelContract", "signature_problems"]
+__all__ = ["ONGOING", "OVER", "REFUSED", "VERBS", "ContractGame", "KernelContract", "Tables", "signature_problems"]

@@ -1,4 +1,4 @@
-# mypy: disable-error-code="arg-type, return-value"
+# mypy: disable-error-code="arg-type, return-value, no-any-return"
 """Ikabegamá's kernel contract (:mod:`tessera.core.kits.contract`): the verbs on Ikabegamá's own kernels.
 
 The contract needs a bounded board (``board="hexhex:N"``, or ``game.bounded(window)``, as the
@@ -16,7 +16,7 @@ import numpy as np
 
 from tessera.core.game import TERMINAL
 from tessera.core.kernels import kernel
-from tessera.core.kits.contract import ONGOING, OVER, REFUSED, KernelContract
+from tessera.core.kits.contract import ONGOING, OVER, REFUSED, KernelContract, Tables
 from tessera.core.kits.vector import fresh_cache
 from tessera.games.ikabegama import kernels as ik
 from tessera.games.ikabegama.observation import write_planes
@@ -30,7 +30,7 @@ _TO_MOVE, _OVER, _WINNER, _DRAW = ik.TO_MOVE, ik.OVER, ik.WINNER, ik.DRAW
 
 
 @kernel
-def init(s: np.ndarray, g: tuple, rs: np.ndarray) -> None:
+def init(s: np.ndarray, g: Tables, rs: np.ndarray) -> None:
     """Each player's token on his nest, Light to move."""
     start = g[2]
     for i in range(s.shape[0]):
@@ -38,12 +38,12 @@ def init(s: np.ndarray, g: tuple, rs: np.ndarray) -> None:
 
 
 @kernel
-def current(s: np.ndarray, g: tuple) -> int:
+def current(s: np.ndarray, g: Tables) -> int:
     return TERMINAL if s[_OVER] else np.int64(s[_TO_MOVE])
 
 
 @kernel
-def legal(s: np.ndarray, g: tuple, out: np.ndarray) -> int:
+def legal(s: np.ndarray, g: Tables, out: np.ndarray) -> int:
     """Ascending: the growths and jumps of the player to move, or ``pass`` alone when he has none."""
     k, allowed = g[0], g[1]
     if s[_OVER]:
@@ -58,7 +58,7 @@ def legal(s: np.ndarray, g: tuple, out: np.ndarray) -> int:
 
 
 @kernel
-def apply(s: np.ndarray, g: tuple, action: int, rs: np.ndarray) -> int:
+def apply(s: np.ndarray, g: Tables, action: int, rs: np.ndarray) -> int:
     k, allowed = g[0], g[1]
     if s[_OVER] or action < 0 or action > k[ik.K_SIZE] * 13:
         return REFUSED
@@ -68,12 +68,12 @@ def apply(s: np.ndarray, g: tuple, action: int, rs: np.ndarray) -> int:
 
 
 @kernel
-def observe(s: np.ndarray, g: tuple, player: int, out: np.ndarray) -> None:
+def observe(s: np.ndarray, g: Tables, player: int, out: np.ndarray) -> None:
     write_planes(s, g[0], g[3], g[4], player, s[_OVER] == 0 and s[_TO_MOVE] == player, out)
 
 
 @kernel
-def returns(s: np.ndarray, g: tuple, out: np.ndarray) -> None:
+def returns(s: np.ndarray, g: Tables, out: np.ndarray) -> None:
     """+1 to the winner, −1 to the loser; 0 each for a draw or a game going on."""
     out[0] = 0.0
     out[1] = 0.0

@@ -1,4 +1,4 @@
-# mypy: disable-error-code="arg-type, return-value"
+# mypy: disable-error-code="arg-type, return-value, no-any-return"
 """Nibble's kernel contract (:mod:`tessera.core.kits.contract`): the verbs on Nibble's own kernels.
 
 Position ``s`` (``int32``): ``s[0]`` the deal (the seed of ``new_initial_state(seed)`` that dealt
@@ -18,7 +18,7 @@ import numpy as np
 
 from tessera.core.game import TERMINAL
 from tessera.core.kernels import kernel, rand_below
-from tessera.core.kits.contract import ONGOING, OVER, REFUSED, KernelContract
+from tessera.core.kits.contract import ONGOING, OVER, REFUSED, KernelContract, Tables
 from tessera.core.kits.vector import fresh_cache
 from tessera.games.nibble import kernels as nk
 from tessera.games.nibble.observation import write_planes
@@ -38,7 +38,7 @@ def _deal_len(geo: np.ndarray) -> int:
 
 
 @kernel
-def init(s: np.ndarray, g: tuple, rs: np.ndarray) -> None:
+def init(s: np.ndarray, g: Tables, rs: np.ndarray) -> None:
     """A new game of a deal drawn uniformly from the pool."""
     pool = g[1]
     src = pool[rand_below(rs, np.int64(pool.shape[0]))]
@@ -47,7 +47,7 @@ def init(s: np.ndarray, g: tuple, rs: np.ndarray) -> None:
 
 
 @kernel
-def current(s: np.ndarray, g: tuple) -> int:
+def current(s: np.ndarray, g: Tables) -> int:
     geo = g[0]
     k = geo.shape[0] - 1
     h = 1 + _deal_len(geo) + k + 2 * geo[k, 1]
@@ -55,7 +55,7 @@ def current(s: np.ndarray, g: tuple) -> int:
 
 
 @kernel
-def legal(s: np.ndarray, g: tuple, out: np.ndarray) -> int:
+def legal(s: np.ndarray, g: Tables, out: np.ndarray) -> int:
     """Ascending: the cells whose block may be taken, then ``end`` (``K``) in the middle of a turn."""
     geo = g[0]
     d = _deal_len(geo)
@@ -71,7 +71,7 @@ def legal(s: np.ndarray, g: tuple, out: np.ndarray) -> int:
 
 
 @kernel
-def apply(s: np.ndarray, g: tuple, action: int, rs: np.ndarray) -> int:
+def apply(s: np.ndarray, g: Tables, action: int, rs: np.ndarray) -> int:
     geo = g[0]
     d = _deal_len(geo)
     st = nk.apply_checked(s[1 + d :], s[1 : 1 + d], geo, action)
@@ -81,14 +81,14 @@ def apply(s: np.ndarray, g: tuple, action: int, rs: np.ndarray) -> int:
 
 
 @kernel
-def observe(s: np.ndarray, g: tuple, player: int, out: np.ndarray) -> None:
+def observe(s: np.ndarray, g: Tables, player: int, out: np.ndarray) -> None:
     geo, pos, board = g[0], g[2], g[3]
     d = _deal_len(geo)
     write_planes(s[1 + d :], s[1 : 1 + d], geo, pos, board, player, out)
 
 
 @kernel
-def returns(s: np.ndarray, g: tuple, out: np.ndarray) -> None:
+def returns(s: np.ndarray, g: Tables, out: np.ndarray) -> None:
     """+1 to the winner, −1 to the loser; 0 each for a draw or a game going on."""
     geo = g[0]
     k = geo.shape[0] - 1

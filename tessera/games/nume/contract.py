@@ -1,4 +1,4 @@
-# mypy: disable-error-code="arg-type, return-value"
+# mypy: disable-error-code="arg-type, return-value, no-any-return"
 """Nume's kernel contract (:mod:`tessera.core.kits.contract`): the verbs on Nume's own kernels.
 
 Position ``s`` (``int32``): the board array of :mod:`tessera.games.nume.kernels` (``size(N)``
@@ -18,7 +18,7 @@ import numpy as np
 
 from tessera.core.game import TERMINAL
 from tessera.core.kernels import kernel
-from tessera.core.kits.contract import ONGOING, OVER, REFUSED, KernelContract
+from tessera.core.kits.contract import ONGOING, OVER, REFUSED, KernelContract, Tables
 from tessera.core.kits.vector import fresh_cache
 from tessera.games.nume import kernels as nk
 from tessera.games.nume.observation import write_planes
@@ -32,7 +32,7 @@ _HEAD, _PRICE_B, _PRICE_W = nk.HEAD, nk.PRICE_B, nk.PRICE_W
 
 
 @kernel
-def init(s: np.ndarray, g: tuple, rs: np.ndarray) -> None:
+def init(s: np.ndarray, g: Tables, rs: np.ndarray) -> None:
     """An empty board, Black (player 0) to place."""
     n = g[0].shape[0]
     m = s.shape[0] - 2
@@ -51,13 +51,13 @@ def init(s: np.ndarray, g: tuple, rs: np.ndarray) -> None:
 
 
 @kernel
-def current(s: np.ndarray, g: tuple) -> int:
+def current(s: np.ndarray, g: Tables) -> int:
     m = s.shape[0] - 2
     return TERMINAL if s[m + 1] else np.int64(s[m])
 
 
 @kernel
-def legal(s: np.ndarray, g: tuple, out: np.ndarray) -> int:
+def legal(s: np.ndarray, g: Tables, out: np.ndarray) -> int:
     """Ascending: per empty cell ``c`` either ``c·K`` (the joining stone) or ``c·K + 1 … c·K + N + 1``."""
     nbr = g[0]
     n = nbr.shape[0]
@@ -81,7 +81,7 @@ def legal(s: np.ndarray, g: tuple, out: np.ndarray) -> int:
 
 
 @kernel
-def apply(s: np.ndarray, g: tuple, action: int, rs: np.ndarray) -> int:
+def apply(s: np.ndarray, g: Tables, action: int, rs: np.ndarray) -> int:
     nbr = g[0]
     n = nbr.shape[0]
     m = s.shape[0] - 2
@@ -100,7 +100,7 @@ def apply(s: np.ndarray, g: tuple, action: int, rs: np.ndarray) -> int:
 
 
 @kernel
-def observe(s: np.ndarray, g: tuple, player: int, out: np.ndarray) -> None:
+def observe(s: np.ndarray, g: Tables, player: int, out: np.ndarray) -> None:
     nbr, pos, board, komi = g
     n = nbr.shape[0]
     m = s.shape[0] - 2
@@ -109,7 +109,7 @@ def observe(s: np.ndarray, g: tuple, player: int, out: np.ndarray) -> None:
 
 
 @kernel
-def returns(s: np.ndarray, g: tuple, out: np.ndarray) -> None:
+def returns(s: np.ndarray, g: Tables, out: np.ndarray) -> None:
     """+1 to the lower score (prices plus komi), −1 to the higher; 0 each for equal scores or a game going on."""
     nbr, komi = g[0], g[3]
     n = nbr.shape[0]

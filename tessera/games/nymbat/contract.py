@@ -1,4 +1,4 @@
-# mypy: disable-error-code="arg-type, return-value"
+# mypy: disable-error-code="arg-type, return-value, no-any-return"
 """Nymbat's kernel contract (:mod:`tessera.core.kits.contract`): the verbs on Nymbat's own kernels.
 
 Position ``s``: the position array of :mod:`tessera.games.nymbat.kernels` (``SIZE`` entries,
@@ -15,7 +15,7 @@ import numpy as np
 
 from tessera.core.game import TERMINAL
 from tessera.core.kernels import kernel
-from tessera.core.kits.contract import ONGOING, OVER, REFUSED, KernelContract
+from tessera.core.kits.contract import ONGOING, OVER, REFUSED, KernelContract, Tables
 from tessera.core.kits.vector import fresh_cache
 from tessera.games.nymbat import kernels as yk
 from tessera.games.nymbat.observation import write_planes
@@ -29,7 +29,7 @@ _H, _TO_MOVE, _OVER, _WINNER = yk.H, yk.TO_MOVE, yk.OVER, yk.WINNER
 
 
 @kernel
-def init(s: np.ndarray, g: tuple, rs: np.ndarray) -> None:
+def init(s: np.ndarray, g: Tables, rs: np.ndarray) -> None:
     """An empty board, every reserve full, Red (player 0) to bring in first."""
     start = g[1]
     for i in range(s.shape[0]):
@@ -37,12 +37,12 @@ def init(s: np.ndarray, g: tuple, rs: np.ndarray) -> None:
 
 
 @kernel
-def current(s: np.ndarray, g: tuple) -> int:
+def current(s: np.ndarray, g: Tables) -> int:
     return TERMINAL if s[_H + _OVER] else np.int64(s[_H + _TO_MOVE])
 
 
 @kernel
-def legal(s: np.ndarray, g: tuple, out: np.ndarray) -> int:
+def legal(s: np.ndarray, g: Tables, out: np.ndarray) -> int:
     """Ascending: the legal steps of the player to move (moves, placements, removals, losses, end, pass)."""
     if s[_H + _OVER]:
         return 0
@@ -53,7 +53,7 @@ def legal(s: np.ndarray, g: tuple, out: np.ndarray) -> int:
 
 
 @kernel
-def apply(s: np.ndarray, g: tuple, action: int, rs: np.ndarray) -> int:
+def apply(s: np.ndarray, g: Tables, action: int, rs: np.ndarray) -> int:
     if s[_H + _OVER] or action < 0 or action >= yk.NUM_ACTIONS:
         return REFUSED
     if yk.apply(s, g[0], action, True) < 0:
@@ -62,12 +62,12 @@ def apply(s: np.ndarray, g: tuple, action: int, rs: np.ndarray) -> int:
 
 
 @kernel
-def observe(s: np.ndarray, g: tuple, player: int, out: np.ndarray) -> None:
+def observe(s: np.ndarray, g: Tables, player: int, out: np.ndarray) -> None:
     write_planes(s, g[0], g[2], g[3], player, s[_H + _OVER] == 0 and s[_H + _TO_MOVE] == player, out)
 
 
 @kernel
-def returns(s: np.ndarray, g: tuple, out: np.ndarray) -> None:
+def returns(s: np.ndarray, g: Tables, out: np.ndarray) -> None:
     """+1 to the winner and −1/(players − 1) to every other player; 0 each for a draw or a game going on."""
     n = out.shape[0]
     w = s[_H + _WINNER]
