@@ -25,6 +25,8 @@ SPECS = [
     "ikabegama",
     "nymbat",
     "nymbat(players=4)",
+    "nelaxtam",
+    "nelaxtam(variant=quiet)",
 ]
 """Every game with kernels, and the parameters that change what the kernels read."""
 
@@ -87,7 +89,12 @@ def test_same_rs_same_game(spec: str, monkeypatch: pytest.MonkeyPatch) -> None:
     assert r0 == r1
 
 
-@pytest.mark.parametrize("spec", SPECS)
+TURN_BASED = [s for s in SPECS if not s.startswith("nelaxtam")]
+SEQUENCED = [s for s in SPECS if s.startswith("nelaxtam")]
+"""Simultaneous games: the contract steps one decision at a time, as the adapters split a turn."""
+
+
+@pytest.mark.parametrize("spec", TURN_BASED)
 def test_random_playouts_agree_with_the_state(spec: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """ "agreement with the per-step State (random playouts: same legal sets, same results)": at every
     step the contract's player to move, legal list, observation planes and returns are the State's,
@@ -135,3 +142,35 @@ def test_contract_verbs_are_driven_by_rs(monkeypatch: pytest.MonkeyPatch) -> Non
     contract.init(a, contract.tables, rng_state(3))
     contract.init(b, contract.tables, rng_state(3))
     assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("spec", SEQUENCED)
+def test_simultaneous_turns_agree_with_the_adapters_decisions(spec: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A simultaneous game's contract "agrees with the per-step State" through the adapters' split of a
+    turn into per-troop decisions (the State's ``decision_choices``): at every decision the same
+    player decides among the same tokens, sees the same planes, and the games end with the same returns."""
+    from tessera.adapters.core import adapt
+
+    contract = _contract(spec, monkeypatch)
+    adapted = adapt(contract.game)
+    for seed in range(3):
+        cg = ContractGame(contract, seed=seed)
+        st = adapted.new_initial_state()
+        rng = random.Random(seed)
+        for _step in range(3000):
+            assert cg.current() == st.current_player()
+            assert cg.returns() == pytest.approx(st.returns())
+            for p in range(2):
+                np.testing.assert_array_equal(cg.observe(p), st.observation(p))
+            if st.is_terminal():
+                assert cg.is_terminal() and cg.legal().size == 0
+                break
+            legal = st.legal_actions()
+            assert cg.legal().tolist() == legal
+            illegal = next(a for a in range(contract.num_actions) if a not in set(legal))
+            before = cg.s.copy()
+            assert cg.apply(illegal) == REFUSED and np.array_equal(cg.s, before)
+            a = legal[rng.randrange(len(legal))]
+            status = cg.apply(a)
+            st.apply(a)
+            assert status == (OVER if st.is_terminal() else 0)
