@@ -15,13 +15,14 @@ import numpy as np
 from tessera.core.game import TERMINAL
 from tessera.core.kernels import I64, kernel
 from tessera.core.kits.contract import ONGOING, OVER, REFUSED, KernelContract, Tables
+from tessera.core.kits.stepper import define_stepper
 from tessera.core.kits.vector import fresh_cache
 from tessera_nim import kernels as _k
 
 if TYPE_CHECKING:
     from tessera_nim.game import NimGame
 
-fresh_cache(__file__, "tessera_nim.kernels")
+fresh_cache(__file__, "tessera_nim.kernels", "tessera.core.kits.stepper")
 
 
 @kernel
@@ -81,6 +82,9 @@ def returns(s: np.ndarray, g: Tables, out: np.ndarray) -> None:
         w = s[_k.WINNER]
         out[w] = 1.0
         out[1 - w] = -1.0
+
+
+define_stepper(globals())  # contract_reset, contract_step: the generic vector engine's loop on these verbs
 
 
 def build(game: NimGame) -> KernelContract:

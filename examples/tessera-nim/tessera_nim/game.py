@@ -34,6 +34,7 @@ from tessera_nim import kernels as _k
 
 if TYPE_CHECKING:
     from tessera.core.kits.contract import KernelContract
+    from tessera.core.kits.vector import VectorGame
 
 INFO = GameInfo(
     name="nim",
@@ -89,6 +90,12 @@ class NimGame(Game):
         from tessera_nim.contract import build
 
         return build(self)
+
+    def vector_engine(self) -> type[VectorGame]:
+        """The generic vector engine on this game's kernel contract (no engine of its own)."""
+        from tessera.core.kits.stepper import ContractVector
+
+        return ContractVector
 
     def new_initial_state(self, seed: int | None = None) -> NimState:
         _warm_up(self)

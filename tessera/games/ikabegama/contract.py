@@ -17,6 +17,7 @@ import numpy as np
 from tessera.core.game import TERMINAL
 from tessera.core.kernels import kernel
 from tessera.core.kits.contract import ONGOING, OVER, REFUSED, KernelContract, Tables
+from tessera.core.kits.stepper import define_stepper
 from tessera.core.kits.vector import fresh_cache
 from tessera.games.ikabegama import kernels as ik
 from tessera.games.ikabegama.observation import write_planes
@@ -24,7 +25,9 @@ from tessera.games.ikabegama.observation import write_planes
 if TYPE_CHECKING:
     from tessera.games.ikabegama.game import IkabegamaGame
 
-fresh_cache(__file__, "tessera.games.ikabegama.kernels", "tessera.games.ikabegama.observation")
+fresh_cache(
+    __file__, "tessera.games.ikabegama.kernels", "tessera.games.ikabegama.observation", "tessera.core.kits.stepper"
+)
 
 _TO_MOVE, _OVER, _WINNER, _DRAW = ik.TO_MOVE, ik.OVER, ik.WINNER, ik.DRAW
 
@@ -81,6 +84,9 @@ def returns(s: np.ndarray, g: Tables, out: np.ndarray) -> None:
     if s[_OVER] and w != _DRAW:
         out[w] = 1.0
         out[1 - w] = -1.0
+
+
+define_stepper(globals())  # contract_reset, contract_step: the generic vector engine's loop on these verbs
 
 
 def build(game: IkabegamaGame) -> KernelContract:

@@ -25,6 +25,7 @@ import numpy as np
 from tessera.core.game import TERMINAL
 from tessera.core.kernels import kernel
 from tessera.core.kits.contract import ONGOING, OVER, REFUSED, KernelContract, Tables
+from tessera.core.kits.stepper import define_stepper
 from tessera.core.kits.vector import fresh_cache
 from tessera.games.nelaxtam import kernels as xk
 from tessera.games.nelaxtam.observation import token_end, write_planes
@@ -32,7 +33,9 @@ from tessera.games.nelaxtam.observation import token_end, write_planes
 if TYPE_CHECKING:
     from tessera.games.nelaxtam.game import NelaxtamGame
 
-fresh_cache(__file__, "tessera.games.nelaxtam.kernels", "tessera.games.nelaxtam.observation")
+fresh_cache(
+    __file__, "tessera.games.nelaxtam.kernels", "tessera.games.nelaxtam.observation", "tessera.core.kits.stepper"
+)
 
 _PHASE, _WINNER = xk.PHASE, xk.WINNER
 _INVASION, _BATTLE, _OVER = xk.INVASION, xk.BATTLE, xk.OVER
@@ -322,6 +325,9 @@ def returns(s: np.ndarray, g: Tables, out: np.ndarray) -> None:
     if s[p0 - 4 + _PHASE] == _OVER and w >= 0:
         out[w] = 1.0
         out[1 - w] = -1.0
+
+
+define_stepper(globals())  # contract_reset, contract_step: the generic vector engine's loop on these verbs
 
 
 def build(game: NelaxtamGame) -> KernelContract:

@@ -19,6 +19,7 @@ import numpy as np
 from tessera.core.game import TERMINAL
 from tessera.core.kernels import kernel, rand_below
 from tessera.core.kits.contract import ONGOING, OVER, REFUSED, KernelContract, Tables
+from tessera.core.kits.stepper import define_stepper
 from tessera.core.kits.vector import fresh_cache
 from tessera.games.nibble import kernels as nk
 from tessera.games.nibble.observation import write_planes
@@ -26,7 +27,7 @@ from tessera.games.nibble.observation import write_planes
 if TYPE_CHECKING:
     from tessera.games.nibble.game import NibbleGame
 
-fresh_cache(__file__, "tessera.games.nibble.kernels", "tessera.games.nibble.observation")
+fresh_cache(__file__, "tessera.games.nibble.kernels", "tessera.games.nibble.observation", "tessera.core.kits.stepper")
 
 _TO_MOVE, _OVER, _WINNER, _N_LEGAL, _LEGAL = nk.TO_MOVE, nk.OVER, nk.WINNER, nk.N_LEGAL, nk.LEGAL
 
@@ -101,19 +102,21 @@ def returns(s: np.ndarray, g: Tables, out: np.ndarray) -> None:
         out[1 - w] = -1.0
 
 
+define_stepper(globals())  # contract_reset, contract_step: the generic vector engine's loop on these verbs
+
+
 def _seed_of(s: np.ndarray) -> int:
     return int(s[0])
 
 
 @functools.lru_cache(maxsize=16)
-def build(game: NibbleGame, deals: int = 0) -> KernelContract:
-    """Nibble's contract, dealing from the seeds ``0 … deals−1`` (default: the adapters' ``DEFAULT_DEALS``)."""
+def build(game: NibbleGame, seeds: tuple[int, ...] = ()) -> KernelContract:
+    """Nibble's contract, dealing from ``seeds`` (default: ``0 … DEFAULT_DEALS−1``, the adapters' pool)."""
     from tessera.adapters.core import DEFAULT_DEALS
     from tessera.games.nibble.observation import layout_tables
 
-    deals = deals or DEFAULT_DEALS
     rows = []
-    for seed in range(deals):
+    for seed in seeds or range(DEFAULT_DEALS):
         st = game.new_initial_state(seed=seed)
         rows.append(np.concatenate([np.array([seed], np.int32), st._deal.astype(np.int32), st.s]))
     pool = np.stack(rows)

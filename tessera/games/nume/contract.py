@@ -19,6 +19,7 @@ import numpy as np
 from tessera.core.game import TERMINAL
 from tessera.core.kernels import kernel
 from tessera.core.kits.contract import ONGOING, OVER, REFUSED, KernelContract, Tables
+from tessera.core.kits.stepper import define_stepper
 from tessera.core.kits.vector import fresh_cache
 from tessera.games.nume import kernels as nk
 from tessera.games.nume.observation import write_planes
@@ -26,7 +27,7 @@ from tessera.games.nume.observation import write_planes
 if TYPE_CHECKING:
     from tessera.games.nume.game import NumeGame
 
-fresh_cache(__file__, "tessera.games.nume.kernels", "tessera.games.nume.observation")
+fresh_cache(__file__, "tessera.games.nume.kernels", "tessera.games.nume.observation", "tessera.core.kits.stepper")
 
 _HEAD, _PRICE_B, _PRICE_W = nk.HEAD, nk.PRICE_B, nk.PRICE_W
 
@@ -122,6 +123,9 @@ def returns(s: np.ndarray, g: Tables, out: np.ndarray) -> None:
         r = 1.0 if sb < sw else -1.0 if sb > sw else 0.0
         out[0] = r
         out[1] = -r
+
+
+define_stepper(globals())  # contract_reset, contract_step: the generic vector engine's loop on these verbs
 
 
 def build(game: NumeGame) -> KernelContract:

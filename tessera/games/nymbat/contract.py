@@ -16,6 +16,7 @@ import numpy as np
 from tessera.core.game import TERMINAL
 from tessera.core.kernels import kernel
 from tessera.core.kits.contract import ONGOING, OVER, REFUSED, KernelContract, Tables
+from tessera.core.kits.stepper import define_stepper
 from tessera.core.kits.vector import fresh_cache
 from tessera.games.nymbat import kernels as yk
 from tessera.games.nymbat.observation import write_planes
@@ -23,7 +24,7 @@ from tessera.games.nymbat.observation import write_planes
 if TYPE_CHECKING:
     from tessera.games.nymbat.game import NymbatGame
 
-fresh_cache(__file__, "tessera.games.nymbat.kernels", "tessera.games.nymbat.observation")
+fresh_cache(__file__, "tessera.games.nymbat.kernels", "tessera.games.nymbat.observation", "tessera.core.kits.stepper")
 
 _H, _TO_MOVE, _OVER, _WINNER = yk.H, yk.TO_MOVE, yk.OVER, yk.WINNER
 
@@ -74,6 +75,9 @@ def returns(s: np.ndarray, g: Tables, out: np.ndarray) -> None:
     won = s[_H + _OVER] and w >= 0
     for p in range(n):
         out[p] = 0.0 if not won else 1.0 if p == w else -1.0 / (n - 1)
+
+
+define_stepper(globals())  # contract_reset, contract_step: the generic vector engine's loop on these verbs
 
 
 def build(game: NymbatGame) -> KernelContract:

@@ -1,0 +1,141 @@
+# mypy: disable-error-code="arg-type, assignment"
+"""The vector engine built once on the kernel contract: one batched loop that calls a game's verbs.
+
+:data:`SOURCE` is the batched loop (``contract_reset`` and ``contract_step``), written once
+against the six verbs of :mod:`tessera.core.kits.contract`.  A game's ``contract.py`` calls
+:func:`define_stepper` after its verbs: that compiles the loop *in the game's module*, where the
+names ``init``, ``current``, ``legal``, ``apply``, ``observe`` and ``returns`` are the game's
+verbs, so numba inlines them and caches the loop beside the game's kernels (a loop that took
+the verbs as arguments would be recompiled in every process: numba's cache keys a function
+argument by its identity).  :class:`ContractVector` is the engine on that loop; a game's
+``vector_engine()`` returns it unless a measurement keeps its own engine (docs/engine.md).
+
+The loop, per game ``b`` and step: ``apply`` the (adapter → game) action; if the game ended,
+its ``returns`` are the rewards and ``init`` starts the next one; then ``current``, ``observe``
+and ``legal`` (game → adapter actions) write the player, planes and mask of the position now.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tessera.core.kits.contract import KernelContract
+from tessera.core.kits.vector import VectorGame
+
+SOURCE = '''
+@kernel
+def _contract_write(s, g, to_adapter, obs, mask, words, buf):
+    p = current(s, g)
+    observe(s, g, p, obs)
+    for i in range(words.shape[0]):  # the mask row, cleared eight actions at a time
+        words[i] = 0
+    n = legal(s, g, buf)
+    for j in range(n):
+        mask[to_adapter[buf[j]]] = True
+    return p
+
+
+@kernel
+def contract_reset(states, g, rs, to_adapter, obs, mask, words, player, buf):
+    """Every game to a new game (``init``), its player, planes and mask written."""
+    for b in range(states.shape[0]):
+        s = states[b]
+        init(s, g, rs)
+        player[b] = _contract_write(s, g, to_adapter, obs[b], mask[b], words[b], buf)
+
+
+@kernel
+def contract_step(states, g, rs, actions, to_game, to_adapter, obs, mask, words, player, rewards, terminated, buf, ret):
+    """One action per game (legal, adapter numbering; ``-1``: that game does not step)."""
+    for b in range(states.shape[0]):
+        for q in range(rewards.shape[1]):
+            rewards[b, q] = 0.0
+        terminated[b] = False
+        if actions[b] < 0:
+            continue
+        s = states[b]
+        if apply(s, g, to_game[actions[b]], rs) == OVER:
+            returns(s, g, ret)
+            for q in range(rewards.shape[1]):
+                rewards[b, q] = ret[q]
+            terminated[b] = True
+            init(s, g, rs)
+        player[b] = _contract_write(s, g, to_adapter, obs[b], mask[b], words[b], buf)
+'''
+
+SOURCE_LINES = SOURCE.count("\n")
+
+
+def define_stepper(namespace: dict[str, Any]) -> None:
+    """Compile :data:`SOURCE` into a game's contract module (``namespace`` is its ``globals()``, with the
+    six verbs and ``kernel`` defined).  The loop's code is attributed to that module's file, past its
+    last line, so numba caches it there; the module's ``fresh_cache`` must watch this module."""
+    path = namespace["__file__"]
+    missing = [
+        n for n in ("init", "current", "legal", "apply", "observe", "returns", "kernel", "OVER") if n not in namespace
+    ]
+    if missing:
+        raise ValueError(f"{path}: define the contract's verbs before the stepper (missing: {', '.join(missing)})")
+    lines = Path(path).read_text(encoding="utf-8").count("\n") + 1
+    code = compile("\n" * lines + SOURCE, path, "exec")  # line numbers past the module's own: no clash in the cache
+    exec(code, namespace)  # a fixed source (this module's), compiled into the game's module
+
+
+class ContractVector(VectorGame):
+    """``B`` games stepped by the generic loop on the game's kernel contract.
+
+    ``states[b]`` is game ``b``'s position (the contract's ``s``).  Adapter actions are turned into
+    the game's actions through the adapters' table where they differ (Ikabegamá's window).
+    """
+
+    def __init__(self, adapted: Any, batch: int, seed: int, contract: KernelContract | None = None) -> None:
+        super().__init__(adapted, batch, seed)
+        c = contract if contract is not None else self.make_contract(adapted)
+        self.contract = c
+        module = __import__(c.init.py_func.__module__, fromlist=["contract_step"])
+        self._reset_kernel = module.contract_reset
+        self._step_kernel = module.contract_step
+        a = self.num_actions
+        table = getattr(adapted, "_to_tessera", None)
+        if table is None:
+            self._to_game = np.arange(a, dtype=np.int64)
+            self._to_adapter = np.arange(max(a, c.num_actions), dtype=np.int64)
+        else:
+            self._to_game = np.array(table, np.int64)
+            self._to_adapter = np.full(c.num_actions, -1, np.int64)
+            for i, t in enumerate(table):
+                if t >= 0:
+                    self._to_adapter[t] = i
+        self.states = np.zeros((self.batch, c.state_size), np.int32)
+        """Each game's position (the layout of the game's ``contract.py``)."""
+        self._buf = np.zeros(max(1, c.num_actions), np.int64)
+        self._ret = np.zeros(c.num_players, np.float64)
+        self._flat = self._obs.reshape(self.batch, -1)
+        self._words = self._mask_rows.view(np.uint64)
+        """The mask rows as ``uint64`` words (each row is padded to whole words)."""
+
+    def make_contract(self, adapted: Any) -> KernelContract:
+        """The contract for the adapted game (a subclass passes the adapters' options on)."""
+        contract = adapted.game.kernel_contract()
+        if contract is None:
+            raise ValueError(f"{adapted.name}: the game declares no kernel contract")
+        return contract  # type: ignore[no-any-return]
+
+    def _reset_all(self) -> None:
+        self._reset_kernel(
+            self.states, self.contract.tables, self.rs, self._to_adapter,
+            self._flat, self._mask_rows, self._words, self._player, self._buf,
+        )  # fmt: skip
+
+    def _step(self, actions: np.ndarray) -> None:
+        self._step_kernel(
+            self.states, self.contract.tables, self.rs, actions, self._to_game, self._to_adapter,
+            self._flat, self._mask_rows, self._words, self._player, self._rewards, self._terminated,
+            self._buf, self._ret,
+        )  # fmt: skip
+
+
+__all__ = ["SOURCE", "ContractVector", "define_stepper"]
