@@ -122,7 +122,7 @@ class ContractVector(VectorGame):
         contract = adapted.game.kernel_contract()
         if contract is None:
             raise ValueError(f"{adapted.name}: the game declares no kernel contract")
-        return contract  # type: ignore[no-any-return]
+        return contract
 
     def _reset_all(self) -> None:
         self._reset_kernel(
