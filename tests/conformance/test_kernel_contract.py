@@ -174,3 +174,28 @@ def test_simultaneous_turns_agree_with_the_adapters_decisions(spec: str, monkeyp
             status = cg.apply(a)
             st.apply(a)
             assert status == (OVER if st.is_terminal() else 0)
+
+
+@pytest.mark.parametrize("spec", [*TURN_BASED, "nume(size=2,komi_bidding=true)"])
+def test_legal_actions_array_is_legal_actions_read_only(spec: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ "``legal_actions()`` stays a ``list[int]``; add ``state.legal_actions_array()`` (a read-only numpy
+    view, no copy)": at every step of random games it holds the same actions in the same order,
+    is an integer array, and refuses writes (for the other player and once over: empty)."""
+    game = _nim(spec, monkeypatch) if spec.startswith("nim") else load_game(spec)
+    if spec.startswith("ikabegama"):
+        game, _ = game.bounded(0)
+    for seed in range(2):
+        st = game.new_initial_state(seed)
+        rng = random.Random(seed)
+        for _ply in range(150):
+            arr = st.legal_actions_array()
+            assert arr.ndim == 1 and arr.dtype.kind == "i" and not arr.flags.writeable
+            assert arr.tolist() == st.legal_actions()
+            if st.is_terminal():
+                break
+            other = (st.current_player() + 1) % game.num_players
+            assert st.legal_actions_array(other).tolist() == st.legal_actions(other) == []
+            with pytest.raises(ValueError, match="read-only"):
+                arr[:1] = 0
+            st.apply_action(st.legal_actions()[rng.randrange(arr.shape[0])])
+        assert st.legal_actions_array().tolist() == st.legal_actions()

@@ -58,27 +58,33 @@ def current(s: np.ndarray, g: Tables) -> int:
 
 
 @kernel
-def legal(s: np.ndarray, g: Tables, out: np.ndarray) -> int:
-    """Ascending: per empty cell ``c`` either ``c·K`` (the joining stone) or ``c·K + 1 … c·K + N + 1``."""
-    nbr = g[0]
+def placements(a: np.ndarray, nbr: np.ndarray, col: int, out: np.ndarray) -> int:
+    """The legal placements of ``col`` on board ``a`` as actions, ascending, into ``out`` (``int64``);
+    how many: per empty cell ``c`` either ``c·K`` (the joining stone) or ``c·K + 1 … c·K + N + 1``
+    (``K = N + 2``).  The State's ``legal_actions_array`` and the contract's ``legal``."""
     n = nbr.shape[0]
-    m = s.shape[0] - 2
-    if s[m + 1]:
-        return 0
-    col = np.int64(s[m])
     k_actions = n + 2
     j = 0
     for c in range(n):
-        st = nk.status(s, nbr, np.int64(c), col)
+        st = nk.status(a, nbr, np.int64(c), col)
         if st == nk.JOINS:
             out[j] = c * k_actions
             j += 1
         elif st == nk.STARTS:
             first = c * k_actions + 1
-            for a in range(first, first + n + 1):
-                out[j] = a
+            for x in range(first, first + n + 1):
+                out[j] = x
                 j += 1
     return j
+
+
+@kernel
+def legal(s: np.ndarray, g: Tables, out: np.ndarray) -> int:
+    """:func:`placements` of the colour to place (none once the board is full)."""
+    m = s.shape[0] - 2
+    if s[m + 1]:
+        return 0
+    return placements(s, g[0], np.int64(s[m]), out)
 
 
 @kernel

@@ -168,8 +168,8 @@ from tessera.core.texts import Text, name_text, outcome
 from tessera.games.nymbat import kernels as _k
 
 if TYPE_CHECKING:
-    from tessera.core.kits.lessons import LessonBook
     from tessera.core.kits.contract import KernelContract
+    from tessera.core.kits.lessons import LessonBook
     from tessera.core.kits.vector import VectorGame
 
 RED, BLUE = 0, 1
@@ -714,6 +714,19 @@ class NymbatState(TurnState):
     # -- moves -------------------------------------------------------------------------
     def _legal_actions(self) -> list[Action]:
         return _k.legal(self.s, self.game.geo).tolist()  # type: ignore[no-any-return]
+
+    def legal_actions_array(self, player: int | None = None) -> np.ndarray:
+        """``State.legal_actions_array``: a read-only view of the kernel's array of legal steps (``int64``,
+        no copy)."""
+        if type(self) is not NymbatState:  # a view with its own legal steps: the generic path
+            return super().legal_actions_array(player)
+        if self._over or (player is not None and player != self.to_move):
+            out = np.empty(0, np.int64)
+        else:
+            nxt = self._next
+            out = (_k.legal(self.s, self.game.geo) if nxt is None else nxt).view()
+        out.flags.writeable = False
+        return out
 
     def legal_actions(self, player: int | None = None) -> list[Action]:
         """``State.legal_actions`` in one step: the kernel's list, without the generic dispatch."""
