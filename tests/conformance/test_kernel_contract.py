@@ -131,7 +131,10 @@ def test_random_playouts_agree_with_the_state(spec: str, monkeypatch: pytest.Mon
 def test_contract_verbs_are_driven_by_rs(monkeypatch: pytest.MonkeyPatch) -> None:
     """ "randomness arrives as an ``rs`` array": ``init`` of a dealt game (Nibble) draws its deal from
     ``rs``, so two seeds give two deals and the same seed the same one."""
+    from tessera.adapters.core import DEFAULT_DEALS
+
     contract = _contract("nibble", monkeypatch)
+    assert contract.tables[1].shape[0] == DEFAULT_DEALS  # the adapters' chance node: the same seeds
     deals = set()
     for seed in range(6):
         s = contract.new_position()

@@ -31,6 +31,10 @@ fresh_cache(__file__, "tessera.games.nibble.kernels", "tessera.games.nibble.obse
 
 _TO_MOVE, _OVER, _WINNER, _N_LEGAL, _LEGAL = nk.TO_MOVE, nk.OVER, nk.WINNER, nk.N_LEGAL, nk.LEGAL
 
+DEALS = 1000
+"""The seeds ``init`` deals from by default: as many as the adapters' chance node offers
+(``tessera.adapters.core.DEFAULT_DEALS``; the conformance test checks they agree)."""
+
 
 @kernel
 def _deal_len(geo: np.ndarray) -> int:
@@ -111,12 +115,11 @@ def _seed_of(s: np.ndarray) -> int:
 
 @functools.lru_cache(maxsize=16)
 def build(game: NibbleGame, seeds: tuple[int, ...] = ()) -> KernelContract:
-    """Nibble's contract, dealing from ``seeds`` (default: ``0 … DEFAULT_DEALS−1``, the adapters' pool)."""
-    from tessera.adapters.core import DEFAULT_DEALS
+    """Nibble's contract, dealing from ``seeds`` (default: ``0 … DEALS−1``, the adapters' pool)."""
     from tessera.games.nibble.observation import layout_tables
 
     rows = []
-    for seed in seeds or range(DEFAULT_DEALS):
+    for seed in seeds or range(DEALS):
         st = game.new_initial_state(seed=seed)
         rows.append(np.concatenate([np.array([seed], np.int32), st._deal.astype(np.int32), st.s]))
     pool = np.stack(rows)
