@@ -25,7 +25,8 @@ from tessera.core.kits.stepper import ContractVector
 from tessera.core.kits.vector import VectorGame
 from tessera.vector import make, random_legal
 
-GAMES = ["nume", "nume(size=6)", "nibble", "ikabegama", "nymbat", "nymbat(players=4)", "nelaxtam"]
+GAMES = ["nume", "nume(size=6)", "nibble", "ikabegama", "nelaxtam"]
+"""The games that keep an engine of their own (Nymbat's is the generic one since 2026-11-29)."""
 
 
 def per_step(env: VectorGame, steps: int, seed: int) -> float:

@@ -27,28 +27,41 @@ from tessera.core.kits.vector import VectorGame
 
 SOURCE = '''
 @kernel
-def _contract_write(s, g, to_adapter, obs, mask, words, buf):
+def _contract_write(s, g, to_adapter, obs, mask, words, buf, remembered):
     p = current(s, g)
     observe(s, g, p, obs)
-    for i in range(words.shape[0]):  # the mask row, cleared eight actions at a time
-        words[i] = 0
+    m = remembered[0]
+    if m < 0:  # unknown: clear the whole row, eight actions at a time
+        for i in range(words.shape[0]):
+            words[i] = 0
+    else:  # clear only what the last write set
+        for j in range(m):
+            mask[remembered[1 + j]] = False
     n = legal(s, g, buf)
+    cap = remembered.shape[0] - 1
+    remembered[0] = n if n <= cap else -1
     for j in range(n):
-        mask[to_adapter[buf[j]]] = True
+        x = to_adapter[buf[j]]
+        mask[x] = True
+        if j < cap:
+            remembered[1 + j] = x
     return p
 
 
 @kernel
-def contract_reset(states, g, rs, to_adapter, obs, mask, words, player, buf):
+def contract_reset(states, g, rs, to_adapter, obs, mask, words, player, buf, remembered):
     """Every game to a new game (``init``), its player, planes and mask written."""
     for b in range(states.shape[0]):
         s = states[b]
         init(s, g, rs)
-        player[b] = _contract_write(s, g, to_adapter, obs[b], mask[b], words[b], buf)
+        remembered[b, 0] = -1
+        player[b] = _contract_write(s, g, to_adapter, obs[b], mask[b], words[b], buf, remembered[b])
 
 
 @kernel
-def contract_step(states, g, rs, actions, to_game, to_adapter, obs, mask, words, player, rewards, terminated, buf, ret):
+def contract_step(
+    states, g, rs, actions, to_game, to_adapter, obs, mask, words, player, rewards, terminated, buf, ret, remembered
+):
     """One action per game (legal, adapter numbering; ``-1``: that game does not step)."""
     for b in range(states.shape[0]):
         for q in range(rewards.shape[1]):
@@ -63,10 +76,11 @@ def contract_step(states, g, rs, actions, to_game, to_adapter, obs, mask, words,
                 rewards[b, q] = ret[q]
             terminated[b] = True
             init(s, g, rs)
-        player[b] = _contract_write(s, g, to_adapter, obs[b], mask[b], words[b], buf)
+        player[b] = _contract_write(s, g, to_adapter, obs[b], mask[b], words[b], buf, remembered[b])
 '''
 
-SOURCE_LINES = SOURCE.count("\n")
+REMEMBER = 512
+"""Mask entries the engine remembers per game, to clear only those (a wider legal list clears the row)."""
 
 
 def define_stepper(namespace: dict[str, Any]) -> None:
@@ -116,6 +130,9 @@ class ContractVector(VectorGame):
         self._flat = self._obs.reshape(self.batch, -1)
         self._words = self._mask_rows.view(np.uint64)
         """The mask rows as ``uint64`` words (each row is padded to whole words)."""
+        self._remembered = np.full((self.batch, REMEMBER + 1), -1, np.int64)
+        """Per game: how many mask entries the last write set (−1: unknown or more than ``REMEMBER``),
+        then those entries, so the next write clears only them."""
 
     def make_contract(self, adapted: Any) -> KernelContract:
         """The contract for the adapted game (a subclass passes the adapters' options on)."""
@@ -127,14 +144,14 @@ class ContractVector(VectorGame):
     def _reset_all(self) -> None:
         self._reset_kernel(
             self.states, self.contract.tables, self.rs, self._to_adapter,
-            self._flat, self._mask_rows, self._words, self._player, self._buf,
+            self._flat, self._mask_rows, self._words, self._player, self._buf, self._remembered,
         )  # fmt: skip
 
     def _step(self, actions: np.ndarray) -> None:
         self._step_kernel(
             self.states, self.contract.tables, self.rs, actions, self._to_game, self._to_adapter,
             self._flat, self._mask_rows, self._words, self._player, self._rewards, self._terminated,
-            self._buf, self._ret,
+            self._buf, self._ret, self._remembered,
         )  # fmt: skip
 
 

@@ -15,8 +15,8 @@ on the edge.  The last decision resolves the turn with the kernels' ``apply``.
 **Kept beside the generic engine** (:class:`tessera.core.kits.stepper.ContractVector`, the batched loop on the
 kernel contract), because the generic one costs more than 10 % here. CPU time per game-step at B = 1,024,
 random legal actions included, medians of 3 interleaved rounds, 2026-11-29
-(``benchmarks/contract_engine.py``): own 2 026 ns, generic 3 810 ns (+88 %): the contract's ``apply`` computes
-the decision's mask again to check the token and its ``legal`` allocates its scratch on every call.
+(``benchmarks/contract_engine.py``): own 1 916 ns, generic 3 971 ns (+107 %): the contract's ``apply``
+computes the decision's mask again to check the token and its ``legal`` allocates its scratch on every call.
 ``tests/vector/test_contract_engine.py`` checks both engines play the same games.
 """
 
