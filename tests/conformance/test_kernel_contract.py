@@ -115,12 +115,15 @@ def test_random_playouts_agree_with_the_state(spec: str, monkeypatch: pytest.Mon
             np.testing.assert_array_equal(cg.observe(p), planes.observe(st, p))
             if st.is_terminal():
                 assert cg.is_terminal() and cg.legal().size == 0
+                before = cg.s.copy()
+                assert cg.apply(0) == REFUSED and np.array_equal(cg.s, before)  # nothing is legal once over
                 break
             legal = st.legal_actions()
             illegal = next(a for a in range(contract.num_actions + 1) if a not in set(legal))
             before = cg.s.copy()
-            assert cg.apply(illegal) == REFUSED
-            assert np.array_equal(cg.s, before)
+            for bad in (illegal, -1, contract.num_actions, 2**40):  # not legal now, or no action at all
+                assert cg.apply(bad) == REFUSED
+                assert np.array_equal(cg.s, before)
             a = legal[rng.randrange(len(legal))]
             status = cg.apply(a)
             st.apply_action(a)
