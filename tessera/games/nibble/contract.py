@@ -6,7 +6,9 @@ this game), ``s[1 : 1 + D]`` its ``deal`` array and ``s[1 + D :]`` the position,
 of :mod:`tessera.games.nibble.kernels`.  Tables ``g``: ``(geo, pool, pos, board)`` — the board,
 the dealt games of the seeds ``0 … deals−1`` as whole contract positions (one row each), and the
 observation layout (:func:`~tessera.games.nibble.observation.layout_tables`).  ``init`` draws
-the deal uniformly from ``rs`` (the adapters' chance node: ``deals`` seeds).
+the deal uniformly from ``rs`` (the adapters' chance node: ``deals`` seeds).  ``legal`` and
+``apply`` keep the kernels' cache of the legal actions inside ``s`` up to date (the position it
+describes does not change).
 """
 
 from __future__ import annotations
