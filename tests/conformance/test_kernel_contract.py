@@ -205,3 +205,32 @@ def test_legal_actions_array_is_legal_actions_read_only(spec: str, monkeypatch: 
                 arr[:1] = 0
             st.apply_action(st.legal_actions()[rng.randrange(arr.shape[0])])
         assert st.legal_actions_array().tolist() == st.legal_actions()
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_rollouts_on_the_contract_are_the_verbs_played_at_random(spec: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Random playouts written once on the verbs (the generic rollout loop) play exactly the games the
+    verbs give one step at a time from the same ``rs`` (a uniform legal action, drawn by
+    ``rand_below(rs, n)``), and every finished game's returns sum to 0 (each game here is zero-sum)."""
+    from tessera.core.kernels import rand_below
+
+    contract = _contract(spec, monkeypatch)
+    cg = ContractGame(contract, seed=4)
+    start = cg.s.copy()
+    totals, plies = cg.rollouts(5, max_plies=300)
+    assert np.array_equal(cg.s, start) and plies > 0
+    assert sum(totals) == pytest.approx(0.0, abs=1e-9)
+    # the same five games, one verb call at a time from Python
+    ref = ContractGame(contract, seed=4)
+    expected = [0.0] * contract.num_players
+    steps = 0
+    for _ in range(5):
+        ref.s[:] = start
+        k = 0
+        while not ref.is_terminal() and k < 300:
+            legal = ref.legal()
+            ref.apply(int(legal[rand_below(ref.rs, len(legal))]))
+            k += 1
+        steps += k
+        expected = [a + b for a, b in zip(expected, ref.returns(), strict=True)]
+    assert (totals, plies) == (pytest.approx(expected), steps)

@@ -156,6 +156,19 @@ class ContractGame:
         self.contract.returns(self.s, self.contract.tables, self._ret)
         return [float(x) for x in self._ret]
 
+    def rollouts(self, n: int, max_plies: int = -1) -> tuple[list[float], int]:
+        """``n`` uniformly random games from this position (unchanged), drawn from ``rs``: each player's
+        summed returns (games cut off after ``max_plies`` steps count 0) and the steps played, by the
+        generic rollout loop compiled on the game's verbs (:mod:`tessera.core.kits.stepper`)."""
+        c = self.contract
+        module = __import__(c.init.py_func.__module__, fromlist=["contract_rollouts"])
+        totals = np.zeros(c.num_players, np.float64)
+        work = np.empty_like(self.s)
+        plies = module.contract_rollouts(
+            self.s, c.tables, int(n), self.rs, int(max_plies), totals, work, self._legal, self._ret
+        )
+        return [float(x) for x in totals], int(plies)
+
     def observe(self, player: int) -> np.ndarray:
         """``player``'s planes, shaped ``obs_shape`` (a view of an internal buffer)."""
         self.contract.observe(self.s, self.contract.tables, int(player), self._obs)

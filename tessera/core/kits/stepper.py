@@ -10,9 +10,11 @@ the verbs as arguments would be recompiled in every process: numba's cache keys 
 argument by its identity).  :class:`ContractVector` is the engine on that loop; a game's
 ``vector_engine()`` returns it unless a measurement keeps its own engine (docs/engine.md).
 
-The loop, per game ``b`` and step: ``apply`` the (adapter → game) action; if the game ended,
-its ``returns`` are the rewards and ``init`` starts the next one; then ``current``, ``observe``
-and ``legal`` (game → adapter actions) write the player, planes and mask of the position now.
+``contract_rollouts`` plays random games from a position on the same verbs (a rollout any
+game gets from its contract).  The loop, per game ``b`` and step: ``apply`` the (adapter →
+game) action; if the game ended, its ``returns`` are the rewards and ``init`` starts the next
+one; then ``current``, ``observe`` and ``legal`` (game → adapter actions) write the player,
+planes and mask of the position now.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from tessera.core.game import TERMINAL
+from tessera.core.kernels import rand_below
 from tessera.core.kits.contract import KernelContract
 from tessera.core.kits.vector import VectorGame
 
@@ -77,6 +81,27 @@ def contract_step(
             terminated[b] = True
             init(s, g, rs)
         player[b] = _contract_write(s, g, to_adapter, obs[b], mask[b], words[b], buf, remembered[b])
+
+
+@kernel
+def contract_rollouts(s, g, n, rs, max_plies, totals, work, buf, ret):
+    """``n`` uniformly random games from ``s`` (left unchanged) on scratch ``work``: each player's summed
+    returns added to ``totals`` (a game cut off after ``max_plies`` steps adds 0; ``< 0``: no cut-off);
+    returns the steps played."""
+    plies = 0
+    for _ in range(n):
+        for i in range(s.shape[0]):
+            work[i] = s[i]
+        steps = 0
+        while current(work, g) != TERMINAL and (max_plies < 0 or steps < max_plies):
+            m = legal(work, g, buf)
+            apply(work, g, buf[rand_below(rs, m)], rs)
+            steps += 1
+        plies += steps
+        returns(work, g, ret)
+        for q in range(totals.shape[0]):
+            totals[q] += ret[q]
+    return plies
 '''
 
 REMEMBER = 512
@@ -98,6 +123,8 @@ def define_stepper(namespace: dict[str, Any]) -> None:
     except OSError:  # no source beside the module: any offset past a module's length will do
         lines = 100_000
     code = compile("\n" * lines + SOURCE, path, "exec")  # line numbers past the module's own: no clash in the cache
+    namespace.setdefault("rand_below", rand_below)
+    namespace.setdefault("TERMINAL", TERMINAL)
     exec(code, namespace)  # a fixed source (this module's), compiled into the game's module
 
 
