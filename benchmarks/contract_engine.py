@@ -7,6 +7,11 @@ the medians over rounds are reported, in nanoseconds of CPU time (``time.process
 A game keeps its own engine where the generic one costs more than 10 % (docs/engine.md); the figure
 is quoted at the top of that game's ``vector.py``.
 
+``--rollouts N``: instead, random games to the end from the initial position, ``N`` a round, by each
+game's own rollout kernel (``State.rollouts``) and by the generic rollout loop on the contract
+(``ContractGame.rollouts``): games per CPU second (a Nelaxtam step is a turn in the first and a
+troop's decision in the second, so games, not steps, are compared).
+
 Run: ``nice -n 10 python benchmarks/contract_engine.py --batch 1024 --steps 10 --rounds 3 [--json FILE]``.
 """
 
@@ -48,7 +53,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--json", default=None, help="write the figures to this file")
+    ap.add_argument("--rollouts", type=int, default=0, help="compare random games to the end, N a round")
     args = ap.parse_args(argv)
+    if args.rollouts:
+        return rollouts(args)
     rows = []
     for spec in args.games:
         own = make(spec, batch=args.batch, seed=0)
@@ -65,6 +73,33 @@ def main(argv: list[str] | None = None) -> int:
         meta = {"date": datetime.date.today().isoformat(), "batch": args.batch, "steps": args.steps}
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump({**meta, "rounds": args.rounds, "rows": rows}, f, indent=1)
+    return 0
+
+
+def rollouts(args: argparse.Namespace) -> int:
+    """Games per CPU second: the game's own rollout kernel against the generic one on its contract."""
+    from tessera.core.kits.contract import ContractGame
+    from tessera.core.registry import load_game
+
+    for spec in [*args.games, "nymbat", "nymbat(players=4)"] if args.games == GAMES else args.games:
+        game = load_game(spec)
+        game = game.bounded(0)[0]
+        contract = game.kernel_contract()
+        if contract is None:
+            raise SystemExit(f"{spec}: no kernel contract")
+        cg = ContractGame(contract, seed=0)
+        st = game.new_initial_state(contract.initial_seed(cg.s) if contract.initial_seed else None)
+        st.rollouts(2, 0), cg.rollouts(2)  # compile or load outside the timing
+        own, gen = [], []
+        for r in range(args.rounds):
+            t = time.process_time()
+            st.rollouts(args.rollouts, r)
+            own.append(args.rollouts / (time.process_time() - t))
+            t = time.process_time()
+            cg.rollouts(args.rollouts)
+            gen.append(args.rollouts / (time.process_time() - t))
+        a, b = statistics.median(own), statistics.median(gen)
+        print(f"{spec:22s} own {a:9.0f} games/s   generic {b:9.0f} games/s   generic/own {b / a:5.2f}", flush=True)
     return 0
 
 
