@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 import tessera
+from tessera.core.kits.stepper import ContractVector
 from tessera.core.registry import _builtin_games, game_class
 
 PACKAGE = Path(tessera.__file__).resolve().parent
@@ -157,7 +158,12 @@ def test_every_game_declares_its_capabilities_from_its_own_folder(game: str) -> 
     assert book is not None and book.diagrams and book.lessons
     assert cls.level_tuning() is not None
     engine = tessera.load_game(game).vector_engine()
-    assert engine is not None and engine.__module__.startswith(folder)
+    assert engine is not None
+    if issubclass(engine, ContractVector):  # the generic engine: its verbs and compiled loop are the game's
+        contract = tessera.load_game(game).bounded(0)[0].kernel_contract()
+        assert contract is not None and contract.init.py_func.__module__.startswith(folder)
+    else:
+        assert engine.__module__.startswith(folder)
     solver = tessera.load_game(game).solver()
     if solver is not None:
         assert solver.make.__module__.startswith(folder)

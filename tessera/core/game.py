@@ -35,10 +35,13 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
+import numpy as np
+
 from tessera.core.texts import Text, json_args, name_text
 from tessera.core.texts import outcome as keyed_outcome
 
 if TYPE_CHECKING:
+    from tessera.core.kits.contract import KernelContract
     from tessera.core.kits.learned import LearnedKit
     from tessera.core.kits.lessons import LessonBook
     from tessera.core.kits.levels import LevelTuning
@@ -483,6 +486,12 @@ class Game(ABC):
         :class:`tessera.core.kits.vector.VectorGame`), or ``None``: :func:`tessera.vector.make` uses it."""
         return None
 
+    def kernel_contract(self) -> KernelContract | None:
+        """This game's compiled verbs (``games/<game>/contract.py``; :mod:`tessera.core.kits.contract`:
+        ``init``, ``current``, ``legal``, ``apply``, ``observe``, ``returns``), or ``None`` for a game
+        without kernels.  ``ValueError`` for parameters the contract does not cover (it says which)."""
+        return None
+
     # -- what the rules say beyond the moves ---------------------------------------------
     def why_no_draw(self) -> str | None:
         """Why a game with these parameters can never end in a draw, or ``None`` when it can.
@@ -592,6 +601,15 @@ class State(ABC):
         if cp == TERMINAL or (player is not None and player != cp):
             return []
         return self._legal_actions()
+
+    def legal_actions_array(self, player: int | None = None) -> np.ndarray:
+        """:meth:`legal_actions` as a read-only 1-D numpy integer array (ascending), for loops that want
+        numpy: a game with kernels hands over its kernels' own array (``int32`` or ``int64``) without
+        building a Python list; it is valid until the state changes (copy what you keep).  This
+        default converts the list (``int64``)."""
+        out = np.array(self.legal_actions(player), dtype=np.int64)
+        out.flags.writeable = False
+        return out
 
     def legal_moves(self, player: int | None = None) -> list[Move]:
         """Sorted move strings legal now for ``player`` (default: the player to move)."""

@@ -16,9 +16,11 @@ seen by the player to move.  ``reset()`` and ``step(actions)`` return a :class:`
 (``obs``, ``mask``, ``player``, ``rewards``, ``terminated``, ``truncated``); a game that
 ends is reset at once (``terminated`` says so, ``rewards`` holds its returns, and ``obs``,
 ``mask`` and ``player`` are the new game's).  Everything is written by numba kernels in
-one call per step, with no Python loop over the games.  Each game brings its own engine
-(``tessera/games/<game>/vector.py``, declared by ``Game.vector_engine``) on the shared base
-(:mod:`tessera.core.kits.vector`).
+one call per step, with no Python loop over the games.  The engine is declared by
+``Game.vector_engine``: the generic one on the game's kernel contract
+(:class:`tessera.core.kits.stepper.ContractVector`: Nymbat, and a plugin game such as the Nim
+example), or a game's own (``tessera/games/<game>/vector.py``) where a benchmark shows the generic
+one costs more than 10 %; both on the shared base (:mod:`tessera.core.kits.vector`).
 
 * Nume without komi bidding; Nibble deals each new game from one of ``deals`` seeds
   (``0 … deals−1``, drawn uniformly from the engine's seed: the adapters' chance node),

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import tessera
+from tessera.core.kits.stepper import ContractVector
 from tessera.core.kits.vector import WATCHED, drop_stale
 
 
@@ -28,10 +29,26 @@ def test_the_cache_is_dropped_when_a_called_kernel_source_changes(tmp_path: Path
 
 
 def test_every_game_vector_engine_watches_its_own_kernels_and_the_shared_ones():
+    """The generic engine's loop is compiled into the game's contract module: that module watches
+    the game's kernels, the shared ones and the loop's source (tessera/core/kits/stepper.py)."""
     for name in tessera.list_games():
-        engine = tessera.load_game(name).vector_engine()
+        game = tessera.load_game(name)
+        engine = game.vector_engine()
         if engine is None:
             continue
-        module = Path(__import__(engine.__module__, fromlist=["_"]).__file__).resolve()
+        generic = issubclass(engine, ContractVector)
+        owner = game.bounded(0)[0].kernel_contract().init.py_func.__module__ if generic else engine.__module__
+        module = Path(__import__(owner, fromlist=["_"]).__file__).resolve()
         watched = {(p.parent.name, p.name) for p in WATCHED[str(module)]}
         assert {(name, "kernels.py"), ("core", "kernels.py")} <= watched, (name, watched)
+        if generic:
+            assert ("kits", "stepper.py") in watched, (name, watched)
+
+
+def test_every_kernel_contract_watches_the_generic_loop():
+    """Each game's contract module (where the generic loop is compiled) watches the loop's source."""
+    for name in tessera.list_games():
+        contract = tessera.load_game(name).bounded(0)[0].kernel_contract()
+        module = Path(__import__(contract.init.py_func.__module__, fromlist=["_"]).__file__).resolve()
+        watched = {(p.parent.name, p.name) for p in WATCHED[str(module)]}
+        assert {(name, "kernels.py"), ("core", "kernels.py"), ("kits", "stepper.py")} <= watched, (name, watched)

@@ -21,7 +21,7 @@ Evaluation
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,6 +32,10 @@ from tessera.core.kits.levels import LevelTuning
 from tessera.core.kits.solver import EndgameSolver
 from tessera.core.render import cell_entry, describe, piece, text_diagram
 from tessera_nim import kernels as _k
+
+if TYPE_CHECKING:
+    from tessera.core.kits.contract import KernelContract
+    from tessera.core.kits.vector import VectorGame
 
 INFO = GameInfo(
     name="nim",
@@ -88,6 +92,18 @@ class NimGame(Game):
         from tessera_nim.solver import SOLVER
 
         return SOLVER
+
+    def kernel_contract(self) -> KernelContract:
+        """The six verbs every game's kernels offer (:mod:`tessera_nim.contract`)."""
+        from tessera_nim.contract import build
+
+        return build(self)
+
+    def vector_engine(self) -> type[VectorGame]:
+        """The generic vector engine on this game's kernel contract (no engine of its own)."""
+        from tessera.core.kits.stepper import ContractVector
+
+        return ContractVector
 
     def new_initial_state(self, seed: int | None = None) -> NimState:
         _warm_up(self)

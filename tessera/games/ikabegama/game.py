@@ -90,6 +90,7 @@ from tessera.core.texts import Text, name_text, outcome
 from tessera.games.ikabegama import kernels as kern
 
 if TYPE_CHECKING:
+    from tessera.core.kits.contract import KernelContract
     from tessera.core.kits.lessons import LessonBook
     from tessera.core.kits.solver import EndgameSolver
     from tessera.core.kits.vector import VectorGame
@@ -248,6 +249,12 @@ class IkabegamaGame(Game):
         from tessera.games.ikabegama.vector import IkabegamaVector
 
         return IkabegamaVector
+
+    def kernel_contract(self) -> KernelContract:
+        """The compiled verbs of the kernel contract (:mod:`tessera.games.ikabegama.contract`)."""
+        from tessera.games.ikabegama.contract import build
+
+        return build(self)
 
     def observation_spec(self) -> ObservationSpec:
         """The observation planes of the research adapters (:mod:`tessera.games.ikabegama.observation`)."""
@@ -408,6 +415,19 @@ class IkabegamaState(TurnState):
         if moves.shape[0] == 0:
             return [g.pass_action]
         return moves.tolist()  # type: ignore[no-any-return]
+
+    def legal_actions_array(self, player: int | None = None) -> np.ndarray:
+        """``State.legal_actions_array``: the kernel's sorted array of moves, read-only (``int64``; the
+        pass alone when there is none)."""
+        if self._over or (player is not None and player != self.to_move):
+            out = np.empty(0, np.int64)
+        else:
+            g = self.game
+            out = kern.legal(self._a, g.kconst, g.allowed_mask)
+            if out.shape[0] == 0:
+                out = np.array([g.pass_action], np.int64)
+        out.flags.writeable = False
+        return out
 
     def legal_actions(self, player: int | None = None) -> list[Action]:
         """``State.legal_actions`` in one step: the kernel's list, without the generic dispatch."""

@@ -162,6 +162,7 @@ from tessera.core.texts import Text, name_text, outcome
 from tessera.games.nelaxtam import kernels as _k
 
 if TYPE_CHECKING:
+    from tessera.core.kits.contract import KernelContract
     from tessera.core.kits.lessons import LessonBook
     from tessera.core.kits.vector import VectorGame
 
@@ -372,6 +373,13 @@ class NelaxtamGame(Game):
         from tessera.games.nelaxtam.vector import NelaxtamVector
 
         return NelaxtamVector
+
+    def kernel_contract(self) -> KernelContract:
+        """The compiled verbs of the kernel contract (:mod:`tessera.games.nelaxtam.contract`): a turn as
+        a sequence of per-troop decisions."""
+        from tessera.games.nelaxtam.contract import build
+
+        return build(self)
 
     def observation_spec(self) -> ObservationSpec:
         """The observation planes of the research adapters (:mod:`tessera.games.nelaxtam.observation`)."""

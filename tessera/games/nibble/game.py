@@ -151,6 +151,7 @@ from tessera.core.texts import Text, colour_text, name_text, outcome
 from tessera.games.nibble import kernels as _k
 
 if TYPE_CHECKING:
+    from tessera.core.kits.contract import KernelContract
     from tessera.core.kits.lessons import LessonBook
     from tessera.core.kits.solver import EndgameSolver
     from tessera.core.kits.learned import LearnedKit
@@ -392,6 +393,12 @@ class NibbleGame(Game):
 
         return NibbleVector
 
+    def kernel_contract(self) -> KernelContract:
+        """The compiled verbs of the kernel contract (:mod:`tessera.games.nibble.contract`)."""
+        from tessera.games.nibble.contract import build
+
+        return build(self)
+
     def observation_spec(self) -> ObservationSpec:
         """The observation planes of the research adapters (:mod:`tessera.games.nibble.observation`)."""
         from tessera.games.nibble.observation import observation_spec
@@ -574,6 +581,20 @@ class NibbleState(TurnState):
             start = self._h + _k.LEGAL
             legal = self._legal = self.s[start : start + m].tolist()
         return legal[:]
+
+    def legal_actions_array(self, player: int | None = None) -> np.ndarray:
+        """``State.legal_actions_array``: a read-only view of the legal actions the kernels cache in the
+        position array (``int32``; no copy, valid until the state changes)."""
+        if self._over or (player is not None and player != self.to_move):
+            out = np.empty(0, np.int32)
+        else:
+            m = self._n_legal
+            if m < 0:
+                m = _k.legal(self.s, self._deal, self.game.geo)
+            start = self._h + _k.LEGAL
+            out = self.s[start : start + m]
+        out.flags.writeable = False
+        return out
 
     def legal_actions(self, player: int | None = None) -> list[Action]:
         """``State.legal_actions`` in one step: the list the last kernel call cached, without the generic dispatch."""

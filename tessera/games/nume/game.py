@@ -101,6 +101,8 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from tessera.core.game import (
     TERMINAL,
     Action,
@@ -125,6 +127,7 @@ from tessera.games.nume import kernels as kern
 from tessera.games.nume.kernels import GID, GPRICE, GSIZE, HEAD, NEMPTY, NUM, STONE
 
 if TYPE_CHECKING:
+    from tessera.core.kits.contract import KernelContract
     from tessera.core.kits.lessons import LessonBook
     from tessera.core.kits.solver import EndgameSolver
     from tessera.core.kits.learned import LearnedKit
@@ -351,6 +354,12 @@ class NumeGame(Game):
 
         return NumeVector
 
+    def kernel_contract(self) -> KernelContract:
+        """The compiled verbs of the kernel contract (:mod:`tessera.games.nume.contract`)."""
+        from tessera.games.nume.contract import build
+
+        return build(self)
+
     def observation_spec(self) -> ObservationSpec:
         """The observation planes of the research adapters (:mod:`tessera.games.nume.observation`)."""
         from tessera.games.nume.observation import observation_spec
@@ -509,6 +518,19 @@ class NumeState(State):
         )
 
     # -- moves ---------------------------------------------------------------------------
+    def legal_actions_array(self, player: int | None = None) -> np.ndarray:
+        """``State.legal_actions_array``: the placements written by one kernel into a numpy array
+        (``int64``, read-only; no Python list is built)."""
+        if self._phase != PLAY or self._over or (player is not None and player != self._to_move):
+            return super().legal_actions_array(player)
+        from tessera.games.nume.contract import placements
+
+        g = self.game
+        buf = np.empty(g.place_actions, np.int64)
+        out = buf[: placements(self._a, g.nbr, self._col, buf)]
+        out.flags.writeable = False
+        return out
+
     def legal_actions(self, player: int | None = None) -> list[Action]:
         """``State.legal_actions`` in one step, without the generic dispatch."""
         if self._over or (player is not None and player != self._to_move):

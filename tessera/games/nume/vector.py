@@ -6,6 +6,14 @@ Row ``b`` of ``boards`` is game ``b``'s board in the layout of :mod:`tessera.gam
 Nume without komi bidding: player 0 is Black).  Every step places one stone per game with
 ``apply`` (the placement kernel), scores a full board, puts an empty board in its place and writes the observation
 planes and the mask of the player to move.
+
+**Kept beside the generic engine** (:class:`tessera.core.kits.stepper.ContractVector`, the batched loop on the
+kernel contract), because the generic one costs more than 10 % here. CPU time per game-step at B = 1,024,
+random legal actions included, medians of 3 interleaved rounds, 2026-11-29
+(``benchmarks/contract_engine.py``): Nume 4 422 ns, generic 11 458 ns (+159 %); Nume 6 6 694 → 20 902 ns (+212
+%): the generic loop clears and rewrites the whole mask (thousands of actions) where this engine rewrites only
+the cells whose status changed. ``tests/vector/test_contract_engine.py`` checks both engines play the same
+games.
 """
 
 from __future__ import annotations

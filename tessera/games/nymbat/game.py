@@ -168,6 +168,7 @@ from tessera.core.texts import Text, name_text, outcome
 from tessera.games.nymbat import kernels as _k
 
 if TYPE_CHECKING:
+    from tessera.core.kits.contract import KernelContract
     from tessera.core.kits.lessons import LessonBook
     from tessera.core.kits.learned import LearnedKit
     from tessera.core.kits.vector import VectorGame
@@ -444,9 +445,17 @@ class NymbatGame(Game):
         return KIT
 
     def vector_engine(self) -> type[VectorGame]:
-        from tessera.games.nymbat.vector import NymbatVector
+        """The generic engine on Nymbat's kernel contract (:mod:`tessera.games.nymbat.contract`): within
+        5 % of the engine of its own it replaced (``benchmarks/contract_engine.py``, docs/engine.md)."""
+        from tessera.core.kits.stepper import ContractVector
 
-        return NymbatVector
+        return ContractVector
+
+    def kernel_contract(self) -> KernelContract:
+        """The compiled verbs of the kernel contract (:mod:`tessera.games.nymbat.contract`)."""
+        from tessera.games.nymbat.contract import build
+
+        return build(self)
 
     def observation_spec(self) -> ObservationSpec:
         """The observation planes of the research adapters (:mod:`tessera.games.nymbat.observation`)."""
@@ -714,6 +723,19 @@ class NymbatState(TurnState):
     # -- moves -------------------------------------------------------------------------
     def _legal_actions(self) -> list[Action]:
         return _k.legal(self.s, self.game.geo).tolist()  # type: ignore[no-any-return]
+
+    def legal_actions_array(self, player: int | None = None) -> np.ndarray:
+        """``State.legal_actions_array``: a read-only view of the kernel's array of legal steps (``int64``,
+        no copy)."""
+        if type(self) is not NymbatState:  # a view with its own legal steps: the generic path
+            return super().legal_actions_array(player)
+        if self._over or (player is not None and player != self.to_move):
+            out = np.empty(0, np.int64)
+        else:
+            nxt = self._next
+            out = (_k.legal(self.s, self.game.geo) if nxt is None else nxt).view()
+        out.flags.writeable = False
+        return out
 
     def legal_actions(self, player: int | None = None) -> list[Action]:
         """``State.legal_actions`` in one step: the kernel's list, without the generic dispatch."""

@@ -1,0 +1,353 @@
+# mypy: disable-error-code="arg-type, return-value, no-any-return, assignment"
+"""Nelaxtam's kernel contract (:mod:`tessera.core.kits.contract`): a turn as a sequence of decisions.
+
+Nelaxtam's players order at once; the contract splits a turn as the adapters and the vector
+engine do: Black decides for each of his troops in increasing number (the living ones with a
+token; in the invasion all of them), then White for his; in battle turns of ``variant="quiet"``
+each player makes one decision, his whole order.  ``current`` is the player deciding now, an
+action one troop's token, and the turn's last decision resolves it with the kernels' ``apply``.
+A token is offered only if the order can still be completed legally (:func:`decision_mask`).
+
+Position ``s`` (``int32``): the position array of :mod:`tessera.games.nelaxtam.kernels`
+(``P`` entries), then the turn's decision queue (``2T``: ``player·(T+1) + troop + 1``, troop
+``−1`` for a whole quiet order), ``[queue length, head, Black's pending, White's pending]`` and
+the tokens each player chose this turn (``2T``: Black's then White's, in troop order).
+Tables ``g``: ``(geo, start, pos)`` — the board, the position of a new game, the observation
+layout (:func:`~tessera.games.nelaxtam.observation.layout_tables`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from tessera.core.game import TERMINAL
+from tessera.core.kernels import kernel
+from tessera.core.kits.contract import ONGOING, OVER, REFUSED, KernelContract, Tables
+from tessera.core.kits.stepper import define_stepper
+from tessera.core.kits.vector import fresh_cache
+from tessera.games.nelaxtam import kernels as xk
+from tessera.games.nelaxtam.observation import token_end, write_planes
+
+if TYPE_CHECKING:
+    from tessera.games.nelaxtam.game import NelaxtamGame
+
+fresh_cache(
+    __file__, "tessera.games.nelaxtam.kernels", "tessera.games.nelaxtam.observation", "tessera.core.kits.stepper"
+)
+
+_PHASE, _WINNER = xk.PHASE, xk.WINNER
+_INVASION, _BATTLE, _OVER = xk.INVASION, xk.BATTLE, xk.OVER
+_COLOUR, _EDGE, _MAX_OPTIONS = xk.COLOUR, xk.EDGE, xk.MAX_OPTIONS
+
+
+@kernel
+def _completable(ends: np.ndarray, n_ends: np.ndarray, first: int, last: int, claimed: np.ndarray) -> bool:
+    """Whether the troops ``first … last−1`` can each pick one of their end squares (``ends[t, :n_ends[t]]``),
+    all distinct and unclaimed (``claimed[s]``): a depth-first search, undone as it backs up."""
+    if first >= last:
+        return True
+    choice = np.full(last - first, -1, np.int64)
+    level = 0
+    while level >= 0:
+        t = first + level
+        c = choice[level]
+        if c >= 0:
+            claimed[ends[t, c]] = 0
+        c += 1
+        while c < n_ends[t] and claimed[ends[t, c]]:
+            c += 1
+        if c >= n_ends[t]:
+            choice[level] = -1
+            level -= 1
+            continue
+        choice[level] = c
+        claimed[ends[t, c]] = 1
+        if level == last - first - 1:
+            for u in range(level + 1):  # undo the marks
+                claimed[ends[first + u, choice[u]]] = 0
+            return True
+        level += 1
+    return False
+
+
+@kernel
+def start_turn(st: np.ndarray, geo: np.ndarray, queue: np.ndarray, counts: np.ndarray, opts: np.ndarray) -> int:
+    """Fill the decision queue of a new turn; its length."""
+    sq = geo.shape[0] - 1
+    t = geo[sq, 2]
+    h = sq + 2 * t
+    phase = st[h + _PHASE]
+    if phase == _OVER:
+        return 0
+    quiet = phase == _BATTLE and geo[sq, 5] == 1
+    n = 0
+    for p in range(2):
+        if phase == _INVASION:
+            for i in range(t):
+                queue[n] = p * (t + 1) + i + 1
+                n += 1
+            continue
+        xk.legal(st, geo, np.int64(p), opts, counts)
+        if quiet:
+            for i in range(t):
+                if counts[i] > 0:
+                    queue[n] = p * (t + 1)
+                    n += 1
+                    break
+        else:
+            for i in range(t):
+                if counts[i] > 0:
+                    queue[n] = p * (t + 1) + i + 1
+                    n += 1
+    return n
+
+
+@kernel
+def decision_mask(
+    st: np.ndarray,
+    geo: np.ndarray,
+    p: int,
+    troop: int,
+    pending: np.ndarray,
+    n_pending: int,
+    opts: np.ndarray,
+    counts: np.ndarray,
+    ends: np.ndarray,
+    n_ends: np.ndarray,
+    claimed: np.ndarray,
+    mask: np.ndarray,
+) -> None:
+    """The tokens ``p`` may choose for ``troop`` (−1: a whole quiet order) after his ``pending[:n_pending]``
+    this turn, as ``mask[action]`` (``bool``, every other entry cleared): those that leave his order
+    completable — distinct end squares (a small search over the later troops' end squares) and, in
+    the invasion, at least ``by_sea`` troops on the edge.  ``opts``, ``counts``, ``ends``, ``n_ends``,
+    ``claimed``: scratch (``int64 (T, MAX_OPTIONS)``, ``int64 (T,)``, the same, ``int64 (T,)``,
+    ``uint8 (S,)``)."""
+    sq = geo.shape[0] - 1
+    t = geo[sq, 2]
+    blk = geo[sq, 6]
+    h = sq + 2 * t
+    phase = st[h + _PHASE]
+    for c in range(sq):
+        claimed[c] = 0
+    edges = 0
+    for j in range(n_pending):
+        e = token_end(st, geo, np.int64(p), np.int64(pending[j]))
+        if e >= 0:
+            claimed[e] = 1
+            edges += geo[e, _EDGE]
+    for i in range(mask.shape[0]):
+        mask[i] = False
+    if phase == _INVASION:
+        need = geo[sq, 3]
+        later = t - 1 - troop
+        base = troop * blk + 1 + 2 * sq
+        for c in range(sq):
+            if geo[c, _COLOUR] == p and not claimed[c] and edges + geo[c, _EDGE] + later >= need:
+                mask[base + c] = True
+        return
+    xk.legal(st, geo, np.int64(p), opts, counts)
+    if troop < 0:  # a whole quiet order
+        for i in range(t):
+            for j in range(counts[i]):
+                mask[opts[i, j]] = True
+        return
+    for i in range(troop + 1, t):  # the later troops' end squares
+        m = 0
+        for j in range(counts[i]):
+            e = token_end(st, geo, np.int64(p), np.int64(opts[i, j]))
+            seen = False
+            for u in range(m):
+                if ends[i, u] == e:
+                    seen = True
+            if not seen:
+                ends[i, m] = e
+                m += 1
+        n_ends[i] = m
+    live = np.empty(t, np.int64)  # the later troops with a token (the dead have none)
+    nl = 0
+    for i in range(troop + 1, t):
+        if counts[i] > 0:
+            live[nl] = i
+            nl += 1
+    sub_ends = np.empty((nl, _MAX_OPTIONS), np.int64)
+    sub_n = np.empty(nl, np.int64)
+    for u in range(nl):
+        sub_n[u] = n_ends[live[u]]
+        for v in range(sub_n[u]):
+            sub_ends[u, v] = ends[live[u], v]
+    for j in range(counts[troop]):
+        a = opts[troop, j]
+        e = token_end(st, geo, np.int64(p), np.int64(a))
+        if claimed[e]:
+            continue
+        claimed[e] = 1
+        ok = _completable(sub_ends, sub_n, np.int64(0), np.int64(nl), claimed)
+        claimed[e] = 0
+        if ok:
+            mask[a] = True
+
+
+@kernel
+def _offsets(s: np.ndarray, g: Tables) -> tuple[int, int, int, int]:
+    """``(P, T, start of the queue's header, start of the pending tokens)``."""
+    start = g[1]
+    geo = g[0]
+    p0 = np.int64(start.shape[0])
+    t = np.int64(geo[geo.shape[0] - 1, 2])
+    return p0, t, p0 + 2 * t, p0 + 2 * t + 4
+
+
+@kernel
+def _new_turn(s: np.ndarray, g: Tables) -> None:
+    geo = g[0]
+    p0, t, meta, _ = _offsets(s, g)
+    opts = np.empty((t, _MAX_OPTIONS), np.int64)
+    counts = np.empty(t, np.int64)
+    s[meta] = start_turn(s[:p0], geo, s[p0:meta], counts, opts)
+    s[meta + 1] = 0
+    s[meta + 2] = 0
+    s[meta + 3] = 0
+
+
+@kernel
+def init(s: np.ndarray, g: Tables, rs: np.ndarray) -> None:
+    """The position before the invasion, and its first turn's decisions."""
+    start = g[1]
+    for i in range(s.shape[0]):
+        s[i] = 0
+    for i in range(start.shape[0]):
+        s[i] = start[i]
+    _new_turn(s, g)
+
+
+@kernel
+def current(s: np.ndarray, g: Tables) -> int:
+    p0, t, meta, _ = _offsets(s, g)
+    if s[p0 - 4 + _PHASE] == _OVER or s[meta] == 0:
+        return TERMINAL
+    return np.int64(s[p0 + s[meta + 1]]) // (t + 1)
+
+
+@kernel
+def _mask_now(s: np.ndarray, g: Tables, mask: np.ndarray) -> None:
+    """The current decision's tokens as a mask (cleared where not legal)."""
+    geo = g[0]
+    p0, t, meta, pend = _offsets(s, g)
+    d = np.int64(s[p0 + s[meta + 1]])
+    p = d // (t + 1)
+    troop = d % (t + 1) - 1
+    sq = geo.shape[0] - 1
+    decision_mask(
+        s[:p0], geo, p, troop, s[pend + p * t : pend + p * t + t], np.int64(s[meta + 2 + p]),
+        np.empty((t, _MAX_OPTIONS), np.int64), np.empty(t, np.int64), np.empty((t, _MAX_OPTIONS), np.int64),
+        np.zeros(t, np.int64), np.zeros(sq, np.uint8), mask,
+    )  # fmt: skip
+
+
+@kernel
+def _num_actions(g: Tables) -> int:
+    geo = g[0]
+    sq = geo.shape[0] - 1
+    return np.int64(geo[sq, 2]) * np.int64(geo[sq, 6])
+
+
+@kernel
+def legal(s: np.ndarray, g: Tables, out: np.ndarray) -> int:
+    """Ascending: the tokens of the decision to make now that keep the order completable."""
+    if current(s, g) == TERMINAL:
+        return 0
+    mask = np.empty(_num_actions(g), np.bool_)
+    _mask_now(s, g, mask)
+    n = 0
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            out[n] = a
+            n += 1
+    return n
+
+
+@kernel
+def apply(s: np.ndarray, g: Tables, action: int, rs: np.ndarray) -> int:
+    """Record the deciding player's token; the turn's last decision resolves the turn."""
+    if current(s, g) == TERMINAL or action < 0 or action >= _num_actions(g):
+        return REFUSED
+    mask = np.empty(_num_actions(g), np.bool_)
+    _mask_now(s, g, mask)
+    if not mask[action]:
+        return REFUSED
+    geo = g[0]
+    p0, t, meta, pend = _offsets(s, g)
+    p = np.int64(s[p0 + s[meta + 1]]) // (t + 1)
+    s[pend + p * t + s[meta + 2 + p]] = action
+    s[meta + 2 + p] += 1
+    s[meta + 1] += 1
+    if s[meta + 1] < s[meta]:
+        return ONGOING
+    n0 = np.int64(s[meta + 2])
+    n1 = np.int64(s[meta + 3])
+    acts = np.empty(n0 + n1, np.int64)
+    for i in range(n0):
+        acts[i] = s[pend + i]
+    for i in range(n1):
+        acts[n0 + i] = s[pend + t + i]
+    xk.apply(s[:p0], geo, acts, n0)
+    if s[p0 - 4 + _PHASE] == _OVER:
+        for i in range(4):
+            s[meta + i] = 0
+        return OVER
+    _new_turn(s, g)
+    return ONGOING
+
+
+@kernel
+def observe(s: np.ndarray, g: Tables, player: int, out: np.ndarray) -> None:
+    """``player``'s planes, with his own decisions of this turn (his troop deciding now, if he is)."""
+    p0, t, meta, pend = _offsets(s, g)
+    troop = -1
+    if s[meta] > 0 and s[p0 - 4 + _PHASE] != _OVER:
+        d = np.int64(s[p0 + s[meta + 1]])
+        if d // (t + 1) == player:
+            troop = d % (t + 1) - 1
+    n = np.int64(s[meta + 2 + player])
+    write_planes(s[:p0], g[0], g[2], player, troop, s[pend + player * t : pend + player * t + t], n, out)
+
+
+@kernel
+def returns(s: np.ndarray, g: Tables, out: np.ndarray) -> None:
+    """+1 to the winner, −1 to the loser; 0 each for a draw or a game going on."""
+    p0 = np.int64(g[1].shape[0])
+    out[0] = 0.0
+    out[1] = 0.0
+    w = s[p0 - 4 + _WINNER]
+    if s[p0 - 4 + _PHASE] == _OVER and w >= 0:
+        out[w] = 1.0
+        out[1 - w] = -1.0
+
+
+define_stepper(globals())  # contract_reset, contract_step: the generic vector engine's loop on these verbs
+
+
+def build(game: NelaxtamGame) -> KernelContract:
+    """Nelaxtam's contract."""
+    from tessera.games.nelaxtam.observation import layout_tables
+
+    spec = game.observation_spec()
+    start = game.new_initial_state().a.copy()
+    t = int(game.ntroops)
+    return KernelContract(
+        game=game,
+        tables=(game.geo, start, layout_tables(game, spec.layout)),
+        state_size=start.shape[0] + 4 * t + 4,
+        num_actions=game.num_distinct_actions(),
+        num_players=2,
+        obs_shape=spec.shape,
+        init=init,
+        current=current,
+        legal=legal,
+        apply=apply,
+        observe=observe,
+        returns=returns,
+    )

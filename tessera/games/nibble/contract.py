@@ -1,0 +1,144 @@
+# mypy: disable-error-code="arg-type, return-value, no-any-return"
+"""Nibble's kernel contract (:mod:`tessera.core.kits.contract`): the verbs on Nibble's own kernels.
+
+Position ``s`` (``int32``): ``s[0]`` the deal (the seed of ``new_initial_state(seed)`` that dealt
+this game), ``s[1 : 1 + D]`` its ``deal`` array and ``s[1 + D :]`` the position, both in the layouts
+of :mod:`tessera.games.nibble.kernels`.  Tables ``g``: ``(geo, pool, pos, board)`` — the board,
+the dealt games of the seeds ``0 … deals−1`` as whole contract positions (one row each), and the
+observation layout (:func:`~tessera.games.nibble.observation.layout_tables`).  ``init`` draws
+the deal uniformly from ``rs`` (the adapters' chance node: ``deals`` seeds).  ``legal`` and
+``apply`` keep the kernels' cache of the legal actions inside ``s`` up to date (the position it
+describes does not change).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from tessera.core.game import TERMINAL
+from tessera.core.kernels import kernel, rand_below
+from tessera.core.kits.contract import ONGOING, OVER, REFUSED, KernelContract, Tables
+from tessera.core.kits.stepper import define_stepper
+from tessera.core.kits.vector import fresh_cache
+from tessera.games.nibble import kernels as nk
+from tessera.games.nibble.observation import write_planes
+
+if TYPE_CHECKING:
+    from tessera.games.nibble.game import NibbleGame
+
+fresh_cache(__file__, "tessera.games.nibble.kernels", "tessera.games.nibble.observation", "tessera.core.kits.stepper")
+
+_TO_MOVE, _OVER, _WINNER, _N_LEGAL, _LEGAL = nk.TO_MOVE, nk.OVER, nk.WINNER, nk.N_LEGAL, nk.LEGAL
+
+DEALS = 1000
+"""The seeds ``init`` deals from by default: as many as the adapters' chance node offers
+(``tessera.adapters.core.DEFAULT_DEALS``; the conformance test checks they agree)."""
+
+
+@kernel
+def _deal_len(geo: np.ndarray) -> int:
+    n = np.int64(geo[geo.shape[0] - 1, 1])
+    return 4 * n + n * n
+
+
+@kernel
+def init(s: np.ndarray, g: Tables, rs: np.ndarray) -> None:
+    """A new game of a deal drawn uniformly from the pool."""
+    pool = g[1]
+    src = pool[rand_below(rs, np.int64(pool.shape[0]))]
+    for i in range(s.shape[0]):
+        s[i] = src[i]
+
+
+@kernel
+def current(s: np.ndarray, g: Tables) -> int:
+    geo = g[0]
+    k = geo.shape[0] - 1
+    h = 1 + _deal_len(geo) + k + 2 * geo[k, 1]
+    return TERMINAL if s[h + _OVER] else np.int64(s[h + _TO_MOVE])
+
+
+@kernel
+def legal(s: np.ndarray, g: Tables, out: np.ndarray) -> int:
+    """Ascending: the cells whose block may be taken, then ``end`` (``K``) in the middle of a turn."""
+    geo = g[0]
+    d = _deal_len(geo)
+    k = geo.shape[0] - 1
+    h = k + 2 * geo[k, 1]
+    pos = s[1 + d :]
+    if pos[h + _OVER]:
+        return 0
+    m = nk.legal(pos, s[1 : 1 + d], geo)
+    for j in range(m):
+        out[j] = pos[h + _LEGAL + j]
+    return m
+
+
+@kernel
+def apply(s: np.ndarray, g: Tables, action: int, rs: np.ndarray) -> int:
+    geo = g[0]
+    d = _deal_len(geo)
+    st = nk.apply_checked(s[1 + d :], s[1 : 1 + d], geo, action)
+    if st < 0:
+        return REFUSED
+    return OVER if st & 2 else ONGOING
+
+
+@kernel
+def observe(s: np.ndarray, g: Tables, player: int, out: np.ndarray) -> None:
+    geo, pos, board = g[0], g[2], g[3]
+    d = _deal_len(geo)
+    write_planes(s[1 + d :], s[1 : 1 + d], geo, pos, board, player, out)
+
+
+@kernel
+def returns(s: np.ndarray, g: Tables, out: np.ndarray) -> None:
+    """+1 to the winner, −1 to the loser; 0 each for a draw or a game going on."""
+    geo = g[0]
+    k = geo.shape[0] - 1
+    h = 1 + _deal_len(geo) + k + 2 * geo[k, 1]
+    out[0] = 0.0
+    out[1] = 0.0
+    w = s[h + _WINNER]
+    if s[h + _OVER] and w >= 0:
+        out[w] = 1.0
+        out[1 - w] = -1.0
+
+
+define_stepper(globals())  # contract_reset, contract_step: the generic vector engine's loop on these verbs
+
+
+def _seed_of(s: np.ndarray) -> int:
+    return int(s[0])
+
+
+@functools.lru_cache(maxsize=16)
+def build(game: NibbleGame, seeds: tuple[int, ...] = ()) -> KernelContract:
+    """Nibble's contract, dealing from ``seeds`` (default: ``0 … DEALS−1``, the adapters' pool)."""
+    from tessera.games.nibble.observation import layout_tables
+
+    rows = []
+    for seed in seeds or range(DEALS):
+        st = game.new_initial_state(seed=seed)
+        rows.append(np.concatenate([np.array([seed], np.int32), st._deal.astype(np.int32), st.s]))
+    pool = np.stack(rows)
+    spec = game.observation_spec()
+    pos, board = layout_tables(game, spec.layout)
+    return KernelContract(
+        game=game,
+        tables=(game.geo, pool, pos, board),
+        state_size=pool.shape[1],
+        num_actions=game.num_distinct_actions(),
+        num_players=2,
+        obs_shape=spec.shape,
+        init=init,
+        current=current,
+        legal=legal,
+        apply=apply,
+        observe=observe,
+        returns=returns,
+        initial_seed=_seed_of,
+    )

@@ -1,0 +1,103 @@
+# mypy: disable-error-code="arg-type, return-value, no-any-return"
+"""Nymbat's kernel contract (:mod:`tessera.core.kits.contract`): the verbs on Nymbat's own kernels.
+
+Position ``s``: the position array of :mod:`tessera.games.nymbat.kernels` (``SIZE`` entries,
+``int32``); two and four players share the verbs.  Tables ``g``: ``(geo, start, pos, board)`` —
+the board and parameters, the position of a new game, and the observation layout
+(:func:`~tessera.games.nymbat.observation.layout_tables`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from tessera.core.game import TERMINAL
+from tessera.core.kernels import kernel
+from tessera.core.kits.contract import ONGOING, OVER, REFUSED, KernelContract, Tables
+from tessera.core.kits.stepper import define_stepper
+from tessera.core.kits.vector import fresh_cache
+from tessera.games.nymbat import kernels as yk
+from tessera.games.nymbat.observation import write_planes
+
+if TYPE_CHECKING:
+    from tessera.games.nymbat.game import NymbatGame
+
+fresh_cache(__file__, "tessera.games.nymbat.kernels", "tessera.games.nymbat.observation", "tessera.core.kits.stepper")
+
+_H, _TO_MOVE, _OVER, _WINNER = yk.H, yk.TO_MOVE, yk.OVER, yk.WINNER
+
+
+@kernel
+def init(s: np.ndarray, g: Tables, rs: np.ndarray) -> None:
+    """An empty board, every reserve full, Red (player 0) to bring in first."""
+    start = g[1]
+    for i in range(s.shape[0]):
+        s[i] = start[i]
+
+
+@kernel
+def current(s: np.ndarray, g: Tables) -> int:
+    return TERMINAL if s[_H + _OVER] else np.int64(s[_H + _TO_MOVE])
+
+
+@kernel
+def legal(s: np.ndarray, g: Tables, out: np.ndarray) -> int:
+    """Ascending: the legal steps of the player to move (moves, placements, removals, losses, end, pass)."""
+    if s[_H + _OVER]:
+        return 0
+    steps = yk.legal(s, g[0])
+    for j in range(steps.shape[0]):
+        out[j] = steps[j]
+    return steps.shape[0]
+
+
+@kernel
+def apply(s: np.ndarray, g: Tables, action: int, rs: np.ndarray) -> int:
+    if s[_H + _OVER] or action < 0 or action >= yk.NUM_ACTIONS:
+        return REFUSED
+    if yk.apply(s, g[0], action, True) < 0:
+        return REFUSED
+    return OVER if s[_H + _OVER] else ONGOING
+
+
+@kernel
+def observe(s: np.ndarray, g: Tables, player: int, out: np.ndarray) -> None:
+    write_planes(s, g[0], g[2], g[3], player, s[_H + _OVER] == 0 and s[_H + _TO_MOVE] == player, out)
+
+
+@kernel
+def returns(s: np.ndarray, g: Tables, out: np.ndarray) -> None:
+    """+1 to the winner and −1/(players − 1) to every other player; 0 each for a draw or a game going on."""
+    n = out.shape[0]
+    w = s[_H + _WINNER]
+    won = s[_H + _OVER] and w >= 0
+    for p in range(n):
+        out[p] = 0.0 if not won else 1.0 if p == w else -1.0 / (n - 1)
+
+
+define_stepper(globals())  # contract_reset, contract_step: the generic vector engine's loop on these verbs
+
+
+def build(game: NymbatGame) -> KernelContract:
+    """Nymbat's contract (2 or 4 players)."""
+    from tessera.games.nymbat.game import _start
+    from tessera.games.nymbat.observation import layout_tables
+
+    spec = game.observation_spec()
+    pos, board = layout_tables(spec.layout)
+    return KernelContract(
+        game=game,
+        tables=(game.geo, _start(game.players, game.reserve), pos, board),
+        state_size=yk.SIZE,
+        num_actions=yk.NUM_ACTIONS,
+        num_players=game.players,
+        obs_shape=spec.shape,
+        init=init,
+        current=current,
+        legal=legal,
+        apply=apply,
+        observe=observe,
+        returns=returns,
+    )
