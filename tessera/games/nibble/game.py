@@ -152,9 +152,9 @@ from tessera.games.nibble import kernels as _k
 
 if TYPE_CHECKING:
     from tessera.core.kits.contract import KernelContract
+    from tessera.core.kits.learned import LearnedKit
     from tessera.core.kits.lessons import LessonBook
     from tessera.core.kits.solver import EndgameSolver
-    from tessera.core.kits.learned import LearnedKit
     from tessera.core.kits.vector import VectorGame
 
 NAMES = ("First", "Second")

@@ -128,9 +128,9 @@ from tessera.games.nume.kernels import GID, GPRICE, GSIZE, HEAD, NEMPTY, NUM, ST
 
 if TYPE_CHECKING:
     from tessera.core.kits.contract import KernelContract
+    from tessera.core.kits.learned import LearnedKit
     from tessera.core.kits.lessons import LessonBook
     from tessera.core.kits.solver import EndgameSolver
-    from tessera.core.kits.learned import LearnedKit
     from tessera.core.kits.vector import VectorGame
 
 BLACK, WHITE = 0, 1

@@ -169,8 +169,8 @@ from tessera.games.nymbat import kernels as _k
 
 if TYPE_CHECKING:
     from tessera.core.kits.contract import KernelContract
-    from tessera.core.kits.lessons import LessonBook
     from tessera.core.kits.learned import LearnedKit
+    from tessera.core.kits.lessons import LessonBook
     from tessera.core.kits.vector import VectorGame
 
 RED, BLUE = 0, 1
