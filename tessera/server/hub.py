@@ -354,9 +354,9 @@ class Hub:
         if not conns:
             return
         tokens = {conn.token for conn in conns}
-        views: dict[str | None, tuple[int, bytes] | str] | None = None
+        views: dict[str | None, tuple[int, bytes, dict[str, Any] | None] | str] | None = None
         if fresh:  # on the loop, from the game in memory (no lock, no thread)
-            built: dict[str | None, tuple[int, bytes] | str] = {}
+            built: dict[str | None, tuple[int, bytes, dict[str, Any] | None] | str] = {}
             for token in tokens:
                 try:
                     got = self.service.views.encoded_from_memory(game_id, token)
@@ -377,7 +377,7 @@ class Hub:
             if isinstance(item, str):
                 await self._send_text(conn, item)
                 continue
-            version, full = item
+            version, full, new = item
             base = conn.base
             if conn.light and base is not None:
                 if base[1] == full:
@@ -386,7 +386,7 @@ class Hub:
                 text = changes.get(key)
                 if text is None:
                     state = states.get(conn.token) or states.setdefault(conn.token, state_text(full))
-                    text = change_text(base, version, full)
+                    text = change_text(base, version, new if new is not None else loads(full))
                     if len(text) >= len(state):
                         text = state
                     changes[key] = text
@@ -397,16 +397,16 @@ class Hub:
 
     def encoded_views(
         self, game_id: str, tokens: set[str | None], *, fresh: bool = True
-    ) -> dict[str | None, tuple[int, bytes] | str]:
-        """The view (version, JSON) of each token, or an ``error`` message's text (run in a worker thread)."""
-        out: dict[str | None, tuple[int, bytes] | str] = {}
+    ) -> dict[str | None, tuple[int, bytes, dict[str, Any] | None] | str]:
+        """The view (version, JSON, view) of each token, or an ``error`` message's text (run in a worker thread)."""
+        out: dict[str | None, tuple[int, bytes, dict[str, Any] | None] | str] = {}
         for token in tokens:
             try:
                 view = self.service.view(game_id, token, trust_cache=fresh)
             except ServiceError as e:
                 out[token] = encode({"type": "error", "detail": e.detail})
             else:
-                out[token] = (view["version"], dumps(view))
+                out[token] = (view["version"], dumps(view), view)
         return out
 
     async def _send(self, conn: Connection, message: dict[str, object]) -> None:
@@ -445,9 +445,9 @@ def state_text(full: bytes) -> str:
     return '{"type":"state","view":' + full.decode("utf-8") + "}"
 
 
-def change_text(base: tuple[int, bytes], version: int, full: bytes) -> str:
-    """The ``change`` message from the view ``base`` (version, JSON) to the view ``full`` at ``version``."""
-    ops = diff(loads(base[1]), loads(full))
+def change_text(base: tuple[int, bytes], version: int, new: dict[str, Any]) -> str:
+    """The ``change`` message from the view ``base`` (version, JSON) to the view ``new`` at ``version``."""
+    ops = diff(loads(base[1]), new)
     return encode({"type": "change", "from": base[0], "version": version, "ops": ops})
 
 

@@ -107,13 +107,19 @@ class Views:
         """The view of ``seat`` as JSON bytes, kept as that seat's last view of the game (the base
         of its next change); ``view``: the view already built for ``live`` (else it is built, or
         the one kept for this version is reused)."""
+        return self.encoded_view(live, seat, view)[0]
+
+    def encoded_view(
+        self, live: Live, seat: int | None, view: dict[str, Any] | None = None
+    ) -> tuple[bytes, dict[str, Any] | None]:
+        """:meth:`encoded`, with the view itself when it was built here (None: the kept JSON was reused)."""
         key = (live.row.id, seat)
         version = live.row.version
         if view is None:
             with self.games.guard:
                 kept = self._last.get(key)
             if kept is not None and kept[0] == version:
-                return kept[1]
+                return kept[1], None
             view = self.view(live, seat)
         text = dumps(view)
         with self.games.guard:
@@ -121,7 +127,7 @@ class Views:
             self._last.move_to_end(key)
             while len(self._last) > LAST_VIEWS:
                 self._last.popitem(last=False)
-        return text
+        return text, view
 
     def last(self, game_id: str, seat: int | None, version: int) -> bytes | None:
         """The view of ``seat`` at ``version`` as kept by :meth:`encoded` (None: not kept)."""
@@ -154,16 +160,16 @@ class Views:
             return None
         return self.view(live, seat)
 
-    def encoded_from_memory(self, game_id: str, token: str | None) -> tuple[int, bytes] | None:
-        """:meth:`from_memory` as (version, JSON of the view), reusing the view kept for this
-        version (:meth:`encoded`: a move's answer with its change encodes the mover's)."""
+    def encoded_from_memory(self, game_id: str, token: str | None) -> tuple[int, bytes, dict[str, Any] | None] | None:
+        """:meth:`from_memory` as (version, JSON of the view, the view or None), reusing the JSON
+        kept for this version (:meth:`encoded_view`: a move's answer with its change encodes the mover's)."""
         live = self.games.cached(game_id)
         if live is None:
             return None
         seat = seat_of(live.row, token, required=False)
         if (seat is not None and not live.row.seats[seat].claimed) or flagged(live.row, time.time()):
             return None
-        return live.row.version, self.encoded(live, seat)
+        return (live.row.version, *self.encoded_view(live, seat))
 
     def ack(self, live: Live, seat: int) -> dict[str, Any]:
         """The acknowledgement of a stored move (or sealed order): the game's new version, move
