@@ -161,8 +161,8 @@ class Hub:
                 msg = client_message(frame)
                 if isinstance(msg, str):
                     await self._send(conn, {"type": "error", "detail": msg})
-                elif msg["type"] == "ping":
-                    await self._send(conn, {"type": "pong"})
+                elif msg["type"] == "ping":  # (with the version last sent: a light client behind it asks again)
+                    await self._send(conn, {"type": "pong", "version": conn.base[0] if conn.base else None})
                 else:
                     await self.send_view(conn)
         except (WebSocketDisconnect, RuntimeError):

@@ -172,6 +172,11 @@ def test_a_light_socket_gets_the_whole_view_once_then_changes(client: TestClient
         assert len(msgs) > 1
         assert all(len(json.dumps(m)) < len(json.dumps(whole[-1])) / 2 for m in msgs[1:])
         assert steady(replay(msgs)) == steady(view(client, gid))
+        light.send_json({"type": "ping"})  # the pong names the version last sent: a client behind it asks again
+        pong = light.receive_json()
+        while pong["type"] != "pong":
+            pong = light.receive_json()
+        assert pong["version"] == version
         light.send_json({"type": "refresh"})  # what a client with a gap asks
         again = collect(light, version)
         assert again[-1]["type"] == "state" and steady(again[-1]["view"]) == steady(view(client, gid))

@@ -75,6 +75,12 @@ export class ViewStream {
     this.onView(structuredClone(next));
   }
 
+  // The socket says the last view it sent is at `version` (its answer to a ping): a view behind it
+  // lost the change that came last, and is asked again.
+  behind(version) {
+    if (typeof version === "number" && this.view && version > this.view.version) this.ask();
+  }
+
   ask() {
     const now = Date.now();
     if (this.askedAt !== null && now - this.askedAt < ASK_AGAIN_MS) return;

@@ -84,6 +84,7 @@ function connect() {
     const msg = JSON.parse(e.data);
     if (msg.type === "state") stream.state(msg.view);
     else if (msg.type === "change") stream.change(msg);
+    else if (msg.type === "pong") stream.behind(msg.version);
     else if (msg.type === "presence") presence(msg.connected);
     else if (msg.type === "ai") onThinking(msg.thinking);
     else if (msg.type === "chat" && chat) chat.push(msg.message);
