@@ -78,6 +78,8 @@ class Connection:
     """The client asked for changes (``?changes=1``): after the first view it gets ``change`` messages."""
     base: tuple[int, bytes] | None = None
     """The version and JSON of the last view sent on this socket (the base of its next change)."""
+    user_id: str | None = None
+    """A spectator's account (signed in): the chat of accounts he blocks is not pushed to him."""
 
 
 class Hub:
@@ -149,6 +151,8 @@ class Hub:
             await websocket.close(code=4429)
             return
         conn = Connection(websocket, game_id, view["you"], token, client, light=light)
+        if conn.seat is None and ("cookie" in websocket.headers or "authorization" in websocket.headers):
+            conn.user_id = await run_in_threadpool(spectator_account, websocket)
         self.add(conn)  # the others get a small presence message if a seat's flag changed
         await self._send_state(conn, view["version"], dumps(view))
         if await run_in_threadpool(self.service.version, game_id) != view["version"]:
@@ -295,9 +299,11 @@ class Hub:
         if not conns or self.chat is None:
             return
         readers = await run_in_threadpool(self.chat.readers, event, {c.seat for c in conns})
+        watching = {c.user_id for c in conns if c.seat is None and c.seat in readers and c.user_id}
+        blockers = await run_in_threadpool(self.chat.blockers, event, watching) if watching else set()
         text = encode(self.chat.line(event))
         for conn in conns:
-            if conn.seat in readers:
+            if conn.seat in readers and (conn.user_id is None or conn.user_id not in blockers):
                 await self._send_text(conn, text)
 
     def push_seats(self, game_id: str, build: Callable[[set[int | None]], dict[int | None, dict[str, Any]]]) -> None:
@@ -438,6 +444,18 @@ def client_message(frame: Any) -> dict[str, Any] | str:
             '{"type": "ping"} and {"type": "refresh"}; moves are POSTed to /api/games/{id}/moves'
         )
     return {"type": kind}
+
+
+def spectator_account(websocket: WebSocket) -> str | None:
+    """The account id of a spectator's socket (its session cookie or bearer token; None: a guest,
+    or credentials that do not hold)."""
+    from tessera.server.accounts.auth import optional_auth
+
+    try:
+        auth = optional_auth(websocket)
+    except Exception:  # a refused token or a cross-site cookie: watched as a guest
+        return None
+    return auth.user.id if auth is not None else None
 
 
 def state_text(full: bytes) -> str:
