@@ -392,7 +392,8 @@ class Hub:
                 text = changes.get(key)
                 if text is None:
                     state = states.get(conn.token) or states.setdefault(conn.token, state_text(full))
-                    text = change_text(base, version, new if new is not None else loads(full))
+                    old = self.service.views.decoded(game_id, conn.seat, base[0], base[1])
+                    text = change_text(base, version, new if new is not None else loads(full), old)
                     if len(text) >= len(state):
                         text = state
                     changes[key] = text
@@ -463,9 +464,10 @@ def state_text(full: bytes) -> str:
     return '{"type":"state","view":' + full.decode("utf-8") + "}"
 
 
-def change_text(base: tuple[int, bytes], version: int, new: dict[str, Any]) -> str:
-    """The ``change`` message from the view ``base`` (version, JSON) to the view ``new`` at ``version``."""
-    ops = diff(loads(base[1]), new)
+def change_text(base: tuple[int, bytes], version: int, new: dict[str, Any], old: dict[str, Any] | None = None) -> str:
+    """The ``change`` message from the view ``base`` (version, JSON; ``old``: that view as an
+    object if still kept) to the view ``new`` at ``version``."""
+    ops = diff(old if old is not None else loads(base[1]), new)
     return encode({"type": "change", "from": base[0], "version": version, "ops": ops})
 
 

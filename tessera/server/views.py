@@ -32,6 +32,11 @@ LAST_VIEWS = 8192
 """How many encoded views (game, seat) are kept as the base of the next change (JSON bytes: not
 objects the garbage collector walks; about 10-25 KB each on default boards)."""
 
+RECENT_VIEWS = 64
+"""How many built views (game, seat) are kept as objects for the next change's diff (a view's
+render is the render cache's object, so they cost little more; few for the same reason as
+:data:`RENDER_CACHE`); older bases are decoded from their JSON (:data:`LAST_VIEWS`)."""
+
 ALWAYS_SENT = ("seats", "clock")
 """Fields a move's answer sets whole in its change: they also change between versions (presence,
 the clock's seconds left now), so the viewer's copy may differ from the base the change is computed on."""
@@ -45,6 +50,7 @@ class Views:
         self.presence = presence
         self._renders: OrderedDict[tuple[str, int, int | None], dict[str, Any]] = OrderedDict()
         self._last: OrderedDict[tuple[str, int | None], tuple[int, bytes]] = OrderedDict()
+        self._recent: OrderedDict[tuple[str, int | None], tuple[int, bytes, dict[str, Any]]] = OrderedDict()
 
     def render(self, live: Live, seat: int | None) -> dict[str, Any]:
         """The render description ``seat`` sees (cached for this version)."""
@@ -119,7 +125,7 @@ class Views:
             with self.games.guard:
                 kept = self._last.get(key)
             if kept is not None and kept[0] == version:
-                return kept[1], None
+                return kept[1], self.decoded(live.row.id, seat, version, kept[1])
             view = self.view(live, seat)
         text = dumps(view)
         with self.games.guard:
@@ -127,7 +133,20 @@ class Views:
             self._last.move_to_end(key)
             while len(self._last) > LAST_VIEWS:
                 self._last.popitem(last=False)
+            self._recent[key] = (version, text, view)
+            self._recent.move_to_end(key)
+            while len(self._recent) > RECENT_VIEWS:
+                self._recent.popitem(last=False)
         return text, view
+
+    def decoded(self, game_id: str, seat: int | None, version: int, text: bytes) -> dict[str, Any] | None:
+        """The view whose JSON is ``text`` (kept by :meth:`encoded_view` for ``seat`` at ``version``)
+        as the object it was encoded from, if it is still kept (None: decode ``text``).  Never changed."""
+        with self.games.guard:
+            kept = self._recent.get((game_id, seat))
+        if kept is not None and kept[0] == version and kept[1] is text:
+            return kept[2]
+        return None
 
     def last(self, game_id: str, seat: int | None, version: int) -> bytes | None:
         """The view of ``seat`` at ``version`` as kept by :meth:`encoded` (None: not kept)."""
@@ -141,7 +160,10 @@ class Views:
         the fields of :data:`ALWAYS_SENT` are set whole).  Both views are that seat's own, so the
         change shows nothing the new view does not."""
         base = self.last(old.row.id, seat, old.row.version)
-        before = loads(base) if base is not None else self.view(old, seat)
+        if base is not None:
+            before = self.decoded(old.row.id, seat, old.row.version, base) or loads(base)
+        else:
+            before = self.view(old, seat)
         after = self.view(new, seat)
         self.encoded(new, seat, after)
         ops = [op for op in diff(before, after) if not op[0] or op[0][0] not in ALWAYS_SENT]
