@@ -392,8 +392,13 @@ class Hub:
                 text = changes.get(key)
                 if text is None:
                     state = states.get(conn.token) or states.setdefault(conn.token, state_text(full))
-                    old = self.service.views.decoded(game_id, conn.seat, base[0], base[1])
-                    text = change_text(base, version, new if new is not None else loads(full), old)
+                    views_ = self.service.views
+                    ops = views_.known_change(game_id, conn.seat, base[1], full)
+                    if ops is not None:
+                        text = encode({"type": "change", "from": base[0], "version": version, "ops": ops})
+                    else:
+                        old = views_.decoded(game_id, conn.seat, base[0], base[1])
+                        text = change_text(base, version, new if new is not None else loads(full), old)
                     if len(text) >= len(state):
                         text = state
                     changes[key] = text

@@ -51,6 +51,7 @@ class Views:
         self._renders: OrderedDict[tuple[str, int, int | None], dict[str, Any]] = OrderedDict()
         self._last: OrderedDict[tuple[str, int | None], tuple[int, bytes]] = OrderedDict()
         self._recent: OrderedDict[tuple[str, int | None], tuple[int, bytes, dict[str, Any]]] = OrderedDict()
+        self._changes: OrderedDict[tuple[str, int | None], tuple[bytes, bytes, list[Any]]] = OrderedDict()
 
     def render(self, live: Live, seat: int | None) -> dict[str, Any]:
         """The render description ``seat`` sees (cached for this version)."""
@@ -139,6 +140,15 @@ class Views:
                 self._recent.popitem(last=False)
         return text, view
 
+    def known_change(self, game_id: str, seat: int | None, base: bytes, new: bytes) -> list[Any] | None:
+        """The change from the view JSON ``base`` to ``new`` of ``seat`` if :meth:`change` computed
+        it for a move's answer (the same objects), else None."""
+        with self.games.guard:
+            kept = self._changes.get((game_id, seat))
+        if kept is not None and kept[0] is base and kept[1] is new:
+            return kept[2]
+        return None
+
     def decoded(self, game_id: str, seat: int | None, version: int, text: bytes) -> dict[str, Any] | None:
         """The view whose JSON is ``text`` (kept by :meth:`encoded_view` for ``seat`` at ``version``)
         as the object it was encoded from, if it is still kept (None: decode ``text``).  Never changed."""
@@ -165,8 +175,15 @@ class Views:
         else:
             before = self.view(old, seat)
         after = self.view(new, seat)
-        self.encoded(new, seat, after)
-        ops = [op for op in diff(before, after) if not op[0] or op[0][0] not in ALWAYS_SENT]
+        text = self.encoded(new, seat, after)
+        exact = diff(before, after)
+        if base is not None:  # the same change for this seat's sockets (their base is that JSON)
+            with self.games.guard:
+                self._changes[(old.row.id, seat)] = (base, text, exact)
+                self._changes.move_to_end((old.row.id, seat))
+                while len(self._changes) > RECENT_VIEWS:
+                    self._changes.popitem(last=False)
+        ops = [op for op in exact if not op[0] or op[0][0] not in ALWAYS_SENT]
         ops += [[[k], after[k]] for k in ALWAYS_SENT if k in after]
         return {"from": old.row.version, "version": new.row.version, "ops": ops}
 
