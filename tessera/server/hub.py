@@ -391,7 +391,6 @@ class Hub:
                 key = (conn.token, base[0], base[1])
                 text = changes.get(key)
                 if text is None:
-                    state = states.get(conn.token) or states.setdefault(conn.token, state_text(full))
                     views_ = self.service.views
                     ops = views_.known_change(game_id, conn.seat, base[1], full)
                     if ops is not None:
@@ -399,8 +398,8 @@ class Hub:
                     else:
                         old = views_.decoded(game_id, conn.seat, base[0], base[1])
                         text = change_text(base, version, new if new is not None else loads(full), old)
-                    if len(text) >= len(state):
-                        text = state
+                    if len(text) >= len(full) + 24:  # (the state message's own length; a change no smaller)
+                        text = states.get(conn.token) or states.setdefault(conn.token, state_text(full))
                     changes[key] = text
             else:
                 text = states.get(conn.token) or states.setdefault(conn.token, state_text(full))
