@@ -28,9 +28,10 @@ Few: a render is about 540 objects the garbage collector tracks, and renders kep
 reach its oldest generation made it walk them all about once a second (pauses of 300-570 ms
 under load with 512 kept); a view asked for later is rendered again (0.15 ms)."""
 
-LAST_VIEWS = 8192
-"""How many encoded views (game, seat) are kept as the base of the next change (JSON bytes: not
-objects the garbage collector walks; about 10-25 KB each on default boards)."""
+LAST_VIEWS = 1024
+"""How many encoded views (game, seat) are kept as the base of a move's change (JSON bytes: not
+objects the garbage collector walks; 10-25 KB each on default boards, so 10-25 MB, up to 120 MB on
+Nume's largest boards); a base no longer kept is built again from the position before the move."""
 
 RECENT_VIEWS = 64
 """How many built views (game, seat) are kept as objects for the next change's diff (a view's
