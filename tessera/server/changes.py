@@ -36,7 +36,8 @@ def diff(old: Any, new: Any) -> list[Op]:
     ``old``, ``new``: JSON-able values (dicts with string keys, lists, scalars).  The result is
     JSON-able; :func:`apply` on a deep copy of ``old`` gives a value equal to ``new``."""
     out: list[Op] = []
-    if old is not new and old != new:
+    both_dicts = type(old) is dict and type(new) is dict  # (then compared key by key: no deep comparison first)
+    if both_dicts or (old is not new and old != new):
         _value(old, new, [], out)
     return out
 
@@ -53,9 +54,10 @@ def _value(a: Any, b: Any, path: list[Any], out: list[Op]) -> None:
                 out.append([[*path, k], v])
                 continue
             w = a[k]
-            if w is v or (type(w) is type(v) and w == v):
+            if w is v:
                 continue
-            _value(w, v, [*path, k], out)
+            if (type(w) is dict and type(v) is dict) or not (type(w) is type(v) and w == v):
+                _value(w, v, [*path, k], out)  # (two dicts: key by key, no deep comparison first)
     elif ta is list and tb is list:
         _list(a, b, path, out)
     else:
