@@ -85,7 +85,8 @@ class Proxy:
             with contextlib.suppress(Exception):
                 dst.close()
 
-        await asyncio.gather(pipe(reader, up_w, None), pipe(up_r, writer, counter))
+        with contextlib.suppress(asyncio.CancelledError):  # (the benchmark ends with connections open)
+            await asyncio.gather(pipe(reader, up_w, None), pipe(up_r, writer, counter))
 
 
 class Viewer:
@@ -128,9 +129,7 @@ async def open_viewer(
     return Viewer(name, counter, ws), session
 
 
-async def play(
-    proxy: Proxy, servers: Servers, spec: str, seed: int, moves: int, light: bool
-) -> dict[str, Any]:
+async def play(proxy: Proxy, servers: Servers, spec: str, seed: int, moves: int, light: bool) -> dict[str, Any]:
     """One game of ``moves`` random moves in one mode; bytes per move per viewer and answer, CPU."""
     base = f"http://127.0.0.1:{proxy.port}"
     answer_counter = proxy.next_counter()
