@@ -8,9 +8,10 @@ same database, and the client spreads games and viewers over them round-robin):
     ``--games`` (20) hot-seat games of ``--game`` (``nume(size=8)``: 216 cells), each with a
     move always in flight (random legal moves, from a replica of the position kept by the
     client), for ``--seconds`` with every move answered by the mover's new view (the API's
-    default), as long with moves answered by their acknowledgement alone (``"view": false``,
-    what the web client sends: it gets the view by its WebSocket), and as long with as many
-    concurrent loops of ``GET /api/catalog``.  The three take turns, ``--rounds`` (5) times
+    default), as long with moves answered by their acknowledgement and the change of the
+    mover's view (``"change": true``, what the web client sends: light moves), as long with
+    moves answered by their acknowledgement alone (``"view": false``), and as long with as many
+    concurrent loops of ``GET /api/catalog``.  The four take turns, ``--rounds`` (5) times
     ``--seconds / --rounds`` each, so that the machine's other load, which comes and goes,
     weighs on both sides of each ratio alike.  Reports accepted moves/s for each kind of
     answer, catalog requests/s, the ratios (target >= 0.5) and the latency percentiles (target
@@ -287,7 +288,7 @@ class Player:
         self.games_played += 1
 
     async def move(
-        self, session: aiohttp.ClientSession, base: str | None = None, view: bool = True
+        self, session: aiohttp.ClientSession, base: str | None = None, view: bool = True, change: bool = False
     ) -> tuple[bool, float, str]:
         """One random legal move: (accepted, latency, error text).  ``view`` False: ask for the
         acknowledgement alone, as the web client does (it gets the view by its socket)."""
@@ -298,6 +299,8 @@ class Player:
         payload: dict[str, Any] = {"token": self.tokens[cp], "move": mv, "expected": s.move_number()}
         if not view:
             payload["view"] = False
+        if change:
+            payload["change"] = True
         url = f"{base or self.base}/api/games/{self.gid}/moves"
         for attempt in (0, 1):
             try:
@@ -345,11 +348,11 @@ async def saturate(servers: Servers, args: argparse.Namespace) -> dict[str, Any]
         errors: list[str] = []
         stop = 0.0
 
-        async def mover(p: Player, view: bool, lat: list[float]) -> None:
+        async def mover(p: Player, kind: str, lat: list[float]) -> None:
             while time.time() < stop:
                 if p.state.is_terminal():
                     await p.new_game(session)
-                ok, dt, err = await p.move(session, view=view)
+                ok, dt, err = await p.move(session, view=kind == "view", change=kind == "change")
                 if ok:
                     lat.append(dt)
                 else:
@@ -366,7 +369,7 @@ async def saturate(servers: Servers, args: argparse.Namespace) -> dict[str, Any]
                     else:
                         errors.append(f"catalog {r.status}")
 
-        kinds = ("view", "ack", "catalog")
+        kinds = ("view", "change", "ack", "catalog")
         lats: dict[str, list[float]] = {k: [] for k in kinds}
         lags: dict[str, list[float]] = {k: [] for k in kinds}
         totals = {k: {"wall": 0.0, "cpu": 0.0, "waited": 0.0, "client": 0.0, "db": 0.0} for k in kinds}
@@ -381,7 +384,7 @@ async def saturate(servers: Servers, args: argparse.Namespace) -> dict[str, Any]
                     if kind == "catalog":
                         await asyncio.gather(*(reader(i, lats[kind]) for i in range(args.games)))
                     else:
-                        await asyncio.gather(*(mover(p, kind == "view", lats[kind]) for p in players))
+                        await asyncio.gather(*(mover(p, kind, lats[kind]) for p in players))
                 t = totals[kind]
                 t["wall"] += time.time() - t0
                 t["cpu"] += servers.cpu() - cpu0
@@ -407,7 +410,7 @@ async def saturate(servers: Servers, args: argparse.Namespace) -> dict[str, Any]
         phases = {k: phase(k) for k in kinds}
     catalog_per_s = phases["catalog"]["per_s"]
     out: dict[str, Any] = {"games": args.games, "game": args.game, "seconds": args.seconds, "rounds": args.rounds}
-    for kind in ("view", "ack"):
+    for kind in ("view", "change", "ack"):
         ph = phases[kind]
         out[f"moves_answered_by_{kind}"] = {
             "accepted_moves": ph["accepted"],

@@ -26,6 +26,11 @@ Messages
 Authors
     a player is shown by his seat's name (an account's seat is named after the account), a
     spectator by his account's name or ``Guest``; a deleted account as the neutral name.
+Blocks
+    an account's blocks (tessera.server.moderation) hold in every game's chat: the blocked
+    account's messages are left out of the blocker's history and pushes, whether the blocker
+    plays the game or watches it signed in (as on lichess, the blocked account may still watch
+    and write; only the blocker stops reading him).
 Mutes
     a player mutes a seat of his game, or an account (a spectator with an account, seen after
     the end): its messages are left out of his history and of his pushes.  Mutes are kept on the
@@ -58,7 +63,7 @@ from tessera.server.accounts.tables import users_table
 from tessera.server.chat_tables import chat_messages_table, chat_mutes_table
 from tessera.server.events import ChatPosted
 from tessera.server.limits import Rate, RateLimits
-from tessera.server.moderation.guards import blocked_at_seats, refuse_muted_chat
+from tessera.server.moderation.guards import blocked_at_seats, blocked_by, blockers_of, refuse_muted_chat
 
 if TYPE_CHECKING:
     from starlette.types import Receive, Scope, Send
@@ -309,6 +314,8 @@ class Chat:
             rows = tx.conn.execute(q).all()
             seats = [who.seat] if who.seat is not None else []
             targets = self._targets(tx, game_id, seats).get(who.seat, set())
+            if who.seat is None and who.user is not None:  # a spectator's blocks hold as a player's
+                targets = {f"user:{uid}" for uid in blocked_by(tx, [who.user.id]).get(who.user.id, set())}
             muted = self._muted_public(tx, self._targets(tx, game_id, seats, blocks=False).get(who.seat, set()))
         messages = []
         for r in reversed(rows):
@@ -445,6 +452,15 @@ class Chat:
                 targets = self._targets(tx, event.game_id, players)
             allowed = {s for s in allowed if s is None or not muted_by(event.message, targets.get(s, set()))}
         return allowed
+
+    def blockers(self, event: ChatPosted, user_ids: set[str]) -> set[str]:
+        """Those of ``user_ids`` (the accounts of a game's spectator sockets) who block the author
+        of ``event``'s message: it is not pushed to them (run in a worker thread)."""
+        author = event.message.get("_user")
+        if not author or not user_ids:
+            return set()
+        with self.storage.transaction() as tx:
+            return blockers_of(tx, str(author), user_ids)
 
     def visible(self, event: ChatPosted, seat: int | None) -> bool:
         """Whether the holder of ``seat`` (None: a spectator) receives the message of ``event`` (its

@@ -33,6 +33,13 @@ def dumps(value: Any) -> bytes:
     return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
 
 
+def loads(data: bytes | str) -> Any:
+    """JSON text (as :func:`dumps` writes it) read back."""
+    if orjson is not None:
+        return orjson.loads(data)
+    return json.loads(data)
+
+
 def dumps_text(value: Any) -> str:
     """:func:`dumps` as text (a WebSocket text frame)."""
     return dumps(value).decode("utf-8")

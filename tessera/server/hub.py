@@ -12,6 +12,11 @@ player never reaches the other or a spectator.  Each distinct view is built
 and encoded once per change (all spectators of a game share one text).  A client that reconnects gets
 the stored state at once.
 
+**Light moves** (docs/render.md): a socket opened with ``?changes=1`` gets the whole view once (and
+again after a ``refresh``), then ``{"type": "change", "from": v0, "version": v1, "ops": [...]}``:
+the change from the view it was last sent to its new one (tessera.server.changes), computed from
+that socket's own seat's views only.  A client whose view is not at ``from`` asks ``refresh``.
+
 Connecting and leaving are cheap: the new connection alone gets a view, and
 the others get a small ``{"type": "presence", "connected": [bool, …]}`` —
 only when a seat's connected flag actually changed, and at most once per
@@ -34,7 +39,8 @@ from typing import TYPE_CHECKING, Any
 from starlette.concurrency import run_in_threadpool
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from tessera.server.encoding import dumps_text
+from tessera.server.changes import diff
+from tessera.server.encoding import dumps, dumps_text, loads
 from tessera.server.errors import ServiceError
 from tessera.server.events import Changed, ChatPosted, Event, Resync, Thinking
 from tessera.server.service import MatchService
@@ -68,6 +74,12 @@ class Connection:
     token: str | None
     client: str = ""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    light: bool = False
+    """The client asked for changes (``?changes=1``): after the first view it gets ``change`` messages."""
+    base: tuple[int, bytes] | None = None
+    """The version and JSON of the last view sent on this socket (the base of its next change)."""
+    user_id: str | None = None
+    """A spectator's account (signed in): the chat of accounts he blocks is not pushed to him."""
 
 
 class Hub:
@@ -120,7 +132,9 @@ class Hub:
     ) -> None:
         """Run one game socket: a ``state`` message now and after every change; the client may send
         ``{"type": "ping"}`` (answered ``pong``) and ``{"type": "refresh"}`` (answered with its view).
-        ``subprotocol``: the one accepted (the seat token's, tessera.server.routers.live)."""
+        ``subprotocol``: the one accepted (the seat token's, tessera.server.routers.live).  With
+        ``?changes=1`` in the URL, changes follow the first view (:class:`Connection` ``light``)."""
+        light = websocket.query_params.get("changes") in ("1", "true")
         await websocket.accept(subprotocol=subprotocol)
         client = websocket.client.host if websocket.client else ""
         refused = self.admit(game_id, client)
@@ -136,9 +150,11 @@ class Hub:
             await websocket.send_json({"type": "error", "detail": refused})
             await websocket.close(code=4429)
             return
-        conn = Connection(websocket, game_id, view["you"], token, client)
+        conn = Connection(websocket, game_id, view["you"], token, client, light=light)
+        if conn.seat is None and ("cookie" in websocket.headers or "authorization" in websocket.headers):
+            conn.user_id = await run_in_threadpool(spectator_account, websocket)
         self.add(conn)  # the others get a small presence message if a seat's flag changed
-        await self._send(conn, {"type": "state", "view": view})
+        await self._send_state(conn, view["version"], dumps(view))
         if await run_in_threadpool(self.service.version, game_id) != view["version"]:
             await self.send_view(conn)  # a change landed between the view and joining the hub
         try:
@@ -149,8 +165,8 @@ class Hub:
                 msg = client_message(frame)
                 if isinstance(msg, str):
                     await self._send(conn, {"type": "error", "detail": msg})
-                elif msg["type"] == "ping":
-                    await self._send(conn, {"type": "pong"})
+                elif msg["type"] == "ping":  # (with the version last sent: a light client behind it asks again)
+                    await self._send(conn, {"type": "pong", "version": conn.base[0] if conn.base else None})
                 else:
                     await self.send_view(conn)
         except (WebSocketDisconnect, RuntimeError):
@@ -283,9 +299,11 @@ class Hub:
         if not conns or self.chat is None:
             return
         readers = await run_in_threadpool(self.chat.readers, event, {c.seat for c in conns})
+        watching = {c.user_id for c in conns if c.seat is None and c.seat in readers and c.user_id}
+        blockers = await run_in_threadpool(self.chat.blockers, event, watching) if watching else set()
         text = encode(self.chat.line(event))
         for conn in conns:
-            if conn.seat in readers:
+            if conn.seat in readers and (conn.user_id is None or conn.user_id not in blockers):
                 await self._send_text(conn, text)
 
     def push_seats(self, game_id: str, build: Callable[[set[int | None]], dict[int | None, dict[str, Any]]]) -> None:
@@ -323,48 +341,83 @@ class Hub:
             view = None
             await self._send(conn, {"type": "error", "detail": e.detail})
         if view is not None:
-            await self._send(conn, {"type": "state", "view": view})
+            await self._send_state(conn, view["version"], dumps(view))
+
+    async def _send_state(self, conn: Connection, version: int, full: bytes) -> None:
+        """Send the whole view (``full``: its JSON) and keep it as the socket's base."""
+        conn.base = (version, full)
+        await self._send_text(conn, state_text(full))
 
     async def broadcast(self, game_id: str, *, fresh: bool = True) -> None:
-        """Every viewer of ``game_id`` gets his own view.
+        """Every viewer of ``game_id`` gets his own view, or its change (a light socket).
 
         The views are built and JSON-encoded once per distinct token (all spectators share one
         text), not once per socket: on the event loop from the game in memory after this
-        process's own change, else in one trip to the thread pool.
+        process's own change, else in one trip to the thread pool.  A change is computed once per
+        distinct token and base version; a light socket whose view did not change gets nothing.
         """
         conns = list(self.games.get(game_id, ()))
         if not conns:
             return
         tokens = {conn.token for conn in conns}
-        texts: dict[str | None, str] | None = None
+        views: dict[str | None, tuple[int, bytes, dict[str, Any] | None] | str] | None = None
         if fresh:  # on the loop, from the game in memory (no lock, no thread)
-            built: dict[str | None, str] = {}
+            built: dict[str | None, tuple[int, bytes, dict[str, Any] | None] | str] = {}
             for token in tokens:
                 try:
-                    view = self.service.views.from_memory(game_id, token)
+                    got = self.service.views.encoded_from_memory(game_id, token)
                 except ServiceError as e:
                     built[token] = encode({"type": "error", "detail": e.detail})
                     continue
-                if view is None:  # the look needs more (a seat to claim, a flag to store): in a thread
+                if got is None:  # the look needs more (a seat to claim, a flag to store): in a thread
                     break
-                built[token] = encode({"type": "state", "view": view})
+                built[token] = got
             else:
-                texts = built
-        if texts is None:
-            texts = await run_in_threadpool(functools.partial(self.encoded_views, game_id, tokens, fresh=fresh))
+                views = built
+        if views is None:
+            views = await run_in_threadpool(functools.partial(self.encoded_views, game_id, tokens, fresh=fresh))
+        states: dict[str | None, str] = {}
+        changes: dict[tuple[str | None, int, bytes], str] = {}
         for conn in conns:
-            await self._send_text(conn, texts[conn.token])
+            item = views[conn.token]
+            if isinstance(item, str):
+                await self._send_text(conn, item)
+                continue
+            version, full, new = item
+            base = conn.base
+            if conn.light and base is not None:
+                if base[1] == full:
+                    continue  # nothing new for this socket
+                key = (conn.token, base[0], base[1])
+                text = changes.get(key)
+                if text is None:
+                    views_ = self.service.views
+                    ops = views_.known_change(game_id, conn.seat, base[1], full)
+                    if ops is not None:
+                        text = encode({"type": "change", "from": base[0], "version": version, "ops": ops})
+                    else:
+                        old = views_.decoded(game_id, conn.seat, base[0], base[1])
+                        text = change_text(base, version, new if new is not None else loads(full), old)
+                    if len(text) >= len(full) + 24:  # (the state message's own length; a change no smaller)
+                        text = states.get(conn.token) or states.setdefault(conn.token, state_text(full))
+                    changes[key] = text
+            else:
+                text = states.get(conn.token) or states.setdefault(conn.token, state_text(full))
+            conn.base = (version, full)
+            await self._send_text(conn, text)
 
-    def encoded_views(self, game_id: str, tokens: set[str | None], *, fresh: bool = True) -> dict[str | None, str]:
-        """The ``state`` message (or an ``error``) of each token as JSON text (run in a worker thread)."""
-        out: dict[str | None, str] = {}
+    def encoded_views(
+        self, game_id: str, tokens: set[str | None], *, fresh: bool = True
+    ) -> dict[str | None, tuple[int, bytes, dict[str, Any] | None] | str]:
+        """The view (version, JSON, view) of each token, or an ``error`` message's text (run in a worker thread)."""
+        out: dict[str | None, tuple[int, bytes, dict[str, Any] | None] | str] = {}
         for token in tokens:
             try:
                 view = self.service.view(game_id, token, trust_cache=fresh)
             except ServiceError as e:
                 out[token] = encode({"type": "error", "detail": e.detail})
             else:
-                out[token] = encode({"type": "state", "view": view})
+                out[token] = (view["version"], dumps(view), view)
         return out
 
     async def _send(self, conn: Connection, message: dict[str, object]) -> None:
@@ -396,6 +449,30 @@ def client_message(frame: Any) -> dict[str, Any] | str:
             '{"type": "ping"} and {"type": "refresh"}; moves are POSTed to /api/games/{id}/moves'
         )
     return {"type": kind}
+
+
+def spectator_account(websocket: WebSocket) -> str | None:
+    """The account id of a spectator's socket (its session cookie or bearer token; None: a guest,
+    or credentials that do not hold)."""
+    from tessera.server.accounts.auth import optional_auth
+
+    try:
+        auth = optional_auth(websocket)
+    except Exception:  # a refused token or a cross-site cookie: watched as a guest
+        return None
+    return auth.user.id if auth is not None else None
+
+
+def state_text(full: bytes) -> str:
+    """The ``state`` message carrying the view whose JSON is ``full``."""
+    return '{"type":"state","view":' + full.decode("utf-8") + "}"
+
+
+def change_text(base: tuple[int, bytes], version: int, new: dict[str, Any], old: dict[str, Any] | None = None) -> str:
+    """The ``change`` message from the view ``base`` (version, JSON; ``old``: that view as an
+    object if still kept) to the view ``new`` at ``version``."""
+    ops = diff(old if old is not None else loads(base[1]), new)
+    return encode({"type": "change", "from": base[0], "version": version, "ops": ops})
 
 
 def encode(message: dict[str, object]) -> str:

@@ -118,9 +118,18 @@ class MovePipeline:
         self.events = events
 
     # -- the drivers -----------------------------------------------------------------------
-    def play(self, game_id: str, token: str | None, move: object, expected: int | None, *, view: bool = True) -> Any:
+    def play(
+        self,
+        game_id: str,
+        token: str | None,
+        move: object,
+        expected: int | None,
+        *,
+        view: bool = True,
+        change: bool = False,
+    ) -> Any:
         """Drive the pipeline from this thread (tests, the AI worker): every step runs here."""
-        return run_inline(self.submit(game_id, token, move, expected, view=view, on_loop=False))
+        return run_inline(self.submit(game_id, token, move, expected, view=view, change=change, on_loop=False))
 
     async def _run(self, on_loop: bool, fn: Callable[..., T], *args: Any) -> T:
         """``fn(*args)``: here when driven from a thread, else in a worker thread."""
@@ -138,10 +147,14 @@ class MovePipeline:
         expected: int | None,
         *,
         view: bool = True,
+        change: bool = False,
         on_loop: bool = True,
     ) -> dict[str, Any]:
         """Submit a move (or at a simultaneous node, seal an order) for the token's seat; the answer
-        is the seat's new view, or with ``view`` False only the acknowledgement (:meth:`Views.ack`).
+        is the seat's new view, or with ``view`` False only the acknowledgement (:meth:`Views.ack`),
+        or with ``change`` the acknowledgement and ``change``: the change from the seat's view of
+        the version the move was played on to its new view (:meth:`Views.change`; ``None`` for a
+        move answered again as a duplicate).
 
         ``on_loop``: driven on the event loop (HTTP), where reads and slow writes are awaited in
         worker threads; else (:meth:`play`) every step runs on the calling thread."""
@@ -171,6 +184,8 @@ class MovePipeline:
                     continue
                 raise
             if isinstance(prepared, int):  # a duplicate of what was accepted: answered again, nothing stored
+                if change:
+                    return {**self.views.ack(live, prepared), "change": None}
                 return self.views.view(live, prepared) if view else self.views.ack(live, prepared)
             try:
                 new = await self.commit(live, prepared, on_loop)
@@ -184,7 +199,10 @@ class MovePipeline:
                 continue
             except Conflict as e:
                 raise ServiceError(409, f"stale move: another move was stored first ({e})") from None
-            answer = self.views.view(new, prepared.seat) if view else self.views.ack(new, prepared.seat)
+            if change:
+                answer = {**self.views.ack(new, prepared.seat), "change": self.views.change(live, new, prepared.seat)}
+            else:
+                answer = self.views.view(new, prepared.seat) if view else self.views.ack(new, prepared.seat)
             self.events.publish(changed_event(new.row))  # publish
             return answer
 

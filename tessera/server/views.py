@@ -13,7 +13,9 @@ from typing import Any
 
 from tessera.core.game import SIMULTANEOUS, TERMINAL
 from tessera.core.registry import game_class
+from tessera.server.changes import diff
 from tessera.server.clocks import clock_public, clock_settings, flagged
+from tessera.server.encoding import dumps, loads
 from tessera.server.errors import ServiceError
 from tessera.server.events import Presence
 from tessera.server.knowledge import draws_possible, render_for, replay_moves, spectator_render
@@ -26,6 +28,20 @@ Few: a render is about 540 objects the garbage collector tracks, and renders kep
 reach its oldest generation made it walk them all about once a second (pauses of 300-570 ms
 under load with 512 kept); a view asked for later is rendered again (0.15 ms)."""
 
+LAST_VIEWS = 1024
+"""How many encoded views (game, seat) are kept as the base of a move's change (JSON bytes: not
+objects the garbage collector walks; 10-25 KB each on default boards, so 10-25 MB, up to 120 MB on
+Nume's largest boards); a base no longer kept is built again from the position before the move."""
+
+RECENT_VIEWS = 64
+"""How many built views (game, seat) are kept as objects for the next change's diff (a view's
+render is the render cache's object, so they cost little more; few for the same reason as
+:data:`RENDER_CACHE`); older bases are decoded from their JSON (:data:`LAST_VIEWS`)."""
+
+ALWAYS_SENT = ("seats", "clock")
+"""Fields a move's answer sets whole in its change: they also change between versions (presence,
+the clock's seconds left now), so the viewer's copy may differ from the base the change is computed on."""
+
 
 class Views:
     """Views, acknowledgements, replay positions and the lobby list."""
@@ -34,6 +50,9 @@ class Views:
         self.games = games
         self.presence = presence
         self._renders: OrderedDict[tuple[str, int, int | None], dict[str, Any]] = OrderedDict()
+        self._last: OrderedDict[tuple[str, int | None], tuple[int, bytes]] = OrderedDict()
+        self._recent: OrderedDict[tuple[str, int | None], tuple[int, bytes, dict[str, Any]]] = OrderedDict()
+        self._changes: OrderedDict[tuple[str, int | None], tuple[bytes, bytes, list[Any]]] = OrderedDict()
 
     def render(self, live: Live, seat: int | None) -> dict[str, Any]:
         """The render description ``seat`` sees (cached for this version)."""
@@ -92,6 +111,83 @@ class Views:
             "render": render,
         }
 
+    def encoded(self, live: Live, seat: int | None, view: dict[str, Any] | None = None) -> bytes:
+        """The view of ``seat`` as JSON bytes, kept as that seat's last view of the game (the base
+        of its next change); ``view``: the view already built for ``live`` (else it is built, or
+        the one kept for this version is reused)."""
+        return self.encoded_view(live, seat, view)[0]
+
+    def encoded_view(
+        self, live: Live, seat: int | None, view: dict[str, Any] | None = None
+    ) -> tuple[bytes, dict[str, Any] | None]:
+        """:meth:`encoded`, with the view itself when it was built here (None: the kept JSON was reused)."""
+        key = (live.row.id, seat)
+        version = live.row.version
+        if view is None:
+            with self.games.guard:
+                kept = self._last.get(key)
+            if kept is not None and kept[0] == version:
+                return kept[1], self.decoded(live.row.id, seat, version, kept[1])
+            view = self.view(live, seat)
+        text = dumps(view)
+        with self.games.guard:
+            self._last[key] = (version, text)
+            self._last.move_to_end(key)
+            while len(self._last) > LAST_VIEWS:
+                self._last.popitem(last=False)
+            self._recent[key] = (version, text, view)
+            self._recent.move_to_end(key)
+            while len(self._recent) > RECENT_VIEWS:
+                self._recent.popitem(last=False)
+        return text, view
+
+    def known_change(self, game_id: str, seat: int | None, base: bytes, new: bytes) -> list[Any] | None:
+        """The change from the view JSON ``base`` to ``new`` of ``seat`` if :meth:`change` computed
+        it for a move's answer (the same objects), else None."""
+        with self.games.guard:
+            kept = self._changes.get((game_id, seat))
+        if kept is not None and kept[0] is base and kept[1] is new:
+            return kept[2]
+        return None
+
+    def decoded(self, game_id: str, seat: int | None, version: int, text: bytes) -> dict[str, Any] | None:
+        """The view whose JSON is ``text`` (kept by :meth:`encoded_view` for ``seat`` at ``version``)
+        as the object it was encoded from, if it is still kept (None: decode ``text``).  Never changed."""
+        with self.games.guard:
+            kept = self._recent.get((game_id, seat))
+        if kept is not None and kept[0] == version and kept[1] is text:
+            return kept[2]
+        return None
+
+    def last(self, game_id: str, seat: int | None, version: int) -> bytes | None:
+        """The view of ``seat`` at ``version`` as kept by :meth:`encoded` (None: not kept)."""
+        with self.games.guard:
+            kept = self._last.get((game_id, seat))
+        return kept[1] if kept is not None and kept[0] == version else None
+
+    def change(self, old: Live, new: Live, seat: int | None) -> dict[str, Any]:
+        """The change from ``seat``'s view of ``old`` to its view of ``new`` (the same game):
+        ``{"from": old version, "version": new version, "ops": [...]}`` (tessera.server.changes;
+        the fields of :data:`ALWAYS_SENT` are set whole).  Both views are that seat's own, so the
+        change shows nothing the new view does not."""
+        base = self.last(old.row.id, seat, old.row.version)
+        if base is not None:
+            before = self.decoded(old.row.id, seat, old.row.version, base) or loads(base)
+        else:
+            before = self.view(old, seat)
+        after = self.view(new, seat)
+        text = self.encoded(new, seat, after)
+        exact = diff(before, after)
+        if base is not None:  # the same change for this seat's sockets (their base is that JSON)
+            with self.games.guard:
+                self._changes[(old.row.id, seat)] = (base, text, exact)
+                self._changes.move_to_end((old.row.id, seat))
+                while len(self._changes) > RECENT_VIEWS:
+                    self._changes.popitem(last=False)
+        ops = [op for op in exact if not op[0] or op[0][0] not in ALWAYS_SENT]
+        ops += [[[k], after[k]] for k in ALWAYS_SENT if k in after]
+        return {"from": old.row.version, "version": new.row.version, "ops": ops}
+
     def from_memory(self, game_id: str, token: str | None) -> dict[str, Any] | None:
         """The view of ``token`` straight from memory, without any lock (for the event loop, right
         after this process's own change); None when that is not enough (the game is not in memory,
@@ -103,6 +199,17 @@ class Views:
         if (seat is not None and not live.row.seats[seat].claimed) or flagged(live.row, time.time()):
             return None
         return self.view(live, seat)
+
+    def encoded_from_memory(self, game_id: str, token: str | None) -> tuple[int, bytes, dict[str, Any] | None] | None:
+        """:meth:`from_memory` as (version, JSON of the view, the view or None), reusing the JSON
+        kept for this version (:meth:`encoded_view`: a move's answer with its change encodes the mover's)."""
+        live = self.games.cached(game_id)
+        if live is None:
+            return None
+        seat = seat_of(live.row, token, required=False)
+        if (seat is not None and not live.row.seats[seat].claimed) or flagged(live.row, time.time()):
+            return None
+        return (live.row.version, *self.encoded_view(live, seat))
 
     def ack(self, live: Live, seat: int) -> dict[str, Any]:
         """The acknowledgement of a stored move (or sealed order): the game's new version, move

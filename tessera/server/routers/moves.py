@@ -26,6 +26,10 @@ class MoveIn(BaseModel):
     view: bool = True
     """False: answer the acknowledgement alone (version, move number, who is to move, status,
     result, the last move), for a client that gets the new view by its WebSocket."""
+    change: bool = False
+    """True: answer the acknowledgement and ``change``, the change from the seat's view of the
+    version the move was played on to its new view (docs/render.md, "Light moves"); it wins over
+    ``view``."""
 
 
 MOVE_OPENAPI: dict[str, Any] = {
@@ -89,7 +93,7 @@ def read_move(raw: bytes, content_type: str | None) -> MoveIn:
 async def post_move(request: Request) -> FastJSONResponse:
     """Play a move (a Nelaxtam order is sealed until both are in).
 
-    The body is ``{"move": ..., "expected": ..., "token": ..., "view": ...}`` (:class:`MoveIn`); the
+    The body is ``{"move": ..., "expected": ..., "token": ..., "view": ..., "change": ...}`` (:class:`MoveIn`); the
     seat token may also come as the ``X-Seat-Token`` header or ``?token=``; without one, the seat the
     requester's account holds.  On the event loop: the move pipeline (tessera.server.moves)
     prepares the move against the game in memory, commits it (on the loop where the database
@@ -104,7 +108,8 @@ async def post_move(request: Request) -> FastJSONResponse:
     seat = given if given else await account_seat(request, game_id, None)
     request.app.state.worker.claim(game_id, client_address(request.scope))  # the AI's reply counts against it
     pipeline = request.app.state.service.moves
-    return FastJSONResponse(await pipeline.submit(game_id, seat, body.move, body.expected, view=body.view))
+    answer = await pipeline.submit(game_id, seat, body.move, body.expected, view=body.view, change=body.change)
+    return FastJSONResponse(answer)
 
 
 @router.post("/api/games/{game_id}/resign")

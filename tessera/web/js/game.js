@@ -6,6 +6,7 @@ import { BoardView, nextPathCells, pathStartsWith, pickCell } from "./board.js";
 import { markdown } from "./markdown.js";
 import { actionLabel, colourName, colourWord, decorations, legendKey, loadGameClient, localized, panelRows, refusalText, resultText, safeGlyph, specWords, statusText, textOf, usesPalette, whenClientLoads } from "./decorate.js";
 import { mountChat } from "./chat.js";
+import { applyChange, ViewStream } from "./changes.js";
 import { correspondenceHtml, isCorrespondence } from "./deadline.js";
 import { currentLanguage, hasKey, initI18n, t } from "./i18n.js";
 import { initPrefs, playSound, safePalette } from "./prefs.js";
@@ -56,16 +57,24 @@ const board = new BoardView($("board"), { onCell: (c, how) => onCell(c, how), on
 // -- connection --------------------------------------------------------------------------
 let ws = null;
 let retry = 0;
+// the socket's views: the whole view once, then changes (light moves, docs/render.md); a gap asks it again
+const stream = new ViewStream(
+  (view) => receive(view),
+  () => {
+    if (ws && ws.readyState === 1) ws.send(JSON.stringify({ type: "refresh" }));
+  },
+);
 function wsToken() {
   return mySeats.length ? tokens[mySeats[0]] : null;
 }
 function connect() {
   const proto = location.protocol === "https:" ? "wss" : "ws";
   const tok = wsToken();
-  const url = `${proto}://${location.host}/api/games/${encodeURIComponent(gameId)}/ws`;
+  const url = `${proto}://${location.host}/api/games/${encodeURIComponent(gameId)}/ws?changes=1`;
   // the seat token travels as a subprotocol, never in the URL (which access logs write)
   ws = tok ? new WebSocket(url, ["tessera.seat", `seat.${tok}`]) : new WebSocket(url);
   setConn("connecting");
+  stream.reset();
   ws.onopen = () => {
     retry = 0;
     setConn("online");
@@ -74,7 +83,9 @@ function connect() {
   };
   ws.onmessage = (e) => {
     const msg = JSON.parse(e.data);
-    if (msg.type === "state") receive(msg.view);
+    if (msg.type === "state") stream.state(msg.view);
+    else if (msg.type === "change") stream.change(msg);
+    else if (msg.type === "pong") stream.behind(msg.version);
     else if (msg.type === "presence") presence(msg.connected);
     else if (msg.type === "ai") onThinking(msg.thinking);
     else if (msg.type === "chat" && chat) chat.push(msg.message);
@@ -173,7 +184,8 @@ function soundFor(old, view) {
   playSound("move");
 }
 
-// A move is answered by its acknowledgement; its new view comes by the socket (rendered once
+// A move is answered by its acknowledgement and the change of the seat's view (applied in submit());
+// the socket brings the change too (rendered once
 // for this browser). submit() waits for a view at least as new as the acknowledged version.
 const awaited = [];
 function viewArrived() {
@@ -209,6 +221,17 @@ async function submit(move) {
     const ack = await postMove(move, v.move_number);
     ui.sel = [];
     ui.choice = null;
+    // the answer carries the change of this seat's view: applied at once when it starts from the view shown
+    const now = ui.view;
+    if (ack.change && now && now.you === ack.you && now.version === ack.change.from) {
+      try {
+        const next = applyChange(now, ack.change.ops);
+        next.version = ack.change.version;
+        await receive(next);
+      } catch {
+        /* a change that does not fit: the socket's view (or the read below) brings it */
+      }
+    }
     // the new view comes by the socket; without one (or if it is slow) it is read here
     const live = ws && ws.readyState === 1;
     if (!(live && (await viewAfter(ack.version, 2000)))) {
@@ -232,7 +255,7 @@ const RETRY_STATUSES = new Set([0, 429, 502, 503, 504]);
 const MOVE_ATTEMPTS = 6;
 
 async function postMove(move, expected) {
-  const body = { token: myToken(), move, expected, view: false };
+  const body = { token: myToken(), move, expected, view: false, change: true };
   let retried = false;
   for (let attempt = 1; ; attempt++) {
     try {

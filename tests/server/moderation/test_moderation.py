@@ -20,6 +20,7 @@ from tessera.cli import main as cli_main
 from tessera.server.accounts.store import AccountStore
 from tessera.server.accounts.tables import account_games_table, ratings_table, seat_accounts_table
 from tessera.server.app import create_app
+from tessera.server.events import ChatPosted
 from tessera.server.limits import Rate
 from tessera.server.moderation import signal
 from tessera.server.moderation.store import MIN_SIGNAL_MOVES, ModerationStore
@@ -188,6 +189,28 @@ def test_a_blocked_players_chat_does_not_reach_the_blocker(app: FastAPI, user: A
     assert texts(bob, gid) == ["before", "after"], "the blocked player still reads his own lines"
     alice.delete("/api/blocks/bob")
     assert texts(alice, gid) == ["before", "after"]
+
+
+def test_a_blocked_spectators_chat_does_not_reach_the_blocker_watching(app: FastAPI, user: Any) -> None:
+    """Blocks for spectators, as on lichess: the blocked account still watches public games and
+    writes in their spectator room, but what he writes reaches neither the history nor the socket
+    of a blocker who watches the game signed in (the hub leaves out the spectator sockets of the
+    accounts :meth:`Chat.blockers` names); other spectators read it."""
+    alice, bob, carol, dan = user("Alice"), user("Bob"), user("Carol"), user("Dan")
+    gid = game_between(carol, dan, "dan")
+    alice.put("/api/blocks/bob")
+    guest = TestClient(app, headers={"Origin": SITE}, client=("10.0.9.9", 50000))
+    assert bob.get(f"/api/games/{gid}").status_code == 200, "the blocked account still watches"
+    assert say(bob, gid, "spectator", "from bob").status_code == 201
+    assert say(guest, gid, "spectator", "from a guest").status_code == 201
+    assert texts(alice, gid) == ["from a guest"]
+    assert texts(guest, gid) == ["from bob", "from a guest"]
+    ids = {name: account_id(app, name) for name in ("Alice", "Bob", "Carol")}
+    pushed = ChatPosted(gid, {"room": "spectator", "text": "from bob", "_user": ids["Bob"]}, False, True)
+    assert app.state.chat.blockers(pushed, {ids["Alice"], ids["Carol"]}) == {ids["Alice"]}
+    alice.delete("/api/blocks/bob")
+    assert texts(alice, gid) == ["from bob", "from a guest"]
+    assert app.state.chat.blockers(pushed, {ids["Alice"], ids["Carol"]}) == set()
 
 
 def test_a_blocked_player_is_never_paired_with_the_blocker(app: FastAPI, user: Any) -> None:
