@@ -200,7 +200,7 @@ def run(args: argparse.Namespace, url: str) -> dict[str, Any]:
 
 
 def check_database(url: str, tid: str, ends: float, resigned: dict[str, float]) -> dict[str, Any]:
-    from tessera.server.storage import games_table
+    from tessera.server.store.storage import games_table
     from tessera.server.tournaments.places import places
     from tessera.server.tournaments.tables import tournament_pairings_table as tp
 

@@ -17,8 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from tessera.server.accounts import auth as A
-from tessera.server.errors import ServiceError
-from tessera.server.limits import client_address
+from tessera.server.http.errors import ServiceError
+from tessera.server.http.limits import client_address
 from tessera.server.notify import endpoints, push
 from tessera.server.notify.mail import (
     settings_or_refuse,
@@ -29,7 +29,7 @@ from tessera.server.notify.mail import (
 from tessera.server.notify.store import KINDS, NotifyStore, digest_of
 from tessera.server.notify.texts import language, text
 from tessera.server.notify.waiting import check_tokens, waiting_games
-from tessera.server.storage import seats_table
+from tessera.server.store.storage import seats_table
 
 router = APIRouter()
 

@@ -47,12 +47,12 @@ from tessera.server.accounts.live import announce
 from tessera.server.accounts.security import Refused, state_text
 from tessera.server.accounts.store import AccountStore, User
 from tessera.server.accounts.tables import ratings_table
-from tessera.server.clocks import check_days, clock_from
-from tessera.server.errors import ServiceError
-from tessera.server.handicap import halve_clock
-from tessera.server.inputs import load_checked
-from tessera.server.service import MatchService
-from tessera.server.storage import games_table, moves_table
+from tessera.server.http.errors import ServiceError
+from tessera.server.match.clocks import check_days, clock_from
+from tessera.server.match.handicap import halve_clock
+from tessera.server.match.inputs import load_checked
+from tessera.server.match.service import MatchService
+from tessera.server.store.storage import games_table, moves_table
 from tessera.server.tournaments import arena, store, swiss
 from tessera.server.tournaments.places import places
 from tessera.server.tournaments.tables import (
