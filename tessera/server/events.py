@@ -29,6 +29,7 @@ writes it, the views read it).
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from collections.abc import Callable
@@ -79,6 +80,17 @@ class ChatPosted:
     message: dict[str, Any]
     finished: bool
     local: bool = True
+
+    def notice(self) -> str:
+        """The JSON that carries this event to the other server processes (tessera.server.store.bus)."""
+        return json.dumps({"game_id": self.game_id, "message": self.message, "finished": self.finished})
+
+    @classmethod
+    def from_notice(cls, payload: str, *, local: bool = False) -> ChatPosted:
+        """The event from its notice's JSON (:meth:`notice`); raises ``ValueError`` or ``KeyError`` on
+        a payload that is not one."""
+        d = json.loads(payload)
+        return cls(str(d["game_id"]), dict(d["message"]), bool(d["finished"]), local)
 
 
 @dataclass(frozen=True)

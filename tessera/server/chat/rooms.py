@@ -43,7 +43,6 @@ Across processes on PostgreSQL a message travels with its transaction's ``NOTIFY
 
 from __future__ import annotations
 
-import json
 import os
 import time
 import unicodedata
@@ -171,12 +170,6 @@ def public(message: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in message.items() if not k.startswith("_")}
 
 
-def chat_event(payload: str, *, local: bool = False) -> ChatPosted:
-    """A :class:`ChatPosted` from its notice's JSON (:func:`tessera.server.store.bus.chat_notice`)."""
-    d = json.loads(payload)
-    return ChatPosted(str(d["game_id"]), dict(d["message"]), bool(d["finished"]), local)
-
-
 class Chat:
     """The chat of every game (see the module's text); one per app (``app.state.chat``)."""
 
@@ -269,8 +262,8 @@ class Chat:
             if tx.conn.dialect.name == "postgresql":
                 from tessera.server.store.bus import CHANNEL, chat_notice
 
-                payload = json.dumps({"game_id": game_id, "message": message, "finished": finished})
-                tx.conn.execute(sa.select(sa.func.pg_notify(CHANNEL, chat_notice(payload))))
+                event = ChatPosted(game_id, message, finished)
+                tx.conn.execute(sa.select(sa.func.pg_notify(CHANNEL, chat_notice(event.notice()))))
         self.events.publish(ChatPosted(game_id, message, finished))
         return public(message)
 

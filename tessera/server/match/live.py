@@ -22,6 +22,7 @@ from typing import Any
 
 import tessera
 from tessera.core.game import SIMULTANEOUS, Game, State
+from tessera.core.records import RESIGN
 from tessera.server.events import Changed
 from tessera.server.http.errors import ServiceError
 from tessera.server.match.clocks import clock_start, clock_stop
@@ -131,6 +132,23 @@ def seat_of(row: GameRow, token: str | None, *, required: bool = True) -> int | 
         if secrets.compare_digest(s.token.encode("ascii"), given):
             return s.seat
     raise ServiceError(403, f"this token does not hold a seat in game {row.id}")
+
+
+def undo_waiting(row: GameRow, moves: list[MoveRow]) -> list[int]:
+    """The seats whose answer the pending undo request still needs: every human seat other than
+    the requester's that is taken, has not resigned and has not accepted yet."""
+    if row.undo_request is None:
+        return []
+    resigned = {m.player for m in moves if m.move == RESIGN}
+    return [
+        s.seat
+        for s in row.seats
+        if s.kind == "human"
+        and s.claimed
+        and s.seat != row.undo_request
+        and s.seat not in resigned
+        and not row.undo_agreed >> s.seat & 1
+    ]
 
 
 def changed_event(row: GameRow) -> Changed:

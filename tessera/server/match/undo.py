@@ -18,6 +18,7 @@ from tessera.server.http.errors import ServiceError
 from tessera.server.match.clocks import clock_start, clock_stop_all
 from tessera.server.match.declines import UNDO, check_may_ask, declined
 from tessera.server.match.knowledge import movers, replay_moves
+from tessera.server.match.live import undo_waiting
 from tessera.server.store.storage import GameRow, MoveRow
 
 if TYPE_CHECKING:
@@ -76,23 +77,6 @@ def undo_target(row: GameRow, moves: list[MoveRow], seat: int) -> int:
                 ),
             )
     return target
-
-
-def undo_waiting(row: GameRow, moves: list[MoveRow]) -> list[int]:
-    """The seats whose answer the pending undo request still needs: every human seat other than
-    the requester's that is taken, has not resigned and has not accepted yet."""
-    if row.undo_request is None:
-        return []
-    resigned = {m.player for m in moves if m.move == RESIGN}
-    return [
-        s.seat
-        for s in row.seats
-        if s.kind == "human"
-        and s.claimed
-        and s.seat != row.undo_request
-        and s.seat not in resigned
-        and not row.undo_agreed >> s.seat & 1
-    ]
 
 
 def take_back(w: Work, target: int) -> None:

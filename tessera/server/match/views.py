@@ -17,8 +17,7 @@ from tessera.server.events import Presence
 from tessera.server.http.errors import ServiceError
 from tessera.server.match.clocks import clock_public, clock_settings, flagged
 from tessera.server.match.knowledge import draws_possible, render_for, replay_moves, spectator_render
-from tessera.server.match.live import Games, Live, abortable, seat_of
-from tessera.server.match.undo import undo_waiting
+from tessera.server.match.live import Games, Live, abortable, seat_of, undo_waiting
 
 RENDER_CACHE = 64
 """How many render descriptions (game, version, seat) are kept: a move's answer and its pushes share one.

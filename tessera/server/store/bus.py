@@ -118,9 +118,9 @@ class ChangeListener:
                             if origin == ORIGIN or not game_id:
                                 continue
                             if game_id.startswith(CHAT_PREFIX):
-                                from tessera.server.chat.rooms import chat_event
+                                from tessera.server.events import ChatPosted
 
-                                self.events.publish(chat_event(game_id[len(CHAT_PREFIX) :]))
+                                self.events.publish(ChatPosted.from_notice(game_id[len(CHAT_PREFIX) :]))
                             elif game_id.startswith(STREAM_PREFIX):
                                 from tessera.server.events import StreamOpened
 

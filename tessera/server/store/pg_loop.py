@@ -31,6 +31,7 @@ from collections import deque
 from typing import Any
 
 from tessera.server.store.bus import CHANNEL, libpq_url, notice
+from tessera.server.store.errors import Conflict
 
 log = logging.getLogger("tessera.server.store.pg_loop")
 
@@ -87,8 +88,6 @@ class LoopWriter:
         driver could not (the connection failed; nothing is known to be written): store it another
         way.  ``Conflict``: the move index is taken."""
         import psycopg
-
-        from tessera.server.store.storage import Conflict
 
         index, player, text = move
         now = time.time()

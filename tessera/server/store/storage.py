@@ -39,6 +39,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
+from tessera.server.store.errors import Conflict
+
 log = logging.getLogger("tessera.server.store.storage")
 
 metadata = sa.MetaData()
@@ -95,10 +97,6 @@ sealed_table = sa.Table(
     sa.Column("order", sa.Text, nullable=False),
     sa.Column("created_at", sa.Float, nullable=False),
 )
-
-
-class Conflict(Exception):
-    """A write lost a race (the move index or sealed order already exists)."""
 
 
 @dataclass
