@@ -349,7 +349,6 @@ TABLES_LEFT = {
     "tessera.server.moderation.signal": "the engine-use signal reads players' games in SQL",
     "tessera.server.moderation.store": "reports, the chat log and the accounts joined in SQL",
     "tessera.server.notify.notifier": "who is notified: the seats' accounts in SQL",
-    "tessera.server.notify.routes": "a push to a seat's holder: the seats table",
     "tessera.server.notify.store": "digests join games and accounts in SQL",
     "tessera.server.notify.waiting": "games waiting for a player join games, seats and accounts in SQL",
     "tessera.server.seeks.pool": "pairing reads ratings and accounts in SQL",
