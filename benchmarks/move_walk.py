@@ -36,19 +36,44 @@ from websockets.sync.client import connect
 
 
 class Recorder:
-    """A profile hook for the server's threads: the ``tessera/server`` functions called while on."""
+    """A profile hook for the server's threads: the ``tessera/server`` functions called while on, and
+    the file of each call in the order they were made (:attr:`trail`)."""
 
     def __init__(self, root: Path) -> None:
         self.prefix = str(root / "tessera" / "server") + os.sep
         self.on = False
         self.seen: dict[str, set[str]] = defaultdict(set)
+        self.trail: list[str] = []
 
     def hook(self, frame: FrameType, event: str, arg: Any) -> None:
         if event != "call" or not self.on:
             return
         code = frame.f_code
         if code.co_filename.startswith(self.prefix):
-            self.seen[code.co_filename[len(self.prefix) :]].add(code.co_qualname)
+            name = code.co_filename[len(self.prefix) :]
+            self.seen[name].add(code.co_qualname)
+            self.trail.append(name)
+
+
+def entries(trail: list[str]) -> dict[str, Any]:
+    """How the walk moves between files: ``trail`` is the file of each call in order.  A call in the
+    file of the call before it *stays*; a call in another file *enters* that file, and an entry into
+    a file the walk had already entered and left is a *return*.  Gives ``{"entries": {file: n},
+    "stays": n, "returns": n}``."""
+    counts: dict[str, int] = defaultdict(int)
+    stays = 0
+    before: str | None = None
+    for name in trail:
+        if name == before:
+            stays += 1
+        else:
+            counts[name] += 1
+        before = name
+    return {
+        "entries": dict(sorted(counts.items())),
+        "stays": stays,
+        "returns": sum(n - 1 for n in counts.values()),
+    }
 
 
 def free_port() -> int:
@@ -62,9 +87,11 @@ def first_move(view: dict[str, Any]) -> str:
     return str(a["move"] if "move" in a else a["template"].replace("{n}", str((a.get("choices") or [1])[0])))
 
 
-def walk(moves_before: int = 2) -> dict[str, list[str]]:
+def walk(moves_before: int = 2, trail: list[str] | None = None) -> dict[str, list[str]]:
+    """The server functions one move runs, by file (see the module's text); ``trail``, if given, receives
+    the file of each call in order (for :func:`entries`)."""
     import tessera
-    from tessera.server.app import create_app
+    from tessera.server import create_app  # the package's name for it, in every checkout
 
     root = Path(tessera.__file__).resolve().parent.parent
     rec = Recorder(root)
@@ -121,6 +148,8 @@ def walk(moves_before: int = 2) -> dict[str, list[str]]:
     server.should_exit = True
     thread.join(timeout=10)
     threading.setprofile(None)
+    if trail is not None:
+        trail.extend(rec.trail)
     return {f: sorted(names) for f, names in sorted(rec.seen.items())}
 
 
@@ -128,14 +157,16 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--json", action="store_true", help="print JSON")
     args = ap.parse_args()
-    seen = walk()
+    trail: list[str] = []
+    seen = walk(trail=trail)
+    moves = entries(trail)
     total = sum(len(v) for v in seen.values())
     if args.json:
-        print(json.dumps({"files": len(seen), "functions": total, "walk": seen}, indent=1))
+        print(json.dumps({"files": len(seen), "functions": total, **moves, "walk": seen}, indent=1))
         return
     for f, names in seen.items():
-        print(f"{f} ({len(names)}): {', '.join(names)}")
-    print(f"\n{len(seen)} server files, {total} server functions")
+        print(f"{f} ({len(names)}, entered {moves['entries'].get(f, 0)}x): {', '.join(names)}")
+    print(f"\n{len(seen)} server files, {total} server functions; {moves['stays']} stays, {moves['returns']} returns")
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ echo "== $VENV: requirements/server.txt (hash-checked), then tessera"
 [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check --require-hashes -r "$SRC/requirements/server.txt"
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-deps "$SRC"
-"$VENV/bin/python" -c "import tessera.server.app, uvicorn"  # fail here if the install failed
+"$VENV/bin/python" -c "import tessera.server.http.app, uvicorn"  # fail here if the install failed
 
 install -d "$DEST/etc/tessera" "$DEST/etc/systemd/system" "$DEST/etc/nginx/conf.d"
 if [ ! -e "$DEST/etc/tessera/tessera.env" ]; then

@@ -90,7 +90,7 @@ def install(py: Path, env: Path) -> None:
     lock = ROOT / "requirements" / "server.txt"
     digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + lock.read_bytes()).hexdigest()
     stamp = env / STAMP
-    ready = "import tessera.server.app, uvicorn"
+    ready = "import tessera.server.http.app, uvicorn"
     if stamp.exists() and stamp.read_text().strip() == digest and works(py, ready):
         return
     pip = [str(py), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]

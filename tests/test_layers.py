@@ -1,5 +1,6 @@
 """Imports point one way: ``core`` ← ``games`` ← ``agents`` ← ``arena``, everything else on top;
-inside ``tessera.agents`` no module imports itself back through others (the server: to come).
+inside ``tessera.agents`` and ``tessera.server`` no module imports itself back through others; the
+server's ``store/`` and ``events.py`` import no domain, and no domain queries another's tables.
 
 The imports are read from the source with :mod:`ast` (every ``import`` and ``from … import``
 anywhere in a file, including those inside functions and ``TYPE_CHECKING`` blocks, and
@@ -308,12 +309,127 @@ def test_the_agents_import_each_other_without_a_cycle() -> None:
     assert not cycles, _cycle_report(cycles)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="to be completed when the server domains move into their folders (issue 36): the server still has "
-    "an import cycle through storage, bus, chat and accounts; remove this mark when the test passes",
-)
 def test_the_server_modules_import_each_other_without_a_cycle() -> None:
-    """No module of ``tessera.server`` comes back to itself through imports, function-level ones included."""
+    """No module of ``tessera.server`` comes back to itself through imports, function-level ones included
+    (issue 36: ``storage → bus → chat → accounts/store → storage`` was one, of 28 modules)."""
     cycles = _module_cycles("tessera.server.")
     assert not cycles, _cycle_report(cycles)
+
+
+# -- the server's domains (docs/architecture.md, "The server") ---------------------------------------
+
+SERVER = "tessera.server"
+DOMAIN_FREE = {"store", "events"}
+"""Parts of the server that import no domain: the storage layer and the one event interface."""
+
+MATCH_TABLES = {"games_table", "seats_table", "moves_table", "sealed_table"}
+"""The match domain's tables, defined beside the engine in ``store/storage.py`` (moving them into
+``match/`` means moving ``Transaction``'s queries with them: to come)."""
+
+DOMAIN_FREE_EXCEPTIONS = {
+    ("tessera.server.store.migrations.versions.0014_account_security", "tessera.server.accounts.security"): (
+        "a data migration fills the new look-alike name column with the accounts' own skeleton function"
+    ),
+}
+"""Imports of a domain by ``store/`` or ``events.py``, each with its reason (the list only shrinks)."""
+
+TABLES_LEFT = {
+    "tessera.server.accounts.challenge_store": "a challenge accepted creates the game's rows in its transaction",
+    "tessera.server.accounts.history": "histories and profiles join the games and seats in SQL",
+    "tessera.server.accounts.rating": "a rated game's end reads the game row in the rating's transaction",
+    "tessera.server.accounts.rematch": "a rematch creates the game's rows in its transaction",
+    "tessera.server.accounts.stats": "the statistics page aggregates games, seats and moves in SQL",
+    "tessera.server.accounts.store": "guest seats and the export join the games and seats in SQL",
+    "tessera.server.ai.warmup": "the games in play read from the games table: to become a match query",
+    "tessera.server.bot.store": "the bot API's streams read games, seats and accounts in SQL",
+    "tessera.server.chat.rooms": "authors' names and mutes joined with the users table in SQL",
+    "tessera.server.cli": "the admin commands (delete, moderation) read accounts directly",
+    "tessera.server.match.creators": "the lobby orders open games by the creator's rating in one query",
+    "tessera.server.moderation.guards": "the blocks between seats join the seats' accounts in one query",
+    "tessera.server.moderation.signal": "the engine-use signal reads players' games in SQL",
+    "tessera.server.moderation.store": "reports, the chat log and the accounts joined in SQL",
+    "tessera.server.notify.notifier": "who is notified: the seats' accounts in SQL",
+    "tessera.server.notify.store": "digests join games and accounts in SQL",
+    "tessera.server.notify.waiting": "games waiting for a player join games, seats and accounts in SQL",
+    "tessera.server.seeks.pool": "pairing reads ratings and accounts in SQL",
+    "tessera.server.tournaments.director": "the waves read ratings, games and moves in SQL",
+    "tessera.server.tournaments.store": "standings name the accounts in SQL",
+}
+"""Modules that still query another domain's tables, each with why (to become calls of that domain's
+query functions; the list only shrinks).  A ``tables`` module naming another's table for a foreign key
+is a schema, not a query, and is not counted."""
+
+
+def _domain(dotted: str) -> str:
+    """The server domain of a module: its folder under tessera.server (``match`` for
+    ``tessera.server.match.moves``), or its own name for a module at the server's root (``events``)."""
+    parts = dotted.split(".")
+    return parts[2] if len(parts) > 2 else "__init__"
+
+
+def _table_uses(source: str) -> list[str]:
+    """Where Python source imports another domain's tables: a ``<domain>.tables`` module, or the
+    match tables by name from ``store/storage.py`` — as ``'<module>: <what>'`` lines."""
+    found = []
+    for path in sorted((PACKAGE / "server").rglob("*.py")):
+        module = _module_name(path)
+        if source and module != source:
+            continue
+        if module.endswith(".tables") or "migrations" in module.split("."):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = {a.name for a in node.names}
+                theirs = node.module.endswith(".tables") and _domain(node.module) != _domain(module)
+                match = node.module == f"{SERVER}.store.storage" and names & MATCH_TABLES and _domain(module) != "match"
+                if theirs or match:
+                    found.append(f"{module}: line {node.lineno} imports {node.module} ({', '.join(sorted(names))})")
+            elif isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.name.startswith(SERVER) and a.name.endswith(".tables") and _domain(a.name) != _domain(module):
+                        found.append(f"{module}: line {node.lineno} imports {a.name}")
+    return found
+
+
+def test_the_store_and_the_events_import_no_domain() -> None:
+    """ "``store/`` and ``events.py`` import no domain": what they import of the server is the store and
+    the events, at any depth (function-level imports included)."""
+    wrong = [
+        f"{i.where}: {i.source} imports {i.target}"
+        for i in IMPORTS
+        if i.source.startswith(SERVER + ".")
+        and _domain(i.source) in DOMAIN_FREE
+        and i.target.startswith(SERVER + ".")
+        and _domain(i.target) not in DOMAIN_FREE
+        and (i.source, i.target) not in DOMAIN_FREE_EXCEPTIONS
+    ]
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize("edge", sorted(DOMAIN_FREE_EXCEPTIONS))
+def test_each_domain_free_exception_is_still_an_import(edge: tuple[str, str]) -> None:
+    assert any((i.source, i.target) == edge for i in IMPORTS), f"{edge} no longer happens: remove it"
+
+
+def test_the_table_reader_finds_each_kind_of_use() -> None:
+    """The check below is only as good as its reader: a domain's tables module and the match tables by
+    name are found (in modules known to use them), a tables module's foreign key is not."""
+    assert any("accounts.tables" in f for f in _table_uses("tessera.server.seeks.pool"))
+    assert any("games_table" in f for f in _table_uses("tessera.server.ai.warmup"))
+    assert not _table_uses("tessera.server.notify.tables")  # a foreign key to the users table
+
+
+def test_a_domain_queries_another_domain_only_through_its_functions() -> None:
+    """ "Other domains call a domain's query functions, never its tables": no module imports another
+    domain's ``tables`` module or the match tables, but those still listed in TABLES_LEFT."""
+    found = _table_uses("")
+    wrong = [f for f in found if f.split(":")[0] not in TABLES_LEFT]
+    assert not wrong, "\n".join(wrong)
+    gone = sorted(m for m in TABLES_LEFT if not any(f.split(":")[0] == m for f in found))
+    assert not gone, f"these no longer use another domain's tables: remove them from TABLES_LEFT: {gone}"
+
+
+def test_the_server_root_holds_only_the_shared_modules() -> None:
+    """One folder per domain: at the server's root only the package, the event interface and the command."""
+    root = sorted(p.name for p in (PACKAGE / "server").glob("*.py"))
+    assert root == ["__init__.py", "cli.py", "events.py"], root

@@ -194,8 +194,8 @@ def test_a_declared_client_module_is_served_from_the_games_folder_and_named_by_t
     from fastapi import FastAPI
     from fastapi.testclient import TestClient
 
-    from tessera.server.routers import pages
-    from tessera.server.routers.catalog import catalog
+    from tessera.server.catalog.routes import catalog
+    from tessera.server.http import pages
 
     entries = {g["name"]: g for g in catalog()}
     declared = sorted(n for n in GAMES if game_class(n).client_module)

@@ -106,14 +106,14 @@ def register_admin(subparsers: Any) -> None:
 
 
 def _admin_url(args: argparse.Namespace) -> str:
-    from tessera.server.storage import default_database_url
+    from tessera.server.store.storage import default_database_url
 
     return str(args.db or os.environ.get("TESSERA_DATABASE_URL") or default_database_url())
 
 
 def admin_backup(args: argparse.Namespace) -> int:
     """``tessera admin backup FILE``."""
-    from tessera.server.backup import BackupError, backup
+    from tessera.server.store.backup import BackupError, backup
 
     url = _admin_url(args)
     try:
@@ -127,7 +127,7 @@ def admin_backup(args: argparse.Namespace) -> int:
 
 def admin_restore(args: argparse.Namespace) -> int:
     """``tessera admin restore FILE``."""
-    from tessera.server.backup import BackupError, restore
+    from tessera.server.store.backup import BackupError, restore
 
     url = _admin_url(args)
     try:
@@ -145,7 +145,7 @@ def admin_role(args: argparse.Namespace) -> int:
     """``tessera admin grant NAME`` / ``tessera admin revoke NAME``."""
     from tessera.server.accounts.store import AccountStore
     from tessera.server.moderation.store import ModerationStore
-    from tessera.server.storage import Storage
+    from tessera.server.store.storage import Storage
 
     storage = Storage(_admin_url(args))
     try:
@@ -169,7 +169,7 @@ def admin_engine_signal(args: argparse.Namespace) -> int:
     from tessera.server.accounts.tables import account_games_table, seat_accounts_table, users_table
     from tessera.server.moderation import signal
     from tessera.server.moderation.store import ModerationStore
-    from tessera.server.storage import Storage
+    from tessera.server.store.storage import Storage
 
     iterations = signal.ITERATIONS if args.iterations is None else args.iterations
     if iterations < 1:
@@ -220,9 +220,9 @@ def serve(args: argparse.Namespace) -> int:
 
     import uvicorn
 
-    from tessera.server import logs
-    from tessera.server.app import create_app
-    from tessera.server.storage import default_database_url
+    from tessera.server.http import logs
+    from tessera.server.http.app import create_app
+    from tessera.server.store.storage import default_database_url
 
     logs.configure(args.log_level)
     os.environ["TESSERA_LOG_LEVEL"] = args.log_level
@@ -293,7 +293,7 @@ def shutdown_grace() -> float:
 
 def uvicorn_limits(args: argparse.Namespace) -> dict[str, Any]:
     """uvicorn's settings that drop slow or greedy clients (docs/deploy.md)."""
-    from tessera.server.protocol import GuardedHTTP
+    from tessera.server.http.protocol import GuardedHTTP
 
     return {
         "http": GuardedHTTP,
@@ -307,8 +307,8 @@ def uvicorn_limits(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _guard(args: argparse.Namespace) -> None:
-    """Set the connection limits of :class:`tessera.server.protocol.GuardedHTTP` from the options."""
-    from tessera.server import protocol
+    """Set the connection limits of :class:`tessera.server.http.protocol.GuardedHTTP` from the options."""
+    from tessera.server.http import protocol
 
     if args.header_timeout is not None:
         protocol.GuardedHTTP.header_timeout = args.header_timeout
@@ -322,7 +322,7 @@ def _serve_workers(args: argparse.Namespace, url: str) -> int:
     """``--workers N``: N uvicorn worker processes, each with its own app, on one PostgreSQL database."""
     import uvicorn
 
-    from tessera.server.storage import Storage
+    from tessera.server.store.storage import Storage
 
     if not 1 <= args.workers <= 64:
         print(f"tessera serve: --workers {args.workers} is not accepted: expected 1 to 64", file=sys.stderr)
@@ -358,7 +358,7 @@ def _serve_workers(args: argparse.Namespace, url: str) -> int:
     sys.stdout.flush()
     try:
         uvicorn.run(
-            "tessera.server.app:app_from_env",
+            "tessera.server.http.app:app_from_env",
             factory=True,
             host=args.host,
             port=args.port,

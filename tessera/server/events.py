@@ -7,7 +7,7 @@ only :class:`Events`, a subscriber only the events it is given.
 ``Changed(game_id, local, ai, clock)``
     a game was changed and stored: by this process (``local``: its copy in memory is current),
     or by another server process on the same PostgreSQL database (announced by
-    :class:`tessera.server.bus.ChangeListener`; the game is read again before it is shown).
+    :class:`tessera.server.store.bus.ChangeListener`; the game is read again before it is shown).
     ``ai`` and ``clock`` say whether the game has AI seats and a clock (True when not known), so
     that the AI worker and the clock timers need not ask.
 ``Resync()``
@@ -21,7 +21,7 @@ only :class:`Events`, a subscriber only the events it is given.
     database; :mod:`tessera.server.accounts.live` pushes it to the account's open pages.
 ``ChatPosted(game_id, message, finished, local)``
     a chat message was stored (here, or in another process on the same PostgreSQL database);
-    the hub pushes it to the game's sockets that may read its room (:mod:`tessera.server.chat`).
+    the hub pushes it to the game's sockets that may read its room (:mod:`tessera.server.chat.rooms`).
 
 :class:`Presence` is the other shared fact: which seats have a live connection (the hub
 writes it, the views read it).
@@ -29,6 +29,7 @@ writes it, the views read it).
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from collections.abc import Callable
@@ -72,13 +73,24 @@ class AccountChanged:
 
 @dataclass(frozen=True)
 class ChatPosted:
-    """A chat message of a game was stored (``message`` as :func:`tessera.server.chat.public` shows
+    """A chat message of a game was stored (``message`` as :func:`tessera.server.chat.rooms.public` shows
     it; ``finished``: the game was over when it was posted)."""
 
     game_id: str
     message: dict[str, Any]
     finished: bool
     local: bool = True
+
+    def notice(self) -> str:
+        """The JSON that carries this event to the other server processes (tessera.server.store.bus)."""
+        return json.dumps({"game_id": self.game_id, "message": self.message, "finished": self.finished})
+
+    @classmethod
+    def from_notice(cls, payload: str, *, local: bool = False) -> ChatPosted:
+        """The event from its notice's JSON (:meth:`notice`); raises ``ValueError`` or ``KeyError`` on
+        a payload that is not one."""
+        d = json.loads(payload)
+        return cls(str(d["game_id"]), dict(d["message"]), bool(d["finished"]), local)
 
 
 @dataclass(frozen=True)

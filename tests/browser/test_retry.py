@@ -45,7 +45,7 @@ class OwnServer:
     def start(self) -> None:
         import uvicorn
 
-        from tessera.server.app import create_app
+        from tessera.server.http.app import create_app
 
         self.app = create_app(f"sqlite:///{self.db}", ai_mode="thread", warm=False)
         config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_config=None, log_level="warning")

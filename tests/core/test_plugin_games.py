@@ -102,7 +102,7 @@ def test_arena_and_web_catalogue_offer_the_installed_game(nim_installed: Path) -
 
     res = play_match("nim(stones=9)", "greedy", "random", games=2, seed=1)
     assert res.games == 2 and all(r.error is None for r in res.records)
-    app = pytest.importorskip("tessera.server.app")
+    app = pytest.importorskip("tessera.server.http.app")
     assert "nim" in [g["name"] for g in app.catalog()]
 
 
@@ -142,8 +142,8 @@ def test_the_installed_game_brings_its_capabilities_from_its_own_folder(nim_inst
 
     from tessera.agents.endgame import EndgameAgent, endgame_verdict, games_with_solver, with_endgame
     from tessera.agents.spec import level, make_agent
-    from tessera.server import learn as learn_routes
-    from tessera.server.routers.catalog import rules_text
+    from tessera.server.catalog import lessons as learn_routes
+    from tessera.server.catalog.routes import rules_text
 
     cls = registry.game_class("nim")
     page = cls.rules_page("en")
@@ -172,7 +172,7 @@ def test_the_installed_games_diagrams_and_lessons_come_from_its_folder(nim_insta
     from fastapi.testclient import TestClient
 
     from tessera import learn
-    from tessera.server import learn as learn_routes
+    from tessera.server.catalog import lessons as learn_routes
 
     assert [d.id for d in learn.diagrams("nim")] == ["nim-take", "nim-last"]
     for d in learn.diagrams("nim"):

@@ -11,7 +11,7 @@ pytest.importorskip("fastapi", reason="the server extras are not installed: pip 
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from tessera.server import learn as learn_routes
+from tessera.server.catalog import lessons as learn_routes
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +79,7 @@ def test_rules_come_in_the_readers_language_with_english_as_fallback(client: Tes
 
 
 def test_the_app_serves_the_learn_routes_and_pages() -> None:
-    from tessera.server.app import create_app
+    from tessera.server.http.app import create_app
 
     with TestClient(create_app("sqlite://", ai_mode="thread")) as c:
         assert c.get("/api/learn/nibble/diagrams").status_code == 200

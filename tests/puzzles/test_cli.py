@@ -57,7 +57,7 @@ def test_puzzles_are_found_in_a_server_s_database(tmp_path: Path, capsys: pytest
     pytest.importorskip("fastapi")
     from fastapi.testclient import TestClient
 
-    from tessera.server.app import create_app
+    from tessera.server.http.app import create_app
 
     played = the_game()
     url = f"sqlite:///{tmp_path / 'tessera.db'}"

@@ -12,9 +12,9 @@ pytest.importorskip("fastapi", reason="the server extras are not installed: pip 
 
 from fastapi.testclient import TestClient
 
-from tessera.server.app import create_app
-from tessera.server.service import MatchService
-from tessera.server.storage import Storage
+from tessera.server.http.app import create_app
+from tessera.server.match.service import MatchService
+from tessera.server.store.storage import Storage
 from tests.server.pg import postgres_cluster
 
 CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")

@@ -1,4 +1,4 @@
-"""AI seats (``server/ai_seats.py``, ``server/worker.py``): the AI answers in every game, its time covers
+"""AI seats (``server/ai/seats.py``, ``server/ai/worker.py``): the AI answers in every game, its time covers
 its whole turn, and it reports its progress while it thinks.
 
 "AI budgets are per turn (a level's time covers the whole multi-step turn ...), with a thinking
@@ -21,11 +21,11 @@ from hypothesis import strategies as st
 pytest.importorskip("fastapi", reason="the server extras are not installed: pip install -e '.[server]'")
 
 import tessera
-from tessera.server.ai import STEP_FLOOR, multi_step, step_budget, think_step
+from tessera.server.ai.thinking import STEP_FLOOR, multi_step, step_budget, think_step
+from tessera.server.ai.worker import AIWorker
 from tessera.server.events import Event, Thinking
-from tessera.server.service import MatchService
-from tessera.server.storage import Storage
-from tessera.server.worker import AIWorker
+from tessera.server.match.service import MatchService
+from tessera.server.store.storage import Storage
 from tests.server.helpers import SMALL, create, move, wait_for
 
 

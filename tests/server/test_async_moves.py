@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from tessera.server.service import MatchService, ServiceError
-from tessera.server.storage import Storage
+from tessera.server.match.service import MatchService, ServiceError
+from tessera.server.store.storage import Storage
 from tests.server.helpers import run_coroutine
 
 

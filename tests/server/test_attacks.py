@@ -27,7 +27,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tessera.server.ai import LEVEL_SECONDS
+from tessera.server.ai.thinking import LEVEL_SECONDS
 from tests.server.pg import free_port
 
 pytestmark = pytest.mark.attack

@@ -12,8 +12,8 @@ from types import ModuleType
 import pytest
 import sqlalchemy as sa
 
-from tessera.server.backup import BackupError, backup, restore
-from tessera.server.storage import Storage
+from tessera.server.store.backup import BackupError, backup, restore
+from tessera.server.store.storage import Storage
 
 ROOT = Path(__file__).resolve().parents[2]
 

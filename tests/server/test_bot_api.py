@@ -33,7 +33,7 @@ import tessera
 from tessera.botclient import AcceptRules, Api, BotClient, GameRunner, load_player
 from tessera.core.game import SIMULTANEOUS
 from tessera.core.records import play_stored
-from tessera.server.app import create_app
+from tessera.server.http.app import create_app
 from tests.server.accounts.conftest import PASSWORD
 from tests.server.pg import free_port
 

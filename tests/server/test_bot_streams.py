@@ -18,9 +18,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 import tessera
-from tessera.server.app import create_app
 from tessera.server.bot import routes as bot_routes
 from tessera.server.bot import streams as bot_streams
+from tessera.server.http.app import create_app
 from tests.server.test_bot_api import (
     Live,
     bearer,

@@ -14,11 +14,11 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 
-from tessera.server.app import create_app
-from tessera.server.chat import CHAT_RATE, MAX_CHARS
-from tessera.server.chat_tables import chat_messages_table, chat_mutes_table
-from tessera.server.limits import Rate
-from tessera.server.storage import games_table
+from tessera.server.chat.rooms import CHAT_RATE, MAX_CHARS
+from tessera.server.chat.tables import chat_messages_table, chat_mutes_table
+from tessera.server.http.app import create_app
+from tessera.server.http.limits import Rate
+from tessera.server.store.storage import games_table
 
 SITE = "http://testserver"
 PASSWORD = "correct horse battery"

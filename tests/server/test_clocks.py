@@ -1,4 +1,4 @@
-"""Real-time clocks (``server/clocks.py``): flags, increments, the first move's limit.
+"""Real-time clocks (``server/match/clocks.py``): flags, increments, the first move's limit.
 
 Against SQLite and PostgreSQL; each test quotes the requirement it checks.
 """
@@ -65,7 +65,7 @@ def test_a_game_with_no_first_move_in_time_is_aborted_without_a_result(client: T
 
 def test_the_first_move_limit_is_30_seconds_or_the_whole_short_clock() -> None:
     """30 s for the first move, the whole clock if shorter, a twentieth of a long clock (at most an hour)."""
-    from tessera.server.service import first_move_limit
+    from tessera.server.match.service import first_move_limit
 
     assert first_move_limit(5) == 5 and first_move_limit(300) == 30 and first_move_limit(600) == 30
     assert first_move_limit(3600) == 180 and first_move_limit(86400) == 3600

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from tessera.server import clocks, endings, moves, seats, undo, views
-from tessera.server.app import create_app
-from tessera.server.clocks import (
+from tessera.server.http.app import create_app
+from tessera.server.match import clocks, endings, moves, seats, undo, views
+from tessera.server.match.clocks import (
     CORRESPONDENCE_DAYS,
     DAY,
     clock_from,
@@ -22,7 +22,7 @@ from tessera.server.clocks import (
     clocks_due,
     correspondence_new,
 )
-from tessera.server.storage import Storage
+from tessera.server.store.storage import Storage
 from tests.server.helpers import create, move, view
 
 PATCHED = (clocks, endings, moves, seats, undo, views)

@@ -13,9 +13,9 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from tessera.core.records import replay_text_record
-from tessera.server.app import create_app
 from tessera.server.design.studies import MAX_OPEN
 from tessera.server.design.tables import design_studies_table
+from tessera.server.http.app import create_app
 
 SITE = {"Origin": "http://testserver"}
 PASSWORD = "correct horse battery"

@@ -13,7 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from tessera.games.ikabegama import IkabegamaState
-from tessera.server.app import create_app
+from tessera.server.http.app import create_app
 from tests.server.helpers import SMALL, create, move, view, wait_for
 
 

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tessera
-from tessera.server.encoding import dumps
-from tessera.server.warmup import random_walk
+from tessera.server.ai.warmup import random_walk
+from tessera.server.http.encoding import dumps
 
 _keys = st.one_of(st.text(max_size=8), st.integers(-5, 5))
 _values = st.recursive(

@@ -23,7 +23,7 @@ import sqlalchemy as sa
 from fastapi.testclient import TestClient
 from websockets.sync.client import connect
 
-from tessera.server.scheduler import AI, ANALYSIS, FairPool, SearchTimeout
+from tessera.server.ai.scheduler import AI, ANALYSIS, FairPool, SearchTimeout
 
 
 def alive(pid: int) -> bool:
@@ -129,7 +129,7 @@ def test_sqlite_read_only_or_full_answers_503_and_the_server_recovers_by_itself(
     refused move leaves the game as it was, and once SQLite accepts writes the same move is taken."""
     from fastapi.testclient import TestClient
 
-    from tessera.server.app import create_app
+    from tessera.server.http.app import create_app
 
     app = create_app(f"sqlite:///{tmp_path / 'f.db'}", ai_mode="thread", warm=False, rates={})
     with TestClient(app) as client:
@@ -245,8 +245,8 @@ def test_an_ai_seat_whose_search_was_stopped_still_plays_and_says_so(tmp_path: P
     report says the search was stopped."""
     from concurrent.futures import Future
 
-    from tessera.server.app import create_app
     from tessera.server.events import Thinking
+    from tessera.server.http.app import create_app
 
     app = create_app(f"sqlite:///{tmp_path / 'ai.db'}", ai_mode="thread", warm=False)
     reports: list[Any] = []
@@ -273,7 +273,7 @@ def test_an_evaluation_that_was_stopped_is_answered_503_with_the_reason(tmp_path
     saying so, not a 500."""
     from concurrent.futures import Future
 
-    from tessera.server.app import create_app
+    from tessera.server.http.app import create_app
 
     app = create_app(f"sqlite:///{tmp_path / 'an.db'}", ai_mode="thread", warm=False)
     with TestClient(app) as client:

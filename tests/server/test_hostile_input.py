@@ -276,8 +276,8 @@ def test_a_retry_of_the_order_that_resolved_a_nelaxtam_turn_is_idempotent(client
 def test_a_flagged_player_cannot_escape_through_an_undo_answer(tmp_path: Any) -> None:
     """Clocks: a flag loses. Answering an undo request checks the clock first, like every other request,
     so a move cannot be taken back after the player to move ran out of time."""
-    from tessera.server.service import MatchService, ServiceError
-    from tessera.server.storage import Storage
+    from tessera.server.match.service import MatchService, ServiceError
+    from tessera.server.store.storage import Storage
 
     service = MatchService(Storage(f"sqlite:///{tmp_path / 'flag.db'}"))
     created = service.create("nume", {"size": 2}, mode="online", clock=(0.3, 0.0), seed=1)

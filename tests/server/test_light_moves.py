@@ -15,7 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 import tessera
-from tessera.server.changes import apply, diff
+from tessera.server.match.changes import apply, diff
 from tests.server.helpers import SMALL, create, view
 
 VOLATILE = ("clock", "seats")

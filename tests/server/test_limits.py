@@ -19,8 +19,8 @@ import uvicorn
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from tessera.server.app import create_app
-from tessera.server.limits import MAX_BODY_BYTES, MAX_RECORD_BYTES
+from tessera.server.http.app import create_app
+from tessera.server.http.limits import MAX_BODY_BYTES, MAX_RECORD_BYTES
 from tests.server.pg import free_port
 
 POST_ROUTES = ["/api/games", "/api/games/{id}/join", "/api/games/{id}/moves", "/api/games/{id}/resign",
@@ -199,7 +199,7 @@ def test_a_game_full_of_spectators_still_admits_its_seat_holders(tmp_path: Path)
     """'200 spectator sockets must not lock the players out' (issue 35): the per-game cap counts
     spectators; each seat's holder has slots of his own (SOCKETS_PER_SEAT), beyond which he too is
     refused."""
-    from tessera.server.hub import SOCKETS_PER_SEAT
+    from tessera.server.push.hub import SOCKETS_PER_SEAT
 
     app = create_app(f"sqlite:///{tmp_path / 't.db'}", ai_mode="thread", sockets_per_game=3, sockets_per_client=100)
     with TestClient(app) as c:

@@ -1,11 +1,11 @@
-"""The games in memory (``server/live.py``): a move is prepared on a copy of the cached row."""
+"""The games in memory (``server/match/live.py``): a move is prepared on a copy of the cached row."""
 
 from __future__ import annotations
 
 from dataclasses import fields
 
-from tessera.server.live import copy_row
-from tessera.server.storage import GameRow, SeatRow
+from tessera.server.match.live import copy_row
+from tessera.server.store.storage import GameRow, SeatRow
 
 
 def row() -> GameRow:

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-import tessera.server.live as service_module
-from tessera.server.service import MatchService, ServiceError
-from tessera.server.storage import Transaction
+import tessera.server.match.live as service_module
+from tessera.server.match.service import MatchService, ServiceError
+from tessera.server.store.storage import Transaction
 
 
 def tessera_state(svc: MatchService, gid: str) -> Any:

@@ -16,8 +16,8 @@ def test_one_move_runs_the_pipeline_and_is_published_through_the_event_interface
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     seen = module.walk()
-    assert {"MovePipeline.submit", "MovePipeline.prepare", "MovePipeline.commit"} <= set(seen["moves.py"])
+    assert {"MovePipeline.submit", "MovePipeline.prepare", "MovePipeline.commit"} <= set(seen["match/moves.py"])
     assert "Events.publish" in seen["events.py"]
-    assert {"Hub.on_event", "Hub.broadcast"} <= set(seen["hub.py"])
-    assert "service.py" not in seen  # the facade is for callers outside the server, not on the move's path
+    assert {"Hub.on_event", "Hub.broadcast"} <= set(seen["push/hub.py"])
+    assert "match/service.py" not in seen  # the facade is for callers outside the server, not on the move's path
     assert not any("on_change" in name for names in seen.values() for name in names)  # no wired-in callback

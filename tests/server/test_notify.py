@@ -25,7 +25,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 import tessera
-from tessera.server.app import create_app
+from tessera.server.http.app import create_app
 from tests.server.helpers import every_seat_moves
 
 
@@ -404,7 +404,7 @@ def test_a_change_announced_by_another_process_wakes_the_accounts_pages_and_push
     app: FastAPI, browser: Callable[[], TestClient], pushes: PushService
 ) -> None:
     """Several processes on one PostgreSQL database: a change another process stored arrives as
-    ``Changed(local=False)`` (tessera.server.bus); the accounts' live pages here are woken, and
+    ``Changed(local=False)`` (tessera.server.store.bus); the accounts' live pages here are woken, and
     only the process that stored the change pushes (no second push from this one). With no account
     page or stream open here, another process's change is not even read."""
     from tessera.server.events import AccountChanged, Changed

@@ -20,7 +20,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from tessera.server.app import create_app
+from tessera.server.http.app import create_app
 from tessera.server.notify import endpoints
 from tessera.server.notify import store as notify_store
 from tests.server.test_notify import Browser, online

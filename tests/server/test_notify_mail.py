@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from tessera.server.app import create_app
+from tessera.server.http.app import create_app
 from tessera.server.notify.tables import email_tokens_table
 from tests.server.helpers import run_coroutine
 

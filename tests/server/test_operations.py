@@ -19,10 +19,10 @@ import pytest
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
-from tessera.server.app import create_app
-from tessera.server.limits import Rate, RateLimits
-from tessera.server.logs import JsonFormatter, RequestLog
-from tessera.server.scheduler import AI, ANALYSIS, FairPool, PoolBusy
+from tessera.server.ai.scheduler import AI, ANALYSIS, FairPool, PoolBusy
+from tessera.server.http.app import create_app
+from tessera.server.http.limits import Rate, RateLimits
+from tessera.server.http.logs import JsonFormatter, RequestLog
 
 
 def new_game(client: TestClient, **body: Any) -> dict[str, Any]:
@@ -366,7 +366,7 @@ def test_the_server_answers_before_its_warm_up_is_done_and_starts_the_ai_process
     and a move are answered (GET /api/status says it is still warming), and the AI pool's processes
     are not started yet (they would take the CPU from those first answers); once the warm-up ends they
     are.  The games being played are warmed first.  (The time itself: benchmarks/startup.py.)"""
-    from tessera.server import warmup
+    from tessera.server.ai import warmup
 
     release = threading.Event()
     warmed: list[str] = []
@@ -417,12 +417,12 @@ def test_a_database_already_at_the_newest_revision_is_opened_without_alembic(tmp
     import subprocess
     import sys
 
-    from tessera.server.storage import Storage, schema_head, script_head
+    from tessera.server.store.storage import Storage, schema_head, script_head
 
     assert script_head() == schema_head()
     url = f"sqlite:///{tmp_path / 's.db'}"
     probe = (
-        "import sys; from tessera.server.storage import Storage; Storage(sys.argv[1]).dispose(); "
+        "import sys; from tessera.server.store.storage import Storage; Storage(sys.argv[1]).dispose(); "
         "print('alembic' in sys.modules)"
     )
     run = lambda: subprocess.run(  # noqa: E731
@@ -433,7 +433,7 @@ def test_a_database_already_at_the_newest_revision_is_opened_without_alembic(tmp
     import re
     from pathlib import Path
 
-    import tessera.server.storage as storage_module
+    import tessera.server.store.storage as storage_module
 
     versions = Path(storage_module.__file__).parent / "migrations" / "versions"
     head = script_head()

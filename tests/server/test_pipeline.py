@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
+from tessera.server.ai.warmup import Warmup
+from tessera.server.catalog.routes import catalog
 from tessera.server.events import Changed, Event, Thinking
-from tessera.server.moves import MovePipeline, run_inline
-from tessera.server.routers.catalog import catalog
-from tessera.server.service import MatchService
-from tessera.server.storage import Conflict
-from tessera.server.warmup import Warmup
+from tessera.server.match.moves import MovePipeline, run_inline
+from tessera.server.match.service import MatchService
+from tessera.server.store.storage import Conflict
 from tests.server.helpers import run_coroutine
 
 
@@ -118,8 +118,8 @@ def test_a_view_is_built_without_writing_to_storage(services: tuple[MatchService
 
 def test_ai_progress_reaches_subscribers_as_events(tmp_path: Any) -> None:
     """The AI worker reports its thinking as ``Thinking`` events, the same interface the hub listens to."""
-    from tessera.server.storage import Storage
-    from tessera.server.worker import AIWorker
+    from tessera.server.ai.worker import AIWorker
+    from tessera.server.store.storage import Storage
 
     svc = MatchService(Storage(f"sqlite:///{tmp_path / 'ai.db'}"))
     worker = AIWorker(svc, mode="thread", seconds=0.01)
@@ -212,8 +212,8 @@ def test_games_created_from_one_request_form_share_one_game_object_and_refusals_
     """Creating a game builds its board once per form of the request (the game object is immutable and
     shared); a parameter equal in value but of another type (``size=True``) is still judged by the game's
     own checks, not served from the object made for another form."""
-    from tessera.server.errors import ServiceError
-    from tessera.server.storage import Storage
+    from tessera.server.http.errors import ServiceError
+    from tessera.server.store.storage import Storage
 
     service = MatchService(Storage(f"sqlite:///{tmp_path / 'shared.db'}"))
     try:

@@ -6,7 +6,7 @@ import gc
 import weakref
 from typing import Any
 
-from tessera.server.protocol import GuardedHTTP
+from tessera.server.http.protocol import GuardedHTTP
 
 
 class _Answered:

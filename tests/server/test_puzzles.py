@@ -12,7 +12,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from tessera.puzzles.model import Puzzle, shipped
-from tessera.server.app import create_app
+from tessera.server.http.app import create_app
 from tessera.server.puzzles.store import PuzzleBank, PuzzleStore
 
 SITE = "http://testserver"

@@ -21,8 +21,8 @@ from fastapi.testclient import TestClient
 import tessera
 from tessera.server.accounts import security
 from tessera.server.accounts.security import Refused
-from tessera.server.app import create_app
-from tessera.server.chat import MAX_CHARS, check_text
+from tessera.server.chat.rooms import MAX_CHARS, check_text
+from tessera.server.http.app import create_app
 
 SERVER = Path(tessera.__file__).parent / "server"
 LOCALES = Path(tessera.__file__).parent / "web" / "locales"

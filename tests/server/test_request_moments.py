@@ -1,7 +1,7 @@
 """Requests that belong to their moment (issue 39), against SQLite and PostgreSQL: a draw offer or a
 takeback request belongs to the position it was made in; two crossing draw offers are one
 agreement; a declined request is not made again at once (per seat and game, as lichess:
-``tessera.server.declines``)."""
+``tessera.server.match.declines``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from tessera.server.declines import DRAW_GAP, UNDO_DECLINES
+from tessera.server.match.declines import DRAW_GAP, UNDO_DECLINES
 from tests.server.helpers import create, first_move, move, play_some, view
 
 

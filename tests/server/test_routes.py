@@ -8,7 +8,7 @@ from typing import Any
 
 from starlette.routing import Match
 
-from tessera.server.app import create_app
+from tessera.server.http.app import create_app
 
 
 def _routes(router: Any) -> list[Any]:

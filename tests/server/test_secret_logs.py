@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 from websockets.sync.client import connect
 
-from tessera.server.logs import redact
+from tessera.server.http.logs import redact
 from tests.server.crash_drill import PASSWORD, browser, kill, start
 
 

@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 import tessera
-from tessera.server.app import create_app
+from tessera.server.http.app import create_app
 
 WEB = Path(tessera.__file__).parent / "web"
 

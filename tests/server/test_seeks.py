@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 
 from tessera.server.accounts.store import AccountStore
 from tessera.server.accounts.tables import ratings_table, users_table
-from tessera.server.app import create_app
+from tessera.server.http.app import create_app
 from tessera.server.seeks.pool import (
     BASE_GAP,
     GAP_PER_SECOND,

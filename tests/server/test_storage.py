@@ -9,8 +9,8 @@ import pytest
 import sqlalchemy as sa
 
 import tessera
-from tessera.server.service import MatchService, replay_moves
-from tessera.server.storage import Conflict, GameRow, SeatRow, Storage
+from tessera.server.match.service import MatchService, replay_moves
+from tessera.server.store.storage import Conflict, GameRow, SeatRow, Storage
 
 
 def new_row(gid: str) -> GameRow:
@@ -86,7 +86,7 @@ def test_two_servers_on_one_database_accept_exactly_one_of_two_racing_moves(db_u
     (row lock + primary key on (game_id, move_index)), not only by one process's lock."""
     import threading
 
-    from tessera.server.service import ServiceError
+    from tessera.server.match.service import ServiceError
 
     a, b = MatchService(Storage(db_url)), MatchService(Storage(db_url))
     created = a.create("nume", {"size": 2}, mode="hotseat", seed=1)
@@ -137,7 +137,7 @@ def test_processes_starting_together_migrate_one_after_the_other(db_url: str) ->
     if not db_url.startswith("postgresql"):
         pytest.skip("several server processes share a PostgreSQL database (--workers refuses SQLite)")
     root = str(Path(__file__).resolve().parents[2])
-    code = "import sys; from tessera.server.storage import Storage; Storage(sys.argv[1]).dispose()"
+    code = "import sys; from tessera.server.store.storage import Storage; Storage(sys.argv[1]).dispose()"
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", code, db_url], env={**os.environ, "PYTHONPATH": root}, stderr=subprocess.PIPE

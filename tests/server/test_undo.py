@@ -1,4 +1,4 @@
-"""Taking back a move (``server/undo.py``; docs/http-api.md, "Taking back a move"): two seats, and four
+"""Taking back a move (``server/match/undo.py``; docs/http-api.md, "Taking back a move"): two seats, and four
 (four-player Nymbat).
 
 The rules: "Online, an undo is a request: the move is taken back once every other human

@@ -25,7 +25,7 @@ from tessera.server.accounts.tables import (
     users_table,
 )
 from tessera.server.moderation.guards import refuse_blocked_challenge
-from tessera.server.storage import Transaction, games_table, seats_table
+from tessera.server.store.storage import Transaction, games_table, seats_table
 
 
 class ChallengeQueries(HistoryQueries):
@@ -323,7 +323,7 @@ def settle_in(
     expect: str = "pending",
 ) -> bool:
     """:meth:`ChallengeQueries.settle_challenge` in the caller's transaction: an accept is stored in
-    the transaction that stores its game (:data:`tessera.server.seats.Within`), so a crash leaves
+    the transaction that stores its game (:data:`tessera.server.match.seats.Within`), so a crash leaves
     the challenge pending with no game, or accepted with its game, never one without the other."""
     assert status in CHALLENGE_STATUSES
     res = tx.conn.execute(

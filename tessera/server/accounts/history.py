@@ -28,7 +28,7 @@ from tessera.server.accounts.tables import (
     users_table,
 )
 from tessera.server.moderation.guards import engine_marked
-from tessera.server.storage import Transaction, games_table, seats_table
+from tessera.server.store.storage import Transaction, games_table, seats_table
 
 
 class HistoryQueries(StoreBase):

@@ -9,7 +9,7 @@ the new ratings are stored before any viewer is told the game ended (a page that
 :class:`AccountStreams` keeps the open ``GET /api/account/events`` streams of each account.
 A challenge made, answered or withdrawn is announced by :func:`announce`: to this process's
 streams at once (an :class:`~tessera.server.events.AccountChanged` event), and on PostgreSQL to
-the other server processes by ``NOTIFY`` on the games' channel (tessera.server.bus), whose
+the other server processes by ``NOTIFY`` on the games' channel (tessera.server.store.bus), whose
 listeners publish the same event there.
 """
 
@@ -26,8 +26,8 @@ import sqlalchemy as sa
 from tessera.server.accounts.rating import rate_all_pending, rate_finished_game
 from tessera.server.accounts.tables import challenge_invitees_table, challenges_table
 from tessera.server.events import AccountChanged, Changed, Event, Events, Resync
-from tessera.server.live import Games
-from tessera.server.storage import Storage
+from tessera.server.match.live import Games
+from tessera.server.store.storage import Storage
 
 log = logging.getLogger("tessera.server.accounts.live")
 
@@ -104,7 +104,7 @@ def announce(storage: Storage, events: Events, user_ids: Iterable[str]) -> None:
     their challenges changed.  Called after the change is committed."""
     ids = sorted(set(user_ids))
     if storage.engine.dialect.name == "postgresql" and ids:
-        from tessera.server.bus import CHANNEL, account_notice
+        from tessera.server.store.bus import CHANNEL, account_notice
 
         try:
             with storage.transaction(write=True) as tx:

@@ -18,7 +18,7 @@ from tessera.server.accounts import glicko2, security
 from tessera.server.accounts.tables import (
     users_table,
 )
-from tessera.server.storage import Storage, Transaction
+from tessera.server.store.storage import Storage, Transaction
 
 AI_LEVELS = range(1, 6)
 """The AI accounts: ``ai-level1`` … ``ai-level5`` (one account per level, a rating per game)."""

@@ -28,7 +28,7 @@ import sqlalchemy as sa
 
 from tessera.server.accounts import glicko2
 from tessera.server.accounts.tables import account_games_table, history_table, ratings_table, seat_accounts_table
-from tessera.server.storage import Storage, Transaction, games_table
+from tessera.server.store.storage import Storage, Transaction, games_table
 
 clock: Callable[[], float] = time.time
 """The time ratings are read and written at (tests put a fake clock here)."""

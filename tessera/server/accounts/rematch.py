@@ -8,7 +8,7 @@ WebSocket and answers (``…/rematch/accept``, ``…/rematch/decline``); the ask
 human seat has said yes the new game is made — private, same game, parameters and clock, AI seats
 kept at their level, **seats rotated** (the player of seat ``s`` takes seat ``s + 1``, so two
 players swap) — and **each seat is pushed its own new seat token** through the hub
-(:meth:`tessera.server.hub.Hub.push_seats`): a message for one seat never reaches another seat or a
+(:meth:`tessera.server.push.hub.Hub.push_seats`): a message for one seat never reaches another seat or a
 spectator.  Seats bound to accounts stay bound (a rated game's rematch is rated: every seat of a
 rated game is an account's).  A decline ends the offer for everyone and names who declined.
 
@@ -38,8 +38,8 @@ from tessera.server.accounts.security import Refused, state_text
 from tessera.server.accounts.store import bind_seats
 from tessera.server.accounts.tables import account_games_table, rematch_offers_table, seat_accounts_table
 from tessera.server.events import AccountChanged, Event
-from tessera.server.service import Created, ServiceError
-from tessera.server.storage import Storage, Transaction, games_table, seats_table
+from tessera.server.match.service import Created, ServiceError
+from tessera.server.store.storage import Storage, Transaction, games_table, seats_table
 
 log = logging.getLogger("tessera.server.accounts.rematch")
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 
-from tessera.server.storage import Storage, metadata
+from tessera.server.store.storage import Storage, metadata
 
 rematch_challenges_table = sa.Table(
     "rematch_challenges",

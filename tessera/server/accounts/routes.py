@@ -31,10 +31,10 @@ from tessera.server.accounts.security import Refused, state_text
 from tessera.server.accounts.stats import fair_values, game_stats, self_play
 from tessera.server.accounts.store import AI_LEVELS, User, ai_username, bind_seats
 from tessera.server.bot.store import decline_reason
-from tessera.server.clocks import clock_from
+from tessera.server.match.clocks import clock_from
+from tessera.server.match.service import Created, ServiceError, Within, load_checked
 from tessera.server.seeks.pool import paired_since
-from tessera.server.service import Created, ServiceError, Within, load_checked
-from tessera.server.storage import Transaction
+from tessera.server.store.storage import Transaction
 
 router = APIRouter()
 router.include_router(seat_rematch.router)  # the rest of the rematch asked by a seat
@@ -306,7 +306,7 @@ def _create_game(request: Request, spec: str, seat_kinds: list[dict[str, Any]], 
         return service.create(
             spec,
             seat_kinds=seat_kinds,
-            clock=clock,  # {"initial", "increment"} or {"days"} (tessera.server.clocks.clock_from)
+            clock=clock,  # {"initial", "increment"} or {"days"} (tessera.server.match.clocks.clock_from)
             public=False,
             bound=True,  # both seats are the accounts': first moves are counted down from now
             within=within,

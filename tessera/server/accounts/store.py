@@ -40,7 +40,7 @@ from tessera.server.accounts.tables import (
     tokens_table,
     users_table,
 )
-from tessera.server.storage import Transaction, games_table, seats_table
+from tessera.server.store.storage import Transaction, games_table, seats_table
 
 SESSION_IDLE = 30 * 24 * 3600.0
 """A session unused for 30 days is over."""
@@ -539,7 +539,7 @@ class AccountStore(ChallengeQueries):
 
 def bind_seats(tx: Transaction, game_id: str, users: dict[int, User], *, rated: bool, pool: str) -> None:
     """:meth:`AccountStore.bind_game` inside the caller's transaction (the one that stores the new game:
-    :data:`tessera.server.seats.Within`)."""
+    :data:`tessera.server.match.seats.Within`)."""
     tx.conn.execute(account_games_table.insert().values(game_id=game_id, rated=rated, pool=pool))
     for seat, u in sorted(users.items()):
         tx.conn.execute(seat_accounts_table.insert().values(game_id=game_id, seat=seat, user_id=u.id))

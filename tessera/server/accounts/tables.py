@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from tessera.server.storage import metadata, seats_table
+from tessera.server.store.storage import metadata, seats_table
 
 users_table = sa.Table(
     "users",

@@ -33,7 +33,7 @@ from sqlalchemy.exc import IntegrityError
 from tessera.server.accounts import security
 from tessera.server.accounts.security import Refused
 from tessera.server.accounts.tables import known_logins_table, login_failures_table
-from tessera.server.storage import Storage, Transaction
+from tessera.server.store.storage import Storage, Transaction
 
 WINDOW = 15 * 60.0
 """Attempts are counted over the last 15 minutes."""

@@ -22,7 +22,7 @@ import re
 from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from tessera.server.limits import Rate, RateLimits, answer_busy, retry_seconds
+from tessera.server.http.limits import Rate, RateLimits, answer_busy, retry_seconds
 
 BOT_RATE = Rate(8, 30)
 """The bot routes' default bucket per token (``TESSERA_RATE_BOT=RATE/BURST`` overrides it; ``0``: none)."""

@@ -27,8 +27,8 @@ from tessera.server.accounts.store import User
 from tessera.server.bot import lichess
 from tessera.server.bot import routes as bot_routes
 from tessera.server.bot.store import is_api_bot
-from tessera.server.chat import Chat
-from tessera.server.limits import client_address
+from tessera.server.chat.rooms import Chat
+from tessera.server.http.limits import client_address
 
 router = APIRouter(tags=["lichess"])
 

@@ -29,10 +29,10 @@ from tessera.server.bot import lichess
 from tessera.server.bot.guard import token_key
 from tessera.server.bot.store import BotStore, is_api_bot
 from tessera.server.bot.streams import BotStreams, TooManyStreams
-from tessera.server.chat import Chat, chat_line
-from tessera.server.encoding import FastJSONResponse
-from tessera.server.errors import ServiceError
-from tessera.server.limits import client_address
+from tessera.server.chat.rooms import Chat, chat_line
+from tessera.server.http.encoding import FastJSONResponse
+from tessera.server.http.errors import ServiceError
+from tessera.server.http.limits import client_address
 
 router = APIRouter(tags=["bot"])
 
@@ -433,7 +433,7 @@ class ChatIn(BaseModel):
 @router.post("/api/bot/game/{game_id}/chat", status_code=201)
 def chat_post(game_id: str, body: ChatIn, request: Request) -> dict[str, Any]:
     """Say something in the game's ``player`` room (the bot's seat's room; the rules and limits of
-    :mod:`tessera.server.chat`: at most 200 characters, a few messages a second)."""
+    :mod:`tessera.server.chat.rooms`: at most 200 characters, a few messages a second)."""
     user = bot_account(request)
     token = A.accounts(request).seat_token(user, game_id)[1]
     chat: Chat = request.app.state.chat

@@ -25,7 +25,7 @@ from tessera.server.accounts.tables import (
     users_table,
 )
 from tessera.server.bot.tables import bots_table
-from tessera.server.storage import games_table, seats_table
+from tessera.server.store.storage import games_table, seats_table
 
 ONLINE_SECONDS = 20.0
 """A bot whose event stream was seen open within this many seconds is online."""
@@ -117,7 +117,7 @@ class BotStore:
         ``opened``: theirs of the same token, if older, ends (:class:`~tessera.server.events.StreamOpened`)."""
         if self.storage.engine.dialect.name != "postgresql":
             return
-        from tessera.server.bus import CHANNEL, stream_notice
+        from tessera.server.store.bus import CHANNEL, stream_notice
 
         with self.storage.transaction(write=True) as tx:
             tx.conn.execute(sa.select(sa.func.pg_notify(CHANNEL, stream_notice(token_key, opened))))

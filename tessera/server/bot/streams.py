@@ -9,14 +9,14 @@ Each open stream holds an ``asyncio.Event`` that is set when what it shows may h
 - both on ``Resync`` (the PostgreSQL listener lost its connection: notices may have been missed).
 
 ``Changed`` and ``AccountChanged`` come from this process or, on PostgreSQL, from the others
-(:class:`tessera.server.bus.ChangeListener`), so a stream held by one process hears of a move
+(:class:`tessera.server.store.bus.ChangeListener`), so a stream held by one process hears of a move
 or a challenge made through another.  The stream itself reads what changed (in a thread); the
 wake-up carries nothing.
 
 **One event stream per token**: a second ``GET /api/stream/event`` with the same token ends the
 first one — the newer connection wins, so a client whose connection died without the server
 noticing reconnects at once.  On PostgreSQL the opening is announced to the other processes
-(``StreamOpened``, :func:`tessera.server.bus.stream_notice`), and a stream of the same token
+(``StreamOpened``, :func:`tessera.server.store.bus.stream_notice`), and a stream of the same token
 opened earlier on another process ends too.
 
 **A cap on game streams per token** (:data:`GAME_STREAMS_PER_TOKEN` in all, :data:`GAME_STREAMS_PER_GAME`

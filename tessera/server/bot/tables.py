@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from tessera.server.storage import metadata
+from tessera.server.store.storage import metadata
 
 bots_table = sa.Table(
     "bots",

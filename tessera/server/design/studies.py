@@ -29,9 +29,9 @@ import sqlalchemy as sa
 from tessera.arena.balance import SettingStats
 from tessera.arena.play import GameResult, Task, play_task
 from tessera.server.accounts.security import Refused
+from tessera.server.ai.scheduler import ANALYSIS, FairPool
 from tessera.server.design.tables import design_studies_table as T
-from tessera.server.scheduler import ANALYSIS, FairPool
-from tessera.server.storage import Storage
+from tessera.server.store.storage import Storage
 
 log = logging.getLogger("tessera.server.design")
 

@@ -20,9 +20,9 @@ from tessera.server.accounts import auth as A
 from tessera.server.accounts.live import announce
 from tessera.server.accounts.model import User
 from tessera.server.accounts.security import Refused
+from tessera.server.http.pages import WEB
 from tessera.server.moderation import signal as engine_signal
 from tessera.server.moderation.store import ModerationStore
-from tessera.server.routers.pages import WEB
 
 router = APIRouter(tags=["moderation"])
 

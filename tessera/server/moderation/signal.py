@@ -19,8 +19,8 @@ import sqlalchemy as sa
 from tessera.agents.mcts import MCTSAgent
 from tessera.core.game import SIMULTANEOUS, IllegalMove
 from tessera.server.accounts.tables import account_games_table, seat_accounts_table
-from tessera.server.inputs import load_checked
-from tessera.server.storage import Storage, games_table
+from tessera.server.match.inputs import load_checked
+from tessera.server.store.storage import Storage, games_table
 
 ITERATIONS = 200
 """The search's budget per position (iterations of UCT), the same for every account."""

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from tessera.server.storage import metadata
+from tessera.server.store.storage import metadata
 
 moderation_accounts_table = sa.Table(
     "moderation_accounts",

@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tessera.server.match.service import MatchService
 from tessera.server.notify.mail import DigestSender, check_mail_settings
 from tessera.server.notify.notifier import Notifier
 from tessera.server.notify.push import Pusher, available
 from tessera.server.notify.routes import router
 from tessera.server.notify.store import NotifyStore
-from tessera.server.service import MatchService
 
 __all__ = ["Notifications", "install", "router"]
 

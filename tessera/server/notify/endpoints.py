@@ -32,7 +32,7 @@ from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
-from tessera.server.errors import ServiceError
+from tessera.server.http.errors import ServiceError
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 

@@ -51,11 +51,11 @@ import sqlalchemy as sa
 from starlette.concurrency import run_in_threadpool
 
 from tessera.server.accounts.store import AccountStore
-from tessera.server.errors import ServiceError
+from tessera.server.http.errors import ServiceError
+from tessera.server.match.service import MatchService
 from tessera.server.notify.store import NotifyStore
 from tessera.server.notify.texts import text
 from tessera.server.notify.waiting import waiting_games
-from tessera.server.service import MatchService
 
 log = logging.getLogger("tessera.server.notify.mail")
 

@@ -34,10 +34,10 @@ import sqlalchemy as sa
 from tessera.server.accounts.store import AccountStore, seat_result
 from tessera.server.accounts.tables import seat_accounts_table
 from tessera.server.events import AccountChanged, Changed, Event, Events
+from tessera.server.match.service import MatchService
 from tessera.server.notify import push
 from tessera.server.notify.store import NotifyStore
 from tessera.server.notify.waiting import waiting_seats
-from tessera.server.service import MatchService
 
 log = logging.getLogger("tessera.server.notify")
 

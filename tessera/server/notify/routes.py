@@ -17,8 +17,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from tessera.server.accounts import auth as A
-from tessera.server.errors import ServiceError
-from tessera.server.limits import client_address
+from tessera.server.http.errors import ServiceError
+from tessera.server.http.limits import client_address
+from tessera.server.match.queries import human_seats
 from tessera.server.notify import endpoints, push
 from tessera.server.notify.mail import (
     settings_or_refuse,
@@ -29,7 +30,6 @@ from tessera.server.notify.mail import (
 from tessera.server.notify.store import KINDS, NotifyStore, digest_of
 from tessera.server.notify.texts import language, text
 from tessera.server.notify.waiting import check_tokens, waiting_games
-from tessera.server.storage import seats_table
 
 router = APIRouter()
 
@@ -142,17 +142,7 @@ def _check_subscription(sub: SubscriptionIn) -> None:
 
 
 def _seats(request: Request, tokens: list[str]) -> list[tuple[str, int]]:
-    import sqlalchemy as sa
-
-    if not tokens:
-        return []
-    with request.app.state.service.storage.transaction() as tx:
-        rows = tx.conn.execute(
-            sa.select(seats_table.c.game_id, seats_table.c.seat).where(
-                seats_table.c.token.in_(tokens), seats_table.c.kind == "human"
-            )
-        )
-        return sorted((str(r.game_id), int(r.seat)) for r in rows)
+    return human_seats(request.app.state.service.storage, tokens)
 
 
 @router.post("/api/notify/push/subscribe", status_code=201)

@@ -1,7 +1,7 @@
 """Reads and writes of the notification tables (:mod:`.tables`) through the games' ``Storage``.
 
 Every method is synchronous (run in the thread pool or the notifier's thread) and refuses bad
-input with :class:`~tessera.server.errors.ServiceError` before writing anything.
+input with :class:`~tessera.server.http.errors.ServiceError` before writing anything.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 
 from tessera.server.accounts.tables import users_table
-from tessera.server.errors import ServiceError
+from tessera.server.http.errors import ServiceError
 from tessera.server.notify.tables import (
     email_table,
     email_tokens_table,
@@ -26,7 +26,7 @@ from tessera.server.notify.tables import (
     secrets_table,
     subscriptions_table,
 )
-from tessera.server.storage import Storage, games_table
+from tessera.server.store.storage import Storage, games_table
 
 KINDS = ("turn", "challenge", "end")
 """What a push subscription may ask for: your turn, a challenge received, a game over."""

@@ -29,7 +29,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 import tessera.server.accounts.tables  # noqa: F401  (the users table, referred to below)
-from tessera.server.storage import metadata
+from tessera.server.store.storage import metadata
 
 secrets_table = sa.Table(
     "notify_secrets",

@@ -15,12 +15,12 @@ import sqlalchemy as sa
 
 from tessera.core.game import SIMULTANEOUS
 from tessera.server.accounts.tables import seat_accounts_table
-from tessera.server.clocks import clock_public
-from tessera.server.errors import ServiceError
-from tessera.server.knowledge import movers
-from tessera.server.live import Live
-from tessera.server.service import MatchService
-from tessera.server.storage import games_table, seats_table
+from tessera.server.http.errors import ServiceError
+from tessera.server.match.clocks import clock_public
+from tessera.server.match.knowledge import movers
+from tessera.server.match.live import Live
+from tessera.server.match.service import MatchService
+from tessera.server.store.storage import games_table, seats_table
 
 MAX_TOKENS = 500
 """Seat tokens one request may show (as many as a guest's claim into an account)."""

@@ -21,9 +21,9 @@ from tessera.puzzles.model import Judgement, Puzzle, judge, public_view
 from tessera.server.accounts import auth as A
 from tessera.server.accounts.model import User
 from tessera.server.accounts.security import Refused
-from tessera.server.errors import ServiceError
+from tessera.server.http.errors import ServiceError
+from tessera.server.http.pages import WEB
 from tessera.server.puzzles.store import PuzzleBank, PuzzleStore
-from tessera.server.routers.pages import WEB
 
 router = APIRouter(tags=["puzzles"])
 

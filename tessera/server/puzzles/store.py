@@ -26,9 +26,9 @@ from sqlalchemy.exc import IntegrityError
 
 from tessera.puzzles.model import Puzzle, read_puzzles, shipped
 from tessera.server.accounts import glicko2
-from tessera.server.errors import ServiceError
+from tessera.server.http.errors import ServiceError
 from tessera.server.puzzles.tables import puzzle_attempts_table, puzzle_players_table, puzzle_ratings_table
-from tessera.server.storage import Storage
+from tessera.server.store.storage import Storage
 
 PUZZLE_START_RD = 300.0
 """A puzzle's first deviation: its starting rating is the finder's guess (docs/puzzles.md)."""

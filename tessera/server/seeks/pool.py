@@ -49,13 +49,13 @@ from tessera.server.accounts.live import announce
 from tessera.server.accounts.security import Refused, state_text
 from tessera.server.accounts.store import AI_LEVELS, AccountStore, User, ai_username, bind_seats
 from tessera.server.accounts.tables import ratings_table, users_table
-from tessera.server.clocks import clock_from, clock_settings
-from tessera.server.errors import ServiceError
-from tessera.server.inputs import load_checked
+from tessera.server.http.errors import ServiceError
+from tessera.server.match.clocks import clock_from, clock_settings
+from tessera.server.match.inputs import load_checked
+from tessera.server.match.service import Created, MatchService
 from tessera.server.moderation.guards import blocked_pairs
 from tessera.server.seeks.tables import seeks_table
-from tessera.server.service import Created, MatchService
-from tessera.server.storage import Transaction
+from tessera.server.store.storage import Transaction
 
 log = logging.getLogger("tessera.server.seeks")
 

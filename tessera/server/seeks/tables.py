@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from tessera.server.storage import metadata
+from tessera.server.store.storage import metadata
 
 seeks_table = sa.Table(
     "seeks",

@@ -21,7 +21,7 @@ service, as a paired seek's: private, every seat taken, a berserker's clock halv
 bound to the accounts (rated or not, in the game's pool), the pairing (``playing``, with the game's
 id) and the claim of its players (``pairing_id`` set only where it was empty: all or none, else
 nothing is stored) are written in the transaction that stores the game
-(:data:`tessera.server.seats.Within`).  A Swiss round is stored whole in one transaction (the
+(:data:`tessera.server.match.seats.Within`).  A Swiss round is stored whole in one transaction (the
 round's number, its byes, all its pairings ``creating`` and their players claimed); then each
 game is made in one transaction with its seats bound and its pairing turned ``playing`` (only
 from ``creating`` without a game: a second attempt stores nothing).  A Swiss pairing a stopped
@@ -52,14 +52,14 @@ from tessera.server.accounts.live import announce
 from tessera.server.accounts.security import Refused, state_text
 from tessera.server.accounts.store import AccountStore, User, bind_seats
 from tessera.server.accounts.tables import ratings_table
-from tessera.server.clocks import check_days, clock_from
-from tessera.server.errors import ServiceError
-from tessera.server.handicap import halve_clock
-from tessera.server.inputs import load_checked
+from tessera.server.http.errors import ServiceError
+from tessera.server.match.clocks import check_days, clock_from
+from tessera.server.match.handicap import halve_clock
+from tessera.server.match.inputs import load_checked
+from tessera.server.match.seats import Created
+from tessera.server.match.service import MatchService
 from tessera.server.moderation.guards import blocked_pairs
-from tessera.server.seats import Created
-from tessera.server.service import MatchService
-from tessera.server.storage import Transaction, games_table, moves_table
+from tessera.server.store.storage import Transaction, games_table, moves_table
 from tessera.server.tournaments import arena, store, swiss
 from tessera.server.tournaments.places import places
 from tessera.server.tournaments.tables import (

@@ -20,7 +20,7 @@ from starlette.concurrency import run_in_threadpool
 
 from tessera.server.accounts import auth as A
 from tessera.server.accounts.security import Refused
-from tessera.server.routers.pages import WEB
+from tessera.server.http.pages import WEB
 from tessera.server.tournaments import store
 from tessera.server.tournaments.director import Director
 

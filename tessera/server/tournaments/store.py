@@ -15,7 +15,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from tessera.server.accounts.tables import users_table
-from tessera.server.storage import Storage
+from tessera.server.store.storage import Storage
 from tessera.server.tournaments import arena, swiss
 from tessera.server.tournaments.tables import (
     tournament_pairings_table,

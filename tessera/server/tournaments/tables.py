@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from tessera.server.storage import metadata
+from tessera.server.store.storage import metadata
 
 tournaments_table = sa.Table(
     "tournaments",

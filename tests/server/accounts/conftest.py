@@ -9,7 +9,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from tessera.server.app import create_app
+from tessera.server.http.app import create_app
 
 SITE = "http://testserver"
 PASSWORD = "correct horse battery"

@@ -196,7 +196,7 @@ def test_a_name_that_looks_like_an_ai_account_is_refused_before_the_ai_account_e
 def test_the_migration_fills_the_skeleton_of_existing_accounts_oldest_first(db_url: str) -> None:
     """Accounts made before the skeleton: the oldest of two look-alikes holds it, both still log in,
     and no new name can look like either."""
-    from tessera.server.app import create_app
+    from tessera.server.http.app import create_app
     from tests.server.accounts.test_migration import migrate
 
     migrate(db_url, "0010")

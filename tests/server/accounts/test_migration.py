@@ -9,9 +9,9 @@ from alembic import command
 from alembic.config import Config
 from fastapi.testclient import TestClient
 
-import tessera.server.storage as storage_module
-from tessera.server.app import create_app
-from tessera.server.storage import make_engine
+import tessera.server.store.storage as storage_module
+from tessera.server.http.app import create_app
+from tessera.server.store.storage import make_engine
 from tests.server.helpers import first_move, move, view
 
 HERE = Path(storage_module.__file__).parent
@@ -53,8 +53,8 @@ def test_a_game_made_before_accounts_keeps_working_after_the_migration_and_back(
     migrate(db_url, "0003")
     assert not ACCOUNT_TABLES & tables(db_url)
     # a game stored by the schema before accounts (the service's own statements)
-    from tessera.server.service import MatchService
-    from tessera.server.storage import Storage
+    from tessera.server.match.service import MatchService
+    from tessera.server.store.storage import Storage
 
     old = MatchService(Storage(db_url, migrate=False))
     made = old.create("nibble", mode="hotseat")

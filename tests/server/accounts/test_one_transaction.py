@@ -16,9 +16,9 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from tessera.server.accounts.tables import account_games_table, challenges_table
-from tessera.server.app import create_app
+from tessera.server.http.app import create_app
 from tessera.server.seeks.tables import seeks_table
-from tessera.server.storage import games_table
+from tessera.server.store.storage import games_table
 
 
 @contextmanager

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from scipy.stats import binomtest
 
 from tessera.server.accounts.stats import STUDIES, self_play, wilson
-from tessera.server.service import load_checked
+from tessera.server.match.service import load_checked
 from tests.server.accounts.test_challenges_ratings import challenge, my_seat, play_challenge
 
 User = Callable[[str], TestClient]

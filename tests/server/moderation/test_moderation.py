@@ -19,12 +19,12 @@ from tessera.agents.mcts import MCTSAgent
 from tessera.cli import main as cli_main
 from tessera.server.accounts.store import AccountStore
 from tessera.server.accounts.tables import account_games_table, ratings_table, seat_accounts_table
-from tessera.server.app import create_app
 from tessera.server.events import ChatPosted
-from tessera.server.limits import Rate
+from tessera.server.http.app import create_app
+from tessera.server.http.limits import Rate
 from tessera.server.moderation import signal
 from tessera.server.moderation.store import MIN_SIGNAL_MOVES, ModerationStore
-from tessera.server.storage import GameRow, SeatRow
+from tessera.server.store.storage import GameRow, SeatRow
 
 SITE = "http://testserver"
 PASSWORD = "correct horse battery"

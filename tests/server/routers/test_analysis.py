@@ -1,4 +1,4 @@
-"""The analysis board's routes (``server/routers/analysis.py``).
+"""The analysis board's routes (``server/analysis/routes.py``).
 
 Against SQLite and PostgreSQL; each test quotes the requirement it checks.
 """

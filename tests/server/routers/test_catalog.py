@@ -1,4 +1,4 @@
-"""The catalogue and rules routes (``server/routers/catalog.py``; docs/http-api.md).
+"""The catalogue and rules routes (``server/catalog/routes.py``; docs/http-api.md).
 
 Against SQLite and PostgreSQL; each test quotes the requirement it checks.
 """

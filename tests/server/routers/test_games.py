@@ -1,4 +1,4 @@
-"""Creating, listing, viewing and joining games (``server/routers/games.py``; docs/http-api.md).
+"""Creating, listing, viewing and joining games (``server/match/game_routes.py``; docs/http-api.md).
 
 Against SQLite and PostgreSQL; each test quotes the requirement it checks.
 """

@@ -1,4 +1,4 @@
-"""The game WebSocket (``server/routers/live.py``, run by ``server/hub.py``).
+"""The game WebSocket (``server/push/routes.py``, run by ``server/push/hub.py``).
 
 Against SQLite and PostgreSQL; each test quotes the requirement it checks.
 """

@@ -1,4 +1,4 @@
-"""Moves and resignations over HTTP (``server/routers/moves.py`` driving ``server/moves.py``; docs/http-api.md).
+"""Moves and resignations over HTTP (``match/move_routes.py`` driving ``match/moves.py``; docs/http-api.md).
 
 Against SQLite and PostgreSQL; each test quotes the requirement it checks.
 """
@@ -16,8 +16,8 @@ from fastapi.testclient import TestClient
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import tessera
-from tessera.server.app import http_error_handler, validation_error_handler
-from tessera.server.routers.moves import MoveIn
+from tessera.server.http.app import http_error_handler, validation_error_handler
+from tessera.server.match.move_routes import MoveIn
 from tests.server.helpers import ACK_FIELDS, SMALL, create, every_seat_moves, move, view
 
 

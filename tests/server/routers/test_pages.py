@@ -1,4 +1,4 @@
-"""The web client's pages (``server/routers/pages.py``).
+"""The web client's pages (``server/http/pages.py``).
 
 Against SQLite and PostgreSQL; each test quotes the requirement it checks.
 """

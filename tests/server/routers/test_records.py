@@ -1,4 +1,4 @@
-"""Records out and in (``server/routers/records.py``, ``server/records.py``; docs/http-api.md).
+"""Records out and in (``server/match/record_routes.py``, ``server/match/records.py``; docs/http-api.md).
 
 Against SQLite and PostgreSQL; each test quotes the requirement it checks.
 """

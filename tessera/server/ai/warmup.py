@@ -1,0 +1,141 @@
+"""Kernel warm-up at start-up, in the background: the server answers at once while the games'
+numba kernels compile (on a fresh install, about 20 s for all games; from numba's on-disk cache,
+a few seconds).
+
+``GET /api/status`` says how far it is: ``{"ready": bool, "warming": [games still compiling]}``.
+Until a game is warm its first move waits for the compilation, and its catalogue entry has no
+``seats_by_players`` yet (building a four-player game compiles its tables).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import tessera
+from tessera.core.game import SIMULTANEOUS, State
+from tessera.core.registry import game_class
+
+log = logging.getLogger("tessera.server.ai.warmup")
+
+WARM_STEPS = 12
+"""Random moves played per game to compile the kernels a game's first moves use."""
+
+
+def seats_by_players(name: str) -> dict[str, list[str]]:
+    """Seat names for each choice of a ``players`` parameter (four-player Nymbat), ``{"4": [...]}``."""
+    out: dict[str, list[str]] = {}
+    for p in game_class(name).info.params:
+        if p.name == "players" and p.choices:
+            for k in p.choices:
+                out[str(k)] = list(tessera.load_game(name, players=k).player_names)
+    return out
+
+
+def warm(name: str) -> dict[str, list[str]]:
+    """Compile ``name``'s kernels: build the game (every player count), play a few random moves and
+    render; its ``seats_by_players``."""
+    seats = seats_by_players(name)
+    state = tessera.load_game(name).new_initial_state(seed=0)
+    rng = random.Random(0)
+    state.render(None)
+    random_walk(state, rng, WARM_STEPS)
+    state.render(0)
+    return seats
+
+
+def random_walk(state: State, rng: random.Random, steps: int) -> State:
+    """Play up to ``steps`` random moves on ``state`` (every player's order at a simultaneous node),
+    stopping at the end of the game; ``state``."""
+    for _ in range(steps):
+        if state.is_terminal():
+            break
+        if state.current_player() == SIMULTANEOUS:
+            state.play_joint([state.random_move(rng, p) for p in range(state.game.num_players)])
+        else:
+            state.play(state.random_move(rng))
+    return state
+
+
+def games_in_play(storage: Any, limit: int = 1000) -> list[str]:
+    """The games of the most recently changed active games, most recent first (warmed first)."""
+    import sqlalchemy as sa
+
+    from tessera.server.store.storage import games_table
+
+    recent = (
+        sa.select(games_table.c.game, games_table.c.updated_at)
+        .where(games_table.c.status == "active")
+        .order_by(games_table.c.updated_at.desc())
+        .limit(limit)
+        .subquery()
+    )
+    q = sa.select(recent.c.game).group_by(recent.c.game).order_by(sa.func.max(recent.c.updated_at).desc())
+    with storage.transaction() as tx:
+        return [str(g) for (g,) in tx.conn.execute(q)]
+
+
+class Warmup:
+    """Warms every game's kernels in a background thread (:meth:`start`); :meth:`status` says how far."""
+
+    def __init__(self, first: Callable[[], list[str]] | None = None) -> None:
+        self._first = first
+        """Names of the games to warm first (those being played: their next request waits for them)."""
+        self._pending: list[str] = list(tessera.list_games())
+        self._seats: dict[str, dict[str, list[str]]] = {}
+        self._guard = threading.Lock()
+        self._thread = threading.Thread(target=self._run, name="tessera-warmup", daemon=True)
+        self._then: Callable[[], Any] | None = None
+
+    def start(self, then: Callable[[], Any] | None = None) -> None:
+        """Begin warming (once); ``then()`` runs in the warm-up thread when every game is warm.
+
+        Whatever must wait for the kernels goes in ``then`` (the AI pool's processes, a full garbage
+        collection): started with the server, they took the CPU from its first answers (on two
+        cores, three processes importing and loading kernels at once)."""
+        self._then = then
+        if not self._thread.is_alive() and self._pending:
+            self._thread.start()
+        elif then is not None and not self._pending:
+            then()
+
+    def _run(self) -> None:
+        order = list(self._pending)
+        if self._first is not None:
+            try:
+                wanted = [g for g in self._first() if g in order]
+            except Exception:  # the database may not answer yet: the default order
+                log.warning("the games in play could not be read; warming in the default order")
+                wanted = []
+            order = wanted + [g for g in order if g not in wanted]
+        for name in order:
+            try:
+                seats = warm(name)
+            except Exception:  # a game being written may not load yet: the catalogue says so
+                log.exception("warming game %s failed", name)
+                seats = {}
+            with self._guard:
+                self._seats[name] = seats
+                self._pending.remove(name)
+        if self._then is not None:
+            try:
+                self._then()
+            except Exception:
+                log.exception("the work after the warm-up failed")
+
+    def status(self) -> dict[str, Any]:
+        """``{"ready": bool, "warming": [game names still compiling]}``."""
+        with self._guard:
+            return {"ready": not self._pending, "warming": list(self._pending)}
+
+    def seats_by_players(self, name: str) -> dict[str, list[str]]:
+        """The game's ``seats_by_players`` once it is warm (``{}`` while it compiles)."""
+        with self._guard:
+            if name in self._seats:
+                return self._seats[name]
+            if name in self._pending:
+                return {}
+        return seats_by_players(name)  # not warmed here (a game added later): built now

@@ -1,0 +1,108 @@
+"""The games offered (with their parameters), their rules pages, and the server's status."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import APIRouter
+
+import tessera
+from tessera.core.registry import game_class
+from tessera.server.ai.thinking import AGENTS_AVAILABLE
+from tessera.server.ai.warmup import Warmup
+from tessera.server.http.deps import WarmupDep
+from tessera.server.http.errors import ServiceError
+
+log = logging.getLogger("tessera.server")
+
+router = APIRouter(tags=["catalog"])
+
+
+def catalog(warmup: Warmup | None = None) -> list[dict[str, Any]]:
+    """Every game with its declared parameters (the create form is built from this)."""
+    from tessera.server.ai.warmup import seats_by_players
+
+    out = []
+    for name in tessera.list_games():
+        try:
+            cls = game_class(name)
+            info = cls.info
+        except Exception as e:  # a game being written may not import yet
+            log.warning("game %s does not load: %s", name, e)
+            continue
+        out.append(
+            {
+                "name": name,
+                "title": info.title,
+                "players": info.num_players,
+                "player_names": list(info.player_names),
+                "seats_by_players": warmup.seats_by_players(name) if warmup else seats_by_players(name),
+                "dynamics": info.dynamics,
+                "board_kind": info.board_kind,
+                "designer": info.designer,
+                "examples": list(info.examples),
+                "levels": cls.level_tuning().as_dict(),  # how the AI levels were measured (Game.level_tuning())
+                # the game's own client module (Game.client_module), served from its folder
+                "client_module": f"/games/{name}/client.js" if cls.client_module_path() else None,
+                "params": [
+                    {
+                        "name": p.name,
+                        "default": p.default,
+                        "kind": p.kind.__name__,
+                        "doc": p.doc,
+                        "min": p.min,
+                        "max": p.max,
+                        "choices": list(p.choices) if p.choices is not None else None,
+                        "step": p.step,
+                        "expert": p.expert,
+                    }
+                    for p in info.params
+                ],
+                "param_rules": [  # how parameters follow each other: the form applies them live
+                    {
+                        "param": r.param,
+                        "when": r.when,
+                        "equals": r.equals,
+                        "default": r.default,
+                        "min": r.min,
+                        "max": r.max,
+                        "choices": list(r.choices) if r.choices is not None else None,
+                        "fixed": r.fixed,
+                        "max_from": r.max_from,
+                    }
+                    for r in info.param_rules
+                ],
+            }
+        )
+    return out
+
+
+def rules_text(name: str) -> dict[str, str]:
+    """The players' rules page of a game (``Game.rules_page()``: ``rules/en.md`` in its folder, else its summary)."""
+    try:
+        cls = game_class(name)
+    except ValueError as e:
+        raise ServiceError(404, str(e)) from None
+    info = cls.info
+    text = cls.rules_page() or f"# {info.title}\n\n```\n{info.summary}\n```\n"
+    return {"game": name, "title": info.title, "markdown": text}
+
+
+@router.get("/api/catalog")
+def get_catalog(warmup: WarmupDep) -> dict[str, Any]:
+    """The games, their parameters, and whether real AI agents are installed (answered at once,
+    also while the kernels still compile: see ``/api/status``)."""
+    return {"games": catalog(warmup), "ai_agents": AGENTS_AVAILABLE, "version": tessera.__version__}
+
+
+@router.get("/api/status")
+def get_status(warmup: WarmupDep) -> dict[str, Any]:
+    """Whether the games' kernels are compiled: ``{"ready": bool, "warming": [game names still compiling]}``."""
+    return warmup.status()
+
+
+@router.get("/api/rules/{name}")
+def get_rules(name: str) -> dict[str, str]:
+    """A game's rules for players, as Markdown."""
+    return rules_text(name)
