@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tessera.core.records import StoredMove, parse_text_record, play_turn, replay_text_record
+from tessera.core.records import StoredMove, parse_text_record, play_stored, play_turn, replay_text_record
 from tessera.core.registry import load_game
 
 
@@ -109,10 +109,26 @@ def read_database(url: str, game: str) -> Iterator[PlayedGame]:
         engine.dispose()
 
 
-def selfplay(spec: str, games: int, agents: tuple[str, str], seed: int = 0) -> Iterator[PlayedGame]:
-    """``games`` self-play games of ``spec`` between ``agents`` (seats alternated), by the arena's runner."""
+def selfplay(
+    spec: str,
+    games: int,
+    agents: tuple[str, str],
+    seed: int = 0,
+    *,
+    branches: int = 0,
+    branch_plies: int = 24,
+) -> Iterator[PlayedGame]:
+    """``games`` self-play games of ``spec`` between ``agents`` (seats alternated), by the arena's runner.
+
+    ``branches``: after each game, that many more games that share its moves up to ``branch_plies``
+    plies before its end and are played on from there by the same agents with other seeds
+    (:func:`branch`).  The end of a game is where most puzzles are, and a branch costs its last plies
+    only, not a whole game.
+    """
     from tessera.arena.play import Task, play_task
 
+    if branches < 0 or branch_plies < 1:
+        raise ValueError(f"branches must be >= 0 and branch_plies >= 1, not {branches!r} and {branch_plies!r}")
     for i in range(games):
         seats = agents if i % 2 == 0 else (agents[1], agents[0])
         task = Task(str(i), spec, seats=seats, deal_seed=seed + i, agent_seed=f"puzzles/{seed + i}", moves=True)
@@ -122,7 +138,46 @@ def selfplay(spec: str, games: int, agents: tuple[str, str], seed: int = 0) -> I
         state = load_game(spec).new_initial_state(seed=seed + i)
         for move in result.moves:
             state.play(move)
-        yield PlayedGame(f"self-play {seats[0]} vs {seats[1]}, seed {seed + i}", spec, seed + i, list(state.history()))
+        label = f"self-play {seats[0]} vs {seats[1]}, seed {seed + i}"
+        played = PlayedGame(label, spec, seed + i, list(state.history()))
+        yield played
+        start = max(0, len(played.moves) - branch_plies)
+        for b in range(1, branches + 1):
+            other = branch(played, start, seats, f"puzzles/{seed + i}/branch {b}")
+            if other is not None:
+                yield PlayedGame(f"{label}, branch {b} from ply {start}", spec, seed + i, other)
 
 
-__all__ = ["PlayedGame", "read_database", "read_file", "read_source", "selfplay"]
+def branch(played: PlayedGame, start: int, seats: tuple[str, str], agent_seed: str) -> list[StoredMove] | None:
+    """The moves of a game that plays ``played`` up to ply ``start`` and goes on with ``seats``' agents.
+
+    The agents (by seat) choose with generators seeded from ``agent_seed``; ``None`` when the game
+    does not end within the game's length limit or an agent fails (the branch is left out).
+    """
+    import random
+
+    from tessera.agents import make_agent
+
+    state = load_game(played.spec).new_initial_state(seed=played.seed)
+    for player, move in played.moves[:start]:
+        play_stored(state, player, move)
+    agents = [make_agent(s) for s in seats]
+    rngs = [random.Random(f"{agent_seed}/{p}") for p in range(len(seats))]
+    for _ in range(state.game.max_game_length() + 10):
+        if state.is_terminal():
+            return list(state.history())
+        p = state.current_player()
+        if not 0 <= p < len(agents):
+            return None  # a simultaneous or chance node: branches are for turn-based games
+        try:
+            move = agents[p].choose(state, rng=rngs[p])
+            if isinstance(move, str):
+                state.play(move)
+            else:
+                state.apply_action(move)
+        except Exception:  # an agent's failure leaves this branch out, as the arena's runner does a game
+            return None
+    return None
+
+
+__all__ = ["PlayedGame", "branch", "read_database", "read_file", "read_source", "selfplay"]
