@@ -75,11 +75,13 @@ class Report:
     duplicates: int = 0
     kept: int = 0
     level1: list[float] = field(default_factory=list)
-    """The level-1 agent's success rate on each unique puzzle (kept or dropped)."""
+    """The level-1 agent's success rate on each unique puzzle met for the first time (kept or dropped);
+    ``too_easy / len(level1)`` is the share dropped as too easy (``too_easy_share``)."""
 
     def as_dict(self) -> dict[str, Any]:
         """The figures as JSON-ready data."""
         share = sum(self.level1) / len(self.level1) if self.level1 else None
+        dropped = self.too_easy / len(self.level1) if self.level1 else None
         return {
             "games": self.games,
             "positions": self.positions,
@@ -89,6 +91,7 @@ class Report:
             "duplicates": self.duplicates,
             "kept": self.kept,
             "level1_mean_success": share,
+            "too_easy_share": dropped,
         }
 
 
