@@ -53,6 +53,7 @@ def register(subparsers: Any) -> None:
         metavar="N",
         help="self-play: plies before a game's end a branch leaves it",
     )
+    m.add_argument("--stop", type=int, default=None, metavar="N", help="self-play: play each game for N plies at most")
     m.add_argument("--out", required=True, help="the puzzle file (JSON lines) to add to")
     m.add_argument("--reach", type=int, default=None, help="solver games: the largest positions searched")
     m.add_argument("--horizon", type=int, default=None, help="race solvers: plies looked ahead")
@@ -93,8 +94,8 @@ def cmd_make(args: argparse.Namespace) -> int:
     spec = args.spec or game
     if load_game(spec).name != game:
         raise ValueError(f"--spec {spec!r} is not a game of {game}")
-    if args.branches < 0 or args.branch_plies < 1:
-        raise ValueError("--branches must be 0 or more and --branch-plies 1 or more")
+    if args.branches < 0 or args.branch_plies < 1 or (args.stop is not None and args.stop < 1):
+        raise ValueError("--branches must be 0 or more, --branch-plies and --stop 1 or more")
     if not args.sources and args.selfplay <= 0:
         raise ValueError("give at least one --from SOURCE or --selfplay N")
     out = Path(args.out)
@@ -112,6 +113,7 @@ def cmd_make(args: argparse.Namespace) -> int:
                 args.seed,
                 branches=args.branches,
                 branch_plies=args.branch_plies,
+                stop=args.stop,
             )
 
     start = time.monotonic()

@@ -333,6 +333,10 @@ def find(
             if ps is not None:
                 if not ps.within(state):
                     continue
+                if ps.horizon is not None and ply + ps.horizon >= state.game.max_game_length():
+                    # the game's safeguard (a draw) falls within the race's horizon: there "the only step
+                    # that wins within the horizon" is mostly the only one that wins before the draw
+                    continue
                 report.positions += 1
                 found = prove(ps, solver, state, settings, report)
             else:

@@ -29,6 +29,15 @@ def test_every_shipped_solver_puzzle_is_proved_again(game: str) -> None:
     assert problems == []
 
 
+def test_no_shipped_race_has_the_game_s_safeguard_within_its_horizon() -> None:
+    """A race puzzle's 'only step that wins within the horizon' is not the only one that wins before the
+    safeguard's draw: the finder skips positions whose horizon reaches the game's ``max_plies``."""
+    puzzles = shipped("ikabegama")
+    assert puzzles
+    for p in puzzles:
+        assert p.position["ply"] + p.notes["horizon"] < p.state().game.max_game_length(), p.id
+
+
 def test_a_puzzle_with_a_second_winning_step_fails_the_proof() -> None:
     """The check can fail: the line's first step swapped for a refuted one is caught."""
     p = shipped("nibble")[0]

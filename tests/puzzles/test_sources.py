@@ -42,7 +42,18 @@ def test_a_branch_of_a_game_shorter_than_branch_plies_starts_at_the_beginning() 
     assert replayed(other).is_terminal()
 
 
-@pytest.mark.parametrize(("branches", "plies"), [(-1, 24), (2, 0)])
-def test_bad_branch_settings_are_refused(branches: int, plies: int) -> None:
+def test_with_stop_a_game_and_its_branches_are_played_for_that_many_plies_at_most() -> None:
+    """'--stop N: play each game for N plies at most' (the positions are those of played games)."""
+    full = next(selfplay("nibble", 1, AGENTS, 1304))
+    assert len(full.moves) > 8
+    main, other = selfplay("nibble", 1, AGENTS, 1304, branches=1, branch_plies=3, stop=8)
+    assert main.label == f"{full.label}, 8 plies at most"
+    assert len(main.moves) == 8 and not replayed(main).is_terminal()
+    assert other.label == f"{main.label}, branch 1 from ply 5"
+    assert len(other.moves) == 8 and other.moves[:5] == main.moves[:5]
+
+
+@pytest.mark.parametrize(("branches", "plies", "stop"), [(-1, 24, None), (2, 0, None), (0, 24, 0)])
+def test_bad_branch_settings_are_refused(branches: int, plies: int, stop: int | None) -> None:
     with pytest.raises(ValueError, match="branch"):
-        next(selfplay("nibble", 1, AGENTS, 0, branches=branches, branch_plies=plies))
+        next(selfplay("nibble", 1, AGENTS, 0, branches=branches, branch_plies=plies, stop=stop))
