@@ -38,21 +38,6 @@ def register(subparsers: Any) -> None:
     m.add_argument("--selfplay", type=int, default=0, metavar="N", help="also play N self-play games here")
     m.add_argument("--spec", default=None, help="self-play: the game string (default GAME)")
     m.add_argument("--agents", default="greedy,greedy(noise=0.5)", help="self-play: two agent specs, comma-separated")
-    m.add_argument(
-        "--branches",
-        type=int,
-        default=0,
-        metavar="K",
-        help="self-play: after each game, K more games that share its moves up to --branch-plies before its end "
-        "and go on with other seeds (default 0)",
-    )
-    m.add_argument(
-        "--branch-plies",
-        type=int,
-        default=24,
-        metavar="N",
-        help="self-play: plies before a game's end a branch leaves it",
-    )
     m.add_argument("--stop", type=int, default=None, metavar="N", help="self-play: play each game for N plies at most")
     m.add_argument("--out", required=True, help="the puzzle file (JSON lines) to add to")
     m.add_argument("--reach", type=int, default=None, help="solver games: the largest positions searched")
@@ -94,8 +79,8 @@ def cmd_make(args: argparse.Namespace) -> int:
     spec = args.spec or game
     if load_game(spec).name != game:
         raise ValueError(f"--spec {spec!r} is not a game of {game}")
-    if args.branches < 0 or args.branch_plies < 1 or (args.stop is not None and args.stop < 1):
-        raise ValueError("--branches must be 0 or more, --branch-plies and --stop 1 or more")
+    if args.stop is not None and args.stop < 1:
+        raise ValueError("--stop takes 1 or more plies")
     if not args.sources and args.selfplay <= 0:
         raise ValueError("give at least one --from SOURCE or --selfplay N")
     out = Path(args.out)
@@ -111,8 +96,6 @@ def cmd_make(args: argparse.Namespace) -> int:
                 args.selfplay,
                 (agents[0], agents[1]),
                 args.seed,
-                branches=args.branches,
-                branch_plies=args.branch_plies,
                 stop=args.stop,
             )
 

@@ -110,64 +110,44 @@ def read_database(url: str, game: str) -> Iterator[PlayedGame]:
 
 
 def selfplay(
-    spec: str,
-    games: int,
-    agents: tuple[str, str],
-    seed: int = 0,
-    *,
-    branches: int = 0,
-    branch_plies: int = 24,
-    stop: int | None = None,
+    spec: str, games: int, agents: tuple[str, str], seed: int = 0, *, stop: int | None = None
 ) -> Iterator[PlayedGame]:
     """``games`` self-play games of ``spec`` between ``agents`` (seats alternated), by the arena's runner.
 
-    ``branches``: after each game, that many more games that share its moves up to ``branch_plies``
-    plies before its end and are played on from there by the same agents with other seeds
-    (:func:`branch`).  The end of a game is where most puzzles are, and a branch costs its last plies
-    only, not a whole game.  ``stop``: each game (and branch) is played for that many plies at most
-    (where a game's puzzles come early — Ikabegamá's races between players who blunder — the rest of
-    a long game is not played).  ``ValueError`` for a negative ``branches``, a ``branch_plies`` or
-    ``stop`` below 1.
+    ``stop``: each game is played for that many plies at most, by :func:`play_on` (where a game's
+    puzzles come early — Ikabegamá's races in the opening — the rest of a long game is not played).
+    ``ValueError`` for a ``stop`` below 1.
     """
     from tessera.arena.play import Task, play_task
 
-    if branches < 0 or branch_plies < 1 or (stop is not None and stop < 1):
-        raise ValueError(
-            f"branches must be >= 0, branch_plies and stop >= 1, not {branches!r}, {branch_plies!r} and {stop!r}"
-        )
+    if stop is not None and stop < 1:
+        raise ValueError(f"stop must be 1 or more plies, not {stop!r}")
     for i in range(games):
         seats = agents if i % 2 == 0 else (agents[1], agents[0])
         label = f"self-play {seats[0]} vs {seats[1]}, seed {seed + i}"
-        if stop is None:
-            task = Task(str(i), spec, seats=seats, deal_seed=seed + i, agent_seed=f"puzzles/{seed + i}", moves=True)
-            result = play_task(task)
-            if result.error:
-                continue
-            state = load_game(spec).new_initial_state(seed=seed + i)
-            for move in result.moves:
-                state.play(move)
-            played = PlayedGame(label, spec, seed + i, list(state.history()))
-        else:
-            moves = branch(PlayedGame(label, spec, seed + i, []), 0, seats, f"puzzles/{seed + i}", stop=stop)
-            if moves is None:
-                continue
-            played = PlayedGame(f"{label}, {stop} plies at most", spec, seed + i, moves)
-        yield played
-        start = max(0, len(played.moves) - branch_plies)
-        for b in range(1, branches + 1):
-            other = branch(played, start, seats, f"puzzles/{seed + i}/branch {b}", stop=stop)
-            if other is not None:
-                yield PlayedGame(f"{played.label}, branch {b} from ply {start}", spec, seed + i, other)
+        if stop is not None:
+            moves = play_on(PlayedGame(label, spec, seed + i, []), 0, seats, f"puzzles/{seed + i}", stop=stop)
+            if moves is not None:
+                yield PlayedGame(f"{label}, {stop} plies at most", spec, seed + i, moves)
+            continue
+        task = Task(str(i), spec, seats=seats, deal_seed=seed + i, agent_seed=f"puzzles/{seed + i}", moves=True)
+        result = play_task(task)
+        if result.error:
+            continue
+        state = load_game(spec).new_initial_state(seed=seed + i)
+        for move in result.moves:
+            state.play(move)
+        yield PlayedGame(label, spec, seed + i, list(state.history()))
 
 
-def branch(
+def play_on(
     played: PlayedGame, start: int, seats: tuple[str, str], agent_seed: str, *, stop: int | None = None
 ) -> list[StoredMove] | None:
     """The moves of a game that plays ``played`` up to ply ``start`` and goes on with ``seats``' agents.
 
     The agents (by seat) choose with generators seeded from ``agent_seed``, until the game ends or
     (``stop``) has that many plies; ``None`` when the game does not end within the game's length
-    limit or an agent fails (the branch is left out).
+    limit or an agent fails (the game is left out, as the arena's runner leaves out a failed game).
     """
     import random
 
@@ -183,16 +163,16 @@ def branch(
             return list(state.history())
         p = state.current_player()
         if not 0 <= p < len(agents):
-            return None  # a simultaneous or chance node: branches are for turn-based games
+            return None  # a simultaneous or chance node: this is for turn-based games
         try:
             move = agents[p].choose(state, rng=rngs[p])
             if isinstance(move, str):
                 state.play(move)
             else:
                 state.apply_action(move)
-        except Exception:  # an agent's failure leaves this branch out, as the arena's runner does a game
+        except Exception:  # an agent's failure leaves the game out, as the arena's runner does
             return None
     return None
 
 
-__all__ = ["PlayedGame", "branch", "read_database", "read_file", "read_source", "selfplay"]
+__all__ = ["PlayedGame", "play_on", "read_database", "read_file", "read_source", "selfplay"]
