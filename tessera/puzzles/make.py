@@ -20,6 +20,7 @@ easy and dropped; equal positions are one puzzle (the id is a digest of the posi
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -346,7 +347,9 @@ def find(
                 continue
             report.unique += 1
             spec = str(state.game)
-            position = state.to_dict()
+            # the position as the puzzle file keeps it (keys sorted): the level-1 agent is measured on
+            # what is shipped (Ikabegamá's random move follows the order of the tokens)
+            position = json.loads(json.dumps(state.to_dict(), sort_keys=True))
             pid = puzzle_id(game, spec, position)
             if pid in seen:  # found before: its line's positions are skipped as a kept puzzle's are
                 report.duplicates += 1
