@@ -38,6 +38,7 @@ def register(subparsers: Any) -> None:
     m.add_argument("--selfplay", type=int, default=0, metavar="N", help="also play N self-play games here")
     m.add_argument("--spec", default=None, help="self-play: the game string (default GAME)")
     m.add_argument("--agents", default="greedy,greedy(noise=0.5)", help="self-play: two agent specs, comma-separated")
+    m.add_argument("--stop", type=int, default=None, metavar="N", help="self-play: play each game for N plies at most")
     m.add_argument("--out", required=True, help="the puzzle file (JSON lines) to add to")
     m.add_argument("--reach", type=int, default=None, help="solver games: the largest positions searched")
     m.add_argument("--horizon", type=int, default=None, help="race solvers: plies looked ahead")
@@ -78,6 +79,8 @@ def cmd_make(args: argparse.Namespace) -> int:
     spec = args.spec or game
     if load_game(spec).name != game:
         raise ValueError(f"--spec {spec!r} is not a game of {game}")
+    if args.stop is not None and args.stop < 1:
+        raise ValueError("--stop takes 1 or more plies")
     if not args.sources and args.selfplay <= 0:
         raise ValueError("give at least one --from SOURCE or --selfplay N")
     out = Path(args.out)
@@ -88,7 +91,13 @@ def cmd_make(args: argparse.Namespace) -> int:
         for source in args.sources:
             yield from read_source(source, game)
         if args.selfplay > 0:
-            yield from selfplay(spec, args.selfplay, (agents[0], agents[1]), args.seed)
+            yield from selfplay(
+                spec,
+                args.selfplay,
+                (agents[0], agents[1]),
+                args.seed,
+                stop=args.stop,
+            )
 
     start = time.monotonic()
 

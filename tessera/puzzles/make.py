@@ -20,6 +20,7 @@ easy and dropped; equal positions are one puzzle (the id is a digest of the posi
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -75,11 +76,13 @@ class Report:
     duplicates: int = 0
     kept: int = 0
     level1: list[float] = field(default_factory=list)
-    """The level-1 agent's success rate on each unique puzzle (kept or dropped)."""
+    """The level-1 agent's success rate on each unique puzzle met for the first time (kept or dropped);
+    ``too_easy / len(level1)`` is the share dropped as too easy (``too_easy_share``)."""
 
     def as_dict(self) -> dict[str, Any]:
         """The figures as JSON-ready data."""
         share = sum(self.level1) / len(self.level1) if self.level1 else None
+        dropped = self.too_easy / len(self.level1) if self.level1 else None
         return {
             "games": self.games,
             "positions": self.positions,
@@ -89,6 +92,7 @@ class Report:
             "duplicates": self.duplicates,
             "kept": self.kept,
             "level1_mean_success": share,
+            "too_easy_share": dropped,
         }
 
 
@@ -330,6 +334,10 @@ def find(
             if ps is not None:
                 if not ps.within(state):
                     continue
+                if ps.horizon is not None and ply + ps.horizon >= state.game.max_game_length():
+                    # the game's safeguard (a draw) falls within the race's horizon: there "the only step
+                    # that wins within the horizon" is mostly the only one that wins before the draw
+                    continue
                 report.positions += 1
                 found = prove(ps, solver, state, settings, report)
             else:
@@ -339,7 +347,9 @@ def find(
                 continue
             report.unique += 1
             spec = str(state.game)
-            position = state.to_dict()
+            # the position as the puzzle file keeps it (keys sorted): the level-1 agent is measured on
+            # what is shipped (Ikabegamá's random move follows the order of the tokens)
+            position = json.loads(json.dumps(state.to_dict(), sort_keys=True))
             pid = puzzle_id(game, spec, position)
             if pid in seen:  # found before: its line's positions are skipped as a kept puzzle's are
                 report.duplicates += 1

@@ -113,9 +113,15 @@ def read_puzzles(path: str | Path) -> list[Puzzle]:
 
 
 def write_puzzles(path: str | Path, puzzles: Iterable[Puzzle]) -> int:
-    """Write ``puzzles`` as JSON lines, ordered by id; the number written."""
+    """Write ``puzzles`` as JSON lines, ordered by id; the number written.
+
+    The file is replaced whole (written beside it, then renamed): a run stopped while writing leaves
+    the file as it was."""
     rows = sorted(puzzles, key=lambda p: p.id)
-    Path(path).write_text("".join(p.to_json() + "\n" for p in rows), encoding="utf-8")
+    target = Path(path)
+    tmp = target.with_name(target.name + ".tmp")
+    tmp.write_text("".join(p.to_json() + "\n" for p in rows), encoding="utf-8")
+    tmp.replace(target)
     return len(rows)
 
 

@@ -32,8 +32,9 @@ class PuzzleSolver:
     ``None``: the solver solves to the end of the game."""
 
     def new(self) -> Any:
-        """A fresh solver (its own transposition table)."""
-        return self.spec.make(20)
+        """A fresh solver (its own transposition table: 2**20 slots; a race solver's, cleared before every
+        solve, 2**16 — clearing a larger one cost more than the small searches of a puzzle)."""
+        return self.spec.make(20 if self.horizon is None else 16)
 
     def within(self, state: State) -> bool:
         """Whether ``state`` is small enough to look for a puzzle in it."""
@@ -42,6 +43,10 @@ class PuzzleSolver:
     def _solve(self, solver: Any, state: State, exact: bool) -> Any:
         if self.horizon is None:
             return solver.solve(state, SOLVE_SECONDS, exact=exact)
+        # A race solver's table keeps wins proved by earlier searches, some of them longer than the
+        # horizon: "wins within the horizon" would then depend on what was solved before (the finder
+        # and the proof check disagreed on 8 of 86 Ikabegamá openings).  Each solve starts afresh.
+        solver.clear()
         return solver.solve(state, SOLVE_SECONDS, exact=exact, horizon=self.horizon)
 
     def verdict(self, solver: Any, state: State, mover: int) -> bool | None:

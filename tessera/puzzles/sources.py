@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tessera.core.records import StoredMove, parse_text_record, play_turn, replay_text_record
+from tessera.core.records import StoredMove, parse_text_record, play_stored, play_turn, replay_text_record
 from tessera.core.registry import load_game
 
 
@@ -109,12 +109,27 @@ def read_database(url: str, game: str) -> Iterator[PlayedGame]:
         engine.dispose()
 
 
-def selfplay(spec: str, games: int, agents: tuple[str, str], seed: int = 0) -> Iterator[PlayedGame]:
-    """``games`` self-play games of ``spec`` between ``agents`` (seats alternated), by the arena's runner."""
+def selfplay(
+    spec: str, games: int, agents: tuple[str, str], seed: int = 0, *, stop: int | None = None
+) -> Iterator[PlayedGame]:
+    """``games`` self-play games of ``spec`` between ``agents`` (seats alternated), by the arena's runner.
+
+    ``stop``: each game is played for that many plies at most, by :func:`play_on` (where a game's
+    puzzles come early — Ikabegamá's races in the opening — the rest of a long game is not played).
+    ``ValueError`` for a ``stop`` below 1.
+    """
     from tessera.arena.play import Task, play_task
 
+    if stop is not None and stop < 1:
+        raise ValueError(f"stop must be 1 or more plies, not {stop!r}")
     for i in range(games):
         seats = agents if i % 2 == 0 else (agents[1], agents[0])
+        label = f"self-play {seats[0]} vs {seats[1]}, seed {seed + i}"
+        if stop is not None:
+            moves = play_on(PlayedGame(label, spec, seed + i, []), 0, seats, f"puzzles/{seed + i}", stop=stop)
+            if moves is not None:
+                yield PlayedGame(f"{label}, {stop} plies at most", spec, seed + i, moves)
+            continue
         task = Task(str(i), spec, seats=seats, deal_seed=seed + i, agent_seed=f"puzzles/{seed + i}", moves=True)
         result = play_task(task)
         if result.error:
@@ -122,7 +137,42 @@ def selfplay(spec: str, games: int, agents: tuple[str, str], seed: int = 0) -> I
         state = load_game(spec).new_initial_state(seed=seed + i)
         for move in result.moves:
             state.play(move)
-        yield PlayedGame(f"self-play {seats[0]} vs {seats[1]}, seed {seed + i}", spec, seed + i, list(state.history()))
+        yield PlayedGame(label, spec, seed + i, list(state.history()))
 
 
-__all__ = ["PlayedGame", "read_database", "read_file", "read_source", "selfplay"]
+def play_on(
+    played: PlayedGame, start: int, seats: tuple[str, str], agent_seed: str, *, stop: int | None = None
+) -> list[StoredMove] | None:
+    """The moves of a game that plays ``played`` up to ply ``start`` and goes on with ``seats``' agents.
+
+    The agents (by seat) choose with generators seeded from ``agent_seed``, until the game ends or
+    (``stop``) has that many plies; ``None`` when the game does not end within the game's length
+    limit or an agent fails (the game is left out, as the arena's runner leaves out a failed game).
+    """
+    import random
+
+    from tessera.agents import make_agent
+
+    state = load_game(played.spec).new_initial_state(seed=played.seed)
+    for player, move in played.moves[:start]:
+        play_stored(state, player, move)
+    agents = [make_agent(s) for s in seats]
+    rngs = [random.Random(f"{agent_seed}/{p}") for p in range(len(seats))]
+    for _ in range(state.game.max_game_length() + 10):
+        if state.is_terminal() or (stop is not None and len(state.history()) >= stop):
+            return list(state.history())
+        p = state.current_player()
+        if not 0 <= p < len(agents):
+            return None  # a simultaneous or chance node: this is for turn-based games
+        try:
+            move = agents[p].choose(state, rng=rngs[p])
+            if isinstance(move, str):
+                state.play(move)
+            else:
+                state.apply_action(move)
+        except Exception:  # an agent's failure leaves the game out, as the arena's runner does
+            return None
+    return None
+
+
+__all__ = ["PlayedGame", "play_on", "read_database", "read_file", "read_source", "selfplay"]

@@ -47,6 +47,9 @@ def test_a_shipped_puzzle_is_found_again_from_its_game_s_record(
     figures, puzzles = made(capsys, out, "--from", str(record))
     assert figures["games"] == 1 and figures["added"] == len(puzzles)
     assert {p.id for p in puzzles} == expected
+    # 'too easy' is measured at generation: the share of the new unique puzzles the level-1 agent solved
+    too_easy, kept = int(str(figures["too_easy"])), int(str(figures["kept"]))
+    assert figures["too_easy_share"] == too_easy / (too_easy + kept)
     # the same command again adds nothing: equal positions are one puzzle
     figures, again = made(capsys, out, "--from", str(record))
     assert figures["added"] == 0 and again == puzzles
