@@ -4,7 +4,7 @@
 
 import { ApiError, api, escapeHtml } from "./api.js";
 import { refusalText } from "./decorate.js";
-import { initI18n, t } from "./i18n.js";
+import { fmtNumber, hasKey, initI18n, t } from "./i18n.js";
 import { botMark, challengeable, declineText, loadBotCatalogue } from "./bots.js";
 
 const $ = (id) => document.getElementById(id);
@@ -301,6 +301,12 @@ function setupChallengeForm() {
   });
 }
 
+// A token's scope in the page's language ("bot:play" → "bot API: … (bot:play)"); an unknown one as it is.
+function scopeText(scope) {
+  const key = `account:scope.${String(scope).replace(":", "_")}`;
+  return hasKey(key) ? t(key) : scope;
+}
+
 async function showTokens() {
   const { tokens } = await api("GET", "/api/account/tokens");
   const table = $("tokens");
@@ -308,7 +314,7 @@ async function showTokens() {
   for (const tok of tokens) {
     const tr = document.createElement("tr");
     tr.innerHTML =
-      `<td><code>${escapeHtml(tok.id)}</code></td><td>${escapeHtml(tok.scopes.join(", "))}</td>` +
+      `<td><code>${escapeHtml(tok.id)}</code></td><td>${escapeHtml(tok.scopes.map(scopeText).join(", "))}</td>` +
       `<td>${escapeHtml(when(tok.created_at))}</td>`;
     const td = document.createElement("td");
     if (tok.revoked) td.textContent = t("account:revoked");
