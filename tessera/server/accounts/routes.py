@@ -159,6 +159,16 @@ def account(request: Request) -> dict[str, Any]:
     return out
 
 
+@router.get("/api/session")
+def session(request: Request) -> dict[str, Any]:
+    """``{"account": <what GET /api/account answers> | null}``: who the request is, answered 200 for a
+    guest too (``null``) — what pages ask on every load, so that a guest's browser logs no 401."""
+    auth = A.optional_auth(request)
+    if auth is None:
+        return {"account": None}
+    return {"account": account(request)}
+
+
 @router.post("/api/account/password")
 def change_password(body: PasswordChange, request: Request, response: Response) -> dict[str, Any]:
     """Change the password: every session and every API token is revoked; this browser gets a new
@@ -529,7 +539,8 @@ def _account_rematch(
         settled = None if c is None else c["id"]
         made = _challenge(request, me, opponent.username, spec, rated=rated, clock=clock, seat=seat)
         if rematch_once.link(store.storage, game_id, made["id"], replacing=settled):
-            return made
+            _announce(request, me.id, opponent.id)  # the live lists again: now marked as the rematch of game_id
+            return {**made, "rematch_of": game_id}
         store.settle_challenge(made["id"], "cancelled")  # another ask was stored first: it is the rematch
         _announce(request, me.id, opponent.id)
     raise Refused(409, "the rematch offer changed meanwhile: look again", key="refusal.rematch.changed")

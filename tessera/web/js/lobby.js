@@ -391,6 +391,15 @@ function levelAbout(l) {
   if (s && l === 4) parts.push(t("params:measured.below5", { pct: 100 - s.vs4 }));
   if (s && l === 5) parts.push(t("params:measured.vs43", { vs4: s.vs4, vs3: s.vs3, games: s.games }));
   if (g && g.levels && g.levels.note && l >= 3) parts.push(t(g.levels.note));
+  // the level's rating in this game: the AI account's starting rating (GET /api/catalog ai_ratings)
+  const r = g && g.ai_ratings && g.ai_ratings[String(l)];
+  if (r) {
+    let rated = t("lobby:level_rating", { rating: fmtNumber(r.rating) });
+    if (r.measured && r.low !== null && r.high !== null) {
+      rated += ` ${t("lobby:level_rating_measured", { games: fmtNumber(r.games), low: fmtNumber(r.low), high: fmtNumber(r.high) })}`;
+    }
+    parts.push(`${rated}.`);
+  }
   return parts.join(" ");
 }
 
