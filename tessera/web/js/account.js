@@ -6,7 +6,7 @@ import { api, escapeHtml } from "./api.js";
 import { clockSettingsText } from "./deadline.js";
 import { askDeclineReason } from "./decline.js";
 import { refusalText, specWords } from "./decorate.js";
-import { fmtNumber, hasKey, initI18n, t } from "./i18n.js";
+import { fmtNumber, fmtRating, hasKey, initI18n, t } from "./i18n.js";
 import { initPrefs } from "./prefs.js";
 import { botMark, challengeable, declineText, loadBotCatalogue } from "./bots.js";
 
@@ -28,7 +28,7 @@ function when(ts) {
 }
 
 function ratingText(r) {
-  return `${fmtNumber(r.rating, { maximumFractionDigits: 0 })}${r.provisional ? "?" : ""}`;
+  return `${fmtRating(r.rating)}${r.provisional ? "?" : ""}`;
 }
 
 // Seat tokens this browser holds as a guest (kept by the game pages): claimed into the account.

@@ -3,14 +3,14 @@
 // whether the game is rated — GET /api/games/{id}/accounts. A game without accounts shows nothing.
 
 import { api, escapeHtml } from "./api.js";
-import { fmtNumber, i18nReady, t } from "./i18n.js";
+import { fmtRating, i18nReady, t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 
 function seatText(a) {
   const name = a.username || t("game:accounts.deleted");
   const parts = [];
-  if (a.current) parts.push(`${fmtNumber(a.current.rating)}${a.current.provisional ? "?" : ""}`);
+  if (a.current) parts.push(`${fmtRating(a.current.rating)}${a.current.provisional ? "?" : ""}`);
   if (a.ai) parts.push(t("game:accounts.ai", { level: a.ai }));
   else if (a.bot) parts.push(t("game:accounts.bot"));
   return { name, extra: parts.join(", ") };

@@ -157,6 +157,12 @@ export function fmtNumber(n, opts = {}) {
   }
 }
 
+// A rating as players read it: a whole number without grouping ("1500", not "1,500"), in the page's digits.
+export function fmtRating(n) {
+  const x = Number(n);
+  return Number.isFinite(x) ? fmtNumber(Math.round(x), { useGrouping: false }) : String(n ?? "");
+}
+
 // Choose a language: kept in localStorage; the page is shown again in it (reload: every text,
 // including those built by scripts, in one consistent language). With {reload: false} the
 // catalogues are swapped in place, data-i18n elements re-translated and "tessera:language" dispatched.

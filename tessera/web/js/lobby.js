@@ -2,7 +2,7 @@
 // Every text is the player's language (catalogues "lobby" and "params"); a parameter's label and its
 // one-line explanation come from params:<game>.<param>.label / .help, its choices from .choices.<value>.
 import { api, ApiError, escapeHtml, loadSeats, saveSeats, whoAmI } from "./api.js";
-import { fmtNumber, hasKey, initI18n, t } from "./i18n.js";
+import { fmtNumber, fmtRating, hasKey, initI18n, t } from "./i18n.js";
 import { clockSettingsText } from "./deadline.js";
 import { colourName, gameClient, loadGameClient, refusalText, resultText } from "./decorate.js";
 import { lessonsLinkHtml } from "./learn.js";
@@ -394,9 +394,9 @@ function levelAbout(l) {
   // the level's rating in this game: the AI account's starting rating (GET /api/catalog ai_ratings)
   const r = g && g.ai_ratings && g.ai_ratings[String(l)];
   if (r) {
-    let rated = t("lobby:level_rating", { rating: fmtNumber(r.rating) });
+    let rated = t("lobby:level_rating", { rating: fmtRating(r.rating) });
     if (r.measured && r.low !== null && r.high !== null) {
-      rated += ` ${t("lobby:level_rating_measured", { games: fmtNumber(r.games), low: fmtNumber(r.low), high: fmtNumber(r.high) })}`;
+      rated += ` ${t("lobby:level_rating_measured", { games: fmtNumber(r.games), low: fmtRating(r.low), high: fmtRating(r.high) })}`;
     }
     parts.push(`${rated}.`);
   }

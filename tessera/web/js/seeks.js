@@ -7,7 +7,7 @@
 import { ApiError, api, escapeHtml, saveSeats, whoAmI } from "./api.js";
 import { refusalText, specWords } from "./decorate.js";
 import { clockSettingsText } from "./deadline.js";
-import { fmtNumber, initI18n, t } from "./i18n.js";
+import { fmtNumber, fmtRating, initI18n, t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 const STORE = "tessera:seeks";
@@ -61,7 +61,7 @@ function clockOf(value) {
 
 function clockLabel(value) {
   const c = clockOf(value);
-  return c.days ? t("seeks:days_per_move", { count: c.days }) : t("seeks:real_time", { minutes: c.initial / 60, seconds: c.increment });
+  return c.days ? t("seeks:days_per_move", { count: c.days }) : t("seeks:real_time", { minutes: fmtNumber(c.initial / 60), seconds: fmtNumber(c.increment) });
 }
 
 // A seek's game in words: its title and, for a variant, its parameters as the lobby names them
@@ -125,7 +125,7 @@ function renderMine() {
     const what = r ? `${gameTitle(r.game)} · ${clockSettingsText(r.clock)} · ${t(r.rated ? "seeks:rated" : "seeks:casual")}` : "";
     const p = document.createElement("p");
     p.className = "seeking";
-    p.textContent = r ? t("seeks:looking", { what, rating: fmtNumber(r.rating) }) : t("seeks:looking_short");
+    p.textContent = r ? t("seeks:looking", { what, rating: fmtRating(r.rating) }) : t("seeks:looking_short");
     div.appendChild(p);
     const cancel = document.createElement("button");
     cancel.type = "button";
@@ -137,7 +137,7 @@ function renderMine() {
       const ai = document.createElement("button");
       ai.type = "button";
       ai.className = "seek-ai primary";
-      ai.textContent = t("seeks:play_ai", { level: r.ai_offer.level, rating: fmtNumber(r.ai_offer.rating) });
+      ai.textContent = t("seeks:play_ai", { level: r.ai_offer.level, rating: fmtRating(r.ai_offer.rating) });
       ai.addEventListener("click", () => playAi(s));
       const hint = document.createElement("p");
       hint.className = "hint";
@@ -262,7 +262,7 @@ async function refreshList() {
   for (const s of data.seeks) {
     const li = document.createElement("li");
     li.dataset.seek = s.id;
-    const who = s.player ? `${s.player} (${fmtNumber(s.rating)}${s.provisional ? "?" : ""})` : t("seeks:guest");
+    const who = s.player ? `${s.player} (${fmtRating(s.rating)}${s.provisional ? "?" : ""})` : t("seeks:guest");
     const kind = t(s.rated ? "seeks:rated" : "seeks:casual");
     li.textContent = `${who} — ${gameTitle(s.game)} · ${clockSettingsText(s.clock)} · ${kind}`;
     if (s.mine) {
