@@ -158,7 +158,8 @@ DIAGRAMS = (
         game="nelaxtam",
         title="Diagram 1: the virgin island",
         caption=(
-            "Every square starts with a territory piece of its own colour: 72 Black (the dark squares) and 72 White (the light squares). "
+            "Every square starts with a territory piece of its own colour: 72 Black (the dark squares) "
+            "and 72 White (the light squares). "
             "The bottom-left square a1 is White. Pieces of one colour touch only at their corners, so a "
             "group of territory is connected diagonally."
         ),
