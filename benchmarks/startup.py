@@ -32,6 +32,7 @@ seconds of the server and its AI processes.  Target: 5 s.  ``--no-prepare`` skip
 
     python benchmarks/startup.py --cold
     python benchmarks/startup.py --cold --no-prepare --games nume
+    python benchmarks/startup.py --cold --reuse-cache   # serve.py run again: the cache is there
 """
 
 from __future__ import annotations
@@ -252,13 +253,18 @@ def first_ai_move(game: str, env: dict[str, str], limit: float = 300) -> dict[st
             stop(proc)
 
 
-def cold(games: list[str], prepare: bool) -> dict[str, Any]:
-    """The ``--cold`` benchmark: an empty numba cache, the install's preparation, then each game's first AI move."""
+def cold(games: list[str], prepare: bool, fresh: bool = True) -> dict[str, Any]:
+    """The ``--cold`` benchmark: an empty numba cache (``fresh``; else the checkout's own cache, as a
+    second run of serve.py finds it), the install's preparation, then each game's first AI move."""
     import resource
 
     with tempfile.TemporaryDirectory() as cache:
-        env = {**os.environ, "PYTHONPATH": str(TREE), "NUMBA_CACHE_DIR": cache}
-        out: dict[str, Any] = {"target_seconds": 5.0, "prepared": prepare, "games": {}}
+        env = {**os.environ, "PYTHONPATH": str(TREE)}
+        if fresh:
+            env["NUMBA_CACHE_DIR"] = cache
+        else:
+            env.pop("NUMBA_CACHE_DIR", None)
+        out: dict[str, Any] = {"target_seconds": 5.0, "prepared": prepare, "fresh_cache": fresh, "games": {}}
         if prepare:
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = time.monotonic()
@@ -277,6 +283,9 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--cold", action="store_true", help="the first game of a fresh checkout (see above)")
     ap.add_argument("--no-prepare", action="store_true", help="--cold without the install's preparation")
+    ap.add_argument(
+        "--reuse-cache", action="store_true", help="--cold on the checkout's own numba cache (a later run of serve.py)"
+    )
     ap.add_argument("--games", nargs="*", default=None, help="--cold: the games (default all)")
     ap.add_argument("--db", choices=("sqlite", "postgres"), default="sqlite")
     ap.add_argument(
@@ -289,7 +298,7 @@ def main() -> None:
     if args.cold:
         import tessera
 
-        print(json.dumps(cold(args.games or tessera.list_games(), not args.no_prepare), indent=2))
+        print(json.dumps(cold(args.games or tessera.list_games(), not args.no_prepare, not args.reuse_cache), indent=2))
         return
     with contextlib.ExitStack() as stack:
         if args.db == "postgres":

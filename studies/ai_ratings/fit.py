@@ -9,7 +9,7 @@ each level is ±1.96 standard errors from the observed information (the inverse 
 log-likelihood, level 1 fixed); the AI account's starting deviation is the standard error (bounded
 below and above by the server, tessera.server.ai_ratings.MIN_RD/MAX_RD).
 
-    python studies/ai_ratings/fit.py [--dry-run]
+    python studies/ai_ratings/fit.py [--dry-run]   # also writes the table of docs/agents.md
 """
 
 from __future__ import annotations
@@ -78,10 +78,40 @@ def fit(games: list[tuple[int, int, float]]) -> tuple[np.ndarray, np.ndarray]:
     return r, se
 
 
+def write_table(rows: dict[str, dict[str, dict[str, float]]], total: dict[str, int]) -> None:
+    """The table of docs/agents.md ("Ratings of the levels"), between its two markers."""
+    start, end = "<!-- levels table: written by studies/ai_ratings/fit.py -->", "<!-- /levels table -->"
+    lines = [
+        start,
+        "| game (games) | level 1 | level 2 | level 3 | level 4 | level 5 |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for game, levels in sorted(rows.items()):
+        cells = [
+            f"{x['rating']:g} [{x['low']:g}, {x['high']:g}] ({x['games']:g})"
+            if k != "1"
+            else f"{x['rating']:g} (anchor)"
+            for k, x in sorted(levels.items(), key=lambda kv: int(kv[0]))
+        ]
+        lines.append(f"| {game} ({total[game]}) | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "Each cell: the rating, its 95 % interval and (the games the level played); a level without games",
+        "is held one virtual draw from its neighbour, so its interval says how little is known.",
+        end,
+    ]
+    doc = ROOT / "docs" / "agents.md"
+    text = doc.read_text(encoding="utf-8")
+    a, b = text.index(start), text.index(end) + len(end)
+    doc.write_text(text[:a] + "\n".join(lines) + text[b:], encoding="utf-8")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dry-run", action="store_true", help="print, do not write the levels.json files")
     args = ap.parse_args()
+    rows: dict[str, dict[str, dict[str, float]]] = {}
+    total: dict[str, int] = {}
     for game_dir in sorted(p for p in HERE.iterdir() if p.is_dir() and "-" not in p.name):
         game = game_dir.name
         games = games_of(game)
@@ -120,8 +150,11 @@ def main() -> None:
         for lv in LEVELS:
             x = levels[str(lv)]
             print(f"   level {lv}: {x['rating']:5d}  [{x['low']}, {x['high']}]  ({x['games']} games)")
+        rows[game], total[game] = levels, len(games)
         if not args.dry_run:
             (ROOT / "tessera" / "games" / game / "levels.json").write_text(text, encoding="utf-8")
+    if not args.dry_run:
+        write_table(rows, total)
 
 
 if __name__ == "__main__":
