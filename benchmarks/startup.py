@@ -238,7 +238,8 @@ def first_ai_move(game: str, env: dict[str, str], limit: float = 300) -> dict[st
                 gid = made["id"]
                 while True:
                     view = client.get(f"{base}/api/games/{gid}").json()
-                    if view["move_number"] >= 1:
+                    sealed = view.get("sealed") or []  # a simultaneous turn: the AI's order sealed
+                    if view["move_number"] >= 1 or (sealed and sealed[0]):
                         break
                     if time.monotonic() - url_at > limit:
                         raise RuntimeError(f"{game}: no AI move in {limit} s")
@@ -274,6 +275,7 @@ def cold(games: list[str], prepare: bool, fresh: bool = True) -> dict[str, Any]:
             out["prepare_cpu"] = round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 2)
         for game in games:
             out["games"][game] = first_ai_move(game, env)
+            print(game, out["games"][game], file=sys.stderr, flush=True)
         out["worst_first_ai_move"] = max(g["first_ai_move"] for g in out["games"].values())
     return out
 

@@ -7,8 +7,8 @@ import { api, escapeHtml } from "./api.js";
 import { clockSettingsText } from "./deadline.js";
 import { askDeclineReason } from "./decline.js";
 import { refusalText, specText } from "./decorate.js";
-import { hasKey, t } from "./i18n.js";
-import { declineText } from "./bots.js";
+import { hasKey, i18nReady, t } from "./i18n.js";
+import { declineText, loadBotCatalogue } from "./bots.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -125,6 +125,8 @@ export async function liveChallenges() {
     who.href = me ? `/u/${encodeURIComponent(me.username)}` : "/account";
   }
   if (!me || !$("live-challenges")) return;
+  await i18nReady(); // the cards in the page's language (the lobby's catalogues may still be loading)
+  await loadBotCatalogue(); // the decline reasons' texts
   const taken = new Set();
   const stream = new EventSource("/api/account/events");
   stream.addEventListener("challenges", (ev) => {
