@@ -21,6 +21,18 @@ own SQLite file) in turn with this one's, for an A/B in one run.
     python benchmarks/startup.py --runs 3
     python benchmarks/startup.py --runs 5 --compare ../main   # this tree against another checkout
     python benchmarks/startup.py --db postgres  # a throwaway PostgreSQL cluster (tests/server/pg.py)
+
+``--cold`` (issue 39): the first game of a fresh checkout, as README command 1 makes it.  An empty
+numba cache (a fresh ``NUMBA_CACHE_DIR``), then what ``scripts/serve.py`` runs before it prints the
+address (``python -m tessera.server.ai.warmup``: wall and CPU seconds), then, for each game, a new
+server on a new database: from the moment it answers (its address is printed) to the **first AI
+move** of a new game against the AI (level 2; the AI has the first move), wall seconds and the CPU
+seconds of the server and its AI processes.  Target: 5 s.  ``--no-prepare`` skips the preparation
+(the server compiles as it goes: the figure before issue 39).
+
+    python benchmarks/startup.py --cold
+    python benchmarks/startup.py --cold --no-prepare --games nume
+    python benchmarks/startup.py --cold --reuse-cache   # serve.py run again: the cache is there
 """
 
 from __future__ import annotations
@@ -176,9 +188,107 @@ def play_one(client: httpx.Client, base: str, gid: str, tokens: dict[str, str]) 
     return r.status_code == 200
 
 
+def tree_cpu(pid: int) -> float:
+    """CPU seconds of a process and its living descendants (the server and its AI processes)."""
+    children: dict[int, list[int]] = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                ppid = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(d.name))
+    total, todo = 0.0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            total += cpu_seconds(p)
+        except (OSError, IndexError, ValueError):
+            continue
+        todo += children.get(p, [])
+    return total
+
+
+def first_ai_move(game: str, env: dict[str, str], limit: float = 300) -> dict[str, float]:
+    """A new server on a new database; from its first answer to the AI's first move of a new game of
+    ``game`` against level 2 (the person sits in seat 1): wall seconds and the CPU seconds used by then."""
+    with tempfile.TemporaryDirectory() as tmp:
+        port = free_port()
+        base = f"http://127.0.0.1:{port}"
+        cmd = [sys.executable, "-m", "tessera", "serve", "--port", str(port), "--db", f"sqlite:///{tmp}/cold.db"]
+        proc = subprocess.Popen(
+            [*cmd, "--log-level", "warning"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        spawned = time.monotonic()
+        try:
+            with httpx.Client(timeout=limit) as client:
+                while True:  # the address is printed when the server answers
+                    if proc.poll() is not None:
+                        raise RuntimeError("the server exited")
+                    try:
+                        client.get(base + "/api/status", timeout=2)
+                        break
+                    except httpx.HTTPError:
+                        time.sleep(0.02)
+                url_at = time.monotonic()
+                cpu_at_url = tree_cpu(proc.pid)
+                made = client.post(
+                    base + "/api/games", json={"game": game, "mode": "ai", "seat": 1, "ai_level": 2}
+                ).json()
+                gid = made["id"]
+                while True:
+                    view = client.get(f"{base}/api/games/{gid}").json()
+                    sealed = view.get("sealed") or []  # a simultaneous turn: the AI's order sealed
+                    if view["move_number"] >= 1 or (sealed and sealed[0]):
+                        break
+                    if time.monotonic() - url_at > limit:
+                        raise RuntimeError(f"{game}: no AI move in {limit} s")
+                    time.sleep(0.02)
+                done = time.monotonic()
+                return {
+                    "server_start": round(url_at - spawned, 3),
+                    "first_ai_move": round(done - url_at, 3),
+                    "cpu_to_first_ai_move": round(tree_cpu(proc.pid) - cpu_at_url, 3),
+                }
+        finally:
+            stop(proc)
+
+
+def cold(games: list[str], prepare: bool, fresh: bool = True) -> dict[str, Any]:
+    """The ``--cold`` benchmark: an empty numba cache (``fresh``; else the checkout's own cache, as a
+    second run of serve.py finds it), the install's preparation, then each game's first AI move."""
+    import resource
+
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "PYTHONPATH": str(TREE)}
+        if fresh:
+            env["NUMBA_CACHE_DIR"] = cache
+        else:
+            env.pop("NUMBA_CACHE_DIR", None)
+        out: dict[str, Any] = {"target_seconds": 5.0, "prepared": prepare, "fresh_cache": fresh, "games": {}}
+        if prepare:
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            t0 = time.monotonic()
+            subprocess.run([sys.executable, "-m", "tessera.server.ai.warmup"], env=env, check=True, capture_output=True)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            out["prepare_wall"] = round(time.monotonic() - t0, 2)
+            out["prepare_cpu"] = round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 2)
+        for game in games:
+            out["games"][game] = first_ai_move(game, env)
+            print(game, out["games"][game], file=sys.stderr, flush=True)
+        out["worst_first_ai_move"] = max(g["first_ai_move"] for g in out["games"].values())
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--cold", action="store_true", help="the first game of a fresh checkout (see above)")
+    ap.add_argument("--no-prepare", action="store_true", help="--cold without the install's preparation")
+    ap.add_argument(
+        "--reuse-cache", action="store_true", help="--cold on the checkout's own numba cache (a later run of serve.py)"
+    )
+    ap.add_argument("--games", nargs="*", default=None, help="--cold: the games (default all)")
     ap.add_argument("--db", choices=("sqlite", "postgres"), default="sqlite")
     ap.add_argument(
         "--compare",
@@ -187,6 +297,11 @@ def main() -> None:
         help="another checkout's root: its server is started in turn with this one's",
     )
     args = ap.parse_args()
+    if args.cold:
+        import tessera
+
+        print(json.dumps(cold(args.games or tessera.list_games(), not args.no_prepare, not args.reuse_cache), indent=2))
+        return
     with contextlib.ExitStack() as stack:
         if args.db == "postgres":
             from tests.server.pg import postgres_cluster

@@ -4,7 +4,10 @@
 It makes a virtual environment ``.venv`` in the checkout (a system Python such
 as Debian's refuses ``pip install`` outside one: PEP 668), installs tessera
 with its server extras into it at the versions CI tested (``requirements/server.txt``,
-hash-checked), and starts ``tessera serve`` there; any
+hash-checked), compiles every game's kernels and its AI's into numba's on-disk cache
+(``python -m tessera.server.ai.warmup``: about half a minute on a fresh checkout, a few seconds later;
+so the first game waits for no compilation once the address is printed), and starts
+``tessera serve`` there; any
 arguments go to ``tessera serve`` (``--port 8080``, ``--db …``).  Later runs
 reuse the environment and reinstall only when ``pyproject.toml`` or the lock changed.
 
@@ -103,8 +106,16 @@ def install(py: Path, env: Path) -> None:
     stamp.write_text(digest + "\n")
 
 
+def prepare(py: Path) -> None:
+    """Compile the games' and the AI's kernels into numba's cache before the server starts (its
+    address is printed once they are ready: the first game does not wait for them)."""
+    print("== preparing the games (compiled once per install; later runs load them)", flush=True)
+    if subprocess.run([str(py), "-m", "tessera.server.ai.warmup"]).returncode != 0:
+        print("   (the preparation failed; the server compiles what it needs as it goes)", flush=True)
+
+
 def main(argv: list[str]) -> int:
-    """Make or reuse ``.venv``, install, then replace this process with ``tessera serve``."""
+    """Make or reuse ``.venv``, install, prepare the kernels, then replace this process with ``tessera serve``."""
     if sys.version_info < (3, 11):  # noqa: UP036 - this script may be run by any python3
         print(f"serve.py: tessera needs Python 3.11 or newer; this is {sys.version.split()[0]}", file=sys.stderr)
         return 2
@@ -112,6 +123,8 @@ def main(argv: list[str]) -> int:
     try:
         py = make_venv(env)
         install(py, env)
+        if "--help" not in argv and "-h" not in argv:
+            prepare(py)
     except (subprocess.CalledProcessError, OSError) as e:
         print(f"serve.py: setting up {env} failed: {e}", file=sys.stderr)
         return 1

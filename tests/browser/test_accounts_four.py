@@ -54,7 +54,7 @@ def test_a_four_player_challenge_starts_when_everyone_named_has_accepted(
     red.wait_for_selector("svg.board")
     red.screenshot(path=str(artifacts / "four-challenge-game.png"), full_page=True)
     red.goto(site + "/account")
-    link = red.locator("#outgoing a.open-link")
+    link = red.locator("#accepted a.open-link")  # an accepted challenge is listed with its game, not under "Outgoing"
     link.wait_for()
     assert (link.get_attribute("href") or "").startswith(game.split(site, 1)[1] + "#seat=3&t=")
     for page in (red, green, blue):

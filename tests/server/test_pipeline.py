@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
+import tessera
 from tessera.server.ai.warmup import Warmup
 from tessera.server.catalog.routes import catalog
 from tessera.server.events import Changed, Event, Thinking
@@ -185,18 +186,22 @@ def test_the_catalogue_does_not_wait_for_kernels_still_compiling() -> None:
     warmup = Warmup()  # not started: every game is still to be warmed
     status = warmup.status()
     assert status["ready"] is False and "nymbat" in status["warming"]
+    assert status["done"] == 0 and status["total"] == len(status["warming"]) == len(tessera.list_games())
     entries = {g["name"]: g for g in catalog(warmup)}
     assert entries["nymbat"]["seats_by_players"] == {}
     assert {g["name"]: g["seats_by_players"] for g in catalog()}["nymbat"].keys() >= {"4"}
 
 
 def test_the_status_says_when_every_kernel_is_warm(client: Any) -> None:
-    """``GET /api/status`` is ``{"ready": bool, "warming": [games still compiling]}`` and becomes ready
-    once the background warm-up is done, whereupon the catalogue has every game's seat names."""
+    """``GET /api/status`` is ``{"ready": bool, "warming": [games still compiling], "done": int, "total":
+    int}`` (the lobby's progress: ``done`` of ``total`` games warm) and becomes ready once the background
+    warm-up is done, whereupon the catalogue has every game's seat names."""
     deadline = time.monotonic() + 300
+    total = len(tessera.list_games())
     while True:
         status = client.get("/api/status").json()
-        assert set(status) == {"ready", "warming"} and isinstance(status["warming"], list)
+        assert set(status) == {"ready", "warming", "done", "total"} and isinstance(status["warming"], list)
+        assert status["total"] == total and status["done"] == total - len(status["warming"])
         if status["ready"]:
             break
         assert time.monotonic() < deadline, f"still warming: {status}"

@@ -158,7 +158,8 @@ DIAGRAMS = (
         game="nelaxtam",
         title="Diagram 1: the virgin island",
         caption=(
-            "Every square starts with a territory piece of its own colour: 72 Black (x) and 72 White (o). "
+            "Every square starts with a territory piece of its own colour: 72 Black (the dark squares) "
+            "and 72 White (the light squares). "
             "The bottom-left square a1 is White. Pieces of one colour touch only at their corners, so a "
             "group of territory is connected diagonally."
         ),
@@ -291,7 +292,7 @@ LESSONS = (
         game="nelaxtam",
         title="Land your troops",
         task=(
-            "You are White. Place your five troops on White squares (o); three of them come by sea and must "
+            "You are White. Place your five troops on White (light) squares; three of them come by sea and must "
             "stand on an edge square. Click a troop's button, then its square."
         ),
         position=START,

@@ -115,9 +115,15 @@ def optional_auth(request: HTTPConnection) -> Auth | None:
     return Auth(user, "session")
 
 
-def require(request: Request, scope: str | None = None, *, session_only: bool = False) -> Auth:
-    """The request's account (401 if none); ``scope``: what a token must allow; ``session_only``:
-    refused to tokens (managing tokens, the password, deleting the account)."""
+CHALLENGE = ("challenge", "bot:play")
+"""The scopes that may make, list, accept, decline and withdraw challenges: ``challenge``, and a
+bot's ``bot:play`` (as lichess: a bot token answers its challenges without another scope)."""
+
+
+def require(request: Request, scope: str | tuple[str, ...] | None = None, *, session_only: bool = False) -> Auth:
+    """The request's account (401 if none); ``scope``: what a token must allow (a tuple: any one of
+    them; 403 naming the first otherwise); ``session_only``: refused to tokens (managing tokens, the
+    password, deleting the account)."""
     auth = optional_auth(request)
     if auth is None:
         raise Refused(401, "log in first", key="refusal.auth.log_in_first")
@@ -125,9 +131,13 @@ def require(request: Request, scope: str | None = None, *, session_only: bool = 
         raise Refused(
             403, "this needs a logged-in browser session, not an API token", key="refusal.auth.session_needed"
         )
-    if scope is not None and not auth.allows(scope):
+    wanted = (scope,) if isinstance(scope, str) else scope
+    if wanted and not any(auth.allows(s) for s in wanted):
         raise Refused(
-            403, f"this API token lacks the scope {scope!r}", key="refusal.auth.scope_missing", args={"scope": scope}
+            403,
+            f"this API token lacks the scope {wanted[0]!r}",
+            key="refusal.auth.scope_missing",
+            args={"scope": wanted[0]},
         )
     return auth
 

@@ -15,6 +15,7 @@ from tessera.server.accounts.model import (
     CHALLENGE_STATUSES,
     User,
 )
+from tessera.server.accounts.rematch_once import rematch_challenges_table
 from tessera.server.accounts.security import Refused
 from tessera.server.accounts.tables import (
     SEAT_OF_ACCOUNT,
@@ -53,6 +54,11 @@ class ChallengeQueries(HistoryQueries):
             ]
             declined = next((i for i in invitees if i["status"] == "declined"), None)
             extra["declined_by"] = names.get(declined["user_id"]) if declined else None
+        rematch_of = tx.conn.execute(
+            sa.select(rematch_challenges_table.c.game_id).where(rematch_challenges_table.c.challenge_id == r["id"])
+        ).scalar()
+        if rematch_of is not None:  # the rematch of a finished game between the two accounts
+            extra["rematch_of"] = str(rematch_of)
         return {
             **extra,
             "id": r["id"],

@@ -17,7 +17,7 @@ from tessera.server.accounts.model import (
     rating_public,
     seat_result,
 )
-from tessera.server.accounts.rating import current
+from tessera.server.accounts.rating import AI_ACCOUNTS, current, starting_rating
 from tessera.server.accounts.security import Refused
 from tessera.server.accounts.tables import (
     SEAT_OF_ACCOUNT,
@@ -98,7 +98,10 @@ class HistoryQueries(StoreBase):
 
     def game_accounts(self, game_id: str) -> dict[str, Any]:
         """Who holds the seats of a game (usernames; a deleted account as ``None``), whether it is
-        rated, and each seat's rating change once it was rated."""
+        rated, each seat's rating in the game's pool now (``current``: ``{"rating", "provisional"}``,
+        an AI account's measured starting rating before its first game there), whether the account is
+        a bot (``bot``: a bot-API account) or an AI level (``ai``: its level), and each seat's rating
+        change once the game was rated."""
         with self.storage.transaction() as tx:
             meta = (
                 tx.conn.execute(sa.select(account_games_table).where(account_games_table.c.game_id == game_id))
@@ -107,7 +110,11 @@ class HistoryQueries(StoreBase):
             )
             seats = tx.conn.execute(
                 sa.select(
-                    seat_accounts_table.c.seat, users_table.c.id, users_table.c.username, users_table.c.deleted_at
+                    seat_accounts_table.c.seat,
+                    users_table.c.id,
+                    users_table.c.username,
+                    users_table.c.deleted_at,
+                    users_table.c.is_bot,
                 )
                 .join(users_table, users_table.c.id == seat_accounts_table.c.user_id)
                 .where(seat_accounts_table.c.game_id == game_id)
@@ -117,13 +124,35 @@ class HistoryQueries(StoreBase):
                 r["user_id"]: r
                 for r in tx.conn.execute(sa.select(history_table).where(history_table.c.game_id == game_id)).mappings()
             }
+            pool = meta["pool"] if meta else None
+            now_ratings: dict[str, glicko2.Rating] = {}
+            if pool is not None:
+                for uid in {row[1] for row in seats}:
+                    r = (
+                        tx.conn.execute(
+                            sa.select(ratings_table).where(ratings_table.c.user_id == uid, ratings_table.c.pool == pool)
+                        )
+                        .mappings()
+                        .first()
+                    )
+                    now_ratings[uid] = (
+                        current(glicko2.Rating(r["rating"], r["rd"], r["vol"]), r["updated_at"])
+                        if r is not None
+                        else starting_rating(tx, uid, pool)
+                    )
         out: dict[str, Any] = {
             "rated": bool(meta["rated"]) if meta else False,
             "pool": meta["pool"] if meta else None,
             "seats": {},
         }
-        for seat, uid, name, deleted in seats:
+        for seat, uid, name, deleted, is_bot in seats:
             entry: dict[str, Any] = {"username": None if deleted is not None else name}
+            level = AI_ACCOUNTS.get(str(name))
+            entry["ai"] = level
+            entry["bot"] = bool(is_bot) and level is None
+            if uid in now_ratings:
+                r_now = now_ratings[uid]
+                entry["current"] = {"rating": round(r_now.rating), "provisional": r_now.provisional}
             h = changes.get(uid)
             if h is not None:
                 entry["rating"] = {

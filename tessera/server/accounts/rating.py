@@ -27,7 +27,15 @@ from typing import Any
 import sqlalchemy as sa
 
 from tessera.server.accounts import glicko2
-from tessera.server.accounts.tables import account_games_table, history_table, ratings_table, seat_accounts_table
+from tessera.server.accounts.model import AI_LEVELS, ai_username
+from tessera.server.accounts.tables import (
+    account_games_table,
+    history_table,
+    ratings_table,
+    seat_accounts_table,
+    users_table,
+)
+from tessera.server.ai.ratings import level_rating
 from tessera.server.store.storage import Storage, Transaction, games_table
 
 clock: Callable[[], float] = time.time
@@ -49,6 +57,22 @@ def _read_rating(tx: Transaction, user_id: str, pool: str, now: float) -> tuple[
     if r is None:
         return None
     return current(glicko2.Rating(r["rating"], r["rd"], r["vol"]), r["updated_at"], now), int(r["games"])
+
+
+AI_ACCOUNTS = {ai_username(lv): lv for lv in AI_LEVELS}
+"""The AI accounts' usernames and their levels."""
+
+
+def starting_rating(tx: Transaction, user_id: str, pool: str) -> glicko2.Rating:
+    """The rating an account has in ``pool`` before its first rated game there: an AI account's
+    measured level rating in that game (tessera.server.ai.ratings), anyone else's the start of
+    Glicko-2 (1500, deviation 500)."""
+    name = tx.conn.execute(sa.select(users_table.c.username).where(users_table.c.id == user_id)).scalar()
+    level = AI_ACCOUNTS.get(str(name)) if name is not None else None
+    if level is None:
+        return glicko2.Rating()
+    start = level_rating(pool, level)
+    return glicko2.Rating(start.rating, start.rd)
 
 
 def rate_finished_game(storage: Storage, game_id: str) -> dict[int, dict[str, Any]] | None:
@@ -96,7 +120,7 @@ def rate_finished_game(storage: Storage, game_id: str) -> dict[int, dict[str, An
         played: list[int] = []
         for seat in range(len(returns)):
             found = _read_rating(tx, bound[seat], pool, now)
-            before.append(found[0] if found else glicko2.Rating())
+            before.append(found[0] if found else starting_rating(tx, bound[seat], pool))
             played.append(found[1] if found else 0)
         after = glicko2.rate_game(before, [float(x) for x in returns])
         out: dict[int, dict[str, Any]] = {}

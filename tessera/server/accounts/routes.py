@@ -159,6 +159,16 @@ def account(request: Request) -> dict[str, Any]:
     return out
 
 
+@router.get("/api/session")
+def session(request: Request) -> dict[str, Any]:
+    """``{"account": <what GET /api/account answers> | null}``: who the request is, answered 200 for a
+    guest too (``null``) — what pages ask on every load, so that a guest's browser logs no 401."""
+    auth = A.optional_auth(request)
+    if auth is None:
+        return {"account": None}
+    return {"account": account(request)}
+
+
 @router.post("/api/account/password")
 def change_password(body: PasswordChange, request: Request, response: Response) -> dict[str, Any]:
     """Change the password: every session and every API token is revoked; this browser gets a new
@@ -319,7 +329,7 @@ def _create_game(request: Request, spec: str, seat_kinds: list[dict[str, Any]], 
 def challenge(body: ChallengeIn, request: Request) -> dict[str, Any]:
     """Challenge a player to a two-player game.  A challenge to an AI account (``ai-level1`` …
     ``ai-level5``) is accepted at once: the answer then holds the game and the challenger's seat token."""
-    me = A.require(request, "challenge").user
+    me = A.require(request, A.CHALLENGE).user
     clock = None if body.clock is None else body.clock.settings()
     if isinstance(body.to, list):
         return _challenge_many(request, me, body.to, body.game, rated=body.rated, clock=clock, seat=body.seat)
@@ -483,7 +493,7 @@ def rematch(
     other seats through the game's socket (:mod:`tessera.server.accounts.rematch`)."""
     token = (body.token if body else None) or x_seat_token or None
     auth = A.optional_auth(request)
-    if auth is not None and auth.allows("challenge"):
+    if auth is not None and any(auth.allows(s) for s in A.CHALLENGE):
         try:
             opponent, spec, rated, clock, seat = A.accounts(request).rematch_terms(auth.user, game_id)
         except Refused as e:
@@ -529,7 +539,8 @@ def _account_rematch(
         settled = None if c is None else c["id"]
         made = _challenge(request, me, opponent.username, spec, rated=rated, clock=clock, seat=seat)
         if rematch_once.link(store.storage, game_id, made["id"], replacing=settled):
-            return made
+            _announce(request, me.id, opponent.id)  # the live lists again: now marked as the rematch of game_id
+            return {**made, "rematch_of": game_id}
         store.settle_challenge(made["id"], "cancelled")  # another ask was stored first: it is the rematch
         _announce(request, me.id, opponent.id)
     raise Refused(409, "the rematch offer changed meanwhile: look again", key="refusal.rematch.changed")
@@ -595,7 +606,7 @@ def _challenge(
 @router.get("/api/challenges")
 def challenges(request: Request, pending: bool = True) -> dict[str, Any]:
     """``{"incoming": [...], "outgoing": [...]}``, newest first (``pending=false``: every one)."""
-    me = A.require(request, "challenge").user
+    me = A.require(request, A.CHALLENGE).user
     return A.accounts(request).challenges(me, pending_only=pending)
 
 
@@ -624,7 +635,7 @@ def _own_challenge(request: Request, cid: str, me: User, side: str) -> dict[str,
 def accept(cid: str, request: Request) -> dict[str, Any]:
     """Accept: the game is made with both seats bound to the two accounts; the answer holds its id and
     the acceptor's seat and seat token (the challenger finds his through his account)."""
-    me = A.require(request, "challenge").user
+    me = A.require(request, A.CHALLENGE).user
     store = A.accounts(request)
     c = _own_challenge(request, cid, me, "_to")
     if c["_invitees"]:
@@ -682,7 +693,7 @@ def decline(cid: str, request: Request, body: DeclineIn | None = None) -> dict[s
     """Decline, with an optional reason the challenger sees: one of the keys of
     :data:`tessera.server.bot.store.DECLINE_REASONS` (``generic``, ``later``, ``tooFast`` …), or
     other words (at most 200 characters)."""
-    me = A.require(request, "challenge").user
+    me = A.require(request, A.CHALLENGE).user
     c = _own_challenge(request, cid, me, "_to")
     reason = decline_reason(body.reason) if body else None  # a key (tooFast, …) or a person's words
     if c["_invitees"] and not A.accounts(request).answer_invitation(cid, me, "declined"):
@@ -702,7 +713,7 @@ def decline(cid: str, request: Request, body: DeclineIn | None = None) -> dict[s
 @router.delete("/api/challenges/{cid}")
 def cancel(cid: str, request: Request) -> dict[str, Any]:
     """The challenger withdraws a pending challenge."""
-    me = A.require(request, "challenge").user
+    me = A.require(request, A.CHALLENGE).user
     c = _own_challenge(request, cid, me, "_from")
     if not A.accounts(request).settle_challenge(cid, "cancelled"):
         raise Refused(409, "this challenge was answered meanwhile", key="refusal.challenge.answered")
@@ -737,7 +748,7 @@ async def account_events(request: Request) -> StreamingResponse:
     """The account's challenges, live (``text/event-stream``): a ``challenges`` event now and again
     whenever a challenge to or from the account is made, answered or withdrawn — on this server
     process or another one on the same PostgreSQL database."""
-    me = (await run_in_threadpool(A.require, request, "challenge")).user
+    me = (await run_in_threadpool(A.require, request, A.CHALLENGE)).user
     streams: AccountStreams = request.app.state.account_streams
     since = time.time() - 1.0
     wake = streams.open(me.id)

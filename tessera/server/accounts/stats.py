@@ -42,6 +42,8 @@ def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
 
 
 def _summary(games: list[dict[str, Any]]) -> dict[str, Any]:
+    """``games``: the rated games played to a result (an aborted game has none: it counts in
+    ``aborted`` and in the rates of aborts, time-outs and resignations, never as a rated game)."""
     n = len(games)
     decided = [g for g in games if g["outcome"] != "aborted"]
     wins = sum(1 for g in decided if g["outcome"] == "win")
@@ -50,7 +52,8 @@ def _summary(games: list[dict[str, Any]]) -> dict[str, Any]:
     lengths = [g["moves"] for g in decided]
     rate = lambda k: (k / n) if n else None  # noqa: E731
     return {
-        "games": n,
+        "games": len(decided),
+        "aborted": n - len(decided),
         "first_seat": {
             "wins": wins,
             "of": len(decided),
@@ -115,7 +118,8 @@ def game_stats(storage: Storage, game: str) -> dict[str, Any]:
     by_band: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for g in games:
         by_variant[g["spec"]].append(g)
-        by_band[g["band"]].append(g)
+        if g["outcome"] != "aborted":  # an aborted game changed no rating: it has no band
+            by_band[g["band"]].append(g)
     return {
         "game": game,
         "source": "finished rated games between people",

@@ -2,17 +2,26 @@
 numba kernels compile (on a fresh install, about 20 s for all games; from numba's on-disk cache,
 a few seconds).
 
-``GET /api/status`` says how far it is: ``{"ready": bool, "warming": [games still compiling]}``.
+``GET /api/status`` says how far it is: ``{"ready": bool, "warming": [games still compiling],
+"done": games warm, "total": games}`` (the lobby's "New game" button shows it as progress).
 Until a game is warm its first move waits for the compilation, and its catalogue entry has no
 ``seats_by_players`` yet (building a four-player game compiles its tables).
+
+Compiled at install: ``python -m tessera.server.ai.warmup`` (:func:`prepare`) compiles every game's
+rule kernels and what each AI level's first move uses, into numba's on-disk cache;
+``scripts/serve.py`` runs it before it starts the server, so the first game of a fresh
+checkout waits for no compilation (benchmarks/startup.py ``--cold`` measures it).
 """
 
 from __future__ import annotations
 
+import argparse
 import logging
 import random
+import sys
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import tessera
@@ -127,9 +136,11 @@ class Warmup:
                 log.exception("the work after the warm-up failed")
 
     def status(self) -> dict[str, Any]:
-        """``{"ready": bool, "warming": [game names still compiling]}``."""
+        """``{"ready": bool, "warming": [game names still compiling], "done": int, "total": int}``
+        (``done`` of the ``total`` games are warm)."""
         with self._guard:
-            return {"ready": not self._pending, "warming": list(self._pending)}
+            warming, done = list(self._pending), len(self._seats)
+        return {"ready": not warming, "warming": warming, "done": done, "total": done + len(warming)}
 
     def seats_by_players(self, name: str) -> dict[str, list[str]]:
         """The game's ``seats_by_players`` once it is warm (``{}`` while it compiles)."""
@@ -139,3 +150,61 @@ class Warmup:
             if name in self._pending:
                 return {}
         return seats_by_players(name)  # not warmed here (a game added later): built now
+
+
+AI_LEVELS = (1, 2, 3, 4, 5)
+
+
+def warm_ai(spec: str, seconds: float = 0.02) -> None:
+    """Compile what each AI level's first move in game ``spec`` uses (its search, the endgame solver):
+    one short search per level from the initial position (``seconds`` each, CPU-light)."""
+    from tessera.server.ai.thinking import think_step
+
+    for lv in AI_LEVELS:
+        think_step(spec, 0, [], 0, lv, seconds, seconds, 1)
+
+
+def ai_specs(name: str) -> list[str]:
+    """The game specs whose AI is warmed for ``name``: the default game and each other player count."""
+    specs = [name]
+    for p in game_class(name).info.params:
+        if p.name == "players" and p.choices:
+            default = tessera.load_game(name).num_players
+            specs += [f"{name}(players={k})" for k in p.choices if k != default]
+    return specs
+
+
+def prepare(games: Sequence[str] | None = None, report: Callable[[str, int, int, float], Any] | None = None) -> float:
+    """Compile every game's rule kernels and its AI levels' first moves into numba's on-disk cache
+    (run once per install by ``scripts/serve.py``; later runs load the cache in a few seconds).
+
+    ``report(game, done, total, seconds)`` is called after each game; returns the seconds taken.
+    Raises what a game's warm-up raised (an install that cannot play a game should say so)."""
+    names = list(games) if games is not None else list(tessera.list_games())
+    started = time.perf_counter()
+    for i, name in enumerate(names, 1):
+        t0 = time.perf_counter()
+        warm(name)
+        for spec in ai_specs(name):
+            warm_ai(spec)
+        if report is not None:
+            report(name, i, len(names), time.perf_counter() - t0)
+    return time.perf_counter() - started
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m tessera.server.ai.warmup [GAME …]``: :func:`prepare`, printing each game as it is done."""
+    ap = argparse.ArgumentParser(prog="python -m tessera.server.ai.warmup", description=prepare.__doc__)
+    ap.add_argument("games", nargs="*", help="the games to prepare (default: all)")
+    args = ap.parse_args(argv)
+
+    def report(name: str, done: int, total: int, seconds: float) -> None:
+        print(f"   {name} ready ({done}/{total}, {seconds:.1f} s)", flush=True)
+
+    seconds = prepare(args.games or None, report)
+    print(f"   every game prepared in {seconds:.1f} s", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

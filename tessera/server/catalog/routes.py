@@ -9,6 +9,7 @@ from fastapi import APIRouter
 
 import tessera
 from tessera.core.registry import game_class
+from tessera.server.ai import ratings as ai_ratings
 from tessera.server.ai.thinking import AGENTS_AVAILABLE
 from tessera.server.ai.warmup import Warmup
 from tessera.server.http.deps import WarmupDep
@@ -43,6 +44,7 @@ def catalog(warmup: Warmup | None = None) -> list[dict[str, Any]]:
                 "designer": info.designer,
                 "examples": list(info.examples),
                 "levels": cls.level_tuning().as_dict(),  # how the AI levels were measured (Game.level_tuning())
+                "ai_ratings": ai_ratings.public(name),  # each AI level's starting rating (tessera.server.ai.ratings)
                 # the game's own client module (Game.client_module), served from its folder
                 "client_module": f"/games/{name}/client.js" if cls.client_module_path() else None,
                 "params": [

@@ -49,6 +49,7 @@ from tessera.server.accounts.live import announce
 from tessera.server.accounts.security import Refused, state_text
 from tessera.server.accounts.store import AI_LEVELS, AccountStore, User, ai_username, bind_seats
 from tessera.server.accounts.tables import ratings_table, users_table
+from tessera.server.ai.ratings import level_ratings
 from tessera.server.http.errors import ServiceError
 from tessera.server.match.clocks import clock_from, clock_settings
 from tessera.server.match.inputs import load_checked
@@ -93,8 +94,6 @@ MAX_SEEKS_PER_CLIENT = 3
 SEEK_RATE = (6.0, 0.2)
 """New seeks per client: a burst of 6, then one per 5 seconds (429 with ``Retry-After`` beyond)."""
 
-AI_NOMINAL = {1: 800.0, 2: 1100.0, 3: 1400.0, 4: 1700.0, 5: 2000.0}
-"""The rating taken for an AI level in a pool where its account has no rated game yet."""
 
 STUCK_SECONDS = 30.0
 """A seek left ``pairing`` this long (its process stopped in the middle) stands again."""
@@ -403,7 +402,7 @@ class SeekPool:
 
     def ai_ratings(self, pool: str) -> dict[int, float]:
         """Each AI level's rating in ``pool``: its account's, once it has played rated games there,
-        else :data:`AI_NOMINAL`."""
+        else the level's measured starting rating in that game (tessera.server.ai.ratings)."""
         names = {ai_username(lv): lv for lv in AI_LEVELS}
         with self.storage.transaction() as tx:
             rows = tx.conn.execute(
@@ -411,7 +410,7 @@ class SeekPool:
                 .join(ratings_table, ratings_table.c.user_id == users_table.c.id)
                 .where(users_table.c.username_key.in_(list(names)), ratings_table.c.pool == pool)
             ).all()
-        out = dict(AI_NOMINAL)
+        out = {lv: r.rating for lv, r in level_ratings(pool).items()}
         for name, rating, games in rows:
             if games > 0:
                 out[names[name]] = float(rating)

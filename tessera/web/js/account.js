@@ -2,9 +2,12 @@
 // rating graph and the leaderboard (profile.html, at /u/<name> and /leaderboard/<game>).
 // The session is an HttpOnly cookie: this script never sees it; it only calls the JSON API.
 
-import { ApiError, api, escapeHtml } from "./api.js";
-import { refusalText } from "./decorate.js";
-import { initI18n, t } from "./i18n.js";
+import { api, escapeHtml } from "./api.js";
+import { clockSettingsText } from "./deadline.js";
+import { askDeclineReason } from "./decline.js";
+import { refusalText, specWords } from "./decorate.js";
+import { fmtNumber, fmtRating, hasKey, initI18n, t } from "./i18n.js";
+import { initPrefs } from "./prefs.js";
 import { botMark, challengeable, declineText, loadBotCatalogue } from "./bots.js";
 
 const $ = (id) => document.getElementById(id);
@@ -25,7 +28,7 @@ function when(ts) {
 }
 
 function ratingText(r) {
-  return `${r.rating}${r.provisional ? "?" : ""}`;
+  return `${fmtRating(r.rating)}${r.provisional ? "?" : ""}`;
 }
 
 // Seat tokens this browser holds as a guest (kept by the game pages): claimed into the account.
@@ -45,12 +48,8 @@ function guestTokens() {
 }
 
 async function whoAmI() {
-  try {
-    return await api("GET", "/api/account");
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 401) return null;
-    throw err;
-  }
+  // GET /api/session: the account, or null for a guest (answered 200: no 401 in a guest's console)
+  return (await api("GET", "/api/session")).account;
 }
 
 function header(me) {
@@ -67,13 +66,25 @@ function header(me) {
   who.appendChild(a);
 }
 
+let catalogNames = null; // GET /api/catalog, asked once: [{name, title}]
+
 async function gameNames() {
-  try {
-    const c = await api("GET", "/api/catalog");
-    return c.games.map((g) => ({ name: g.name, title: g.title || g.name }));
-  } catch {
-    return [];
+  if (catalogNames === null) {
+    catalogNames = api("GET", "/api/catalog")
+      .then((c) => c.games.map((g) => ({ name: g.name, title: g.title || g.name })))
+      .catch(() => []);
   }
+  return catalogNames;
+}
+
+let titles = new Map(); // game name → its title (filled before any table is drawn)
+
+// A game's name as the page shows it: its title, and a variant's parameters in words, never the raw id.
+function gameText(spec) {
+  const name = String(spec).split("(")[0];
+  const title = titles.get(name) || name;
+  const words = specWords(spec);
+  return words ? `${title} (${words})` : title;
 }
 
 function fillSelect(sel, games, keep = []) {
@@ -98,8 +109,9 @@ function ratingsTable(table, ratings) {
     rows
       .map(
         ([game, r]) =>
-          `<tr><td>${escapeHtml(game)}</td><td title="RD ${escapeHtml(r.rd)}">${escapeHtml(ratingText(r))}</td>` +
-          `<td>${escapeHtml(r.games)}</td></tr>`,
+          `<tr><td data-game="${escapeHtml(game)}">${escapeHtml(gameText(game))}</td>` +
+          `<td title="RD ${escapeHtml(fmtNumber(r.rd, { maximumFractionDigits: 0 }))}">${escapeHtml(ratingText(r))}</td>` +
+          `<td>${escapeHtml(fmtNumber(r.games))}</td></tr>`,
       )
       .join("");
 }
@@ -157,13 +169,23 @@ async function accountPage() {
   live.addEventListener("challenges", () => showChallenges().catch(() => {}));
 }
 
-function challengeLine(c, incoming) {
+function challengeLine(c, incoming, settled = false) {
   const li = document.createElement("li");
   const who = incoming ? c.from : c.to;
-  const what = `${c.game}${c.rated ? ` · ${t("account:rated")}` : ""}${
-    c.clock ? ` · ${c.clock.initial / 60}+${c.clock.increment}` : ""
+  const what = `${gameText(c.game)}${c.rated ? ` · ${t("account:rated")}` : ""}${
+    c.clock ? ` · ${clockSettingsText(c.clock)}` : ""
   }`;
   li.innerHTML = `<a href="/u/${encodeURIComponent(who)}">${escapeHtml(who)}</a> — ${escapeHtml(what)} `;
+  if (c.rematch_of) {
+    // the rematch of a finished game between the two accounts, marked as one
+    li.classList.add("rematch-card");
+    li.dataset.rematchOf = c.rematch_of;
+    const prev = document.createElement("a");
+    prev.href = `/g/${encodeURIComponent(c.rematch_of)}`;
+    prev.className = "rematch-of";
+    prev.textContent = t("account:rematch_card");
+    li.append(prev, " ");
+  }
   if (c.players) li.appendChild(document.createTextNode(`(${playersText(c)}) `)); // a four-player challenge
   const button = (key, cls, onClick) => {
     const b = document.createElement("button");
@@ -172,6 +194,7 @@ function challengeLine(c, incoming) {
     b.addEventListener("click", onClick);
     li.appendChild(b);
   };
+  if (settled) return li; // an accepted challenge: its game link only
   if (incoming) {
     const mine = c.players && c.players.find((p) => p.username === myName);
     if (mine && mine.status === "accepted") {
@@ -184,8 +207,9 @@ function challengeLine(c, incoming) {
       location.href = `/g/${r.game_id}#seat=${r.seat}&t=${r.token}`;
     });
     button("account:decline", "", async () => {
-      const reason = prompt(t("account:decline_reason")) || undefined;
-      await api("POST", `/api/challenges/${c.id}/decline`, { reason });
+      const reason = await askDeclineReason(li); // in the page: a reason from the list, or none
+      if (reason === null) return; // kept
+      await api("POST", `/api/challenges/${c.id}/decline`, { reason: reason || undefined });
       li.remove();
     });
   } else if (c.status === "pending") {
@@ -212,27 +236,31 @@ async function showChallenges() {
   const all = await api("GET", "/api/challenges?pending=false");
   const inc = $("incoming");
   const out = $("outgoing");
+  const done = $("accepted"); // challenges accepted (mine or to me): their games, not under "Outgoing"
   inc.textContent = "";
   out.textContent = "";
+  done.textContent = "";
   for (const c of all.incoming.filter((c) => c.status === "pending")) inc.appendChild(challengeLine(c, true));
   for (const c of all.incoming.filter((c) => c.status === "declined" && c.players).slice(0, 3)) {
     const li = document.createElement("li");
     li.className = "hint";
-    li.textContent = `${c.from} — ${c.game}: ${t("account:declined_by", { name: c.declined_by })}${c.reason ? `: ${c.reason}` : ""}`;
+    li.textContent = `${c.from} — ${gameText(c.game)}: ${t("account:declined_by", { name: c.declined_by })}${c.reason ? `: ${c.reason}` : ""}`;
     inc.appendChild(li);
+  }
+  for (const c of all.incoming.filter((c) => c.status === "accepted" && c.game_id).slice(0, 10)) {
+    const li = challengeLine(c, true, true);
+    li.appendChild(gameLink(c.game_id));
+    done.appendChild(li);
   }
   for (const c of all.outgoing.slice(0, 10)) {
     const li = challengeLine(c, false);
     if (c.status === "accepted" && c.game_id) {
-      const a = document.createElement("a");
-      a.href = `/g/${c.game_id}`;
-      a.textContent = t("account:to_game");
-      a.dataset.gameId = c.game_id;
-      a.addEventListener("click", (ev) => {
-        ev.preventDefault();
-        openMySeat(c.game_id);
-      });
-      li.appendChild(a);
+      li.appendChild(gameLink(c.game_id));
+      done.appendChild(li);
+      continue;
+    }
+    if (c.status === "accepted") {
+      li.appendChild(document.createTextNode(` ${t("account:accepted_waiting")}`));
     } else if (c.status === "declined" && c.declined_by) {
       li.appendChild(document.createTextNode(` ${t("account:declined_by", { name: c.declined_by })}${c.reason ? `: ${c.reason}` : ""}`));
     } else if (c.status === "declined") {
@@ -244,8 +272,9 @@ async function showChallenges() {
   }
   if (!inc.children.length) inc.innerHTML = `<li class="hint">${escapeHtml(t("account:none"))}</li>`;
   if (!out.children.length) out.innerHTML = `<li class="hint">${escapeHtml(t("account:none"))}</li>`;
+  if (!done.children.length) done.innerHTML = `<li class="hint">${escapeHtml(t("account:none"))}</li>`;
   for (const c of all.outgoing.filter((c) => c.open_links && c.open_links.length && c.status === "accepted")) {
-    const li = [...out.children].find((x) => x.querySelector(`a[data-game-id="${c.game_id}"]`));
+    const li = [...done.children].find((x) => x.querySelector(`a[data-game-id="${c.game_id}"]`));
     for (const link of c.open_links) {
       const a = document.createElement("a");
       a.href = link;
@@ -263,6 +292,19 @@ async function showChallenges() {
   const fresh = knownAccepted ? accepted.filter((c) => !knownAccepted.has(c.id)) : [];
   knownAccepted = new Set(accepted.map((c) => c.id));
   if (fresh.length) openMySeat(fresh[0].game_id);
+}
+
+// "To the game": the game of an accepted challenge, opened on my seat.
+function gameLink(gameId) {
+  const a = document.createElement("a");
+  a.href = `/g/${gameId}`;
+  a.textContent = t("account:to_game");
+  a.dataset.gameId = gameId;
+  a.addEventListener("click", (ev) => {
+    ev.preventDefault();
+    openMySeat(gameId);
+  });
+  return a;
 }
 
 async function openMySeat(gameId) {
@@ -301,6 +343,12 @@ function setupChallengeForm() {
   });
 }
 
+// A token's scope in the page's language ("bot:play" → "bot API: … (bot:play)"); an unknown one as it is.
+function scopeText(scope) {
+  const key = `account:scope.${String(scope).replace(":", "_")}`;
+  return hasKey(key) ? t(key) : scope;
+}
+
 async function showTokens() {
   const { tokens } = await api("GET", "/api/account/tokens");
   const table = $("tokens");
@@ -308,7 +356,7 @@ async function showTokens() {
   for (const tok of tokens) {
     const tr = document.createElement("tr");
     tr.innerHTML =
-      `<td><code>${escapeHtml(tok.id)}</code></td><td>${escapeHtml(tok.scopes.join(", "))}</td>` +
+      `<td><code>${escapeHtml(tok.id)}</code></td><td>${escapeHtml(tok.scopes.map(scopeText).join(", "))}</td>` +
       `<td>${escapeHtml(when(tok.created_at))}</td>`;
     const td = document.createElement("td");
     if (tok.revoked) td.textContent = t("account:revoked");
@@ -399,8 +447,8 @@ async function profilePage() {
   $("p-counts").textContent = t("account:counts", { games: c.games, win: c.win, loss: c.loss, draw: c.draw });
   ratingsTable($("p-ratings"), p.ratings);
   for (const game of Object.keys(p.ratings)) {
-    const tr = [...$("p-ratings").querySelectorAll("td:first-child")].find((td) => td.textContent === game);
-    if (tr) tr.innerHTML = `<a href="/leaderboard/${encodeURIComponent(game)}">${escapeHtml(game)}</a>`;
+    const tr = [...$("p-ratings").querySelectorAll("td:first-child")].find((td) => td.dataset.game === game);
+    if (tr) tr.innerHTML = `<a href="/leaderboard/${encodeURIComponent(game)}">${escapeHtml(gameText(game))}</a>`;
   }
   if (me && me.username !== p.username && challengeable(p)) {
     $("p-challenge").hidden = false;
@@ -410,7 +458,7 @@ async function profilePage() {
   if (rated.length) {
     $("graph-card").hidden = false;
     const sel = $("graph-game");
-    fillSelect(sel, rated.map((g) => ({ name: g, title: g })));
+    fillSelect(sel, rated.map((g) => ({ name: g, title: gameText(g) })));
     sel.addEventListener("change", () => graph(p.username, sel.value));
     await graph(p.username, sel.value);
   }
@@ -454,7 +502,7 @@ function history(h, username) {
           .join(" · ");
         const res = t(`account:result_${g.result}`);
         return (
-          `<tr><td>${escapeHtml(when(g.created_at))}</td><td>${escapeHtml(g.spec)}${g.rated ? ` · ${escapeHtml(t("account:rated"))}` : ""}</td>` +
+          `<tr><td>${escapeHtml(when(g.created_at))}</td><td title="${escapeHtml(g.spec)}">${escapeHtml(gameText(g.spec))}${g.rated ? ` · ${escapeHtml(t("account:rated"))}` : ""}</td>` +
           `<td>${players}</td><td>${escapeHtml(res)}</td>` +
           `<td><a href="/g/${encodeURIComponent(g.id)}">${escapeHtml(t("account:replay"))}</a> · ` +
           `<a href="/analysis?game=${encodeURIComponent(g.id)}">${escapeHtml(t("account:analyse"))}</a></td></tr>`
@@ -511,7 +559,9 @@ async function leaderboard(games, game) {
   }
 }
 
-await initI18n(["account", "tournaments", "moderation"]);
+await initI18n(["account", "tournaments", "moderation", "params"]);
+initPrefs(); // the theme switch, as on every page
+titles = new Map((await gameNames()).map((g) => [g.name, g.title]));
 await loadBotCatalogue();
 if (document.body.dataset.page === "account") await accountPage();
 else await profilePage();

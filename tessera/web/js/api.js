@@ -53,7 +53,8 @@ export async function api(method, path, body = undefined, token = undefined) {
 let account = null;
 export function whoAmI() {
   if (account === null) {
-    account = api("GET", "/api/account").catch((e) => {
+    // GET /api/session answers a guest 200 with null (no 401 in a guest's console)
+    account = api("GET", "/api/session").then((r) => r.account).catch((e) => {
       if (e instanceof ApiError && e.status === 401) return null;
       account = null; // another failure (the network): asked again next time
       return null;

@@ -3,20 +3,18 @@
 // (a reason).  When a challenge of mine is accepted, this page takes me to the game.
 // A guest sees only the links: nothing else changes for anonymous play.
 
-import { ApiError, api, escapeHtml } from "./api.js";
-import { refusalText } from "./decorate.js";
-import { hasKey, t } from "./i18n.js";
-import { declineText } from "./bots.js";
+import { api, escapeHtml } from "./api.js";
+import { clockSettingsText } from "./deadline.js";
+import { askDeclineReason } from "./decline.js";
+import { refusalText, specText } from "./decorate.js";
+import { hasKey, i18nReady, t } from "./i18n.js";
+import { declineText, loadBotCatalogue } from "./bots.js";
 
 const $ = (id) => document.getElementById(id);
 
 async function whoAmI() {
-  try {
-    return await api("GET", "/api/account");
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 401) return null;
-    throw err;
-  }
+  // GET /api/session: the account, or null for a guest (answered 200: no 401 in a guest's console)
+  return (await api("GET", "/api/session")).account;
 }
 
 async function openMySeat(gameId) {
@@ -27,9 +25,19 @@ async function openMySeat(gameId) {
 function line(me, c) {
   const li = document.createElement("li");
   const kind = c.rated ? t("account:rated", { defaultValue: "rated" }) : t("account:casual", { defaultValue: "casual" });
-  const what = `${c.game} · ${kind}${c.clock ? ` · ${c.clock.initial / 60}+${c.clock.increment}` : ""}`;
-  const challenges = t("account:challenges_you", { defaultValue: "challenges you" });
+  const what = `${specText(c.game)} · ${kind}${c.clock ? ` · ${clockSettingsText(c.clock)}` : ""}`;
+  // a rematch of a finished game between the two accounts says so (and links that game)
+  const challenges = c.rematch_of ? t("account:rematch_offer") : t("account:challenges_you", { defaultValue: "challenges you" });
   li.innerHTML = `<a href="/u/${encodeURIComponent(c.from)}">${escapeHtml(c.from)}</a> ${escapeHtml(challenges)} — ${escapeHtml(what)} `;
+  if (c.rematch_of) {
+    li.classList.add("rematch-card");
+    li.dataset.rematchOf = c.rematch_of;
+    const prev = document.createElement("a");
+    prev.href = `/g/${encodeURIComponent(c.rematch_of)}`;
+    prev.className = "rematch-of";
+    prev.textContent = t("account:rematch_card");
+    li.append(prev, " ");
+  }
   if (c.players) {
     // a four-player challenge: who else is asked, and who has accepted
     const names = c.players.map((p) => (p.username === null ? t("account:open_seat") : `${p.username}${p.status === "accepted" ? " ✓" : ""}`));
@@ -65,9 +73,9 @@ function line(me, c) {
     location.href = `/g/${r.game_id}#seat=${r.seat}&t=${r.token}`;
   });
   button(t("account:decline", { defaultValue: "Decline" }), "", async () => {
-    const reason = prompt(t("account:decline_reason", { defaultValue: "A reason (optional)" }));
-    if (reason === null) return; // cancelled: nothing declined
-    await api("POST", `/api/challenges/${c.id}/decline`, { reason: reason.trim() || undefined });
+    const reason = await askDeclineReason(li); // in the page: a reason from the list, or none
+    if (reason === null) return; // kept: nothing declined
+    await api("POST", `/api/challenges/${c.id}/decline`, { reason: reason || undefined });
   });
   li.appendChild(error);
   return li;
@@ -82,9 +90,9 @@ function show(me, data, taken) {
   for (const c of answered.slice(0, 3)) {
     const li = document.createElement("li");
     li.className = "hint";
-    const declined = t("account:declined_yours", { to: c.to, game: c.game, defaultValue: `${c.to} declined your challenge (${c.game})` });
+    const declined = t("account:declined_yours", { to: c.to, game: specText(c.game), defaultValue: `${c.to} declined your challenge (${c.game})` });
     li.textContent = c.declined_by
-      ? `${c.from} — ${c.game}: ${t("account:declined_by", { name: c.declined_by })}${c.reason ? `: ${declineText(c.reason)}` : ""}`
+      ? `${c.from} — ${specText(c.game)}: ${t("account:declined_by", { name: c.declined_by })}${c.reason ? `: ${declineText(c.reason)}` : ""}`
       : `${declined}${c.reason ? `: ${declineText(c.reason)}` : ""}`;
     list.appendChild(li);
   }
@@ -117,6 +125,8 @@ export async function liveChallenges() {
     who.href = me ? `/u/${encodeURIComponent(me.username)}` : "/account";
   }
   if (!me || !$("live-challenges")) return;
+  await i18nReady(); // the cards in the page's language (the lobby's catalogues may still be loading)
+  await loadBotCatalogue(); // the decline reasons' texts
   const taken = new Set();
   const stream = new EventSource("/api/account/events");
   stream.addEventListener("challenges", (ev) => {

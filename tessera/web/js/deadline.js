@@ -4,7 +4,7 @@
 // formats it in its own time zone.
 
 import { escapeHtml } from "./api.js";
-import { currentLanguage, t } from "./i18n.js";
+import { currentLanguage, fmtNumber, t } from "./i18n.js";
 
 // The browser's own regional form of the page's language (en-GB: 18:04, en-US: 06:04 PM), else the language.
 function regional(lang) {
@@ -39,5 +39,5 @@ export function correspondenceHtml(v, p) {
 export function clockSettingsText(clock) {
   if (!clock) return "";
   if (isCorrespondence(clock)) return t("seeks:days_per_move", { count: clock.days });
-  return `${Math.round((clock.initial / 60) * 10) / 10}+${clock.increment}`;
+  return `${fmtNumber(Math.round((clock.initial / 60) * 10) / 10)}+${fmtNumber(clock.increment)}`; // "2,5+3" in German
 }

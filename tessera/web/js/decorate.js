@@ -175,6 +175,15 @@ export function specWords(spec) {
     .join(" · ");
 }
 
+// A game's spec as a player reads it: the game's title and a variant's parameters in words
+// ("nume(variant=square,size=5)" → "Nume (Board: square · Board size: 5)"); needs the "params" namespace.
+export function specText(spec) {
+  const name = String(spec).split("(")[0];
+  const title = hasKey(`params:${name}.title`) ? t(`params:${name}.title`) : name;
+  const words = specWords(spec);
+  return words ? `${title} (${words})` : title;
+}
+
 // The label of a game's button (an action of the render description) in the player's language.
 export function actionLabel(a) {
   if (a && typeof a === "object") return a.label ? textOf(a, "label") : a.move;

@@ -146,6 +146,24 @@ export function currentLanguage() {
   return (i && i.isInitialized && i.language) || detectLanguage();
 }
 
+// A number written as the page's language writes it ("1,5" in German and French, "1.5" in English);
+// opts are Intl.NumberFormat's (maximumFractionDigits …). Not a finite number: returned as it is.
+export function fmtNumber(n, opts = {}) {
+  const x = Number(n);
+  if (n === null || n === undefined || n === "" || !Number.isFinite(x)) return String(n ?? "");
+  try {
+    return new Intl.NumberFormat(currentLanguage(), opts).format(x);
+  } catch {
+    return String(x);
+  }
+}
+
+// A rating as players read it: a whole number without grouping ("1500", not "1,500"), in the page's digits.
+export function fmtRating(n) {
+  const x = Number(n);
+  return Number.isFinite(x) ? fmtNumber(Math.round(x), { useGrouping: false }) : String(n ?? "");
+}
+
 // Choose a language: kept in localStorage; the page is shown again in it (reload: every text,
 // including those built by scripts, in one consistent language). With {reload: false} the
 // catalogues are swapped in place, data-i18n elements re-translated and "tessera:language" dispatched.

@@ -2,7 +2,7 @@
 // Every text is the player's language (catalogues "lobby" and "params"); a parameter's label and its
 // one-line explanation come from params:<game>.<param>.label / .help, its choices from .choices.<value>.
 import { api, ApiError, escapeHtml, loadSeats, saveSeats, whoAmI } from "./api.js";
-import { hasKey, initI18n, t } from "./i18n.js";
+import { fmtNumber, fmtRating, hasKey, initI18n, t } from "./i18n.js";
 import { clockSettingsText } from "./deadline.js";
 import { colourName, gameClient, loadGameClient, refusalText, resultText } from "./decorate.js";
 import { lessonsLinkHtml } from "./learn.js";
@@ -391,6 +391,15 @@ function levelAbout(l) {
   if (s && l === 4) parts.push(t("params:measured.below5", { pct: 100 - s.vs4 }));
   if (s && l === 5) parts.push(t("params:measured.vs43", { vs4: s.vs4, vs3: s.vs3, games: s.games }));
   if (g && g.levels && g.levels.note && l >= 3) parts.push(t(g.levels.note));
+  // the level's rating in this game: the AI account's starting rating (GET /api/catalog ai_ratings)
+  const r = g && g.ai_ratings && g.ai_ratings[String(l)];
+  if (r) {
+    let rated = t("lobby:level_rating", { rating: fmtRating(r.rating) });
+    if (r.measured && r.low !== null && r.high !== null) {
+      rated += ` ${t("lobby:level_rating_measured", { games: fmtNumber(r.games), low: fmtRating(r.low), high: fmtRating(r.high) })}`;
+    }
+    parts.push(`${rated}.`);
+  }
   return parts.join(" ");
 }
 
@@ -644,10 +653,39 @@ function showStatus(st, loaded) {
   }
 }
 
+// While the chosen game is still being prepared the "Create game" button says so, with the
+// progress of the whole preparation (GET /api/status: done of total games); pressed, it makes the
+// game all the same (its first move waits for the rest of the preparation).
+let warmStatus = null;
+
+function showCreateButton() {
+  const btn = $("create-btn");
+  const bar = $("warm-progress");
+  const warming = warmStatus && !warmStatus.ready && Array.isArray(warmStatus.warming) ? warmStatus.warming : [];
+  const game = $("game").value;
+  if (!game || !warming.includes(game)) {
+    btn.textContent = t("lobby:create");
+    btn.removeAttribute("aria-busy");
+    delete btn.dataset.preparing;
+    bar.hidden = true;
+    return;
+  }
+  const total = Number(warmStatus.total) || catalog.length || 1;
+  const done = Number(warmStatus.done) || 0;
+  btn.setAttribute("aria-busy", "true");
+  btn.dataset.preparing = "1";
+  btn.textContent = t("lobby:status.button", { game: gameTitle(game), done: fmtNumber(done), total: fmtNumber(total) });
+  bar.max = total;
+  bar.value = done;
+  bar.hidden = false;
+}
+
 async function watchStatus(isLoaded) {
   for (;;) {
     const st = await serverStatus();
+    warmStatus = st;
     showStatus(st, isLoaded());
+    if (isLoaded()) showCreateButton();
     if (!st || st.ready) return;
     await new Promise((r) => setTimeout(r, 700));
   }
@@ -694,6 +732,7 @@ async function start() {
   const want = new URLSearchParams(location.search).get("game");
   if (want && catalog.some((g) => g.name === want)) $("game").value = want;
   $("game").addEventListener("change", showGame);
+  $("game").addEventListener("change", showCreateButton);
   for (const r of document.querySelectorAll("input[name=mode]")) r.addEventListener("change", showMode);
   $("ai-level").addEventListener("change", () => {
     $("level-about").textContent = levelAbout(parseInt($("ai-level").value, 10));
@@ -706,6 +745,7 @@ async function start() {
   $("clock-on").addEventListener("change", clockFields);
   clockFields();
   showGame();
+  showCreateButton();
   refreshLists(); // the variants in words, now that the catalogue names them
   document.body.dataset.ready = "1";
 }

@@ -75,12 +75,8 @@ async function addCatalogue(i18n) {
 
 // -- who: an account, or a guest ------------------------------------------------------------------
 async function whoAmI() {
-  try {
-    return await api("GET", "/api/account");
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 401) return null;
-    throw err;
-  }
+  // GET /api/session: the account, or null for a guest (answered 200: no 401 in a guest's console)
+  return (await api("GET", "/api/session")).account;
 }
 
 // -- the list of games waiting ----------------------------------------------------------------------

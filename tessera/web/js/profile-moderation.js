@@ -17,7 +17,7 @@ async function start() {
   let profile;
   try {
     [me, profile] = await Promise.all([
-      api("GET", "/api/account"),
+      api("GET", "/api/session").then((r) => r.account), // null for a guest (no 401)
       api("GET", `/api/users/${encodeURIComponent(name)}`),
     ]);
   } catch {

@@ -2,7 +2,7 @@
 // It knows no game: the server sends each position's render description with the player's legal
 // moves; a step is played by clicking its cells (as on the game page) or by typing it. The server
 // judges each step; the opponent's replies come back and are shown on the board.
-import { api, ApiError, escapeHtml } from "./api.js";
+import { api, ApiError, escapeHtml, whoAmI } from "./api.js";
 import { BoardView } from "./board.js";
 import { actionLabel, decorations, localized, panelRows, refusalText, textOf } from "./decorate.js";
 import { initI18n, t } from "./i18n.js";
@@ -253,6 +253,10 @@ async function viewSolution() {
 
 // -- the account's rating and history --------------------------------------------------------
 async function loadMe() {
+  if (!(await whoAmI())) {
+    $("me").textContent = t("puzzles:guest"); // a guest asks nothing (no 401 in the console)
+    return;
+  }
   try {
     const me = await api("GET", "/api/puzzles/me");
     const game = $("game").value;

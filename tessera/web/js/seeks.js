@@ -5,9 +5,9 @@
 // after a while without an opponent the AI at about one's rating is offered.
 
 import { ApiError, api, escapeHtml, saveSeats, whoAmI } from "./api.js";
-import { refusalText } from "./decorate.js";
+import { refusalText, specWords } from "./decorate.js";
 import { clockSettingsText } from "./deadline.js";
-import { initI18n, t } from "./i18n.js";
+import { fmtNumber, fmtRating, initI18n, t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 const STORE = "tessera:seeks";
@@ -61,14 +61,17 @@ function clockOf(value) {
 
 function clockLabel(value) {
   const c = clockOf(value);
-  return c.days ? t("seeks:days_per_move", { count: c.days }) : t("seeks:real_time", { minutes: c.initial / 60, seconds: c.increment });
+  return c.days ? t("seeks:days_per_move", { count: c.days }) : t("seeks:real_time", { minutes: fmtNumber(c.initial / 60), seconds: fmtNumber(c.increment) });
 }
 
+// A seek's game in words: its title and, for a variant, its parameters as the lobby names them
+// ("Nume (Board: square · Board size: 5)"), never the raw spec.
 function gameTitle(spec) {
   const name = String(spec).split("(")[0];
   const g = catalog.find((x) => x.name === name);
   const title = g ? g.title : name;
-  return spec === name ? title : `${title} ${spec.slice(name.length)}`;
+  const words = specWords(spec);
+  return words ? `${title} (${words})` : title;
 }
 
 // The variants offered for a game: the standard game and its two-player examples.
@@ -81,7 +84,7 @@ function variantsOf(name) {
 function fillVariants() {
   const sel = $("seek-variant");
   sel.innerHTML = variantsOf($("seek-game").value)
-    .map((s, i) => `<option value="${escapeHtml(s)}">${escapeHtml(i === 0 ? t("seeks:standard") : s)}</option>`)
+    .map((s, i) => `<option value="${escapeHtml(s)}">${escapeHtml(i === 0 ? t("seeks:standard") : specWords(s) || s)}</option>`)
     .join("");
 }
 
@@ -122,7 +125,7 @@ function renderMine() {
     const what = r ? `${gameTitle(r.game)} · ${clockSettingsText(r.clock)} · ${t(r.rated ? "seeks:rated" : "seeks:casual")}` : "";
     const p = document.createElement("p");
     p.className = "seeking";
-    p.textContent = r ? t("seeks:looking", { what, rating: r.rating }) : t("seeks:looking_short");
+    p.textContent = r ? t("seeks:looking", { what, rating: fmtRating(r.rating) }) : t("seeks:looking_short");
     div.appendChild(p);
     const cancel = document.createElement("button");
     cancel.type = "button";
@@ -134,7 +137,7 @@ function renderMine() {
       const ai = document.createElement("button");
       ai.type = "button";
       ai.className = "seek-ai primary";
-      ai.textContent = t("seeks:play_ai", { level: r.ai_offer.level, rating: r.ai_offer.rating });
+      ai.textContent = t("seeks:play_ai", { level: r.ai_offer.level, rating: fmtRating(r.ai_offer.rating) });
       ai.addEventListener("click", () => playAi(s));
       const hint = document.createElement("p");
       hint.className = "hint";
@@ -259,16 +262,16 @@ async function refreshList() {
   for (const s of data.seeks) {
     const li = document.createElement("li");
     li.dataset.seek = s.id;
-    const who = s.player ? `${s.player} (${s.rating}${s.provisional ? "?" : ""})` : t("seeks:guest");
+    const who = s.player ? `${s.player} (${fmtRating(s.rating)}${s.provisional ? "?" : ""})` : t("seeks:guest");
     const kind = t(s.rated ? "seeks:rated" : "seeks:casual");
     li.textContent = `${who} — ${gameTitle(s.game)} · ${clockSettingsText(s.clock)} · ${kind}`;
     if (s.mine) {
+      // one's own seek: cancelled from its panel above (one Cancel button per seek), marked here
       li.classList.add("mine");
-      const b = document.createElement("button");
-      b.type = "button";
-      b.textContent = t("seeks:cancel");
-      b.addEventListener("click", () => cancelSeek(s.id));
-      li.append(" ", b);
+      const mark = document.createElement("span");
+      mark.className = "seek-yours";
+      mark.textContent = t("seeks:yours");
+      li.append(" ", mark);
     }
     list.appendChild(li);
   }

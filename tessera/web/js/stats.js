@@ -5,6 +5,7 @@
 
 import { api, ApiError, escapeHtml } from "./api.js";
 import { currentLanguage, initI18n, t } from "./i18n.js";
+import { initPrefs } from "./prefs.js";
 import { intervalPlot, naturalCompare } from "./plots.js";
 
 const $ = (id) => document.getElementById(id);
@@ -130,6 +131,7 @@ function bands(s) {
 
 async function start() {
   await initI18n(["stats"]);
+  initPrefs(); // the theme switch, as on every page
   const game = decodeURIComponent(location.pathname.split("/")[2] || "");
   const sel = $("stats-game");
   try {

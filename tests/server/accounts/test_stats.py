@@ -57,6 +57,24 @@ def test_stats_count_rated_games_between_people_only(user: User) -> None:
     assert alice.get("/api/stats/chess").status_code == 404
 
 
+def test_stats_do_not_count_an_aborted_game_as_rated(user: User) -> None:
+    """'/stats counts an aborted game as rated' (issue 39): a rated game aborted before both seats
+    moved has no result and changes no rating — it is counted among the aborted games (and in their
+    rate), never among the rated games, their first-seat figures or a rating band."""
+    alice, bob = user("Alice"), user("Bob")
+    got = play_challenge(alice, bob, "Bob", rated=True, seat=0)
+    assert bob.post(f"/api/games/{got['game_id']}/resign", json={"token": got["token"]}).status_code == 200
+    aborted = play_challenge(alice, bob, "Bob", rated=True, seat=0, moved=False)
+    mine = my_seat(alice, aborted["game_id"])["token"]
+    assert alice.post(f"/api/games/{aborted['game_id']}/resign", json={"token": mine}).status_code == 200
+    assert alice.get(f"/api/games/{aborted['game_id']}").json()["result"]["reason"] == "abort"
+    s = alice.get("/api/stats/nibble").json()
+    assert s["games"] == 1 and s["aborted"] == 1 and s["aborted_rate"] == 0.5
+    assert s["first_seat"]["of"] == 1
+    assert sum(b["games"] for b in s["by_band"].values()) == 1 and "unrated" not in s["by_band"]
+    assert s["by_variant"]["nibble"]["games"] == 1 and s["by_variant"]["nibble"]["aborted"] == 1
+
+
 def _study(folder: Path, name: str, game: str, settings: list[dict[str, Any]], kind: str = "balance") -> None:
     (folder / name).mkdir()
     data = {"kind": kind, "game": game, "agent": "mcts", "settings": settings}
