@@ -62,7 +62,12 @@ from tessera.server.seeks.routes import router as seeks_router
 from tessera.server.service import MatchService
 from tessera.server.storage import Storage
 from tessera.server.storage_errors import STORAGE_ERRORS, storage_trouble
-from tessera.server.tournaments.director import Director, schedules_from_env, wave_seconds_from_env
+from tessera.server.tournaments.director import (
+    Director,
+    schedules_from_env,
+    stuck_seconds_from_env,
+    wave_seconds_from_env,
+)
 from tessera.server.tournaments.routes import router as tournaments_router
 from tessera.server.warmup import Warmup, games_in_play
 from tessera.server.worker import AIWorker
@@ -267,7 +272,9 @@ def create_app(
     timers = ClockTimers(service.check_clock)
     seeks = SeekPool(service, **pool_settings_from_env())  # "Play now": seeks paired in waves
     design = DesignStudies(storage, pool, load=load_checked)  # the designer's self-play studies
-    tournaments = Director(service, wave_seconds=wave_seconds_from_env())  # arenas and Swiss events, run in waves
+    tournaments = Director(  # arenas and Swiss events, run in waves
+        service, wave_seconds=wave_seconds_from_env(), stuck_seconds=stuck_seconds_from_env()
+    )
     tournaments.schedules = schedules_from_env()
     warmup = Warmup(first=lambda: games_in_play(storage))
 

@@ -18,8 +18,9 @@ not finished:
 Making a game is an idempotent sequence, so that ``kill -9`` of a process at any point loses no
 result and pairs no one twice: (1) one transaction stores the pairing (``creating``) and claims its
 players (``pairing_id`` set only where it was empty, all or none); (2) the game is made through
-the match service (the function challenges use), private, with an invite seat per player; (3) the
-game's id is stored on the pairing; (4) the seats are bound to the accounts (rated or not, in the
+the match service (the function challenges use), private, with an invite seat per player, and
+(3) its id is stored on the pairing in the game's own transaction (a crash leaves no game that its
+pairing does not name); (4) the seats are bound to the accounts (rated or not, in the
 game's pool) and both seats arrive (the clocks start); (5) the pairing is ``playing``.  A Swiss
 round is stored whole in step 1 (the round's number, its byes and all its pairings in one
 transaction); a stopped process's Swiss pairing without a game gets its game from the repair.  A player's
@@ -70,7 +71,8 @@ LAST_SECONDS = 20.0
 """An arena starts no new game when less than this is left."""
 
 STUCK_SECONDS = 30.0
-"""A pairing left ``creating`` this long (its process stopped in the middle) is repaired."""
+"""A pairing left ``creating`` this long (its process stopped in the middle) is repaired
+(``TESSERA_TOURNAMENT_STUCK``; the crash drill shortens it)."""
 
 DIRECTOR_LOCK = 0x70A17
 """The PostgreSQL advisory lock held by the process running a wave."""
@@ -99,11 +101,19 @@ def round_seconds(clock: dict[str, Any], seats: int) -> float:
 class Director:
     """The tournaments of one database, as one server process runs them."""
 
-    def __init__(self, service: MatchService, *, wave_seconds: float = WAVE_SECONDS, seed: int | None = None) -> None:
+    def __init__(
+        self,
+        service: MatchService,
+        *,
+        wave_seconds: float = WAVE_SECONDS,
+        seed: int | None = None,
+        stuck_seconds: float = STUCK_SECONDS,
+    ) -> None:
         self.service = service
         self.storage = service.storage
         self.accounts = AccountStore(service.storage)
         self.wave_seconds = wave_seconds
+        self.stuck_seconds = stuck_seconds
         self.rng = random.Random(seed)
         self.schedules: list[dict[str, Any]] = []
         self._running = threading.Lock()
@@ -431,7 +441,9 @@ class Director:
             rows = (
                 tx.conn.execute(
                     sa.select(tp).where(
-                        tp.c.tournament_id == t.id, tp.c.status == "creating", tp.c.created_at < now - STUCK_SECONDS
+                        tp.c.tournament_id == t.id,
+                        tp.c.status == "creating",
+                        tp.c.created_at < now - self.stuck_seconds,
                     )
                 )
                 .mappings()
@@ -635,8 +647,16 @@ class Director:
         pairing is void (its players free); a Swiss pairing stays ``creating`` and is tried again."""
         seats = [self.accounts.user_by_id(u) for u in users]
         kinds = [{"kind": "invite", "name": u.username if u else "?"} for u in seats]
+
+        def within(tx: Any, made: Any) -> None:  # the game and its id on the pairing: one transaction
+            tx.conn.execute(
+                tournament_pairings_table.update()
+                .where(tournament_pairings_table.c.id == pid)
+                .values(game_id=made.game_id)
+            )
+
         try:
-            created = self.service.create(t.spec, seat_kinds=kinds, clock=dict(t.clock), public=False)
+            created = self.service.create(t.spec, seat_kinds=kinds, clock=dict(t.clock), public=False, within=within)
         except Exception:
             log.exception("tournament %s: could not make a game", t.id)
             if t.kind == "arena":
@@ -648,12 +668,6 @@ class Director:
                     )
                 self._free(pid, now)
             return None
-        with self.storage.transaction(write=True) as tx:
-            tx.conn.execute(
-                tournament_pairings_table.update()
-                .where(tournament_pairings_table.c.id == pid)
-                .values(game_id=created.game_id)
-            )
         self._finish_making(t, pid, created.game_id, users, created.invites, berserk)
         return created.game_id
 
@@ -753,6 +767,18 @@ def schedules_from_env() -> list[dict[str, Any]]:
             raise ValueError(f"TESSERA_TOURNAMENT_SCHEDULE: {s['name']!r}: every_minutes ≥ 1 and a name of its own")
         names.add(s["name"])
     return data
+
+
+def stuck_seconds_from_env() -> float:
+    """How old a pairing left ``creating`` must be to be repaired: ``TESSERA_TOURNAMENT_STUCK``
+    (seconds), else :data:`STUCK_SECONDS`; at least the time a live process takes to make a game."""
+    text = os.environ.get("TESSERA_TOURNAMENT_STUCK", "").strip()
+    if not text:
+        return STUCK_SECONDS
+    value = float(text)
+    if not 0.5 <= value <= 3600:
+        raise ValueError("TESSERA_TOURNAMENT_STUCK: seconds from 0.5 to 3600")
+    return value
 
 
 def wave_seconds_from_env() -> float:
