@@ -44,7 +44,7 @@ from tessera.server.design.routes import router as design_router
 from tessera.server.design.studies import DesignStudies
 from tessera.server.errors import ServiceError
 from tessera.server.events import Events, Presence
-from tessera.server.headers import SecurityHeaders, api_docs
+from tessera.server.headers import SecurityHeaders, TokensNotInUrls, api_docs
 from tessera.server.hub import MAX_SOCKETS_PER_CLIENT, MAX_SOCKETS_PER_GAME, Hub
 from tessera.server.inputs import load_checked
 from tessera.server.limits import BODY_READ_TIMEOUT, BodyLimits, Rate, RateLimits, rates_from_env
@@ -347,6 +347,7 @@ def create_app(
         def metrics_page() -> Response:
             return Response(collected.render(), media_type="text/plain; version=0.0.4")
 
+    app.add_middleware(TokensNotInUrls)  # ?token= refused before any route or limit reads the request
     app.add_middleware(RequestLog)
     app.add_middleware(SecurityHeaders)  # outermost: every answer has them, refusals of the limits included
     app.state.service = service

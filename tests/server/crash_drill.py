@@ -128,7 +128,9 @@ def kill(server: Server) -> None:
 
 def browser(server: Server) -> httpx.Client:
     """A client with the site's own ``Origin`` (as the site's pages send it)."""
-    return httpx.Client(base_url=server.base, headers={"Origin": server.base}, timeout=30)
+    return httpx.Client(
+        base_url=server.base, headers={"Origin": server.base}, timeout=120
+    )  # a loaded machine compiling a game for the first time
 
 
 Call = tuple[int | httpx.Cookies, str, str, dict[str, Any]]
