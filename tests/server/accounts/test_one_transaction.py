@@ -59,7 +59,7 @@ def test_an_accept_that_fails_at_its_last_step_leaves_the_challenge_pending_and_
     r = bob.post(f"/api/challenges/{cid}/accept")
     assert r.status_code == 200, "the challenge can still be accepted"
     assert (
-        bob.get(f"/api/games/{r.json()['game_id']}", params={"token": r.json()["token"]}).json()["you"]
+        bob.get(f"/api/games/{r.json()['game_id']}", headers={"X-Seat-Token": r.json()["token"]}).json()["you"]
         == r.json()["seat"]
     )
 
