@@ -179,6 +179,8 @@ class Drill:
     seconds: dict[str, float] = field(default_factory=dict)
     """Where the drill's time went: ``start`` (the servers' starts), ``setup``, ``fire``, ``check``."""
     cookies: list[httpx.Cookies] = field(default_factory=list)
+    burst: float = 0.0
+    """Seconds the last burst whose every request was answered took (0: none yet)."""
     pace: float = 0.0
     """Seconds a game's creation takes on the restarted server (:meth:`_warm`): the kill lands within
     a few of these (a busy machine answers slowly; a fixed window killed every action before it began)."""
@@ -215,13 +217,16 @@ class Drill:
                 self._warm(server)
                 calls: list[Call] = []
                 dones: list[tuple[str, Done, int, int]] = []
-                window = 0.0
+                window = floor = 0.0
                 for op in self.operations:
                     self.pace = 0.0
                     mine, done, op_most = getattr(self, "_" + op)(server, rng)
                     dones.append((op, done, len(calls), len(calls) + len(mine)))
                     calls += mine
-                    window = max(window, op_most, (4.0 if len(self.operations) == 1 else 2.0) * self.pace * len(mine))
+                    floor = max(floor, op_most)
+                    window = max(window, op_most, 4.0 * self.pace * len(mine))
+                if self.burst:  # the last burst's answers all came within this: the kill lands among them
+                    window = max(floor, min(window, 1.5 * self.burst))
                 took("setup")
                 results = self._fire(server, calls, rng, window)
                 took("fire")
@@ -283,17 +288,22 @@ class Drill:
 
     def _fire(self, server: Server, calls: list[Call], rng: random.Random, window: float) -> list[Any]:
         """Send ``calls`` at once and kill the server after a random delay of up to ``window``
-        seconds: the longest of the operations' own windows and four times an operation's
-        :attr:`pace` per call of it (half that when several operations share the kill: their calls
-        run together; measured: four accepts sent at once, each from a new client,
-        are answered in about 0.3 s where one alone takes 0.02 s)."""
+        seconds: the longest of the operations' own windows (the waves that pair seeks and
+        tournaments) and four times an operation's :attr:`pace` per call of it (measured: four
+        accepts sent at once, each from a new client, are answered in about 0.3 s where one alone
+        takes 0.02 s) — or, once a burst was answered whole, 1.5 times the time its last answer
+        took (:attr:`burst`; a busy machine's requests wait on each other), so that the kill cuts
+        through the requests rather than after them."""
         results: list[Any] = [None] * len(calls)
+        ends: list[float] = [0.0] * len(calls)
+        t0 = time.monotonic()
 
         def send(i: int) -> None:
             who, method, path, body = calls[i]
             with self._client(server, who) as b:
                 try:
                     results[i] = b.request(method, path, json=body, headers=body.pop("_headers", {}))
+                    ends[i] = time.monotonic() - t0
                 except httpx.HTTPError:
                     results[i] = None
 
@@ -304,6 +314,8 @@ class Drill:
         kill(server)
         for t in threads:
             t.join(30)
+        if calls and all(r is not None for r in results):
+            self.burst = max(ends)
         return results
 
     def _count(self, results: list[Any], ok: tuple[int, ...] = (200,)) -> list[bool]:
