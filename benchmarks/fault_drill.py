@@ -43,6 +43,19 @@ def fresh_postgres(base: str) -> str:
     return base.rsplit("/", 1)[0] + "/" + name
 
 
+def progress(d: Drill) -> None:
+    """One line per kill: the tallies so far (acknowledged/cut per operation, violations)."""
+    tallies = " ".join(f"{op} {a}/{c}" for op, (a, c) in d.per_op.items())
+    print(f"  kill {d.kills}: {tallies}; seeks paired {d.paired}; violations {len(d.violations)}", flush=True)
+    for v in d.violations[PRINTED.get(id(d), 0) :]:
+        print("     ", v, flush=True)
+    PRINTED[id(d)] = len(d.violations)
+
+
+PRINTED: dict[int, int] = {}
+"""Violations printed so far, per drill."""
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kills", type=int, default=30, help="kills per operation and database (default 30)")
@@ -68,7 +81,7 @@ def main() -> int:
                     t0 = time.monotonic()
                     logs = args.logs or Path(tmp)
                     logs.mkdir(parents=True, exist_ok=True)
-                    d = Drill(url, group, args.seed + i, logs / f"{db}-{name}.log").run(args.kills)
+                    d = Drill(url, group, args.seed + i, logs / f"{db}-{name}.log", progress=progress).run(args.kills)
                     seconds = time.monotonic() - t0
                     for op in group:
                         acked, cut = d.per_op.get(op, [0, 0])

@@ -176,6 +176,8 @@ class Drill:
     """Tournament games whose resignation was answered 200."""
     per_op: dict[str, list[int]] = field(default_factory=dict)
     """Operation → [acknowledged, cut]."""
+    progress: Callable[[Drill], None] | None = None
+    """Called after each kill's check (the full drill prints a line: a long run shows how it goes)."""
     seconds: dict[str, float] = field(default_factory=dict)
     """Where the drill's time went: ``start`` (the servers' starts), ``setup``, ``fire``, ``check``."""
     cookies: list[httpx.Cookies] = field(default_factory=list)
@@ -241,6 +243,8 @@ class Drill:
                 took("start")
                 self.violations += check(self.url, self, server, self.cookies) + check_accounts(self.url, self, server)
                 took("check")
+                if self.progress is not None:
+                    self.progress(self)
         finally:
             kill(server)
         return self
