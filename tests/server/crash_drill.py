@@ -193,6 +193,7 @@ class Drill:
         unknown = set(self.operations) - set(OPERATIONS)
         if unknown:
             raise ValueError(f"unknown operations: {sorted(unknown)}")
+        self.operations = tuple(sorted(self.operations, key=OPERATIONS.index))  # (the tournament's set-up last)
 
     @property
     def operation(self) -> str:
@@ -485,19 +486,17 @@ class Drill:
         tid = r.json()["id"]
         self.tournaments.append(tid)
         joins: list[Call] = [(i, "POST", f"/api/tournaments/{tid}/join", {}) for i in range(4)]
-        if swiss:  # joined before the start; the start's wave pairs them while the kill comes
+        if swiss:  # joined before the start; the start's wave pairs them with the burst, while the kill comes
             for i in range(4):
                 assert self._timed(server, i, "POST", f"/api/tournaments/{tid}/join").status_code == 200
             joins = []
-            wait = max(0.0, body["starts_at"] - time.time())
-        else:
-            wait = 0.0
+            time.sleep(max(0.0, body["starts_at"] - 0.3 - time.time()))  # (the operation is set up last)
 
         def done(results: list[Any]) -> None:
             oks = self._count(results)
             self.resigned_tournament.update(g for g, ok in zip(resigning, oks, strict=False) if ok)
 
-        return calls + joins, done, wait + 1.0
+        return calls + joins, done, 1.5
 
 
 def check_accounts(url: str, drill: Drill, server: Server) -> list[str]:
