@@ -650,27 +650,29 @@ def check(url: str, drill: Drill, server: Server, cookies: list[httpx.Cookies]) 
             view = b.get(f"/api/games/{got['game_id']}", headers={"X-Seat-Token": got["token"]}).json()
             if view.get("you") != got["seat"]:
                 bad.append(f"the acceptor's token of game {got['game_id']} does not open his seat")
-    for cid in pending4:  # a four-seat challenge: its invitees accept (again), and its game is made
-        last = None
+    for cid in pending4:  # a four-seat challenge: its invitees accept (again) until its game is made
+        made = None
         for i in (1, 2, 3):
             with browser(server) as b:
                 b.cookies = cookies[i]
-                last = b.post(f"/api/challenges/{cid}/accept")
-            if last.status_code != 200:
+                r = b.post(f"/api/challenges/{cid}/accept")
+            if r.status_code != 200:
                 bad.append(
-                    f"four-seat challenge {cid}: accept by its invitee {i} after the restart: "
-                    f"{last.status_code} {last.text}"
+                    f"four-seat challenge {cid}: accept by its invitee {i} after the restart: {r.status_code} {r.text}"
                 )
-        if last is not None and last.status_code == 200:
-            got = last.json()
-            if got.get("status") != "accepted" or not got.get("game_id"):
-                bad.append(f"four-seat challenge {cid} accepted by all three is still {got.get('status')} (stuck)")
-            else:
-                with browser(server) as b:
-                    b.cookies = cookies[3]
-                    view = b.get(f"/api/games/{got['game_id']}", headers={"X-Seat-Token": got["token"]}).json()
-                if view.get("you") != got["seat"]:
-                    bad.append(f"the last acceptor's token of game {got['game_id']} does not open his seat")
+                break
+            if r.json().get("status") == "accepted" and r.json().get("game_id"):
+                made = (i, r.json())  # (an acceptance stored before the kill: the game is made by this one)
+                break
+        if made is None:
+            bad.append(f"four-seat challenge {cid} accepted by all three invitees is still pending (stuck)")
+            continue
+        i, got = made
+        with browser(server) as b:
+            b.cookies = cookies[i]
+            view = b.get(f"/api/games/{got['game_id']}", headers={"X-Seat-Token": got["token"]}).json()
+        if view.get("you") != got["seat"]:
+            bad.append(f"the acceptor's token of the four-seat game {got['game_id']} does not open his seat")
     for gid in list(drill.rematches):  # nothing stuck: asked again by both, the rematch is played
         answers = []
         for i in (2, 3):
