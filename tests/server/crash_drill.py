@@ -617,6 +617,10 @@ def check(url: str, drill: Drill, server: Server, cookies: list[httpx.Cookies]) 
             seeks_by_game: dict[str, list[Any]] = {}
             for r in c.execute(sa.text("SELECT id, status, game_id, seat, token FROM seeks")):
                 if r.status == "paired":
+                    if r.game_id is not None and r.game_id not in games:
+                        made_now = c.execute(sa.text("SELECT 1 FROM games WHERE id = :g"), {"g": r.game_id}).first()
+                        if made_now is not None:  # paired by the restarted server's wave after the games were read
+                            continue
                     if r.game_id is None or r.game_id not in games:
                         bad.append(f"seek {r.id} paired with no game")
                         continue
@@ -793,6 +797,10 @@ def _check_ratings(c: sa.Connection) -> list[str]:
     for gid, n in c.execute(sa.text("SELECT game_id, count(*) FROM seat_accounts GROUP BY game_id")):
         seats[gid] = n
     for gid, rated_at, result in rows:
+        if rated_at is None:  # (a game the restarted server ended this instant is rated right after its end)
+            time.sleep(1.0)
+            q = sa.text("SELECT rated_at FROM account_games WHERE game_id = :g")
+            rated_at = c.execute(q, {"g": gid}).scalar()
         if rated_at is None:
             bad.append(f"finished rated game {gid} not rated after the restart")
         elif (json.loads(result) if result else {}).get("returns") and history.get(gid, 0) != seats.get(gid, 0):
