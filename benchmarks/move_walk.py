@@ -123,19 +123,20 @@ def walk(moves_before: int = 2, trail: list[str] | None = None) -> dict[str, lis
         gid, tokens = g["id"], g["tokens"]
 
         def play(seat: int) -> dict[str, Any]:
-            v = http.get(f"/api/games/{gid}", params={"token": tokens[str(seat)]}).json()
+            v = http.get(f"/api/games/{gid}", headers={"X-Seat-Token": tokens[str(seat)]}).json()
             body = {"token": tokens[str(seat)], "move": first_move(v), "expected": v["move_number"], "view": False}
             return dict(http.post(f"/api/games/{gid}/moves", json=body).json())
 
-        ws_url = base.replace("http", "ws") + f"/api/games/{gid}/ws?token={tokens['1']}"
-        with connect(ws_url, open_timeout=30) as ws:
+        ws_url = base.replace("http", "ws") + f"/api/games/{gid}/ws"
+        seat_protocols: Any = ["tessera.seat", f"seat.{tokens['1']}"]  # the seat token: never in the URL
+        with connect(ws_url, subprotocols=seat_protocols, open_timeout=30) as ws:
             json.loads(ws.recv(timeout=30))  # the first view
             for i in range(moves_before):  # warm: caches, first calls
                 version = play(i % 2)["version"]
                 while json.loads(ws.recv(timeout=30)).get("view", {}).get("version") != version:
                     pass
             seat = moves_before % 2
-            v = http.get(f"/api/games/{gid}", params={"token": tokens[str(seat)]}).json()
+            v = http.get(f"/api/games/{gid}", headers={"X-Seat-Token": tokens[str(seat)]}).json()
             body = {"token": tokens[str(seat)], "move": first_move(v), "expected": v["move_number"], "view": False}
             time.sleep(1.0)  # presence messages and timers of the warm-up are done
             rec.on = True

@@ -178,7 +178,7 @@ def play_one(client: httpx.Client, base: str, gid: str, tokens: dict[str, str]) 
     if view.status_code != 200:
         return False
     token = tokens[str(view.json()["to_move"])]
-    seen = client.get(f"{base}/api/games/{gid}", params={"token": token})
+    seen = client.get(f"{base}/api/games/{gid}", headers={"X-Seat-Token": token})
     if seen.status_code != 200:
         return False
     v = seen.json()

@@ -25,7 +25,7 @@ def my_seat(page: Any) -> int:
         """async () => {
             const id = location.pathname.split('/').pop();
             const m = /#t(\\d+)=([^&]+)/.exec(location.hash) || /#seat=(\\d+)&t=([^&]+)/.exec(location.hash);
-            const r = await fetch(`/api/games/${id}?token=${m[2]}`);
+            const r = await fetch(`/api/games/${id}`, { headers: { "X-Seat-Token": decodeURIComponent(m[2]) } });
             return (await r.json()).you;
         }"""
     )

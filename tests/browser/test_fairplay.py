@@ -23,8 +23,10 @@ def post(base: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
     return dict(json.loads(urllib.request.urlopen(req, timeout=120).read()))
 
 
-def get(base: str, path: str) -> dict[str, Any]:
-    return dict(json.loads(urllib.request.urlopen(base + path, timeout=120).read()))
+def get(base: str, path: str, seat: str | None = None) -> dict[str, Any]:
+    """``seat``: a seat token, sent as the ``X-Seat-Token`` header (never in the URL)."""
+    req = urllib.request.Request(base + path, headers={"X-Seat-Token": seat} if seat else {})
+    return dict(json.loads(urllib.request.urlopen(req, timeout=120).read()))
 
 
 def status_of(base: str, path: str) -> int:
@@ -44,7 +46,7 @@ def page_of(browser: Any, url: str) -> Any:
 
 def first_move(base: str, gid: str, token: str) -> str:
     """The first legal move the seat's view offers."""
-    a = get(base, f"/api/games/{gid}?token={token}")["render"]["actions"][0]
+    a = get(base, f"/api/games/{gid}", seat=token)["render"]["actions"][0]
     return str(a["move"] if "move" in a else a["template"].replace("{n}", str(a.get("choices", [1])[0])))
 
 

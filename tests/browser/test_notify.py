@@ -18,12 +18,12 @@ from tests.browser.test_accounts_pages import PASSWORD
 pytestmark = pytest.mark.browser
 
 
-def call(server: str, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+def call(server: str, method: str, path: str, body: dict[str, Any] | None = None, seat: str | None = None) -> Any:
+    """``seat``: a seat token, sent as the ``X-Seat-Token`` header (never in the URL)."""
+    headers = {"Content-Type": "application/json"} if body is not None else {}
+    headers |= {"X-Seat-Token": seat} if seat else {}
     req = urllib.request.Request(
-        server + path,
-        method=method,
-        data=None if body is None else json.dumps(body).encode(),
-        headers={"Content-Type": "application/json"} if body is not None else {},
+        server + path, method=method, data=None if body is None else json.dumps(body).encode(), headers=headers
     )
     with urllib.request.urlopen(req, timeout=300) as r:  # a fresh server compiles kernels first
         return json.loads(r.read() or b"null")
@@ -31,7 +31,7 @@ def call(server: str, method: str, path: str, body: dict[str, Any] | None = None
 
 def play_first(server: str, gid: str, token: str) -> None:
     """The seat of ``token`` plays its first legal move."""
-    v = call(server, "GET", f"/api/games/{gid}?token={token}")
+    v = call(server, "GET", f"/api/games/{gid}", seat=token)
     a = v["render"]["actions"][0]
     mv = a["move"] if "move" in a else a["template"].replace("{n}", str(a.get("choices", [1])[0]))
     call(server, "POST", f"/api/games/{gid}/moves", {"token": token, "move": mv, "expected": v["move_number"]})

@@ -27,7 +27,8 @@ def post(base: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def view_of(base: str, game: str, token: str) -> dict[str, Any]:
-    return dict(json.loads(urllib.request.urlopen(f"{base}/api/games/{game}?token={token}", timeout=10).read()))
+    req = urllib.request.Request(f"{base}/api/games/{game}", headers={"X-Seat-Token": token})
+    return dict(json.loads(urllib.request.urlopen(req, timeout=10).read()))
 
 
 def open_page(browser: Any, base: str, link: str, viewport: dict[str, int]) -> Any:

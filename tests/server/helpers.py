@@ -27,7 +27,7 @@ def create(client: TestClient, game: str = "ikabegama", **body: Any) -> dict[str
 
 
 def view(client: TestClient, gid: str, token: str | None = None) -> dict[str, Any]:
-    r = client.get(f"/api/games/{gid}", params={"token": token} if token else None)
+    r = client.get(f"/api/games/{gid}", headers={"X-Seat-Token": token} if token else None)
     assert r.status_code == 200, r.text
     return r.json()
 

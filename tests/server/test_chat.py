@@ -71,9 +71,8 @@ def say(c: TestClient, gid: str, room: str, text: str, token: str | None = None)
 
 
 def history(c: TestClient, gid: str, token: str | None = None, **params: Any) -> Any:
-    if token:
-        params["token"] = token
-    return c.get(f"/api/games/{gid}/chat", params=params)
+    headers = {"X-Seat-Token": token} if token else {}
+    return c.get(f"/api/games/{gid}/chat", params=params, headers=headers)
 
 
 def texts(answer: Any) -> list[str]:
@@ -153,7 +152,7 @@ def test_a_player_of_a_live_game_never_receives_the_spectator_room(c: TestClient
     nor by the socket); after the end both rooms may be shown to players'."""
     gid, t0, t1 = online(c)
     with (
-        c.websocket_connect(f"/api/games/{gid}/ws?token={t0}") as ws0,
+        c.websocket_connect(f"/api/games/{gid}/ws", subprotocols=["tessera.seat", f"seat.{t0}"]) as ws0,
         c.websocket_connect(f"/api/games/{gid}/ws") as spec,
     ):
         settle(ws0)
@@ -180,7 +179,7 @@ def test_the_socket_pushes_player_messages_to_players_only(c: TestClient) -> Non
     """'new messages pushed over the game WebSocket (hub) to the allowed readers'."""
     gid, t0, t1 = online(c)
     with (
-        c.websocket_connect(f"/api/games/{gid}/ws?token={t1}") as ws1,
+        c.websocket_connect(f"/api/games/{gid}/ws", subprotocols=["tessera.seat", f"seat.{t1}"]) as ws1,
         c.websocket_connect(f"/api/games/{gid}/ws") as spec,
     ):
         settle(ws1)
@@ -292,7 +291,7 @@ def test_a_player_mutes_the_opponent_and_unmutes_him(c: TestClient) -> None:
     r = c.post(f"/api/games/{gid}/chat/mute", json={"seat": 1, "token": t0})
     assert r.status_code == 200 and r.json() == {"muted": [{"seat": 1}]}
     assert texts(history(c, gid, t0)) == [] and history(c, gid, t0).json()["muted"] == [{"seat": 1}]
-    with c.websocket_connect(f"/api/games/{gid}/ws?token={t0}") as ws0:
+    with c.websocket_connect(f"/api/games/{gid}/ws", subprotocols=["tessera.seat", f"seat.{t0}"]) as ws0:
         settle(ws0)
         assert say(c, gid, "player", "muted words", t1).status_code == 201
         assert say(c, gid, "player", "my own words", t0).status_code == 201
@@ -342,7 +341,7 @@ def test_chat_is_stored_with_the_game_but_never_in_its_record(c: TestClient) -> 
         c.get(f"/api/games/{gid}/record").text,
         c.get(f"/api/games/{gid}/record.txt").text,
         c.get(f"/api/games/{gid}").text,
-        c.get(f"/api/games/{gid}", params={"token": t0}).text,
+        c.get(f"/api/games/{gid}", headers={"X-Seat-Token": t0}).text,
         c.get("/api/games", params={"status": "all"}).text,
     ]
     assert all(s for s in shown)

@@ -42,7 +42,10 @@ def test_a_message_posted_on_one_process_reaches_the_allowed_sockets_of_another(
         gid, t0 = r.json()["id"], r.json()["tokens"]["0"]
         t1 = ca.post(f"/api/games/{gid}/join").json()["token"]
         ws_b = b.replace("http://", "ws://") + f"/api/games/{gid}/ws"
-        with connect(f"{ws_b}?token={t1}", open_timeout=10) as player, connect(ws_b, open_timeout=10) as spectator:
+        with (
+            connect(ws_b, subprotocols=["tessera.seat", f"seat.{t1}"], open_timeout=10) as player,
+            connect(ws_b, open_timeout=10) as spectator,
+        ):
             settle(player)
             settle(spectator)
             r = ca.post(f"/api/games/{gid}/chat", json={"room": "spectator", "text": "from process A"})

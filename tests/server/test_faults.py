@@ -109,7 +109,7 @@ def play(client: TestClient, game: dict[str, Any], n: int) -> Any:
     """A legal move of the hot-seat game's seat to move, sent as move number ``n``."""
     seat = client.get(f"/api/games/{game['id']}").json()["to_move"]
     token = game["tokens"][str(seat)]
-    view = client.get(f"/api/games/{game['id']}", params={"token": token}).json()
+    view = client.get(f"/api/games/{game['id']}", headers={"X-Seat-Token": token}).json()
     a = view["render"]["actions"][0]
     move = a["move"] if "move" in a else a["template"].replace("{n}", "1")
     return client.post(f"/api/games/{game['id']}/moves", json={"token": token, "move": move, "expected": n})
@@ -172,7 +172,7 @@ def http_move(base: str, game: dict[str, Any], n: int) -> httpx.Response:
     """A legal move of the seat to move in a hot-seat game, sent as move number ``n`` (any answer)."""
     seat = httpx.get(f"{base}/api/games/{game['id']}", timeout=10).json()["to_move"]
     token = game["tokens"][str(seat)]
-    view = httpx.get(f"{base}/api/games/{game['id']}", params={"token": token}, timeout=10).json()
+    view = httpx.get(f"{base}/api/games/{game['id']}", headers={"X-Seat-Token": token}, timeout=10).json()
     a = view["render"]["actions"][0]
     move = a["move"] if "move" in a else a["template"].replace("{n}", "1")
     return httpx.post(
@@ -201,7 +201,7 @@ def test_a_postgresql_restart_under_two_servers_answers_503_loses_nothing_and_bo
             acknowledged += 1
         ctl = pg.CLUSTERS[int(sa.engine.make_url(db_url).port or 5432)]
         token = game["tokens"][str(httpx.get(f"{a}/api/games/{game['id']}").json()["to_move"])]
-        view = httpx.get(f"{a}/api/games/{game['id']}", params={"token": token}).json()
+        view = httpx.get(f"{a}/api/games/{game['id']}", headers={"X-Seat-Token": token}).json()
         act = view["render"]["actions"][0]
         move = act["move"] if "move" in act else act["template"].replace("{n}", "1")
         ws_url = b.replace("http", "ws") + f"/api/games/{game['id']}/ws"

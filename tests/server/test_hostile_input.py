@@ -70,10 +70,11 @@ def test_player_names_are_stored_as_printable_text(client: TestClient) -> None:
 
 @pytest.mark.parametrize("token", ["é", "\u2603" * 40, "\x00", "x" * 10_000])
 def test_any_token_that_holds_no_seat_is_a_403_never_a_500(client: TestClient, token: str) -> None:
-    """A bad token gets a 4xx with a message: in the query, the body, the header, and the WebSocket."""
+    """A bad token gets a 4xx with a message: in the query (refused there whatever it is), the body,
+    the header, and the WebSocket."""
     g = new_game(client)
     gid = g["id"]
-    assert_refused(client.get(f"/api/games/{gid}", params={"token": token}), 403, "token")
+    assert_refused(client.get(f"/api/games/{gid}", params={"token": token}), 400, "token")
     for path, body in [
         ("moves", {"token": token, "move": "a1=3", "expected": 0}),
         ("resign", {"token": token}),
@@ -90,6 +91,10 @@ def test_any_token_that_holds_no_seat_is_a_403_never_a_500(client: TestClient, t
     with client.websocket_connect(f"/api/games/{gid}/ws", params={"token": token}) as ws:
         msg = ws.receive_json()
         assert msg["type"] == "error" and "token" in msg["detail"]
+    if token.isprintable() and token.isascii():  # a subprotocol is an HTTP token: printable ASCII only
+        with client.websocket_connect(f"/api/games/{gid}/ws", subprotocols=["tessera.seat", f"seat.{token}"]) as ws:
+            msg = ws.receive_json()
+            assert msg["type"] == "error" and "token" in msg["detail"]
     assert client.get(f"/api/games/{gid}").json()["moves"] == []
 
 
@@ -212,7 +217,8 @@ def test_a_long_text_record_line_is_read_in_linear_time(client: TestClient, monk
 def test_bad_websocket_messages_get_an_error_and_the_socket_stays_open(client: TestClient, frame: str | bytes) -> None:
     """Bad WebSocket messages get an error with a message; the connection keeps working."""
     g = new_game(client)
-    with client.websocket_connect(f"/api/games/{g['id']}/ws", params={"token": g["tokens"]["0"]}) as ws:
+    seat = ["tessera.seat", f"seat.{g['tokens']['0']}"]
+    with client.websocket_connect(f"/api/games/{g['id']}/ws", subprotocols=seat) as ws:
         assert ws.receive_json()["type"] == "state"
         if isinstance(frame, bytes):
             ws.send_bytes(frame)

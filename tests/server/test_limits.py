@@ -122,7 +122,7 @@ def test_join_honours_a_private_game(client: TestClient) -> None:
     assert r.status_code == 403 and "private" in r.json()["detail"]
     assert client.get(f"/api/games/{gid}").json()["seats"][1]["claimed"] is False
     invite = g["invites"]["1"].split("&t=")[1]
-    mine = client.get(f"/api/games/{gid}", params={"token": invite}).json()
+    mine = client.get(f"/api/games/{gid}", headers={"X-Seat-Token": invite}).json()
     assert mine["you"] == 1 and mine["seats"][1]["claimed"] is True
     public = new_game(client, mode="online", public=True)
     joined = client.post(f"/api/games/{public['id']}/join")
@@ -137,16 +137,48 @@ def test_an_online_game_created_over_http_is_private_unless_it_asks_to_be_public
     assert client.post(f"/api/games/{g['id']}/join").status_code == 403
 
 
-def test_the_token_may_be_given_in_the_query_on_post_routes(client: TestClient) -> None:
-    """'?token= is documented but ignored on POST routes (401)'."""
+def test_a_token_in_the_url_is_refused_naming_the_supported_ways(client: TestClient) -> None:
+    """'tokens never in URLs (a first WebSocket message or a cookie/subprotocol)': a request that
+    still sends ?token= gets a 400 naming the supported ways, and the game WebSocket is closed with
+    4400 and the reason — never read, even with a right token; the game is left as it was."""
+    g = new_game(client, mode="online", public=True)
+    gid, t0 = g["id"], g["tokens"]["0"]
+    refusals = [
+        client.get(f"/api/games/{gid}", params={"token": t0}),
+        client.get(f"/api/games/{gid}/chat", params={"token": t0}),
+        client.get(f"/api/games/{gid}/analysis", params={"TOKEN": t0}),
+        client.post(f"/api/games/{gid}/moves", params={"token": t0}, json={"move": "a1=3", "expected": 0}),
+        client.post(f"/api/games/{gid}/resign", params={"token": t0}),
+        client.post(f"/api/games/{gid}/chat", params={"token": t0}, json={"room": "player", "text": "hi"}),
+        client.get(f"/api/games/{gid}/rematch", params={"token": ""}),
+    ]
+    for r in refusals:
+        assert r.status_code == 400, (r.request.url, r.text)
+        body = r.json()
+        assert body["key"] == "refusal.token.in_url" and "X-Seat-Token" in body["detail"]
+        assert "subprotocol" in body["detail"] and body["error"] == body["detail"]
+    with client.websocket_connect(f"/api/games/{gid}/ws?token={t0}", subprotocols=["tessera.seat"]) as ws:
+        assert ws.accepted_subprotocol == "tessera.seat"  # a browser sees the reason (it offered the protocol)
+        first = ws.receive_json()
+        assert first["type"] == "error" and first["key"] == "refusal.token.in_url"
+        with pytest.raises(WebSocketDisconnect) as closed:
+            ws.receive_json()
+    assert closed.value.code == 4400 and "URL" in closed.value.reason
+    v = client.get(f"/api/games/{gid}", headers={"X-Seat-Token": t0}).json()
+    assert v["you"] == 0 and v["move_number"] == 0 and v["status"] != "finished"
+    assert client.get(f"/api/games/{gid}", params={"tokens": "x"}).status_code == 200  # only `token` itself
+
+
+def test_the_seat_token_goes_in_the_header_on_post_routes(client: TestClient) -> None:
+    """'the seat token may come as the X-Seat-Token header' on the moves, undo and resign routes."""
     g = new_game(client, mode="online", public=True)
     gid, t0 = g["id"], g["tokens"]["0"]
     t1 = client.post(f"/api/games/{gid}/join").json()["token"]
-    r = client.post(f"/api/games/{gid}/moves", params={"token": t0}, json={"move": "a1=3", "expected": 0})
+    r = client.post(f"/api/games/{gid}/moves", headers={"X-Seat-Token": t0}, json={"move": "a1=3", "expected": 0})
     assert r.status_code == 200, r.text
-    assert client.post(f"/api/games/{gid}/undo", params={"token": t0}).json()["undo_request"] == 0
-    assert client.post(f"/api/games/{gid}/undo/decline", params={"token": t1}).json()["undo_request"] is None
-    ended = client.post(f"/api/games/{gid}/resign", params={"token": t1}).json()
+    assert client.post(f"/api/games/{gid}/undo", headers={"X-Seat-Token": t0}).json()["undo_request"] == 0
+    assert client.post(f"/api/games/{gid}/undo/decline", headers={"X-Seat-Token": t1}).json()["undo_request"] is None
+    ended = client.post(f"/api/games/{gid}/resign", headers={"X-Seat-Token": t1}).json()
     assert ended["status"] == "finished" and ended["result"]["reason"] == "abort"  # seat 1 had not moved
 
 
@@ -211,12 +243,15 @@ def test_a_game_full_of_spectators_still_admits_its_seat_holders(tmp_path: Path)
         with c.websocket_connect(f"/api/games/{g['id']}/ws") as over:
             assert "3 spectators" in over.receive_json()["detail"]
         token = g["tokens"]["0"]
-        mine = [c.websocket_connect(f"/api/games/{g['id']}/ws?token={token}") for _ in range(SOCKETS_PER_SEAT)]
+        mine = [
+            c.websocket_connect(f"/api/games/{g['id']}/ws", subprotocols=["tessera.seat", f"seat.{token}"])
+            for _ in range(SOCKETS_PER_SEAT)
+        ]
         for ws in mine:
             ws.__enter__()
             msg = ws.receive_json()
             assert msg["type"] == "state" and msg["view"]["you"] == 0, "the player was locked out by spectators"
-        with c.websocket_connect(f"/api/games/{g['id']}/ws?token={token}") as extra:
+        with c.websocket_connect(f"/api/games/{g['id']}/ws", subprotocols=["tessera.seat", f"seat.{token}"]) as extra:
             assert "this seat already has" in extra.receive_json()["detail"]
         for ws in [*crowd, *mine]:
             ws.__exit__(None, None, None)
@@ -227,7 +262,7 @@ def test_spectators_coming_and_going_send_players_nothing(client: TestClient) ->
     presence is a small message, sent only when a seat's connected flag changes."""
     g = new_game(client, mode="hotseat")
     gid, t0 = g["id"], g["tokens"]["0"]
-    with client.websocket_connect(f"/api/games/{gid}/ws?token={t0}") as player:
+    with client.websocket_connect(f"/api/games/{gid}/ws", subprotocols=["tessera.seat", f"seat.{t0}"]) as player:
         assert player.receive_json()["type"] == "state"
         assert player.receive_json() == {"type": "presence", "connected": [True, False]}
         for _ in range(10):

@@ -148,7 +148,7 @@ def waiting(c: TestClient, *tokens: str) -> dict[str, Any]:
 
 
 def play_first(c: TestClient, gid: str, token: str) -> dict[str, Any]:
-    v = c.get(f"/api/games/{gid}", params={"token": token}).json()
+    v = c.get(f"/api/games/{gid}", headers={"X-Seat-Token": token}).json()
     a = v["render"]["actions"][0]
     mv = a["move"] if "move" in a else a["template"].replace("{n}", str(a.get("choices", [1])[0]))
     r = c.post(f"/api/games/{gid}/moves", json={"token": token, "move": mv, "expected": v["move_number"]})
@@ -452,7 +452,7 @@ def test_a_hot_seat_move_with_no_page_open_here_reads_nothing(app: FastAPI, brow
     idle(app)
     reads.clear()
     token = hot["tokens"]["0"]
-    first = guest.get(f"/api/games/{hot['id']}", params={"token": token}).json()["render"]["actions"][0]
+    first = guest.get(f"/api/games/{hot['id']}", headers={"X-Seat-Token": token}).json()["render"]["actions"][0]
     mv = first.get("move") or first["template"].replace("{n}", "1")
     r = guest.post(f"/api/games/{hot['id']}/moves", json={"token": token, "move": mv, "expected": 0})
     assert r.status_code == 200, r.text
@@ -489,7 +489,7 @@ def test_a_move_on_one_process_wakes_the_opponents_page_streaming_from_another(d
             events = (line for line in lines if line.startswith("event: "))
             assert next(events) == "event: challenges"  # the page's first reading
             seat = ann.get(f"/api/account/games/{gid}/seat").json()
-            view = ann.get(f"/api/games/{gid}", params={"token": seat["token"]}).json()
+            view = ann.get(f"/api/games/{gid}", headers={"X-Seat-Token": seat["token"]}).json()
             action = view["render"]["actions"][0]
             mv = action.get("move") or action["template"].replace("{n}", str(action.get("choices", [1])[0]))
             r = ann.post(f"/api/games/{gid}/moves", json={"token": seat["token"], "move": mv, "expected": 0})

@@ -83,7 +83,7 @@ def test_two_processes_on_one_postgresql_share_viewers_races_and_ai(db_url: str)
             assert json.loads(viewer.recv(timeout=10))["type"] == "state"
             for n in range(4):
                 base = (a, b)[n % 2]  # moves through both processes
-                view = httpx.get(f"{base}/api/games/{gid}", params={"token": tokens[str(n % 2)]}).json()
+                view = httpx.get(f"{base}/api/games/{gid}", headers={"X-Seat-Token": tokens[str(n % 2)]}).json()
                 r = httpx.post(
                     f"{base}/api/games/{gid}/moves",
                     json={"token": tokens[str(n % 2)], "move": move_of(view), "expected": n},
@@ -94,7 +94,7 @@ def test_two_processes_on_one_postgresql_share_viewers_races_and_ai(db_url: str)
                     if msg["type"] == "state" and msg["view"]["move_number"] == n + 1:
                         break
             # a race: the same turn through both processes at once
-            view = httpx.get(f"{a}/api/games/{gid}", params={"token": tokens["0"]}).json()
+            view = httpx.get(f"{a}/api/games/{gid}", headers={"X-Seat-Token": tokens["0"]}).json()
             targets = [x["template"].replace("{n}", "1") for x in view["render"]["actions"] if "template" in x][:2]
             outcomes: list[int] = []
             barrier = threading.Barrier(2)
@@ -121,12 +121,12 @@ def test_two_processes_on_one_postgresql_share_viewers_races_and_ai(db_url: str)
         gid, token = ai.json()["id"], ai.json()["tokens"]["0"]
         for n in range(3):
             base = (a, b)[n % 2]
-            view = httpx.get(f"{base}/api/games/{gid}", params={"token": token}).json()
+            view = httpx.get(f"{base}/api/games/{gid}", headers={"X-Seat-Token": token}).json()
             deadline = time.time() + 30
             while view["to_move"] != 0:
                 assert time.time() < deadline, "the AI did not answer"
                 time.sleep(0.05)
-                view = httpx.get(f"{base}/api/games/{gid}", params={"token": token}).json()
+                view = httpx.get(f"{base}/api/games/{gid}", headers={"X-Seat-Token": token}).json()
             r = httpx.post(
                 f"{base}/api/games/{gid}/moves",
                 json={"token": token, "move": move_of(view), "expected": view["move_number"]},

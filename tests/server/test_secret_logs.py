@@ -1,7 +1,7 @@
 """No secret in any log line (issue 35): a real server at log level ``info`` is used as a browser
 session uses it — sign-up (password, session cookie), a game with seat tokens, its WebSocket opened
-with the token as a subprotocol and, as an older page would, in the URL, a move — and its whole log
-output is scanned for every token, session and password value."""
+with the token as a subprotocol, a move, and an older page's or a script's attempts with the token in
+the URL (refused) — and its whole log output is scanned for every token, session and password value."""
 
 from __future__ import annotations
 
@@ -36,9 +36,10 @@ def test_no_token_session_or_password_reaches_the_server_log(tmp_path: Path) -> 
             with connect(ws, subprotocols=["tessera.seat", f"seat.{tokens['0']}"], open_timeout=30) as sock:  # type: ignore[list-item]
                 assert sock.subprotocol == "tessera.seat"
                 assert json.loads(sock.recv(timeout=30))["view"]["you"] == 0
-            with connect(f"{ws}?token={tokens['1']}", open_timeout=30) as sock:  # an older page: still read
-                assert json.loads(sock.recv(timeout=30))["view"]["you"] == 1
-            view = b.get(f"/api/games/{gid}", params={"token": tokens["0"]}).json()
+            with connect(f"{ws}?token={tokens['1']}", open_timeout=30) as sock:  # an older page: refused
+                assert json.loads(sock.recv(timeout=30))["key"] == "refusal.token.in_url"
+            assert b.get(f"/api/games/{gid}?token={tokens['1']}").status_code == 400
+            view = b.get(f"/api/games/{gid}", headers={"X-Seat-Token": tokens["0"]}).json()
             act = view["render"]["actions"][0]
             move = act["move"] if "move" in act else act["template"].replace("{n}", "1")
             r = b.post(f"/api/games/{gid}/moves", json={"token": tokens["0"], "move": move, "expected": 0})

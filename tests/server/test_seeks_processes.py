@@ -61,7 +61,7 @@ def test_a_seek_on_one_process_pairs_with_a_seek_on_another(db_url: str, monkeyp
         assert wa["status"] == wb["status"] == "paired"
         assert wa["game_id"] == wb["game_id"] and {wa["seat"], wb["seat"]} == {0, 1}
         for c, w in ((alice, wa), (bob, wb)):  # each plays through his own process
-            v = c.get(f"/api/games/{w['game_id']}", params={"token": w["token"]}).json()
+            v = c.get(f"/api/games/{w['game_id']}", headers={"X-Seat-Token": w["token"]}).json()
             assert v["you"] == w["seat"] and v["clock"]["kind"] == "correspondence"
         names = {s["name"] for s in alice.get(f"/api/games/{wa['game_id']}").json()["seats"]}
         assert names == {"Alice", "Bob"}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import secrets
 import time
+from collections.abc import Callable
 from typing import Any
 
 import sqlalchemy as sa
@@ -84,10 +85,13 @@ class ChallengeQueries(HistoryQueries):
         clock: dict[str, Any] | None,
         seat: int | None,
         invitees: list[User | None] | None = None,
+        within: Callable[[Transaction, dict[str, Any]], None] | None = None,
     ) -> dict[str, Any]:
         """Store a pending challenge from ``user`` to ``to`` (checked by the caller).  ``invitees``: for a
         game of more than two seats, everyone asked in order (None: an open seat; an AI account has
-        accepted already); ``to`` is the first account among them."""
+        accepted already); ``to`` is the first account among them.  ``within``: writes stored in the
+        same transaction as the challenge (given the transaction and the challenge; an exception it
+        raises stores nothing)."""
         with self.storage.transaction(write=True) as tx:
             pending = tx.conn.execute(
                 sa.select(sa.func.count())
@@ -101,9 +105,12 @@ class ChallengeQueries(HistoryQueries):
                     "at most 50 challenges may wait for an answer at once; cancel some first",
                     key="refusal.challenge.too_many",
                 )
-            return self.insert_challenge(
+            made = self.insert_challenge(
                 tx, user, to, spec, rated=rated, clock=clock, seat=seat, invitees=invitees, status="pending"
             )
+            if within is not None:
+                within(tx, made)
+            return made
 
     def insert_challenge(
         self,

@@ -16,7 +16,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 
-from tessera.server.store.storage import Storage, metadata
+from tessera.server.store.storage import Storage, Transaction, metadata
 
 rematch_challenges_table = sa.Table(
     "rematch_challenges",
@@ -33,6 +33,21 @@ def challenge_of(storage: Storage, game_id: str) -> str | None:
     with storage.transaction() as tx:
         cid = tx.conn.execute(sa.select(t.c.challenge_id).where(t.c.game_id == game_id)).scalar()
     return None if cid is None else str(cid)
+
+
+def link_in(tx: Transaction, game_id: str, challenge_id: str, *, replacing: str | None = None) -> bool:
+    """:func:`link` in the caller's transaction (the one that stores the challenge, so that a crash
+    leaves the rematch challenge stored and named, or neither); False when another ask was stored
+    first.  A unique-key conflict (two asks at the same instant) raises ``IntegrityError``: the
+    caller's transaction is then rolled back."""
+    t = rematch_challenges_table
+    if replacing is None:
+        tx.conn.execute(t.insert().values(game_id=game_id, challenge_id=challenge_id))
+        return True
+    done = tx.conn.execute(
+        t.update().where(t.c.game_id == game_id, t.c.challenge_id == replacing).values(challenge_id=challenge_id)
+    )
+    return bool(done.rowcount == 1)
 
 
 def link(storage: Storage, game_id: str, challenge_id: str, *, replacing: str | None = None) -> bool:

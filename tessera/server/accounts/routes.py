@@ -10,13 +10,14 @@ import asyncio
 import json
 import secrets
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Request, Response
 from fastapi.responses import FileResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy.exc import IntegrityError
 from starlette.concurrency import run_in_threadpool
 
 from tessera.core.registry import list_games
@@ -537,12 +538,24 @@ def _account_rematch(
                 key="refusal.rematch.declined_again",
             )
         settled = None if c is None else c["id"]
-        made = _challenge(request, me, opponent.username, spec, rated=rated, clock=clock, seat=seat)
-        if rematch_once.link(store.storage, game_id, made["id"], replacing=settled):
-            _announce(request, me.id, opponent.id)  # the live lists again: now marked as the rematch of game_id
-            return {**made, "rematch_of": game_id}
-        store.settle_challenge(made["id"], "cancelled")  # another ask was stored first: it is the rematch
-        _announce(request, me.id, opponent.id)
+
+        def named(tx: Transaction, c: dict[str, Any], replacing: str | None = settled) -> None:
+            # the challenge and its naming as this game's rematch: one transaction (a crash leaves both or none)
+            try:
+                ok = rematch_once.link_in(tx, game_id, c["id"], replacing=replacing)
+            except IntegrityError:
+                ok = False
+            if not ok:
+                raise _MadeMeanwhile
+
+        try:
+            made = _challenge(
+                request, me, opponent.username, spec, rated=rated, clock=clock, seat=seat, with_challenge=named
+            )
+        except _MadeMeanwhile:  # another ask was stored first: it is the rematch (nothing of ours stored)
+            continue
+        _announce(request, me.id, opponent.id)  # the live lists again: now marked as the rematch of game_id
+        return {**made, "rematch_of": game_id}
     raise Refused(409, "the rematch offer changed meanwhile: look again", key="refusal.rematch.changed")
 
 
@@ -555,7 +568,10 @@ def _challenge(
     rated: bool,
     clock: dict[str, Any] | None,
     seat: int | None,
+    with_challenge: Callable[[Transaction, dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
+    """A two-player challenge from ``me`` (an AI account's is accepted at once); ``with_challenge``:
+    writes stored in the transaction of a pending challenge (``new_challenge``'s ``within``)."""
     store = A.accounts(request)
     level = next((lv for lv in AI_LEVELS if to_name.lower() == ai_username(lv)), None)
     to = store.ai_user(level) if level is not None else store.user(to_name)
@@ -581,7 +597,7 @@ def _challenge(
     except ValueError as e:
         raise Refused(422, str(e)) from None
     if level is None:
-        c = store.new_challenge(me, to, str(g), rated=rated, clock=clock, seat=seat)
+        c = store.new_challenge(me, to, str(g), rated=rated, clock=clock, seat=seat, within=with_challenge)
         _announce(request, me.id, to.id)
         return c
     # a challenge to an AI account is accepted at once: stored with its game, in one transaction
@@ -670,9 +686,16 @@ def accept(cid: str, request: Request) -> dict[str, Any]:
     }
 
 
+def _accepted_by(c: dict[str, Any], me: User) -> bool:
+    """Whether ``me`` accepted the pending challenge ``c`` already (read before this request's answer).
+    Asked again, he gets the game made if everyone has accepted: a crash between the last answer and
+    the game (two transactions) leaves nothing stuck, the last to accept asks again."""
+    return any(uid == me.id and status == "accepted" for _, uid, status in c["_invitees"])
+
+
 def _accept_many(request: Request, c: dict[str, Any], me: User) -> dict[str, Any]:
     store = A.accounts(request)
-    if not store.answer_invitation(c["id"], me, "accepted"):
+    if not store.answer_invitation(c["id"], me, "accepted") and not _accepted_by(c, me):
         raise Refused(
             409,
             "you answered this challenge already, or it was answered or cancelled meanwhile",

@@ -71,37 +71,30 @@ def chat_history(
     request: Request,
     room: str | None = None,
     after: int | None = None,
-    token: str | None = None,
     x_seat_token: SeatHeader = None,
 ) -> dict[str, Any]:
     """The chat messages the caller may read (``?room=`` one room only; ``?after=`` newer than a
     message id), the rooms he reads, the room he writes in and his mutes."""
-    who = speaker(request, game_id, first_token(token, x_seat_token))
+    who = speaker(request, game_id, x_seat_token)
     return chat_of(request).history(game_id, who, room, after)
 
 
 @router.post("/api/games/{game_id}/chat", status_code=201)
-def chat_post(
-    game_id: str, body: ChatIn, request: Request, x_seat_token: SeatHeader = None, token: str | None = None
-) -> dict[str, Any]:
+def chat_post(game_id: str, body: ChatIn, request: Request, x_seat_token: SeatHeader = None) -> dict[str, Any]:
     """Post a message to a room (players: ``player``; spectators: ``spectator``)."""
-    who = speaker(request, game_id, first_token(body.token, x_seat_token, token), write=True)
+    who = speaker(request, game_id, first_token(body.token, x_seat_token), write=True)
     return chat_of(request).post(game_id, who, body.room, body.text)
 
 
 @router.post("/api/games/{game_id}/chat/mute")
-def chat_mute(
-    game_id: str, body: MuteIn, request: Request, x_seat_token: SeatHeader = None, token: str | None = None
-) -> dict[str, Any]:
+def chat_mute(game_id: str, body: MuteIn, request: Request, x_seat_token: SeatHeader = None) -> dict[str, Any]:
     """Hide a seat's (or an account's) messages from the calling player; his mutes after."""
-    who = speaker(request, game_id, first_token(body.token, x_seat_token, token), write=True)
+    who = speaker(request, game_id, first_token(body.token, x_seat_token), write=True)
     return chat_of(request).mute(game_id, who, seat=body.seat, account=body.account, on=True)
 
 
 @router.post("/api/games/{game_id}/chat/unmute")
-def chat_unmute(
-    game_id: str, body: MuteIn, request: Request, x_seat_token: SeatHeader = None, token: str | None = None
-) -> dict[str, Any]:
+def chat_unmute(game_id: str, body: MuteIn, request: Request, x_seat_token: SeatHeader = None) -> dict[str, Any]:
     """Show a muted seat's (or account's) messages again; the caller's mutes after."""
-    who = speaker(request, game_id, first_token(body.token, x_seat_token, token), write=True)
+    who = speaker(request, game_id, first_token(body.token, x_seat_token), write=True)
     return chat_of(request).mute(game_id, who, seat=body.seat, account=body.account, on=False)

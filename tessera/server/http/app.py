@@ -46,7 +46,7 @@ from tessera.server.design.routes import router as design_router
 from tessera.server.design.studies import DesignStudies
 from tessera.server.events import Events, Presence
 from tessera.server.http.errors import ServiceError
-from tessera.server.http.headers import SecurityHeaders, api_docs
+from tessera.server.http.headers import SecurityHeaders, TokensNotInUrls, api_docs
 from tessera.server.http.limits import BODY_READ_TIMEOUT, BodyLimits, Rate, RateLimits, rates_from_env
 from tessera.server.http.logs import RequestLog
 from tessera.server.http.pages import WEB
@@ -64,7 +64,12 @@ from tessera.server.seeks.pool import SeekPool, pool_settings_from_env
 from tessera.server.seeks.routes import router as seeks_router
 from tessera.server.store.bus import ChangeListener
 from tessera.server.store.storage import Storage
-from tessera.server.tournaments.director import Director, schedules_from_env, wave_seconds_from_env
+from tessera.server.tournaments.director import (
+    Director,
+    schedules_from_env,
+    stuck_seconds_from_env,
+    wave_seconds_from_env,
+)
 from tessera.server.tournaments.routes import router as tournaments_router
 
 __all__ = ["catalog", "create_app", "rules_text", "validation_message"]
@@ -267,7 +272,9 @@ def create_app(
     timers = ClockTimers(service.check_clock)
     seeks = SeekPool(service, **pool_settings_from_env())  # "Play now": seeks paired in waves
     design = DesignStudies(storage, pool, load=load_checked)  # the designer's self-play studies
-    tournaments = Director(service, wave_seconds=wave_seconds_from_env())  # arenas and Swiss events, run in waves
+    tournaments = Director(  # arenas and Swiss events, run in waves
+        service, wave_seconds=wave_seconds_from_env(), stuck_seconds=stuck_seconds_from_env()
+    )
     tournaments.schedules = schedules_from_env()
     warmup = Warmup(first=lambda: games_in_play(storage))
 
@@ -340,6 +347,7 @@ def create_app(
         def metrics_page() -> Response:
             return Response(collected.render(), media_type="text/plain; version=0.0.4")
 
+    app.add_middleware(TokensNotInUrls)  # ?token= refused before any route or limit reads the request
     app.add_middleware(RequestLog)
     app.add_middleware(SecurityHeaders)  # outermost: every answer has them, refusals of the limits included
     app.state.service = service

@@ -50,7 +50,8 @@ class TokenIn(BaseModel):
 
 
 def first_token(*given: str | None) -> str | None:
-    """The first token given (the JSON body's, the ``X-Seat-Token`` header, ``?token=``, in that order)."""
+    """The first token given (the JSON body's, then the ``X-Seat-Token`` header).  Never ``?token=``:
+    a URL is written by access logs (tessera.server.http.headers.TokensNotInUrls refuses it)."""
     for t in given:
         if t:
             return t
@@ -74,19 +75,16 @@ async def seat_token(
     game_id: str,
     body: Annotated[TokenIn | None, Body()] = None,
     x_seat_token: SeatHeader = None,
-    token: str | None = None,
 ) -> str | None:
-    """The seat token of a request whose body is only ``{"token": ...}`` (or empty); without one,
-    the seat the requester's account holds (:func:`account_seat`)."""
-    return await account_seat(request, game_id, first_token(body.token if body else None, x_seat_token, token))
+    """The seat token of a request whose body is only ``{"token": ...}`` (or empty), or of its
+    ``X-Seat-Token`` header; without one, the seat the requester's account holds (:func:`account_seat`)."""
+    return await account_seat(request, game_id, first_token(body.token if body else None, x_seat_token))
 
 
-async def viewer_token(
-    request: Request, game_id: str, token: str | None = None, x_seat_token: SeatHeader = None
-) -> str | None:
-    """The token of whoever looks (``?token=`` or the header; without one, the seat the requester's
+async def viewer_token(request: Request, game_id: str, x_seat_token: SeatHeader = None) -> str | None:
+    """The token of whoever looks (the ``X-Seat-Token`` header; without one, the seat the requester's
     account holds; none: a spectator)."""
-    return await account_seat(request, game_id, first_token(token, x_seat_token))
+    return await account_seat(request, game_id, x_seat_token)
 
 
 SeatToken = Annotated[str | None, Depends(seat_token)]

@@ -94,7 +94,7 @@ async def post_move(request: Request) -> FastJSONResponse:
     """Play a move (a Nelaxtam order is sealed until both are in).
 
     The body is ``{"move": ..., "expected": ..., "token": ..., "view": ..., "change": ...}`` (:class:`MoveIn`); the
-    seat token may also come as the ``X-Seat-Token`` header or ``?token=``; without one, the seat the
+    seat token may also come as the ``X-Seat-Token`` header (never ``?token=``: refused); without one, the seat the
     requester's account holds.  On the event loop: the move pipeline (tessera.server.match.moves)
     prepares the move against the game in memory, commits it (on the loop where the database
     allows, else in a worker thread) and publishes the change; the answer comes after the commit.
@@ -104,7 +104,7 @@ async def post_move(request: Request) -> FastJSONResponse:
     game_id: str = request.path_params["game_id"]
     headers = request.headers
     body = read_move(await request.body(), headers.get("content-type"))
-    given = body.token or headers.get("x-seat-token") or request.query_params.get("token")
+    given = body.token or headers.get("x-seat-token")
     seat = given if given else await account_seat(request, game_id, None)
     request.app.state.worker.claim(game_id, client_address(request.scope))  # the AI's reply counts against it
     pipeline = request.app.state.service.moves

@@ -24,13 +24,14 @@ def seat_from_protocols(websocket: WebSocket) -> str | None:
 
 
 @router.websocket("/api/games/{game_id}/ws")
-async def ws_game(websocket: WebSocket, game_id: str, token: str | None = None) -> None:
+async def ws_game(websocket: WebSocket, game_id: str) -> None:
     """Live views of a game: a ``state`` message now and after every change.  A seat's holder gives
-    his token as a subprotocol (:data:`SEAT_PROTOCOL`); ``?token=`` in the URL is still read during a
-    transition (older pages and bots) but logged nowhere (tessera.server.http.logs redacts it)."""
+    his token as a subprotocol (:data:`SEAT_PROTOCOL`), or his account's session cookie or bearer
+    token; ``?token=`` in the URL is refused (closed with code 4400 and the reason, by
+    tessera.server.http.headers.TokensNotInUrls), never read."""
     hub: Hub = websocket.app.state.hub
     subprotocol = SEAT_PROTOCOL if SEAT_PROTOCOL in (websocket.scope.get("subprotocols") or []) else None
-    token = seat_from_protocols(websocket) or token
+    token = seat_from_protocols(websocket)
     if not token:  # an account's seat: its session cookie (from the site's own pages) or bearer token
         try:
             token = await account_seat(websocket, game_id, None)

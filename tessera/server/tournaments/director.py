@@ -77,7 +77,8 @@ LAST_SECONDS = 20.0
 """An arena starts no new game when less than this is left."""
 
 STUCK_SECONDS = 30.0
-"""A pairing left ``creating`` this long (its process stopped in the middle) is repaired."""
+"""A pairing left ``creating`` this long (its process stopped in the middle) is repaired
+(``TESSERA_TOURNAMENT_STUCK``; the crash drill shortens it)."""
 
 DIRECTOR_LOCK = 0x70A17
 """The PostgreSQL advisory lock held by the process running a wave."""
@@ -106,11 +107,19 @@ def round_seconds(clock: dict[str, Any], seats: int) -> float:
 class Director:
     """The tournaments of one database, as one server process runs them."""
 
-    def __init__(self, service: MatchService, *, wave_seconds: float = WAVE_SECONDS, seed: int | None = None) -> None:
+    def __init__(
+        self,
+        service: MatchService,
+        *,
+        wave_seconds: float = WAVE_SECONDS,
+        seed: int | None = None,
+        stuck_seconds: float = STUCK_SECONDS,
+    ) -> None:
         self.service = service
         self.storage = service.storage
         self.accounts = AccountStore(service.storage)
         self.wave_seconds = wave_seconds
+        self.stuck_seconds = stuck_seconds
         self.rng = random.Random(seed)
         self.schedules: list[dict[str, Any]] = []
         self._running = threading.Lock()
@@ -438,7 +447,9 @@ class Director:
             rows = (
                 tx.conn.execute(
                     sa.select(tp).where(
-                        tp.c.tournament_id == t.id, tp.c.status == "creating", tp.c.created_at < now - STUCK_SECONDS
+                        tp.c.tournament_id == t.id,
+                        tp.c.status == "creating",
+                        tp.c.created_at < now - self.stuck_seconds,
                     )
                 )
                 .mappings()
@@ -806,6 +817,18 @@ def schedules_from_env() -> list[dict[str, Any]]:
             raise ValueError(f"TESSERA_TOURNAMENT_SCHEDULE: {s['name']!r}: every_minutes ≥ 1 and a name of its own")
         names.add(s["name"])
     return data
+
+
+def stuck_seconds_from_env() -> float:
+    """How old a pairing left ``creating`` must be to be repaired: ``TESSERA_TOURNAMENT_STUCK``
+    (seconds), else :data:`STUCK_SECONDS`; at least the time a live process takes to make a game."""
+    text = os.environ.get("TESSERA_TOURNAMENT_STUCK", "").strip()
+    if not text:
+        return STUCK_SECONDS
+    value = float(text)
+    if not 0.5 <= value <= 3600:
+        raise ValueError("TESSERA_TOURNAMENT_STUCK: seconds from 0.5 to 3600")
+    return value
 
 
 def wave_seconds_from_env() -> float:

@@ -7,6 +7,7 @@ challenge ``accepted`` and no game, or a game nobody could reach."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -19,6 +20,7 @@ from tessera.server.accounts.tables import account_games_table, challenges_table
 from tessera.server.http.app import create_app
 from tessera.server.seeks.tables import seeks_table
 from tessera.server.store.storage import games_table
+from tessera.server.tournaments.tables import tournament_pairings_table
 
 
 @contextmanager
@@ -59,7 +61,7 @@ def test_an_accept_that_fails_at_its_last_step_leaves_the_challenge_pending_and_
     r = bob.post(f"/api/challenges/{cid}/accept")
     assert r.status_code == 200, "the challenge can still be accepted"
     assert (
-        bob.get(f"/api/games/{r.json()['game_id']}", params={"token": r.json()["token"]}).json()["you"]
+        bob.get(f"/api/games/{r.json()['game_id']}", headers={"X-Seat-Token": r.json()["token"]}).json()["you"]
         == r.json()["seat"]
     )
 
@@ -101,3 +103,105 @@ def test_a_finished_rated_game_left_unrated_by_a_crash_is_rated_at_start_before_
     with app.state.storage.transaction() as tx:
         rated_at = tx.conn.execute(sa.select(ag.c.rated_at).where(ag.c.game_id == got["game_id"])).scalar()
     assert rated_at is not None, "the rating waited for a read after the restart"
+
+
+@contextmanager
+def write_fails(app: FastAPI, statement: str) -> Iterator[None]:
+    """The database fails every statement that starts with ``statement`` (upper case) while the block runs."""
+    engine = app.state.storage.engine
+
+    def refuse(conn: Any, cursor: Any, text: str, *args: Any) -> None:
+        if " ".join(text.split()).upper().startswith(statement):
+            raise RuntimeError("the process died here")
+
+    sa.event.listen(engine, "before_cursor_execute", refuse)
+    try:
+        yield
+    finally:
+        sa.event.remove(engine, "before_cursor_execute", refuse)
+
+
+def failing_client(app: FastAPI, c: TestClient) -> TestClient:
+    """``c``'s browser, answering a server error with a 500 instead of raising it."""
+    failing = TestClient(app, raise_server_exceptions=False, headers=c.headers, cookies=c.cookies)
+    failing.portal = c.portal  # type: ignore[attr-defined]
+    return failing
+
+
+def test_a_rematch_ask_that_fails_when_naming_its_challenge_stores_no_challenge(
+    app: FastAPI, user: Callable[[str], TestClient]
+) -> None:
+    """'one transaction for rematch': the rematch challenge and its naming as the game's one rematch
+    are stored together — an ask that dies before the naming leaves no pending challenge behind
+    (before: a challenge no game named, and a second one at the next ask)."""
+    alice, bob = user("gina"), user("hank")
+    cid = alice.post("/api/challenges", json={"to": "hank", "game": "nume(size=3)", "rated": True}).json()["id"]
+    gid = bob.post(f"/api/challenges/{cid}/accept").json()["game_id"]
+    assert bob.post(f"/api/games/{gid}/resign").status_code == 200
+    with write_fails(app, "INSERT INTO REMATCH_CHALLENGES"):
+        assert failing_client(app, alice).post(f"/api/games/{gid}/rematch").status_code == 500
+    c = challenges_table
+    with app.state.storage.transaction() as tx:
+        pending = tx.conn.execute(sa.select(sa.func.count()).where(c.c.status == "pending")).scalar()
+    assert pending == 0, "a rematch challenge was stored without being named the game's rematch"
+    asked = alice.post(f"/api/games/{gid}/rematch")
+    assert asked.status_code == 201 and asked.json()["status"] == "pending", asked.text
+    agreed = bob.post(f"/api/games/{gid}/rematch")
+    assert agreed.status_code in (200, 201) and agreed.json()["game_id"], agreed.text
+
+
+def test_a_four_seat_challenge_whose_game_failed_after_the_last_acceptance_is_made_when_asked_again(
+    app: FastAPI, user: Callable[[str], TestClient]
+) -> None:
+    """'nothing stuck': the last acceptance of a four-seat challenge is stored, then its game fails
+    (the process died between the two); the last invitee accepts again and the game is made, its
+    seat his (before: 409 'answered already', and the challenge pending for good)."""
+    host, *guests = user("kyle"), user("lena"), user("mona"), user("nora")
+    spec = "nymbat(players=4,reserve=6,first_limit=6,max_turns=60)"
+    r = host.post("/api/challenges", json={"to": ["lena", "mona", "nora"], "game": spec, "rated": True})
+    assert r.status_code == 201, r.text
+    cid = r.json()["id"]
+    for g in guests[:2]:
+        assert g.post(f"/api/challenges/{cid}/accept").json()["status"] == "pending"
+    before = count_games(app)
+    with last_write_fails(app):
+        assert failing_client(app, guests[2]).post(f"/api/challenges/{cid}/accept").status_code == 500
+    assert count_games(app) == before
+    again = guests[2].post(f"/api/challenges/{cid}/accept")
+    assert again.status_code == 200, again.text
+    got = again.json()
+    assert got["status"] == "accepted" and got["game_id"]
+    view = guests[2].get(f"/api/games/{got['game_id']}", headers={"X-Seat-Token": got["token"]}).json()
+    assert view["you"] == got["seat"]
+
+
+def test_a_tournament_game_whose_pairing_could_not_name_it_is_not_stored(
+    app: FastAPI, user: Callable[[str], TestClient]
+) -> None:
+    """'tournament pairing: no game without its pairing row': the game and its id on the pairing
+    are one transaction — when naming it fails (the process died there) no game is left that no
+    pairing names (before: an orphan game), and the repair pairs the players again."""
+    olga, pete = user("olga"), user("pete")
+    now = time.time() + 3600  # an hour ahead: the app's own waves (real time) leave it to the test's
+    body = {"kind": "arena", "game": "nume(size=3)", "clock": {"initial": 600, "increment": 5}, "minutes": 60}
+    tid = olga.post("/api/tournaments", json={**body, "starts_at": now}).json()["id"]
+    for p in (olga, pete):
+        assert p.post(f"/api/tournaments/{tid}/join").status_code == 200
+    director = app.state.tournaments
+
+    def wave(at: float) -> None:  # (on PostgreSQL another app's wave may hold the directors' lock a moment)
+        deadline = time.monotonic() + 30
+        while not director.wave(at):
+            assert time.monotonic() < deadline, "no wave ran"
+            time.sleep(0.05)
+
+    before = count_games(app)
+    with write_fails(app, "UPDATE TOURNAMENT_PAIRINGS SET GAME_ID"):
+        wave(now)
+    assert count_games(app) == before, "a game was stored that no pairing names"
+    wave(now + director.stuck_seconds + 1)  # the repair: the half-made pairing void, a new one made
+    tp = tournament_pairings_table
+    with app.state.storage.transaction() as tx:
+        rows = tx.conn.execute(sa.select(tp.c.status, tp.c.game_id).where(tp.c.tournament_id == tid)).all()
+    assert sorted(r.status for r in rows) == ["playing", "void"], rows
+    assert count_games(app) == before + 1 and all((r.game_id is None) == (r.status == "void") for r in rows)

@@ -71,17 +71,21 @@ def test_a_guest_rematch_accepted_on_one_process_reaches_the_socket_held_by_anot
         made = host.post("/api/games", json={"game": "nibble", "mode": "online", "seat": 0}).json()
         gid, t0, t1 = made["id"], made["tokens"]["0"], made["invites"]["1"].rsplit("t=", 1)[1]
         assert friend.post(f"/api/games/{gid}/resign", json={"token": t1}).status_code == 200
-        with connect(f"ws://{b.split('://', 1)[1]}/api/games/{gid}/ws?token={t0}") as ws:
+        with connect(
+            f"ws://{b.split('://', 1)[1]}/api/games/{gid}/ws", subprotocols=["tessera.seat", f"seat.{t0}"]
+        ) as ws:
             assert json.loads(ws.recv(timeout=30))["type"] == "state"
             assert friend.post(f"/api/games/{gid}/rematch", json={"token": t1}).status_code == 201
             r = host.post(f"/api/games/{gid}/rematch/accept", json={"token": t0})  # on B: made there
             assert r.status_code == 200 and r.json()["rematch"]["status"] == "accepted", r.text
             # and the other way round: a fresh offer of the new game, answered on A
             new, mine = r.json()["rematch"]["game_id"], r.json()["rematch"]["token"]
-            friend_new = friend.get(f"/api/games/{gid}/rematch", params={"token": t1}).json()["rematch"]
+            friend_new = friend.get(f"/api/games/{gid}/rematch", headers={"X-Seat-Token": t1}).json()["rematch"]
             assert friend_new["game_id"] == new and friend_new["seat"] == 0 and friend_new["token"] != mine
         assert friend.post(f"/api/games/{new}/resign", json={"token": friend_new["token"]}).status_code == 200
-        with connect(f"ws://{b.split('://', 1)[1]}/api/games/{new}/ws?token={mine}") as ws:
+        with connect(
+            f"ws://{b.split('://', 1)[1]}/api/games/{new}/ws", subprotocols=["tessera.seat", f"seat.{mine}"]
+        ) as ws:
             assert json.loads(ws.recv(timeout=30))["type"] == "state"
             assert host.post(f"/api/games/{new}/rematch", json={"token": mine}).status_code == 201
             assert (
@@ -95,4 +99,4 @@ def test_a_guest_rematch_accepted_on_one_process_reaches_the_socket_held_by_anot
                 raise AssertionError("no rematch message reached the socket on the other process")
         pushed = msg["rematch"]
         assert pushed["you"] == 1 and pushed["seat"] == 0 and pushed["game_id"]
-        assert host.get(f"/api/games/{pushed['game_id']}", params={"token": pushed["token"]}).json()["you"] == 0
+        assert host.get(f"/api/games/{pushed['game_id']}", headers={"X-Seat-Token": pushed["token"]}).json()["you"] == 0

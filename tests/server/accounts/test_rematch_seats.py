@@ -44,7 +44,9 @@ def rematch_message(ws: WebSocketTestSession, status: str, *, made: bool = False
 
 
 def connect(client: TestClient, gid: str, token: str | None) -> Any:
-    return client.websocket_connect(f"/api/games/{gid}/ws" + (f"?token={token}" if token else ""))
+    return client.websocket_connect(
+        f"/api/games/{gid}/ws", subprotocols=["tessera.seat", f"seat.{token}"] if token else None
+    )
 
 
 def test_a_guest_rematch_reaches_the_friend_live_and_takes_both_to_the_new_game(browser: Browser) -> None:
@@ -61,7 +63,7 @@ def test_a_guest_rematch_reaches_the_friend_live_and_takes_both_to_the_new_game(
         assert asked["status"] == "pending" and asked["from"] == 0 and asked["waiting"] == [1]
         seen = rematch_message(ws1, "pending")
         assert seen["from"] == 0 and seen["you"] == 1 and "token" not in seen
-        assert friend.get(f"/api/games/{gid}/rematch", params={"token": t1}).json()["rematch"]["waiting"] == [1]
+        assert friend.get(f"/api/games/{gid}/rematch", headers={"X-Seat-Token": t1}).json()["rematch"]["waiting"] == [1]
         # only a player answers
         assert stranger.post(f"/api/games/{gid}/rematch/accept").status_code == 404
         assert stranger.post(f"/api/games/{gid}/rematch/accept", json={"token": "x" * 40}).status_code == 403

@@ -50,7 +50,7 @@ def test_a_record_is_read_into_the_analysis_board_without_creating_a_game(client
 
 
 def _analysis(client: TestClient, gid: str, token: str | None = None) -> Any:
-    return client.get(f"/api/games/{gid}/analysis", params={"token": token} if token else None)
+    return client.get(f"/api/games/{gid}/analysis", headers={"X-Seat-Token": token} if token else None)
 
 
 def test_no_engine_for_a_game_in_progress_between_people_whoever_asks(client: TestClient) -> None:

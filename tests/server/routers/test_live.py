@@ -16,10 +16,10 @@ def test_websocket_pushes_moves_and_connection_status(client: TestClient) -> Non
     g = create(client, "nume", mode="online", public=True)
     gid, t0 = g["id"], g["tokens"]["0"]
     t1 = client.post(f"/api/games/{gid}/join").json()["token"]
-    with client.websocket_connect(f"/api/games/{gid}/ws?token={t0}") as ws0:
+    with client.websocket_connect(f"/api/games/{gid}/ws", subprotocols=["tessera.seat", f"seat.{t0}"]) as ws0:
         first = ws0.receive_json()
         assert first["type"] == "state" and first["view"]["you"] == 0
-        with client.websocket_connect(f"/api/games/{gid}/ws?token={t1}") as ws1:
+        with client.websocket_connect(f"/api/games/{gid}/ws", subprotocols=["tessera.seat", f"seat.{t1}"]) as ws1:
             ws1.receive_json()
             seen = ws0.receive_json()  # a small presence message, not a whole view
             while seen["type"] != "presence" or not seen["connected"][1]:
@@ -34,8 +34,8 @@ def test_websocket_pushes_moves_and_connection_status(client: TestClient) -> Non
         gone = ws0.receive_json()
         while gone.get("type") != "presence" or gone["connected"][1]:
             gone = ws0.receive_json()
-    with client.websocket_connect(f"/api/games/{gid}/ws?token={t1}") as again:
+    with client.websocket_connect(f"/api/games/{gid}/ws", subprotocols=["tessera.seat", f"seat.{t1}"]) as again:
         resumed = again.receive_json()["view"]
         assert resumed["move_number"] == 1 and resumed["render"]["actions"]
-    with client.websocket_connect(f"/api/games/{gid}/ws?token=wrong") as bad:
+    with client.websocket_connect(f"/api/games/{gid}/ws", subprotocols=["tessera.seat", "seat.wrong"]) as bad:
         assert bad.receive_json() == {"type": "error", "detail": f"this token does not hold a seat in game {gid}"}

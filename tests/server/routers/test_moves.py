@@ -166,7 +166,7 @@ def test_nelaxtam_orders_stay_sealed_until_both_are_in(client: TestClient) -> No
     state = tessera.load_game("nelaxtam", **SMALL["nelaxtam"]).new_initial_state()
     o0, o1 = state.random_move(random.Random(1), 0), state.random_move(random.Random(2), 1)
     with (
-        client.websocket_connect(f"/api/games/{gid}/ws?token={t1}") as ws1,
+        client.websocket_connect(f"/api/games/{gid}/ws", subprotocols=["tessera.seat", f"seat.{t1}"]) as ws1,
         client.websocket_connect(f"/api/games/{gid}/ws") as ws_spec,
     ):
         ws1.receive_json()
@@ -249,9 +249,10 @@ def test_the_move_route_refuses_a_bad_body_as_a_declared_body_would(client: Test
 
     reference = TestClient(declared)
     g = create(client, "nume", mode="hotseat")
-    url = f"/api/games/{g['id']}/moves?token={g['tokens']['0']}"
+    url = f"/api/games/{g['id']}/moves"
     for raw, content_type in BODIES:
-        headers = {} if content_type is None else {"content-type": content_type}
+        headers = {"x-seat-token": g["tokens"]["0"]}
+        headers |= {} if content_type is None else {"content-type": content_type}
         ours, theirs = client.post(url, content=raw, headers=headers), reference.post(url, content=raw, headers=headers)
         if theirs.status_code == 200:  # read alike: the move itself is then refused by the rules
             assert ours.status_code == 400 and "zz99" in ours.json()["detail"], (raw, content_type, ours.text)
