@@ -206,3 +206,28 @@ def test_the_seek_pool_names_variants_in_words_and_a_waiting_seek_has_one_cancel
     page.locator(".my-seek .seek-cancel").click()
     page.wait_for_selector(".my-seek", state="detached")
     page.context.close()
+
+
+COORD_JS = """() => {
+  const svg = document.querySelector('svg.board');
+  const scale = svg.getScreenCTM().a;
+  return [...svg.querySelectorAll('text.coord')]
+    .filter((t) => getComputedStyle(t).display !== 'none' && getComputedStyle(t.parentNode).display !== 'none')
+    .map((t) => parseFloat(t.getAttribute('font-size')) * scale);
+}"""
+
+
+@pytest.mark.parametrize("size", [(1280, 860), (390, 844)])
+def test_board_coordinates_are_drawn_legibly_or_not_at_all(server: str, browser: Any, size: tuple[int, int]) -> None:
+    """Point 10: "7 px coordinates on Ikabegamá".  A coordinate is drawn at 10 px or more, or hidden until
+    the player zooms in (each cell still says its coordinates to a screen reader)."""
+    from tests.browser.test_play import api_create
+
+    page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+    g = api_create(server, {"game": "ikabegama", "mode": "hotseat"})
+    page.goto(f"{server}/g/{g['id']}")
+    page.wait_for_selector("svg.board .cell")
+    page.wait_for_timeout(300)  # the view is fitted after the first draw
+    sizes = page.evaluate(COORD_JS)
+    assert all(px >= 10 for px in sizes), sorted(sizes)[:5]
+    page.close()

@@ -14,6 +14,9 @@ import { t } from "./i18n.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const SQ3 = Math.sqrt(3);
+// the smallest coordinate lettering drawn, in CSS pixels: smaller ones (a big board, a phone) are
+// hidden until the player zooms in; each cell still names its coordinates to a screen reader
+const MIN_COORD_PX = 10;
 
 function el(name, attrs = {}, parent = null) {
   const node = document.createElementNS(SVG, name);
@@ -558,7 +561,7 @@ export class BoardView {
     if (this.view && rect.width > 0 && this.desc) {
       const scale = Math.min(rect.width / this.view[2], rect.height / this.view[3]);
       const font = (this.desc.board.kind === "square" ? 0.19 : 0.26) * scale;
-      this.svg.classList.toggle("tiny-coords", font < 7.5);
+      this.svg.classList.toggle("tiny-coords", font < MIN_COORD_PX);
     }
   }
 
