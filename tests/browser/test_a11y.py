@@ -48,16 +48,22 @@ def check_both_themes(page: Any, what: str, problems: dict[str, list[str]]) -> N
     page.emulate_media(color_scheme="light")
 
 
+def seat_view(base: str, gid: str, token: str) -> dict[str, Any]:
+    """The view of the seat whose token is ``token`` (given in the ``X-Seat-Token`` header: never in a URL)."""
+    req = urllib.request.Request(f"{base}/api/games/{gid}", headers={"X-Seat-Token": token})
+    return dict(json.loads(urllib.request.urlopen(req, timeout=10).read()))
+
+
 def finished_game(base: str) -> str:
     """A hot-seat Nume game played to its end through the API (the analysis page opens it)."""
     created = api_create(base, {"game": "nume", "params": {"size": 2}, "mode": "hotseat"})
     gid, tokens = created["id"], created["tokens"]
     for _ in range(60):
-        view = json.loads(urllib.request.urlopen(f"{base}/api/games/{gid}?token={tokens['0']}", timeout=10).read())
+        view = seat_view(base, gid, tokens["0"])
         if view["status"] != "active":
             break
         seat = str(view["to_move"])
-        v = json.loads(urllib.request.urlopen(f"{base}/api/games/{gid}?token={tokens[seat]}", timeout=10).read())
+        v = seat_view(base, gid, tokens[seat])
         acts = [a for a in v["render"]["actions"] if a.get("move") or a.get("template")]
         a = acts[0]
         move = a["move"] if a.get("move") else a["template"].replace("{n}", str(a["number"][0]))

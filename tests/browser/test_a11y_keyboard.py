@@ -66,7 +66,8 @@ def arrow_to(page: Any, target: str) -> None:
 
 
 def view_of(base: str, gid: str, token: str) -> dict[str, Any]:
-    with urllib.request.urlopen(f"{base}/api/games/{gid}?token={token}", timeout=10) as r:
+    req = urllib.request.Request(f"{base}/api/games/{gid}", headers={"X-Seat-Token": token})  # never in a URL
+    with urllib.request.urlopen(req, timeout=10) as r:
         return dict(json.loads(r.read()))
 
 
