@@ -35,7 +35,7 @@ _TO_MOVE, _OVER, _WINNER, _N_LEGAL, _LEGAL = nk.TO_MOVE, nk.OVER, nk.WINNER, nk.
 
 DEALS = 1000
 """The seeds ``init`` deals from by default: as many as the adapters' chance node offers
-(``tessera.adapters.core.DEFAULT_DEALS``; the conformance test checks they agree)."""
+(``DEFAULT_DEALS`` of the adapters' core module; the conformance test checks they agree)."""
 
 
 @kernel

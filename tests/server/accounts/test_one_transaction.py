@@ -178,9 +178,10 @@ def test_a_four_seat_challenge_whose_game_failed_after_the_last_acceptance_is_ma
 def test_a_tournament_game_whose_pairing_could_not_name_it_is_not_stored(
     app: FastAPI, user: Callable[[str], TestClient]
 ) -> None:
-    """'tournament pairing: no game without its pairing row': the game and its id on the pairing
-    are one transaction — when naming it fails (the process died there) no game is left that no
-    pairing names (before: an orphan game), and the repair pairs the players again."""
+    """'tournament pairing: no game without its pairing row': an arena game, its pairing (with the game's
+    id) and its players' claim are one transaction — when naming the game on its pairing fails (the
+    process died there) neither the game nor the pairing is left (before: an orphan game), the players
+    are free, and the next wave pairs them."""
     olga, pete = user("olga"), user("pete")
     now = time.time() + 3600  # an hour ahead: the app's own waves (real time) leave it to the test's
     body = {"kind": "arena", "game": "nume(size=3)", "clock": {"initial": 600, "increment": 5}, "minutes": 60}
@@ -195,13 +196,17 @@ def test_a_tournament_game_whose_pairing_could_not_name_it_is_not_stored(
             assert time.monotonic() < deadline, "no wave ran"
             time.sleep(0.05)
 
+    def pairings() -> list[Any]:
+        tp = tournament_pairings_table
+        with app.state.storage.transaction() as tx:
+            return list(tx.conn.execute(sa.select(tp.c.status, tp.c.game_id).where(tp.c.tournament_id == tid)).all())
+
     before = count_games(app)
     with write_fails(app, "UPDATE TOURNAMENT_PAIRINGS SET GAME_ID"):
         wave(now)
     assert count_games(app) == before, "a game was stored that no pairing names"
-    wave(now + director.stuck_seconds + 1)  # the repair: the half-made pairing void, a new one made
-    tp = tournament_pairings_table
-    with app.state.storage.transaction() as tx:
-        rows = tx.conn.execute(sa.select(tp.c.status, tp.c.game_id).where(tp.c.tournament_id == tid)).all()
-    assert sorted(r.status for r in rows) == ["playing", "void"], rows
-    assert count_games(app) == before + 1 and all((r.game_id is None) == (r.status == "void") for r in rows)
+    assert pairings() == [], "a pairing was left without its game"
+    wave(now + 1)  # the players were left free: the next wave pairs them
+    rows = pairings()
+    assert [r.status for r in rows] == ["playing"] and rows[0].game_id, rows
+    assert count_games(app) == before + 1
