@@ -162,3 +162,35 @@ def test_a_study_stopped_by_a_restart_goes_on_where_it_was(db_url: str) -> None:
         with second.state.storage.transaction() as tx:
             row = tx.conn.execute(sa.select(design_studies_table).where(design_studies_table.c.id == sid)).one()
         assert row.holder is None
+
+
+def test_a_claim_written_while_the_server_stops_is_given_up(db_url: str) -> None:
+    """'A clean stop gives its leases up': when the stop comes while the next game's claim is being
+    written (the stop released the leases first), the claim is given up too — else the restarted
+    server waited out a dead process's lease (GAME_BUDGET + 60 s) before it played on."""
+    app = create_app(db_url, ai_mode="thread", ai_seconds=0.01, warm=False)
+    with TestClient(app):
+        c = account(app, "designer8")
+        sid = c.post("/api/design/nume/studies", json={"variants": TWO, "agent": "level1", "games": 3}).json()["id"]
+        studies = app.state.design
+        real = studies.storage.transaction
+        stopping: list[bool] = []
+
+        def stop_then_claim(*args: Any, **kw: Any) -> Any:
+            if kw.get("write") and not stopping:  # past its check of the stop, the claim is about to be written
+                stopping.append(True)
+                studies.storage.transaction = real
+                studies.close()  # the server stops: it releases the leases first
+            return real(*args, **kw)
+
+        with studies._lock:
+            studies._inflight.pop(sid, None)  # as if its game had just finished
+        studies.storage.transaction = stop_then_claim
+        try:
+            studies._next(sid)
+        finally:
+            studies.storage.transaction = real
+        assert stopping
+        with app.state.storage.transaction() as tx:
+            row = tx.conn.execute(sa.select(design_studies_table).where(design_studies_table.c.id == sid)).one()
+        assert row.holder is None and row.lease_until == 0.0

@@ -234,6 +234,11 @@ class DesignStudies:
                 .where(T.c.id == sid)
                 .values(status="running", holder=self.me, lease_until=now + LEASE, updated_at=now)
             )
+        with self._lock:
+            closing = self._closed
+        if closing:  # the server began to stop while the claim was written (close() may have released first)
+            self._release(sid)
+            return
         fut = self.pool.submit(f"design:{row.user_id}", ANALYSIS, play_task, task, budget=GAME_BUDGET)
         with self._lock:
             self._inflight[sid] = fut
@@ -271,6 +276,16 @@ class DesignStudies:
             log.exception("design study %s: storing game %s", sid, task.key)
             return
         self._next(sid)
+
+    def _release(self, sid: str) -> None:
+        """Give up this process's claim on study ``sid`` (another process, or the next start, plays it on)."""
+        try:
+            with self.storage.transaction(write=True) as tx:
+                tx.conn.execute(
+                    T.update().where(T.c.id == sid, T.c.holder == self.me).values(holder=None, lease_until=0.0)
+                )
+        except Exception:  # the storage is gone already: the lease runs out by itself
+            log.exception("design study %s: releasing its lease", sid)
 
     def close(self) -> None:
         """Stop submitting (the server is stopping) and give up this process's claims: unfinished studies go
