@@ -171,6 +171,7 @@ async function accountPage() {
 
 function challengeLine(c, incoming, settled = false) {
   const li = document.createElement("li");
+  li.dataset.challengeId = c.id;
   const who = incoming ? c.from : c.to;
   const what = `${gameText(c.game)}${c.rated ? ` · ${t("account:rated")}` : ""}${
     c.clock ? ` · ${clockSettingsText(c.clock)}` : ""
@@ -237,10 +238,21 @@ async function showChallenges() {
   const inc = $("incoming");
   const out = $("outgoing");
   const done = $("accepted"); // challenges accepted (mine or to me): their games, not under "Outgoing"
+  // a challenge whose decline reason is being chosen keeps its line (form, choice and focus) through
+  // the refresh a live notice brings: the player is not made to start again
+  const asking = new Map(
+    [...inc.querySelectorAll("li[data-challenge-id]")]
+      .filter((li) => li.querySelector(".decline-form"))
+      .map((li) => [li.dataset.challengeId, li]),
+  );
+  const focused = document.activeElement;
   inc.textContent = "";
   out.textContent = "";
   done.textContent = "";
-  for (const c of all.incoming.filter((c) => c.status === "pending")) inc.appendChild(challengeLine(c, true));
+  for (const c of all.incoming.filter((c) => c.status === "pending")) {
+    inc.appendChild(asking.get(String(c.id)) || challengeLine(c, true));
+  }
+  if (focused && focused !== document.activeElement && inc.contains(focused)) focused.focus();
   for (const c of all.incoming.filter((c) => c.status === "declined" && c.players).slice(0, 3)) {
     const li = document.createElement("li");
     li.className = "hint";
