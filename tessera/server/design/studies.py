@@ -253,7 +253,8 @@ class DesignStudies:
         exc = fut.exception()
         try:
             with self.storage.transaction(write=True) as tx:
-                row = tx.conn.execute(sa.select(T).where(T.c.id == sid)).first()
+                # locked: a stop releasing the leases meanwhile is seen here (or waits for this write)
+                row = tx.conn.execute(sa.select(T).where(T.c.id == sid).with_for_update()).first()
                 if row is None or row.status not in OPEN:
                     return
                 if exc is not None:
@@ -267,10 +268,12 @@ class DesignStudies:
                 results = json.loads(row.results)
                 if all(d["key"] != task.key for d in results):
                     results.append(json.loads(fut.result().to_json()))
+                # the game is kept whatever happens; the lease is renewed only while this process still
+                # holds it: a stop that released it first must not leave a lease no one holds (the next
+                # start's sweep would wait it out)
+                lease = {"lease_until": _now() + LEASE} if row.holder == self.me else {}
                 tx.conn.execute(
-                    T.update()
-                    .where(T.c.id == sid)
-                    .values(results=json.dumps(results), lease_until=_now() + LEASE, updated_at=_now())
+                    T.update().where(T.c.id == sid).values(results=json.dumps(results), updated_at=_now(), **lease)
                 )
         except Exception:  # the storage went away (shutdown): the study resumes at the next start
             log.exception("design study %s: storing game %s", sid, task.key)
