@@ -208,7 +208,8 @@ def test_each_ai_level_says_what_it_does_and_how_strong_it_measured(server: str,
     """ "Each AI level described by what it does and how strong it is measured to be (figures in
     docs/agents.md: results against the level below)": level 1 plays at random half of the time,
     Nume's level 5 scored 79 % against level 4 and 83 % against level 3, its level 3 search beat
-    level 2 in 90 % of 100 games; four-player Nymbat has its own levels."""
+    level 2 in 90 % of 100 games; four-player Nymbat has its own levels. "Where a game has no level 6, the
+    form says level 5 is the top."""
     page = open_lobby(browser, server, DESKTOP, "?game=nume")
     about = page.locator("#level-about")
     page.locator("#ai-level").select_option("1")
@@ -217,6 +218,8 @@ def test_each_ai_level_says_what_it_does_and_how_strong_it_measured(server: str,
     assert "0.3 s" in about.inner_text() and "beat level 2 in 90 % of 100 games" in about.inner_text()
     page.locator("#ai-level").select_option("5")
     assert "79 % against level 4 and 83 % against level 3" in about.inner_text(), about.inner_text()
+    # 'where a game has no level 6, the form says level 5 is the top'
+    assert "Level 5 is the top level for this game" in about.inner_text()
     assert page.locator("#ai-level option").all_inner_texts() == [
         "1 · beginner",
         "2 · casual",
@@ -228,6 +231,7 @@ def test_each_ai_level_says_what_it_does_and_how_strong_it_measured(server: str,
     page.locator("#param-players").select_option("4")
     page.locator("#ai-level").select_option("5")
     assert "three level-4 players" in about.inner_text()
+    assert "Level 5 is the top level for this game" in about.inner_text()
     page.locator("#game").select_option("ikabegama")  # a game's own note on its search levels
     page.locator("#ai-level").select_option("3")
     assert "whoever moves first wins" in about.inner_text() and "beat level 2 in 100 %" in about.inner_text()

@@ -382,7 +382,7 @@ function levelAbout(l) {
   const g = current();
   if (fourPlayers()) {
     const base = t(`params:levels4.${l}`);
-    return l === 5 ? `${base} ${t("params:measured.four_players")}` : base;
+    return l === 5 ? `${base} ${t("params:measured.four_players")} ${t("params:levels.top")}` : base;
   }
   const parts = [t(`params:levels.${l}.help`)];
   const m = g && g.levels && g.levels.measured;
@@ -400,6 +400,7 @@ function levelAbout(l) {
     }
     parts.push(`${rated}.`);
   }
+  if (l === 5) parts.push(t("params:levels.top")); // no game has a level 6 yet (docs/agents.md)
   return parts.join(" ");
 }
 
