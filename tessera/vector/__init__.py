@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from tessera.adapters.core import DEFAULT_DEALS, adapt
 from tessera.core.game import Game
-from tessera.core.kits.vector import Batch, VectorGame, random_legal
+from tessera.core.kits.vector import Batch, Factoring, VectorGame, random_legal
 
 
 def make(
@@ -50,16 +50,21 @@ def make(
     window: int = 0,
     deal: int | None = None,
     deals: int = DEFAULT_DEALS,
+    obs_dtype: str = "uint8",
+    actions: str = "flat",
 ) -> VectorGame:
     """``batch`` games of ``spec`` (``"nume(size=3)"``, a ``Game`` …) side by side, seeded with ``seed``.
 
-    ``window`` (Ikabegamá), ``deal`` and ``deals`` (Nibble) are the adapters' options.
+    ``window`` (Ikabegamá), ``deal`` and ``deals`` (Nibble) are the adapters' options.  ``obs_dtype``:
+    ``"uint8"`` (default) or ``"float32"`` planes; ``actions``: ``"flat"`` (default: one adapter action
+    per step, a full-width ``bool`` mask) or ``"factored"`` (a move as a short sequence of decisions,
+    ``Batch.phase``).  ``ValueError`` for another value.
     """
     adapted = adapt(spec, window=window, deal=deal, deals=deals)
     engine = adapted.game.vector_engine()  # the game's own engine (games/<game>/vector.py), if it declares one
     if engine is None:
         raise ValueError(f"{adapted.name}: the vector engine has no kernels for this game")
-    return engine(adapted, batch, seed)
+    return engine(adapted, batch, seed, obs_dtype=obs_dtype, actions=actions)
 
 
-__all__ = ["Batch", "VectorGame", "make", "random_legal"]
+__all__ = ["Batch", "Factoring", "VectorGame", "make", "random_legal"]

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from tessera.core.kernels import kernel, rand_below
-from tessera.core.kits.vector import VectorGame, fresh_cache
+from tessera.core.kits.vector import VectorGame, fresh_cache, obs_row, pack_row
 from tessera.games.nibble import kernels as nk
 from tessera.games.nibble.observation import layout_tables, write_planes
 
@@ -85,6 +85,8 @@ def _reset(
     pos: np.ndarray,
     board: np.ndarray,
     obs: np.ndarray,
+    packed: np.ndarray,
+    mult: np.ndarray,
     mask: np.ndarray,
     player: np.ndarray,
 ) -> None:
@@ -93,7 +95,8 @@ def _reset(
         s = positions[b]
         _new_game(s, pool, pool_deals, fixed, rs, deal_of, np.int64(b))
         deal = pool_deals[0 if fixed >= 0 else deal_of[b]]
-        player[b] = _write(s, deal, geo, ws, pos, board, obs[b], mask[b])
+        player[b] = _write(s, deal, geo, ws, pos, board, obs_row(obs, b), mask[b])
+        pack_row(obs, packed, mult, b)
 
 
 @kernel
@@ -109,6 +112,8 @@ def _step(
     pos: np.ndarray,
     board: np.ndarray,
     obs: np.ndarray,
+    packed: np.ndarray,
+    mult: np.ndarray,
     mask: np.ndarray,
     player: np.ndarray,
     rewards: np.ndarray,
@@ -137,14 +142,15 @@ def _step(
             terminated[b] = True
             _new_game(s, pool, pool_deals, fixed, rs, deal_of, np.int64(b))
             deal = pool_deals[0 if fixed >= 0 else deal_of[b]]
-        player[b] = _write(s, deal, geo, ws, pos, board, obs[b], mask[b])
+        player[b] = _write(s, deal, geo, ws, pos, board, obs_row(obs, b), mask[b])
+        pack_row(obs, packed, mult, b)
 
 
 class NibbleVector(VectorGame):
     """Nibble, ``B`` positions at once, new games dealt from a pool of ``deals`` seeds (or one ``deal``)."""
 
-    def __init__(self, adapted: Any, batch: int, seed: int) -> None:
-        super().__init__(adapted, batch, seed)
+    def __init__(self, adapted: Any, batch: int, seed: int, **formats: str) -> None:
+        super().__init__(adapted, batch, seed, **formats)
         game = adapted.game
         lay = adapted.obs.layout
         seeds = [adapted.deal] if adapted.deal is not None else list(range(adapted.deals))
@@ -160,17 +166,16 @@ class NibbleVector(VectorGame):
         """Each game's position (layout of :mod:`tessera.games.nibble.kernels`)."""
         self.deal_of = np.zeros(self.batch, np.int64)
         """The deal (seed) each game was dealt from."""
-        self._flat = self._obs.reshape(self.batch, -1)
 
     def _reset_all(self) -> None:
         _reset(
             self.positions, self.deal_of, self._pool, self._pool_deals, self._fixed, self.rs,
-            self._geo, self._pos, self._board, self._flat, self._mask_rows, self._player,
+            self._geo, self._pos, self._board, self._obs_w, self._packed, self._mult, self._mask_rows, self._player,
         )  # fmt: skip
 
     def _step(self, actions: np.ndarray) -> None:
         _step(
             self.positions, self.deal_of, actions, self._pool, self._pool_deals, self._fixed, self.rs,
-            self._geo, self._pos, self._board, self._flat, self._mask_rows, self._player,
+            self._geo, self._pos, self._board, self._obs_w, self._packed, self._mult, self._mask_rows, self._player,
             self._rewards, self._terminated,
         )  # fmt: skip
