@@ -27,6 +27,13 @@ one costs more than 10 %; both on the shared base (:mod:`tessera.core.kits.vecto
   or always from ``deal``; Ikabegamá on the adapters' window; Nymbat with 2 or 4 players;
   Nelaxtam one per-troop decision per step, as the adapters make them (one whole order in
   quiet battle turns).
+* Formats (docs/research.md): ``obs_dtype="uint8"`` (default: 0/1 on/off planes, ``round(255·x)``
+  fractional ones; ``env.obs_scale`` gives the ``float32`` planes back) or ``"float32"``;
+  ``actions="flat"`` (default: an adapter action per step, the full-width ``bool`` mask) or
+  ``"factored"``: a move is a short sequence of decisions — Nume the cell, then the number; Nymbat
+  the piece or group, then the destination; the other games one decision a move — with
+  ``Batch.phase`` (0 when the next decision starts a move), ``Batch.decided`` (the first decision,
+  −1 at phase 0) and ``mask`` the current decision's.
 * An action that is not legal in its game, or input of the wrong shape or type, is
   refused (``IllegalMove`` / ``ValueError`` naming the slot) before any game changes.
 * The arrays of a batch are the engine's buffers (read-only views), overwritten by the
