@@ -52,6 +52,8 @@ GAMES = {
 FORMATS = (("float32", "flat"), ("uint8", "flat"), ("uint8", "factored"))
 PGX = ("hex", "go_9x9", "chess")
 OPENSPIEL = {"hex 11": ("hex", {"board_size": 11}), "hex 19": ("hex", {"board_size": 19}), "go 19": ("go", {})}
+PER_STEP = ("nume", "nume6", "nibble", "ikabegama", "nymbat", "nymbat4")
+"""The games of the per-step targets (Nelaxtam's turns are simultaneous: no one-action loop)."""
 FLAT_TARGET = {
     "nibble": 5.0,
     "ikabegama": 5.0,
@@ -261,7 +263,8 @@ def build(args: argparse.Namespace) -> tuple[dict[str, Timed], RemotePgx | None,
     except ImportError:
         note += "; pyspiel is not installed: the OpenSpiel figures are skipped"
     for g in games:
-        entries[f"step {g}"] = per_step(_tessera(GAMES[g]))
+        if g in PER_STEP:
+            entries[f"step {g}"] = per_step(_tessera(GAMES[g]))
     return entries, remote, note
 
 
@@ -339,7 +342,7 @@ def main() -> None:
     ref_listed = med("step openspiel hex 11", 1)
     print(f"{'per step':<22}{'steps/CPU-s':>13}{'ns/step':>10}{'actions':>9}{'ns/action':>11}  target")
     ref_per_action = (1e9 / ref) / (ref_listed / ref) if ref and ref_listed else None
-    for label in [f"openspiel {k}" for k in OPENSPIEL] + args.games.split(","):
+    for label in [f"openspiel {k}" for k in OPENSPIEL] + [g for g in args.games.split(",") if g in PER_STEP]:
         rate, listed = med(f"step {label}"), med(f"step {label}", 1)
         if rate is None or listed is None:
             continue
