@@ -186,6 +186,54 @@ def _tessera(spec: str) -> Callable[[], Any]:
     return load
 
 
+def profile_vector(spec: str, batch: int, actions: str, seconds: float) -> dict[str, float]:
+    """Where a vector step goes (``uint8`` planes): CPU ns per game and decision of each part of
+    ``random_legal`` + ``env.step`` — the draw, the checks of the input (``first_illegal``), the engine's
+    kernel (apply, resets, planes, flat mask; for factored actions also the phase bookkeeping, and the
+    kernel runs only when a move completes) and the factored masks — taken apart by calling the
+    engine's parts in the order ``step`` does."""
+    from tessera.core.kernels import rng_state
+    from tessera.core.kits.vector import _advance
+    from tessera.vector import make, random_legal
+
+    env = make(spec, batch=batch, seed=0, actions=actions)
+    bt = env.reset()
+    rs = rng_state(1)
+    acts = np.empty(batch, np.int64)
+    parts = dict.fromkeys(("draw", "check", "engine", "masks"), 0.0)
+    f = env.factoring
+    clock = time.process_time
+    decisions = 0
+    start = clock()
+    while clock() - start < seconds:
+        t0 = clock()
+        random_legal(bt.mask, rs, acts)
+        t1 = clock()
+        checked = env._checked(acts)
+        t2 = clock()
+        if f is None:
+            env._step(checked)
+            t3 = t4 = clock()
+        else:
+            if _advance(checked, env._phase, env._decided, f.flat, f.single, env._moves):
+                env._step(env._moves)
+            else:
+                env._rewards[:] = 0.0
+                env._terminated[:] = False
+            t3 = clock()
+            env._refactor()
+            t4 = clock()
+        parts["draw"] += t1 - t0
+        parts["check"] += t2 - t1
+        parts["engine"] += t3 - t2
+        parts["masks"] += t4 - t3
+        decisions += batch
+    total = sum(parts.values())
+    out = {k: 1e9 * v / decisions for k, v in parts.items()}
+    out["total"] = 1e9 * total / decisions
+    return out
+
+
 # -- pgx in another interpreter -------------------------------------------------------------------
 
 
@@ -280,10 +328,21 @@ def main() -> None:
     ap.add_argument("--games", default=",".join(GAMES), help="comma-separated, of " + ", ".join(GAMES))
     ap.add_argument("--pgx-python", help="an interpreter with pgx and jax (a scratch venv), run as a worker")
     ap.add_argument("--json", help="write the medians and verdicts to this file")
+    ap.add_argument("--profile", action="store_true", help="where a vector step goes, per game and format; stop")
     ap.add_argument("--pgx-worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.pgx_worker:
         worker()
+        return
+    if args.profile:
+        print(f"B = {args.batch}, uint8 planes; CPU ns per game and decision, {args.seconds} s each")
+        print(f"{'game':<10}{'actions':<10}{'draw':>8}{'check':>8}{'engine':>8}{'masks':>8}{'total':>8}")
+        for g in args.games.split(","):
+            for acts in ("flat", "factored"):
+                prof = profile_vector(GAMES[g], args.batch, acts, 0.2)  # compile and warm up
+                prof = profile_vector(GAMES[g], args.batch, acts, args.seconds)
+                cells = "".join(f"{prof[k]:>8,.0f}" for k in ("draw", "check", "engine", "masks", "total"))
+                print(f"{g:<10}{acts:<10}{cells}")
         return
     entries, remote, note = build(args)
     samples: dict[str, list[list[float]]] = {k: [] for k in entries}

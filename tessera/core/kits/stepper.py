@@ -189,6 +189,11 @@ class ContractVector(VectorGame):
         """The game's contract module's ``factoring(adapted)``, if it defines one."""
         return contract_factoring(self.contract, self.adapted)
 
+    def _legal_lists(self) -> np.ndarray:
+        """The mask entries the loop remembers per game: its legal actions (up to ``REMEMBER``), in the
+        adapter numbering; the factored masks read the first decisions from them."""
+        return self._remembered
+
     def _reset_all(self) -> None:
         self._reset_kernel(
             self.states, self.contract.tables, self.rs, self._to_adapter,

@@ -244,9 +244,13 @@ def _factor_masks(
     flat: np.ndarray,
     fwords: np.ndarray,
     fmask: np.ndarray,
+    lists: np.ndarray,
+    scan: bool,
 ) -> None:
-    """Each game's mask of its current decision from its flat mask: at phase 0 the heads of its legal
-    actions (the flat mask read eight actions at a time), at phase 1 the tails legal after its head."""
+    """Each game's mask of its current decision from its flat mask: at phase 1 the tails legal after its
+    head; at phase 0 the heads of its legal actions, read from the engine's list of them where it keeps
+    one (``lists[b, 0] ≥ 0`` entries after it), else (``scan``) from the flat mask eight actions at a
+    time, else left for the engine to write (:meth:`VectorGame._write_heads`)."""
     ones = np.uint64(0xFF)
     for b in range(mask.shape[0]):
         fw = fwords[b]
@@ -255,15 +259,22 @@ def _factor_masks(
         out = fmask[b]
         row = mask[b]
         if phase[b] == 0:
-            w8 = words[b]
-            for i in range(w8.shape[0]):
-                w = w8[i]
-                if w:
-                    for j in range(8):
-                        if (w >> np.uint64(8 * j)) & ones:
-                            h = head[8 * i + j]
-                            if h >= 0:
-                                out[h] = True
+            n = lists[b, 0]
+            if n >= 0:
+                for j in range(1, n + 1):
+                    h = head[lists[b, j]]
+                    if h >= 0:
+                        out[h] = True
+            elif scan:
+                w8 = words[b]
+                for i in range(w8.shape[0]):
+                    w = w8[i]
+                    if w:
+                        for j in range(8):
+                            if (w >> np.uint64(8 * j)) & ones:
+                                h = head[8 * i + j]
+                                if h >= 0:
+                                    out[h] = True
         else:
             heads = flat[decided[b]]
             for t in range(heads.shape[0]):
@@ -516,10 +527,29 @@ class VectorGame:
     def _refactor(self) -> None:
         f = self.factoring
         if f is not None:
+            lists = self._legal_lists()
+            own = self._heads_written()
             _factor_masks(
                 self._mask_rows.view(np.uint64), self._mask, self._phase, self._decided, f.head, f.flat,
-                self._fmask_rows.view(np.uint64), self._fmask_rows,
+                self._fmask_rows.view(np.uint64), self._fmask_rows, lists, not own,
             )  # fmt: skip
+            if own:
+                self._write_heads()
+
+    def _legal_lists(self) -> np.ndarray:
+        """``int64 (B, 1 + L)``: per game the count of its legal flat actions (−1: not kept) and them, where
+        the engine keeps such a list (the generic engine does, for up to 512); default: none kept."""
+        if not hasattr(self, "_no_lists"):
+            self._no_lists = np.full((self.batch, 1), -1, np.int64)
+        return self._no_lists
+
+    def _heads_written(self) -> bool:
+        """Whether :meth:`_write_heads` writes the first decisions' masks (of the games at phase 0) itself."""
+        return False
+
+    def _write_heads(self) -> None:
+        """Write the mask of the first decision of the games at phase 0 into ``self._fmask_rows`` (cleared)."""
+        raise NotImplementedError
 
     def _checked(self, actions: Any) -> np.ndarray:
         if not isinstance(actions, np.ndarray):

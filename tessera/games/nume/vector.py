@@ -154,6 +154,19 @@ def _step(
         pack_row(obs, packed, mult, b)
 
 
+@kernel
+def _heads(known: np.ndarray, phase: np.ndarray, fmask: np.ndarray) -> None:
+    """The first decisions (``actions="factored"``: the cells) of the games at phase 0: a cell is offered
+    when a stone of the colour to place joins there or starts a group there (``known``)."""
+    for b in range(known.shape[0]):
+        if phase[b] != 0:
+            continue
+        row = known[b]
+        out = fmask[b]
+        for c in range(row.shape[0]):
+            out[c] = row[c] == nk.JOINS or row[c] == nk.STARTS
+
+
 class NumeVector(VectorGame):
     """Nume, ``B`` boards at once (no komi bidding)."""
 
@@ -185,6 +198,13 @@ class NumeVector(VectorGame):
         from tessera.games.nume.contract import factoring
 
         return factoring(self.adapted)
+
+    def _heads_written(self) -> bool:
+        return True
+
+    def _write_heads(self) -> None:
+        """The cells from each game's cell statuses (``known``), not from its 8,000-action flat mask."""
+        _heads(self._known, self._phase, self._fmask_rows)
 
     def _reset_all(self) -> None:
         _reset(
