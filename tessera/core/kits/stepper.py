@@ -29,11 +29,30 @@ from tessera.core.kernels import rand_below
 from tessera.core.kits.contract import KernelContract
 from tessera.core.kits.vector import Factoring, VectorGame, obs_row, pack_row
 
+PLANES_PACKED = """
+@kernel
+def _contract_planes(s, g, p, obs, packed, mult, b):
+    observe(s, g, p, obs_row(obs, b))
+    pack_row(obs, packed, mult, b)
+"""
+"""How the loop writes game ``b``'s planes: ``observe`` (``float32``), then packed into bytes if wanted."""
+
+PLANES_BYTES = """
+@kernel
+def _contract_planes(s, g, p, obs, packed, mult, b):
+    if packed.shape[0] > 0:
+        observe_bytes(s, g, p, packed[b])
+    else:
+        observe(s, g, p, obs[b])
+"""
+"""The same for a contract module that defines ``observe_bytes(s, g, player, out)`` (``uint8`` planes
+written directly, where a measurement found it cheaper than packing)."""
+
 SOURCE = '''
 @kernel
-def _contract_write(s, g, to_adapter, obs, mask, words, buf, remembered):
+def _contract_write(s, g, to_adapter, obs, packed, mult, b, mask, words, buf, remembered):
     p = current(s, g)
-    observe(s, g, p, obs)
+    _contract_planes(s, g, p, obs, packed, mult, b)
     m = remembered[0]
     if m < 0:  # unknown: clear the whole row, eight actions at a time
         for i in range(words.shape[0]):
@@ -59,8 +78,7 @@ def contract_reset(states, g, rs, to_adapter, obs, packed, mult, mask, words, pl
         s = states[b]
         init(s, g, rs)
         remembered[b, 0] = -1
-        player[b] = _contract_write(s, g, to_adapter, obs_row(obs, b), mask[b], words[b], buf, remembered[b])
-        pack_row(obs, packed, mult, b)
+        player[b] = _contract_write(s, g, to_adapter, obs, packed, mult, b, mask[b], words[b], buf, remembered[b])
 
 
 @kernel
@@ -82,8 +100,7 @@ def contract_step(
                 rewards[b, q] = ret[q]
             terminated[b] = True
             init(s, g, rs)
-        player[b] = _contract_write(s, g, to_adapter, obs_row(obs, b), mask[b], words[b], buf, remembered[b])
-        pack_row(obs, packed, mult, b)
+        player[b] = _contract_write(s, g, to_adapter, obs, packed, mult, b, mask[b], words[b], buf, remembered[b])
 
 
 @kernel
@@ -125,7 +142,10 @@ def define_stepper(namespace: dict[str, Any]) -> None:
         lines = Path(path).read_text(encoding="utf-8").count("\n") + 1
     except OSError:  # no source beside the module: any offset past a module's length will do
         lines = 100_000
-    code = compile("\n" * lines + SOURCE, path, "exec")  # line numbers past the module's own: no clash in the cache
+    planes = PLANES_BYTES if "observe_bytes" in namespace else PLANES_PACKED
+    code = compile(
+        "\n" * lines + planes + SOURCE, path, "exec"
+    )  # line numbers past the module's own: no clash in the cache
     namespace.setdefault("rand_below", rand_below)
     namespace.setdefault("TERMINAL", TERMINAL)
     namespace.setdefault("obs_row", obs_row)

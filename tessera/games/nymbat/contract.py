@@ -64,7 +64,17 @@ def apply(s: np.ndarray, g: Tables, action: int, rs: np.ndarray) -> int:
 
 @kernel
 def observe(s: np.ndarray, g: Tables, player: int, out: np.ndarray) -> None:
-    write_planes(s, g[0], g[2], g[3], player, s[_H + _OVER] == 0 and s[_H + _TO_MOVE] == player, out)
+    write_planes(s, g[0], g[2], g[3], player, s[_H + _OVER] == 0 and s[_H + _TO_MOVE] == player, out, 1.0)
+
+
+@kernel
+def observe_bytes(s: np.ndarray, g: Tables, player: int, out: np.ndarray) -> None:
+    """``observe`` as the vector engine's ``uint8`` planes (``out``: ``uint8``), written directly: the
+    generic engine calls it instead of packing ``observe``'s ``float32`` (:mod:`tessera.core.kits.stepper`).
+    Measured: ``uint8`` 10,164 ns packed → 9,139 ns direct a game-step at B = 1,024 (random legal actions
+    included, medians of 7 interleaved rounds, 2026-11-29; ``float32`` 10,359 and 9,936 in the same runs):
+    6,525 plane cells a position."""
+    write_planes(s, g[0], g[2], g[3], player, s[_H + _OVER] == 0 and s[_H + _TO_MOVE] == player, out, 255.0)
 
 
 @kernel
