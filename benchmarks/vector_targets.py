@@ -12,7 +12,8 @@ API against OpenSpiel.  CPU time, one run, medians of interleaved rounds.
 * **pgx** ``hex`` (11×11), ``go_9x9`` and ``chess`` at the same batch: a jitted ``lax.scan`` of 8 steps of
   ``vmap(auto_reset(step, init))`` with ``act_randomly`` on the legal mask (as ``vector_bench.py``).
   pgx and JAX are not dependencies of tessera: ``--pgx-python`` names an interpreter that has them (a
-  scratch venv: ``python3 -m venv /tmp/pgxenv && /tmp/pgxenv/bin/pip install pgx jax``), which runs
+  scratch venv: ``python3 -m venv PGXENV && PGXENV/bin/pip install pgx jax``, PGXENV a directory of
+  your choice outside the repository), which runs
   this file as a worker in the same rounds; without it pgx is imported here if it can be, else the
   pgx figures are skipped with a message.
 * **Per step** (one game, Python): ``s.apply_action(rng.choice(s.legal_actions()))`` game after game,
