@@ -130,7 +130,7 @@ def win_rate_vs_random(policy: Policy, games: int, seed: int) -> float:
     rng = np.random.default_rng(seed)
     total = 0.0
     for seat in (0, 1):
-        env = make(GAME, batch=games // 2, seed=seed + seat)
+        env = make(GAME, batch=games // 2, seed=seed + seat, obs_dtype="float32")  # the planes it trained on
         bt = env.reset()
         rs = rng_state(seed + 10 + seat)
         opp = np.empty(env.batch, np.int64)

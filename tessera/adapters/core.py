@@ -393,6 +393,69 @@ def adapt(spec: str | Game, *, window: int = 0, deal: int | None = None, deals: 
     return AdaptedGame(game, window=window, deal=deal, deals=deals)
 
 
+class FactoredMoves:
+    """The adapters' ``actions="factored"``: a move of ``game`` as the short sequence of decisions of
+    :func:`tessera.vector.make` (Nume: the cell, then the number; Nymbat: the piece or group, then the
+    destination; in the other games a decision is a move).
+
+    ``phase`` is 0 when the next decision starts a move, 1 after a first decision (``decided``).
+    :meth:`mask` is the current decision's (``int8``, ``width`` entries) and :meth:`decide` turns a
+    decision into the flat action it completes.  ``ValueError`` for a game whose moves the factoring
+    does not cover (Nume with komi bidding)."""
+
+    def __init__(self, game: AdaptedGame) -> None:
+        from tessera.core.kits.stepper import contract_factoring
+
+        self.factoring = None
+        contract = game.game.kernel_contract() if not game.simultaneous else None
+        if contract is not None:
+            self.factoring = contract_factoring(contract, game)
+        self.flat_width = game.num_distinct_actions
+        self.width = self.flat_width if self.factoring is None else max(self.factoring.flat.shape)
+        """The decisions (the action space's size)."""
+        self.phase = 0
+        self.decided = -1
+
+    def reset(self) -> None:
+        """A move starts (a new game, or an illegal decision ended the episode)."""
+        self.phase, self.decided = 0, -1
+
+    def mask(self, state: AdaptedState, player: int | None = None) -> np.ndarray:
+        """``int8 (width,)``: 1 on the legal decisions of ``player`` (default: the one to move) now."""
+        flat = state.legal_mask(player)
+        f = self.factoring
+        if f is None:
+            return flat
+        out = np.zeros(self.width, np.int8)
+        legal = np.flatnonzero(flat)
+        if self.phase == 0:
+            heads = f.head[legal]
+            out[heads[heads >= 0]] = 1
+        else:
+            mine = legal[f.head[legal] == self.decided]
+            out[f.tail[mine]] = 1
+        return out
+
+    def decide(self, state: AdaptedState, decision: int) -> int | None:
+        """The flat action ``decision`` completes (to ``state.apply``), or ``None`` after a first decision;
+        ``IllegalMove`` for a decision that is not legal now (nothing changes)."""
+        d = int(decision)
+        if not 0 <= d < self.width or not self.mask(state)[d]:
+            what = "decision" if self.factoring is not None else "action"
+            raise IllegalMove(f"{decision!r} is not a legal {what} now (see the action mask)")
+        f = self.factoring
+        if f is None:
+            return d
+        if self.phase == 0:
+            if f.single[d]:
+                return int(f.flat[d, 0])
+            self.phase, self.decided = 1, d
+            return None
+        a = int(f.flat[self.decided, d])
+        self.phase, self.decided = 0, -1
+        return a
+
+
 def random_playout(state: AdaptedState, rng: random.Random, max_steps: int | None = None) -> AdaptedState:
     """Play random legal decisions (and deals) until the end or ``max_steps``; returns ``state``."""
     steps = 0
@@ -410,6 +473,7 @@ __all__ = [
     "AdaptedGame",
     "AdaptedState",
     "AxialLayout",
+    "FactoredMoves",
     "Layout",
     "ObservationSpec",
     "adapt",

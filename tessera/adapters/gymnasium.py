@@ -15,7 +15,12 @@ One seat of a tessera game against a tessera agent.  Ids: ``tessera/Nume-v0``,
   ``"level3"``, ``"mcts(c=1.4)"`` …; ``seconds`` / ``iterations``: its budget
   per move (default: the agent's own);
 * ``seat``: the learner's player index, or ``"random"`` (drawn at each reset);
-* ``window`` (Ikabegamá), ``render_mode`` (``"ansi"`` or ``"human"``).
+* ``window`` (Ikabegamá), ``render_mode`` (``"ansi"`` or ``"human"``);
+* ``actions``: ``"flat"`` (default: an action is a move) or ``"factored"``: a move is a short
+  sequence of decisions (Nume: the cell, then the number; Nymbat: the piece or group, then the
+  destination; :class:`~tessera.adapters.core.FactoredMoves`), the action space is the decisions',
+  ``info["action_mask"]`` the current decision's and ``info["phase"]`` says which (0: a move starts;
+  a first decision returns the same observation with reward 0).
 
 Observations are the game's planes (``Box(0, 1, (C, H, W), float32)``, see
 docs/research.md); the action space is ``Discrete(n)`` and
@@ -41,7 +46,7 @@ from typing import Any, ClassVar
 import gymnasium
 import numpy as np
 
-from tessera.adapters.core import CHANCE, AdaptedState, adapt
+from tessera.adapters.core import CHANCE, AdaptedState, FactoredMoves, adapt
 from tessera.agents import make_agent
 from tessera.core.game import IllegalMove
 from tessera.core.registry import game_class, list_games, load_game
@@ -65,10 +70,15 @@ class TesseraEnv(gymnasium.Env):  # type: ignore[misc]
         iterations: int | None = None,
         render_mode: str | None = None,
         window: int = 0,
+        actions: str = "flat",
         **params: Any,
     ) -> None:
+        if actions not in ("flat", "factored"):
+            raise ValueError(f"actions must be 'flat' or 'factored', not {actions!r}")
         tgame = load_game(game, **params)
         self.game = adapt(tgame, window=window)
+        self.moves = FactoredMoves(self.game) if actions == "factored" else None
+        """The decisions of a move (``actions="factored"``), or ``None``."""
         if self.game.num_players != 2:
             raise ValueError(f"the Gymnasium env plays two-player games; {tgame} has {self.game.num_players} players")
         if seat not in (0, 1, "random"):
@@ -82,7 +92,9 @@ class TesseraEnv(gymnasium.Env):  # type: ignore[misc]
         self.iterations = iterations
         self.render_mode = render_mode
         self.observation_space = gymnasium.spaces.Box(0.0, 1.0, self.game.observation_shape, np.float32)
-        self.action_space = gymnasium.spaces.Discrete(self.game.num_distinct_actions)
+        self.action_space = gymnasium.spaces.Discrete(
+            self.game.num_distinct_actions if self.moves is None else self.moves.width
+        )
         self.state_: AdaptedState | None = None
         self._opp_rng = random.Random(0)
         self._done = False
@@ -109,8 +121,12 @@ class TesseraEnv(gymnasium.Env):  # type: ignore[misc]
     def _info(self) -> dict[str, Any]:
         st = self.state_
         assert st is not None
-        mask = st.legal_mask(self.seat) if not st.is_terminal() else np.zeros(self.game.num_distinct_actions, np.int8)
-        return {"action_mask": mask}
+        if self.moves is None:
+            n = self.game.num_distinct_actions
+            mask = st.legal_mask(self.seat) if not st.is_terminal() else np.zeros(n, np.int8)
+            return {"action_mask": mask}
+        mask = self.moves.mask(st, self.seat) if not st.is_terminal() else np.zeros(self.moves.width, np.int8)
+        return {"action_mask": mask, "phase": self.moves.phase, "decided": self.moves.decided}
 
     # -- gymnasium API --------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
@@ -137,6 +153,8 @@ class TesseraEnv(gymnasium.Env):  # type: ignore[misc]
                     "in this variant that seat never plays"
                 )
         self._done = False
+        if self.moves is not None:
+            self.moves.reset()
         info = self._info()
         info["unplayed_games"] = unplayed
         info["unplayed_reward"] = unplayed_reward
@@ -148,7 +166,12 @@ class TesseraEnv(gymnasium.Env):  # type: ignore[misc]
             raise RuntimeError("the episode is over: call reset()")
         try:
             a = int(action)
-            if a not in st.legal_actions(self.seat):
+            if self.moves is not None:
+                move = self.moves.decide(st, a)
+                if move is None:  # the first decision of a move: nothing is played yet
+                    return st.observation(self.seat), 0.0, False, False, self._info()
+                a = move
+            elif a not in st.legal_actions(self.seat):
                 raise IllegalMove(f"{a} is not a legal action now (see info['action_mask'])")
             st.apply(a)
         except (IllegalMove, ValueError, TypeError) as e:

@@ -19,6 +19,11 @@ given to ``reset`` (a random deal without one).
 convention (``TerminateIllegalWrapper``): the game ends, the offender gets −1,
 every other player 0, and ``infos[agent]["illegal_move"]`` says why.
 
+``env(spec, actions="factored")`` makes a move a short sequence of decisions (Nume: the cell, then
+the number; Nymbat: the piece or group, then the destination;
+:class:`~tessera.adapters.core.FactoredMoves`): the action space is the decisions', the mask the
+current decision's, and the player stays selected until his move is complete.
+
 ``parallel_env("nelaxtam(size=8,variant=quiet)")`` plays Nelaxtam as it is
 played, both players at once: each step is a *round* in which every player
 decides for his next living troop (in increasing number; in ``quiet`` battle
@@ -38,7 +43,7 @@ import numpy as np
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv, ParallelEnv
 
-from tessera.adapters.core import CHANCE, AdaptedGame, AdaptedState, adapt
+from tessera.adapters.core import CHANCE, AdaptedGame, AdaptedState, FactoredMoves, adapt
 from tessera.core.game import IllegalMove
 
 
@@ -46,11 +51,13 @@ def _agents(n: int) -> list[str]:
     return [f"player_{i}" for i in range(n)]
 
 
-def _obs_space(game: AdaptedGame) -> gymnasium.spaces.Dict:
+def _obs_space(game: AdaptedGame, width: int | None = None) -> gymnasium.spaces.Dict:
     return gymnasium.spaces.Dict(
         {
             "observation": gymnasium.spaces.Box(0.0, 1.0, game.observation_shape, np.float32),
-            "action_mask": gymnasium.spaces.Box(0, 1, (game.num_distinct_actions,), np.int8),
+            "action_mask": gymnasium.spaces.Box(
+                0, 1, (game.num_distinct_actions if width is None else width,), np.int8
+            ),
         }
     )
 
@@ -72,16 +79,27 @@ class TesseraAECEnv(AECEnv):  # type: ignore[misc]
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "name": "tessera_v0"}
 
-    def __init__(self, game: str | AdaptedGame = "nume", render_mode: str | None = None, **adapt_kwargs: Any) -> None:
+    def __init__(
+        self,
+        game: str | AdaptedGame = "nume",
+        render_mode: str | None = None,
+        actions: str = "flat",
+        **adapt_kwargs: Any,
+    ) -> None:
         super().__init__()
+        if actions not in ("flat", "factored"):
+            raise ValueError(f"actions must be 'flat' or 'factored', not {actions!r}")
         self.game = game if isinstance(game, AdaptedGame) else adapt(game, **adapt_kwargs)
+        self.moves = FactoredMoves(self.game) if actions == "factored" else None
+        """The decisions of a move (``actions="factored"``), or ``None``."""
+        width = self.game.num_distinct_actions if self.moves is None else self.moves.width
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}")
         self.render_mode = render_mode
         self.metadata = dict(self.metadata, name=f"tessera_{self.game.name}_v0", is_parallelizable=False)  # type: ignore[misc]
         self.possible_agents = _agents(self.game.num_players)
-        self._obs_space = _obs_space(self.game)
-        self._act_space = gymnasium.spaces.Discrete(self.game.num_distinct_actions)
+        self._obs_space = _obs_space(self.game, width)
+        self._act_space = gymnasium.spaces.Discrete(width)
         self.observation_spaces = {a: self._obs_space for a in self.possible_agents}
         self.action_spaces = {a: self._act_space for a in self.possible_agents}
         self.np_random, _ = seeding.np_random(None)
@@ -100,6 +118,8 @@ class TesseraAECEnv(AECEnv):  # type: ignore[misc]
         if st.current_player() == CHANCE:
             st.apply(int(self.np_random.integers(self.game.deals)))
         self.state_ = st
+        if self.moves is not None:
+            self.moves.reset()
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -112,7 +132,12 @@ class TesseraAECEnv(AECEnv):  # type: ignore[misc]
         assert self.state_ is not None, "call reset() first"
         p = self.possible_agents.index(agent)
         st = self.state_
-        mask = st.legal_mask(p) if not st.is_terminal() else np.zeros(self.game.num_distinct_actions, np.int8)
+        if self.moves is None:
+            mask = st.legal_mask(p) if not st.is_terminal() else np.zeros(self.game.num_distinct_actions, np.int8)
+        elif st.is_terminal() or st.current_player() != p:
+            mask = np.zeros(self.moves.width, np.int8)
+        else:
+            mask = self.moves.mask(st, p)
         return {"observation": st.observation(p), "action_mask": mask}
 
     def step(self, action: Any) -> None:
@@ -125,9 +150,11 @@ class TesseraAECEnv(AECEnv):  # type: ignore[misc]
         p = self.possible_agents.index(agent)
         self._cumulative_rewards[agent] = 0.0
         try:
-            if action is None or not 0 <= int(action) < self.game.num_distinct_actions:
+            if action is None or not 0 <= int(action) < self._act_space.n:
                 raise IllegalMove(f"{action!r} is not an action of {self.game.name}")
-            st.apply(int(action))
+            move = int(action) if self.moves is None else self.moves.decide(st, int(action))
+            if move is not None:
+                st.apply(move)
         except (IllegalMove, ValueError, TypeError) as e:
             self._end(p, f"{agent} played an illegal action {action!r}: {e}")
         else:

@@ -27,6 +27,13 @@ one costs more than 10 %; both on the shared base (:mod:`tessera.core.kits.vecto
   or always from ``deal``; Ikabegamá on the adapters' window; Nymbat with 2 or 4 players;
   Nelaxtam one per-troop decision per step, as the adapters make them (one whole order in
   quiet battle turns).
+* Formats (docs/research.md): ``obs_dtype="uint8"`` (default: 0/1 on/off planes, ``round(255·x)``
+  fractional ones; ``env.obs_scale`` gives the ``float32`` planes back) or ``"float32"``;
+  ``actions="flat"`` (default: an adapter action per step, the full-width ``bool`` mask) or
+  ``"factored"``: a move is a short sequence of decisions — Nume the cell, then the number; Nymbat
+  the piece or group, then the destination; the other games one decision a move — with
+  ``Batch.phase`` (0 when the next decision starts a move), ``Batch.decided`` (the first decision,
+  −1 at phase 0) and ``mask`` the current decision's.
 * An action that is not legal in its game, or input of the wrong shape or type, is
   refused (``IllegalMove`` / ``ValueError`` naming the slot) before any game changes.
 * The arrays of a batch are the engine's buffers (read-only views), overwritten by the
@@ -39,7 +46,7 @@ from __future__ import annotations
 
 from tessera.adapters.core import DEFAULT_DEALS, adapt
 from tessera.core.game import Game
-from tessera.core.kits.vector import Batch, VectorGame, random_legal
+from tessera.core.kits.vector import Batch, Factoring, VectorGame, random_legal
 
 
 def make(
@@ -50,16 +57,21 @@ def make(
     window: int = 0,
     deal: int | None = None,
     deals: int = DEFAULT_DEALS,
+    obs_dtype: str = "uint8",
+    actions: str = "flat",
 ) -> VectorGame:
     """``batch`` games of ``spec`` (``"nume(size=3)"``, a ``Game`` …) side by side, seeded with ``seed``.
 
-    ``window`` (Ikabegamá), ``deal`` and ``deals`` (Nibble) are the adapters' options.
+    ``window`` (Ikabegamá), ``deal`` and ``deals`` (Nibble) are the adapters' options.  ``obs_dtype``:
+    ``"uint8"`` (default) or ``"float32"`` planes; ``actions``: ``"flat"`` (default: one adapter action
+    per step, a full-width ``bool`` mask) or ``"factored"`` (a move as a short sequence of decisions,
+    ``Batch.phase``).  ``ValueError`` for another value.
     """
     adapted = adapt(spec, window=window, deal=deal, deals=deals)
     engine = adapted.game.vector_engine()  # the game's own engine (games/<game>/vector.py), if it declares one
     if engine is None:
         raise ValueError(f"{adapted.name}: the vector engine has no kernels for this game")
-    return engine(adapted, batch, seed)
+    return engine(adapted, batch, seed, obs_dtype=obs_dtype, actions=actions)
 
 
-__all__ = ["Batch", "VectorGame", "make", "random_legal"]
+__all__ = ["Batch", "Factoring", "VectorGame", "make", "random_legal"]

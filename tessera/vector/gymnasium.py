@@ -26,8 +26,14 @@ position's observation is read by replaying the game's actions on the adapters' 
 (:class:`~tessera.adapters.core.AdaptedState`), once per game that ends.
 
 Keyword arguments: the game's parameters (``size=3``) or ``game="nume(size=3)"``; ``seat``;
-``window`` (Ikabegamá); ``seed`` of the engine.  An illegal action is refused
-(``IllegalMove`` naming the slot) and no game changes.
+``window`` (Ikabegamá); ``seed`` of the engine; the engine's formats (:func:`tessera.vector.make`):
+``obs_dtype`` (``"float32"``, the default here — the Gymnasium env's observation space since its first
+version —, or ``"uint8"``, the engine's own default: the observation space's dtype) and
+``actions`` (``"flat"``, the default, or ``"factored"``: an action is then one decision of a move —
+Nume's cell then its number, Nymbat's piece then its destination —, ``info["action_mask"]`` is the
+current decision's, ``info["phase"]`` says which (0: a move starts) and ``info["decided"]`` holds the
+first decision at phase 1; the opponents' moves are played decision by decision the same way).  An
+illegal action is refused (``IllegalMove`` naming the slot) and no game changes.
 """
 
 from __future__ import annotations
@@ -40,7 +46,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 from tessera.adapters.core import AdaptedState
 from tessera.core.kernels import rng_state
-from tessera.core.kits.vector import random_legal
+from tessera.core.kits.vector import quantize, random_legal
 from tessera.core.registry import load_game
 from tessera.vector import make
 
@@ -62,6 +68,8 @@ class TesseraVectorEnv(VectorEnv):  # type: ignore[misc]
         seat: int = 0,
         window: int = 0,
         seed: int = 0,
+        obs_dtype: str = "float32",
+        actions: str = "flat",
         **params: Any,
     ) -> None:
         if opponent != "random":
@@ -70,7 +78,7 @@ class TesseraVectorEnv(VectorEnv):  # type: ignore[misc]
                 "(gymnasium.make plays one game against any tessera agent)"
             )
         tgame = load_game(game, **params)
-        self.engine = make(tgame, batch=num_envs, seed=seed, window=window)
+        self.engine = make(tgame, batch=num_envs, seed=seed, window=window, obs_dtype=obs_dtype, actions=actions)
         """The vector engine (:func:`tessera.vector.make`)."""
         n = self.engine.num_players
         if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < n:
@@ -78,9 +86,14 @@ class TesseraVectorEnv(VectorEnv):  # type: ignore[misc]
         self.seat = seat
         self.num_envs = num_envs
         a = self.engine.num_actions
-        self.single_observation_space = gymnasium.spaces.Box(0.0, 1.0, self.engine.observation_shape, np.float32)
+        shape = self.engine.observation_shape
+        if obs_dtype == "uint8":
+            self.single_observation_space = gymnasium.spaces.Box(0, 255, shape, np.uint8)
+            self.observation_space = gymnasium.spaces.Box(0, 255, (num_envs, *shape), np.uint8)
+        else:
+            self.single_observation_space = gymnasium.spaces.Box(0.0, 1.0, shape, np.float32)
+            self.observation_space = gymnasium.spaces.Box(0.0, 1.0, (num_envs, *shape), np.float32)
         self.single_action_space = gymnasium.spaces.Discrete(a)
-        self.observation_space = gymnasium.spaces.Box(0.0, 1.0, (num_envs, *self.engine.observation_shape), np.float32)
         self.action_space = gymnasium.spaces.MultiDiscrete(np.full(num_envs, a))
         self._rs = rng_state(seed + 1)
         self._opp = np.empty(num_envs, np.int64)
@@ -129,7 +142,7 @@ class TesseraVectorEnv(VectorEnv):  # type: ignore[misc]
         ad = self.engine.adapted
         if ad.simultaneous:
             st = self.replay(i)
-            return st.observation(self.seat), st.is_terminal()
+            return self._as_obs(st.observation(self.seat)), st.is_terminal()
         deal = int(self._deal[i]) if ad.dealt else None
         first = self._initial.get(deal)
         if first is None:
@@ -137,7 +150,11 @@ class TesseraVectorEnv(VectorEnv):  # type: ignore[misc]
         state = first.clone()
         for a in self._hist[i, : self._len[i]].tolist():
             state.apply_action(ad.to_tessera(a))
-        return ad.obs.observe(state, self.seat), state.is_terminal()
+        return self._as_obs(ad.obs.observe(state, self.seat)), state.is_terminal()
+
+    def _as_obs(self, planes: np.ndarray) -> np.ndarray:
+        """The adapters' ``float32`` planes in the engine's ``obs_dtype``."""
+        return quantize(planes, self.engine.obs_scale) if self.engine.obs_dtype == "uint8" else planes
 
     # -- ends of games --------------------------------------------------------------------
     def _ended(self, ended: np.ndarray, out: dict[str, Any]) -> None:
@@ -173,7 +190,8 @@ class TesseraVectorEnv(VectorEnv):  # type: ignore[misc]
             random_legal(bt.mask, self._rs, self._opp)
             self._opp[~waiting] = -1
             self.engine._step_some(self._opp)
-            self._record(self._opp, waiting)
+            moves = self.engine.last_moves
+            self._record(moves, moves >= 0)
             ended = bt.terminated & waiting
             if ended.any():
                 self._ended(ended, out)
@@ -199,6 +217,10 @@ class TesseraVectorEnv(VectorEnv):  # type: ignore[misc]
             "_unplayed_games": started.copy(),
             "unplayed_reward": out["unplayed_reward"],
             "_unplayed_reward": started.copy(),
+            "phase": bt.phase.copy(),
+            "_phase": np.ones(n, np.bool_),
+            "decided": bt.decided.copy(),
+            "_decided": np.ones(n, np.bool_),
         }
         return info
 
@@ -219,7 +241,8 @@ class TesseraVectorEnv(VectorEnv):  # type: ignore[misc]
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         bt = self.engine.step(actions)  # checks every action before any game changes
-        self._record(np.asarray(actions, dtype=np.int64), np.ones(self.num_envs, np.bool_))
+        moves = self.engine.last_moves  # the moves completed (with factored actions, not a first decision)
+        self._record(moves, moves >= 0)
         out = self._accounts(open_=True)
         if bt.terminated.any():
             self._ended(bt.terminated.copy(), out)

@@ -48,7 +48,7 @@ def _fresh(env: VectorGame, b: int) -> AdaptedState:
 def _play(spec: str, batch: int, games: int, observed: int, seed: int) -> dict[str, int]:
     """Play until ``games`` games have ended; compare everything (observations: in the first
     ``observed`` games of the slots, i.e. until that many have ended)."""
-    env = make(spec, batch=batch, seed=seed)
+    env = make(spec, batch=batch, seed=seed, obs_dtype="float32")  # the adapters' values (uint8: test_formats)
     bt = env.reset()
     states = [_fresh(env, b) for b in range(batch)]
     rs = rng_state(seed + 1)

@@ -64,3 +64,33 @@ def test_an_illegal_action_is_refused_naming_the_slot():
 def test_only_the_random_opponent_is_offered():
     with pytest.raises(ValueError, match="opponent='random' only"):
         gymnasium.make_vec("tessera/Nume-v0", num_envs=2, opponent="greedy")
+
+
+@pytest.mark.parametrize(
+    ("obs_dtype", "actions"), [("uint8", "factored"), ("float32", "flat"), ("float32", "factored")]
+)
+def test_make_vec_offers_both_planes_and_both_action_modes(obs_dtype: str, actions: str):
+    """ "Gymnasium ``make_vec`` and the adapters offer both action modes": with ``actions="factored"`` an
+    action is one decision (Nume: the cell, then the number; ``info["phase"]`` says which) and the games
+    still end with the learner's return; ``obs_dtype`` sets the observation space's dtype, the final
+    observations' included."""
+    envs = gymnasium.make_vec("tessera/Nume-v0", num_envs=4, size=2, seat=1, obs_dtype=obs_dtype, actions=actions)
+    engine = envs.unwrapped.engine
+    width = engine.num_actions
+    assert envs.single_action_space.n == width
+    assert (width < engine.num_flat_actions) == (actions == "factored")
+    assert envs.single_observation_space.dtype == np.dtype(obs_dtype)
+    obs, info = envs.reset(seed=1)
+    rs = rng_state(2)
+    ended = second = 0
+    for _ in range(120):
+        assert obs.dtype == np.dtype(obs_dtype) and info["action_mask"].shape == (4, width)
+        assert (engine._batch.player == 1).all()
+        second += int((info["phase"] == 1).sum())
+        obs, reward, terminated, _, info = envs.step(random_legal(info["action_mask"], rs))
+        assert set(reward[terminated].tolist()) <= {-1.0, 0.0, 1.0} and not reward[~terminated].any()
+        for i in np.flatnonzero(terminated):
+            assert info["final_obs"][i].dtype == np.dtype(obs_dtype)
+        ended += int(terminated.sum())
+    assert ended > 10
+    assert (second > 100) == (actions == "factored")

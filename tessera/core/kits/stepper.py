@@ -27,13 +27,32 @@ import numpy as np
 from tessera.core.game import TERMINAL
 from tessera.core.kernels import rand_below
 from tessera.core.kits.contract import KernelContract
-from tessera.core.kits.vector import VectorGame
+from tessera.core.kits.vector import Factoring, VectorGame, obs_row, pack_row
+
+PLANES_PACKED = """
+@kernel
+def _contract_planes(s, g, p, obs, packed, mult, b):
+    observe(s, g, p, obs_row(obs, b))
+    pack_row(obs, packed, mult, b)
+"""
+"""How the loop writes game ``b``'s planes: ``observe`` (``float32``), then packed into bytes if wanted."""
+
+PLANES_BYTES = """
+@kernel
+def _contract_planes(s, g, p, obs, packed, mult, b):
+    if packed.shape[0] > 0:
+        observe_bytes(s, g, p, packed[b])
+    else:
+        observe(s, g, p, obs[b])
+"""
+"""The same for a contract module that defines ``observe_bytes(s, g, player, out)`` (``uint8`` planes
+written directly, where a measurement found it cheaper than packing)."""
 
 SOURCE = '''
 @kernel
-def _contract_write(s, g, to_adapter, obs, mask, words, buf, remembered):
+def _contract_write(s, g, to_adapter, obs, packed, mult, b, mask, words, buf, remembered):
     p = current(s, g)
-    observe(s, g, p, obs)
+    _contract_planes(s, g, p, obs, packed, mult, b)
     m = remembered[0]
     if m < 0:  # unknown: clear the whole row, eight actions at a time
         for i in range(words.shape[0]):
@@ -53,18 +72,19 @@ def _contract_write(s, g, to_adapter, obs, mask, words, buf, remembered):
 
 
 @kernel
-def contract_reset(states, g, rs, to_adapter, obs, mask, words, player, buf, remembered):
+def contract_reset(states, g, rs, to_adapter, obs, packed, mult, mask, words, player, buf, remembered):
     """Every game to a new game (``init``), its player, planes and mask written."""
     for b in range(states.shape[0]):
         s = states[b]
         init(s, g, rs)
         remembered[b, 0] = -1
-        player[b] = _contract_write(s, g, to_adapter, obs[b], mask[b], words[b], buf, remembered[b])
+        player[b] = _contract_write(s, g, to_adapter, obs, packed, mult, b, mask[b], words[b], buf, remembered[b])
 
 
 @kernel
 def contract_step(
-    states, g, rs, actions, to_game, to_adapter, obs, mask, words, player, rewards, terminated, buf, ret, remembered
+    states, g, rs, actions, to_game, to_adapter, obs, packed, mult, mask, words, player, rewards, terminated, buf, ret,
+    remembered,
 ):
     """One action per game (legal, adapter numbering; ``-1``: that game does not step)."""
     for b in range(states.shape[0]):
@@ -80,7 +100,7 @@ def contract_step(
                 rewards[b, q] = ret[q]
             terminated[b] = True
             init(s, g, rs)
-        player[b] = _contract_write(s, g, to_adapter, obs[b], mask[b], words[b], buf, remembered[b])
+        player[b] = _contract_write(s, g, to_adapter, obs, packed, mult, b, mask[b], words[b], buf, remembered[b])
 
 
 @kernel
@@ -122,10 +142,23 @@ def define_stepper(namespace: dict[str, Any]) -> None:
         lines = Path(path).read_text(encoding="utf-8").count("\n") + 1
     except OSError:  # no source beside the module: any offset past a module's length will do
         lines = 100_000
-    code = compile("\n" * lines + SOURCE, path, "exec")  # line numbers past the module's own: no clash in the cache
+    planes = PLANES_BYTES if "observe_bytes" in namespace else PLANES_PACKED
+    code = compile(
+        "\n" * lines + planes + SOURCE, path, "exec"
+    )  # line numbers past the module's own: no clash in the cache
     namespace.setdefault("rand_below", rand_below)
     namespace.setdefault("TERMINAL", TERMINAL)
+    namespace.setdefault("obs_row", obs_row)
+    namespace.setdefault("pack_row", pack_row)
     exec(code, namespace)  # a fixed source (this module's), compiled into the game's module
+
+
+def contract_factoring(contract: KernelContract, adapted: Any) -> Factoring | None:
+    """The two decisions per move a game's ``contract.py`` declares (``factoring(adapted) -> Factoring``),
+    or ``None`` (one decision is a move)."""
+    module = __import__(contract.init.py_func.__module__, fromlist=["factoring"])
+    fn = getattr(module, "factoring", None)
+    return None if fn is None else fn(adapted)
 
 
 class ContractVector(VectorGame):
@@ -135,14 +168,16 @@ class ContractVector(VectorGame):
     the game's actions through the adapters' table where they differ (Ikabegamá's window).
     """
 
-    def __init__(self, adapted: Any, batch: int, seed: int, contract: KernelContract | None = None) -> None:
-        super().__init__(adapted, batch, seed)
+    def __init__(
+        self, adapted: Any, batch: int, seed: int, contract: KernelContract | None = None, **formats: str
+    ) -> None:
         c = contract if contract is not None else self.make_contract(adapted)
         self.contract = c
+        super().__init__(adapted, batch, seed, **formats)
         module = __import__(c.init.py_func.__module__, fromlist=["contract_step"])
         self._reset_kernel = module.contract_reset
         self._step_kernel = module.contract_step
-        a = self.num_actions
+        a = self.num_flat_actions
         table = getattr(adapted, "_to_tessera", None)
         if table is None:
             self._to_game = np.arange(a, dtype=np.int64)
@@ -157,7 +192,6 @@ class ContractVector(VectorGame):
         """Each game's position (the layout of the game's ``contract.py``)."""
         self._buf = np.zeros(max(1, c.num_actions), np.int64)
         self._ret = np.zeros(c.num_players, np.float64)
-        self._flat = self._obs.reshape(self.batch, -1)
         self._words = self._mask_rows.view(np.uint64)
         """The mask rows as ``uint64`` words (each row is padded to whole words)."""
         self._remembered = np.full((self.batch, REMEMBER + 1), -1, np.int64)
@@ -171,18 +205,29 @@ class ContractVector(VectorGame):
             raise ValueError(f"{adapted.name}: the game declares no kernel contract")
         return contract
 
+    def make_factoring(self) -> Factoring | None:
+        """The game's contract module's ``factoring(adapted)``, if it defines one."""
+        return contract_factoring(self.contract, self.adapted)
+
+    def _legal_lists(self) -> np.ndarray:
+        """The mask entries the loop remembers per game: its legal actions (up to ``REMEMBER``), in the
+        adapter numbering; the factored masks read the first decisions from them."""
+        return self._remembered
+
     def _reset_all(self) -> None:
         self._reset_kernel(
             self.states, self.contract.tables, self.rs, self._to_adapter,
-            self._flat, self._mask_rows, self._words, self._player, self._buf, self._remembered,
+            self._obs_w, self._packed, self._mult, self._mask_rows, self._words, self._player, self._buf,
+            self._remembered,
         )  # fmt: skip
 
     def _step(self, actions: np.ndarray) -> None:
         self._step_kernel(
             self.states, self.contract.tables, self.rs, actions, self._to_game, self._to_adapter,
-            self._flat, self._mask_rows, self._words, self._player, self._rewards, self._terminated,
+            self._obs_w, self._packed, self._mult, self._mask_rows, self._words, self._player, self._rewards,
+            self._terminated,
             self._buf, self._ret, self._remembered,
         )  # fmt: skip
 
 
-__all__ = ["SOURCE", "ContractVector", "define_stepper"]
+__all__ = ["SOURCE", "ContractVector", "contract_factoring", "define_stepper"]

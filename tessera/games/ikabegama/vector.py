@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from tessera.core.kernels import kernel
-from tessera.core.kits.vector import VectorGame, fresh_cache
+from tessera.core.kits.vector import VectorGame, fresh_cache, obs_row, pack_row
 from tessera.games.ikabegama import kernels as ik
 from tessera.games.ikabegama.observation import layout_tables, write_planes
 
@@ -84,6 +84,8 @@ def _reset(
     hpos: np.ndarray,
     board: np.ndarray,
     obs: np.ndarray,
+    packed: np.ndarray,
+    mult: np.ndarray,
     mask: np.ndarray,
     player: np.ndarray,
 ) -> None:
@@ -91,7 +93,8 @@ def _reset(
         a = positions[b]
         for i in range(init.shape[0]):
             a[i] = init[i]
-        player[b] = _write(a, k, allowed, from_t, hpos, board, obs[b], mask[b])
+        player[b] = _write(a, k, allowed, from_t, hpos, board, obs_row(obs, b), mask[b])
+        pack_row(obs, packed, mult, b)
 
 
 @kernel
@@ -106,6 +109,8 @@ def _step(
     hpos: np.ndarray,
     board: np.ndarray,
     obs: np.ndarray,
+    packed: np.ndarray,
+    mult: np.ndarray,
     mask: np.ndarray,
     player: np.ndarray,
     rewards: np.ndarray,
@@ -130,14 +135,15 @@ def _step(
             terminated[b] = True
             for i in range(init.shape[0]):
                 a[i] = init[i]
-        player[b] = _write(a, k, allowed, from_t, hpos, board, obs[b], mask[b])
+        player[b] = _write(a, k, allowed, from_t, hpos, board, obs_row(obs, b), mask[b])
+        pack_row(obs, packed, mult, b)
 
 
 class IkabegamaVector(VectorGame):
     """Ikabegamá on the adapters' window, ``B`` positions at once."""
 
-    def __init__(self, adapted: Any, batch: int, seed: int) -> None:
-        super().__init__(adapted, batch, seed)
+    def __init__(self, adapted: Any, batch: int, seed: int, **formats: str) -> None:
+        super().__init__(adapted, batch, seed, **formats)
         game = adapted.game
         window = adapted.window
         assert window is not None and adapted._to_tessera is not None
@@ -158,16 +164,16 @@ class IkabegamaVector(VectorGame):
         self._init = init
         self.positions = np.zeros((self.batch, init.shape[0]), np.int32)
         """Each game's state array (layout of :mod:`tessera.games.ikabegama.kernels`)."""
-        self._flat = self._obs.reshape(self.batch, -1)
 
     def _reset_all(self) -> None:
         _reset(
             self.positions, self._init, self._k, self._allowed, self._from_t, self._hpos, self._board,
-            self._flat, self._mask_rows, self._player,
+            self._obs_w, self._packed, self._mult, self._mask_rows, self._player,
         )  # fmt: skip
 
     def _step(self, actions: np.ndarray) -> None:
         _step(
             self.positions, actions, self._init, self._k, self._allowed, self._to_t, self._from_t, self._hpos,
-            self._board, self._flat, self._mask_rows, self._player, self._rewards, self._terminated,
+            self._board, self._obs_w, self._packed, self._mult, self._mask_rows, self._player, self._rewards,
+            self._terminated,
         )  # fmt: skip

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from tessera.core.kernels import kernel
-from tessera.core.kits.vector import VectorGame, fresh_cache
+from tessera.core.kits.vector import VectorGame, fresh_cache, obs_row, pack_row
 from tessera.games.nelaxtam import kernels as xk
 from tessera.games.nelaxtam.contract import decision_mask, start_turn
 from tessera.games.nelaxtam.observation import layout_tables, write_planes
@@ -106,6 +106,8 @@ def _reset(
     geo: np.ndarray,
     pos: np.ndarray,
     obs: np.ndarray,
+    packed: np.ndarray,
+    mult: np.ndarray,
     mask: np.ndarray,
     player: np.ndarray,
 ) -> None:
@@ -121,8 +123,21 @@ def _reset(
         for i in range(init.shape[0]):
             st[i] = init[i]
         player[b] = _new_turn_and_write(
-            st, geo, queues[b], states[b], pendings[b], pos, opts, counts, ends, n_ends, claimed, obs[b], mask[b]
+            st,
+            geo,
+            queues[b],
+            states[b],
+            pendings[b],
+            pos,
+            opts,
+            counts,
+            ends,
+            n_ends,
+            claimed,
+            obs_row(obs, b),
+            mask[b],
         )
+        pack_row(obs, packed, mult, b)
 
 
 @kernel
@@ -136,6 +151,8 @@ def _step(
     geo: np.ndarray,
     pos: np.ndarray,
     obs: np.ndarray,
+    packed: np.ndarray,
+    mult: np.ndarray,
     mask: np.ndarray,
     player: np.ndarray,
     rewards: np.ndarray,
@@ -168,8 +185,9 @@ def _step(
             q = queue[state[1]] // (t + 1)
             player[b] = _write(
                 st, geo, np.int64(queue[state[1]]), pending[q], np.int64(state[2 + q]),
-                pos, opts, counts, ends, n_ends, claimed, obs[b], mask[b],
+                pos, opts, counts, ends, n_ends, claimed, obs_row(obs, b), mask[b],
             )  # fmt: skip
+            pack_row(obs, packed, mult, b)
             continue
         n0 = state[2]
         for i in range(n0):
@@ -186,15 +204,16 @@ def _step(
             for i in range(init.shape[0]):
                 st[i] = init[i]
         player[b] = _new_turn_and_write(
-            st, geo, queue, state, pending, pos, opts, counts, ends, n_ends, claimed, obs[b], mask[b]
+            st, geo, queue, state, pending, pos, opts, counts, ends, n_ends, claimed, obs_row(obs, b), mask[b]
         )
+        pack_row(obs, packed, mult, b)
 
 
 class NelaxtamVector(VectorGame):
     """Nelaxtam, ``B`` games at once, one per-troop decision per game and step."""
 
-    def __init__(self, adapted: Any, batch: int, seed: int) -> None:
-        super().__init__(adapted, batch, seed)
+    def __init__(self, adapted: Any, batch: int, seed: int, **formats: str) -> None:
+        super().__init__(adapted, batch, seed, **formats)
         game = adapted.game
         lay = adapted.obs.layout
         self._geo = game.geo
@@ -209,16 +228,15 @@ class NelaxtamVector(VectorGame):
         """Per game: queue length, the decision to make now, the tokens Black and White have chosen this turn."""
         self.pendings = np.zeros((self.batch, 2, t), np.int64)
         """Per game and player: the tokens chosen this turn, in troop order."""
-        self._flat = self._obs.reshape(self.batch, -1)
 
     def _reset_all(self) -> None:
         _reset(
             self.positions, self.queues, self.states, self.pendings, self._init, self._geo, self._pos,
-            self._flat, self._mask_rows, self._player,
+            self._obs_w, self._packed, self._mult, self._mask_rows, self._player,
         )  # fmt: skip
 
     def _step(self, actions: np.ndarray) -> None:
         _step(
             self.positions, self.queues, self.states, self.pendings, actions, self._init, self._geo, self._pos,
-            self._flat, self._mask_rows, self._player, self._rewards, self._terminated,
+            self._obs_w, self._packed, self._mult, self._mask_rows, self._player, self._rewards, self._terminated,
         )  # fmt: skip

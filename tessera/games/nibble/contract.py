@@ -91,7 +91,7 @@ def apply(s: np.ndarray, g: Tables, action: int, rs: np.ndarray) -> int:
 def observe(s: np.ndarray, g: Tables, player: int, out: np.ndarray) -> None:
     geo, pos, board = g[0], g[2], g[3]
     d = _deal_len(geo)
-    write_planes(s[1 + d :], s[1 : 1 + d], geo, pos, board, player, out)
+    write_planes(s[1 + d :], s[1 : 1 + d], geo, pos, board, player, out, 1.0)
 
 
 @kernel

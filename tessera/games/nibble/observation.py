@@ -29,12 +29,22 @@ from tessera.games.nibble.game import NibbleGame, NibbleState
 
 @kernel
 def write_planes(
-    s: np.ndarray, deal: np.ndarray, geo: np.ndarray, pos: np.ndarray, board: np.ndarray, player: int, obs: np.ndarray
+    s: np.ndarray,
+    deal: np.ndarray,
+    geo: np.ndarray,
+    pos: np.ndarray,
+    board: np.ndarray,
+    player: int,
+    obs: np.ndarray,
+    frac: float,
 ) -> None:
-    """Write the planes of position ``s`` seen by ``player`` into ``obs`` (flat ``C·H·W``, ``float32``).
+    """Write the planes of position ``s`` seen by ``player`` into ``obs`` (flat ``C·H·W``).
 
-    ``pos[i]``: where cell ``i`` (the kernels' cell index) sits in a flat plane; ``board``: 1.0 on
-    the board's cells (flat ``H·W``) — both from :func:`layout_tables`."""
+    ``obs`` is ``float32`` with ``frac = 1.0`` (the adapters' values), or ``uint8`` with ``frac = 255.0``
+    (the vector engine's ``uint8`` planes: the fractional planes as ``round(255·x)``, the same bytes as
+    :func:`tessera.core.kits.vector.pack_row` makes of the ``float32`` ones).  ``pos[i]``: where cell
+    ``i`` (the kernels' cell index) sits in a flat plane; ``board``: 1.0 on the board's cells (flat
+    ``H·W``) — both from :func:`layout_tables`."""
     k = geo.shape[0] - 1
     n = geo[k, 1]
     h = k + 2 * n
@@ -59,9 +69,11 @@ def write_planes(
             obs[e + q] = 0.0
             if c == taking:
                 obs[3 * n * hw + q] = 1.0
+    scale = np.float32(frac)
+    half = np.float32(0.5) if frac > 1.0 else np.float32(0.0)  # rounding to bytes
     for c in range(n):
-        mine = np.float32(s[k + player * n + c] / n)
-        theirs = np.float32(s[k + (1 - player) * n + c] / n)
+        mine = np.float32(s[k + player * n + c] / n) * scale + half
+        theirs = np.float32(s[k + (1 - player) * n + c] / n) * scale + half
         a0 = (n + place[c]) * hw
         a1 = (2 * n + place[c]) * hw
         for i in range(hw):
@@ -96,7 +108,7 @@ def observation_spec(game: NibbleGame) -> ObservationSpec:
     def encode(st: State, player: int, decisions: Decisions) -> Planes:
         assert isinstance(st, NibbleState)
         out = np.empty(shape, np.float32)
-        write_planes(st.s, st._deal, game.geo, pos, board, player, out.reshape(-1))
+        write_planes(st.s, st._deal, game.geo, pos, board, player, out.reshape(-1), 1.0)
         return out
 
     return ObservationSpec(planes, lay, encode, game)

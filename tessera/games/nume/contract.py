@@ -12,7 +12,7 @@ Komi bidding is not part of the contract (as in the vector engine): the komi is 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -20,7 +20,7 @@ from tessera.core.game import TERMINAL
 from tessera.core.kernels import kernel
 from tessera.core.kits.contract import ONGOING, OVER, REFUSED, KernelContract, Tables
 from tessera.core.kits.stepper import define_stepper
-from tessera.core.kits.vector import fresh_cache
+from tessera.core.kits.vector import Factoring, fresh_cache
 from tessera.games.nume import kernels as nk
 from tessera.games.nume.observation import write_planes
 
@@ -159,4 +159,22 @@ def build(game: NumeGame) -> KernelContract:
         apply=apply,
         observe=observe,
         returns=returns,
+    )
+
+
+def factoring(adapted: Any) -> Factoring:
+    """Nume's factored actions (``tessera.vector.make(actions="factored")``): the cell, then the number.
+
+    Placement ``c·K + k`` (``K = cells + 2``) is the cell ``c`` (``cells`` choices), then ``k``: 0 the
+    joining stone, ``1 … K−1`` the numbers of a new group.  The komi bids and colour choices are not
+    played by the vector engine (it plays a fixed komi) and have no decision."""
+    game = adapted.game
+    cells, k = game.cells, game.K
+    return Factoring.build(
+        adapted.num_distinct_actions,
+        cells,
+        k,
+        lambda a: divmod(a, k) if a < cells * k else (-1, -1),
+        lambda h: False,
+        ("cell", "number"),
     )

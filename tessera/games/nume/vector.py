@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from tessera.core.kernels import kernel
-from tessera.core.kits.vector import VectorGame, fresh_cache
+from tessera.core.kits.vector import Factoring, VectorGame, fresh_cache, obs_row, pack_row
 from tessera.games.nume import kernels as nk
 from tessera.games.nume.observation import layout_tables, write_planes
 
@@ -81,6 +81,8 @@ def _reset(
     komi_col: int,
     komi_value: float,
     obs: np.ndarray,
+    packed: np.ndarray,
+    mult: np.ndarray,
     mask: np.ndarray,
     known: np.ndarray,
     player: np.ndarray,
@@ -92,7 +94,8 @@ def _reset(
         colour[b] = 0
         player[b] = 0
         known[b, :] = -1
-        _write(a, nbr, np.int64(0), k_actions, pos, board, komi_col, komi_value, obs[b], mask[b], known[b])
+        _write(a, nbr, np.int64(0), k_actions, pos, board, komi_col, komi_value, obs_row(obs, b), mask[b], known[b])
+        pack_row(obs, packed, mult, b)
 
 
 @kernel
@@ -110,6 +113,8 @@ def _step(
     komi_col: int,
     komi_value: float,
     obs: np.ndarray,
+    packed: np.ndarray,
+    mult: np.ndarray,
     mask: np.ndarray,
     known: np.ndarray,
     player: np.ndarray,
@@ -145,18 +150,32 @@ def _step(
             col = 1 - col
         colour[b] = col
         player[b] = col
-        _write(a, nbr, col, k_actions, pos, board, komi_col, komi_value, obs[b], mask[b], known[b])
+        _write(a, nbr, col, k_actions, pos, board, komi_col, komi_value, obs_row(obs, b), mask[b], known[b])
+        pack_row(obs, packed, mult, b)
+
+
+@kernel
+def _heads(known: np.ndarray, phase: np.ndarray, fmask: np.ndarray) -> None:
+    """The first decisions (``actions="factored"``: the cells) of the games at phase 0: a cell is offered
+    when a stone of the colour to place joins there or starts a group there (``known``)."""
+    for b in range(known.shape[0]):
+        if phase[b] != 0:
+            continue
+        row = known[b]
+        out = fmask[b]
+        for c in range(row.shape[0]):
+            out[c] = row[c] == nk.JOINS or row[c] == nk.STARTS
 
 
 class NumeVector(VectorGame):
     """Nume, ``B`` boards at once (no komi bidding)."""
 
-    def __init__(self, adapted: Any, batch: int, seed: int) -> None:
+    def __init__(self, adapted: Any, batch: int, seed: int, **formats: str) -> None:
         game = adapted.game
         p = game.params
         if p["komi_bidding"]:
             raise ValueError("nume: the vector engine plays a fixed komi; komi_bidding=true is not supported")
-        super().__init__(adapted, batch, seed)
+        super().__init__(adapted, batch, seed, **formats)
         lay = adapted.obs.layout
         self._nbr = game.nbr
         self._k = int(game.K)
@@ -171,19 +190,33 @@ class NumeVector(VectorGame):
         """Each game's board (layout of :mod:`tessera.games.nume.kernels`)."""
         self.colour = np.zeros(self.batch, np.int64)
         """Each game's colour to place (0 Black, 1 White)."""
-        self._flat = self._obs.reshape(self.batch, -1)
         self._known = np.full((self.batch, game.cells), -1, np.int8)
         """The status of each cell that each game's mask shows (−1: not written yet)."""
+
+    def make_factoring(self) -> Factoring:
+        """The cell, then the number (:func:`tessera.games.nume.contract.factoring`)."""
+        from tessera.games.nume.contract import factoring
+
+        return factoring(self.adapted)
+
+    def _heads_written(self) -> bool:
+        return True
+
+    def _write_heads(self) -> None:
+        """The cells from each game's cell statuses (``known``), not from its 8,000-action flat mask."""
+        _heads(self._known, self._phase, self._fmask_rows)
 
     def _reset_all(self) -> None:
         _reset(
             self.boards, self.colour, self._init, self._nbr, self._k, self._pos, self._board,
-            self._komi_col, self._komi, self._flat, self._mask_rows, self._known, self._player,
+            self._komi_col, self._komi, self._obs_w, self._packed, self._mult, self._mask_rows, self._known,
+            self._player,
         )  # fmt: skip
 
     def _step(self, actions: np.ndarray) -> None:
         _step(
             self.boards, self.colour, actions, self._init, self._nbr, self._k, self._pos, self._board,
             self._komi_b, self._komi_w, self._komi_col, self._komi,
-            self._flat, self._mask_rows, self._known, self._player, self._rewards, self._terminated,
+            self._obs_w, self._packed, self._mult, self._mask_rows, self._known, self._player, self._rewards,
+            self._terminated,
         )  # fmt: skip

@@ -27,12 +27,24 @@ from tessera.games.nymbat.game import LABEL, NymbatGame, NymbatState
 
 @kernel
 def write_planes(
-    s: np.ndarray, geo: np.ndarray, pos: np.ndarray, board: np.ndarray, player: int, to_move: bool, obs: np.ndarray
+    s: np.ndarray,
+    geo: np.ndarray,
+    pos: np.ndarray,
+    board: np.ndarray,
+    player: int,
+    to_move: bool,
+    obs: np.ndarray,
+    frac: float,
 ) -> None:
-    """Write the planes of position ``s`` seen by ``player`` into ``obs`` (flat ``C·H·W``, ``float32``).
+    """Write the planes of position ``s`` seen by ``player`` into ``obs`` (flat ``C·H·W``).
 
-    ``pos[c]``: where cell ``c`` sits in a flat plane, ``board``: 1.0 on the board's cells (both from
-    :func:`layout_tables`); ``to_move``: the observer is to move."""
+    ``obs`` is ``float32`` with ``frac = 1.0`` (the adapters' values), or ``uint8`` with ``frac = 255.0``
+    (the vector engine's ``uint8`` planes: the fractional planes as ``round(255·x)``, the bytes
+    :func:`tessera.core.kits.vector.pack_row` makes of the ``float32`` ones).  ``pos[c]``: where cell
+    ``c`` sits in a flat plane, ``board``: 1.0 on the board's cells (both from :func:`layout_tables`);
+    ``to_move``: the observer is to move."""
+    scale = np.float32(frac)
+    half = np.float32(0.5) if frac > 1.0 else np.float32(0.0)  # rounding to bytes
     hw = board.shape[0]
     n = geo[_k.N, _k.G_PLAYERS]
     reserve = np.float64(geo[_k.N, _k.G_RESERVE])
@@ -48,8 +60,8 @@ def write_planes(
     base = 6 * n
     for rel in range(n):
         q = (player + rel) % n
-        r = np.float32(s[h + _k.RES + q] / reserve)
-        d = np.float32((s[h + _k.DEL + q] % period) / np.float64(period))
+        r = np.float32(s[h + _k.RES + q] / reserve) * scale + half
+        d = np.float32((s[h + _k.DEL + q] % period) / np.float64(period)) * scale + half
         f = np.float32(1.0 if s[h + _k.FIRST + q] else 0.0)
         o = (base + 3 * rel) * hw
         for i in range(hw):
@@ -59,7 +71,7 @@ def write_planes(
     k = base + 3 * n
     phase = s[h + _k.PHASE]
     if phase == _k.BRING:
-        placed = np.float32(s[h + _k.PLACED] / reserve)
+        placed = np.float32(s[h + _k.PLACED] / reserve) * scale + half
         for i in range(hw):
             obs[k * hw + i] = 1.0
             obs[(k + 8) * hw + i] = placed
@@ -67,7 +79,7 @@ def write_planes(
         for i in range(hw):
             obs[(k + 2) * hw + i] = 1.0
     elif phase == _k.MOVE:
-        speed = np.float32(s[h + _k.SPEED] / 6.0)
+        speed = np.float32(s[h + _k.SPEED] / 6.0) * scale + half
         for i in range(hw):
             obs[(k + 1) * hw + i] = 1.0
             obs[(k + 5) * hw + i] = speed
@@ -80,7 +92,7 @@ def write_planes(
         brk = s[h + _k.BRK_CELL]
         if brk >= 0:
             obs[(k + 6) * hw + pos[brk]] = 1.0
-            budget = np.float32(s[h + _k.BRK_BUDGET] / 6.0)
+            budget = np.float32(s[h + _k.BRK_BUDGET] / 6.0) * scale + half
             for i in range(hw):
                 obs[(k + 7) * hw + i] = budget
     mover = np.float32(1.0 if to_move else 0.0)
@@ -129,7 +141,7 @@ def observation_spec(game: NymbatGame) -> ObservationSpec:
     def encode(st: State, player: int, decisions: Decisions) -> Planes:
         assert isinstance(st, NymbatState)
         out = np.empty(shape, np.float32)
-        write_planes(st.s, game.geo, pos, board, player, st.current_player() == player, out.reshape(-1))
+        write_planes(st.s, game.geo, pos, board, player, st.current_player() == player, out.reshape(-1), 1.0)
         return out
 
     return ObservationSpec(planes, lay, encode, game)
