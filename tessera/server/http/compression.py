@@ -1,0 +1,143 @@
+"""gzip for HTTP answers (ASGI middleware :class:`Compression`).
+
+An answer is compressed when the request accepts ``gzip`` (``Accept-Encoding``, a ``q=0`` refusal
+respected) and the answer is
+
+* whole: one body message (a ``StreamingResponse`` — the account's and the tournaments' event
+  streams, a bot's ``x-ndjson`` stream — goes out as it comes, never held back to be compressed;
+  ``X-Accel-Buffering: no`` and the stream types are also never compressed);
+* of a text type (:data:`TYPES`: JSON, HTML, JavaScript, CSS, SVG, plain text) of at least
+  :data:`MINIMUM_SIZE` bytes, not already encoded, not a partial answer (206);
+* free of secrets (BREACH, docs/security.md "Compression"): no ``Set-Cookie``, no
+  ``Cache-Control: no-store``, and no JSON field naming a secret (:data:`SECRET_FIELDS`: a seat
+  token, an invitation, an API token) in the body.
+
+WebSockets are not touched (their frames are compressed by permessage-deflate when the client
+offers it).  Every answer of a compressible type says ``Vary: Accept-Encoding``.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+from starlette.datastructures import Headers, MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+MINIMUM_SIZE = 1024
+"""Smallest body compressed (bytes): below it gzip's 18-byte frame and the CPU are not worth it."""
+
+LEVEL = 6
+"""zlib's level: 9 costs about twice the CPU for 1-3 % fewer bytes on a view."""
+
+TYPES = frozenset(
+    {
+        "application/json",
+        "application/javascript",
+        "application/manifest+json",
+        "application/xml",
+        "image/svg+xml",
+        "text/css",
+        "text/html",
+        "text/javascript",
+        "text/plain",
+        "text/xml",
+    }
+)
+"""Media types compressed (others — images, fonts, archives, streams — go out as they are)."""
+
+SECRET_FIELDS = (b'"token"', b'"tokens"', b'"invites"', b'"secret"', b'"password"')
+"""JSON keys whose value is a secret the answer hands out: an answer naming one is never compressed."""
+
+
+def accepts_gzip(scope: Scope) -> bool:
+    """Whether the request's ``Accept-Encoding`` admits gzip (``gzip;q=0`` refuses it)."""
+    for name, value in scope.get("headers", ()):
+        if name != b"accept-encoding":
+            continue
+        for part in value.decode("latin-1").split(","):
+            coding, _, params = part.strip().partition(";")
+            if coding.strip().lower() not in ("gzip", "x-gzip"):
+                continue
+            q = params.strip().lower().replace(" ", "")
+            if q.startswith("q="):
+                try:
+                    return float(q[2:]) > 0
+                except ValueError:
+                    return False
+            return True
+    return False
+
+
+def has_secret(body: bytes) -> bool:
+    """Whether a JSON body names a field whose value is a secret (:data:`SECRET_FIELDS`)."""
+    return any(field in body for field in SECRET_FIELDS)
+
+
+def gzip_bytes(body: bytes, level: int = LEVEL) -> bytes:
+    """``body`` as a gzip member (RFC 1952)."""
+    c = zlib.compressobj(level, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    return c.compress(body) + c.flush()
+
+
+class Compression:
+    """ASGI middleware: gzip for whole text answers without secrets (the module's text says which)."""
+
+    def __init__(self, app: ASGIApp, minimum_size: int = MINIMUM_SIZE, level: int = LEVEL) -> None:
+        self.app = app
+        self.minimum_size = minimum_size
+        self.level = level
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":  # WebSockets, lifespan: untouched
+            await self.app(scope, receive, send)
+            return
+        gzip = accepts_gzip(scope)
+        start: Message | None = None
+        passing = False
+
+        async def wrapped(message: Message) -> None:
+            nonlocal start, passing
+            if passing:
+                await send(message)
+                return
+            kind = message["type"]
+            if kind == "http.response.start":
+                headers = Headers(raw=message.get("headers", []))
+                media = headers.get("content-type", "").partition(";")[0].strip().lower()
+                if media not in TYPES or message.get("status") == 206:
+                    passing = True
+                    await send(message)
+                    return
+                if "content-encoding" in headers:
+                    passing = True
+                    await send(message)
+                    return
+                start = message
+                return
+            if kind != "http.response.body" or start is None:
+                await send(message)
+                return
+            first, start = start, None
+            passing = True
+            headers = MutableHeaders(raw=first.setdefault("headers", []))
+            body = message.get("body", b"")
+            if message.get("more_body", False) or headers.get("x-accel-buffering", "").lower() == "no":
+                await send(first)  # a stream: sent as it comes
+                await send(message)
+                return
+            headers.add_vary_header("Accept-Encoding")
+            if (
+                gzip
+                and len(body) >= self.minimum_size
+                and "set-cookie" not in headers
+                and "no-store" not in headers.get("cache-control", "").lower()
+                and not has_secret(body)
+            ):
+                body = gzip_bytes(body, self.level)
+                headers["Content-Encoding"] = "gzip"
+                headers["Content-Length"] = str(len(body))
+                message = {**message, "body": body}
+            await send(first)
+            await send(message)
+
+        await self.app(scope, receive, wrapped)
