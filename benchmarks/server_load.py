@@ -335,7 +335,9 @@ async def saturate(servers: Servers, args: argparse.Namespace) -> dict[str, Any]
     """Moves always in flight on ``args.games`` games (answered by views, then by acknowledgements),
     then catalog requests at the same concurrency, in turns (``args.rounds`` times)."""
     conn = aiohttp.TCPConnector(limit=args.games * 2)
-    async with aiohttp.ClientSession(connector=conn) as session:
+    # aiohttp asks for gzip (as browsers and most HTTP libraries do); --no-gzip asks for plain answers
+    plain = {"Accept-Encoding": "identity"} if args.no_gzip else None
+    async with aiohttp.ClientSession(connector=conn, headers=plain) as session:
         rng = random.Random(1)
         players = [
             Player(servers.bases[i % len(servers.bases)], args.game, random.Random(rng.random()))
@@ -409,7 +411,13 @@ async def saturate(servers: Servers, args: argparse.Namespace) -> dict[str, Any]
 
         phases = {k: phase(k) for k in kinds}
     catalog_per_s = phases["catalog"]["per_s"]
-    out: dict[str, Any] = {"games": args.games, "game": args.game, "seconds": args.seconds, "rounds": args.rounds}
+    out: dict[str, Any] = {
+        "games": args.games,
+        "game": args.game,
+        "seconds": args.seconds,
+        "rounds": args.rounds,
+        "gzip_accepted": not args.no_gzip,
+    }
     for kind in ("view", "change", "ack"):
         ph = phases[kind]
         out[f"moves_answered_by_{kind}"] = {
@@ -620,6 +628,11 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=20.0, help="length of each measured phase")
     ap.add_argument(
         "--rounds", type=int, default=5, help="saturate: the phases in turns, this many times (seconds / rounds each)"
+    )
+    ap.add_argument(
+        "--no-gzip",
+        action="store_true",
+        help="saturate: ask for plain answers (Accept-Encoding: identity; by default the client accepts gzip)",
     )
     args = ap.parse_args()
     print(json.dumps(asyncio.run(main_async(args)), indent=2))
