@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
+from itertools import islice
 from typing import Any
 
 from tessera.core.game import SIMULTANEOUS, TERMINAL
@@ -108,7 +109,7 @@ class Views:
             "undo_waiting": None if row.undo_request is None else undo_waiting(row, live.moves),
             "draw_offer": row.draw_offer if row.status == "active" else None,
             "draws": draws_possible(state.game) is None,
-            "abortable": abortable(row.status, len(row.seats), live.moves[: live.n_moves]),
+            "abortable": abortable(row.status, len(row.seats), islice(live.moves, live.n_moves)),
             "render": render,
         }
 
