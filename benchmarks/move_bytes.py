@@ -13,9 +13,10 @@ seed get the same ``--moves`` (30) random moves:
 
 Each game has three viewers (both seats and a spectator), each twice: with permessage-deflate
 offered (as browsers do; uvicorn accepts it) and without.  Per move it reports the median bytes
-one viewer's socket received for that move, and the median bytes of the move's answer (with what
-gzip would make of the body), and the server's CPU per move in each mode (the same run, the
-two modes in turns game after game).
+one viewer's socket received for that move, and the median bytes of the move's answer (on the
+wire: the client accepts gzip, as browsers do, and the server compresses answers of 1 KB or more;
+with what gzip at level 6 would make of the body), and the server's CPU per move in each mode
+(the same run, the two modes in turns game after game).
 
     python benchmarks/move_bytes.py                    # nume, nymbat, nibble; 30 moves
     python benchmarks/move_bytes.py --games "nume(size=8)" --moves 30 --rounds 3

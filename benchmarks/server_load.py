@@ -14,7 +14,9 @@ same database, and the client spreads games and viewers over them round-robin):
     concurrent loops of ``GET /api/catalog``.  The four take turns, ``--rounds`` (5) times
     ``--seconds / --rounds`` each, so that the machine's other load, which comes and goes,
     weighs on both sides of each ratio alike.  Reports accepted moves/s for each kind of
-    answer, catalog requests/s, the ratios (target >= 0.5) and the latency percentiles (target
+    answer, catalog requests/s, the ratios (target >= 0.5; with the ratio of CPU costs, a catalogue
+    request's CPU of server, client and database over a move's: what the throughput ratio would be
+    were the machine theirs alone) and the latency percentiles (target
     p99 <= 150 ms), and for each kind the server's CPU use, the seconds per second its threads
     waited for a CPU, the client's own CPU use and (PostgreSQL) the database server's CPU use: the
     machine's two cores are shared by all three.
@@ -411,6 +413,16 @@ async def saturate(servers: Servers, args: argparse.Namespace) -> dict[str, Any]
 
         phases = {k: phase(k) for k in kinds}
     catalog_per_s = phases["catalog"]["per_s"]
+
+    def machine_ms(kind: str) -> float | None:
+        """CPU of the whole machine's part in one move or request: server, PostgreSQL and client (ms)."""
+        ph = phases[kind]
+        if not ph["per_s"]:
+            return None
+        cores = ph["server_cpu_cores"] + ph["client_cpu_cores"] + (ph["database_cpu_cores"] or 0.0)
+        return round(1000 * cores / ph["per_s"], 3)
+
+    catalog_ms = machine_ms("catalog")
     out: dict[str, Any] = {
         "games": args.games,
         "game": args.game,
@@ -426,12 +438,18 @@ async def saturate(servers: Servers, args: argparse.Namespace) -> dict[str, Any]
             "move_latency_ms": ph["latency_ms"],
             **{k: v for k, v in ph.items() if k.startswith(("server_", "client_", "database_"))},
             "ratio_moves_to_catalog": round(ph["per_s"] / catalog_per_s, 2) if catalog_per_s else None,
+            "machine_cpu_ms_per_move": machine_ms(kind),
+            # the ratio the machine's CPU allows if nothing else ran on it: a catalogue request's CPU
+            # (server, client, database) over a move's; the other jobs of a shared machine move the
+            # measured ratio, much less this one
+            "cpu_ratio_to_catalog": round(catalog_ms / m, 2) if catalog_ms and (m := machine_ms(kind)) else None,
         }
     cat = phases["catalog"]
     out.update(
         {
             "catalog_per_s": catalog_per_s,
             "catalog_latency_ms": cat["latency_ms"],
+            "catalog_machine_cpu_ms": catalog_ms,
             "server_cpu_cores_catalog": cat["server_cpu_cores"],
             "server_waiting_for_cpu_s_per_s_catalog": cat["server_waiting_for_cpu_s_per_s"],
             "client_cpu_cores_catalog": cat["client_cpu_cores"],

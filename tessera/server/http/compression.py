@@ -10,7 +10,9 @@ respected) and the answer is
   :data:`MINIMUM_SIZE` bytes, not already encoded, not a partial answer (206);
 * free of secrets (BREACH, docs/security.md "Compression"): no ``Set-Cookie``, no
   ``Cache-Control: no-store``, and no JSON field naming a secret (:data:`SECRET_FIELDS`: a seat
-  token, an invitation, an API token) in the body.
+  token, an invitation, an API token) in the body — not looked for when the route said its answer
+  holds none (:func:`without_secrets`: a game's view and a move's answer, the largest answers,
+  sent on every move).
 
 WebSockets are not touched (their frames are compressed by permessage-deflate when the client
 offers it).  Every answer of a compressible type says ``Vary: Accept-Encoding``.
@@ -49,6 +51,17 @@ TYPES = frozenset(
 
 SECRET_FIELDS = (b'"token"', b'"tokens"', b'"invites"', b'"secret"', b'"password"')
 """JSON keys whose value is a secret the answer hands out: an answer naming one is never compressed."""
+
+
+WITHOUT_SECRETS = "tessera.without_secrets"
+"""The request scope's key by which a route says its answer holds no secret (:func:`without_secrets`)."""
+
+
+def without_secrets(scope: Scope) -> None:
+    """Say that the answer to this request (``scope``: the request's ASGI scope) holds no secret by
+    construction, so that :class:`Compression` need not look for one in the body (a view never
+    holds a seat token: its seats list names, kinds and flags)."""
+    scope[WITHOUT_SECRETS] = True
 
 
 def accepts_gzip(scope: Scope) -> bool:
@@ -133,7 +146,7 @@ class Compression:
                 and len(body) >= self.minimum_size
                 and "set-cookie" not in headers
                 and "no-store" not in headers.get("cache-control", "").lower()
-                and not has_secret(body)
+                and (scope.get(WITHOUT_SECRETS) is True or not has_secret(body))
             ):
                 body = gzip_bytes(body, self.level)
                 headers["Content-Encoding"] = "gzip"

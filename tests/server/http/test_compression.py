@@ -207,3 +207,26 @@ def test_the_game_websocket_works_for_a_client_that_accepts_gzip(client: TestCli
     with client.websocket_connect(f"/api/games/{gid}/ws", headers=GZIP) as ws:
         msg = ws.receive_json()
     assert msg["type"] == "state" and msg["view"]["id"] == gid
+
+
+def test_a_view_and_a_move_answer_are_compressed_without_a_search_for_secrets(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The two answers of every move (the view, the move's answer) say they hold no secret, so their
+    bodies are not searched for one; any other answer still is."""
+    from tessera.server.http import compression
+
+    searched: list[int] = []
+    real = compression.has_secret
+    monkeypatch.setattr(compression, "has_secret", lambda body: searched.append(len(body)) or real(body))
+    made = client.post("/api/games", json={"game": "nibble", "seed": 5}).json()
+    searched.clear()
+    gid, token = made["id"], made["tokens"]["0"]
+    r, _ = raw(client, "GET", f"/api/games/{gid}", {**GZIP, "X-Seat-Token": token})
+    view = json.loads(gzip.decompress(_))
+    assert r.headers["content-encoding"] == "gzip" and searched == []
+    payload = {"token": token, "move": view["render"]["actions"][0]["move"], "expected": view["move_number"]}
+    r, _ = raw(client, "POST", f"/api/games/{gid}/moves", GZIP, json=payload)
+    assert r.headers["content-encoding"] == "gzip" and searched == []
+    r, _ = raw(client, "GET", "/api/catalog", GZIP)
+    assert r.headers["content-encoding"] == "gzip" and len(searched) == 1
