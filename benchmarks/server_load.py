@@ -184,12 +184,13 @@ class LoopLag:
 class Servers:
     """``n`` ``tessera serve`` processes on one database."""
 
-    def __init__(self, url: str, n: int) -> None:
+    def __init__(self, url: str, n: int, root: Path = ROOT) -> None:
+        """``root``: the checkout whose code the processes run (another one: a before/after comparison)."""
         self.url = url
         self.procs: list[subprocess.Popen[bytes]] = []
         self.bases: list[str] = []
         self.logs: list[Any] = []
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        env = {**os.environ, "PYTHONPATH": str(root)}
         self.started = time.time()
         for _ in range(n):
             port = free_port()
@@ -198,7 +199,8 @@ class Servers:
             env.update({f"TESSERA_RATE_{k}": "0" for k in ("CREATE", "MOVE", "ANALYSIS", "IMPORT")})
             log = tempfile.TemporaryFile()  # noqa: SIM115 - closed by stop(); not a pipe: a server must never block on a full pipe
             self.logs.append(log)
-            self.procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log))
+            # (run in ``root``: ``python -m`` puts the working directory first on the module path)
+            self.procs.append(subprocess.Popen(cmd, env=env, cwd=root, stdout=subprocess.DEVNULL, stderr=log))
             self.bases.append(f"http://127.0.0.1:{port}")
 
         print(f"server pids: {' '.join(str(p.pid) for p in self.procs)}", file=sys.stderr, flush=True)
