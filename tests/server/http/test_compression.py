@@ -10,7 +10,6 @@ import asyncio
 import gzip
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,9 +22,11 @@ GZIP = {"Accept-Encoding": "gzip"}
 PLAIN = {"Accept-Encoding": "identity"}
 
 
-@pytest.fixture
-def client(tmp_path: Path) -> Iterator[TestClient]:
-    with TestClient(create_app(f"sqlite:///{tmp_path / 't.db'}", ai_mode="thread", warm=False)) as c:
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    """One app for the module (each test makes its own games): an app's start is most of a test's time."""
+    db = tmp_path_factory.mktemp("gzip") / "t.db"
+    with TestClient(create_app(f"sqlite:///{db}", ai_mode="thread", warm=False)) as c:
         yield c
 
 
