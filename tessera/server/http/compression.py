@@ -10,9 +10,11 @@ respected) and the answer is
   :data:`MINIMUM_SIZE` bytes, not already encoded, not a partial answer (206);
 * free of secrets (BREACH, docs/security.md "Compression"): no ``Set-Cookie``, no
   ``Cache-Control: no-store``, and no JSON field naming a secret (:data:`SECRET_FIELDS`: a seat
-  token, an invitation, an API token) in the body — not looked for when the route said its answer
-  holds none (:func:`without_secrets`: a game's view and a move's answer, the largest answers,
-  sent on every move).
+  token, an invitation, an API token) in a JSON or plain-text body — not looked for when the route
+  said its answer holds none (:func:`without_secrets`: a game's view and a move's answer, the
+  largest answers, sent on every move), nor in the site's files (pages, scripts, styles, and
+  everything under ``/static/``, the same bytes for everyone: a locale catalogue's ``"password"``
+  is a label).
 
 WebSockets are not touched (their frames are compressed by permessage-deflate when the client
 offers it).  Every answer of a compressible type says ``Vary: Accept-Encoding``.
@@ -51,6 +53,12 @@ TYPES = frozenset(
 
 SECRET_FIELDS = (b'"token"', b'"tokens"', b'"invites"', b'"secret"', b'"password"')
 """JSON keys whose value is a secret the answer hands out: an answer naming one is never compressed."""
+
+SEARCHED = frozenset({"application/json", "text/plain"})
+"""The media types of answers searched for :data:`SECRET_FIELDS` (the others are the site's files)."""
+
+FILES = "/static/"
+"""The path under which the site's files are served (never searched for secrets)."""
 
 
 WITHOUT_SECRETS = "tessera.without_secrets"
@@ -102,6 +110,15 @@ class Compression:
         self.minimum_size = minimum_size
         self.level = level
 
+    @staticmethod
+    def may_hold_secret(scope: Scope, media: str, body: bytes) -> bool:
+        """Whether the answer ``body`` (of type ``media``) to the request ``scope`` may hand out a secret."""
+        if scope.get(WITHOUT_SECRETS) is True or media not in SEARCHED:
+            return False
+        if str(scope.get("path", "")).startswith(FILES):
+            return False
+        return has_secret(body)
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":  # WebSockets, lifespan: untouched
             await self.app(scope, receive, send)
@@ -109,9 +126,10 @@ class Compression:
         gzip = accepts_gzip(scope)
         start: Message | None = None
         passing = False
+        media = ""
 
         async def wrapped(message: Message) -> None:
-            nonlocal start, passing
+            nonlocal start, passing, media
             if passing:
                 await send(message)
                 return
@@ -146,7 +164,7 @@ class Compression:
                 and len(body) >= self.minimum_size
                 and "set-cookie" not in headers
                 and "no-store" not in headers.get("cache-control", "").lower()
-                and (scope.get(WITHOUT_SECRETS) is True or not has_secret(body))
+                and not self.may_hold_secret(scope, media, body)
             ):
                 body = gzip_bytes(body, self.level)
                 headers["Content-Encoding"] = "gzip"
