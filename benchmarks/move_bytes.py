@@ -13,12 +13,15 @@ seed get the same ``--moves`` (30) random moves:
 
 Each game has three viewers (both seats and a spectator), each twice: with permessage-deflate
 offered (as browsers do; uvicorn accepts it) and without.  Per move it reports the median bytes
-one viewer's socket received for that move, and the median bytes of the move's answer (with what
-gzip would make of the body), and the server's CPU per move in each mode (the same run, the
-two modes in turns game after game).
+one viewer's socket received for that move, and the median bytes of the move's answer (on the
+wire: the client accepts gzip, as browsers do, and the server compresses answers of 1 KB or more;
+with what gzip at level 6 would make of the body), and the server's CPU per move in each mode
+(the same run, the two modes in turns game after game).
 
     python benchmarks/move_bytes.py                    # nume, nymbat, nibble; 30 moves
     python benchmarks/move_bytes.py --games "nume(size=8)" --moves 30 --rounds 3
+    git worktree add ../tessera-before <commit>
+    python benchmarks/move_bytes.py --rounds 6 --before ../tessera-before   # before/after, one run
 """
 
 from __future__ import annotations
@@ -199,39 +202,58 @@ async def play(proxy: Proxy, servers: Servers, spec: str, seed: int, moves: int,
             await s.close()
 
 
+def summary(rs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One mode's games summed up: medians of the per-game medians, CPU per move over all its moves."""
+    moves = sum(x["moves"] for x in rs)
+    return {
+        "viewer_bytes_median": int(statistics.median(x["viewer_bytes_median"] for x in rs)),
+        "viewer_bytes_median_deflate": int(statistics.median(x["viewer_bytes_median_deflate"] for x in rs)),
+        "answer_bytes_median": int(statistics.median(x["answer_bytes_median"] for x in rs)),
+        "answer_body_gzip_median": int(statistics.median(x["answer_body_gzip_median"] for x in rs)),
+        "server_cpu_ms_per_move": round(1000 * sum(x["server_cpu_s"] for x in rs) / moves, 2),
+        "server_cpu_ms_per_move_median_game": round(
+            statistics.median(1000 * x["server_cpu_s"] / x["moves"] for x in rs), 2
+        ),
+        "viewers_late": sum(x["viewers_late"] for x in rs),
+        "by_viewer_median_first_round": rs[0]["by_viewer_median"],
+    }
+
+
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {"moves": args.moves, "rounds": args.rounds, "games": {}}
     with tempfile.TemporaryDirectory(prefix="tessera-bytes-") as d:
-        servers = Servers(f"sqlite:///{d}/bytes.db", 1)
+        sides: dict[str, Servers] = {}
         try:
+            if args.before:  # the other checkout's server first (it may compile its kernels meanwhile)
+                sides["before"] = Servers(f"sqlite:///{d}/before.db", 1, root=Path(args.before).resolve())
+            sides["after" if args.before else "this"] = Servers(f"sqlite:///{d}/bytes.db", 1)
+            proxies: dict[str, Proxy] = {}
             async with aiohttp.ClientSession() as s:
-                await servers.wait_ready(s)
-            proxy = Proxy(int(servers.bases[0].rsplit(":", 1)[1]))
-            await proxy.start()
+                for side, servers in sides.items():
+                    await servers.wait_ready(s)
+                    proxies[side] = Proxy(int(servers.bases[0].rsplit(":", 1)[1]))
+                    await proxies[side].start()
             for spec in args.games.split(";"):
-                runs: dict[str, list[dict[str, Any]]] = {"whole": [], "light": []}
-                await play(proxy, servers, spec, 999, 3, True)  # warm-up: the game's kernels compile
-                for r in range(args.rounds):
-                    for mode in ("whole", "light") if r % 2 == 0 else ("light", "whole"):
-                        runs[mode].append(await play(proxy, servers, spec, 1000 + r, args.moves, mode == "light"))
-                game: dict[str, Any] = {}
-                for mode, rs in runs.items():
-                    moves = sum(x["moves"] for x in rs)
-                    game[mode] = {
-                        "viewer_bytes_median": int(statistics.median(x["viewer_bytes_median"] for x in rs)),
-                        "viewer_bytes_median_deflate": int(
-                            statistics.median(x["viewer_bytes_median_deflate"] for x in rs)
-                        ),
-                        "answer_bytes_median": int(statistics.median(x["answer_bytes_median"] for x in rs)),
-                        "answer_body_gzip_median": int(statistics.median(x["answer_body_gzip_median"] for x in rs)),
-                        "server_cpu_ms_per_move": round(1000 * sum(x["server_cpu_s"] for x in rs) / moves, 2),
-                        "viewers_late": sum(x["viewers_late"] for x in rs),
-                        "by_viewer_median_first_round": rs[0]["by_viewer_median"],
+                runs: dict[tuple[str, str], list[dict[str, Any]]] = {}
+                for side, servers in sides.items():  # warm-up: the game's kernels compile
+                    await play(proxies[side], servers, spec, 999, 3, True)
+                    await play(proxies[side], servers, spec, 998, 3, False)
+                turns = [(side, mode) for side in sides for mode in ("whole", "light")]
+                for r in range(args.rounds):  # in turns, the order reversed every other round
+                    for side, mode in turns if r % 2 == 0 else turns[::-1]:
+                        got = await play(proxies[side], sides[side], spec, 1000 + r, args.moves, mode == "light")
+                        runs.setdefault((side, mode), []).append(got)
+                if args.before:
+                    game: dict[str, Any] = {
+                        side: {m: summary(runs[(side, m)]) for m in ("whole", "light")} for side in sides
                     }
+                else:
+                    game = {m: summary(runs[("this", m)]) for m in ("whole", "light")}
                 out["games"][spec] = game
                 print(json.dumps({spec: game}), file=sys.stderr, flush=True)
         finally:
-            servers.stop()
+            for servers in sides.values():
+                servers.stop()
     return out
 
 
@@ -240,6 +262,12 @@ def main() -> None:
     ap.add_argument("--games", default="nume;nymbat;nibble", help="game specs separated by ';'")
     ap.add_argument("--moves", type=int, default=30, help="moves per game (from the start)")
     ap.add_argument("--rounds", type=int, default=2, help="games per mode and spec (different seeds)")
+    ap.add_argument(
+        "--before",
+        metavar="CHECKOUT",
+        help="another checkout of tessera (e.g. a `git worktree` of an earlier commit): a server of its code "
+        "plays the same games in turns with this one's, and each figure is given for both (before/after)",
+    )
     args = ap.parse_args()
     print(json.dumps(asyncio.run(main_async(args)), indent=2))
 

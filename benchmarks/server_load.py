@@ -14,7 +14,9 @@ same database, and the client spreads games and viewers over them round-robin):
     concurrent loops of ``GET /api/catalog``.  The four take turns, ``--rounds`` (5) times
     ``--seconds / --rounds`` each, so that the machine's other load, which comes and goes,
     weighs on both sides of each ratio alike.  Reports accepted moves/s for each kind of
-    answer, catalog requests/s, the ratios (target >= 0.5) and the latency percentiles (target
+    answer, catalog requests/s, the ratios (target >= 0.5; with the ratio of CPU costs, a catalogue
+    request's CPU of server, client and database over a move's: what the throughput ratio would be
+    were the machine theirs alone) and the latency percentiles (target
     p99 <= 150 ms), and for each kind the server's CPU use, the seconds per second its threads
     waited for a CPU, the client's own CPU use and (PostgreSQL) the database server's CPU use: the
     machine's two cores are shared by all three.
@@ -182,12 +184,13 @@ class LoopLag:
 class Servers:
     """``n`` ``tessera serve`` processes on one database."""
 
-    def __init__(self, url: str, n: int) -> None:
+    def __init__(self, url: str, n: int, root: Path = ROOT) -> None:
+        """``root``: the checkout whose code the processes run (another one: a before/after comparison)."""
         self.url = url
         self.procs: list[subprocess.Popen[bytes]] = []
         self.bases: list[str] = []
         self.logs: list[Any] = []
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        env = {**os.environ, "PYTHONPATH": str(root)}
         self.started = time.time()
         for _ in range(n):
             port = free_port()
@@ -196,7 +199,8 @@ class Servers:
             env.update({f"TESSERA_RATE_{k}": "0" for k in ("CREATE", "MOVE", "ANALYSIS", "IMPORT")})
             log = tempfile.TemporaryFile()  # noqa: SIM115 - closed by stop(); not a pipe: a server must never block on a full pipe
             self.logs.append(log)
-            self.procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log))
+            # (run in ``root``: ``python -m`` puts the working directory first on the module path)
+            self.procs.append(subprocess.Popen(cmd, env=env, cwd=root, stdout=subprocess.DEVNULL, stderr=log))
             self.bases.append(f"http://127.0.0.1:{port}")
 
         print(f"server pids: {' '.join(str(p.pid) for p in self.procs)}", file=sys.stderr, flush=True)
@@ -335,7 +339,9 @@ async def saturate(servers: Servers, args: argparse.Namespace) -> dict[str, Any]
     """Moves always in flight on ``args.games`` games (answered by views, then by acknowledgements),
     then catalog requests at the same concurrency, in turns (``args.rounds`` times)."""
     conn = aiohttp.TCPConnector(limit=args.games * 2)
-    async with aiohttp.ClientSession(connector=conn) as session:
+    # aiohttp asks for gzip (as browsers and most HTTP libraries do); --no-gzip asks for plain answers
+    plain = {"Accept-Encoding": "identity"} if args.no_gzip else None
+    async with aiohttp.ClientSession(connector=conn, headers=plain) as session:
         rng = random.Random(1)
         players = [
             Player(servers.bases[i % len(servers.bases)], args.game, random.Random(rng.random()))
@@ -409,7 +415,23 @@ async def saturate(servers: Servers, args: argparse.Namespace) -> dict[str, Any]
 
         phases = {k: phase(k) for k in kinds}
     catalog_per_s = phases["catalog"]["per_s"]
-    out: dict[str, Any] = {"games": args.games, "game": args.game, "seconds": args.seconds, "rounds": args.rounds}
+
+    def machine_ms(kind: str) -> float | None:
+        """CPU of the whole machine's part in one move or request: server, PostgreSQL and client (ms)."""
+        ph = phases[kind]
+        if not ph["per_s"]:
+            return None
+        cores = ph["server_cpu_cores"] + ph["client_cpu_cores"] + (ph["database_cpu_cores"] or 0.0)
+        return round(1000 * cores / ph["per_s"], 3)
+
+    catalog_ms = machine_ms("catalog")
+    out: dict[str, Any] = {
+        "games": args.games,
+        "game": args.game,
+        "seconds": args.seconds,
+        "rounds": args.rounds,
+        "gzip_accepted": not args.no_gzip,
+    }
     for kind in ("view", "change", "ack"):
         ph = phases[kind]
         out[f"moves_answered_by_{kind}"] = {
@@ -418,12 +440,18 @@ async def saturate(servers: Servers, args: argparse.Namespace) -> dict[str, Any]
             "move_latency_ms": ph["latency_ms"],
             **{k: v for k, v in ph.items() if k.startswith(("server_", "client_", "database_"))},
             "ratio_moves_to_catalog": round(ph["per_s"] / catalog_per_s, 2) if catalog_per_s else None,
+            "machine_cpu_ms_per_move": machine_ms(kind),
+            # the ratio the machine's CPU allows if nothing else ran on it: a catalogue request's CPU
+            # (server, client, database) over a move's; the other jobs of a shared machine move the
+            # measured ratio, much less this one
+            "cpu_ratio_to_catalog": round(catalog_ms / m, 2) if catalog_ms and (m := machine_ms(kind)) else None,
         }
     cat = phases["catalog"]
     out.update(
         {
             "catalog_per_s": catalog_per_s,
             "catalog_latency_ms": cat["latency_ms"],
+            "catalog_machine_cpu_ms": catalog_ms,
             "server_cpu_cores_catalog": cat["server_cpu_cores"],
             "server_waiting_for_cpu_s_per_s_catalog": cat["server_waiting_for_cpu_s_per_s"],
             "client_cpu_cores_catalog": cat["client_cpu_cores"],
@@ -620,6 +648,11 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=20.0, help="length of each measured phase")
     ap.add_argument(
         "--rounds", type=int, default=5, help="saturate: the phases in turns, this many times (seconds / rounds each)"
+    )
+    ap.add_argument(
+        "--no-gzip",
+        action="store_true",
+        help="saturate: ask for plain answers (Accept-Encoding: identity; by default the client accepts gzip)",
     )
     args = ap.parse_args()
     print(json.dumps(asyncio.run(main_async(args)), indent=2))

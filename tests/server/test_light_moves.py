@@ -209,3 +209,25 @@ def test_a_sealed_order_is_in_no_other_viewers_change(client: TestClient) -> Non
             assert o0 not in text and '"pending"' not in text, f"{name}'s change carries the sealed order"
         assert replay(before1 + other)["sealed"] == [True, False]
         assert replay(before_s + watching)["render"]["order"] is None
+
+
+def test_a_viewers_base_is_the_view_built_for_it_not_its_json_read_back(tmp_path: Any) -> None:
+    """ "each distinct view is built once per version": the base of a viewer's change is the view
+    object built for the version before the move, still kept after his new view was built (the hub
+    builds every viewer's new view first), so it is not decoded from its JSON again."""
+    from tessera.server.match.service import MatchService
+    from tessera.server.store.storage import Storage
+
+    service = MatchService(Storage(f"sqlite:///{tmp_path / 'v.db'}"))
+    made = service.create("nume", seed=7)
+    views = service.views
+    before = service.games.current(made.game_id)
+    texts = {seat: views.encoded(before, seat) for seat in (0, 1, None)}
+    state = before.state
+    service.moves.play(made.game_id, made.tokens[0], state.random_move(random.Random(1)), state.move_number())
+    after = service.games.current(made.game_id)
+    assert after.row.version == before.row.version + 1
+    for seat in (0, 1, None):
+        views.encoded(after, seat)  # the new view first, as the hub does
+        kept = views.decoded(made.game_id, seat, before.row.version, texts[seat])
+        assert kept is not None and kept == json.loads(texts[seat])

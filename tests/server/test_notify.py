@@ -463,6 +463,33 @@ def test_a_hot_seat_move_with_no_page_open_here_reads_nothing(app: FastAPI, brow
     assert reads == [[online["id"]]] if notifier.pusher is not None else reads == []
 
 
+def test_a_change_with_nothing_to_do_here_does_not_wake_the_notifiers_thread(app: FastAPI) -> None:
+    """With no account page or stream open here, another process's change and a hot-seat game's
+    move are not even queued for the notifier's thread (one wake per move of every game on every
+    process, for nothing); with a page open here both are."""
+    from tessera.server.events import Changed
+
+    notifier = app.state.notify.notifier
+    queued: list[Any] = []
+    real = notifier._queue
+
+    class Counted:
+        def put(self, item: Any) -> None:
+            queued.append(item)
+            real.put(item)
+
+    notifier._queue = Counted()
+    try:
+        assert notifier.listened() == set()
+        app.state.service.events.publish(Changed("elsewhere", local=False))
+        assert queued == []
+        notifier.listened = lambda: {"someone"}
+        app.state.service.events.publish(Changed("elsewhere", local=False))
+        assert queued == [("game", "elsewhere", False)]
+    finally:
+        notifier._queue = real
+
+
 @pytest.mark.postgres
 def test_a_move_on_one_process_wakes_the_opponents_page_streaming_from_another(db_url: str) -> None:
     """Two ``tessera serve`` processes on one PostgreSQL database: Ann moves through process A; Bob's

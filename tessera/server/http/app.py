@@ -45,6 +45,7 @@ from tessera.server.chat.rooms import Chat
 from tessera.server.design.routes import router as design_router
 from tessera.server.design.studies import DesignStudies
 from tessera.server.events import Events, Presence
+from tessera.server.http.compression import Compression
 from tessera.server.http.errors import ServiceError
 from tessera.server.http.headers import SecurityHeaders, TokensNotInUrls, api_docs
 from tessera.server.http.limits import BODY_READ_TIMEOUT, BodyLimits, Rate, RateLimits, rates_from_env
@@ -347,6 +348,7 @@ def create_app(
         def metrics_page() -> Response:
             return Response(collected.render(), media_type="text/plain; version=0.0.4")
 
+    app.add_middleware(Compression)  # gzip for whole text answers without secrets (never streams or WebSockets)
     app.add_middleware(TokensNotInUrls)  # ?token= refused before any route or limit reads the request
     app.add_middleware(RequestLog)
     app.add_middleware(SecurityHeaders)  # outermost: every answer has them, refusals of the limits included

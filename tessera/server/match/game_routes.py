@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, Field
 
+from tessera.server.http.compression import without_secrets
 from tessera.server.http.deps import Service, ViewerToken, created_answer
 from tessera.server.http.encoding import FastJSONResponse
 from tessera.server.http.errors import ServiceError
@@ -166,6 +167,7 @@ def get_game(game_id: str, service: Service, token: ViewerToken, request: Reques
     since = request.app.state.worker.waiting_since(game_id)
     if since is not None:
         view = {**view, "ai_waiting": round(since, 3)}
+    without_secrets(request.scope)  # a view holds no token
     return FastJSONResponse(view)
 
 

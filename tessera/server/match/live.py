@@ -15,7 +15,7 @@ import copy
 import secrets
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -156,9 +156,10 @@ def changed_event(row: GameRow) -> Changed:
     return Changed(row.id, True, any(s.kind == "ai" for s in row.seats), row.clock is not None)
 
 
-def abortable(status: str, seats: int, moves: list[MoveRow]) -> bool:
+def abortable(status: str, seats: int, moves: Iterable[MoveRow]) -> bool:
     """Whether a game may still be aborted: it is going on and some seat has not yet made a move (a
-    simultaneous turn is a move of every seat)."""
+    simultaneous turn is a move of every seat).  Reads the moves from the first only until every
+    seat has moved (every view asks: not the whole game each time)."""
     if status != "active":
         return False
     moved: set[int] = set()
@@ -166,7 +167,9 @@ def abortable(status: str, seats: int, moves: list[MoveRow]) -> bool:
         if m.player < 0:
             return False
         moved.add(m.player)
-    return len(moved) < seats
+        if len(moved) >= seats:
+            return False
+    return True
 
 
 def after_move(row: GameRow, new: State, stepped: list[int], now: float) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
+from itertools import islice
 from typing import Any
 
 from tessera.core.game import SIMULTANEOUS, TERMINAL
@@ -32,10 +33,12 @@ LAST_VIEWS = 1024
 objects the garbage collector walks; 10-25 KB each on default boards, so 10-25 MB, up to 120 MB on
 Nume's largest boards); a base no longer kept is built again from the position before the move."""
 
-RECENT_VIEWS = 64
-"""How many built views (game, seat) are kept as objects for the next change's diff (a view's
-render is the render cache's object, so they cost little more; few for the same reason as
-:data:`RENDER_CACHE`); older bases are decoded from their JSON (:data:`LAST_VIEWS`)."""
+RECENT_VIEWS = 128
+"""How many built views (game, seat, version) are kept as objects for the next change's diff (a
+view's render is the render cache's object, so they cost little more; few for the same reason as
+:data:`RENDER_CACHE`); older bases are decoded from their JSON (:data:`LAST_VIEWS`).  By version:
+a seat's view of the version before a move is still there when its change is computed, after its
+new view was built (the hub builds every viewer's new view first)."""
 
 ALWAYS_SENT = ("seats", "clock")
 """Fields a move's answer sets whole in its change: they also change between versions (presence,
@@ -50,7 +53,7 @@ class Views:
         self.presence = presence
         self._renders: OrderedDict[tuple[str, int, int | None], dict[str, Any]] = OrderedDict()
         self._last: OrderedDict[tuple[str, int | None], tuple[int, bytes]] = OrderedDict()
-        self._recent: OrderedDict[tuple[str, int | None], tuple[int, bytes, dict[str, Any]]] = OrderedDict()
+        self._recent: OrderedDict[tuple[str, int | None, int], tuple[bytes, dict[str, Any]]] = OrderedDict()
         self._changes: OrderedDict[tuple[str, int | None], tuple[bytes, bytes, list[Any]]] = OrderedDict()
 
     def render(self, live: Live, seat: int | None) -> dict[str, Any]:
@@ -106,7 +109,7 @@ class Views:
             "undo_waiting": None if row.undo_request is None else undo_waiting(row, live.moves),
             "draw_offer": row.draw_offer if row.status == "active" else None,
             "draws": draws_possible(state.game) is None,
-            "abortable": abortable(row.status, len(row.seats), live.moves[: live.n_moves]),
+            "abortable": abortable(row.status, len(row.seats), islice(live.moves, live.n_moves)),
             "render": render,
         }
 
@@ -134,8 +137,8 @@ class Views:
             self._last.move_to_end(key)
             while len(self._last) > LAST_VIEWS:
                 self._last.popitem(last=False)
-            self._recent[key] = (version, text, view)
-            self._recent.move_to_end(key)
+            self._recent[(*key, version)] = (text, view)
+            self._recent.move_to_end((*key, version))
             while len(self._recent) > RECENT_VIEWS:
                 self._recent.popitem(last=False)
         return text, view
@@ -153,9 +156,9 @@ class Views:
         """The view whose JSON is ``text`` (kept by :meth:`encoded_view` for ``seat`` at ``version``)
         as the object it was encoded from, if it is still kept (None: decode ``text``).  Never changed."""
         with self.games.guard:
-            kept = self._recent.get((game_id, seat))
-        if kept is not None and kept[0] == version and kept[1] is text:
-            return kept[2]
+            kept = self._recent.get((game_id, seat, version))
+        if kept is not None and kept[0] is text:
+            return kept[1]
         return None
 
     def last(self, game_id: str, seat: int | None, version: int) -> bytes | None:

@@ -99,8 +99,15 @@ class Notifier:
 
     # -- the subscriber (any thread, often the event loop: only queues) ------------------------
     def on_event(self, event: Event) -> None:
-        """Queue a game's change, or a challenge made here (never blocks: called on the event loop)."""
+        """Queue a game's change, or a challenge made here (never blocks: called on the event loop).
+
+        A change with nothing to do here — no account page or stream open in this process and
+        no push it may call for (another process's change, a hot-seat game, no push service) —
+        is not queued: the thread is not woken for it (every move of every game on every
+        process, with several processes on one database)."""
         if isinstance(event, Changed):
+            if self.listened is not None and not self.listened() and not self._may_push(event.game_id, event.local):
+                return
             self._queue.put(("game", event.game_id, event.local))
         elif isinstance(event, AccountChanged) and event.local:
             self._queue.put(("account", event.user_id, True))

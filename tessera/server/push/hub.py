@@ -106,8 +106,13 @@ class Hub:
 
     def on_event(self, event: Event) -> None:
         """Thread-safe: a change pushes fresh views (read again first if another process made it),
-        the AI's progress is passed on as it is."""
+        the AI's progress is passed on as it is.  A change of a game with no socket here wakes
+        nothing (every move of every game on every process, with several processes on one
+        database): a socket that joins just after it reads the stored version once it is added
+        (:meth:`serve`), so it misses no change."""
         if isinstance(event, Changed):
+            if event.game_id not in self.games:
+                return
             loop = self.loop
             if loop is not None and not loop.is_closed():
                 with contextlib.suppress(RuntimeError):  # the loop closed meanwhile

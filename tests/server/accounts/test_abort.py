@@ -128,3 +128,22 @@ def test_a_resignation_after_both_have_moved_loses_and_is_rated(user: User) -> N
     r = bob.post(f"/api/games/{gid}/resign", json={"token": got["token"]})
     assert r.status_code == 200 and r.json()["result"]["reason"] == "resign" and r.json()["result"]["winner"] == 0
     assert alice.get("/api/account").json()["ratings"]["nume"]["games"] == 1
+
+
+def test_abortable_until_every_seat_has_moved_whatever_the_games_length() -> None:
+    """ "allowed until every seat has made a move": a joint turn is every seat's move; a game over is
+    never abortable; the answer does not change once every seat has moved, however many moves follow."""
+    from tessera.server.match.live import abortable
+    from tessera.server.store.storage import MoveRow
+
+    def moves(*players: int) -> list[MoveRow]:
+        return [MoveRow(i, p, "m") for i, p in enumerate(players)]
+
+    assert abortable("active", 2, moves())
+    assert abortable("active", 2, moves(0, 0, 0))
+    assert not abortable("active", 2, moves(0, 1))
+    assert not abortable("active", 2, moves(0, 1, *([0, 1] * 500)))
+    assert abortable("active", 4, moves(0, 1, 2))
+    assert not abortable("active", 2, moves(-1))
+    assert not abortable("finished", 2, moves())
+    assert not abortable("active", 2, iter(moves(1, 0)))
