@@ -34,8 +34,6 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 SERVER = ROOT / "tessera" / "server"
 DOC = ROOT / "docs" / "architecture.md"
-MATCH_TABLES = {"games_table", "seats_table", "moves_table", "sealed_table"}
-"""The match domain's tables (defined beside the engine in store/storage.py)."""
 
 
 def _module(path: Path) -> str:
@@ -108,12 +106,10 @@ def cycles(imports: list[tuple[str, str, set[str]]]) -> list[list[str]]:
 def table_users(imports: list[tuple[str, str, set[str]]]) -> set[str]:
     """Modules (not tables modules, not migrations) that import another domain's tables."""
     users = set()
-    for a, b, names in imports:
+    for a, b, _ in imports:
         if a.endswith(".tables") or ".migrations." in a:
             continue
-        if (b.endswith(".tables") and _domain(a) != _domain(b)) or (
-            b == "tessera.server.store.storage" and names & MATCH_TABLES and _domain(a) != "match"
-        ):
+        if b.endswith(".tables") and _domain(a) != _domain(b):
             users.add(a)
     return users
 

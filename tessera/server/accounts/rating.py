@@ -36,7 +36,8 @@ from tessera.server.accounts.tables import (
     users_table,
 )
 from tessera.server.ai.ratings import level_rating
-from tessera.server.store.storage import Storage, Transaction, games_table
+from tessera.server.match.tables import games_table
+from tessera.server.store.storage import Storage, Transaction
 
 clock: Callable[[], float] = time.time
 """The time ratings are read and written at (tests put a fake clock here)."""

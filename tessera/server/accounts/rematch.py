@@ -39,7 +39,8 @@ from tessera.server.accounts.store import bind_seats
 from tessera.server.accounts.tables import account_games_table, rematch_offers_table, seat_accounts_table
 from tessera.server.events import AccountChanged, Event
 from tessera.server.match.service import Created, ServiceError
-from tessera.server.store.storage import Storage, Transaction, games_table, seats_table
+from tessera.server.match.tables import games_table, seats_table
+from tessera.server.store.storage import Storage, Transaction
 
 log = logging.getLogger("tessera.server.accounts.rematch")
 

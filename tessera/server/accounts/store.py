@@ -40,7 +40,8 @@ from tessera.server.accounts.tables import (
     tokens_table,
     users_table,
 )
-from tessera.server.store.storage import Transaction, games_table, seats_table
+from tessera.server.match.tables import games_table, seats_table
+from tessera.server.store.storage import Transaction
 
 SESSION_IDLE = 30 * 24 * 3600.0
 """A session unused for 30 days is over."""

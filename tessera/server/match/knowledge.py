@@ -22,7 +22,7 @@ from tessera.server.match.inputs import check_seed, clean_name, load_checked
 from tessera.server.match.results import agreement_result, forfeit_result
 
 if TYPE_CHECKING:
-    from tessera.server.store.storage import GameRow, MoveRow
+    from tessera.server.match.tables import GameRow, MoveRow
 
 RECORD_FORMAT = "tessera-record"
 RECORD_VERSION = 1
@@ -66,6 +66,19 @@ def draws_possible(game: Game) -> str | None:
     if game.num_players != 2:
         return f"draw offers are for two-player games; this {game.name} game has {game.num_players} players"
     return game.why_no_draw()
+
+
+def abortable(status: str, seats: int, moves: list[MoveRow]) -> bool:
+    """Whether a game may still be aborted: it is going on and some seat has not yet made a move (a
+    simultaneous turn is a move of every seat)."""
+    if status != "active":
+        return False
+    moved: set[int] = set()
+    for m in moves:
+        if m.player < 0:
+            return False
+        moved.add(m.player)
+    return len(moved) < seats
 
 
 # -- sealed orders (Nelaxtam's simultaneous turns) ----------------------------------------

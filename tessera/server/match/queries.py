@@ -1,14 +1,20 @@
 """The match domain's queries for other domains: they call these, never the match tables.
 
-Each takes a :class:`~tessera.server.store.storage.Storage` and answers plain values (ids,
-numbers), so a caller needs neither the tables nor the rows of the match domain.
+Each takes a :class:`~tessera.server.store.storage.Storage`, or a
+:class:`~tessera.server.store.storage.Transaction` when the caller reads other things with it, and
+answers plain values (ids, numbers) or the match domain's row classes; a caller never names the match
+tables.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import sqlalchemy as sa
 
-from tessera.server.store.storage import Storage, seats_table
+from tessera.server.match.tables import GameRow, MoveRow, games_table, get_game, moves, seats_table
+from tessera.server.store.storage import Storage, Transaction
 
 
 def human_seats(storage: Storage, tokens: list[str]) -> list[tuple[str, int]]:
@@ -23,3 +29,68 @@ def human_seats(storage: Storage, tokens: list[str]) -> list[tuple[str, int]]:
             )
         )
         return sorted((str(r.game_id), int(r.seat)) for r in rows)
+
+
+def games_in_play(storage: Storage, limit: int = 1000) -> list[str]:
+    """The game names (``nume``, …) of the ``limit`` most recently changed active games, each once, the
+    most recently played first (the AI warms their kernels first)."""
+    recent = (
+        sa.select(games_table.c.game, games_table.c.updated_at)
+        .where(games_table.c.status == "active")
+        .order_by(games_table.c.updated_at.desc())
+        .limit(limit)
+        .subquery()
+    )
+    q = sa.select(recent.c.game).group_by(recent.c.game).order_by(sa.func.max(recent.c.updated_at).desc())
+    with storage.transaction() as tx:
+        return [str(g) for (g,) in tx.conn.execute(q)]
+
+
+def active_seats(tx: Transaction, seats: sa.Select[Any], limit: int) -> list[tuple[str, int]]:
+    """Of ``seats`` (a statement of ``(game_id, seat)`` rows, e.g. an account's seats from
+    :func:`tessera.server.accounts.queries.account_seats`), those of active games: at most ``limit``,
+    the most recently changed games first."""
+    s = seats.subquery()
+    rows = tx.conn.execute(
+        sa.select(s.c.game_id, s.c.seat)
+        .join(games_table, games_table.c.id == s.c.game_id)
+        .where(games_table.c.status == "active")
+        .order_by(games_table.c.updated_at.desc())
+        .limit(limit)
+    )
+    return [(str(r.game_id), int(r.seat)) for r in rows]
+
+
+def ended_seats(tx: Transaction, seats: sa.Select[Any], limit: int) -> list[tuple[str, int]]:
+    """Of ``seats`` (a statement of ``(game_id, seat)`` rows), those of games no longer active: at most
+    ``limit``, the most recently created games first."""
+    s = seats.subquery()
+    rows = tx.conn.execute(
+        sa.select(s.c.game_id, s.c.seat)
+        .join(games_table, games_table.c.id == s.c.game_id)
+        .where(games_table.c.status != "active")
+        .order_by(games_table.c.created_at.desc())
+        .limit(limit)
+    )
+    return [(str(r.game_id), int(r.seat)) for r in rows]
+
+
+def active_token_seats(tx: Transaction, tokens: Sequence[str]) -> list[tuple[str, int]]:
+    """The seats of active games that the seat ``tokens`` hold, as ``(game id, seat)`` (100 tokens a
+    statement); tokens of no seat are left out."""
+    out: list[tuple[str, int]] = []
+    for i in range(0, len(tokens), 100):
+        rows = tx.conn.execute(
+            sa.select(seats_table.c.game_id, seats_table.c.seat)
+            .join(games_table, games_table.c.id == seats_table.c.game_id)
+            .where(seats_table.c.token.in_(list(tokens[i : i + 100])), games_table.c.status == "active")
+        )
+        out += [(str(r.game_id), int(r.seat)) for r in rows]
+    return out
+
+
+def stored_game(storage: Storage, game_id: str) -> tuple[GameRow, list[MoveRow]] | None:
+    """A game's row and its stored moves, read together (None: no such game)."""
+    with storage.transaction() as tx:
+        row = get_game(tx, game_id)
+        return None if row is None else (row, moves(tx, game_id))

@@ -58,8 +58,9 @@ from tessera.server.match.handicap import halve_clock
 from tessera.server.match.inputs import load_checked
 from tessera.server.match.seats import Created
 from tessera.server.match.service import MatchService
+from tessera.server.match.tables import games_table, moves_table
 from tessera.server.moderation.guards import blocked_pairs
-from tessera.server.store.storage import Transaction, games_table, moves_table
+from tessera.server.store.storage import Transaction
 from tessera.server.tournaments import arena, store, swiss
 from tessera.server.tournaments.places import places
 from tessera.server.tournaments.tables import (
