@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 
 import sqlalchemy as sa
 
-from tessera.server.accounts.tables import account_games_table, seat_accounts_table, users_table
+from tessera.server.accounts.tables import account_games_table, ratings_table, seat_accounts_table, users_table
 from tessera.server.store.storage import Transaction
 
 _seat = seat_accounts_table.c
@@ -58,3 +58,24 @@ def names(tx: Transaction, user_ids: Iterable[str]) -> dict[str, tuple[str, bool
         for r in tx.conn.execute(sa.select(u.id, u.username, u.is_bot).where(u.id.in_(ids[i : i + 500]))):
             out[str(r.id)] = (r.username, r.is_bot)
     return out
+
+
+def rating_of(tx: Transaction, user_id: str, pool: str) -> float | None:
+    """The account's stored rating in ``pool`` (a game's name); None: it has none there yet."""
+    r = tx.conn.execute(
+        sa.select(ratings_table.c.rating).where(ratings_table.c.user_id == user_id, ratings_table.c.pool == pool)
+    ).first()
+    return None if r is None else float(r.rating)
+
+
+def rated_players(tx: Transaction) -> list[str]:
+    """The ids of the accounts (bots and AI accounts left out) that sat in a rated game, sorted."""
+    s, ag, ut = seat_accounts_table, account_games_table, users_table
+    ids = tx.conn.execute(
+        sa.select(s.c.user_id)
+        .join(ag, ag.c.game_id == s.c.game_id)
+        .join(ut, ut.c.id == s.c.user_id)
+        .where(ag.c.rated.is_(True), ut.c.is_bot.is_(False))
+        .distinct()
+    ).scalars()
+    return sorted(str(i) for i in ids)

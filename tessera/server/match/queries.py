@@ -8,12 +8,13 @@ tables.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
 import sqlalchemy as sa
 
-from tessera.server.match.tables import GameRow, MoveRow, games_table, get_game, moves, seats_table
+from tessera.server.match.tables import GameRow, MoveRow, games_table, get_game, moves, moves_table, seats_table
 from tessera.server.store.storage import Storage, Transaction
 
 
@@ -94,3 +95,41 @@ def stored_game(storage: Storage, game_id: str) -> tuple[GameRow, list[MoveRow]]
     with storage.transaction() as tx:
         row = get_game(tx, game_id)
         return None if row is None else (row, moves(tx, game_id))
+
+
+def finished_results(tx: Transaction, game_ids: Sequence[str]) -> dict[str, dict[str, Any] | None]:
+    """Of ``game_ids``, the finished games: game id → its stored result (None: none stored); games not
+    finished (or unknown) are absent."""
+    out: dict[str, dict[str, Any] | None] = {}
+    ids = list(game_ids)
+    for i in range(0, len(ids), 500):
+        rows = tx.conn.execute(
+            sa.select(games_table.c.id, games_table.c.result).where(
+                games_table.c.id.in_(ids[i : i + 500]), games_table.c.status == "finished"
+            )
+        )
+        out.update((str(r.id), json.loads(r.result) if r.result else None) for r in rows)
+    return out
+
+
+def moves_by_player(tx: Transaction, game_id: str) -> dict[int, int]:
+    """How many stored moves of ``game_id`` each player made: player → count (players with none, and a
+    simultaneous turn's joint moves under -2, as stored)."""
+    m = moves_table.c
+    rows = tx.conn.execute(sa.select(m.player, sa.func.count()).where(m.game_id == game_id).group_by(m.player))
+    return {int(p): int(n) for p, n in rows}
+
+
+def finished_oldest_first(tx: Transaction, game_ids: sa.Select[Any], limit: int) -> list[str]:
+    """Of ``game_ids`` (a statement of one column of game ids), the finished games: at most ``limit``,
+    the least recently changed first."""
+    s = game_ids.subquery()
+    key = next(iter(s.c))
+    rows = tx.conn.execute(
+        sa.select(key)
+        .join(games_table, games_table.c.id == key)
+        .where(games_table.c.status == "finished")
+        .order_by(games_table.c.updated_at)
+        .limit(limit)
+    )
+    return [str(g) for (g,) in rows]
