@@ -13,6 +13,7 @@ Usage::
 
     python scripts/architecture_figures.py           # print both blocks
     python scripts/architecture_figures.py --write   # write them into docs/architecture.md
+    python scripts/architecture_figures.py --write --no-walk   # only the server block (no server started)
     python scripts/architecture_figures.py --check   # exit 1 when the server block is not current
 
 ``tests/test_architecture_figures.py`` checks the ``figures:server`` block.  The walk's block is a
@@ -187,6 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--write", action="store_true", help="write the blocks into docs/architecture.md")
     ap.add_argument("--check", action="store_true", help="exit 1 when the document's server block is not current")
+    ap.add_argument("--no-walk", action="store_true", help="only the server block (no server started)")
     args = ap.parse_args(argv)
     text = DOC.read_text(encoding="utf-8")
     if args.check:
@@ -195,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         for n in stale:
             print(f"figures:{n} is not current:\n{blocks[n]}")
         return 1 if stale else 0
-    blocks = {"server": server_block(), "walk": walk_block()}
+    blocks = {"server": server_block()} if args.no_walk else {"server": server_block(), "walk": walk_block()}
     if args.write:
         for n, b in blocks.items():
             current(n, text)

@@ -336,7 +336,6 @@ TABLES_LEFT = {
     "tessera.server.accounts.stats": "the statistics page aggregates games, seats and moves in SQL",
     "tessera.server.accounts.store": "guest seats and the export join the games and seats in SQL",
     "tessera.server.bot.store": "the bot API's streams read games, seats and accounts in SQL",
-    "tessera.server.chat.rooms": "authors' names and mutes joined with the users table in SQL",
     "tessera.server.match.creators": "the lobby orders open games by the creator's rating in one query",
     "tessera.server.moderation.store": "reports, the chat log and the accounts joined in SQL",
     "tessera.server.notify.store": "a subscription's seats capped and pruned by their games' status and age, and its accounts' deletion, in one statement each",

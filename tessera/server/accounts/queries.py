@@ -79,3 +79,30 @@ def rated_players(tx: Transaction) -> list[str]:
         .distinct()
     ).scalars()
     return sorted(str(i) for i in ids)
+
+
+def name_and_deletion(tx: Transaction, user_ids: Iterable[str]) -> dict[str, tuple[str, float | None]]:
+    """The accounts ``user_ids`` as user id → (username, deleted_at: None while the account is open);
+    ids of no account are absent."""
+    ids = sorted(set(user_ids))
+    out: dict[str, tuple[str, float | None]] = {}
+    u = users_table.c
+    for i in range(0, len(ids), 500):
+        for r in tx.conn.execute(sa.select(u.id, u.username, u.deleted_at).where(u.id.in_(ids[i : i + 500]))):
+            out[str(r.id)] = (r.username, r.deleted_at)
+    return out
+
+
+def account_named(tx: Transaction, key: str) -> str | None:
+    """The id of the account whose name has the key ``key`` (:func:`tessera.server.accounts.security.username_key`),
+    deleted accounts included; None: no such account."""
+    uid = tx.conn.execute(sa.select(users_table.c.id).where(users_table.c.username_key == key)).scalar()
+    return None if uid is None else str(uid)
+
+
+def usernames_sorted(tx: Transaction, user_ids: Sequence[str]) -> list[str]:
+    """The names of the accounts ``user_ids``, in the database's order of names."""
+    u = users_table.c
+    return [
+        str(n) for (n,) in tx.conn.execute(sa.select(u.username).where(u.id.in_(list(user_ids))).order_by(u.username))
+    ]
