@@ -14,7 +14,16 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from tessera.server.match.tables import GameRow, MoveRow, games_table, get_game, moves, moves_table, seats_table
+from tessera.server.match.tables import (
+    GameRow,
+    MoveRow,
+    SeatRow,
+    games_table,
+    get_game,
+    moves,
+    moves_table,
+    seats_table,
+)
 from tessera.server.store.storage import Storage, Transaction
 
 
@@ -133,3 +142,31 @@ def finished_oldest_first(tx: Transaction, game_ids: sa.Select[Any], limit: int)
         .limit(limit)
     )
     return [str(g) for (g,) in rows]
+
+
+def game_row(tx: Transaction, game_id: str) -> GameRow | None:
+    """The stored game ``game_id`` with its seats (None: no such game)."""
+    return get_game(tx, game_id)
+
+
+def seat_rows(tx: Transaction, game_id: str) -> list[SeatRow]:
+    """The seats of ``game_id`` in seat order (``[]``: no such game)."""
+    s = seats_table.c
+    rows = tx.conn.execute(
+        sa.select(s.seat, s.token, s.name, s.kind, s.level, s.claimed).where(s.game_id == game_id).order_by(s.seat)
+    )
+    return [SeatRow(int(r.seat), r.token, r.name, r.kind, r.level, bool(r.claimed)) for r in rows]
+
+
+def seat_token(tx: Transaction, game_id: str, seat: int) -> str | None:
+    """The token of seat ``seat`` of ``game_id`` (None: no such seat)."""
+    s = seats_table.c
+    token = tx.conn.execute(sa.select(s.token).where(s.game_id == game_id, s.seat == seat)).scalar()
+    return None if token is None else str(token)
+
+
+def seat_of_token(tx: Transaction, game_id: str, token: str) -> int | None:
+    """The seat of ``game_id`` that ``token`` holds (None: none of its seats)."""
+    s = seats_table.c
+    seat = tx.conn.execute(sa.select(s.seat).where(s.game_id == game_id, s.token == token)).scalar()
+    return None if seat is None else int(seat)
