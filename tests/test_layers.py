@@ -330,7 +330,6 @@ DOMAIN_FREE_EXCEPTIONS = {
 """Imports of a domain by ``store/`` or ``events.py``, each with its reason (the list only shrinks)."""
 
 TABLES_LEFT = {
-    "tessera.server.accounts.challenge_store": "a challenge accepted creates the game's rows in its transaction",
     "tessera.server.accounts.history": "histories and profiles join the games and seats in SQL",
     "tessera.server.accounts.stats": "the statistics page aggregates games, seats and moves in SQL",
     "tessera.server.accounts.store": "guest seats and the export join the games and seats in SQL",

@@ -170,3 +170,12 @@ def seat_of_token(tx: Transaction, game_id: str, token: str) -> int | None:
     s = seats_table.c
     seat = tx.conn.execute(sa.select(s.seat).where(s.game_id == game_id, s.token == token)).scalar()
     return None if seat is None else int(seat)
+
+
+def free_human_seats(tx: Transaction, game_id: str) -> list[tuple[int, str]]:
+    """The human seats of ``game_id`` nobody has taken yet, as ``(seat, token)`` in seat order."""
+    s = seats_table.c
+    rows = tx.conn.execute(
+        sa.select(s.seat, s.token).where(s.game_id == game_id, s.kind == "human", s.claimed.is_(False)).order_by(s.seat)
+    )
+    return [(int(r.seat), str(r.token)) for r in rows]
