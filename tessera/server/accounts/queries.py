@@ -106,3 +106,25 @@ def usernames_sorted(tx: Transaction, user_ids: Sequence[str]) -> list[str]:
     return [
         str(n) for (n,) in tx.conn.execute(sa.select(u.username).where(u.id.in_(list(user_ids))).order_by(u.username))
     ]
+
+
+def rating_and_deviation(tx: Transaction, user_id: str, pool: str) -> tuple[float, float] | None:
+    """The account's stored rating and rating deviation in ``pool``; None: none there yet."""
+    r = tx.conn.execute(
+        sa.select(ratings_table.c.rating, ratings_table.c.rd).where(
+            ratings_table.c.user_id == user_id, ratings_table.c.pool == pool
+        )
+    ).first()
+    return None if r is None else (float(r.rating), float(r.rd))
+
+
+def ratings_of_names(tx: Transaction, keys: Sequence[str], pool: str) -> list[tuple[str, float, int]]:
+    """The ratings in ``pool`` of the accounts whose name keys are ``keys``: ``(username, rating, rated
+    games)`` for those that have one there."""
+    u, r = users_table.c, ratings_table.c
+    rows = tx.conn.execute(
+        sa.select(u.username, r.rating, r.games)
+        .join(ratings_table, r.user_id == u.id)
+        .where(u.username_key.in_(list(keys)), r.pool == pool)
+    )
+    return [(str(name), float(rating), int(games)) for name, rating, games in rows]
