@@ -16,7 +16,7 @@ migrations in ``tessera/server/store/migrations``):
     one row per accepted move, primary key ``(game_id, move_index)``: two
     racing submissions for the same move index cannot both be stored.
 ``sealed_orders``
-    Nelaxtam orders given but not yet resolved, primary key
+    orders of a simultaneous turn given but not yet resolved, primary key
     ``(game_id, move_index, player)``; never sent to anyone but their author.
 ``game_creators``
     who created each game (:mod:`tessera.server.match.creators`).
