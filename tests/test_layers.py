@@ -332,7 +332,6 @@ DOMAIN_FREE_EXCEPTIONS = {
 TABLES_LEFT = {
     "tessera.server.accounts.history": "histories and profiles join the games and seats in SQL",
     "tessera.server.accounts.stats": "the statistics page aggregates games, seats and moves in SQL",
-    "tessera.server.accounts.store": "guest seats and the export join the games and seats in SQL",
     "tessera.server.bot.store": "the bot API's streams read games, seats and accounts in SQL",
     "tessera.server.match.creators": "the lobby orders open games by the creator's rating in one query",
     "tessera.server.moderation.store": "reports, the chat log and the accounts joined in SQL",

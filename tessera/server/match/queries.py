@@ -179,3 +179,25 @@ def free_human_seats(tx: Transaction, game_id: str) -> list[tuple[int, str]]:
         sa.select(s.seat, s.token).where(s.game_id == game_id, s.kind == "human", s.claimed.is_(False)).order_by(s.seat)
     )
     return [(int(r.seat), str(r.token)) for r in rows]
+
+
+def seat_by_token(tx: Transaction, token: str) -> tuple[str, int, str] | None:
+    """The seat the token ``token`` holds, as ``(game id, seat, kind)`` (None: no seat's token)."""
+    s = seats_table.c
+    r = tx.conn.execute(sa.select(s.game_id, s.seat, s.kind).where(s.token == token)).first()
+    return None if r is None else (str(r.game_id), int(r.seat), str(r.kind))
+
+
+def rename_seat(tx: Transaction, game_id: str, seat: int, name: str, now: float) -> None:
+    """Show the seat ``seat`` of ``game_id`` under ``name`` (a closed account's), in the caller's
+    transaction: the game gets a new version (every server process reads it again) and the change is
+    announced when the transaction commits."""
+    tx.conn.execute(
+        seats_table.update().where(seats_table.c.game_id == game_id, seats_table.c.seat == seat).values(name=name)
+    )
+    tx.conn.execute(
+        games_table.update()
+        .where(games_table.c.id == game_id)
+        .values(version=games_table.c.version + 1, updated_at=now)
+    )
+    tx.changed(game_id)
