@@ -155,7 +155,9 @@ def undo_waiting(row: GameRow, moves: list[MoveRow]) -> list[int]:
 
 def changed_event(row: GameRow) -> Changed:
     """The event announcing this process's change of the game ``row`` (stored)."""
-    return Changed(row.id, True, any(s.kind == "ai" for s in row.seats), row.clock is not None, row.status == "finished")
+    return Changed(
+        row.id, True, any(s.kind == "ai" for s in row.seats), row.clock is not None, row.status == "finished"
+    )
 
 
 def after_move(row: GameRow, new: State, stepped: list[int], now: float) -> None:
