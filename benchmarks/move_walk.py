@@ -108,7 +108,7 @@ def walk(moves_before: int = 2, trail: list[str] | None = None) -> dict[str, lis
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
     base = f"http://127.0.0.1:{port}"
-    with httpx.Client(base_url=base, timeout=30) as http:
+    with httpx.Client(base_url=base, timeout=300) as http:
         deadline = time.monotonic() + 60
         while True:
             try:
@@ -129,11 +129,11 @@ def walk(moves_before: int = 2, trail: list[str] | None = None) -> dict[str, lis
 
         ws_url = base.replace("http", "ws") + f"/api/games/{gid}/ws"
         seat_protocols: Any = ["tessera.seat", f"seat.{tokens['1']}"]  # the seat token: never in the URL
-        with connect(ws_url, subprotocols=seat_protocols, open_timeout=30) as ws:
-            json.loads(ws.recv(timeout=30))  # the first view
+        with connect(ws_url, subprotocols=seat_protocols, open_timeout=300) as ws:
+            json.loads(ws.recv(timeout=300))  # the first view
             for i in range(moves_before):  # warm: caches, first calls
                 version = play(i % 2)["version"]
-                while json.loads(ws.recv(timeout=30)).get("view", {}).get("version") != version:
+                while json.loads(ws.recv(timeout=300)).get("view", {}).get("version") != version:
                     pass
             seat = moves_before % 2
             v = http.get(f"/api/games/{gid}", headers={"X-Seat-Token": tokens[str(seat)]}).json()
@@ -142,7 +142,7 @@ def walk(moves_before: int = 2, trail: list[str] | None = None) -> dict[str, lis
             rec.on = True
             version = http.post(f"/api/games/{gid}/moves", json=body).json()["version"]
             while True:
-                msg = json.loads(ws.recv(timeout=30))
+                msg = json.loads(ws.recv(timeout=300))
                 if msg.get("type") == "state" and msg["view"]["version"] == version:
                     break
             rec.on = False

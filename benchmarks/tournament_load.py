@@ -465,7 +465,7 @@ def _spread(xs: list[float]) -> dict[str, float]:
 def check_database(url: str, tid: str) -> dict[str, Any]:
     """The checks on the stored rows: results, pairings made whole, no one in two games at once."""
     from tessera.server.accounts.tables import seat_accounts_table
-    from tessera.server.store.storage import games_table
+    from tessera.server.match.tables import games_table
     from tessera.server.tournaments.places import places
     from tessera.server.tournaments.tables import tournament_pairings_table as tp
     from tessera.server.tournaments.tables import tournaments_table

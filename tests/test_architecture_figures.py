@@ -32,15 +32,16 @@ def test_the_documents_server_figures_are_the_scripts_current_output() -> None:
 
 def test_the_script_counts_a_cycle_and_a_table_use() -> None:
     """The figures are only as good as their readers: a cycle of two modules and a use of another
-    domain's tables are counted, a tables module's own foreign key is not."""
+    domain's tables are counted, a tables module's own foreign key and a domain's use of its own
+    tables are not."""
     figures = _script()
     imports = [
         ("tessera.server.a.x", "tessera.server.b.y", set()),
         ("tessera.server.b.y", "tessera.server.a.x", set()),
         ("tessera.server.seeks.pool", "tessera.server.accounts.tables", {"users_table"}),
         ("tessera.server.notify.tables", "tessera.server.accounts.tables", {"users_table"}),
-        ("tessera.server.ai.warmup", "tessera.server.store.storage", {"games_table"}),
-        ("tessera.server.match.live", "tessera.server.store.storage", {"games_table"}),
+        ("tessera.server.ai.warmup", "tessera.server.match.tables", {"games_table"}),
+        ("tessera.server.match.live", "tessera.server.match.tables", {"games_table"}),
     ]
     assert figures.cycles(imports) == [["tessera.server.a.x", "tessera.server.b.y"]]
     assert figures.table_users(imports) == {"tessera.server.seeks.pool", "tessera.server.ai.warmup"}

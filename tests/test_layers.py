@@ -322,10 +322,6 @@ SERVER = "tessera.server"
 DOMAIN_FREE = {"store", "events"}
 """Parts of the server that import no domain: the storage layer and the one event interface."""
 
-MATCH_TABLES = {"games_table", "seats_table", "moves_table", "sealed_table"}
-"""The match domain's tables, defined beside the engine in ``store/storage.py`` (moving them into
-``match/`` means moving ``Transaction``'s queries with them: to come)."""
-
 DOMAIN_FREE_EXCEPTIONS = {
     ("tessera.server.store.migrations.versions.0014_account_security", "tessera.server.accounts.security"): (
         "a data migration fills the new look-alike name column with the accounts' own skeleton function"
@@ -334,26 +330,15 @@ DOMAIN_FREE_EXCEPTIONS = {
 """Imports of a domain by ``store/`` or ``events.py``, each with its reason (the list only shrinks)."""
 
 TABLES_LEFT = {
-    "tessera.server.accounts.challenge_store": "a challenge accepted creates the game's rows in its transaction",
     "tessera.server.accounts.history": "histories and profiles join the games and seats in SQL",
-    "tessera.server.accounts.rating": "a rated game's end reads the game row in the rating's transaction",
-    "tessera.server.accounts.rematch": "a rematch creates the game's rows in its transaction",
     "tessera.server.accounts.stats": "the statistics page aggregates games, seats and moves in SQL",
-    "tessera.server.accounts.store": "guest seats and the export join the games and seats in SQL",
-    "tessera.server.ai.warmup": "the games in play read from the games table: to become a match query",
     "tessera.server.bot.store": "the bot API's streams read games, seats and accounts in SQL",
-    "tessera.server.chat.rooms": "authors' names and mutes joined with the users table in SQL",
-    "tessera.server.cli": "the admin commands (delete, moderation) read accounts directly",
     "tessera.server.match.creators": "the lobby orders open games by the creator's rating in one query",
-    "tessera.server.moderation.guards": "the blocks between seats join the seats' accounts in one query",
-    "tessera.server.moderation.signal": "the engine-use signal reads players' games in SQL",
     "tessera.server.moderation.store": "reports, the chat log and the accounts joined in SQL",
-    "tessera.server.notify.notifier": "who is notified: the seats' accounts in SQL",
-    "tessera.server.notify.store": "digests join games and accounts in SQL",
-    "tessera.server.notify.waiting": "games waiting for a player join games, seats and accounts in SQL",
-    "tessera.server.seeks.pool": "pairing reads ratings and accounts in SQL",
-    "tessera.server.tournaments.director": "the waves read ratings, games and moves in SQL",
-    "tessera.server.tournaments.store": "standings name the accounts in SQL",
+    "tessera.server.notify.store": (
+        "a subscription's seats capped and pruned by their games' status and age, and by its accounts' "
+        "deletion, in one statement each"
+    ),
 }
 """Modules that still query another domain's tables, each with why (to become calls of that domain's
 query functions; the list only shrinks).  A ``tables`` module naming another's table for a foreign key
@@ -367,9 +352,31 @@ def _domain(dotted: str) -> str:
     return parts[2] if len(parts) > 2 else "__init__"
 
 
+def _table_uses_in(module: str, text: str) -> list[str]:
+    """Where the source ``text`` of ``module`` imports another domain's tables (a ``<domain>.tables``
+    module, by name or as a module), as ``'<module>: <what>'`` lines."""
+    found = []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names = {a.name for a in node.names}
+            if node.module.endswith(".tables") and _domain(node.module) != _domain(module):
+                found.append(f"{module}: line {node.lineno} imports {node.module} ({', '.join(sorted(names))})")
+            elif (
+                node.module.startswith(SERVER + ".")
+                and "tables" in names
+                and _domain(node.module + ".tables") != _domain(module)
+            ):
+                found.append(f"{module}: line {node.lineno} imports {node.module}.tables")
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.startswith(SERVER) and a.name.endswith(".tables") and _domain(a.name) != _domain(module):
+                    found.append(f"{module}: line {node.lineno} imports {a.name}")
+    return found
+
+
 def _table_uses(source: str) -> list[str]:
-    """Where Python source imports another domain's tables: a ``<domain>.tables`` module, or the
-    match tables by name from ``store/storage.py`` — as ``'<module>: <what>'`` lines."""
+    """:func:`_table_uses_in` over the server's modules (only ``source`` if given), its tables modules
+    and migrations left out."""
     found = []
     for path in sorted((PACKAGE / "server").rglob("*.py")):
         module = _module_name(path)
@@ -377,17 +384,7 @@ def _table_uses(source: str) -> list[str]:
             continue
         if module.endswith(".tables") or "migrations" in module.split("."):
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.module:
-                names = {a.name for a in node.names}
-                theirs = node.module.endswith(".tables") and _domain(node.module) != _domain(module)
-                match = node.module == f"{SERVER}.store.storage" and names & MATCH_TABLES and _domain(module) != "match"
-                if theirs or match:
-                    found.append(f"{module}: line {node.lineno} imports {node.module} ({', '.join(sorted(names))})")
-            elif isinstance(node, ast.Import):
-                for a in node.names:
-                    if a.name.startswith(SERVER) and a.name.endswith(".tables") and _domain(a.name) != _domain(module):
-                        found.append(f"{module}: line {node.lineno} imports {a.name}")
+        found += _table_uses_in(module, path.read_text(encoding="utf-8"))
     return found
 
 
@@ -412,10 +409,19 @@ def test_each_domain_free_exception_is_still_an_import(edge: tuple[str, str]) ->
 
 
 def test_the_table_reader_finds_each_kind_of_use() -> None:
-    """The check below is only as good as its reader: a domain's tables module and the match tables by
-    name are found (in modules known to use them), a tables module's foreign key is not."""
-    assert any("accounts.tables" in f for f in _table_uses("tessera.server.seeks.pool"))
-    assert any("games_table" in f for f in _table_uses("tessera.server.ai.warmup"))
+    """The check below is only as good as its reader: a domain's tables module, imported by name
+    (``from <domain>.tables import …``) or as a module (``from <domain> import tables``), is found in a
+    module known to use it; a tables module's foreign key is not."""
+    assert any("accounts.tables" in f for f in _table_uses("tessera.server.bot.store"))
+    assert any("games_table" in f for f in _table_uses("tessera.server.accounts.history"))
+    assert not _table_uses("tessera.server.match.live")  # its own domain's tables
+    for text in (
+        "from tessera.server.match import tables",
+        "from tessera.server.match.tables import games_table",
+        "import tessera.server.match.tables",
+    ):
+        assert _table_uses_in("tessera.server.notify.zz", text), text
+        assert not _table_uses_in("tessera.server.match.zz", text), text
     assert not _table_uses("tessera.server.notify.tables")  # a foreign key to the users table
 
 
@@ -427,6 +433,27 @@ def test_a_domain_queries_another_domain_only_through_its_functions() -> None:
     assert not wrong, "\n".join(wrong)
     gone = sorted(m for m in TABLES_LEFT if not any(f.split(":")[0] == m for f in found))
     assert not gone, f"these no longer use another domain's tables: remove them from TABLES_LEFT: {gone}"
+
+
+def test_each_table_is_defined_in_its_domains_tables_module() -> None:
+    """ "Server domains in folders that own their tables": every ``sa.Table`` of the server is defined in
+    a domain's ``tables`` module (the match domain's games, seats and moves in ``match/tables.py``, not
+    beside the engine in ``store/``)."""
+    elsewhere = []
+    for path in sorted((PACKAGE / "server").rglob("*.py")):
+        module = _module_name(path)
+        if module.endswith(".tables") or "migrations" in module.split("."):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            f = node.func if isinstance(node, ast.Call) else None
+            if (
+                isinstance(f, ast.Attribute)
+                and f.attr == "Table"
+                and isinstance(f.value, ast.Name)
+                and f.value.id == "sa"
+            ):
+                elsewhere.append(f"{module}: line {node.lineno}")
+    assert not elsewhere, elsewhere
 
 
 def test_the_server_root_holds_only_the_shared_modules() -> None:

@@ -163,10 +163,8 @@ def admin_role(args: argparse.Namespace) -> int:
 
 def admin_engine_signal(args: argparse.Namespace) -> int:
     """``tessera admin engine-signal [NAME ...]``."""
-    import sqlalchemy as sa
-
+    from tessera.server.accounts.queries import rated_players
     from tessera.server.accounts.store import AccountStore
-    from tessera.server.accounts.tables import account_games_table, seat_accounts_table, users_table
     from tessera.server.moderation import signal
     from tessera.server.moderation.store import ModerationStore
     from tessera.server.store.storage import Storage
@@ -187,19 +185,8 @@ def admin_engine_signal(args: argparse.Namespace) -> int:
                     return 2
                 users.append(u)
         else:
-            s, ag, ut = seat_accounts_table, account_games_table, users_table
             with storage.transaction() as tx:
-                ids = (
-                    tx.conn.execute(
-                        sa.select(s.c.user_id)
-                        .join(ag, ag.c.game_id == s.c.game_id)
-                        .join(ut, ut.c.id == s.c.user_id)
-                        .where(ag.c.rated.is_(True), ut.c.is_bot.is_(False))
-                        .distinct()
-                    )
-                    .scalars()
-                    .all()
-                )
+                ids = rated_players(tx)
             users = [x for x in (accounts.user_by_id(i) for i in sorted(ids)) if x is not None]
         mod = ModerationStore(storage)
         for user in users:

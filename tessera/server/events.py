@@ -4,12 +4,13 @@ The service publishes; the hub (WebSocket pushes), the AI worker (an AI seat may
 and the clock timers subscribe.  Nobody hands callbacks to anybody else: a publisher knows
 only :class:`Events`, a subscriber only the events it is given.
 
-``Changed(game_id, local, ai, clock)``
+``Changed(game_id, local, ai, clock, finished)``
     a game was changed and stored: by this process (``local``: its copy in memory is current),
     or by another server process on the same PostgreSQL database (announced by
     :class:`tessera.server.store.bus.ChangeListener`; the game is read again before it is shown).
-    ``ai`` and ``clock`` say whether the game has AI seats and a clock (True when not known), so
-    that the AI worker and the clock timers need not ask.
+    ``ai`` and ``clock`` say whether the game has AI seats and a clock, ``finished`` whether it is
+    finished (each True when not known), so that the AI worker, the clock timers and the
+    rating of ended games need not ask.
 ``Resync()``
     change notices may have been missed (the listener's connection was lost): every watched
     game is read again.
@@ -41,13 +42,14 @@ log = logging.getLogger("tessera.server.events")
 
 @dataclass(frozen=True)
 class Changed:
-    """A game changed and is stored (``ai``/``clock``: it has AI seats / a clock; both True when
-    the publisher does not know, e.g. a change announced by another process)."""
+    """A game changed and is stored (``ai``/``clock``: it has AI seats / a clock; ``finished``: it is
+    finished; each True when the publisher does not know, e.g. a change announced by another process)."""
 
     game_id: str
     local: bool = True
     ai: bool = True
     clock: bool = True
+    finished: bool = True
 
 
 @dataclass(frozen=True)

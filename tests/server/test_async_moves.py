@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
+from tessera.server.match import tables
 from tessera.server.match.service import MatchService, ServiceError
 from tessera.server.store.storage import Storage
 from tests.server.helpers import run_coroutine
@@ -57,7 +58,7 @@ def test_async_moves_from_two_processes_stay_exact(services: tuple[MatchService,
 
     run_coroutine(run())
     with a.storage.transaction() as tx:
-        assert [m.move for m in tx.moves(gid)] == played
+        assert [m.move for m in tables.moves(tx, gid)] == played
     assert [m["move"] for m in b.view(gid)["moves"]] == played
 
 
@@ -82,7 +83,7 @@ def test_racing_async_moves_store_exactly_one(services: tuple[MatchService, Matc
     refused = [r for r in results if isinstance(r, ServiceError)]
     assert len(accepted) == 1 and len(refused) == 1 and refused[0].status == 409, results
     with a.storage.transaction() as tx:
-        stored = tx.moves(gid)
+        stored = tables.moves(tx, gid)
     assert len(stored) == 1 and stored[0].move == accepted[0]["moves"][0]["move"]
 
 
@@ -128,7 +129,7 @@ def test_a_write_lock_held_by_another_process_never_blocks_the_loop(tmp_path: Pa
         gid = created.game_id
         other.execute("BEGIN IMMEDIATE")  # another process is writing
         # the loop does not wait for it: nothing is written there
-        assert svc.storage.append_move_now(gid, 0, {"status": "active"}, (0, 0, "a1=3")) is None
+        assert tables.append_move_now(svc.storage, gid, 0, {"status": "active"}, (0, 0, "a1=3")) is None
 
         async def run() -> dict[str, Any]:
             task = asyncio.ensure_future(svc.play_async(gid, created.tokens[0], "a1=3", 0))
@@ -143,7 +144,7 @@ def test_a_write_lock_held_by_another_process_never_blocks_the_loop(tmp_path: Pa
         out = run_coroutine(run())
         assert out["move_number"] == 1
         with svc.storage.transaction() as tx:
-            assert [m.move for m in tx.moves(gid)] == ["a1=3"]
+            assert [m.move for m in tables.moves(tx, gid)] == ["a1=3"]
     finally:
         other.close()
         svc.storage.dispose()
@@ -241,6 +242,6 @@ def test_a_move_waits_on_the_loop_while_a_thread_of_this_process_writes(
         t.join()
         assert out["move_number"] == 1 and threaded == []
         with svc.storage.transaction() as tx:
-            assert [m.move for m in tx.moves(created.game_id)] == ["a1=3"]
+            assert [m.move for m in tables.moves(tx, created.game_id)] == ["a1=3"]
     finally:
         svc.storage.dispose()

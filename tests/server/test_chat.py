@@ -18,7 +18,7 @@ from tessera.server.chat.rooms import CHAT_RATE, MAX_CHARS
 from tessera.server.chat.tables import chat_messages_table, chat_mutes_table
 from tessera.server.http.app import create_app
 from tessera.server.http.limits import Rate
-from tessera.server.store.storage import games_table
+from tessera.server.match.tables import games_table
 
 SITE = "http://testserver"
 PASSWORD = "correct horse battery"

@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from tessera.server.http.app import create_app
-from tessera.server.match import clocks, endings, moves, seats, undo, views
+from tessera.server.match import clocks, endings, moves, seats, tables, undo, views
 from tessera.server.match.clocks import (
     CORRESPONDENCE_DAYS,
     DAY,
@@ -185,7 +185,7 @@ def test_a_missed_deadline_is_flagged_after_a_restart_without_anyone_looking(db_
         status = None
         for _ in range(200):  # the sweep runs at start-up; wait for its flag, looking only at storage
             with storage.transaction() as tx:
-                row = tx.get_game(g["id"])
+                row = tables.get_game(tx, g["id"])
             assert row is not None
             status = row.status
             if status == "finished":

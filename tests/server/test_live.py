@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import fields
 
 from tessera.server.match.live import copy_row
-from tessera.server.store.storage import GameRow, SeatRow
+from tessera.server.match.tables import GameRow, SeatRow
 
 
 def row() -> GameRow:

@@ -13,6 +13,7 @@ import pytest
 import sqlalchemy as sa
 
 import tessera.server.match.live as service_module
+from tessera.server.match import tables
 from tessera.server.match.service import MatchService, ServiceError
 from tessera.server.store.storage import Transaction
 
@@ -31,18 +32,18 @@ def test_a_move_neither_replays_nor_reads_the_history(
     created = svc.create("nume", {"size": 3}, mode="hotseat", seed=3)
     gid, tokens = created.game_id, created.tokens
     calls = {"replay": 0, "moves": 0}
-    real_replay, real_moves = service_module.replay_moves, Transaction.moves
+    real_replay, real_moves = service_module.replay_moves, tables.moves
 
     def counting_replay(*args: Any) -> Any:
         calls["replay"] += 1
         return real_replay(*args)
 
-    def counting_moves(self: Transaction, game_id: str) -> Any:
+    def counting_moves(tx: Transaction, game_id: str) -> Any:
         calls["moves"] += 1
-        return real_moves(self, game_id)
+        return real_moves(tx, game_id)
 
     monkeypatch.setattr(service_module, "replay_moves", counting_replay)
-    monkeypatch.setattr(Transaction, "moves", counting_moves)
+    monkeypatch.setattr(tables, "moves", counting_moves)
     rng = random.Random(1)
     for _ in range(40):
         with svc.games.locked(gid):
@@ -105,7 +106,7 @@ def test_two_processes_alternating_moves_stay_exact(services: tuple[MatchService
     assert va["moves"] == vb["moves"] and va["version"] == vb["version"]
     assert [m["move"] for m in va["moves"]] == played
     with a.storage.transaction() as tx:
-        assert [m.move for m in tx.moves(gid)] == played
+        assert [m.move for m in tables.moves(tx, gid)] == played
 
 
 def test_a_refusal_is_never_given_from_a_stale_cache(services: tuple[MatchService, MatchService]) -> None:

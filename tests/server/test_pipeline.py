@@ -19,6 +19,7 @@ import tessera
 from tessera.server.ai.warmup import Warmup
 from tessera.server.catalog.routes import catalog
 from tessera.server.events import Changed, Event, Thinking
+from tessera.server.match import tables
 from tessera.server.match.moves import MovePipeline, run_inline
 from tessera.server.match.service import MatchService
 from tessera.server.store.storage import Conflict
@@ -60,7 +61,7 @@ def test_http_the_ai_worker_and_the_tests_drive_one_pipeline(
         else:
             run_coroutine(svc.play_async(gid, tokens[cp], mv, n, view=False))
     assert steps == ["prepare", "commit", "prepare", "commit"]
-    assert published == [Changed(gid, True, False, False)] * 2
+    assert published == [Changed(gid, True, False, False, False)] * 2
 
 
 def test_a_driver_that_would_wait_is_refused_rather_than_left_hanging() -> None:
@@ -85,7 +86,7 @@ def test_the_service_tells_of_a_change_by_one_event_and_never_calls_back(
     svc.events.subscribe(seen.append)
     ai = svc.create("nume", {"size": 2}, mode="ai", seat=0, ai_level=1, clock=(60, 0))
     human = svc.create("nume", {"size": 2}, mode="online", seat=0)
-    assert seen == [Changed(ai.game_id, True, True, True), Changed(human.game_id, True, False, False)]
+    assert seen == [Changed(ai.game_id, True, True, True, False), Changed(human.game_id, True, False, False, False)]
     seen.clear()
     with pytest.raises(Exception):  # noqa: B017 - any refusal
         svc.play(human.game_id, human.tokens[0], "not a move", 0)
@@ -167,8 +168,8 @@ def test_a_postgresql_move_is_committed_on_the_event_loop(
     out = run_coroutine(a.play_async(gid, tokens[0], mv, 2, view=False))
     assert out["move_number"] == 3 and threaded == []
     with a.storage.transaction() as tx:
-        assert [m.index for m in tx.moves(gid)] == [0, 1, 2]
-        version = tx.version(gid)
+        assert [m.index for m in tables.moves(tx, gid)] == [0, 1, 2]
+        version = tables.version(tx, gid)
     assert version is not None
     writer = a.storage.loop_writer
     values = {"clock": None, "status": "active", "result": None, "undo_request": None, "draw_offer": None}
@@ -176,7 +177,7 @@ def test_a_postgresql_move_is_committed_on_the_event_loop(
     with pytest.raises(Conflict):
         run_coroutine(writer.append_move(gid, version, values, (2, 1, "x")))
     with a.storage.transaction() as tx:
-        assert [m.index for m in tx.moves(gid)] == [0, 1, 2] and tx.version(gid) == version
+        assert [m.index for m in tables.moves(tx, gid)] == [0, 1, 2] and tables.version(tx, gid) == version
 
 
 def test_the_catalogue_does_not_wait_for_kernels_still_compiling() -> None:

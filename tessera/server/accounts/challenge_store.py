@@ -16,18 +16,18 @@ from tessera.server.accounts.model import (
     CHALLENGE_STATUSES,
     User,
 )
-from tessera.server.accounts.rematch_once import rematch_challenges_table
 from tessera.server.accounts.security import Refused
 from tessera.server.accounts.tables import (
-    SEAT_OF_ACCOUNT,
     account_games_table,
     challenge_invitees_table,
     challenges_table,
+    rematch_challenges_table,
     seat_accounts_table,
     users_table,
 )
+from tessera.server.match.queries import free_human_seats, game_row
 from tessera.server.moderation.guards import refuse_blocked_challenge
-from tessera.server.store.storage import Transaction, games_table, seats_table
+from tessera.server.store.storage import Transaction
 
 
 class ChallengeQueries(HistoryQueries):
@@ -226,21 +226,12 @@ class ChallengeQueries(HistoryQueries):
     def _open_links(tx: Transaction, game_id: str) -> list[str]:
         """The invite links of a game's open seats (human seats bound to no account, not yet taken):
         for the challenger who left them open, to hand on."""
-        rows = tx.conn.execute(
-            sa.select(seats_table.c.seat, seats_table.c.token)
-            .join(
-                seat_accounts_table,
-                SEAT_OF_ACCOUNT,
-                isouter=True,
-            )
-            .where(
-                seats_table.c.game_id == game_id,
-                seats_table.c.kind == "human",
-                seats_table.c.claimed.is_(False),
-                seat_accounts_table.c.user_id.is_(None),
-            )
-            .order_by(seats_table.c.seat)
-        ).all()
+        bound = set(
+            tx.conn.execute(
+                sa.select(seat_accounts_table.c.seat).where(seat_accounts_table.c.game_id == game_id)
+            ).scalars()
+        )
+        rows = [(seat, token) for seat, token in free_human_seats(tx, game_id) if seat not in bound]
         return [f"/g/{game_id}#seat={seat}&t={token}" for seat, token in rows]
 
     def challenges_settled_since(self, user: User, since: float) -> list[dict[str, Any]]:
@@ -284,11 +275,7 @@ class ChallengeQueries(HistoryQueries):
         rated or not, the clock settings, and the seat ``user`` takes (the other one: seats swap).
         ``Refused``: not his game (404), not over (409), or not between two accounts (422)."""
         with self.storage.transaction() as tx:
-            g = tx.conn.execute(
-                sa.select(games_table.c.spec, games_table.c.status, games_table.c.clock).where(
-                    games_table.c.id == game_id
-                )
-            ).first()
+            g = game_row(tx, game_id)
             bound = dict(
                 tx.conn.execute(
                     sa.select(seat_accounts_table.c.seat, seat_accounts_table.c.user_id).where(
@@ -313,7 +300,7 @@ class ChallengeQueries(HistoryQueries):
             )
         (other_uid,) = others.values()
         opponent = self._user_by_id_checked(other_uid)
-        clock = json.loads(g.clock) if g.clock else None
+        clock = g.clock
         settings = None if clock is None else {"initial": clock["initial"], "increment": clock["increment"]}
         if clock is not None and clock.get("kind") == "correspondence":
             settings = {"days": clock["days"]}

@@ -27,8 +27,9 @@ from tessera.server.accounts.tables import (
     seat_accounts_table,
     users_table,
 )
+from tessera.server.match.tables import games_table, seats_table
 from tessera.server.moderation.guards import engine_marked
-from tessera.server.store.storage import Transaction, games_table, seats_table
+from tessera.server.store.storage import Transaction
 
 
 class HistoryQueries(StoreBase):

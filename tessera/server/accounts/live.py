@@ -42,6 +42,8 @@ class RateOnEnd:
     def on_event(self, event: Event) -> None:
         if not isinstance(event, Changed) or not event.local:
             return  # another process ended it: that process rates it
+        if not event.finished:
+            return  # not finished (most moves): no need to look at the game
         live = self.games.cached(event.game_id)
         if live is None or live.row.status != "finished":
             return

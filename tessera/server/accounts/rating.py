@@ -19,7 +19,6 @@ the game is rated from that grown deviation.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from typing import Any
@@ -36,7 +35,8 @@ from tessera.server.accounts.tables import (
     users_table,
 )
 from tessera.server.ai.ratings import level_rating
-from tessera.server.store.storage import Storage, Transaction, games_table
+from tessera.server.match.queries import finished_oldest_first, finished_results
+from tessera.server.store.storage import Storage, Transaction
 
 clock: Callable[[], float] = time.time
 """The time ratings are read and written at (tests put a fake clock here)."""
@@ -91,10 +91,8 @@ def rate_finished_game(storage: Storage, game_id: str) -> dict[int, dict[str, An
         )
         if meta is None or not meta["rated"] or meta["rated_at"] is not None:
             return None
-        g = tx.conn.execute(
-            sa.select(games_table.c.status, games_table.c.result).where(games_table.c.id == game_id)
-        ).first()
-        if g is None or g.status != "finished":
+        finished = finished_results(tx, [game_id])
+        if game_id not in finished:
             return None
         now = clock()
         claimed = tx.conn.execute(
@@ -104,7 +102,7 @@ def rate_finished_game(storage: Storage, game_id: str) -> dict[int, dict[str, An
         )
         if claimed.rowcount != 1:
             return None
-        result = json.loads(g.result) if g.result else None
+        result = finished[game_id]
         returns = (result or {}).get("returns")
         bound = dict(
             tx.conn.execute(
@@ -162,20 +160,10 @@ def rate_pending(storage: Storage, limit: int = 100) -> int:
     were looked at.  Reads of ratings call it so that a rating is never behind its games even
     where the results path does not call :func:`rate_finished_game`."""
     with storage.transaction() as tx:
-        ids = [
-            gid
-            for (gid,) in tx.conn.execute(
-                sa.select(account_games_table.c.game_id)
-                .join(games_table, games_table.c.id == account_games_table.c.game_id)
-                .where(
-                    account_games_table.c.rated.is_(True),
-                    account_games_table.c.rated_at.is_(None),
-                    games_table.c.status == "finished",
-                )
-                .order_by(games_table.c.updated_at)
-                .limit(limit)
-            )
-        ]
+        unrated = sa.select(account_games_table.c.game_id).where(
+            account_games_table.c.rated.is_(True), account_games_table.c.rated_at.is_(None)
+        )
+        ids = finished_oldest_first(tx, unrated, limit)
     for gid in ids:
         rate_finished_game(storage, gid)
     return len(ids)

@@ -38,8 +38,9 @@ from tessera.server.accounts.security import Refused, state_text
 from tessera.server.accounts.store import bind_seats
 from tessera.server.accounts.tables import account_games_table, rematch_offers_table, seat_accounts_table
 from tessera.server.events import AccountChanged, Event
+from tessera.server.match.queries import game_row, seat_of_token, seat_rows, seat_token
 from tessera.server.match.service import Created, ServiceError
-from tessera.server.store.storage import Storage, Transaction, games_table, seats_table
+from tessera.server.store.storage import Storage, Transaction
 
 log = logging.getLogger("tessera.server.accounts.rematch")
 
@@ -60,18 +61,6 @@ def rotated(seat: int, n: int) -> int:
 
 
 # -- reading -------------------------------------------------------------------------------------
-def _seats(conn: sa.Connection, game_id: str) -> list[Any]:
-    return list(
-        conn.execute(
-            sa.select(
-                seats_table.c.seat, seats_table.c.token, seats_table.c.name, seats_table.c.kind, seats_table.c.level
-            )
-            .where(seats_table.c.game_id == game_id)
-            .order_by(seats_table.c.seat)
-        ).all()
-    )
-
-
 def offer_state(storage: Storage, game_id: str, seat: int | None) -> dict[str, Any] | None:
     """The rematch offer of ``game_id`` as ``seat`` sees it (None: a spectator), or None if there is
     none.  Only the seat's own new seat token is in it."""
@@ -83,14 +72,10 @@ def offer_state(storage: Storage, game_id: str, seat: int | None) -> dict[str, A
         )
         if r is None:
             return None
-        seats = _seats(tx.conn, game_id)
+        seats = seat_rows(tx, game_id)
         new_token = None
         if r["new_game_id"] is not None and seat is not None:
-            new_token = tx.conn.execute(
-                sa.select(seats_table.c.token).where(
-                    seats_table.c.game_id == r["new_game_id"], seats_table.c.seat == rotated(seat, len(seats))
-                )
-            ).scalar()
+            new_token = seat_token(tx, r["new_game_id"], rotated(seat, len(seats)))
     names = {s.seat: s.name for s in seats}
     humans = [s.seat for s in seats if s.kind == "human"]
     accepted = json.loads(r["accepted"])
@@ -122,9 +107,7 @@ def _my_seat(request: Request, game_id: str, token: str | None) -> int:
     if len(token) > 200:
         raise Refused(403, "this seat token is not one of this game's", key="refusal.rematch.token_not_here")
     with A.accounts(request).storage.transaction() as tx:
-        seat = tx.conn.execute(
-            sa.select(seats_table.c.seat).where(seats_table.c.game_id == game_id, seats_table.c.token == token)
-        ).scalar()
+        seat = seat_of_token(tx, game_id, token)
     if seat is None:
         raise Refused(403, "this seat token is not one of this game's", key="refusal.rematch.token_not_here")
     return int(seat)
@@ -136,10 +119,8 @@ def offer(request: Request, game_id: str, token: str | None) -> dict[str, Any]:
     storage = A.accounts(request).storage
     seat = _my_seat(request, game_id, token)
     with storage.transaction() as tx:
-        g = tx.conn.execute(
-            sa.select(games_table.c.status, games_table.c.mode).where(games_table.c.id == game_id)
-        ).first()
-        seats = _seats(tx.conn, game_id)
+        g = game_row(tx, game_id)
+        seats = seat_rows(tx, game_id)
         current = (
             tx.conn.execute(sa.select(rematch_offers_table).where(rematch_offers_table.c.game_id == game_id))
             .mappings()
@@ -210,7 +191,7 @@ def answer(request: Request, game_id: str, token: str | None, *, accept: bool) -
                 .mappings()
                 .first()
             )
-            seats = _seats(tx.conn, game_id)
+            seats = seat_rows(tx, game_id)
         if r is None or r["status"] != "pending":
             raise Refused(
                 409,
@@ -276,10 +257,8 @@ def _start(request: Request, game_id: str) -> None:
     matches nothing and its game is not stored; a crash leaves the offer pending and no game, or all)."""
     storage = A.accounts(request).storage
     with storage.transaction() as tx:
-        g = tx.conn.execute(
-            sa.select(games_table.c.spec, games_table.c.clock).where(games_table.c.id == game_id)
-        ).first()
-        seats = _seats(tx.conn, game_id)
+        g = game_row(tx, game_id)
+        seats = seat_rows(tx, game_id)
         bound = dict(
             tx.conn.execute(
                 sa.select(seat_accounts_table.c.seat, seat_accounts_table.c.user_id).where(
@@ -299,7 +278,7 @@ def _start(request: Request, game_id: str) -> None:
         kinds[rotated(s.seat, n)] = (
             {"kind": "ai", "level": s.level, "name": s.name} if s.kind == "ai" else {"kind": "invite", "name": s.name}
         )
-    clock = json.loads(g.clock) if g.clock else None
+    clock = g.clock
     store = A.accounts(request)
     users = {rotated(s, n): u for s, uid in bound.items() if (u := store.user_by_id(uid)) is not None}
 

@@ -16,15 +16,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 
-from tessera.server.store.storage import Storage, Transaction, metadata
-
-rematch_challenges_table = sa.Table(
-    "rematch_challenges",
-    metadata,
-    sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
-    sa.Column("challenge_id", sa.String(32), sa.ForeignKey("challenges.id", ondelete="CASCADE"), nullable=False),
-)
-"""The rematch challenge of a finished game (one at most)."""
+from tessera.server.accounts.tables import rematch_challenges_table
+from tessera.server.store.storage import Storage, Transaction
 
 
 def challenge_of(storage: Storage, game_id: str) -> str | None:

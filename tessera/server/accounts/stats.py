@@ -20,7 +20,8 @@ import sqlalchemy as sa
 
 from tessera.server.accounts.store import seat_result
 from tessera.server.accounts.tables import account_games_table, history_table
-from tessera.server.store.storage import Storage, games_table, moves_table, seats_table
+from tessera.server.match.tables import games_table, moves_table, seats_table
+from tessera.server.store.storage import Storage
 
 STUDIES = Path(__file__).resolve().parents[3] / "studies" / "balance"
 """Where the balance lab's stored studies are (``TESSERA_BALANCE_STUDIES`` overrides it): one folder

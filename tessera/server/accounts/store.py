@@ -31,7 +31,6 @@ from tessera.server.accounts.model import (
 )
 from tessera.server.accounts.security import Refused
 from tessera.server.accounts.tables import (
-    SEAT_OF_ACCOUNT,
     account_games_table,
     challenges_table,
     history_table,
@@ -40,7 +39,8 @@ from tessera.server.accounts.tables import (
     tokens_table,
     users_table,
 )
-from tessera.server.store.storage import Transaction, games_table, seats_table
+from tessera.server.match.queries import rename_seat, seat_by_token, seat_rows
+from tessera.server.store.storage import Transaction
 
 SESSION_IDLE = 30 * 24 * 3600.0
 """A session unused for 30 days is over."""
@@ -443,18 +443,8 @@ class AccountStore(ChallengeQueries):
                 )
             ).all()
             for game_id, seat in seats:
-                tx.conn.execute(
-                    seats_table.update()
-                    .where(seats_table.c.game_id == game_id, seats_table.c.seat == seat)
-                    .values(name=DELETED_NAME)
-                )
                 # a new version: every server process reads the game again (and shows the new name)
-                tx.conn.execute(
-                    games_table.update()
-                    .where(games_table.c.id == game_id)
-                    .values(version=games_table.c.version + 1, updated_at=now)
-                )
-                tx.changed(game_id)
+                rename_seat(tx, game_id, seat, DELETED_NAME, now)
 
     def export(self, user: User) -> dict[str, Any]:
         """Everything stored about the account, as JSON (never a password hash, session id or token)."""
@@ -496,40 +486,36 @@ class AccountStore(ChallengeQueries):
         claimed: list[dict[str, Any]] = []
         with self.storage.transaction(write=True) as tx:
             for t in {t for t in tokens if 0 < len(t) <= 200}:
-                r = tx.conn.execute(
-                    sa.select(seats_table.c.game_id, seats_table.c.seat, seats_table.c.kind).where(
-                        seats_table.c.token == t
-                    )
-                ).first()
-                if r is None or r.kind != "human":
+                r = seat_by_token(tx, t)
+                if r is None or r[2] != "human":
                     continue
+                game_id, seat = r[0], r[1]
                 bound = tx.conn.execute(
                     sa.select(seat_accounts_table.c.user_id).where(
-                        seat_accounts_table.c.game_id == r.game_id, seat_accounts_table.c.seat == r.seat
+                        seat_accounts_table.c.game_id == game_id, seat_accounts_table.c.seat == seat
                     )
                 ).scalar()
                 if bound is not None:
                     continue
-                tx.conn.execute(seat_accounts_table.insert().values(game_id=r.game_id, seat=r.seat, user_id=user.id))
-                claimed.append({"game_id": r.game_id, "seat": r.seat})
+                tx.conn.execute(seat_accounts_table.insert().values(game_id=game_id, seat=seat, user_id=user.id))
+                claimed.append({"game_id": game_id, "seat": seat})
         return sorted(claimed, key=lambda c: (c["game_id"], c["seat"]))
 
     def seat_token(self, user: User, game_id: str) -> tuple[int, str]:
         """The seat and seat token of ``user`` in a game (``Refused`` 404 if no seat of it is his).
         With seats of two accounts in one game (hot-seat claims), the first."""
         with self.storage.transaction() as tx:
-            r = tx.conn.execute(
-                sa.select(seats_table.c.seat, seats_table.c.token)
-                .join(
-                    seat_accounts_table,
-                    SEAT_OF_ACCOUNT,
-                )
-                .where(seats_table.c.game_id == game_id, seat_accounts_table.c.user_id == user.id)
-                .order_by(seats_table.c.seat)
-            ).first()
-        if r is None:
+            mine = set(
+                tx.conn.execute(
+                    sa.select(seat_accounts_table.c.seat).where(
+                        seat_accounts_table.c.game_id == game_id, seat_accounts_table.c.user_id == user.id
+                    )
+                ).scalars()
+            )
+            held = [s for s in seat_rows(tx, game_id) if s.seat in mine] if mine else []
+        if not held:
             raise Refused(404, "you hold no seat in this game", key="refusal.game.no_seat")
-        return int(r.seat), str(r.token)
+        return held[0].seat, held[0].token
 
     def bind_game(self, game_id: str, users: dict[int, User], *, rated: bool, pool: str) -> None:
         """Bind seats of a new game to accounts and record whether it is rated (and in which pool)."""

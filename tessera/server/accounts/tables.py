@@ -51,7 +51,8 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from tessera.server.store.storage import metadata, seats_table
+from tessera.server.match.tables import seats_table
+from tessera.server.store.storage import metadata
 
 users_table = sa.Table(
     "users",
@@ -210,3 +211,11 @@ ALL = (
     challenge_invitees_table,
     rematch_offers_table,
 )
+
+rematch_challenges_table = sa.Table(
+    "rematch_challenges",
+    metadata,
+    sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("challenge_id", sa.String(32), sa.ForeignKey("challenges.id", ondelete="CASCADE"), nullable=False),
+)
+"""The rematch challenge of a finished game (one at most)."""

@@ -69,24 +69,6 @@ def random_walk(state: State, rng: random.Random, steps: int) -> State:
     return state
 
 
-def games_in_play(storage: Any, limit: int = 1000) -> list[str]:
-    """The games of the most recently changed active games, most recent first (warmed first)."""
-    import sqlalchemy as sa
-
-    from tessera.server.store.storage import games_table
-
-    recent = (
-        sa.select(games_table.c.game, games_table.c.updated_at)
-        .where(games_table.c.status == "active")
-        .order_by(games_table.c.updated_at.desc())
-        .limit(limit)
-        .subquery()
-    )
-    q = sa.select(recent.c.game).group_by(recent.c.game).order_by(sa.func.max(recent.c.updated_at).desc())
-    with storage.transaction() as tx:
-        return [str(g) for (g,) in tx.conn.execute(q)]
-
-
 class Warmup:
     """Warms every game's kernels in a background thread (:meth:`start`); :meth:`status` says how far."""
 

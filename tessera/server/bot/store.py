@@ -25,7 +25,7 @@ from tessera.server.accounts.tables import (
     users_table,
 )
 from tessera.server.bot.tables import bots_table
-from tessera.server.store.storage import games_table, seats_table
+from tessera.server.match.tables import games_table, seats_table
 
 ONLINE_SECONDS = 20.0
 """A bot whose event stream was seen open within this many seconds is online."""

@@ -52,13 +52,14 @@ import os
 import time
 import unicodedata
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
+from tessera.server.accounts.queries import account_named, name_and_deletion, usernames_sorted
 from tessera.server.accounts.security import Refused, username_key
 from tessera.server.accounts.store import DELETED_NAME, User
-from tessera.server.accounts.tables import users_table
 from tessera.server.chat.tables import chat_messages_table, chat_mutes_table
 from tessera.server.events import ChatPosted
 from tessera.server.http.limits import Rate, RateLimits
@@ -295,8 +296,6 @@ class Chat:
         m = chat_messages_table
         q = (
             sa.select(m.c.id, m.c.room, m.c.seat, m.c.user_id, m.c.name, m.c.text, m.c.created_at)
-            .add_columns(users_table.c.username, users_table.c.deleted_at)
-            .select_from(m.outerjoin(users_table, users_table.c.id == m.c.user_id))
             .where(m.c.game_id == game_id, m.c.room.in_(rooms))
             .order_by(m.c.id.desc())
             .limit(HISTORY_LIMIT)
@@ -304,7 +303,13 @@ class Chat:
         if after is not None:
             q = q.where(m.c.id > after)
         with self.storage.transaction() as tx:
-            rows = tx.conn.execute(q).all()
+            stored = tx.conn.execute(q).all()
+            authors = name_and_deletion(tx, (r.user_id for r in stored if r.user_id is not None))
+            rows = [
+                SimpleNamespace(**r._asdict(), username=a[0], deleted_at=a[1])
+                for r in stored
+                for a in [authors.get(r.user_id, (None, None))]
+            ]
             seats = [who.seat] if who.seat is not None else []
             targets = self._targets(tx, game_id, seats).get(who.seat, set())
             if who.seat is None and who.user is not None:  # a spectator's blocks hold as a player's
@@ -373,9 +378,7 @@ class Chat:
             target = f"seat:{seat}"
         else:
             with self.storage.transaction() as tx:
-                uid = tx.conn.execute(
-                    sa.select(users_table.c.id).where(users_table.c.username_key == username_key(str(account)[:64]))
-                ).scalar()
+                uid = account_named(tx, username_key(str(account)[:64]))
             if uid is None:
                 raise Refused(
                     404,
@@ -428,10 +431,7 @@ class Chat:
             else:
                 uids.append(value)
         if uids:
-            for (name,) in tx.conn.execute(
-                sa.select(users_table.c.username).where(users_table.c.id.in_(uids)).order_by(users_table.c.username)
-            ):
-                out.append({"account": name})
+            out += [{"account": name} for name in usernames_sorted(tx, uids)]
         return out
 
     # -- the push --------------------------------------------------------------------------------

@@ -33,7 +33,7 @@ from tessera.server.accounts.rematch import install as install_rematch
 from tessera.server.accounts.routes import router as accounts_router
 from tessera.server.accounts.security import Refused
 from tessera.server.ai.scheduler import FairPool, PoolBusy, SearchTimeout
-from tessera.server.ai.warmup import Warmup, games_in_play
+from tessera.server.ai.warmup import Warmup
 from tessera.server.ai.worker import AIWorker
 from tessera.server.bot.guard import BotGuard, BotLimits
 from tessera.server.bot.lichess_routes import router as lichess_router
@@ -55,6 +55,7 @@ from tessera.server.http.routes import ROUTERS
 from tessera.server.http.storage_errors import STORAGE_ERRORS, storage_trouble
 from tessera.server.match.clocks import ClockTimers
 from tessera.server.match.inputs import load_checked
+from tessera.server.match.queries import games_in_play
 from tessera.server.match.service import MatchService
 from tessera.server.moderation.routes import router as moderation_router
 from tessera.server.notify import install as install_notify

@@ -29,7 +29,8 @@ from typing import Any
 import sqlalchemy as sa
 
 from tessera.server.events import Changed, Event
-from tessera.server.store.storage import GameRow, Storage, games_table
+from tessera.server.match.tables import GameRow, games_table
+from tessera.server.store.storage import Storage
 
 log = logging.getLogger("tessera.server.match.clocks")
 

@@ -16,16 +16,8 @@ import sqlalchemy as sa
 
 from tessera.server.accounts.glicko2 import START_RATING
 from tessera.server.accounts.tables import ratings_table
-from tessera.server.store.storage import Transaction, games_table, metadata, seats_table
-
-game_creators_table = sa.Table(
-    "game_creators",
-    metadata,
-    sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
-    sa.Column("creator", sa.String(80), nullable=False, index=True),
-    sa.Column("user_id", sa.String(32), nullable=True),
-    sa.Column("all_ai", sa.Boolean, nullable=False),
-)
+from tessera.server.match.tables import game_creators_table, games_table, seats_table
+from tessera.server.store.storage import Transaction
 
 
 def record(tx: Transaction, game_id: str, creator: str, *, user_id: str | None, all_ai: bool) -> None:

@@ -16,7 +16,8 @@ import sqlalchemy as sa
 
 from tessera.core.texts import Text
 from tessera.server.http.errors import ServiceError
-from tessera.server.store.storage import Transaction, metadata
+from tessera.server.match.tables import request_declines_table
+from tessera.server.store.storage import Transaction
 
 DRAW = "draw"
 UNDO = "undo"
@@ -26,18 +27,6 @@ DRAW_GAP = 20
 
 UNDO_DECLINES = 3
 """Declined takeback requests after which a seat may ask no more in that game."""
-
-request_declines_table = sa.Table(
-    "request_declines",
-    metadata,
-    sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
-    sa.Column("seat", sa.Integer, primary_key=True),
-    sa.Column("kind", sa.String(8), primary_key=True),
-    sa.Column("at", sa.Integer, nullable=False),
-    sa.Column("count", sa.Integer, nullable=False),
-)
-"""The last decline of each (game, seat, kind): the number of moves then (``at``) and how many
-of the seat's requests of that kind were declined in the game (``count``)."""
 
 
 def _last(tx: Transaction, game_id: str, seat: int, kind: str) -> tuple[int, int] | None:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from tessera.core.texts import Text
 from tessera.server.http.errors import ServiceError
+from tessera.server.match import tables
 from tessera.server.match.declines import DRAW, check_may_ask, declined
 from tessera.server.match.knowledge import draws_possible
 from tessera.server.match.live import Unchanged, seat_of
@@ -73,7 +74,7 @@ class Draws:
                     raise Unchanged
             else:
                 row.draw_offer = seat
-                w.tx.update_game(game_id, draw_offer=seat)
+                tables.update_game(w.tx, game_id, draw_offer=seat)
 
         endings = self.endings
         try:
@@ -103,7 +104,7 @@ class Draws:
                 agree_draw(w, offer)
             else:
                 w.row.draw_offer = None
-                w.tx.update_game(game_id, draw_offer=None)
+                tables.update_game(w.tx, game_id, draw_offer=None)
                 declined(w.tx, game_id, offer, DRAW, len(w.moves))
 
         return self.endings.guarded(game_id, token, "the game is over: there is no draw offer to answer", body)

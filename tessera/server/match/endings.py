@@ -18,11 +18,13 @@ from tessera.core.records import RESIGN
 from tessera.core.texts import Text
 from tessera.server.events import Events
 from tessera.server.http.errors import ServiceError
+from tessera.server.match import tables
 from tessera.server.match.clocks import clock_first_left, clock_left, clock_stop, clock_stop_all, flagged, next_flag_in
-from tessera.server.match.live import Games, Unchanged, Work, abortable, after_move, columns, seat_of
+from tessera.server.match.knowledge import abortable
+from tessera.server.match.live import Games, Unchanged, Work, after_move, columns, seat_of
 from tessera.server.match.results import abort_result, aborted_by_result, forfeit_result
+from tessera.server.match.tables import MoveRow
 from tessera.server.match.views import Views
-from tessera.server.store.storage import MoveRow
 
 NOT_ABORTABLE = Text(
     "refusal.not_abortable", "every player has moved: the game can no longer be aborted (resign instead)"
@@ -39,8 +41,8 @@ def finish(w: Work, result: dict[str, Any], **more: Any) -> None:
     row = w.row
     clock_stop_all(row.clock, time.time())
     row.result, row.status, row.undo_request = result, "finished", None
-    w.tx.update_game(row.id, status="finished", result=result, clock=row.clock, undo_request=None, **more)
-    w.tx.delete_sealed(row.id)
+    tables.update_game(w.tx, row.id, status="finished", result=result, clock=row.clock, undo_request=None, **more)
+    tables.delete_sealed(w.tx, row.id)
     w.sealed = {}
 
 
@@ -88,7 +90,7 @@ class Endings:
         added: list[MoveRow] = []
         for p in late:
             new.resign(p)
-            w.tx.insert_move(row.id, n, p, RESIGN)
+            tables.insert_move(w.tx, row.id, n, p, RESIGN)
             added.append(MoveRow(n, p, RESIGN))
             n += 1
             if new.is_terminal():
@@ -96,7 +98,7 @@ class Endings:
         after_move(row, new, late, now)
         for p in late:
             row.clock["remaining"][p] = 0.0
-        w.tx.update_game(row.id, **columns(row))
+        tables.update_game(w.tx, row.id, **columns(row))
         w.moves = [*w.moves, *added]
         w.state = new
         return new.is_terminal()
@@ -184,10 +186,10 @@ class Endings:
         except IllegalMove as e:
             raise ServiceError(409, e.text) from None
         n = w.state.move_number()
-        w.tx.insert_move(w.row.id, n, seat, RESIGN)
+        tables.insert_move(w.tx, w.row.id, n, seat, RESIGN)
         w.moves = [*w.moves, MoveRow(n, seat, RESIGN)]
         after_move(w.row, new, [seat], time.time())
-        w.tx.update_game(w.row.id, **columns(w.row))
+        tables.update_game(w.tx, w.row.id, **columns(w.row))
         w.state = new
 
     def guarded(

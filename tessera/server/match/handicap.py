@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from tessera.core.texts import Text
 from tessera.server.http.errors import ServiceError
+from tessera.server.match import tables
 from tessera.server.match.clocks import is_correspondence
 
 if TYPE_CHECKING:
@@ -30,6 +31,6 @@ def halve_clock(endings: Endings, game_id: str, token: str | None) -> dict[str, 
         if any(mover == seat for mover, _ in w.state.history()):
             raise ServiceError(409, Text("refusal.berserk_moved", "the clock is halved before one's first move"))
         clock["remaining"][seat] = clock["remaining"][seat] / 2.0
-        w.tx.update_game(w.row.id, clock=clock)
+        tables.update_game(w.tx, w.row.id, clock=clock)
 
     return endings.guarded(game_id, token, "the game is over: its clock can no longer be halved", body)

@@ -12,6 +12,7 @@ the plain-text move list (:func:`text_record`, :func:`tessera.core.records.parse
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tessera.core import records
@@ -22,7 +23,7 @@ from tessera.server.match.inputs import check_seed, clean_name, load_checked
 from tessera.server.match.results import agreement_result, forfeit_result
 
 if TYPE_CHECKING:
-    from tessera.server.store.storage import GameRow, MoveRow
+    from tessera.server.match.tables import GameRow, MoveRow
 
 RECORD_FORMAT = "tessera-record"
 RECORD_VERSION = 1
@@ -66,6 +67,22 @@ def draws_possible(game: Game) -> str | None:
     if game.num_players != 2:
         return f"draw offers are for two-player games; this {game.name} game has {game.num_players} players"
     return game.why_no_draw()
+
+
+def abortable(status: str, seats: int, moves: Iterable[MoveRow]) -> bool:
+    """Whether a game may still be aborted: it is going on and some seat has not yet made a move (a
+    simultaneous turn is a move of every seat).  Reads the moves from the first only until every
+    seat has moved (every view asks: not the whole game each time)."""
+    if status != "active":
+        return False
+    moved: set[int] = set()
+    for m in moves:
+        if m.player < 0:
+            return False
+        moved.add(m.player)
+        if len(moved) >= seats:
+            return False
+    return True
 
 
 # -- sealed orders (Nelaxtam's simultaneous turns) ----------------------------------------

@@ -15,7 +15,7 @@ import copy
 import secrets
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,11 +25,13 @@ from tessera.core.game import SIMULTANEOUS, Game, State
 from tessera.core.records import RESIGN
 from tessera.server.events import Changed
 from tessera.server.http.errors import ServiceError
+from tessera.server.match import tables
 from tessera.server.match.clocks import clock_start, clock_stop
 from tessera.server.match.inputs import load_or_refuse
 from tessera.server.match.knowledge import movers, replay_moves
 from tessera.server.match.results import rules_result
-from tessera.server.store.storage import GameRow, MoveRow, SeatRow, Storage, Transaction
+from tessera.server.match.tables import GameRow, MoveRow, SeatRow
+from tessera.server.store.storage import Storage, Transaction
 
 CACHE_GAMES = 4096
 """How many games the service keeps in memory (the rest are read and replayed when next used)."""
@@ -153,23 +155,9 @@ def undo_waiting(row: GameRow, moves: list[MoveRow]) -> list[int]:
 
 def changed_event(row: GameRow) -> Changed:
     """The event announcing this process's change of the game ``row`` (stored)."""
-    return Changed(row.id, True, any(s.kind == "ai" for s in row.seats), row.clock is not None)
-
-
-def abortable(status: str, seats: int, moves: Iterable[MoveRow]) -> bool:
-    """Whether a game may still be aborted: it is going on and some seat has not yet made a move (a
-    simultaneous turn is a move of every seat).  Reads the moves from the first only until every
-    seat has moved (every view asks: not the whole game each time)."""
-    if status != "active":
-        return False
-    moved: set[int] = set()
-    for m in moves:
-        if m.player < 0:
-            return False
-        moved.add(m.player)
-        if len(moved) >= seats:
-            return False
-    return True
+    return Changed(
+        row.id, True, any(s.kind == "ai" for s in row.seats), row.clock is not None, row.status == "finished"
+    )
 
 
 def after_move(row: GameRow, new: State, stepped: list[int], now: float) -> None:
@@ -286,12 +274,12 @@ class Games:
 
     def read(self, tx: Transaction, game_id: str, row: GameRow | None = None) -> Live:
         """The game as stored (the only place a position is rebuilt from its moves)."""
-        row = row if row is not None else tx.get_game(game_id)
+        row = row if row is not None else tables.get_game(tx, game_id)
         if row is None:
             raise ServiceError(404, f"there is no game {game_id!r}")
-        moves = tx.moves(game_id)
+        moves = tables.moves(tx, game_id)
         state = replay_moves(self.game(row.spec), row.seed, moves)
-        sealed = tx.sealed(game_id, state.move_number()) if state.current_player() == SIMULTANEOUS else {}
+        sealed = tables.sealed(tx, game_id, state.move_number()) if state.current_player() == SIMULTANEOUS else {}
         return Live(row, state, moves, sealed)
 
     def install(self, live: Live) -> None:
@@ -317,7 +305,7 @@ class Games:
             return live
         with self.storage.transaction() as tx:
             if live is not None:
-                stored = tx.version(game_id)
+                stored = tables.version(tx, game_id)
                 if stored == live.row.version:
                     return live
                 if stored is None:
@@ -338,12 +326,12 @@ class Games:
     def fresh(self, live: Live) -> bool:
         """Whether ``live`` is still the stored version."""
         with self.storage.transaction() as tx:
-            return tx.version(live.row.id) == live.row.version
+            return tables.version(tx, live.row.id) == live.row.version
 
     def version(self, game_id: str) -> int:
         """The game's stored version (``ServiceError`` 404 if there is no such game)."""
         with self.storage.transaction() as tx:
-            v = tx.version(game_id)
+            v = tables.version(tx, game_id)
         if v is None:
             raise ServiceError(404, f"there is no game {game_id!r}")
         return v
@@ -351,10 +339,10 @@ class Games:
     def stored(self, game_id: str) -> tuple[GameRow, list[MoveRow]]:
         """The stored game and its moves (records read the database, never the cache)."""
         with self.storage.transaction() as tx:
-            row = tx.get_game(game_id)
+            row = tables.get_game(tx, game_id)
             if row is None:
                 raise ServiceError(404, f"there is no game {game_id!r}")
-            return row, tx.moves(game_id)
+            return row, tables.moves(tx, game_id)
 
     # -- writing -------------------------------------------------------------------------
     @contextmanager
@@ -365,11 +353,11 @@ class Games:
         with self.locked(game_id):
             live = self.cached(game_id)
             with self.storage.transaction(write=True) as tx:
-                if live is not None and tx.bump_version(game_id, live.row.version):
+                if live is not None and tables.bump_version(tx, game_id, live.row.version):
                     row = copy_row(live.row)
                     row.version += 1
                 else:
-                    locked = tx.lock_game(game_id)  # bumps the version: serialises writers of this game
+                    locked = tables.lock_game(tx, game_id)  # bumps the version: serialises writers of this game
                     if locked is None:
                         raise ServiceError(404, f"there is no game {game_id!r}")
                     live = self.read(tx, game_id, locked)

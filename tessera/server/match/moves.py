@@ -15,7 +15,7 @@ and one ``INSERT``, acknowledged only after the commit; a game changed meanwhile
 request or process) is read again and the move prepared again (at most three times).  Where
 the commit runs depends on the driver and the database: a thread commits where it is; on the
 event loop an SQLite file commits on the loop when nothing has to be waited for
-(:meth:`tessera.server.store.storage.Storage.append_move_now`), PostgreSQL commits on the loop with
+(:func:`tessera.server.match.tables.append_move_now`), PostgreSQL commits on the loop with
 its asynchronous driver (:class:`tessera.server.store.pg_loop.LoopWriter`), and anything else (a
 sealed order, a busy database) goes to a worker thread.
 
@@ -40,14 +40,16 @@ from tessera.core.game import GAME_OVER, SIMULTANEOUS, IllegalMove, State
 from tessera.core.texts import Text, name_text
 from tessera.server.events import Events
 from tessera.server.http.errors import ServiceError
+from tessera.server.match import tables
 from tessera.server.match.clocks import clock_stop, flagged
 from tessera.server.match.endings import Endings
 from tessera.server.match.inputs import MAX_MOVE_CHARS
 from tessera.server.match.knowledge import is_retry
 from tessera.server.match.live import Games, Live, Stale, after_move, changed_event, columns, copy_row, seat_of
 from tessera.server.match.results import names
+from tessera.server.match.tables import GameRow, MoveRow
 from tessera.server.match.views import Views
-from tessera.server.store.storage import Conflict, GameRow, MoveRow
+from tessera.server.store.storage import Conflict
 
 log = logging.getLogger("tessera.server.match.moves")
 
@@ -199,11 +201,12 @@ class MovePipeline:
                 continue
             except Conflict as e:
                 raise ServiceError(409, f"stale move: another move was stored first ({e})") from None
+            event = changed_event(new.row)  # read while the walk is still in live.py (after Games.advance)
             if change:
                 answer = {**self.views.ack(new, prepared.seat), "change": self.views.change(live, new, prepared.seat)}
             else:
                 answer = self.views.view(new, prepared.seat) if view else self.views.ack(new, prepared.seat)
-            self.events.publish(changed_event(new.row))  # publish
+            self.events.publish(event)  # publish
             return answer
 
     # -- prepare ---------------------------------------------------------------------------
@@ -316,24 +319,24 @@ class MovePipeline:
             if self.games.cached(game_id) is not live:
                 raise Stale
             with self.storage.transaction(write=True) as tx:
-                if not tx.bump_version(game_id, row.version, **columns(nrow)):
+                if not tables.bump_version(tx, game_id, row.version, **columns(nrow)):
                     raise Stale
                 if not nrow.seats[p.seat].claimed:
-                    tx.claim_seat(game_id, p.seat)
+                    tables.claim_seat(tx, game_id, p.seat)
                     nrow.seats[p.seat].claimed = True
                 if p.order is not None:
-                    tx.insert_sealed(game_id, live.state.move_number(), p.seat, p.order)
+                    tables.insert_sealed(tx, game_id, live.state.move_number(), p.seat, p.order)
                 if p.record is not None:
-                    tx.insert_move(game_id, p.record.index, p.record.player, p.record.move)
+                    tables.insert_move(tx, game_id, p.record.index, p.record.player, p.record.move)
                     if p.order is not None:
-                        tx.delete_sealed(game_id)
+                        tables.delete_sealed(tx, game_id)
                 tx.changed(game_id)
             nrow.version += 1
             return self.games.advance(live, nrow, p.state, p.record, p.sealed)
 
     def _commit_now(self, live: Live, p: Prepared) -> Live | None:
         """Store a move on the calling thread (the event loop) through SQLite's own connection if
-        nothing has to be waited for (:meth:`Storage.append_move_now`); None if something would."""
+        nothing has to be waited for (:func:`tables.append_move_now`); None if something would."""
         game_id = live.row.id
         with self.games.locked_now(game_id) as got:
             if not got:
@@ -344,7 +347,7 @@ class MovePipeline:
             claim = None if nrow.seats[p.seat].claimed else p.seat
             assert p.record is not None
             record = (p.record.index, p.record.player, p.record.move)
-            done = self.storage.append_move_now(game_id, live.row.version, columns(nrow), record, claim)
+            done = tables.append_move_now(self.storage, game_id, live.row.version, columns(nrow), record, claim)
             if done is None:
                 return None
             if not done:

@@ -13,13 +13,14 @@ from typing import Any
 from tessera.core.game import IllegalMove
 from tessera.server.events import Events
 from tessera.server.http.errors import ServiceError, short
+from tessera.server.match import tables
 from tessera.server.match.clocks import clock_new, clock_start, correspondence_new, is_correspondence
 from tessera.server.match.inputs import check_seed, load_or_refuse
 from tessera.server.match.knowledge import movers, parse_record, record_dict, replay_moves, text_record
 from tessera.server.match.live import Games
 from tessera.server.match.results import rules_result
 from tessera.server.match.seats import Created, Seats
-from tessera.server.store.storage import MoveRow
+from tessera.server.match.tables import MoveRow
 
 LIVE = ("open", "active")
 """The statuses of a game in progress (waiting for its players, or being played)."""
@@ -72,7 +73,7 @@ class Records:
         with self.games.write(created.game_id) as w:
             row = w.row
             for i, (p, mv) in enumerate(played):
-                w.tx.insert_move(row.id, i, p, mv)
+                tables.insert_move(w.tx, row.id, i, p, mv)
             w.moves = [MoveRow(i, p, mv) for i, (p, mv) in enumerate(played)]
             w.state = state
             if imported:
@@ -88,9 +89,9 @@ class Records:
                         row.clock = clock_new(row.clock["initial"], row.clock["increment"], n)
                     if row.status == "active":
                         clock_start(row.clock, movers(state), time.time())
-                w.tx.update_game(row.id, status=row.status, result=row.result, clock=row.clock)
+                tables.update_game(w.tx, row.id, status=row.status, result=row.result, clock=row.clock)
             else:
-                w.tx.update_game(row.id, status=row.status)
+                tables.update_game(w.tx, row.id, status=row.status)
         self.events.publish(self.games.changed(created.game_id))
 
     def import_record(self, record: dict[str, Any] | str) -> Created:

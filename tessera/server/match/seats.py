@@ -14,12 +14,14 @@ from typing import Any
 
 from tessera.server.events import Events
 from tessera.server.http.errors import ServiceError, short
+from tessera.server.match import tables
 from tessera.server.match.clocks import clock_from, clock_start, flagged
 from tessera.server.match.endings import Endings
 from tessera.server.match.inputs import MODES, check_seed, clean_name, new_game_id, new_token, seat_plan
 from tessera.server.match.knowledge import movers
 from tessera.server.match.live import Games, Live, Unchanged, Work, copy_row, seat_of
-from tessera.server.store.storage import GameRow, SeatRow, Transaction
+from tessera.server.match.tables import GameRow, SeatRow
+from tessera.server.store.storage import Transaction
 
 Within = Callable[[Transaction, "Created"], None]
 """Writes that belong to a new game's creation (the accounts bound to its seats, the challenge or
@@ -44,7 +46,7 @@ def maybe_start_clock(w: Work) -> None:
     if any(v is not None for v in row.clock["since"]):
         return
     clock_start(row.clock, [p for p in movers(w.state) if p not in w.sealed], time.time())
-    w.tx.update_game(row.id, clock=row.clock)
+    tables.update_game(w.tx, row.id, clock=row.clock)
 
 
 class Seats:
@@ -168,7 +170,7 @@ class Seats:
             invited = {i for i in range(n) if kinds[i][0] == "invite"}
         created = Created(row.id, tokens, {i: seats[i].token for i in sorted(invited)})
         with self.games.storage.transaction(write=True) as tx:
-            tx.insert_game(row)
+            tables.insert_game(tx, row)
             if within is not None:
                 within(tx, created)
             tx.changed(row.id)
@@ -190,7 +192,7 @@ class Seats:
             if not free:
                 raise ServiceError(409, "every seat of this game is taken; you can watch it")
             s = free[0]
-            w.tx.claim_seat(row.id, s.seat)
+            tables.claim_seat(w.tx, row.id, s.seat)
             s.claimed = True
             maybe_start_clock(w)
         self.events.publish(self.games.changed(game_id))
@@ -213,7 +215,7 @@ class Seats:
                 changed = flagged(w.row, time.time())
                 self.endings.enforce_clock(w, time.time())
                 if seat is not None and not w.row.seats[seat].claimed:
-                    w.tx.claim_seat(game_id, seat)
+                    tables.claim_seat(w.tx, game_id, seat)
                     w.row.seats[seat].claimed = True
                     maybe_start_clock(w)
                     changed = True

@@ -15,11 +15,12 @@ from tessera.core.game import SIMULTANEOUS
 from tessera.core.records import RESIGN
 from tessera.core.texts import Text
 from tessera.server.http.errors import ServiceError
+from tessera.server.match import tables
 from tessera.server.match.clocks import clock_start, clock_stop_all
 from tessera.server.match.declines import UNDO, check_may_ask, declined
 from tessera.server.match.knowledge import movers, replay_moves
 from tessera.server.match.live import undo_waiting
-from tessera.server.store.storage import GameRow, MoveRow
+from tessera.server.match.tables import GameRow, MoveRow
 
 if TYPE_CHECKING:
     from tessera.server.match.endings import Endings
@@ -82,8 +83,8 @@ def undo_target(row: GameRow, moves: list[MoveRow], seat: int) -> int:
 def take_back(w: Work, target: int) -> None:
     """Delete every move from ``target`` on and replay the rest; clocks restart for whoever is to move."""
     row = w.row
-    w.tx.delete_moves_from(row.id, target)
-    w.tx.delete_sealed(row.id)
+    tables.delete_moves_from(w.tx, row.id, target)
+    tables.delete_sealed(w.tx, row.id)
     w.moves = w.moves[:target]
     w.state = replay_moves(w.state.game, row.seed, w.moves)
     w.sealed = {}
@@ -94,7 +95,7 @@ def take_back(w: Work, target: int) -> None:
         now = time.time()
         clock_stop_all(row.clock, now)
         clock_start(row.clock, movers(w.state), now)
-    w.tx.update_game(row.id, undo_request=None, undo_agreed=0, draw_offer=None, clock=row.clock)
+    tables.update_game(w.tx, row.id, undo_request=None, undo_agreed=0, draw_offer=None, clock=row.clock)
 
 
 class Undo:
@@ -133,7 +134,7 @@ class Undo:
                 check_may_ask(w.tx, row.id, seat, UNDO, len(w.moves))
                 row.undo_request, row.undo_agreed = seat, 0
                 if undo_waiting(row, w.moves):
-                    w.tx.update_game(game_id, undo_request=seat, undo_agreed=0)
+                    tables.update_game(w.tx, game_id, undo_request=seat, undo_agreed=0)
                 else:  # no other human seat has a say (the others are AI seats, resigned or not yet taken)
                     take_back(w, target)
 
@@ -170,12 +171,12 @@ class Undo:
             if not accept:
                 declined(w.tx, game_id, row.undo_request, UNDO, len(w.moves))
                 row.undo_request, row.undo_agreed = None, 0
-                w.tx.update_game(game_id, undo_request=None, undo_agreed=0)
+                tables.update_game(w.tx, game_id, undo_request=None, undo_agreed=0)
             elif waiting == [seat]:
                 take_back(w, undo_target(row, w.moves, row.undo_request))
             else:
                 undo_target(row, w.moves, row.undo_request)  # still possible (an AI may have resigned since)
                 row.undo_agreed |= 1 << seat
-                w.tx.update_game(game_id, undo_agreed=row.undo_agreed)
+                tables.update_game(w.tx, game_id, undo_agreed=row.undo_agreed)
 
         return self.endings.guarded(game_id, token, OVER, body)

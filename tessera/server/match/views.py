@@ -17,10 +17,11 @@ from tessera.core.registry import game_class
 from tessera.server.events import Presence
 from tessera.server.http.encoding import dumps, loads
 from tessera.server.http.errors import ServiceError
+from tessera.server.match import tables
 from tessera.server.match.changes import diff
 from tessera.server.match.clocks import clock_public, clock_settings, flagged
-from tessera.server.match.knowledge import draws_possible, render_for, replay_moves, spectator_render
-from tessera.server.match.live import Games, Live, abortable, seat_of, undo_waiting
+from tessera.server.match.knowledge import abortable, draws_possible, render_for, replay_moves, spectator_render
+from tessera.server.match.live import Games, Live, seat_of, undo_waiting
 
 RENDER_CACHE = 64
 """How many render descriptions (game, version, seat) are kept: a move's answer and its pushes share one.
@@ -262,9 +263,9 @@ class Views:
         with self.games.storage.transaction() as tx:
             if status == "open":
                 ids = creators.open_games(tx, limit=limit, offset=offset, per_creator=per_creator, player=player)
-                rows = [r for r in (tx.get_game(gid) for gid in ids) if r is not None]
+                rows = [r for r in (tables.get_game(tx, gid) for gid in ids) if r is not None]
             else:
-                rows = tx.list_games(status=status, limit=limit)
+                rows = tables.list_games(tx, status=status, limit=limit)
         out = []
         for r in rows:
             free = [s.seat for s in r.seats if s.kind == "human" and not s.claimed]

@@ -9,8 +9,8 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from tessera.server.accounts.queries import seat_holders_of
 from tessera.server.accounts.security import Refused
-from tessera.server.accounts.tables import seat_accounts_table
 from tessera.server.moderation.tables import blocks_table, moderation_accounts_table
 
 
@@ -71,8 +71,6 @@ def engine_marked() -> sa.Select[Any]:
 def blocked_at_seats(tx: Any, game_id: str, seats: Iterable[int]) -> dict[int | None, set[str]]:
     """For each of a game's ``seats`` held by an account: the accounts that account blocks (their
     chat lines do not reach that seat)."""
-    s = seat_accounts_table
-    rows = tx.conn.execute(sa.select(s.c.seat, s.c.user_id).where(s.c.game_id == game_id, s.c.seat.in_(list(seats))))
-    holders = {int(seat): str(uid) for seat, uid in rows}
+    holders = seat_holders_of(tx, game_id, seats)
     blocks = blocked_by(tx, holders.values())
     return {seat: blocks[uid] for seat, uid in holders.items() if uid in blocks}

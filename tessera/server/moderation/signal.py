@@ -14,13 +14,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import sqlalchemy as sa
-
 from tessera.agents.mcts import MCTSAgent
 from tessera.core.game import SIMULTANEOUS, IllegalMove
-from tessera.server.accounts.tables import account_games_table, seat_accounts_table
+from tessera.server.accounts.queries import account_seats
 from tessera.server.match.inputs import load_checked
-from tessera.server.store.storage import Storage, games_table
+from tessera.server.match.queries import ended_seats, stored_game
+from tessera.server.store.storage import Storage
 
 ITERATIONS = 200
 """The search's budget per position (iterations of UCT), the same for every account."""
@@ -52,17 +51,8 @@ class Signal:
 
 def rated_games(storage: Storage, user_id: str, limit: int = GAMES) -> list[tuple[str, int]]:
     """The account's latest finished rated games: ``(game_id, seat)`` pairs, newest first."""
-    s, ag, g = seat_accounts_table, account_games_table, games_table
     with storage.transaction() as tx:
-        rows = tx.conn.execute(
-            sa.select(s.c.game_id, s.c.seat)
-            .join(ag, ag.c.game_id == s.c.game_id)
-            .join(g, g.c.id == s.c.game_id)
-            .where(s.c.user_id == user_id, ag.c.rated.is_(True), g.c.status != "active")
-            .order_by(g.c.created_at.desc())
-            .limit(limit)
-        ).all()
-    return [(str(r[0]), int(r[1])) for r in rows]
+        return ended_seats(tx, account_seats(user_id, rated=True), limit)
 
 
 def compute(storage: Storage, user_id: str, *, iterations: int = ITERATIONS, games: int = GAMES) -> Signal:
@@ -71,11 +61,10 @@ def compute(storage: Storage, user_id: str, *, iterations: int = ITERATIONS, gam
         raise ValueError(f"iterations must be at least 1, not {iterations}")
     moves = matches = examined = 0
     for game_id, seat in rated_games(storage, user_id, games):
-        with storage.transaction() as tx:
-            row = tx.get_game(game_id)
-            stored = tx.moves(game_id)
-        if row is None:
+        found = stored_game(storage, game_id)
+        if found is None:
             continue
+        row, stored = found
         state = load_checked(row.spec).new_initial_state(seed=row.seed)
         examined += 1
         agent = MCTSAgent(seed=SEED)

@@ -20,6 +20,7 @@ from tessera.server.accounts.model import User
 from tessera.server.accounts.security import Refused
 from tessera.server.accounts.tables import account_games_table, seat_accounts_table, users_table
 from tessera.server.chat.tables import chat_messages_table
+from tessera.server.match.tables import games_table
 from tessera.server.moderation.tables import (
     blocks_table,
     engine_signals_table,
@@ -27,7 +28,7 @@ from tessera.server.moderation.tables import (
     moderation_log_table,
     reports_table,
 )
-from tessera.server.store.storage import Storage, Transaction, games_table
+from tessera.server.store.storage import Storage, Transaction
 
 REASONS = ("abuse", "cheating", "spam", "boosting", "username", "other")
 """Why a player reports: insults or harassment, engine use, spam, rating manipulation, an offensive

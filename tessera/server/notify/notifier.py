@@ -29,10 +29,8 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any
 
-import sqlalchemy as sa
-
+from tessera.server.accounts.queries import seat_holders
 from tessera.server.accounts.store import AccountStore, seat_result
-from tessera.server.accounts.tables import seat_accounts_table
 from tessera.server.events import AccountChanged, Changed, Event, Events
 from tessera.server.match.service import MatchService
 from tessera.server.notify import push
@@ -62,13 +60,6 @@ COALESCE = 0.01
 
 CHALLENGE_FRESH = 600.0
 """A pending challenge is pushed only if made within these many seconds."""
-
-
-_seat = seat_accounts_table.c
-BOUND = sa.select(_seat.game_id, _seat.seat, _seat.user_id).where(
-    _seat.game_id.in_(sa.bindparam("ids", expanding=True))
-)
-"""The accounts bound to some games' seats: one statement, built once (not once per batch of changes)."""
 
 
 class Notifier:
@@ -192,13 +183,8 @@ class Notifier:
     # -- a game changed ---------------------------------------------------------------------------
     def _bound(self, game_ids: list[str]) -> dict[str, dict[int, str]]:
         """The accounts bound to the seats of each game (game id → seat → user id), one read."""
-        out: dict[str, dict[int, str]] = {}
         with self.service.storage.transaction() as tx:
-            for i in range(0, len(game_ids), BATCH):
-                rows = tx.conn.execute(BOUND, {"ids": game_ids[i : i + BATCH]})
-                for r in rows:
-                    out.setdefault(str(r.game_id), {})[int(r.seat)] = str(r.user_id)
-        return out
+            return seat_holders(tx, game_ids, BATCH)
 
     def _may_push(self, game_id: str, local: bool) -> bool:
         """Whether a change may call for a push from here (see :meth:`_game`)."""

@@ -19,6 +19,7 @@ from sqlalchemy.exc import IntegrityError
 
 from tessera.server.accounts.tables import users_table
 from tessera.server.http.errors import ServiceError
+from tessera.server.match.tables import games_table
 from tessera.server.notify.tables import (
     email_table,
     email_tokens_table,
@@ -26,7 +27,7 @@ from tessera.server.notify.tables import (
     secrets_table,
     subscriptions_table,
 )
-from tessera.server.store.storage import Storage, games_table
+from tessera.server.store.storage import Storage
 
 KINDS = ("turn", "challenge", "end")
 """What a push subscription may ask for: your turn, a challenge received, a game over."""

@@ -11,16 +11,14 @@ from __future__ import annotations
 import time
 from typing import Any
 
-import sqlalchemy as sa
-
 from tessera.core.game import SIMULTANEOUS
-from tessera.server.accounts.tables import seat_accounts_table
+from tessera.server.accounts.queries import account_seats
 from tessera.server.http.errors import ServiceError
 from tessera.server.match.clocks import clock_public
 from tessera.server.match.knowledge import movers
 from tessera.server.match.live import Live
+from tessera.server.match.queries import active_seats, active_token_seats
 from tessera.server.match.service import MatchService
-from tessera.server.store.storage import games_table, seats_table
 
 MAX_TOKENS = 500
 """Seat tokens one request may show (as many as a guest's claim into an account)."""
@@ -57,24 +55,9 @@ def seats_of(service: MatchService, *, user_id: str | None, tokens: list[str]) -
     """The seats of active games held by the account ``user_id`` and by the seat ``tokens``."""
     found: dict[str, set[int]] = {}
     with service.storage.transaction() as tx:
-        if user_id is not None:
-            rows = tx.conn.execute(
-                sa.select(seat_accounts_table.c.game_id, seat_accounts_table.c.seat)
-                .join(games_table, games_table.c.id == seat_accounts_table.c.game_id)
-                .where(seat_accounts_table.c.user_id == user_id, games_table.c.status == "active")
-                .order_by(games_table.c.updated_at.desc())
-                .limit(MAX_GAMES)
-            )
-            for r in rows:
-                found.setdefault(r.game_id, set()).add(int(r.seat))
-        for i in range(0, len(tokens), 100):
-            rows = tx.conn.execute(
-                sa.select(seats_table.c.game_id, seats_table.c.seat)
-                .join(games_table, games_table.c.id == seats_table.c.game_id)
-                .where(seats_table.c.token.in_(tokens[i : i + 100]), games_table.c.status == "active")
-            )
-            for r in rows:
-                found.setdefault(r.game_id, set()).add(int(r.seat))
+        held = active_seats(tx, account_seats(user_id), MAX_GAMES) if user_id is not None else []
+        for game_id, seat in held + active_token_seats(tx, tokens):
+            found.setdefault(game_id, set()).add(seat)
     return found
 
 

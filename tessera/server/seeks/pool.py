@@ -38,7 +38,7 @@ import secrets
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,9 +46,9 @@ import sqlalchemy as sa
 
 from tessera.server.accounts import glicko2
 from tessera.server.accounts.live import announce
+from tessera.server.accounts.queries import names, rating_and_deviation, ratings_of_names
 from tessera.server.accounts.security import Refused, state_text
 from tessera.server.accounts.store import AI_LEVELS, AccountStore, User, ai_username, bind_seats
-from tessera.server.accounts.tables import ratings_table, users_table
 from tessera.server.ai.ratings import level_ratings
 from tessera.server.http.errors import ServiceError
 from tessera.server.match.clocks import clock_from, clock_settings
@@ -149,6 +149,12 @@ class Seek:
     seat: int | None = None
     token: str | None = None
     username: str | None = None
+
+
+def _named(tx: Transaction, rows: Sequence[Any]) -> list[dict[str, Any]]:
+    """Seek rows with their seeker's account name (``username``: None for a guest or an unknown account)."""
+    who = names(tx, (r["user_id"] for r in rows if r["user_id"] is not None))
+    return [{**r, "username": who[r["user_id"]][0] if r["user_id"] in who else None} for r in rows]
 
 
 def _seek(r: Any) -> Seek:
@@ -271,12 +277,8 @@ class SeekPool:
         if user is None:
             return glicko2.START_RATING, glicko2.START_RD
         with self.storage.transaction() as tx:
-            r = tx.conn.execute(
-                sa.select(ratings_table.c.rating, ratings_table.c.rd).where(
-                    ratings_table.c.user_id == user.id, ratings_table.c.pool == pool
-                )
-            ).first()
-        return (glicko2.START_RATING, glicko2.START_RD) if r is None else (float(r.rating), float(r.rd))
+            r = rating_and_deviation(tx, user.id, pool)
+        return (glicko2.START_RATING, glicko2.START_RD) if r is None else r
 
     def create(self, who: Who, game: str, *, rated: bool, clock: Any) -> dict[str, Any]:
         """A new standing seek: its public form, its ``id`` and the ``secret`` its seeker keeps
@@ -368,16 +370,9 @@ class SeekPool:
     def _load(self, seek_id: str) -> Seek | None:
         t = seeks_table
         with self.storage.transaction() as tx:
-            r = (
-                tx.conn.execute(
-                    sa.select(t, users_table.c.username)
-                    .select_from(t.outerjoin(users_table, users_table.c.id == t.c.user_id))
-                    .where(t.c.id == seek_id)
-                )
-                .mappings()
-                .first()
-            )
-        return None if r is None else _seek(r)
+            found = tx.conn.execute(sa.select(t).where(t.c.id == seek_id)).mappings().all()
+            rows = _named(tx, found)
+        return _seek(rows[0]) if rows else None
 
     def _own(self, who: Who, seek_id: str, secret: str | None) -> Seek:
         """The seek if it is the asker's (its secret, or the asker's account); 404 or 403 otherwise."""
@@ -405,11 +400,7 @@ class SeekPool:
         else the level's measured starting rating in that game (tessera.server.ai.ratings)."""
         names = {ai_username(lv): lv for lv in AI_LEVELS}
         with self.storage.transaction() as tx:
-            rows = tx.conn.execute(
-                sa.select(users_table.c.username, ratings_table.c.rating, ratings_table.c.games)
-                .join(ratings_table, ratings_table.c.user_id == users_table.c.id)
-                .where(users_table.c.username_key.in_(list(names)), ratings_table.c.pool == pool)
-            ).all()
+            rows = ratings_of_names(tx, list(names), pool)
         out = {lv: r.rating for lv, r in level_ratings(pool).items()}
         for name, rating, games in rows:
             if games > 0:
@@ -472,10 +463,9 @@ class SeekPool:
         """The standing seeks, oldest first (``mine``: the asker's own)."""
         t = seeks_table
         with self.storage.transaction() as tx:
-            rows = (
+            found = (
                 tx.conn.execute(
-                    sa.select(t, users_table.c.username)
-                    .select_from(t.outerjoin(users_table, users_table.c.id == t.c.user_id))
+                    sa.select(t)
                     .where(t.c.status == STANDING, t.c.seen_at >= time.time() - self.stale_seconds)
                     .order_by(t.c.created_at)
                     .limit(limit)
@@ -483,6 +473,7 @@ class SeekPool:
                 .mappings()
                 .all()
             )
+            rows = _named(tx, found)
         now = time.time()
         return [
             {**self._public(s, now, owner=False), "mine": who is not None and s.client == who.client}
@@ -575,15 +566,7 @@ class SeekPool:
                     .where(t.c.status == "pairing", t.c.updated_at < now - STUCK_SECONDS)
                     .values(status=STANDING, updated_at=now)
                 )
-                rows = (
-                    tx.conn.execute(
-                        sa.select(t, users_table.c.username)
-                        .select_from(t.outerjoin(users_table, users_table.c.id == t.c.user_id))
-                        .where(t.c.status == STANDING)
-                    )
-                    .mappings()
-                    .all()
-                )
+                rows = _named(tx, tx.conn.execute(sa.select(t).where(t.c.status == STANDING)).mappings().all())
                 apart = blocked_pairs(tx, [r["user_id"] for r in rows])
             made = []
             for a, b in pair_up([_seek(r) for r in rows], now, apart):

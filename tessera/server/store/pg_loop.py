@@ -10,7 +10,7 @@ asynchronous driver on the event loop, in autocommit mode (one statement, one tr
          moved AS (INSERT INTO moves … SELECT … FROM bumped RETURNING game_id)
     SELECT pg_notify('tessera_games', …) FROM moved
 
-The same changes as :meth:`tessera.server.store.storage.Transaction.bump_version`, ``claim_seat``,
+The same changes as :func:`tessera.server.match.tables.bump_version`, ``claim_seat``,
 ``insert_move`` and ``changed``, all or nothing: if the stored version is no longer the cached
 one the update matches no row and nothing is inserted (no row comes back); a move index
 already taken fails the whole statement.  The other server processes hear of the move by the

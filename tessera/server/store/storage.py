@@ -1,148 +1,32 @@
-"""Storage of games behind one interface (SQLAlchemy 2: SQLite by default, PostgreSQL by URL).
+"""The database behind one interface (SQLAlchemy 2: SQLite by default, PostgreSQL by URL): the engine,
+migrations, transactions.
 
-A game is stored as its parameters, seed and move list (the truth); the
-position is always rebuilt by replaying the moves.  Tables (created by the
-Alembic migrations in ``tessera/server/migrations``):
-
-``games``
-    one row per game: game name, one-string spec, parameters (JSON), seed,
-    mode, status, result (JSON), clock (JSON), a pending undo request (and the
-    seats that have agreed to it), a pending draw offer and a
-    ``version`` counter that every writer bumps first, so that writers of one
-    game are serialised (a row lock in PostgreSQL, the write lock in SQLite).
-``seats``
-    one row per seat: its unguessable token (unique), name, kind (``human`` or
-    ``ai``), AI level and whether a person has claimed it.
-``moves``
-    one row per accepted move, primary key ``(game_id, move_index)``: two
-    racing submissions for the same move index cannot both be stored.
-``sealed_orders``
-    Nelaxtam orders given but not yet resolved, primary key
-    ``(game_id, move_index, player)``; never sent to anyone but their author.
+Every domain defines its tables in its own ``tables`` module on the one :data:`metadata` here (the
+match domain's games, seats, moves and sealed orders in :mod:`tessera.server.match.tables`); the
+tables are created by the Alembic migrations in ``tessera/server/store/migrations``.  This module
+names no table and imports no domain.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import re
 import threading
-import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import IntegrityError
 
 from tessera.server.store.errors import Conflict
 
 log = logging.getLogger("tessera.server.store.storage")
 
 metadata = sa.MetaData()
-
-games_table = sa.Table(
-    "games",
-    metadata,
-    sa.Column("id", sa.String(32), primary_key=True),
-    sa.Column("game", sa.String(32), nullable=False),
-    sa.Column("spec", sa.Text, nullable=False),
-    sa.Column("params", sa.Text, nullable=False),
-    sa.Column("seed", sa.BigInteger, nullable=False),
-    sa.Column("mode", sa.String(16), nullable=False),
-    sa.Column("status", sa.String(16), nullable=False),
-    sa.Column("public", sa.Boolean, nullable=False, default=False),
-    sa.Column("result", sa.Text, nullable=True),
-    sa.Column("clock", sa.Text, nullable=True),
-    sa.Column("undo_request", sa.Integer, nullable=True),
-    sa.Column("draw_offer", sa.Integer, nullable=True),
-    sa.Column("undo_agreed", sa.Integer, nullable=True),
-    sa.Column("version", sa.Integer, nullable=False, default=0),
-    sa.Column("created_at", sa.Float, nullable=False),
-    sa.Column("updated_at", sa.Float, nullable=False),
-)
-
-seats_table = sa.Table(
-    "seats",
-    metadata,
-    sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
-    sa.Column("seat", sa.Integer, primary_key=True),
-    sa.Column("token", sa.String(64), nullable=False, unique=True),
-    sa.Column("name", sa.String(80), nullable=False),
-    sa.Column("kind", sa.String(8), nullable=False),
-    sa.Column("level", sa.Integer, nullable=True),
-    sa.Column("claimed", sa.Boolean, nullable=False, default=False),
-)
-
-moves_table = sa.Table(
-    "moves",
-    metadata,
-    sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
-    sa.Column("move_index", sa.Integer, primary_key=True),
-    sa.Column("player", sa.Integer, nullable=False),
-    sa.Column("move", sa.Text, nullable=False),
-    sa.Column("created_at", sa.Float, nullable=False),
-)
-
-sealed_table = sa.Table(
-    "sealed_orders",
-    metadata,
-    sa.Column("game_id", sa.String(32), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
-    sa.Column("move_index", sa.Integer, primary_key=True),
-    sa.Column("player", sa.Integer, primary_key=True),
-    sa.Column("order", sa.Text, nullable=False),
-    sa.Column("created_at", sa.Float, nullable=False),
-)
-
-
-@dataclass
-class SeatRow:
-    """One seat of a stored game."""
-
-    seat: int
-    token: str
-    name: str
-    kind: str
-    level: int | None
-    claimed: bool
-
-
-@dataclass
-class GameRow:
-    """One stored game (without its moves)."""
-
-    id: str
-    game: str
-    spec: str
-    params: dict[str, Any]
-    seed: int
-    mode: str
-    status: str
-    public: bool
-    result: dict[str, Any] | None
-    clock: dict[str, Any] | None
-    undo_request: int | None
-    version: int
-    created_at: float
-    updated_at: float
-    seats: list[SeatRow] = field(default_factory=list)
-    draw_offer: int | None = None
-    """The seat whose draw offer waits for an answer (None: no offer)."""
-    undo_agreed: int = 0
-    """The seats that have accepted the pending undo request, as a bit mask (bit ``s``: seat ``s``)."""
-
-
-@dataclass
-class MoveRow:
-    """One stored move; ``player`` is -2 (SIMULTANEOUS) for a joint move."""
-
-    index: int
-    player: int
-    move: str
+"""The server's tables, each defined by its domain's ``tables`` module (Alembic's target)."""
 
 
 def default_database_url() -> str:
@@ -291,101 +175,11 @@ def schema_head() -> str:
     return _HEAD[0]
 
 
-def _dump(v: Any) -> str | None:
-    return None if v is None else json.dumps(v, separators=(",", ":"))
-
-
-def _load(v: str | None) -> Any:
-    return None if v is None else json.loads(v)
-
-
-_INSERT_MOVE = moves_table.insert()
-"""Built once: SQLAlchemy then finds its compiled form by the statement's cached key."""
-
-_BUMPS: dict[tuple[str, ...], sa.Update] = {}
-
-
-def _bump_statement(columns: tuple[str, ...]) -> sa.Update:
-    """``UPDATE games SET version = :b_next, <columns> WHERE id = :b_id AND version = :b_version``, built
-    once per set of columns (building and keying a statement per move cost more than running it)."""
-    stmt = _BUMPS.get(columns)
-    if stmt is None:
-        stmt = _BUMPS[columns] = (
-            games_table.update()
-            .where(games_table.c.id == sa.bindparam("b_id"), games_table.c.version == sa.bindparam("b_version"))
-            .values(version=sa.bindparam("b_next"), **{c: sa.bindparam("b_" + c) for c in columns})
-        )
-    return stmt
-
-
-def _bump_params(game_id: str, version: int, values: dict[str, Any]) -> tuple[tuple[str, ...], dict[str, Any]]:
-    """The columns and bound values of :func:`_bump_statement` for :meth:`Transaction.bump_version`."""
-    for key in ("result", "clock", "params"):
-        if key in values:
-            values[key] = _dump(values[key])
-    values["updated_at"] = time.time()
-    params = {"b_id": game_id, "b_version": version, "b_next": version + 1}
-    params.update(("b_" + k, v) for k, v in values.items())
-    return tuple(sorted(values)), params
-
-
-_CLAIM_SEAT = (
-    seats_table.update()
-    .where(seats_table.c.game_id == sa.bindparam("c_game_id"), seats_table.c.seat == sa.bindparam("c_seat"))
-    .values(claimed=True)
-)
-
-
 class Transaction:
     """Reads and writes of one database transaction."""
 
     def __init__(self, conn: Connection) -> None:
         self.conn = conn
-
-    # -- games ---------------------------------------------------------------------------
-    def insert_game(self, row: GameRow) -> None:
-        """Store a new game and its seats."""
-        self.conn.execute(
-            games_table.insert().values(
-                id=row.id,
-                game=row.game,
-                spec=row.spec,
-                params=_dump(row.params),
-                seed=row.seed,
-                mode=row.mode,
-                status=row.status,
-                public=row.public,
-                result=_dump(row.result),
-                clock=_dump(row.clock),
-                undo_request=row.undo_request,
-                draw_offer=row.draw_offer,
-                undo_agreed=row.undo_agreed,
-                version=0,
-                created_at=row.created_at,
-                updated_at=row.updated_at,
-            )
-        )
-        for s in row.seats:
-            self.conn.execute(
-                seats_table.insert().values(
-                    game_id=row.id,
-                    seat=s.seat,
-                    token=s.token,
-                    name=s.name,
-                    kind=s.kind,
-                    level=s.level,
-                    claimed=s.claimed,
-                )
-            )
-
-    def lock_game(self, game_id: str) -> GameRow | None:
-        """Bump the game's version (serialising writers of this game) and read it."""
-        res = self.conn.execute(
-            games_table.update().where(games_table.c.id == game_id).values(version=games_table.c.version + 1)
-        )
-        if res.rowcount == 0:
-            return None
-        return self.get_game(game_id)
 
     def changed(self, game_id: str) -> None:
         """Announce a change of the game to the other server processes when this transaction commits
@@ -394,155 +188,6 @@ class Transaction:
             from tessera.server.store.bus import CHANNEL, notice
 
             self.conn.execute(sa.select(sa.func.pg_notify(CHANNEL, notice(game_id))))
-
-    def version(self, game_id: str) -> int | None:
-        """The game's stored version (None: no such game) — one indexed read."""
-        v = self.conn.execute(sa.select(games_table.c.version).where(games_table.c.id == game_id)).scalar()
-        return None if v is None else int(v)
-
-    def bump_version(self, game_id: str, version: int, **values: Any) -> bool:
-        """Claim the next version if the stored one is still ``version``, writing ``values`` with it.
-
-        One ``UPDATE … WHERE id = ? AND version = ?``: False (nothing written) if another writer
-        got there first.  Like :meth:`lock_game` it serialises writers of the game.
-        """
-        columns, params = _bump_params(game_id, version, values)
-        res = self.conn.execute(_bump_statement(columns), params)
-        return res.rowcount == 1
-
-    def get_game(self, game_id: str) -> GameRow | None:
-        """The game with its seats, or None."""
-        r = self.conn.execute(sa.select(games_table).where(games_table.c.id == game_id)).mappings().first()
-        if r is None:
-            return None
-        seats = [
-            SeatRow(s["seat"], s["token"], s["name"], s["kind"], s["level"], bool(s["claimed"]))
-            for s in self.conn.execute(
-                sa.select(seats_table).where(seats_table.c.game_id == game_id).order_by(seats_table.c.seat)
-            ).mappings()
-        ]
-        return GameRow(
-            id=r["id"],
-            game=r["game"],
-            spec=r["spec"],
-            params=_load(r["params"]),
-            seed=int(r["seed"]),
-            mode=r["mode"],
-            status=r["status"],
-            public=bool(r["public"]),
-            result=_load(r["result"]),
-            clock=_load(r["clock"]),
-            undo_request=r["undo_request"],
-            draw_offer=r["draw_offer"],
-            undo_agreed=r["undo_agreed"] or 0,
-            version=r["version"],
-            created_at=r["created_at"],
-            updated_at=r["updated_at"],
-            seats=seats,
-        )
-
-    def update_game(self, game_id: str, **values: Any) -> None:
-        """Update columns of a game (``result`` and ``clock`` are given as JSON-able values)."""
-        for key in ("result", "clock", "params"):
-            if key in values:
-                values[key] = _dump(values[key])
-        values["updated_at"] = time.time()
-        self.conn.execute(games_table.update().where(games_table.c.id == game_id).values(**values))
-
-    def claim_seat(self, game_id: str, seat: int) -> None:
-        """Mark a seat as taken by a person."""
-        self.conn.execute(_CLAIM_SEAT, {"c_game_id": game_id, "c_seat": seat})
-
-    def list_games(self, *, status: str | None = None, public_only: bool = True, limit: int = 50) -> list[GameRow]:
-        """Recent games, newest first."""
-        q = sa.select(games_table.c.id).order_by(games_table.c.updated_at.desc()).limit(limit)
-        if status is not None:
-            q = q.where(games_table.c.status == status)
-        if public_only:
-            q = q.where(games_table.c.public.is_(True))
-        out = []
-        for (gid,) in self.conn.execute(q):
-            g = self.get_game(gid)
-            if g is not None:
-                out.append(g)
-        return out
-
-    def open_games(self, *, limit: int = 50, offset: int = 0) -> list[GameRow]:
-        """Public games in progress with a human seat nobody has taken, newest first: selected as open
-        in the query itself (other games, however many, never crowd them out of a page)."""
-        free_seat = (
-            sa.select(seats_table.c.game_id)
-            .where(seats_table.c.game_id == games_table.c.id)
-            .where(seats_table.c.kind == "human")
-            .where(seats_table.c.claimed.is_(False))
-            .exists()
-        )
-        q = (
-            sa.select(games_table.c.id)
-            .where(games_table.c.status == "active")
-            .where(games_table.c.public.is_(True))
-            .where(free_seat)
-            .order_by(games_table.c.created_at.desc(), games_table.c.id)
-            .limit(limit)
-            .offset(offset)
-        )
-        out = []
-        for (gid,) in self.conn.execute(q):
-            g = self.get_game(gid)
-            if g is not None:
-                out.append(g)
-        return out
-
-    # -- moves ---------------------------------------------------------------------------
-    def moves(self, game_id: str) -> list[MoveRow]:
-        """Every stored move in order."""
-        rows = self.conn.execute(
-            sa.select(moves_table.c.move_index, moves_table.c.player, moves_table.c.move)
-            .where(moves_table.c.game_id == game_id)
-            .order_by(moves_table.c.move_index)
-        )
-        return [MoveRow(i, p, m) for i, p, m in rows]
-
-    def insert_move(self, game_id: str, index: int, player: int, move: str) -> None:
-        """Store one move; ``Conflict`` if that move index is taken (the transaction is then void)."""
-        try:
-            self.conn.execute(
-                _INSERT_MOVE,
-                {"game_id": game_id, "move_index": index, "player": player, "move": move, "created_at": time.time()},
-            )
-        except IntegrityError as e:
-            raise Conflict(f"move {index} of game {game_id} is already stored") from e
-
-    def delete_moves_from(self, game_id: str, index: int) -> None:
-        """Take back every move from ``index`` on."""
-        self.conn.execute(
-            moves_table.delete().where(moves_table.c.game_id == game_id, moves_table.c.move_index >= index)
-        )
-
-    # -- sealed orders -------------------------------------------------------------------
-    def sealed(self, game_id: str, index: int) -> dict[int, str]:
-        """The sealed orders for move ``index``, by player."""
-        rows = self.conn.execute(
-            sa.select(sealed_table.c.player, sealed_table.c.order).where(
-                sealed_table.c.game_id == game_id, sealed_table.c.move_index == index
-            )
-        )
-        return {p: o for p, o in rows}
-
-    def insert_sealed(self, game_id: str, index: int, player: int, order: str) -> None:
-        """Seal a player's order; ``Conflict`` if he already gave one for this move."""
-        try:
-            self.conn.execute(
-                sealed_table.insert().values(
-                    game_id=game_id, move_index=index, player=player, order=order, created_at=time.time()
-                )
-            )
-        except IntegrityError as e:
-            raise Conflict(f"player {player} has already sealed an order for move {index}") from e
-
-    def delete_sealed(self, game_id: str) -> None:
-        """Forget every sealed order of a game (after resolution or undo)."""
-        self.conn.execute(sealed_table.delete().where(sealed_table.c.game_id == game_id))
 
 
 CHECKPOINT_SECONDS = 1.0
@@ -640,29 +285,20 @@ class Storage:
             finally:
                 self._immediate.on = False
 
-    def append_move_now(
-        self,
-        game_id: str,
-        version: int,
-        values: dict[str, Any],
-        move: tuple[int, int, str],
-        claim_seat: int | None = None,
-    ) -> bool | None:
-        """A move's whole transaction, begun and committed at once on the calling thread (the
-        event loop): :meth:`Transaction.bump_version` from ``version`` with ``values``, the seat
-        claimed if ``claim_seat`` is given, :meth:`Transaction.insert_move` of ``move``
-        (index, player, text).
+    def write_now(self, steps: Sequence[tuple[Any, dict[str, Any], bool, str | None]]) -> bool | None:
+        """One transaction of ``steps``, begun and committed at once on the calling thread (the event
+        loop, for a move: :func:`tessera.server.match.tables.append_move_now`).
 
-        The same statements as :meth:`Transaction.bump_version`, ``claim_seat`` and
-        ``insert_move`` (compiled once from the same SQLAlchemy statements), run on one SQLite
-        connection kept for this path, without SQLAlchemy's execution layer (which cost about
-        three quarters of the transaction).  It begins only if nothing has to be waited for:
-        :attr:`writes_now`, no other writer of this process holds the write lock, and no other
-        process holds SQLite's (``BEGIN IMMEDIATE`` with no busy wait).  True: committed.
-        False: the stored version was not ``version``.  None: it would have had to wait (the
-        caller tries again later on the loop, or writes in a worker thread with
-        :meth:`transaction`).  ``Conflict``: the move index is taken.  Nothing is written unless
-        True.
+        Each step is ``(statement, values, one_row, taken)``: a SQLAlchemy statement with its bound
+        values by name; ``one_row``: the statement must change exactly one row (else nothing is
+        written and the answer is False); ``taken``: the message of the ``Conflict`` raised when a
+        unique key refuses the statement (None: the driver's error is raised as it is).  The steps run
+        on one SQLite connection kept for this path, compiled once per statement, without
+        SQLAlchemy's execution layer (which cost about three quarters of a move's transaction).  It
+        begins only if nothing has to be waited for: :attr:`writes_now`, no other writer of this
+        process holds the write lock, and no other process holds SQLite's (``BEGIN IMMEDIATE`` with no
+        busy wait).  True: committed.  False: a ``one_row`` step changed no row.  None: it would have
+        had to wait (the caller writes another way).  Nothing is written unless True.
         """
         import sqlite3
 
@@ -670,25 +306,22 @@ class Storage:
             return None
         try:
             conn = self._now_connection()
-            columns, params = _bump_params(game_id, version, values)
             try:
                 conn.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError:  # SQLITE_BUSY: another process is writing
                 return None
             try:
-                if conn.execute(*self._compiled(_bump_statement(columns), params)).rowcount != 1:
-                    conn.execute("ROLLBACK")
-                    return False
-                if claim_seat is not None:
-                    conn.execute(*self._compiled(_CLAIM_SEAT, {"c_game_id": game_id, "c_seat": claim_seat}))
-                index, player, text = move
-                row = {"game_id": game_id, "move_index": index, "player": player, "move": text}
-                row["created_at"] = time.time()
-                try:
-                    conn.execute(*self._compiled(_INSERT_MOVE, row))
-                except sqlite3.IntegrityError as e:
-                    conn.execute("ROLLBACK")
-                    raise Conflict(f"move {index} of game {game_id} is already stored") from e
+                for stmt, values, one_row, taken in steps:
+                    try:
+                        done = conn.execute(*self._compiled(stmt, values))
+                    except sqlite3.IntegrityError as e:
+                        if taken is None:
+                            raise
+                        conn.execute("ROLLBACK")
+                        raise Conflict(taken) from e
+                    if one_row and done.rowcount != 1:
+                        conn.execute("ROLLBACK")
+                        return False
                 conn.execute("COMMIT")
                 return True
             except BaseException:

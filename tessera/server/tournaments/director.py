@@ -49,17 +49,18 @@ import sqlalchemy as sa
 
 from tessera.server.accounts import glicko2
 from tessera.server.accounts.live import announce
+from tessera.server.accounts.queries import rating_of
 from tessera.server.accounts.security import Refused, state_text
 from tessera.server.accounts.store import AccountStore, User, bind_seats
-from tessera.server.accounts.tables import ratings_table
 from tessera.server.http.errors import ServiceError
 from tessera.server.match.clocks import check_days, clock_from
 from tessera.server.match.handicap import halve_clock
 from tessera.server.match.inputs import load_checked
+from tessera.server.match.queries import finished_results, moves_by_player
 from tessera.server.match.seats import Created
 from tessera.server.match.service import MatchService
 from tessera.server.moderation.guards import blocked_pairs
-from tessera.server.store.storage import Transaction, games_table, moves_table
+from tessera.server.store.storage import Transaction
 from tessera.server.tournaments import arena, store, swiss
 from tessera.server.tournaments.places import places
 from tessera.server.tournaments.tables import (
@@ -248,12 +249,8 @@ class Director:
 
     def _rating(self, user: User, pool: str) -> float:
         with self.storage.transaction() as tx:
-            r = tx.conn.execute(
-                sa.select(ratings_table.c.rating).where(
-                    ratings_table.c.user_id == user.id, ratings_table.c.pool == pool
-                )
-            ).first()
-        return glicko2.START_RATING if r is None else float(r.rating)
+            r = rating_of(tx, user.id, pool)
+        return glicko2.START_RATING if r is None else r
 
     def join(self, user: User, tid: str) -> dict[str, Any]:
         """Enter (or come back after withdrawing); refused once the tournament is finished."""
@@ -471,13 +468,16 @@ class Director:
         """The games that ended: their places stored, their players free."""
         tp = tournament_pairings_table
         with self.storage.transaction() as tx:
-            rows = tx.conn.execute(
-                sa.select(tp.c.id, games_table.c.result, tp.c.game_id)
-                .join(games_table, games_table.c.id == tp.c.game_id)
-                .where(tp.c.tournament_id == t.id, tp.c.status == "playing", games_table.c.status == "finished")
+            playing = tx.conn.execute(
+                sa.select(tp.c.id, tp.c.game_id).where(
+                    tp.c.tournament_id == t.id, tp.c.status == "playing", tp.c.game_id.is_not(None)
+                )
             ).all()
-        for pid, result, game_id in rows:
-            returns = (json.loads(result) if result else {}).get("returns")
+            results = finished_results(tx, [str(g) for _, g in playing])
+        for pid, game_id in playing:
+            if game_id not in results:
+                continue
+            returns = (results[game_id] or {}).get("returns")
             outcome: dict[str, Any] = {"aborted": True}
             if returns:
                 outcome = {"places": places(returns), "moves": self._moves(game_id, len(returns))}
@@ -502,12 +502,8 @@ class Director:
 
     def _moves(self, game_id: str, seats: int) -> list[int]:
         """How many moves each seat made in a game (the quick-draw and berserk rules)."""
-        m = moves_table
         with self.storage.transaction() as tx:
-            rows = tx.conn.execute(
-                sa.select(m.c.player, sa.func.count()).where(m.c.game_id == game_id).group_by(m.c.player)
-            ).all()
-        made = {int(p): int(n) for p, n in rows}
+            made = moves_by_player(tx, game_id)
         return [made.get(i, 0) for i in range(seats)]
 
     def _absent(self, pid: str) -> list[str]:
@@ -517,11 +513,7 @@ class Director:
             r = tx.conn.execute(sa.select(tp.c.users, tp.c.game_id).where(tp.c.id == pid)).first()
             if r is None or r.game_id is None:
                 return []
-            moved = set(
-                tx.conn.execute(
-                    sa.select(moves_table.c.player).where(moves_table.c.game_id == r.game_id).distinct()
-                ).scalars()
-            )
+            moved = set(moves_by_player(tx, r.game_id))
         return [u for seat, u in enumerate(json.loads(r.users)) if seat not in moved]
 
     # -- arena -----------------------------------------------------------------------------

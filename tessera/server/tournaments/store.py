@@ -14,7 +14,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from tessera.server.accounts.tables import users_table
+from tessera.server.accounts.queries import names
 from tessera.server.store.storage import Storage
 from tessera.server.tournaments import arena, swiss
 from tessera.server.tournaments.tables import (
@@ -134,16 +134,14 @@ def players(storage: Storage, tid: str) -> list[dict[str, Any]]:
     p = tournament_players_table
     with storage.transaction() as tx:
         rows = (
-            tx.conn.execute(
-                sa.select(p, users_table.c.username, users_table.c.is_bot)
-                .join(users_table, users_table.c.id == p.c.user_id)
-                .where(p.c.tournament_id == tid)
-                .order_by(p.c.joined_at, p.c.user_id)
-            )
+            tx.conn.execute(sa.select(p).where(p.c.tournament_id == tid).order_by(p.c.joined_at, p.c.user_id))
             .mappings()
             .all()
         )
-    return [dict(r) for r in rows]
+        who = names(tx, (r["user_id"] for r in rows))
+    return [
+        {**r, "username": who[r["user_id"]][0], "is_bot": who[r["user_id"]][1]} for r in rows if r["user_id"] in who
+    ]
 
 
 def pairings(storage: Storage, tid: str) -> list[Pairing]:

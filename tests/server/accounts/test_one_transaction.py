@@ -18,8 +18,8 @@ from fastapi.testclient import TestClient
 
 from tessera.server.accounts.tables import account_games_table, challenges_table
 from tessera.server.http.app import create_app
+from tessera.server.match.tables import games_table
 from tessera.server.seeks.tables import seeks_table
-from tessera.server.store.storage import games_table
 from tessera.server.tournaments.tables import tournament_pairings_table
 
 

@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 
 import tessera
 from tessera.server.accounts.store import AccountStore
+from tessera.server.match import tables
 from tests.server.helpers import create, play_some, view
 
 
@@ -28,7 +29,7 @@ def test_a_record_is_read_into_the_analysis_board_without_creating_a_game(client
 
     def stored() -> int:
         with storage.transaction() as tx:
-            return len(tx.list_games(public_only=False, limit=1000))
+            return len(tables.list_games(tx, public_only=False, limit=1000))
 
     before = stored()
     for payload in (

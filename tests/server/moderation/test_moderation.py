@@ -22,9 +22,10 @@ from tessera.server.accounts.tables import account_games_table, ratings_table, s
 from tessera.server.events import ChatPosted
 from tessera.server.http.app import create_app
 from tessera.server.http.limits import Rate
+from tessera.server.match import tables
+from tessera.server.match.tables import GameRow, SeatRow
 from tessera.server.moderation import signal
 from tessera.server.moderation.store import MIN_SIGNAL_MOVES, ModerationStore
-from tessera.server.store.storage import GameRow, SeatRow
 
 SITE = "http://testserver"
 PASSWORD = "correct horse battery"
@@ -384,9 +385,9 @@ def _store_game(app: FastAPI, ids: dict[str, str], seats: list[str], engine: set
         seats=[SeatRow(i, secrets.token_hex(8), n, "human", None, True) for i, n in enumerate(seats)],
     )
     with app.state.storage.transaction(write=True) as tx:
-        tx.insert_game(row)
+        tables.insert_game(tx, row)
         for i, (player, mv) in enumerate(moves):
-            tx.insert_move(gid, i, player, mv)
+            tables.insert_move(tx, gid, i, player, mv)
         tx.conn.execute(account_games_table.insert().values(game_id=gid, rated=True, pool="nume", rated_at=now))
         for i, n in enumerate(seats):
             tx.conn.execute(seat_accounts_table.insert().values(game_id=gid, seat=i, user_id=ids[n]))

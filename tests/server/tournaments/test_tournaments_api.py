@@ -20,7 +20,7 @@ from tessera.server.bot.routes import EventReader
 from tessera.server.bot.store import BotStore
 from tessera.server.http.app import create_app
 from tessera.server.match.service import MatchService
-from tessera.server.store.storage import games_table
+from tessera.server.match.tables import games_table
 from tessera.server.tournaments import director as director_module
 from tessera.server.tournaments import store
 from tessera.server.tournaments.director import STUCK_SECONDS, Director
@@ -468,7 +468,7 @@ def test_a_player_who_made_no_first_move_is_withdrawn_until_he_joins_again(
 ) -> None:
     """lichess: a game aborted because a player never moved scores nothing, and that player is paused
     (withdrawn) so that he is not paired again while away; the one who moved stays in."""
-    from tessera.server.store.storage import games_table
+    from tessera.server.match.tables import games_table
     from tests.server.helpers import first_move, move
 
     a, b = user("ann"), user("bob")

@@ -1,0 +1,130 @@
+"""The accounts domain's queries for other domains: they call these, never the accounts' tables.
+
+Each reads within the caller's :class:`~tessera.server.store.storage.Transaction` (``tx``: the caller
+decides what is read together) and answers plain values (ids, names, numbers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import sqlalchemy as sa
+
+from tessera.server.accounts.tables import account_games_table, ratings_table, seat_accounts_table, users_table
+from tessera.server.store.storage import Transaction
+
+_seat = seat_accounts_table.c
+_HOLDERS = sa.select(_seat.game_id, _seat.seat, _seat.user_id).where(
+    _seat.game_id.in_(sa.bindparam("ids", expanding=True))
+)
+"""The accounts bound to some games' seats: one statement, built once (not once per batch)."""
+
+
+def seat_holders(tx: Transaction, game_ids: Sequence[str], batch: int = 500) -> dict[str, dict[int, str]]:
+    """The accounts bound to the seats of each of ``game_ids``: game id → seat → user id (games with no
+    account bound are absent), read ``batch`` games a statement."""
+    out: dict[str, dict[int, str]] = {}
+    for i in range(0, len(game_ids), batch):
+        for r in tx.conn.execute(_HOLDERS, {"ids": list(game_ids[i : i + batch])}):
+            out.setdefault(str(r.game_id), {})[int(r.seat)] = str(r.user_id)
+    return out
+
+
+def seat_holders_of(tx: Transaction, game_id: str, seats: Iterable[int]) -> dict[int, str]:
+    """Of one game's ``seats``, those held by an account: seat → user id."""
+    rows = tx.conn.execute(
+        sa.select(_seat.seat, _seat.user_id).where(_seat.game_id == game_id, _seat.seat.in_(list(seats)))
+    )
+    return {int(seat): str(uid) for seat, uid in rows}
+
+
+def account_seats(user_id: str, *, rated: bool = False) -> sa.Select[tuple[str, int]]:
+    """The seats bound to the account ``user_id`` — only those of rated games if ``rated`` — as a
+    statement of ``(game_id, seat)`` rows, for another domain's query to read within its own (e.g.
+    :func:`tessera.server.match.queries.active_seats`)."""
+    q = sa.select(_seat.game_id, _seat.seat).where(_seat.user_id == user_id)
+    if rated:
+        ag = account_games_table
+        q = q.join(ag, ag.c.game_id == _seat.game_id).where(ag.c.rated.is_(True))
+    return q
+
+
+def names(tx: Transaction, user_ids: Iterable[str]) -> dict[str, tuple[str, bool]]:
+    """The accounts ``user_ids`` as user id → (username, is_bot); ids of no account are absent."""
+    ids = sorted(set(user_ids))
+    out: dict[str, tuple[str, bool]] = {}
+    for i in range(0, len(ids), 500):
+        u = users_table.c
+        for r in tx.conn.execute(sa.select(u.id, u.username, u.is_bot).where(u.id.in_(ids[i : i + 500]))):
+            out[str(r.id)] = (r.username, r.is_bot)
+    return out
+
+
+def rating_of(tx: Transaction, user_id: str, pool: str) -> float | None:
+    """The account's stored rating in ``pool`` (a game's name); None: it has none there yet."""
+    r = tx.conn.execute(
+        sa.select(ratings_table.c.rating).where(ratings_table.c.user_id == user_id, ratings_table.c.pool == pool)
+    ).first()
+    return None if r is None else float(r.rating)
+
+
+def rated_players(tx: Transaction) -> list[str]:
+    """The ids of the accounts (bots and AI accounts left out) that sat in a rated game, sorted."""
+    s, ag, ut = seat_accounts_table, account_games_table, users_table
+    ids = tx.conn.execute(
+        sa.select(s.c.user_id)
+        .join(ag, ag.c.game_id == s.c.game_id)
+        .join(ut, ut.c.id == s.c.user_id)
+        .where(ag.c.rated.is_(True), ut.c.is_bot.is_(False))
+        .distinct()
+    ).scalars()
+    return sorted(str(i) for i in ids)
+
+
+def name_and_deletion(tx: Transaction, user_ids: Iterable[str]) -> dict[str, tuple[str, float | None]]:
+    """The accounts ``user_ids`` as user id → (username, deleted_at: None while the account is open);
+    ids of no account are absent."""
+    ids = sorted(set(user_ids))
+    out: dict[str, tuple[str, float | None]] = {}
+    u = users_table.c
+    for i in range(0, len(ids), 500):
+        for r in tx.conn.execute(sa.select(u.id, u.username, u.deleted_at).where(u.id.in_(ids[i : i + 500]))):
+            out[str(r.id)] = (r.username, r.deleted_at)
+    return out
+
+
+def account_named(tx: Transaction, key: str) -> str | None:
+    """The id of the account whose name has the key ``key`` (:func:`tessera.server.accounts.security.username_key`),
+    deleted accounts included; None: no such account."""
+    uid = tx.conn.execute(sa.select(users_table.c.id).where(users_table.c.username_key == key)).scalar()
+    return None if uid is None else str(uid)
+
+
+def usernames_sorted(tx: Transaction, user_ids: Sequence[str]) -> list[str]:
+    """The names of the accounts ``user_ids``, in the database's order of names."""
+    u = users_table.c
+    return [
+        str(n) for (n,) in tx.conn.execute(sa.select(u.username).where(u.id.in_(list(user_ids))).order_by(u.username))
+    ]
+
+
+def rating_and_deviation(tx: Transaction, user_id: str, pool: str) -> tuple[float, float] | None:
+    """The account's stored rating and rating deviation in ``pool``; None: none there yet."""
+    r = tx.conn.execute(
+        sa.select(ratings_table.c.rating, ratings_table.c.rd).where(
+            ratings_table.c.user_id == user_id, ratings_table.c.pool == pool
+        )
+    ).first()
+    return None if r is None else (float(r.rating), float(r.rd))
+
+
+def ratings_of_names(tx: Transaction, keys: Sequence[str], pool: str) -> list[tuple[str, float, int]]:
+    """The ratings in ``pool`` of the accounts whose name keys are ``keys``: ``(username, rating, rated
+    games)`` for those that have one there."""
+    u, r = users_table.c, ratings_table.c
+    rows = tx.conn.execute(
+        sa.select(u.username, r.rating, r.games)
+        .join(ratings_table, r.user_id == u.id)
+        .where(u.username_key.in_(list(keys)), r.pool == pool)
+    )
+    return [(str(name), float(rating), int(games)) for name, rating, games in rows]
