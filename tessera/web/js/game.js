@@ -5,7 +5,8 @@
 // seats, thinking), game-clocks.js, game-announce.js, game-controls.js, game-end.js, game-replay.js.
 import { api, saveSeats } from "./api.js";
 import { initRematch } from "./rematch.js";
-import { BoardView, nextPathCells, pathStartsWith, pickCell } from "./board.js";
+import { BoardView } from "./board.js";
+import { nextPathCells, pathStartsWith, pickCell } from "./board-paths.js";
 import { markdown } from "./markdown.js";
 import { decorations, legendKey, loadGameClient, localized, refusalText, specWords, usesPalette, whenClientLoads } from "./decorate.js";
 import { mountChat } from "./chat.js";
