@@ -43,9 +43,14 @@ LONG_LEFT: dict[str, str] = {
     "tessera/server/store/storage.py": (
         "the match tables and their queries leave for the match domain (issue 36, server part): shorter then"
     ),
-    "tessera/server/accounts/routes.py": "the account routes by concern (session, profile, challenges, seats)",
-    "tessera/server/tournaments/director.py": "the pairing systems apart from the director's life cycle",
-    "tessera/server/seeks/pool.py": "the matching of seeks apart from the pool's storage and events",
+    "tessera/server/tournaments/director.py": (
+        "the pairing systems apart from the director's life cycle, once its queries of the match tables"
+        " have become the match domain's (TABLES_LEFT of tests/test_layers.py)"
+    ),
+    "tessera/server/seeks/pool.py": (
+        "the matching of seeks apart from the pool's storage and events, once its queries of the accounts'"
+        " tables have become the accounts domain's (TABLES_LEFT of tests/test_layers.py)"
+    ),
 }
 """Files still above :data:`LIMIT` without a reason, each with the split that is to come."""
 
