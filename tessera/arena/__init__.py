@@ -23,7 +23,8 @@ commands in :mod:`tessera.arena.cli`.  Ratings and the fair-value search need sc
 (4, ['0', '1', '2', '3'])
 """
 
-from tessera.arena.balance import find_fair, run_balance
+from tessera.arena.balance import run_balance
+from tessera.arena.fair import find_fair
 from tessera.arena.match import MatchResult, SeatsResult, play_match, play_seats
 from tessera.arena.play import GameResult, Task, play_game, play_task
 from tessera.arena.runner import ResultsFile, run_tasks

@@ -293,7 +293,8 @@ def run_balance_cmd(args: argparse.Namespace) -> int:
     """Run ``tessera balance``; exit code 2 on bad input (before any game is played)."""
 
     def play() -> tuple[Any, str]:
-        from tessera.arena.balance import find_fair, format_balance, run_balance
+        from tessera.arena.balance import format_balance, run_balance
+        from tessera.arena.fair import find_fair
 
         common = {**_options(args), "progress": not args.no_progress}
         if args.agent is not None and args.agents is not None:

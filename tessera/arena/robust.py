@@ -29,7 +29,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tessera.arena.balance import BalanceResult, find_fair, format_find, run_balance
+from tessera.arena.balance import BalanceResult, format_find, run_balance
+from tessera.arena.fair import find_fair
 from tessera.arena.runner import budget_text
 from tessera.arena.sprt import SPRT, TRINOMIAL
 from tessera.arena.tournament import TournamentResult, run_tournament

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tessera.arena.balance import find_flags, format_find, run_balance
+from tessera.arena.balance import format_find, run_balance
 from tessera.arena.cli import main
+from tessera.arena.fair import find_flags
 from tessera.arena.metrics import (
     example_games,
     histogram,

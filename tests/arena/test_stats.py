@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from tessera.arena.balance import find_fair
+from tessera.arena.fair import find_fair
 from tessera.arena.play import GameResult, Task
 from tessera.arena.runner import ResultsFile
 from tessera.arena.stats import ELO, Pairing, bradley_terry, fair_value, quartiles, wilson_interval

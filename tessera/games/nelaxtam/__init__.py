@@ -1,7 +1,9 @@
 """Nelaxtam, one package of the shape every game has.
 
-* ``game`` — the declaration (:data:`INFO`), the :class:`Game` and its :class:`State` (moves, notation,
-  the sentences of refusals); its docstring is the rules;
+* ``game`` — the declaration (:data:`INFO`) and the :class:`Game`; its docstring is the rules;
+* ``state`` — the :class:`State` (the position, sealed orders, a turn resolved, the position written out),
+  on ``orders`` — its order language (tokens, an order checked, each troop's choices, random orders);
+* ``refusals`` — the sentences of refused orders; ``constants`` — the names the modules share;
 * ``position`` — the position dictionary read back (``state_from_dict``);
 * ``render`` — the render description (``render(state, player)``, behind ``State.render``);
 * ``kernels`` — the compiled rules (numba) in the shared vocabulary (``legal``, ``check``, ``apply``,

@@ -1,7 +1,10 @@
 """Nibble, one package of the shape every game has.
 
-* ``game`` — the declaration (:data:`INFO`), the :class:`Game` and its :class:`State` (moves, notation,
-  the sentences of refusals); its docstring is the rules;
+* ``game`` — the declaration (:data:`INFO`) and the :class:`Game` (the board, the deal); its docstring is
+  the rules;
+* ``state`` — the :class:`State` (moves, notation, the sentences of refusals, evaluation);
+* ``constants`` — the names the modules share (players, block colours, winning counts);
+* ``solver`` — the exact endgame solver, on ``search`` — its compiled search;
 * ``position`` — the position dictionary read back (``state_from_dict``);
 * ``render`` — the render description (``render(state, player)``, behind ``State.render``);
 * ``kernels`` — the compiled rules (numba) in the shared vocabulary (``legal``, ``check``, ``apply``,

@@ -1,5 +1,9 @@
 """Nibble's rules as compiled kernels (numba): the only implementation of the rules.
 
+One file because the kernels call one another and numba's on-disk cache of a kernel is keyed by its
+own source file only (:mod:`tessera.core.kernels`, "Cache caveat"): a helper kernel moved to a second
+module could change without the kernels that call it being compiled again.
+
 :mod:`tessera.games.nibble` keeps a position in one small ``int32`` array and calls
 these kernels for everything the rules decide: which blocks are on a corner, whether
 taking one splits the board, the legal steps, applying a step, instant and majority

@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from tessera.games.nibble import kernels as _k
-from tessera.games.nibble.game import NibbleGame, NibbleState
+from tessera.games.nibble.game import NibbleGame
+from tessera.games.nibble.state import NibbleState
 
 
 def state_from_dict(game: NibbleGame, d: Mapping[str, Any]) -> NibbleState:

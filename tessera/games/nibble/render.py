@@ -7,7 +7,8 @@ from typing import Any
 from tessera.core.game import TERMINAL
 from tessera.core.render import END_TURN, describe, grid_cells, piece
 from tessera.core.texts import Text, colour_text, name_text
-from tessera.games.nibble.game import EMPTY_FILL, NAMES, PALETTE, PLAYER_COLORS, SYMBOLS, NibbleState
+from tessera.games.nibble.constants import EMPTY_FILL, NAMES, PALETTE, PLAYER_COLORS, SYMBOLS
+from tessera.games.nibble.state import NibbleState
 
 
 def _last_turn_cells(state: NibbleState) -> list[str]:

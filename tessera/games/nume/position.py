@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tessera.core.game import TERMINAL
-from tessera.games.nume.game import (
+from tessera.games.nume.constants import (
     BID,
     BLACK,
     CHOOSE,
@@ -15,10 +15,10 @@ from tessera.games.nume.game import (
     COLOUR_WORDS,
     PLAY,
     WHITE,
-    NumeGame,
-    NumeState,
     _fmt_komi,
 )
+from tessera.games.nume.game import NumeGame
+from tessera.games.nume.state import NumeState
 
 
 def state_from_dict(game: NumeGame, d: Mapping[str, Any]) -> NumeState:

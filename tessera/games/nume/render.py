@@ -7,7 +7,7 @@ from typing import Any
 from tessera.core.render import describe, grid_cells
 from tessera.core.texts import Text, name_text
 from tessera.games.nume import kernels as kern
-from tessera.games.nume.game import (
+from tessera.games.nume.constants import (
     BID,
     BLACK,
     CHOOSE,
@@ -17,10 +17,10 @@ from tessera.games.nume.game import (
     NO_COLOUR,
     PLAY,
     WHITE,
-    NumeState,
     _fmt_komi,
 )
 from tessera.games.nume.kernels import GID, GPRICE, GSIZE, NUM, STONE
+from tessera.games.nume.state import NumeState
 
 GROUPS_KEPT = 4096
 """Group entries kept per board between renders (a game's groups over its whole length are far fewer)."""

@@ -1,7 +1,9 @@
 """Nymbat, one package of the shape every game has.
 
-* ``game`` — the declaration (:data:`INFO`), the :class:`Game` and its :class:`State` (moves, notation,
-  the sentences of refusals); its docstring is the rules;
+* ``game`` — the declaration (:data:`INFO`) and the :class:`Game`; its docstring is the rules;
+* ``board`` — the board, the seats' layouts, the action numbering and phases the modules share;
+* ``state`` — the :class:`State` (the position array read back, steps, resigning, random play);
+* ``notation`` — a step written and read; ``refusals`` — the sentences of refused steps;
 * ``position`` — the position dictionary read back (``state_from_dict``);
 * ``render`` — the render description (``render(state, player)``, behind ``State.render``);
 * ``kernels`` — the compiled rules (numba) in the shared vocabulary (``legal``, ``check``, ``apply``,

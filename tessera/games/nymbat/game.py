@@ -137,35 +137,53 @@ Evaluation (for agents)
 
 from __future__ import annotations
 
-import functools
-import random
-import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tessera.core.game import (
-    GAME_OVER,
-    Action,
-    Game,
-    GameInfo,
-    IllegalMove,
-    Move,
-    Param,
-    RolloutResult,
-    State,
-    TurnState,
-    no_such_action,
-)
-from tessera.core.geometry import bits, hexagon
-from tessera.core.kernels import neighbour_table, rng_state, warm_up
+from tessera.core.game import Game, GameInfo, Move, Param, State
+from tessera.core.kernels import rng_state, warm_up
 from tessera.core.kits.levels import LevelTuning
 from tessera.core.observation import ObservationSpec
 from tessera.core.registry import register
-from tessera.core.render import PLAYER_COLORS, text_diagram
-from tessera.core.texts import Text, name_text, outcome
 from tessera.games.nymbat import kernels as _k
+from tessera.games.nymbat.board import (
+    BLUE,
+    BRING,
+    CELLS,
+    COLORS,
+    DIST,
+    END,
+    FULL,
+    GRID,
+    HOME,
+    INDEX,
+    LABEL,
+    LAST_ROW,
+    LAYOUTS,
+    LOSE_BASE,
+    MOVE,
+    MOVE_BASE,
+    NAMES,
+    NAMES4,
+    NBR,
+    NUM_ACTIONS,
+    PASS,
+    PENALTY,
+    PHASE_NAMES,
+    PLACE_BASE,
+    RED,
+    REMOVE_BASE,
+    RESIGN,
+    SETUP,
+    START,
+    Layout,
+    N,
+    _geo,
+    _start,
+)
+from tessera.games.nymbat.state import NymbatState
 
 if TYPE_CHECKING:
     from tessera.core.kits.contract import KernelContract
@@ -173,152 +191,44 @@ if TYPE_CHECKING:
     from tessera.core.kits.lessons import LessonBook
     from tessera.core.kits.vector import VectorGame
 
-RED, BLUE = 0, 1
-NAMES = ("Red", "Blue")
-COLORS = (PLAYER_COLORS["red"], PLAYER_COLORS["blue"])
-NAMES4 = ("Red", "Green", "Blue", "Yellow")
-"""Seats of the four-player variant in turn order (clockwise)."""
-
-GRID = hexagon(8)
-"""The board: a hexagon of side 8, rows ``a``–``o``."""
-CELLS: tuple[int, ...] = GRID.cells
-"""Cell ids in label order; the compact index of ``CELLS[i]`` is ``i``."""
-N = len(CELLS)
-if N != _k.N:  # the kernels number cells and actions for this board
-    raise ImportError(f"nymbat: the board has {N} cells, the kernels expect {_k.N}")
-INDEX = [-1] * GRID.size
-for _i, _c in enumerate(CELLS):
-    INDEX[_c] = _i
-LABEL = [GRID.label(c) for c in CELLS]
-FULL = GRID.full
-NBR = GRID.neighbor_mask
-LAST_ROW = len(GRID.rows) - 1  # 14
-
-
-class Layout:
-    """Where the seats of one player count sit: edges, home rows, setup areas, distances.
-
-    Built once per player count from the core geometry (:meth:`Grid.edge_lines`):
-    a player's home row is his edge, his setup area the hexes at most 2 lines
-    from it, and his distance is the number of lines parallel to his opponent
-    home row (the home row of the player opposite him) between a hex and that row.
-    """
-
-    def __init__(self, players: int) -> None:
-        edges: tuple[str, ...]
-        names: tuple[str, ...]
-        setup_text: tuple[str, ...]
-        if players == 2:
-            edges, names = ("bottom", "top"), NAMES
-            colors: tuple[str, ...] = COLORS
-            symbols = "RB"
-            setup_text = ("rows m, n, o", "rows a, b, c")
-        elif players == 4:
-            edges, names = ("bottom", "lower-left", "top", "upper-right"), NAMES4
-            colors = tuple(PLAYER_COLORS[k] for k in ("red", "green", "blue", "yellow"))
-            symbols = "RGBY"
-            setup_text = (
-                "rows m, n, o",
-                "the three lines along the lower-left edge h1–o1",
-                "rows a, b, c",
-                "the three lines along the upper-right edge a8–h15",
-            )
-        else:
-            raise ValueError(f"nymbat is played by 2 or 4 players, not {players}")
-        self.n = players
-        """Number of players."""
-        self.edges: tuple[str, ...] = edges
-        """Each seat's edge (core geometry edge names)."""
-        self.names: tuple[str, ...] = names
-        self.colors = colors
-        self.symbols = symbols
-        self.setup_text = setup_text
-        self.opposite: tuple[int, ...] = tuple((p + players // 2) % players for p in range(players))
-        """The player opposite each player (whose home row he races to)."""
-        self.home: tuple[int, ...] = tuple(GRID.edge_mask(e) for e in edges)
-        """Home row of each player (bit set)."""
-        self.setup: tuple[int, ...] = tuple(GRID.edge_mask(e, 2) for e in edges)
-        """Setup area of each player: the hexes at most 2 lines from his edge."""
-        self.dist: tuple[list[int], ...] = tuple(GRID.edge_lines(edges[self.opposite[p]]) for p in range(players))
-        """Per player and cell: lines between the hex and the player's opponent home row."""
-        self.target: tuple[int, ...] = tuple(self.home[self.opposite[p]] for p in range(players))
-        """Each player's opponent home row (bit set)."""
-
-
-LAYOUTS = {2: Layout(2), 4: Layout(4)}
-"""The layouts by number of players."""
-HOME = LAYOUTS[2].home
-"""Two players: home row of each player, Red ``o`` (bottom), Blue ``a`` (top)."""
-SETUP = LAYOUTS[2].setup
-"""Two players: setup area of each player, his home row and the two rows next to it."""
-DIST = LAYOUTS[2].dist
-"""Two players: rows between a hex and the opponent's home row, per player."""
-
-# The action numbering is the kernels' (one definition).
-MOVE_BASE = 0
-PLACE_BASE, REMOVE_BASE, LOSE_BASE, END, PASS, NUM_ACTIONS = (
-    _k.PLACE_BASE,
-    _k.REMOVE_BASE,
-    _k.LOSE_BASE,
-    _k.END,
-    _k.PASS,
-    _k.NUM_ACTIONS,
-)
-RESIGN = NUM_ACTIONS
-"""Not a legal action: the history entry of :meth:`NymbatState.resign` (written ``resign``)."""
-
-START, BRING, MOVE, PENALTY = _k.START, _k.BRING, _k.MOVE, _k.PENALTY
-PHASE_NAMES = ("start", "bring", "move", "penalty")
-
-_CELL = r"([a-o](?:1[0-5]|[1-9]))"
-_MOVE_RE = re.compile(rf"{_CELL}-{_CELL}")
-_PLACE_RE = re.compile(rf"{_CELL}=(\d+)")
-_REMOVE_RE = re.compile(rf"x{_CELL}")
-_LOSE_RE = re.compile(rf"lose {_CELL}")
-_SYNTAX = "steps are 'n5=3' (bring in), 'h5-g7' (move), 'xg6' (breakthrough), 'lose h5', 'end' or 'pass'"
-
-
-assert _k.N == N and _k.NUM_ACTIONS == NUM_ACTIONS and _k.END == END and _k.FAR == LAST_ROW
-_H = _k.H
-
-
-def _geo(layout: Layout, params: Mapping[str, Any]) -> np.ndarray:
-    """The kernels' ``geo`` array for a layout and the game's parameters (layout in the kernels module)."""
-    geo = _board_geo(layout.n).copy()
-    geo[N, :5] = (layout.n, params["reserve"], params["first_limit"], params["delay_period"], params["max_turns"])
-    return geo
-
-
-@functools.cache
-def _board_geo(players: int) -> np.ndarray:
-    """The part of :func:`_geo` that depends on the seats only, built once per number of players."""
-    layout = LAYOUTS[players]
-    geo = np.zeros(_k.GEO_SHAPE, np.int32)
-    geo[:N, :6] = neighbour_table(GRID, CELLS)
-    for i, c in enumerate(CELLS):
-        for p in range(layout.n):
-            geo[i, _k.SETUP_COL + p] = layout.setup[p] >> c & 1
-            geo[i, _k.DIST_COL + p] = layout.dist[p][c]
-            geo[i, _k.TARGET_COL + p] = layout.target[p] >> c & 1
-    for p in range(layout.n):
-        for row, mask in ((_k.TARGET_ROW + p, layout.target[p]), (_k.SETUP_ROW + p, layout.setup[p])):
-            cells = [INDEX[c] for c in bits(mask)]
-            geo[row, 0] = len(cells)
-            geo[row, 1 : 1 + len(cells)] = cells
-    geo.flags.writeable = False
-    return geo
-
-
-def _start(players: int, reserve: int) -> np.ndarray:
-    """The kernels' position array of a new game: an empty board, every reserve full, Red to move."""
-    s = np.zeros(_k.SIZE, np.int32)
-    s[_k.OWNER : _k.OWNER + N] = -1
-    s[_H + _k.LAST] = -1
-    s[_H + _k.WINNER] = -1
-    s[_H + _k.BRK_CELL] = -1
-    s[_H + _k.BRK_OWNER] = -1
-    s[_H + _k.RES : _H + _k.RES + players] = reserve
-    return s
+__all__ = [  # the names of the board (board.py) and the state (state.py) read from here too
+    "BLUE",
+    "BRING",
+    "CELLS",
+    "COLORS",
+    "DIST",
+    "END",
+    "FULL",
+    "GRID",
+    "HOME",
+    "INDEX",
+    "INFO",
+    "LABEL",
+    "LAST_ROW",
+    "LAYOUTS",
+    "LEVELS",
+    "LOSE_BASE",
+    "MOVE",
+    "MOVE_BASE",
+    "NAMES",
+    "NAMES4",
+    "NBR",
+    "NUM_ACTIONS",
+    "PASS",
+    "PENALTY",
+    "PHASE_NAMES",
+    "PLACE_BASE",
+    "RED",
+    "REMOVE_BASE",
+    "RESIGN",
+    "SETUP",
+    "START",
+    "Layout",
+    "N",
+    "NymbatGame",
+    "NymbatState",
+    "_start",  # the kernels' starting array (contract.py)
+]
 
 
 @warm_up
@@ -466,626 +376,3 @@ class NymbatGame(Game):
     def max_game_length(self) -> int:
         """``max_turns`` turns of at most ``2·169 + 2`` steps each."""
         return self.max_turns * (2 * N + 2)
-
-
-_NO_STEPS = np.empty(0, np.int64)
-"""The ``legal_now`` argument of :func:`_k.apply_step` when no list is known."""
-
-
-class NymbatState(TurnState):
-    """A position as one ``int32`` array played by the kernels (module docstring, Engine notes).
-
-    ``to_move``, ``_over`` and ``_winner`` mirror the array's header after every kernel
-    call; everything else (``reserves``, ``own``, ``phase`` …) is read from the array.
-    """
-
-    game: NymbatGame
-
-    def __init__(self, game: NymbatGame) -> None:
-        super().__init__(game)
-        self.n = game.players
-        self.L = game.layout
-        self.s: np.ndarray = game.start.copy()
-        """The position (layout in :mod:`tessera.games.nymbat.kernels`)."""
-        self.to_move = RED
-        self._over = False
-        self._winner: int | None = None
-        self._next: np.ndarray | None = None
-        """The legal steps the last :func:`_k.apply_step` listed for this position (never changed in
-        place, shared by clones); ``None`` when the array was changed otherwise."""
-
-    def _copy_from(self, other: NymbatState) -> None:
-        self.n = other.n
-        self.L = other.L
-        self.s = other.s.copy()
-        self.to_move = other.to_move
-        self._over = other._over
-        self._winner = other._winner
-        self._next = other._next
-
-    def _sync(self, status: int) -> None:
-        """Mirror the kernels' packed header (``kernels.status``)."""
-        self.to_move = status & 3
-        self._over = bool(status & 4)
-        w = (status >> 3) - 1
-        self._winner = w if w >= 0 else None
-        self._next = None
-
-    # -- the position, read from the array -----------------------------------------------
-    def _hdr(self, field: int) -> int:
-        return int(self.s[_H + field])
-
-    def _seats(self, field: int) -> list[int]:
-        return self.s[_H + field : _H + field + self.n].tolist()  # type: ignore[no-any-return]
-
-    @property
-    def reserves(self) -> list[int]:
-        """Each player's reserve."""
-        return self._seats(_k.RES)
-
-    @property
-    def delays(self) -> list[int]:
-        """Each player's cumulative delay count."""
-        return self._seats(_k.DEL)
-
-    @property
-    def first_done(self) -> list[bool]:
-        """Whether each player has played his first turn."""
-        return [bool(x) for x in self._seats(_k.FIRST)]
-
-    @property
-    def resigned(self) -> list[bool]:
-        """Whether each player has resigned."""
-        return [bool(x) for x in self._seats(_k.RESIGNED)]
-
-    @property
-    def turn(self) -> int:
-        """Completed turns (for ``max_turns``)."""
-        return self._hdr(_k.TURN)
-
-    @property
-    def last_mover(self) -> int | None:
-        """The player whose turn ended last (``None``: nobody yet)."""
-        v = self._hdr(_k.LAST)
-        return None if v < 0 else v
-
-    @property
-    def phase(self) -> int:
-        """``START``, ``BRING``, ``MOVE`` or ``PENALTY``."""
-        return self._hdr(_k.PHASE)
-
-    @property
-    def placed(self) -> int:
-        """Numbers brought in this turn."""
-        return self._hdr(_k.PLACED)
-
-    @property
-    def speed(self) -> int:
-        """The moving group's speed."""
-        return self._hdr(_k.SPEED)
-
-    @property
-    def start_dist(self) -> int:
-        """The moving group's distance at the start of the turn."""
-        return self._hdr(_k.START_DIST)
-
-    @property
-    def captured(self) -> bool:
-        """Whether this turn removed an opponent's piece."""
-        return bool(self._hdr(_k.CAPTURED))
-
-    @property
-    def brk_cell(self) -> int:
-        """The hex (cell id) of an open breakthrough, −1 if none."""
-        i = self._hdr(_k.BRK_CELL)
-        return CELLS[i] if i >= 0 else -1
-
-    @property
-    def brk_budget(self) -> int:
-        """What an open breakthrough may still remove."""
-        return self._hdr(_k.BRK_BUDGET)
-
-    @property
-    def brk_owner(self) -> int:
-        """The defender of an open breakthrough, −1 if none."""
-        return self._hdr(_k.BRK_OWNER)
-
-    def _flagged(self, flag: int) -> int:
-        f = self.s[_k.FLAG : _k.FLAG + N]
-        return sum(1 << CELLS[i] for i in np.flatnonzero(f & flag).tolist())
-
-    @property
-    def unmoved(self) -> int:
-        """The moving group's pieces that may still move (bit set of cell ids)."""
-        return self._flagged(_k.UNMOVED)
-
-    @property
-    def tracked(self) -> int:
-        """Where the pieces of the moving group stand now (bit set of cell ids)."""
-        return self._flagged(_k.TRACKED)
-
-    @property
-    def own(self) -> list[int]:
-        """Each player's pieces (bit sets of cell ids)."""
-        owners = self.s[_k.OWNER : _k.OWNER + N]
-        return [sum(1 << CELLS[i] for i in np.flatnonzero(owners == q).tolist()) for q in range(self.n)]
-
-    def _number(self, i: int) -> int:
-        """The number of the piece on compact cell ``i`` (0: empty)."""
-        return int(self.s[_k.NUM + i])
-
-    # -- end of game -------------------------------------------------------------------
-    def _settle(self) -> None:
-        """At the start of a turn: the last player left, the home-row win, the empty-board win, the safeguard."""
-        self._sync(_k.query(self.s, self.game.geo, _k.Q_SETTLE, 0))
-
-    def returns(self) -> list[float]:
-        """Winner +1, every other player −1/(players−1) (−1 with two); a draw or a game not over: all 0."""
-        n = self.n
-        if not self._over or self._winner is None:
-            return [0.0] * n
-        out = [-1.0 / (n - 1)] * n
-        out[self._winner] = 1.0
-        return out
-
-    def _occupied(self) -> int:
-        """Every piece on the board (bit set)."""
-        return sum(1 << CELLS[i] for i in np.flatnonzero(self.s[_k.OWNER : _k.OWNER + N] >= 0).tolist())
-
-    def owner(self, cell: int) -> int:
-        """The player whose piece stands on ``cell`` (−1: empty)."""
-        return int(self.s[_k.OWNER + INDEX[cell]])
-
-    # -- resigning ---------------------------------------------------------------------
-    def resign_plays_on(self) -> bool:
-        """Whether a player may resign and the others play on: with four players (with two, a
-        resignation ends the game and is scored as a forfeit)."""
-        return self.n > 2
-
-    def resign(self, player: int) -> None:
-        """``player`` gives up, on his turn or not (docs/rules/nymbat.md four players; issue 16).
-
-        His pieces leave the board and his reserve drops to 0; from then on he
-        passes (the state plays his turns as passes by itself, counting them for
-        ``max_turns``; a resigned player is never "the player who moved last").
-        The others play on; once only one player is left, he wins.  If the
-        resigning player is to move, his turn in progress is dropped (no
-        retreat or delay is counted) and the next player moves; if another
-        player is in mid-turn, a breakthrough against the resigned player's
-        pieces closes, and that turn ends by itself if it has no step left.
-        The history records ``(player, "resign")``; replay it with this method.
-        ``IllegalMove`` if the game is over, ``player`` is not a seat, or he has
-        already resigned (the state is unchanged then).
-        """
-        if self._over:
-            raise IllegalMove(GAME_OVER)
-        if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < self.n:
-            raise IllegalMove(f"resign: player must be 0 to {self.n - 1}, not {player!r}")
-        if self.resigned[player]:
-            who = name_text(self.L.names[player])
-            raise IllegalMove(Text("refusal.already_resigned", f"resign: {who} has already resigned", name=who))
-        self._sync(_k.resign(self.s, self.game.geo, player))
-        self._history.append((player, RESIGN))
-
-    def outcome(self) -> dict[str, Any] | None:
-        """Why the game ended (see :meth:`State.outcome`): the last player left, the home row, the empty
-        board, or the safeguard."""
-        if not self._over:
-            return None
-        w = self._winner
-        names = self.L.names
-        if w is None:
-            n = self.game.max_turns
-            return outcome(
-                "safeguard", Text("result.safeguard_turns", f"Draw: the {n}-turn safeguard was reached", n=n)
-            )
-        name = name_text(names[w])
-        resigned = self.resigned
-        if resigned.count(False) == 1 and any(resigned):
-            return outcome(
-                "resign", Text("result.others_resigned", f"Every other player resigned: {name} wins", name=name)
-            )
-        target, o = self.L.target[w], self.L.opposite[w]
-        own = self.own
-        if own[w] & target and not own[o] & target:
-            other = name_text(names[o])
-            return outcome(
-                "home_row",
-                Text(
-                    "result.home_row",
-                    f"{name} has a piece on {other}'s home row and {other} has none there: {name} wins",
-                    name=name,
-                    other=other,
-                ),
-            )
-        return outcome(
-            "empty_board",
-            Text(
-                "result.empty_board",
-                f"The board and every reserve are empty: {name} took the last turn and wins",
-                name=name,
-            ),
-        )
-
-    # -- helpers -----------------------------------------------------------------------
-    def _allowance(self) -> int:
-        """The largest number that may be placed now (0: none)."""
-        return int(_k.query(self.s, self.game.geo, _k.Q_ALLOWANCE, 0))
-
-    def _removable(self) -> int:
-        """How many opponent pieces an open breakthrough may still remove."""
-        return int(_k.query(self.s, self.game.geo, _k.Q_REMOVABLE, 0))
-
-    def _has_step(self) -> bool:
-        """Whether a step other than ``end`` is legal (BRING and MOVE phases)."""
-        return bool(_k.query(self.s, self.game.geo, _k.Q_HAS_STEP, 0))
-
-    # -- moves -------------------------------------------------------------------------
-    def _legal_actions(self) -> list[Action]:
-        return _k.legal(self.s, self.game.geo).tolist()  # type: ignore[no-any-return]
-
-    def legal_actions_array(self, player: int | None = None) -> np.ndarray:
-        """``State.legal_actions_array``: a read-only view of the kernel's array of legal steps (``int64``,
-        no copy)."""
-        if type(self) is not NymbatState:  # a view with its own legal steps: the generic path
-            return super().legal_actions_array(player)
-        if self._over or (player is not None and player != self.to_move):
-            out = np.empty(0, np.int64)
-        else:
-            nxt = self._next
-            out = (_k.legal(self.s, self.game.geo) if nxt is None else nxt).view()
-        out.flags.writeable = False
-        return out
-
-    def legal_actions(self, player: int | None = None) -> list[Action]:
-        """``State.legal_actions`` in one step: the kernel's list, without the generic dispatch."""
-        if type(self) is not NymbatState:  # a view with its own legal steps (an agent's army): the generic path
-            return super().legal_actions(player)
-        if self._over or (player is not None and player != self.to_move):
-            return []
-        nxt = self._next
-        if nxt is None:
-            return _k.legal(self.s, self.game.geo).tolist()  # type: ignore[no-any-return]
-        return nxt.tolist()  # type: ignore[no-any-return]
-
-    def _illegal_reason(self, action: Action) -> str | None:
-        if action == RESIGN:
-            return Text(
-                "refusal.nymbat.resign_step",
-                "resign: resigning is not a step of a turn; the server (or a program) calls state.resign(player)",
-            )
-        if not 0 <= action < NUM_ACTIONS:
-            return Text("refusal.nymbat.no_such_action", f"action {action} is not a Nymbat action", action=str(action))
-        code = _k.check(self.s, self.game.geo, action)
-        return self._reason(code, action) if code else None
-
-    def _reason(self, code: int, action: Action) -> str:
-        """The sentence for the kernels' refusal ``code`` of ``action`` (``kernels._check``), a
-        :class:`~tessera.core.texts.Text` with the key ``refusal.nymbat.*``."""
-        p = self.to_move
-        name = name_text(self.L.names[p])
-        move = self.action_to_string(action)
-        src, dst = divmod(action, N) if action < PLACE_BASE else (0, 0)
-        c = (action - PLACE_BASE) // 6 if PLACE_BASE <= action < REMOVE_BASE else 0
-
-        def say(key: str, english: str, **args: Any) -> Text:
-            return Text(f"refusal.nymbat.{key}", english, move=move, **args)
-
-        if code == _k.R_PENALTY_DUE:
-            return say(
-                "penalty_due",
-                f"{move}: {name} must first pay a penalty at reserve 0 by removing one of his own pieces "
-                "('lose <hex>')",
-                name=name,
-            )
-        if code == _k.R_MOVE_WHILE_BRINGING:
-            return say("move_while_bringing", f"{move}: a turn that brings in reserves cannot also move a group")
-        if code == _k.R_MOVE_ON_FIRST_TURN:
-            return say("move_on_first_turn", f"{move}: on his first turn {name} must bring in reserves", name=name)
-        if code == _k.R_NO_OWN_PIECE:
-            return say("no_own_piece", f"{move}: {LABEL[src]} holds no {name} piece", hex=LABEL[src], name=name)
-        if code == _k.R_PIECE_HAS_MOVED:
-            return say(
-                "piece_has_moved",
-                f"{move}: each piece moves at most once per turn; the piece on {LABEL[src]} has moved",
-                hex=LABEL[src],
-            )
-        if code == _k.R_NOT_OF_GROUP:
-            return say("not_of_group", f"{move}: only pieces of the group chosen at the first step may move this turn")
-        if code == _k.R_NO_MOVEMENT:
-            return say("no_movement", f"{move}: a piece that moves must leave its hex")
-        if code == _k.R_ONTO_OWN_PIECE:
-            return say("onto_own_piece", f"{move}: a piece may not end its move on another own piece")
-        if code == _k.R_OUT_OF_REACH:
-            speed = self.speed if self.phase == MOVE else int(_k.query(self.s, self.game.geo, _k.Q_GROUP_SPEED, src))
-            return say(
-                "out_of_reach",
-                f"{move}: {LABEL[dst]} is not reachable within the group's speed {speed} "
-                "(paths go through empty or own hexes, never through an opponent's piece)",
-                hex=LABEL[dst],
-                speed=speed,
-            )
-        if code == _k.R_PLACE_WHILE_MOVING:
-            return say("place_while_moving", f"{move}: a turn that moves a group cannot also bring in reserves")
-        if code == _k.R_OUTSIDE_SETUP:
-            area = Text(f"nymbat.setup_area.{self.L.edges[p].replace('-', '_')}", self.L.setup_text[p])
-            return say(
-                "outside_setup",
-                f"{move}: pieces are brought in only in {name}'s setup area ({area})",
-                name=name,
-                area=area,
-            )
-        if code == _k.R_ONTO_A_PIECE:
-            return say("onto_a_piece", f"{move}: hex {LABEL[c]} is not empty", hex=LABEL[c])
-        if code == _k.R_OVER_RESERVE:
-            left = self.reserves[p]
-            return say(
-                "over_reserve",
-                f"{move}: the numbers brought in may not exceed the reserve ({left} left)",
-                count=left,
-            )
-        if code == _k.R_OVER_FIRST_LIMIT:
-            return say(
-                "over_first_limit",
-                f"{move}: on the first turn the numbers brought in may total at most {self.game.first_limit} "
-                f"({self.placed} placed so far)",
-                limit=self.game.first_limit,
-                placed=self.placed,
-            )
-        if code == _k.R_NO_BREAKTHROUGH:
-            return say(
-                "no_breakthrough",
-                f"{move}: removals 'x<hex>' are only allowed right after an attack that splits a group (breakthrough)",
-            )
-        if code == _k.R_NOT_NEXT_TO_ATTACK:
-            at = GRID.label(self.brk_cell)
-            if self.n > 2:
-                owner = name_text(self.L.names[self.brk_owner])
-                return say(
-                    "not_next_to_attack_of",
-                    f"{move}: a breakthrough removes only {owner}'s pieces (the defender's) adjacent to the attacked "
-                    f"hex {at}",
-                    owner=owner,
-                    hex=at,
-                )
-            return say(
-                "not_next_to_attack",
-                f"{move}: a breakthrough removes only opponent pieces adjacent to the attacked hex {at}",
-                hex=at,
-            )
-        if code == _k.R_OVER_BUDGET:
-            k = self._number(action - REMOVE_BASE)
-            return say(
-                "over_budget",
-                f"{move}: the pieces removed by breakthrough may total at most the attacker's number; "
-                f"{self.brk_budget} left, this piece is a {k}",
-                budget=self.brk_budget,
-                number=k,
-            )
-        if code == _k.R_NO_PENALTY_DUE:
-            return say(
-                "no_penalty_due", f"{move}: 'lose' is only played to pay a retreat or delay penalty at reserve 0"
-            )
-        if code == _k.R_LOSE_NOT_OWN:
-            at = LABEL[action - LOSE_BASE]
-            return say("no_own_piece", f"{move}: {at} holds no {name} piece", hex=at, name=name)
-        if code == _k.R_END_FIRST:
-            return Text("refusal.nymbat.end_first", "end: a turn must first bring in a piece or move a piece (or pass)")
-        if code == _k.R_PASS_AFTER_STEPS:
-            return Text("refusal.nymbat.pass_after_steps", "pass: a pass is a whole turn; it cannot follow other steps")
-        assert code == _k.R_PASS_ON_FIRST_TURN, code
-        return Text(
-            "refusal.nymbat.pass_on_first_turn", f"pass: on his first turn {name} must bring in reserves", name=name
-        )
-
-    def _apply(self, action: Action) -> None:
-        self._sync(_k.apply(self.s, self.game.geo, action, False))
-
-    def apply_action(self, action: Action) -> None:
-        """Apply an integer action of the player to move, checked (one kernel call: check and apply)."""
-        if type(self) is not NymbatState:  # a view adding its own checks (an agent's army): the generic path
-            super().apply_action(action)
-            return
-        if self._over:
-            raise IllegalMove(GAME_OVER)
-        if not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
-            raise IllegalMove(no_such_action(action, self.game.name))
-        p = self.to_move
-        nxt = self._next
-        status, legal = _k.apply_step(
-            self.s, self.game.geo, int(action), _NO_STEPS if nxt is None else nxt, nxt is not None
-        )
-        if status < 0:
-            raise IllegalMove(self._reason(-status, action))
-        self._sync(status)
-        if not self._over:
-            self._next = legal
-        self._history.append((p, action))
-
-    # -- random play -------------------------------------------------------------------
-    def random_action(self, rng: random.Random, player: int | None = None) -> Action:
-        """A random legal step: first a kind of step, then a uniform step of that kind.
-
-        At the start of a turn: bring in (30%, always on a first turn), move a
-        group (67%) or pass (3%), among the kinds possible; while bringing in,
-        ``end`` with probability 1/4; while moving, a breakthrough removal (70%
-        when one is possible), else ``end`` with probability 1/6, else a random
-        movable piece to a random reachable hex.  One kernel call, seeded by 63
-        bits drawn from ``rng``; :meth:`rollouts` plays the same distribution.
-        """
-        if self._over:
-            raise IllegalMove("the game is over: there is no move to draw")
-        if player is not None and player != self.to_move:
-            raise IllegalMove(f"it is player {self.to_move}'s turn, not player {player}'s")
-        return int(_k.random_step(self.s, self.game.geo, rng.getrandbits(63)))
-
-    def rollouts(self, n: int, seed: int, max_plies: int | None = None) -> RolloutResult:
-        """``n`` random games from here in one kernel call (:meth:`State.rollouts`); the state is unchanged.
-
-        Each plays :meth:`random_action`'s distribution to the end (the returns) or for
-        ``max_plies`` steps (then :meth:`evaluate`; two players: player 1 gets minus
-        player 0's value); same seed, same result.
-        """
-        if type(self) is not NymbatState:  # a view with its own random_action (an agent's army)
-            return super().rollouts(n, seed, max_plies)
-        if n < 0:
-            raise ValueError(f"rollouts: n must be >= 0, not {n!r}")
-        if max_plies is not None and max_plies < 0:
-            raise ValueError(f"rollouts: max_plies must be >= 0 or None, not {max_plies!r}")
-        totals = np.zeros(self.n)
-        cutoff = -1 if max_plies is None else max_plies
-        plies = _k.rollouts(self.s, self.game.geo, n, rng_state(seed), cutoff, totals) if n else 0
-        return RolloutResult(n, tuple(totals.tolist()), int(plies))
-
-    # -- notation ----------------------------------------------------------------------
-    def action_to_string(self, action: Action) -> str:
-        if action == RESIGN:
-            return "resign"
-        if not 0 <= action < NUM_ACTIONS:
-            raise IllegalMove(no_such_action(action, "nymbat"))
-        if action < PLACE_BASE:
-            return f"{LABEL[action // N]}-{LABEL[action % N]}"
-        if action < REMOVE_BASE:
-            i, k = divmod(action - PLACE_BASE, 6)
-            return f"{LABEL[i]}={k + 1}"
-        if action < LOSE_BASE:
-            return "x" + LABEL[action - REMOVE_BASE]
-        if action < END:
-            return "lose " + LABEL[action - LOSE_BASE]
-        return "end" if action == END else "pass"
-
-    def string_to_action(self, move: str) -> Action:
-        text = move.strip().lower()
-        if text == "end":
-            return END
-        if text == "pass":
-            return PASS
-        if text == "resign":
-            return RESIGN
-        if m := _MOVE_RE.fullmatch(text):
-            return _index(m.group(1), move) * N + _index(m.group(2), move)
-        if m := _PLACE_RE.fullmatch(text):
-            digits = m.group(2)
-            if len(digits) > 3:  # a huge number is refused without converting it (int() stops at 4,300 digits)
-                raise IllegalMove(
-                    Text(
-                        "refusal.nymbat.number_long",
-                        f"{digits[:8]}…: a piece's number is a whole number from 1 to 6",
-                        digits=digits[:8],
-                    )
-                )
-            k = int(digits)
-            if not 1 <= k <= 6:
-                raise IllegalMove(
-                    Text(
-                        "refusal.nymbat.number",
-                        f"{move!r}: a piece's number is a whole number from 1 to 6, not {k}",
-                        move=repr(move),
-                        n=k,
-                    )
-                )
-            return PLACE_BASE + _index(m.group(1), move) * 6 + k - 1
-        if m := _REMOVE_RE.fullmatch(text):
-            return REMOVE_BASE + _index(m.group(1), move)
-        if m := _LOSE_RE.fullmatch(text):
-            return LOSE_BASE + _index(m.group(1), move)
-        raise IllegalMove(Text("refusal.nymbat.syntax", f"{move!r} is not a Nymbat step: {_SYNTAX}", move=repr(move)))
-
-    # -- positions ---------------------------------------------------------------------
-    def to_dict(self) -> dict[str, Any]:
-        s = self.s
-        pieces = {}
-        for i in np.flatnonzero(s[_k.NUM : _k.NUM + N]).tolist():
-            pieces[LABEL[i]] = [int(s[_k.OWNER + i]), int(s[_k.NUM + i])]
-        d: dict[str, Any] = {
-            "to_move": self.to_move,
-            "pieces": pieces,
-            "reserves": list(self.reserves),
-            "delays": list(self.delays),
-            "first_turn_done": list(self.first_done),
-        }
-        if self.turn:
-            d["turn"] = self.turn
-        if self.last_mover is not None:
-            d["last_mover"] = self.last_mover
-        if any(self.resigned):
-            d["resigned"] = list(self.resigned)
-        phase = self.phase
-        if phase == BRING:
-            d["in_turn"] = {"phase": "bring", "placed": self.placed}
-        elif phase == PENALTY:
-            d["in_turn"] = {"phase": "penalty"}
-        elif phase == MOVE:
-            t: dict[str, Any] = {
-                "phase": "move",
-                "speed": self.speed,
-                "unmoved": [GRID.label(c) for c in bits(self.unmoved)],
-                "group": [GRID.label(c) for c in bits(self.tracked)],
-                "start_distance": self.start_dist,
-                "captured": self.captured,
-            }
-            brk = self.brk_cell
-            if brk >= 0:
-                t["breakthrough"] = {"hex": GRID.label(brk), "budget": self.brk_budget}
-                if self.n > 2:
-                    t["breakthrough"]["defender"] = self.brk_owner
-            d["in_turn"] = t
-        return d
-
-    # -- agents ------------------------------------------------------------------------
-    def _on_board(self, player: int) -> int:
-        """The numbers of ``player``'s pieces on the board."""
-        s = self.s
-        return int(s[_k.NUM : _k.NUM + N][s[_k.OWNER : _k.OWNER + N] == player].sum())
-
-    def evaluate(self, player: int) -> float:
-        """Material, race and home-row threat (module docstring); exact when over.
-
-        With four players the other players' material and race are averaged,
-        and any other player's unopposed threat counts −1.
-        """
-        if not 0 <= player < self.n:
-            raise IndexError(f"evaluate: player must be 0 to {self.n - 1}, not {player!r}")
-        return float(_k.evaluate(self.s, self.game.geo, player))
-
-    # -- drawing (render.py) ---------------------------------------------------------
-    def render(self, player: int | None = None) -> dict[str, Any]:
-        """The render description (docs/render.md) as seen by ``player`` (None: a spectator)."""
-        from tessera.games.nymbat.render import render
-
-        return render(self, player)
-
-    def __str__(self) -> str:
-        return text_diagram(self.render())
-
-
-_SHADES = {
-    PLAYER_COLORS["red"]: ("#e9b3ad", "#f6dcd8"),
-    PLAYER_COLORS["blue"]: ("#b3c6ec", "#dce5f7"),
-    PLAYER_COLORS["green"]: ("#b2d9bb", "#dcefe0"),
-    PLAYER_COLORS["yellow"]: ("#f1d98c", "#f9edc6"),
-}
-"""Board tints of each player colour: (home row, rest of the setup area)."""
-
-
-def _mix(a: str, b: str) -> str:
-    """The colour halfway between two ``#rrggbb`` colours, darkened a little (shared corner hexes)."""
-    ca = [int(a[i : i + 2], 16) for i in (1, 3, 5)]
-    cb = [int(b[i : i + 2], 16) for i in (1, 3, 5)]
-    return "#" + "".join(f"{int((x + y) / 2 * 0.88):02x}" for x, y in zip(ca, cb, strict=True))
-
-
-def _index(label: str, move: str) -> int:
-    if not GRID.has_label(label):
-        raise IllegalMove(
-            Text(
-                "refusal.nymbat.no_hex",
-                f"{move!r}: {label!r} is not a hex of the board (rows a–o, side 8)",
-                move=repr(move),
-                hex=repr(label),
-            )
-        )
-    return INDEX[GRID.cell(label)]
-
-
-# -- position dicts ----------------------------------------------------------------------

@@ -1,5 +1,9 @@
 """Nymbat's rules as compiled kernels (numba): the only implementation of the rules.
 
+One file because the kernels call one another and numba's on-disk cache of a kernel is keyed by its
+own source file only (:mod:`tessera.core.kernels`, "Cache caveat"): a helper kernel moved to a second
+module could change without the kernels that call it being compiled again.
+
 :mod:`tessera.games.nymbat` keeps a position in one small ``int32`` array and calls
 these kernels for everything the rules decide: the legal steps, the check of a step
 (a code that Python turns into the sentence), applying a step (attacks, breakthroughs,

@@ -8,7 +8,9 @@ from typing import Any
 
 from tessera.core.geometry import bits
 from tessera.games.nymbat import kernels as _k
-from tessera.games.nymbat.game import _H, BRING, GRID, INDEX, LAST_ROW, MOVE, NAMES, PENALTY, NymbatGame, NymbatState
+from tessera.games.nymbat.board import _H, BRING, GRID, INDEX, LAST_ROW, MOVE, NAMES, PENALTY
+from tessera.games.nymbat.game import NymbatGame
+from tessera.games.nymbat.state import NymbatState
 
 
 def state_from_dict(game: NymbatGame, d: Mapping[str, Any]) -> NymbatState:

@@ -8,11 +8,10 @@ import numpy as np
 
 from tessera.core.game import IllegalMove
 from tessera.core.geometry import bits
-from tessera.core.render import END_TURN, PASS_LABEL, cell_entry, describe, piece
+from tessera.core.render import END_TURN, PASS_LABEL, PLAYER_COLORS, cell_entry, describe, piece
 from tessera.core.texts import Text, name_text
 from tessera.games.nymbat import kernels as _k
-from tessera.games.nymbat.game import (
-    _SHADES,
+from tessera.games.nymbat.board import (
     BRING,
     CELLS,
     END,
@@ -26,9 +25,24 @@ from tessera.games.nymbat.game import (
     RESIGN,
     START,
     N,
-    NymbatState,
-    _mix,
 )
+from tessera.games.nymbat.state import NymbatState
+
+_SHADES = {
+    PLAYER_COLORS["red"]: ("#e9b3ad", "#f6dcd8"),
+    PLAYER_COLORS["blue"]: ("#b3c6ec", "#dce5f7"),
+    PLAYER_COLORS["green"]: ("#b2d9bb", "#dcefe0"),
+    PLAYER_COLORS["yellow"]: ("#f1d98c", "#f9edc6"),
+}
+"""Board tints of each player colour: (home row, rest of the setup area)."""
+
+
+def _mix(a: str, b: str) -> str:
+    """The colour halfway between two ``#rrggbb`` colours, darkened a little (shared corner hexes)."""
+    ca = [int(a[i : i + 2], 16) for i in (1, 3, 5)]
+    cb = [int(b[i : i + 2], 16) for i in (1, 3, 5)]
+    return "#" + "".join(f"{int((x + y) / 2 * 0.88):02x}" for x, y in zip(ca, cb, strict=True))
+
 
 MAY_MOVE = Text("highlight.may_move", "may still move")
 

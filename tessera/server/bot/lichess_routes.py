@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
 from tessera.server.accounts import auth as A
+from tessera.server.accounts import challenge_routes
 from tessera.server.accounts import routes as accounts_routes
 from tessera.server.accounts.security import Refused
 from tessera.server.accounts.store import User
@@ -97,7 +98,7 @@ async def create_challenge(username: str, request: Request) -> dict[str, Any]:
     elif limit is not None:
         clock = {"initial": limit, "increment": inc or 0.0}
     try:
-        body = accounts_routes.ChallengeIn.model_validate(
+        body = challenge_routes.ChallengeIn.model_validate(
             {
                 "to": username,
                 "game": str(spec),
@@ -111,7 +112,7 @@ async def create_challenge(username: str, request: Request) -> dict[str, Any]:
         raise Refused(
             422, f"the challenge is not valid: {why}", key="refusal.lichess.invalid", args={"why": why}
         ) from None
-    made = await run_in_threadpool(accounts_routes.challenge, body, request)
+    made = await run_in_threadpool(challenge_routes.challenge, body, request)
     shaped = lichess.challenge({**made, "from_bot": False, "to_bot": False}, {})
     return {**shaped, "challenge": shaped}
 
@@ -119,7 +120,7 @@ async def create_challenge(username: str, request: Request) -> dict[str, Any]:
 @router.post("/api/challenge/{cid}/accept")
 async def accept_challenge(cid: str, request: Request) -> dict[str, Any]:
     """lichess's accept: tessera's ``POST /api/challenges/{id}/accept``."""
-    return {"ok": True, **await run_in_threadpool(accounts_routes.accept, cid, request)}
+    return {"ok": True, **await run_in_threadpool(challenge_routes.accept, cid, request)}
 
 
 @router.post("/api/challenge/{cid}/decline")
@@ -127,14 +128,14 @@ async def decline_challenge(cid: str, request: Request) -> dict[str, Any]:
     """lichess's decline, the ``reason`` a key (``tooFast`` …) sent as JSON or form-encoded."""
     fields = await _fields(request)
     reason = fields.get("reason")
-    body = accounts_routes.DeclineIn(reason=None if reason is None else str(reason)[:200])
-    return {"ok": True, **await run_in_threadpool(accounts_routes.decline, cid, request, body)}
+    body = challenge_routes.DeclineIn(reason=None if reason is None else str(reason)[:200])
+    return {"ok": True, **await run_in_threadpool(challenge_routes.decline, cid, request, body)}
 
 
 @router.post("/api/challenge/{cid}/cancel")
 async def cancel_challenge(cid: str, request: Request) -> dict[str, Any]:
     """lichess's cancel: tessera's ``DELETE /api/challenges/{id}``."""
-    return {"ok": True, **await run_in_threadpool(accounts_routes.cancel, cid, request)}
+    return {"ok": True, **await run_in_threadpool(challenge_routes.cancel, cid, request)}
 
 
 # -- account and users -------------------------------------------------------------------------

@@ -2,6 +2,8 @@
 // It knows no game: hex (pointy-top, circumradius 1) and square (unit) cells at x/y,
 // pieces, highlights, the last move, coordinates, clickable targets; pan/zoom for the
 // unbounded plane.
+// One file because BoardView is one class whose drawing, keyboard focus and pan/zoom share its SVG,
+// its view box and its roving focus; the click-path protocol it serves is board-paths.js.
 //
 // A board for everyone (WCAG 2.2 AA): a board that plays is a labelled group whose cells are
 // buttons, each named by what is on it (coordinates in the game's notation, piece, owner, what a
@@ -42,40 +44,6 @@ export function lightness(color) {
   if (!m) return 0.5;
   const [r, g, b] = [m[1], m[2], m[3]].map((h) => parseInt(h, 16) / 255);
   return 0.299 * r + 0.587 * g + 0.114 * b;
-}
-
-// The click-path protocol of the render description's actions (docs/render.md), shared by the game
-// page and the lessons page. `sel` is the cells clicked so far.
-export function pathStartsWith(path, prefix) {
-  if (path.length < prefix.length) return false;
-  return prefix.every((c, i) => path[i] === c);
-}
-
-// One click on `cell`: the new selection (restarted at `cell` when the old one leads nowhere, empty
-// when nothing matches), the actions it completes (`exact`) and those it is the start of (`longer`).
-export function pickCell(actions, sel, cell) {
-  const acts = actions.filter((a) => a.path && a.path.length);
-  let next = [...sel, cell];
-  let matching = acts.filter((a) => pathStartsWith(a.path, next));
-  if (!matching.length) {
-    next = [cell];
-    matching = acts.filter((a) => pathStartsWith(a.path, next));
-  }
-  if (!matching.length) return { sel: [], exact: [], longer: [] };
-  return {
-    sel: next,
-    exact: matching.filter((a) => a.path.length === next.length),
-    longer: matching.filter((a) => a.path.length > next.length),
-  };
-}
-
-// The cells that continue the selection `sel`.
-export function nextPathCells(actions, sel) {
-  const out = new Set();
-  for (const a of actions) {
-    if (a.path && a.path.length > sel.length && pathStartsWith(a.path, sel)) out.add(a.path[sel.length]);
-  }
-  return out;
 }
 
 const HIGHLIGHT_COLORS = {

@@ -1,7 +1,7 @@
 // The chat panel of the game page (docs/http-api.md, "Chat"). The players talk in the "player" room,
 // spectators in the "spectator" room; a player of a game in progress never gets the spectators' room,
 // and once the game is over the players read both (a tab each). New messages come by the game's
-// WebSocket ({"type": "chat", "message": ...}, handed in by game.js through push()); the history is
+// WebSocket ({"type": "chat", "message": ...}, handed in by game-live.js through push()); the history is
 // read at start, after a reconnection (only what is newer) and when the game ends (new rooms).
 // Against the AI or at one screen (hot-seat) a player has no one to talk to: the panel is hidden for
 // him until the game ends (spectators still chat among themselves).

@@ -1,7 +1,8 @@
 // Learning to play: rule diagrams (drawn by board.js from the engine's render descriptions, step by
 // step) and interactive lessons (moves entered as on the game page, judged by the server).
 import { api, escapeHtml } from "./api.js";
-import { BoardView, nextPathCells, pickCell } from "./board.js";
+import { BoardView } from "./board.js";
+import { nextPathCells, pickCell } from "./board-paths.js";
 import { localized, refusalText } from "./decorate.js";
 import { currentLanguage as i18nLanguage, initI18n, t as i18nT } from "./i18n.js";
 

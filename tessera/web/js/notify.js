@@ -5,7 +5,7 @@
 //   lobby (#waiting-card) and on your own profile, and in the header's bell;
 // - the tab's title counts them ("(2) tessera"), a badge on the bell, a sound when a new one comes
 //   (the game page plays its own: your turn, the end) — each with a switch, kept in prefs.js;
-// - live: the game page's WebSocket (game.js dispatches "tessera:view"), the account's server-sent
+// - live: the game page's WebSocket (game-live.js dispatches "tessera:view"), the account's server-sent
 //   events (GET /api/account/events, woken when one of its games changes), and for guests a light
 //   poll (every 60 s while the page is visible: their other games);
 // - Web Push: the service worker /sw.js, the subscription sent with this browser's seat tokens (or
@@ -44,7 +44,7 @@ export function guestTokens() {
   return out.slice(-500);
 }
 
-// The game whose page this is (its own sounds are game.js's).
+// The game whose page this is (its own sounds are game-live.js's).
 function pageGame() {
   const m = /^\/g\/([^/]+)/.exec(location.pathname);
   return m ? decodeURIComponent(m[1]) : null;

@@ -133,8 +133,8 @@ def test_a_resignation_after_both_have_moved_loses_and_is_rated(user: User) -> N
 def test_abortable_until_every_seat_has_moved_whatever_the_games_length() -> None:
     """ "allowed until every seat has made a move": a joint turn is every seat's move; a game over is
     never abortable; the answer does not change once every seat has moved, however many moves follow."""
-    from tessera.server.match.live import abortable
-    from tessera.server.store.storage import MoveRow
+    from tessera.server.match.knowledge import abortable
+    from tessera.server.match.tables import MoveRow
 
     def moves(*players: int) -> list[MoveRow]:
         return [MoveRow(i, p, "m") for i, p in enumerate(players)]
