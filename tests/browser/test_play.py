@@ -66,14 +66,14 @@ def act(page: Any, rng: random.Random) -> bool:
         inp.fill(str(rng.randint(lo, min(hi, lo + 4))))
         page.locator("#number-ok").click()
         return True
-    choices = page.locator(".choice-btn")
-    if choices.count():
-        choices.nth(rng.randrange(choices.count())).click()
-        return True
     # count once: the page may redraw between two counts (a pushed view)
+    n_choices = page.locator(".choice-btn").count()
     n_dots = page.locator("svg.board .target-dot").count()
     n_buttons = page.locator("#prompt .action-btn").count()
     try:
+        if n_choices:
+            page.locator(".choice-btn").nth(rng.randrange(n_choices)).click(timeout=5000)
+            return True
         if n_dots and (not n_buttons or rng.random() < 0.6):
             page.locator("svg.board .target-dot").nth(rng.randrange(n_dots)).click(timeout=5000)
             return True
