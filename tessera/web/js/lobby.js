@@ -415,11 +415,8 @@ async function loadCatalog() {
 }
 
 async function start() {
-  await initI18n(["account", "game", "learn", "lobby", "params", "seeks", "engine", "tournaments"]);
-  initPrefs();
-  $("create").hidden = true;
-  refreshLists();
-  setInterval(refreshLists, 10000);
+  // the import form is in the page from the first paint: its handlers come before anything is awaited,
+  // else a quick click did nothing (or submitted the form natively, reloading the page)
   $("import").addEventListener("submit", importRecord);
   $("import-analyse").addEventListener("click", () => {
     // the analysis board reads the record itself (POST /api/analysis/record): no game is created
@@ -428,6 +425,11 @@ async function start() {
     sessionStorage.setItem("tessera.analysis.record", text);
     location.href = "/analysis?record=paste";
   });
+  await initI18n(["account", "game", "learn", "lobby", "params", "seeks", "engine", "tournaments"]);
+  initPrefs();
+  $("create").hidden = true;
+  refreshLists();
+  setInterval(refreshLists, 10000);
   const c = await loadCatalog();
   await Promise.all(c.games.map((g) => loadGameClient(g.name, g)));
   catalog = c.games;
