@@ -333,11 +333,13 @@ def contract_for(state: State) -> KernelContract | None:
 
 def contract_position(contract: KernelContract, state: State) -> np.ndarray | None:
     """``state`` as the contract's position ``s`` (``int32[state_size]``): ``init``, then the state's history
-    replayed through ``apply``; ``None`` when a step is refused or the result is not ``state`` (its player
-    to move and legal actions differ)."""
+    replayed through ``apply``; ``None`` when the contract deals another game, a step is refused or the
+    result is not ``state`` (its player to move and legal actions differ)."""
     s = contract.new_position()
     rs = rng_state(0)
     contract.init(s, contract.tables, rs)
+    if contract.initial_seed is not None and contract.initial_seed(s) != getattr(state, "seed", None):
+        return None  # the contract deals another game
     for _player, action in state._history:
         if not isinstance(action, int | np.integer):
             return None
@@ -469,6 +471,8 @@ class CompiledMCTSAgent(Agent):
         search, old = self._search, self._root_state
         if not self.reuse or search is None or old is None or old.game != state.game:
             return -1
+        if getattr(old, "seed", None) != getattr(state, "seed", None):  # another deal
+            return -1
         h_old, h_new = old._history, state._history
         if len(h_new) < len(h_old) or h_new[: len(h_old)] != h_old:
             return -1
@@ -493,7 +497,7 @@ class CompiledMCTSAgent(Agent):
             self.stats = {**inner.stats, "compiled": False}
             return out
         root = self._reused_root(state, s0) if self._search is not None else -1
-        if root < 0 or self._search is None or self._search.contract is not contract:
+        if root < 0 or self._search is None:
             self._search = CompiledSearch(contract)
             self._wide = self.widen == "on" or (self.widen == "auto" and len(actions) > self.wide)
             root = 0
