@@ -161,8 +161,8 @@ def main() -> int:
                 f"; level 5 as tuned ({r['level5_spec']}): {r['level5_sims_per_cpu_s']}" if "level5_spec" in r else ""
             )
             print(
-                f"{r['game']:>26}: Python tree {r['python_sims_per_cpu_s']:>8}, compiled {r['compiled_sims_per_cpu_s']:>8}"
-                f" sims/CPU s (x{r['ratio']}, {r['simulations']} sims){extra}"
+                f"{r['game']:>26}: Python tree {r['python_sims_per_cpu_s']:>8}, "
+                f"compiled {r['compiled_sims_per_cpu_s']:>8} sims/CPU s (x{r['ratio']}, {r['simulations']} sims){extra}"
             )
     if args.json:
         print(json.dumps(result, indent=2))
