@@ -59,7 +59,7 @@ SOURCE = '''
 def tree_simulate(
     root, s0, g, rs, sims, c, cutoff, wide, pw_k, pw_alpha,
     t_n, t_w, t_mover, t_action, t_child, t_sib, t_nchild, t_nlegal, t_size,
-    s, buf, mark, ret, path,
+    s, buf, mark, ret, path, mast, msum, mcnt, tr_p, tr_a,
 ):
     """``sims`` simulations from node ``root`` (position ``s0``) on the tree arrays; returns the number
     done (fewer only when the arrays are full and ``t_size`` reached their length)."""
@@ -145,7 +145,19 @@ def tree_simulate(
             node = best
             depth += 1
             path[depth] = node
-        tree_rollout(s, g, rs, cutoff, buf, ret)
+        if mast > 0.0:
+            nr = tree_rollout_mast(s, g, rs, cutoff, buf, ret, mast, msum, mcnt, tr_p, tr_a)
+            for d in range(1, depth + 1):
+                x = path[d]
+                p = t_mover[x]
+                msum[p, t_action[x]] += ret[p]
+                mcnt[p, t_action[x]] += 1.0
+            for j in range(nr):
+                p = tr_p[j]
+                msum[p, tr_a[j]] += ret[p]
+                mcnt[p, tr_a[j]] += 1.0
+        else:
+            tree_rollout(s, g, rs, cutoff, buf, ret)
         for d in range(depth + 1):
             x = path[d]
             t_n[x] += 1
@@ -155,6 +167,48 @@ def tree_simulate(
             return it + 1
     return sims
 '''
+MAST = '''
+@kernel
+def tree_rollout_mast(s, g, rs, cutoff, buf, ret, eps, msum, mcnt, tr_p, tr_a):
+    """A MAST rollout: with probability ``eps`` a random action (``tree_draw``), else the legal action of
+    the best mean return for the player to move in ``msum / mcnt`` (unseen actions count 1, ties broken
+    at random); the returns into ``ret``, the (player, action) pairs played into ``tr_p``/``tr_a``
+    (as many as they hold); returns how many were written."""
+    steps = 0
+    nr = 0
+    while True:
+        p = current(s, g)
+        if p == TERMINAL or (cutoff >= 0 and steps >= cutoff):
+            break
+        if eps >= 1.0 or rand_below(rs, 1 << 30) < eps * (1 << 30):
+            a = tree_draw(s, g, rs, buf)
+        else:
+            m = legal(s, g, buf)
+            a = -1
+            if m > 0:
+                start = rand_below(rs, m)
+                best = -math.inf
+                for j in range(m):
+                    b = buf[(start + j) % m]
+                    cnt = mcnt[p, b]
+                    q = msum[p, b] / cnt if cnt > 0.0 else 1.0
+                    if q > best:
+                        best = q
+                        a = b
+        if a < 0:
+            break
+        if nr < tr_a.shape[0]:
+            tr_p[nr] = p
+            tr_a[nr] = a
+            nr += 1
+        apply(s, g, a, rs)
+        steps += 1
+    returns(s, g, ret)
+    return nr
+'''
+"""Move-average sampling (MAST, Finnsson and Björnsson): rollouts that prefer the actions whose
+simulations went best for their player, the statistics gathered over the whole search."""
+
 """The compiled simulations, written once against the contract's verbs (compiled into each game's
 contract module by :func:`tree_kernel`)."""
 
@@ -230,7 +284,9 @@ def tree_kernel(contract: KernelContract) -> Any:
         if fn is None:
             own_draw = hasattr(ns.get("random_action"), "py_func")
             own_rollout = own_draw and hasattr(ns.get("rollout"), "py_func")
-            text = (DRAW_OWN if own_draw else DRAW_LEGAL) + (ROLLOUT_OWN if own_rollout else ROLLOUT_LEGAL) + SOURCE
+            text = (
+                (DRAW_OWN if own_draw else DRAW_LEGAL) + (ROLLOUT_OWN if own_rollout else ROLLOUT_LEGAL) + MAST + SOURCE
+            )
             path = ns["__file__"]
             _stale_mark(path, Path(path).stem, text)
             try:
@@ -364,8 +420,15 @@ class CompiledSearch:
     MAX_DEPTH = 4096
     """Nodes on one simulation's path at most (deeper, the simulation rolls out from there)."""
 
-    def __init__(self, contract: KernelContract, capacity: int = 1 << 14) -> None:
+    def __init__(self, contract: KernelContract, capacity: int = 1 << 14, mast: bool = False) -> None:
         self.contract = contract
+        shape = (contract.num_players, max(1, contract.num_actions)) if mast else (1, 1)
+        self.msum = np.zeros(shape, np.float64)
+        """MAST: each player's summed returns of the simulations in which he played each action."""
+        self.mcnt = np.zeros(shape, np.float64)
+        """MAST: how many simulations each player played each action in."""
+        self.tr_p = np.zeros(self.MAX_DEPTH if mast else 1, np.int32)
+        self.tr_a = np.zeros(self.MAX_DEPTH if mast else 1, np.int64)
         self.kernel = tree_kernel(contract)
         self.tree = Tree(capacity)
         self.s = contract.new_position()
@@ -386,9 +449,13 @@ class CompiledSearch:
         wide: bool,
         pw_k: float,
         pw_alpha: float,
+        mast: float = 0.0,
     ) -> int:
         """``sims`` simulations from node ``root`` at position ``s0`` (``int32``), drawing from ``rs``
-        (``uint64[1]``); returns the simulations done (all of them: the tree grows first)."""
+        (``uint64[1]``); returns the simulations done (all of them: the tree grows first).  ``mast > 0``:
+        MAST rollouts with that share of random actions (the search must be made with ``mast=True``)."""
+        if mast > 0 and self.mcnt.shape[1] < max(1, self.contract.num_actions):
+            raise ValueError("this search keeps no MAST statistics: make it with mast=True")
         t = self.tree
         t.reserve(sims)
         return int(
@@ -397,6 +464,7 @@ class CompiledSearch:
                 bool(wide), float(pw_k), float(pw_alpha),
                 t.n, t.w, t.mover, t.action, t.child, t.sib, t.nchild, t.nlegal, t.size,
                 self.s, self.buf, self.mark, self.ret, self.path,
+                float(mast), self.msum, self.mcnt, self.tr_p, self.tr_a,
             )
         )  # fmt: skip
 
@@ -415,12 +483,16 @@ class CompiledMCTSAgent(Agent):
         pw_k: float = 2.0,
         pw_alpha: float = 0.5,
         reuse: bool = True,
+        mast: float = 0.0,
         seed: int | None = None,
         name: str | None = None,
     ) -> None:
         super().__init__(seed)
         if c < 0:
             raise ValueError(f"mcts_compiled: c must be >= 0, not {c!r}")
+        if isinstance(mast, bool) or not isinstance(mast, int | float) or not 0 <= mast <= 1:
+            raise ValueError(f"mcts_compiled: mast must be a number from 0 (off) to 1, not {mast!r}")
+        self.mast = float(mast)
         if isinstance(widen, bool):
             widen = "on" if widen else "off"
         if widen not in ("auto", "on", "off"):
@@ -498,7 +570,7 @@ class CompiledMCTSAgent(Agent):
             return out
         root = self._reused_root(state, s0) if self._search is not None else -1
         if root < 0 or self._search is None:
-            self._search = CompiledSearch(contract)
+            self._search = CompiledSearch(contract, mast=self.mast > 0)
             self._wide = self.widen == "on" or (self.widen == "auto" and len(actions) > self.wide)
             root = 0
         search = self._search
@@ -518,6 +590,7 @@ class CompiledMCTSAgent(Agent):
             "wide": self._wide,
             "pw_k": self.pw_k,
             "pw_alpha": self.pw_alpha,
+            "mast": self.mast,
         }
         while done == 0 or not budget.exhausted(done):
             n = batch if budget.iterations is None else min(batch, budget.iterations - done)

@@ -53,7 +53,7 @@ AGENT_OPTIONS: dict[str, tuple[str, ...]] = {
     "random": ("seed", "army"),
     "greedy": ("noise", "orders", "replies", "seed", "army"),
     "mcts": ("c", "rollout_cutoff", "widen", "wide", "pw_k", "pw_alpha", "reuse", "sample", "seed", "army"),
-    "mcts_compiled": ("c", "rollout_cutoff", "widen", "wide", "pw_k", "pw_alpha", "reuse", "endgame", "seed"),
+    "mcts_compiled": ("c", "rollout_cutoff", "widen", "wide", "pw_k", "pw_alpha", "reuse", "mast", "endgame", "seed"),
     "smmcts": ("c", "rollout_cutoff", "pw_k", "pw_alpha", "seed"),
     "alphabeta": ("max_depth", "width", "sample", "seed", "army"),
     "turns": ("width", "rounds", "noise", "c", "reply", "cap", "limit", "seed"),

@@ -206,3 +206,21 @@ def test_level5c_is_level_5_on_the_compiled_tree() -> None:
         make_agent("level5(tree=numpy)")
     with pytest.raises(ValueError, match="no option"):
         make_agent("mcts_compiled(sample=8)")
+
+
+def test_mast_rollouts_gather_move_averages_and_stay_legal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ "MAST (move-average sampling) rollouts": with ``mast=ε`` every simulation adds its return to the
+    statistics of each (player, action) it played, the moves chosen are legal, the forced win is found;
+    ``mast`` outside 0–1 is refused."""
+    state = _nim(monkeypatch, stones=10).new_initial_state()
+    agent = CompiledMCTSAgent(c=1.4, seed=0, mast=0.2)
+    assert agent.choose(state, iterations=3000) == 1
+    search = agent._search
+    assert search is not None
+    assert search.mcnt.shape == (2, 3) and search.mcnt.sum() >= 3000  # at least one move a simulation
+    assert np.all(np.abs(search.msum) <= search.mcnt)  # returns are within [-1, 1]
+    nibble = _played(load_game("nibble").new_initial_state(seed=4), 5, seed=2)
+    a = make_agent("mcts_compiled(mast=0.1,seed=3)").choose(nibble, iterations=200)
+    assert a in nibble.legal_actions()
+    with pytest.raises(ValueError, match="mast must be"):
+        make_agent("mcts_compiled(mast=2)")
