@@ -16,10 +16,14 @@ One simulation, as level 5 does it:
   shuffles them and pops); with progressive widening (``widen``: ``auto`` when the root has more
   than ``wide`` legal actions) a node with ``n`` visits has at most ``ceil(pw_k · (n+1)^pw_alpha)``
   children, a new candidate being a random action that is not a child yet (four draws at most).
-* **Rollout**: uniformly random legal actions (or the game's own ``random_action`` verb when its
-  contract module defines one — Nume's: a random empty cell, then a number, as ``State.random_action``)
-  to the end of the game, or for ``rollout_cutoff`` steps (a cut-off game scores the contract's
-  ``returns``: 0 — the contract has no evaluation).
+* **Rollout**: uniformly random legal actions (``legal``, one draw, ``apply``) to the end of the game,
+  or for ``rollout_cutoff`` steps (a cut-off game scores the contract's ``returns``: 0 — the contract
+  has no evaluation).  Two optional verbs beside the contract's six make it faster where a game's
+  contract module defines them: ``random_action(s, g, rs)`` (one random legal action without listing
+  them: Nume's draws a cell, then a number, as ``State.random_action`` — also the candidates of a
+  widened node) and ``rollout(s, g, rs, max_plies, out)`` (the same random game in the game's own loop:
+  Nume, and Nibble's corner-list rollout, the level's ``State.rollouts``).  ``mast=ε``: MAST rollouts
+  instead (:data:`MAST`).
 * **Back-up** of the rollout's returns along the path; **decision**: the most visited root child
   (ties: the higher mean).
 * **Tree reuse** (``reuse``): the next search starts from the subtree of the moves played since,
@@ -283,7 +287,7 @@ def tree_kernel(contract: KernelContract) -> Any:
         fn = ns.get("tree_simulate")
         if fn is None:
             own_draw = hasattr(ns.get("random_action"), "py_func")
-            own_rollout = own_draw and hasattr(ns.get("rollout"), "py_func")
+            own_rollout = hasattr(ns.get("rollout"), "py_func")
             text = (
                 (DRAW_OWN if own_draw else DRAW_LEGAL) + (ROLLOUT_OWN if own_rollout else ROLLOUT_LEGAL) + MAST + SOURCE
             )

@@ -224,3 +224,30 @@ def test_mast_rollouts_gather_move_averages_and_stay_legal(monkeypatch: pytest.M
     assert a in nibble.legal_actions()
     with pytest.raises(ValueError, match="mast must be"):
         make_agent("mcts_compiled(mast=2)")
+
+
+def test_nibble_rollout_verb_plays_legal_games_to_the_end_or_the_cut_off() -> None:
+    """Nibble's ``rollout`` verb "uniformly random steps until the game ends or ``max_plies`` steps": to the
+    end it leaves a finished game with its returns (±1 or 0 each, zero-sum); with a cut-off of 3 it plays
+    exactly 3 steps of a longer game, which goes on; the same ``rs`` plays the same game."""
+    import tessera.games.nibble.contract as bc
+
+    state = _played(load_game("nibble").new_initial_state(seed=77), 4, seed=0)
+    contract = contract_for(state)
+    assert contract is not None
+    s0 = contract_position(contract, state)
+    assert s0 is not None
+    ends = []
+    for seed in range(6):
+        s, out = s0.copy(), np.zeros(2)
+        steps = bc.rollout(s, contract.tables, rng_state(seed), -1, out)
+        assert contract.current(s, contract.tables) < 0 and steps > 3
+        assert out[0] == -out[1] and abs(out[0]) in (0.0, 1.0)
+        ends.append(s.tobytes())
+        again = s0.copy()
+        bc.rollout(again, contract.tables, rng_state(seed), -1, np.zeros(2))
+        assert again.tobytes() == s.tobytes()
+        cut, out = s0.copy(), np.zeros(2)
+        assert bc.rollout(cut, contract.tables, rng_state(seed), 3, out) == 3
+        assert contract.current(cut, contract.tables) >= 0 and out.tolist() == [0.0, 0.0]
+    assert len(set(ends)) > 1
