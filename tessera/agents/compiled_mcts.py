@@ -22,8 +22,8 @@ One simulation, as level 5 does it:
   contract module defines them: ``random_action(s, g, rs)`` (one random legal action without listing
   them: Nume's draws a cell, then a number, as ``State.random_action`` — also the candidates of a
   widened node) and ``rollout(s, g, rs, max_plies, out)`` (the same random game in the game's own loop:
-  Nume, and Nibble's corner-list rollout, the level's ``State.rollouts``).  ``mast=ε``: MAST rollouts
-  instead (:data:`MAST`).
+  Nume, and Nibble's corner-list rollout, the level's ``State.rollouts``).  ``mast=ε`` (ε-greedy) or
+  ``gibbs=τ`` (Gibbs sampling at temperature τ): MAST rollouts instead (:data:`MAST`).
 * **Back-up** of the rollout's returns along the path; **decision**: the most visited root child
   (ties: the higher mean).
 * **Tree reuse** (``reuse``): the next search starts from the subtree of the moves played since,
@@ -63,7 +63,7 @@ SOURCE = '''
 def tree_simulate(
     root, s0, g, rs, sims, c, cutoff, wide, pw_k, pw_alpha,
     t_n, t_w, t_mover, t_action, t_child, t_sib, t_nchild, t_nlegal, t_size,
-    s, buf, mark, ret, path, mast, msum, mcnt, tr_p, tr_a,
+    s, buf, mark, ret, path, mast, tau, msum, mcnt, tr_p, tr_a, wbuf,
 ):
     """``sims`` simulations from node ``root`` (position ``s0``) on the tree arrays; returns the number
     done (fewer only when the arrays are full and ``t_size`` reached their length)."""
@@ -149,8 +149,8 @@ def tree_simulate(
             node = best
             depth += 1
             path[depth] = node
-        if mast > 0.0:
-            nr = tree_rollout_mast(s, g, rs, cutoff, buf, ret, mast, msum, mcnt, tr_p, tr_a)
+        if mast > 0.0 or tau > 0.0:
+            nr = tree_rollout_mast(s, g, rs, cutoff, buf, ret, mast, tau, msum, mcnt, tr_p, tr_a, wbuf)
             for d in range(1, depth + 1):
                 x = path[d]
                 p = t_mover[x]
@@ -173,18 +173,35 @@ def tree_simulate(
 '''
 MAST = '''
 @kernel
-def tree_rollout_mast(s, g, rs, cutoff, buf, ret, eps, msum, mcnt, tr_p, tr_a):
-    """A MAST rollout: with probability ``eps`` a random action (``tree_draw``), else the legal action of
-    the best mean return for the player to move in ``msum / mcnt`` (unseen actions count 1, ties broken
-    at random); the returns into ``ret``, the (player, action) pairs played into ``tr_p``/``tr_a``
-    (as many as they hold); returns how many were written."""
+def tree_rollout_mast(s, g, rs, cutoff, buf, ret, eps, tau, msum, mcnt, tr_p, tr_a, wbuf):
+    """A MAST rollout on the mean returns ``msum / mcnt`` of the player to move (unseen actions count 1):
+    with ``tau > 0`` Gibbs sampling, each legal action drawn with weight ``exp(mean / tau)``; else
+    ε-greedy: with probability ``eps`` a random action (``tree_draw``), otherwise the best mean (ties at
+    random).  The returns into ``ret``, the (player, action) pairs played into ``tr_p``/``tr_a`` (as many
+    as they hold); returns how many were written."""
     steps = 0
     nr = 0
     while True:
         p = current(s, g)
         if p == TERMINAL or (cutoff >= 0 and steps >= cutoff):
             break
-        if eps >= 1.0 or rand_below(rs, 1 << 30) < eps * (1 << 30):
+        if tau > 0.0:
+            m = legal(s, g, buf)
+            a = -1
+            total = 0.0
+            for j in range(m):
+                b = buf[j]
+                cnt = mcnt[p, b]
+                w = math.exp((msum[p, b] / cnt if cnt > 0.0 else 1.0) / tau)
+                wbuf[j] = w
+                total += w
+            r = rand_below(rs, 1 << 30) * (total / (1 << 30))
+            for j in range(m):
+                a = buf[j]
+                r -= wbuf[j]
+                if r < 0.0:
+                    break
+        elif eps >= 1.0 or rand_below(rs, 1 << 30) < eps * (1 << 30):
             a = tree_draw(s, g, rs, buf)
         else:
             m = legal(s, g, buf)
@@ -433,6 +450,7 @@ class CompiledSearch:
         """MAST: how many simulations each player played each action in."""
         self.tr_p = np.zeros(self.MAX_DEPTH if mast else 1, np.int32)
         self.tr_a = np.zeros(self.MAX_DEPTH if mast else 1, np.int64)
+        self.wbuf = np.zeros(max(1, contract.num_actions) if mast else 1, np.float64)
         self.kernel = tree_kernel(contract)
         self.tree = Tree(capacity)
         self.s = contract.new_position()
@@ -454,11 +472,13 @@ class CompiledSearch:
         pw_k: float,
         pw_alpha: float,
         mast: float = 0.0,
+        tau: float = 0.0,
     ) -> int:
         """``sims`` simulations from node ``root`` at position ``s0`` (``int32``), drawing from ``rs``
-        (``uint64[1]``); returns the simulations done (all of them: the tree grows first).  ``mast > 0``:
-        MAST rollouts with that share of random actions (the search must be made with ``mast=True``)."""
-        if mast > 0 and self.mcnt.shape[1] < max(1, self.contract.num_actions):
+        (``uint64[1]``); returns the simulations done (all of them: the tree grows first).  MAST rollouts (the
+        search made with ``mast=True``): ``tau > 0`` Gibbs sampling at that temperature, else ``mast > 0``
+        ε-greedy with that share of random actions."""
+        if (mast > 0 or tau > 0) and self.mcnt.shape[1] < max(1, self.contract.num_actions):
             raise ValueError("this search keeps no MAST statistics: make it with mast=True")
         t = self.tree
         t.reserve(sims)
@@ -468,7 +488,7 @@ class CompiledSearch:
                 bool(wide), float(pw_k), float(pw_alpha),
                 t.n, t.w, t.mover, t.action, t.child, t.sib, t.nchild, t.nlegal, t.size,
                 self.s, self.buf, self.mark, self.ret, self.path,
-                float(mast), self.msum, self.mcnt, self.tr_p, self.tr_a,
+                float(mast), float(tau), self.msum, self.mcnt, self.tr_p, self.tr_a, self.wbuf,
             )
         )  # fmt: skip
 
@@ -488,6 +508,7 @@ class CompiledMCTSAgent(Agent):
         pw_alpha: float = 0.5,
         reuse: bool = True,
         mast: float = 0.0,
+        gibbs: float = 0.0,
         seed: int | None = None,
         name: str | None = None,
     ) -> None:
@@ -497,6 +518,9 @@ class CompiledMCTSAgent(Agent):
         if isinstance(mast, bool) or not isinstance(mast, int | float) or not 0 <= mast <= 1:
             raise ValueError(f"mcts_compiled: mast must be a number from 0 (off) to 1, not {mast!r}")
         self.mast = float(mast)
+        if isinstance(gibbs, bool) or not isinstance(gibbs, int | float) or not 0 <= gibbs <= 100:
+            raise ValueError(f"mcts_compiled: gibbs must be a temperature from 0 (off) to 100, not {gibbs!r}")
+        self.gibbs = float(gibbs)
         if isinstance(widen, bool):
             widen = "on" if widen else "off"
         if widen not in ("auto", "on", "off"):
@@ -574,7 +598,7 @@ class CompiledMCTSAgent(Agent):
             return out
         root = self._reused_root(state, s0) if self._search is not None else -1
         if root < 0 or self._search is None:
-            self._search = CompiledSearch(contract, mast=self.mast > 0)
+            self._search = CompiledSearch(contract, mast=self.mast > 0 or self.gibbs > 0)
             self._wide = self.widen == "on" or (self.widen == "auto" and len(actions) > self.wide)
             root = 0
         search = self._search
@@ -595,6 +619,7 @@ class CompiledMCTSAgent(Agent):
             "pw_k": self.pw_k,
             "pw_alpha": self.pw_alpha,
             "mast": self.mast,
+            "tau": self.gibbs,
         }
         while done == 0 or not budget.exhausted(done):
             n = batch if budget.iterations is None else min(batch, budget.iterations - done)

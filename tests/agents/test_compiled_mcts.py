@@ -222,8 +222,14 @@ def test_mast_rollouts_gather_move_averages_and_stay_legal(monkeypatch: pytest.M
     nibble = _played(load_game("nibble").new_initial_state(seed=4), 5, seed=2)
     a = make_agent("mcts_compiled(mast=0.1,seed=3)").choose(nibble, iterations=200)
     assert a in nibble.legal_actions()
+    gibbs = CompiledMCTSAgent(c=1.4, seed=0, gibbs=1.0)  # Gibbs sampling, MAST's first form
+    assert gibbs.choose(state, iterations=3000) == 1
+    assert gibbs._search is not None and gibbs._search.mcnt.sum() >= 3000
+    assert make_agent("mcts_compiled(gibbs=1,seed=3)").choose(nibble, iterations=200) in nibble.legal_actions()
     with pytest.raises(ValueError, match="mast must be"):
         make_agent("mcts_compiled(mast=2)")
+    with pytest.raises(ValueError, match="gibbs must be"):
+        make_agent("mcts_compiled(gibbs=-1)")
 
 
 def test_nibble_rollout_verb_plays_legal_games_to_the_end_or_the_cut_off() -> None:
