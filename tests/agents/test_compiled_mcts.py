@@ -257,3 +257,31 @@ def test_nibble_rollout_verb_plays_legal_games_to_the_end_or_the_cut_off() -> No
         assert bc.rollout(cut, contract.tables, rng_state(seed), 3, out) == 3
         assert contract.current(cut, contract.tables) >= 0 and out.tolist() == [0.0, 0.0]
     assert len(set(ends)) > 1
+
+
+@pytest.mark.parametrize("spec", ["ikabegama(board=hexhex:5)", "nymbat", "nymbat(players=4)", "nume(size=4)"])
+def test_own_random_action_and_rollout_verbs_play_legal_games(spec: str) -> None:
+    """A game's optional ``random_action`` verb "a random legal action" (the contract's ``apply`` accepts
+    every draw, to the end of a game) and its ``rollout`` verb "until the game ends or ``max_plies``":
+    a finished game with the contract's returns, or exactly ``max_plies`` steps of a game that goes on."""
+    game = load_game(spec)
+    contract = game.kernel_contract()
+    module = __import__(contract.init.py_func.__module__, fromlist=["rollout"])
+    s0 = contract_position(contract, game.new_initial_state())
+    assert s0 is not None
+    for seed in range(3):
+        s, rs = s0.copy(), rng_state(seed)
+        plies = 0
+        while contract.current(s, contract.tables) >= 0 and plies < 3000:
+            a = module.random_action(s, contract.tables, rs)
+            assert contract.apply(s, contract.tables, a, rs) >= 0, f"{spec}: drawn action {a} refused"
+            plies += 1
+        assert module.random_action(s, contract.tables, rs) == -1 or plies == 3000
+        s, out, ret = s0.copy(), np.zeros(contract.num_players), np.zeros(contract.num_players)
+        steps = module.rollout(s, contract.tables, rng_state(seed), -1, out)
+        assert contract.current(s, contract.tables) < 0 and steps > 0
+        contract.returns(s, contract.tables, ret)
+        assert out.tolist() == ret.tolist()
+        cut = s0.copy()
+        assert module.rollout(cut, contract.tables, rng_state(seed), 2, out) == 2
+        assert contract.current(cut, contract.tables) >= 0
