@@ -603,7 +603,7 @@ class CompiledMCTSAgent(Agent):
             root = 0
         search = self._search
         tree = search.tree
-        if tree.size[0] > 1 << 22:  # a reused tree that grew past ~4M rows: start afresh
+        if tree.size[0] > 1 << 20:  # a reused tree past ~1M rows (44 bytes each): start afresh
             search.tree = tree = Tree()
             root = 0
         if root != 0:
