@@ -285,3 +285,19 @@ def test_own_random_action_and_rollout_verbs_play_legal_games(spec: str) -> None
         cut = s0.copy()
         assert module.rollout(cut, contract.tables, rng_state(seed), 2, out) == 2
         assert contract.current(cut, contract.tables) >= 0
+
+
+def test_nelaxtam_contract_runs_in_the_compiled_loop() -> None:
+    """Nelaxtam's contract (one decision at a time, as the adapters split a turn) runs in the compiled loop
+    too: from ``init`` the root's children are legal decisions and every simulation is counted; the agent
+    itself answers Nelaxtam's simultaneous nodes with level 5's decoupled UCT (the test above)."""
+    contract = load_game("nelaxtam").kernel_contract()
+    s0 = contract.new_position()
+    contract.init(s0, contract.tables, rng_state(1))
+    search = CompiledSearch(contract)
+    assert search.run(0, s0, rng_state(2), 200, c=1.0, cutoff=40, wide=False, pw_k=2.0, pw_alpha=0.5) == 200
+    buf = np.zeros(contract.num_actions, np.int64)
+    legal = set(buf[: contract.legal(s0, contract.tables, buf)].tolist())
+    kids = search.tree.children(0)
+    assert kids and {int(search.tree.action[ch]) for ch in kids} <= legal
+    assert int(search.tree.n[0]) == 200 == sum(int(search.tree.n[ch]) for ch in kids)
