@@ -10,7 +10,8 @@ True
 
 Agents: ``random``, ``greedy`` (one-step lookahead with the game's
 ``evaluate``), ``mcts`` (UCT with rollout cut-off, progressive widening, tree
-reuse; decoupled UCT at simultaneous nodes), ``smmcts``, ``alphabeta``
+reuse; decoupled UCT at simultaneous nodes), ``mcts_compiled`` (the same UCT with the tree in arrays
+inside compiled code, on the game's kernel contract), ``smmcts``, ``alphabeta``
 (negamax, iterative deepening), ``turns`` (search over whole turns with greedy
 rollouts, for games of more than two players) and the strength levels ``level1``–``level5``
 (:func:`level`).  See docs/agents.md.

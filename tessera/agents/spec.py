@@ -11,12 +11,16 @@ A spec is a name with optional keyword options in parentheses:
 ``alphabeta``   negamax alpha-beta with iterative deepening (``max_depth``, ``width``, ``sample``)
 ``turns``       UCB over whole turns with rollouts (``width``, ``rounds``, ``noise``, ``c``, ``reply``, ``cap``,
                 ``limit``: at most that many iterations per turn)
+``mcts_compiled`` UCT with the tree in arrays inside compiled code, on the game's kernel contract
+                (``c``, ``rollout_cutoff``, ``widen``, ``wide``, ``pw_k``, ``pw_alpha``, ``reuse``, ``endgame``:
+                the exact solver first, as levels 4–5; :mod:`tessera.agents.compiled_mcts`)
 ``learned``     level 5's UCT with an evaluation learned by self-play (``game``, ``weights``: a weights
                 file, default the package's; ``c``, ``sample``, …; Nibble: ``reach``; Nymbat: level 5's
                 alpha-beta, ``max_depth``, ``width``, ``sample``, or ``search=turns`` (``width``, ``c``,
                 ``limit``); ``endgame=true``:
                 the exact endgame solver first, as levels 4–5; :mod:`tessera.agents.learned`)
-``level1``…     the web app's strength levels (``level(3)`` too), tuned per game
+``level1``…     the web app's strength levels (``level(3)`` too), tuned per game; ``tree=compiled`` (or
+                ``level5c``): the level's UCT on the compiled tree (``mcts_compiled``)
 ==============  ==============================================================
 
 Every agent also takes ``seed=K`` (its own random generator); ``random``, ``greedy``,
@@ -34,7 +38,7 @@ from typing import Any
 from tessera.agents.alphabeta import AlphaBetaAgent
 from tessera.agents.army import ArmyAgent, parse_army
 from tessera.agents.base import Agent, Budget
-from tessera.agents.endgame.agent import with_endgame
+from tessera.agents.endgame.agent import EndgameAgent, with_endgame
 from tessera.agents.mcts import MCTSAgent
 from tessera.agents.simple import GreedyAgent, RandomAgent
 from tessera.agents.sm_mcts import SMMCTSAgent
@@ -49,6 +53,19 @@ AGENT_OPTIONS: dict[str, tuple[str, ...]] = {
     "random": ("seed", "army"),
     "greedy": ("noise", "orders", "replies", "seed", "army"),
     "mcts": ("c", "rollout_cutoff", "widen", "wide", "pw_k", "pw_alpha", "reuse", "sample", "seed", "army"),
+    "mcts_compiled": (
+        "c",
+        "rollout_cutoff",
+        "widen",
+        "wide",
+        "pw_k",
+        "pw_alpha",
+        "reuse",
+        "mast",
+        "gibbs",
+        "endgame",
+        "seed",
+    ),
     "smmcts": ("c", "rollout_cutoff", "pw_k", "pw_alpha", "seed"),
     "alphabeta": ("max_depth", "width", "sample", "seed", "army"),
     "turns": ("width", "rounds", "noise", "c", "reply", "cap", "limit", "seed"),
@@ -73,7 +90,7 @@ AGENT_OPTIONS: dict[str, tuple[str, ...]] = {
         "limit",
         "seed",
     ),
-    "level": ("n", "game", "scale", "seed"),
+    "level": ("n", "game", "scale", "tree", "seed"),
 }
 """The options each agent name accepts."""
 
@@ -124,8 +141,12 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
             if key in opts:
                 raise ValueError(f"malformed agent spec {spec!r}: option {key!r} given twice")
             opts[key] = _value(val)
-    lv = re.fullmatch(r"level([0-9]+)", name)
+    lv = re.fullmatch(r"level([0-9]+)(c?)", name)
     if lv:
+        if lv.group(2):  # level5c: the level on the compiled tree
+            if "tree" in opts:
+                raise ValueError(f"agent spec {spec!r} gives the tree twice")
+            opts["tree"] = "compiled"
         name = "level"
         if "n" in opts:
             raise ValueError(f"agent spec {spec!r} gives the level twice")
@@ -171,6 +192,15 @@ def make_agent(spec: str | Agent, *, game: str | None = None) -> Agent:
             agent = GreedyAgent(**opts)
         elif name == "mcts":
             agent = MCTSAgent(**opts, name=canonical)
+        elif name == "mcts_compiled":
+            from tessera.agents.compiled_mcts import CompiledMCTSAgent
+
+            endgame = opts.pop("endgame", False)
+            agent = CompiledMCTSAgent(**opts, name=canonical)
+            if endgame is True:  # the exact solver first near the end, as levels 4 and up (at the root)
+                agent = EndgameAgent(agent)  # per position: only where its game declares a solver
+            elif endgame is not False:
+                raise ValueError(f"mcts_compiled: endgame must be true or false, not {endgame!r}")
         elif name == "smmcts":
             agent = SMMCTSAgent(**opts, name=canonical)
         elif name == "alphabeta":
@@ -291,6 +321,29 @@ def level_key(state: State) -> str:
     return state.game.name if n == 2 else f"{state.game.name}/{n}"
 
 
+COMPILED_OPTIONS = ("c", "widen", "wide", "pw_k", "pw_alpha", "reuse", "seed")
+"""The options of a level's ``mcts`` spec that its compiled tree takes over (``sample`` and a rollout
+cut-off need the game's ``evaluate``, which the kernel contract does not have)."""
+
+
+def compiled_spec(spec: str) -> str:
+    """A level's search on the compiled tree: ``mcts(...)``'s UCT options with random rollouts to the end
+    (``rollout_cutoff=-1``); any other search (alpha-beta, whole turns) becomes ``mcts_compiled`` with
+    the default search's ``c``.
+
+    >>> compiled_spec("mcts(c=0.7,rollout_cutoff=0,sample=8)")
+    'mcts_compiled(c=0.7,rollout_cutoff=-1)'
+    >>> compiled_spec("alphabeta")
+    'mcts_compiled(c=0.7,rollout_cutoff=-1)'
+    """
+    name, opts = parse_spec(spec)
+    if name != "mcts":
+        name, opts = parse_spec(DEFAULT_SEARCH)
+    kept = {k: v for k, v in opts.items() if k in COMPILED_OPTIONS}
+    kept["rollout_cutoff"] = -1
+    return _canonical("mcts_compiled", kept)
+
+
 class LevelAgent(Agent):
     """Strength level ``n`` (1–5): the per-game agent of :func:`level` with its default time.
 
@@ -299,16 +352,25 @@ class LevelAgent(Agent):
     level's agent at a tenth of its time, for quick ladder checks).
     """
 
-    def __init__(self, n: int, game: str | None = None, seed: int | None = None, scale: float = 1.0) -> None:
+    def __init__(
+        self, n: int, game: str | None = None, seed: int | None = None, scale: float = 1.0, tree: str = "python"
+    ) -> None:
         super().__init__(seed)
         level(n)  # validates n
         if isinstance(scale, bool) or not isinstance(scale, int | float) or not 0 < scale <= 100:
             raise ValueError(f"level: scale must be a number above 0 and at most 100, not {scale!r}")
+        if tree not in ("python", "compiled"):
+            raise ValueError(f"level: tree must be 'python' or 'compiled', not {tree!r}")
+        self.tree = tree
         self.scale = float(scale)
         self.n = n
         self.game = game
         self.seed = seed
-        opts = ([f"game={game}"] if game is not None else []) + ([f"scale={scale:g}"] if scale != 1.0 else [])
+        opts = (
+            ([f"game={game}"] if game is not None else [])
+            + ([f"scale={scale:g}"] if scale != 1.0 else [])
+            + ([f"tree={tree}"] if tree != "python" else [])
+        )
         self.name = f"level{n}" + (f"({','.join(opts)})" if opts else "")
         self._inner: dict[str, Agent] = {}
         if game is not None:
@@ -318,7 +380,7 @@ class LevelAgent(Agent):
         key = game if players == 2 else f"{game}/{players}"
         if key not in self._inner:
             lv = level(self.n, game, players)
-            agent = make_agent(lv.spec)
+            agent = make_agent(compiled_spec(lv.spec) if self.tree == "compiled" else lv.spec)
             agent.default_seconds = None if lv.seconds is None else lv.seconds * self.scale
             agent.rng = self.rng
             if self.n >= ENDGAME_LEVEL and players == 2:
@@ -352,4 +414,14 @@ class LevelAgent(Agent):
             a.reset()
 
 
-__all__ = ["AGENT_OPTIONS", "LEVEL_SECONDS", "Level", "LevelAgent", "level", "level_key", "make_agent", "parse_spec"]
+__all__ = [
+    "AGENT_OPTIONS",
+    "LEVEL_SECONDS",
+    "Level",
+    "LevelAgent",
+    "compiled_spec",
+    "level",
+    "level_key",
+    "make_agent",
+    "parse_spec",
+]

@@ -71,6 +71,30 @@ def apply(s: np.ndarray, g: Tables, action: int, rs: np.ndarray) -> int:
 
 
 @kernel
+def random_action(s: np.ndarray, g: Tables, rs: np.ndarray) -> int:
+    """A uniformly random legal action drawn from ``rs`` as ``State.random_action`` draws it (the kernels'
+    draw, without listing the moves), or -1 once the game is over.  Not one of the six verbs: the
+    compiled search tree (:mod:`tessera.agents.compiled_mcts`) uses it where a game has it."""
+    if s[_OVER]:
+        return -1
+    return ik._draw(s, g[0], g[1], rs)
+
+
+@kernel
+def rollout(s: np.ndarray, g: Tables, rs: np.ndarray, max_plies: int, out: np.ndarray) -> int:
+    """:func:`random_action` then the move, on ``s`` (changed) until the game ends or ``max_plies`` were
+    played (``< 0``: no limit), as the kernels' rollouts; each player's return into ``out`` (``returns``)
+    and the moves played.  Not one of the six verbs: the compiled search tree's rollout."""
+    k, allowed = g[0], g[1]
+    steps = 0
+    while s[_OVER] == 0 and (max_plies < 0 or steps < max_plies):
+        ik.apply(s, k, ik._draw(s, k, allowed, rs))
+        steps += 1
+    returns(s, g, out)
+    return steps
+
+
+@kernel
 def observe(s: np.ndarray, g: Tables, player: int, out: np.ndarray) -> None:
     write_planes(s, g[0], g[3], g[4], player, s[_OVER] == 0 and s[_TO_MOVE] == player, out)
 

@@ -88,6 +88,21 @@ def apply(s: np.ndarray, g: Tables, action: int, rs: np.ndarray) -> int:
 
 
 @kernel
+def rollout(s: np.ndarray, g: Tables, rs: np.ndarray, max_plies: int, out: np.ndarray) -> int:
+    """Uniformly random steps on ``s`` (changed) until the game ends or ``max_plies`` steps (``< 0``: no
+    limit), by the kernels' own rollout (:func:`tessera.games.nibble.kernels.rollout`: its list of corner
+    blocks); each player's return into ``out`` (``returns``) and the steps played.  Not one of the six
+    verbs: the compiled search tree's rollout where a game has it."""
+    geo = g[0]
+    d = _deal_len(geo)
+    steps = 0
+    if current(s, g) != TERMINAL:
+        steps = nk.rollout(s[1 + d :], s[1 : 1 + d], geo, nk.scratch(geo), rs, max_plies)
+    returns(s, g, out)
+    return steps
+
+
+@kernel
 def observe(s: np.ndarray, g: Tables, player: int, out: np.ndarray) -> None:
     geo, pos, board = g[0], g[2], g[3]
     d = _deal_len(geo)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tessera.core.game import TERMINAL
-from tessera.core.kernels import kernel
+from tessera.core.kernels import kernel, rand_below
 from tessera.core.kits.contract import ONGOING, OVER, REFUSED, KernelContract, Tables
 from tessera.core.kits.stepper import define_stepper
 from tessera.core.kits.vector import Factoring, fresh_cache
@@ -88,6 +88,22 @@ def legal(s: np.ndarray, g: Tables, out: np.ndarray) -> int:
 
 
 @kernel
+def random_action(s: np.ndarray, g: Tables, rs: np.ndarray) -> int:
+    """A random legal action drawn from ``rs`` as ``State.random_action`` draws it (an empty cell uniformly,
+    then a number if the stone starts a group), or -1 once the board is full.  Not one of the contract's
+    six verbs: the compiled search tree (:mod:`tessera.agents.compiled_mcts`) uses it where a game has it."""
+    m = s.shape[0] - 2
+    if s[m + 1]:
+        return -1
+    nbr = g[0]
+    n = nbr.shape[0]
+    c = np.int64(s[nk.EMPTY * n + rand_below(rs, np.int64(s[_HEAD * n + nk.NEMPTY]))])
+    if nk.status(s, nbr, c, np.int64(s[m])) == nk.JOINS:
+        return c * (n + 2)
+    return c * (n + 2) + 1 + rand_below(rs, n + 1)
+
+
+@kernel
 def apply(s: np.ndarray, g: Tables, action: int, rs: np.ndarray) -> int:
     nbr = g[0]
     n = nbr.shape[0]
@@ -104,6 +120,33 @@ def apply(s: np.ndarray, g: Tables, action: int, rs: np.ndarray) -> int:
         return OVER
     s[m] = 1 - col
     return ONGOING
+
+
+@kernel
+def rollout(s: np.ndarray, g: Tables, rs: np.ndarray, max_plies: int, out: np.ndarray) -> int:
+    """Random placements drawn as :func:`random_action` draws them, played on ``s`` (changed) until the
+    board is full or ``max_plies`` were played (``< 0``: no limit); each player's return into ``out``
+    (``returns``) and the placements played.  Not one of the six verbs: the compiled search tree's
+    rollout where a game has it (the same game as ``random_action`` then ``apply``, in one loop)."""
+    m = s.shape[0] - 2
+    nbr = g[0]
+    n = nbr.shape[0]
+    steps = 0
+    if not s[m + 1]:
+        col = np.int64(s[m])
+        left = np.int64(s[_HEAD * n + nk.NEMPTY])
+        while left > 0 and (max_plies < 0 or steps < max_plies):
+            c = np.int64(s[nk.EMPTY * n + rand_below(rs, left)])
+            k = 0 if nk.status(s, nbr, c, col) == nk.JOINS else 1 + rand_below(rs, n + 1)
+            left = np.int64(nk.apply(s, nbr, c, k, col))
+            col = 1 - col
+            steps += 1
+        if left == 0:  # as apply: the last placer stays in s[m], the game is over
+            s[m + 1] = 1
+            col = 1 - col
+        s[m] = col
+    returns(s, g, out)
+    return steps
 
 
 @kernel

@@ -63,6 +63,31 @@ def apply(s: np.ndarray, g: Tables, action: int, rs: np.ndarray) -> int:
 
 
 @kernel
+def random_action(s: np.ndarray, g: Tables, rs: np.ndarray) -> int:
+    """A random legal step drawn from ``rs`` as ``State.random_action`` draws it (the kernels' draw,
+    without listing the steps), or -1 once the game is over.  Not one of the six verbs: the compiled
+    search tree (:mod:`tessera.agents.compiled_mcts`) uses it where a game has it."""
+    if s[_H + _OVER]:
+        return -1
+    return yk._random_step(s, g[0], rs, np.zeros(yk.WS_SIZE, np.int32))
+
+
+@kernel
+def rollout(s: np.ndarray, g: Tables, rs: np.ndarray, max_plies: int, out: np.ndarray) -> int:
+    """Random steps (:func:`random_action`'s draw) on ``s`` (changed) until the game ends or ``max_plies``
+    were played (``< 0``: no limit), as the kernels' rollouts; each player's return into ``out``
+    (``returns``) and the steps played.  Not one of the six verbs: the compiled search tree's rollout."""
+    geo = g[0]
+    ws = np.zeros(yk.WS_SIZE, np.int32)
+    steps = 0
+    while not s[_H + _OVER] and (max_plies < 0 or steps < max_plies):
+        yk._apply(s, geo, yk._random_step(s, geo, rs, ws), ws)
+        steps += 1
+    returns(s, g, out)
+    return steps
+
+
+@kernel
 def observe(s: np.ndarray, g: Tables, player: int, out: np.ndarray) -> None:
     write_planes(s, g[0], g[2], g[3], player, s[_H + _OVER] == 0 and s[_H + _TO_MOVE] == player, out, 1.0)
 
