@@ -1,6 +1,10 @@
 # mypy: disable-error-code="arg-type, assignment"
 """UCT with the whole tree in preallocated arrays, searched inside compiled code (``mcts_compiled``).
 
+One file because the tree's kernels call one another and are compiled into each game's contract
+module from this file's source (:func:`tree_kernel`), numba's cache following a kernel's own file
+only: split, a changed helper would leave a game's cached search calling the old one.
+
 Level 5's search (:mod:`tessera.agents.mcts`) keeps a Python object per node; this one keeps the
 tree in flat numpy arrays (one row per node: visits, the mover's total reward, the action that led
 there, first child, next sibling, number of children, number of legal actions) and runs whole
