@@ -71,6 +71,16 @@ def test_the_seat_swatches_keep_their_colours_under_the_csp(browser: Any, server
     try:
         page.goto(server + f"/g/{_game(server)}")
         page.wait_for_selector("#seats .swatch")
+        # painted once the page has applied its data-bg colours (a redraw may come between two reads)
+        painted = (
+            "() => { const s = [...document.querySelectorAll('.swatch')].map(e => getComputedStyle(e).backgroundColor);"
+            " return s.length > 0 && s.every(c => c && c !== 'transparent' && c !== 'rgba(0, 0, 0, 0)'); }"
+        )
+        try:
+            page.wait_for_function(painted, timeout=10_000)
+        except Exception as e:  # Playwright's TimeoutError: the assertion below says what was seen
+            if type(e).__name__ != "TimeoutError":
+                raise
         colours = page.eval_on_selector_all(".swatch", "els => els.map(e => getComputedStyle(e).backgroundColor)")
         assert colours and all(c not in ("", "transparent", "rgba(0, 0, 0, 0)") for c in colours), colours
         assert page.evaluate("window.__violations") == []
