@@ -171,9 +171,19 @@ def test_a_connection_trickling_its_header_is_dropped(server: str) -> None:
     started = time.perf_counter()
     for s in socks:
         with s:
-            s.sendall(b"X-Slow: 1\r\n")
-            assert s.recv(100) == b""  # closed by the server, not by our 10 s timeout
+            assert _closed_by_server(s)  # closed by the server, not by our 10 s timeout
     assert time.perf_counter() - started < 10
+
+
+def _closed_by_server(s: socket.socket) -> bool:
+    """Trickle one more header line and read: True once the server has closed the connection. A server
+    that closed before the line arrived answers it with a reset (seen on CI: the fifth socket's line
+    reached a connection closed a second earlier), which is a close all the same; a timeout raises."""
+    try:
+        s.sendall(b"X-Slow: 1\r\n")
+        return s.recv(100) == b""
+    except (ConnectionResetError, BrokenPipeError):
+        return True
 
 
 def test_after_an_answer_the_header_timeout_runs_again_for_the_next_request(server: str) -> None:
@@ -194,8 +204,7 @@ def test_after_an_answer_the_header_timeout_runs_again_for_the_next_request(serv
         assert answers.count(b"HTTP/1.1 200") == 8
         s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
         started = time.perf_counter()
-        s.sendall(b"X-Slow: 1\r\n")
-        assert s.recv(100) == b""  # closed by the server: the head never completed
+        assert _closed_by_server(s)  # the head never completed
         assert time.perf_counter() - started < 10
 
 
