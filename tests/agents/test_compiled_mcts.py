@@ -15,6 +15,7 @@ from tessera.agents.spec import compiled_spec, parse_spec
 from tessera.core.game import Game, State
 from tessera.core.kernels import rng_state
 from tessera.core.registry import list_games, load_game
+from tests.sampling import sample_params, sampled
 
 NIM_SOURCE = Path(__file__).resolve().parents[2] / "examples" / "tessera-nim"
 """The plugin example (docs/games.md)."""
@@ -52,10 +53,11 @@ def test_every_registered_game_is_covered() -> None:
     assert {spec.split("(")[0] for spec in GAMES} >= set(list_games()) - {"nelaxtam"}
 
 
-@pytest.mark.parametrize("spec", GAMES)
+@pytest.mark.parametrize("spec", sample_params("compiled-legal", GAMES, 0.4))
 def test_returns_only_legal_moves_from_the_compiled_tree(spec: str) -> None:
     """ "returns only legal moves", searched on the compiled tree (``stats['compiled']``), in the opening
-    and after some random moves."""
+    and after some random moves. A seeded sample of the games runs in the suite (each compiles the tree
+    for its contract: 7–50 s on a cold cache); ``benchmarks/drills.py`` runs them all."""
     game = load_game(spec)
     for plies in (0, 7):
         state = _played(game.new_initial_state(seed=3), plies, seed=plies)
@@ -287,6 +289,7 @@ def test_own_random_action_and_rollout_verbs_play_legal_games(spec: str) -> None
         assert contract.current(cut, contract.tables) >= 0
 
 
+@sampled("compiled-nelaxtam", 0.5)
 def test_nelaxtam_contract_runs_in_the_compiled_loop() -> None:
     """Nelaxtam's contract (one decision at a time, as the adapters split a turn) runs in the compiled loop
     too: from ``init`` the root's children are legal decisions and every simulation is counted; the agent
