@@ -107,25 +107,30 @@ def test_vector_env_same_step_autoreset_gives_final_obs_and_final_info() -> None
     assert ended > 16
 
 
-def test_vector_env_observations_and_final_obs_are_the_adapters_planes_of_the_games_played() -> None:
-    """Every observation, mask and final observation is the adapters' one of the game the env
-    replays from its actions (Nibble: its deal too), for the learner's seat."""
-    for gid, kw in [
+@pytest.mark.parametrize(
+    ("gid", "kw"),
+    [
         ("tessera/Nibble-v0", {}),
         ("tessera/Ikabegama-v0", {"distance": 3, "seat": 1}),
         ("tessera/Nelaxtam-v0", {"size": 8, "variant": "quiet", "max_idle_turns": 3}),
-    ]:
-        envs = gymnasium.make_vec(gid, num_envs=4, **kw).unwrapped
-        obs, info = envs.reset(seed=1)
-        rng = np.random.default_rng(1)
-        for _ in range(40):
-            for i in range(envs.num_envs):
-                st = envs.replay(i)
-                assert np.array_equal(obs[i], st.observation(envs.seat))
-                planes, over = envs._planes(i)  # the fast replay that reads final_obs
-                assert np.array_equal(planes, obs[i]) and not over
-                assert np.flatnonzero(info["action_mask"][i]).tolist() == st.legal_actions(envs.seat)
-            obs, _reward, _term, _, info = envs.step(_masked(info, rng))
+    ],
+)
+def test_vector_env_observations_and_final_obs_are_the_adapters_planes_of_the_games_played(
+    gid: str, kw: dict[str, object]
+) -> None:
+    """Every observation, mask and final observation is the adapters' one of the game the env
+    replays from its actions (Nibble: its deal too), for the learner's seat."""
+    envs = gymnasium.make_vec(gid, num_envs=4, **kw).unwrapped
+    obs, info = envs.reset(seed=1)
+    rng = np.random.default_rng(1)
+    for _ in range(40):
+        for i in range(envs.num_envs):
+            st = envs.replay(i)
+            assert np.array_equal(obs[i], st.observation(envs.seat))
+            planes, over = envs._planes(i)  # the fast replay that reads final_obs
+            assert np.array_equal(planes, obs[i]) and not over
+            assert np.flatnonzero(info["action_mask"][i]).tolist() == st.legal_actions(envs.seat)
+        obs, _reward, _term, _, info = envs.step(_masked(info, rng))
 
 
 def test_vector_env_reward_is_one_games_result_and_a_game_lost_in_the_reset_is_reported() -> None:
