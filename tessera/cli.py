@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import tessera
+from tessera.arena.cli import joined_negative_values
 from tessera.core.game import SIMULTANEOUS, TERMINAL, Game, IllegalMove, State
 from tessera.core.registry import game_class
 
@@ -26,7 +27,7 @@ PLUGINS = ("tessera.arena.cli", "tessera.server.cli", "tessera.arena.train", "te
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tessera`` command."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(joined_negative_values(sys.argv[1:] if argv is None else list(argv)))
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -417,12 +418,30 @@ def _write_examples(res: Any, folder: Path) -> list[Path]:
     return written
 
 
+NEGATIVE_VALUED = ("--sprt",)
+"""Options whose value may start with a minus sign (``--sprt -50,50``): argparse would read it as an option."""
+
+
+def joined_negative_values(argv: list[str]) -> list[str]:
+    """``--sprt -50,50`` as ``--sprt=-50,50``, so that a lower Elo bound below zero reads as a value."""
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        if argv[i] in NEGATIVE_VALUED and i + 1 < len(argv) and re.match(r"-[0-9.]", argv[i + 1]):
+            out.append(f"{argv[i]}={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(argv[i])
+        i += 1
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m tessera.arena match|tournament|balance ...``: the commands without the rest of the CLI."""
     parser = argparse.ArgumentParser(prog="python -m tessera.arena")
     sub = parser.add_subparsers(dest="command", required=True)
     register(sub)
-    args = parser.parse_args(argv)
+    args = parser.parse_args(joined_negative_values(sys.argv[1:] if argv is None else list(argv)))
     return int(args.func(args))
 
 

@@ -175,3 +175,12 @@ def test_sprt_command_refuses_a_game_of_four_and_a_third_agent(capsys: pytest.Ca
     assert "two-player" in capsys.readouterr().err
     assert main(["match", TINY, "greedy", "random", "--sprt", "150"]) == 2
     assert "expected ELO0,ELO1" in capsys.readouterr().err
+
+
+def test_sprt_bounds_below_zero_read_as_a_value(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--sprt -50,50`` (H0 at a negative Elo, as fishtest's non-regression tests) is the option's value, not
+    an unknown option: the test runs with elo0 = -50."""
+    argv = ["match", TINY, "greedy", "random", "--sprt", "-50,50", "--iterations", "1", "--games", "20"]
+    assert main([*argv, "--out", str(tmp_path), "--json", "--no-progress"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["elo0"], out["elo1"]) == (-50, 50)
