@@ -207,7 +207,7 @@ class Game(ABC):
     @classmethod
     def lessons(cls) -> LessonBook | None:
         """The game's rule diagrams and lessons (``games/<game>/lessons.py``), or ``None``:
-        :mod:`tessera.learn` and the rules and lessons pages use them."""
+        :mod:`tessera.lessons` and the rules and lessons pages use them."""
         return None
 
     def puzzle_themes(self, to_move: int, line: Sequence[Move], states: Sequence[State]) -> list[str]:
