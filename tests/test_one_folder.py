@@ -30,12 +30,7 @@ _ANY = "|".join(GAMES)
 _NAMED = re.compile(rf"^({_ANY})(\(.*\))?$")
 """A game's name, or its one-string form (``nume(size=2)``)."""
 
-PYTHON_LEFT: dict[str, str] = {
-    "tessera/arena/train.py": (
-        "Nume's self-play generations read Nume's kernels (group sizes) and Nibble's staged trainer its leaf:"
-        " to reach them through Game.learned()"
-    ),
-}
+PYTHON_LEFT: dict[str, str] = {}
 """Generic modules that still name a game, each with what is to be done (the list only shrinks)."""
 
 JS_LEFT: dict[str, str] = {}
