@@ -36,10 +36,6 @@ MARK = "One file because"
 """The words that open the reason."""
 
 LONG_LEFT: dict[str, str] = {
-    "tessera/arena/train.py": (
-        "its game-specific halves (Nume's self-play, Nibble's staged trainer) move to the games' folders"
-        " (PYTHON_LEFT of tests/test_one_folder.py): the generic loop that stays is short"
-    ),
     "tessera/server/tournaments/director.py": (
         "the pairing systems apart from the director's life cycle, once its queries of the match tables"
         " have become the match domain's (TABLES_LEFT of tests/test_layers.py)"

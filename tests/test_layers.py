@@ -15,7 +15,7 @@ The layers (docs/architecture.md):
 * ``agents`` — imports ``core`` and ``games``;
 * ``arena`` — imports the layers below; ``lab`` (the balance lab) stands on the arena;
 * ``puzzles`` — finds and proves puzzles with the agents' solvers and the arena's self-play;
-* on top: ``vector``, ``adapters``, ``learn``, ``ratings``, ``server``, ``cli``, ``botclient``, the
+* on top: ``vector``, ``adapters``, ``lessons``, ``ratings``, ``server``, ``cli``, ``botclient``, the
   ``__main__`` entry point — they may use every lower layer and each other, without a cycle.
 """
 
@@ -42,7 +42,7 @@ LAYER = {
     "puzzles": 4,
     "vector": TOP,
     "adapters": TOP,
-    "learn": TOP,
+    "lessons": TOP,
     "ratings": TOP,
     "server": TOP,
     "cli": TOP,

@@ -30,12 +30,7 @@ _ANY = "|".join(GAMES)
 _NAMED = re.compile(rf"^({_ANY})(\(.*\))?$")
 """A game's name, or its one-string form (``nume(size=2)``)."""
 
-PYTHON_LEFT: dict[str, str] = {
-    "tessera/arena/train.py": (
-        "Nume's self-play generations read Nume's kernels (group sizes) and Nibble's staged trainer its leaf:"
-        " to reach them through Game.learned()"
-    ),
-}
+PYTHON_LEFT: dict[str, str] = {}
 """Generic modules that still name a game, each with what is to be done (the list only shrinks)."""
 
 JS_LEFT: dict[str, str] = {}
@@ -96,6 +91,22 @@ def js_naming(source: str) -> list[str]:
     ]
 
 
+_JS_LITERAL = re.compile(rf"""["'`]({_ANY})(\(|["'`])""")
+_JS_TRAILING_COMMENT = re.compile(r"\s//\s.*$")
+
+
+def js_literals(source: str) -> list[str]:
+    """Where JavaScript code (not its comments) holds a game's name or one-string form as a literal."""
+    found = []
+    for n, line in enumerate(source.splitlines(), start=1):
+        if line.lstrip().startswith("//"):
+            continue
+        code = _JS_TRAILING_COMMENT.sub("", line)
+        if _JS_LITERAL.search(code):
+            found.append(f"line {n}: {line.strip()[:100]}")
+    return found
+
+
 def _generic_python() -> list[Path]:
     return [
         p
@@ -120,6 +131,10 @@ def test_the_readers_find_each_kind_of_naming() -> None:
     assert js_naming("const T = {\n  nume: { vs2: 90 },\n};")
     assert js_naming("switch (g) { case 'nibble': break; }")
     assert not js_naming('// a comment on nume\nconst key = "game:nume.legend";')
+    assert js_literals('ui.spec = query.get("spec") || "nume";')
+    assert js_literals("option.value = 'nymbat(players=4)';")
+    assert js_literals("const GAMES = [`nibble`, 'x'];")
+    assert not js_literals('const key = "game:nume.legend"; // the default was "nume"\n// "nelaxtam" in a comment')
 
 
 @pytest.mark.parametrize("path", _generic_python(), ids=_rel)
@@ -141,6 +156,15 @@ def test_the_web_client_branches_on_no_game_name(path: Path) -> None:
         assert found, f"{path.name} no longer branches on a game: remove it from JS_LEFT"
         return
     assert not found, f"{path.name} branches on a game's name:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("path", sorted((PACKAGE / "web" / "js").rglob("*.js")), ids=lambda p: p.name)
+def test_the_web_client_names_no_game(path: Path) -> None:
+    """The client is game-agnostic: no game's name as a value in its code (a default game, a list of the
+    games, a variant's spec), only what the catalogue and the render descriptions say; what one game needs
+    beyond them (Nelaxtam's rules between the troops of an order) is in its own client module."""
+    found = js_literals(path.read_text(encoding="utf-8"))
+    assert not found, f"{path.name} names a game:\n" + "\n".join(found)
 
 
 @pytest.mark.parametrize("entry", sorted(PYTHON_LEFT))

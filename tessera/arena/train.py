@@ -1,7 +1,8 @@
-"""``tessera train GAME``: learn an evaluation by self-play (Nume: a linear value over compiled features).
+"""``tessera train GAME``: train a game's learned evaluation, the way its kit says
+(:attr:`tessera.core.kits.learned.LearnedKit.training`).
 
-Nibble is trained differently (:func:`train_nibble`): its leaf value's first stage is fitted to the
-exact endgame solver's results, each further stage to the values of a search over the stages below.
+A game trained stage by stage (Nibble's leaf value) goes to :func:`tessera.arena.stages.train_stages`.
+A game trained by *self-play generations* (Nume: a linear value over compiled features) runs here.
 
 Each *generation*:
 
@@ -13,11 +14,10 @@ Each *generation*:
    of the position it leads to (one step of look-ahead: cheap, but its positions are not
    those a search meets), a random candidate with probability ``epsilon``.  Every position
    after a step is kept with the game's final result from player 0's side.
-2. **Fit** — the *number prior*: the distribution of the final sizes of the groups in the
-   last ``window`` generations' games, smoothed (a Gaussian of width 1.5) with a 5 % uniform
-   floor — a group's price is its numbers' distance from its size, so a number worth
-   writing is a size groups end with; the search draws the numbers of its candidate new
-   groups from it.  Then logistic regression of the result on the features over the last ``window``
+2. **Fit** — the game's learned prior where it has one (``LearnedKit.finals`` of the last
+   ``window`` generations' games, fitted by ``LearnedKit.prior``; Nume: the number prior of its
+   candidate new groups, from the final group sizes).  Then logistic regression of the result on
+   the features over the last ``window``
    generations' positions: ``P(win) = σ(2 w·φ)``, so ``tanh(w·φ)`` is the expected result
    (a draw counts half); Newton steps with a small L2 penalty.
 3. **Gate** — ``gate`` games (seats alternated) between the new and the best weights, each
@@ -40,7 +40,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -53,21 +52,29 @@ from tessera.agents.learned.model import (
     kit,
     load_weights,
 )
+from tessera.arena.stages import train_stages
 from tessera.core.game import State
-from tessera.core.registry import load_game
-from tessera.games.nibble.learned import GAME as NIBBLE
+from tessera.core.registry import game_class, list_games, load_game
 
-TRAINABLE = ("nume", NIBBLE)
-"""Games ``tessera train`` can learn an evaluation for (Nibble: :func:`train_nibble`)."""
+
+def trainable() -> list[str]:
+    """The games ``tessera train`` trains (their learned kit says how: ``LearnedKit.training``), sorted."""
+    out = []
+    for name in list_games():
+        declared = game_class(name).learned()
+        if declared is not None and declared.training is not None:
+            out.append(name)
+    return out
 
 
 @dataclass
 class TrainConfig:
-    """One training run's settings (``tessera train --help`` lists them)."""
+    """One run of self-play generations (``tessera train --help`` lists the settings): ``game`` the game's
+    name, ``spec`` the game string the games are played with, ``out`` the checkpoints' directory."""
 
-    game: str = "nume"
-    spec: str = "nume"
-    out: Path = Path("training/nume")
+    game: str
+    spec: str
+    out: Path = Path("training")
     minutes: float = 10.0
     generations: int = 1000
     games: int = 200
@@ -109,26 +116,6 @@ def _choose(state: State, ev: LearnedEvaluation, cfg: TrainConfig, rng: random.R
     return best
 
 
-def group_sizes(state: State) -> list[int]:
-    """The sizes of the groups on a Nume board."""
-    from tessera.games.nume.kernels import GID, GSIZE
-
-    st: Any = state
-    a, n = st._a, state.game.cells  # type: ignore[attr-defined]
-    return [int(a[GSIZE * n + c]) for c in range(n) if a[c] >= 0 and a[GID * n + c] == c]
-
-
-def number_prior(sizes: np.ndarray, cells: int, sigma: float = 1.5, floor: float = 0.05) -> np.ndarray:
-    """The smoothed distribution over ``0 … cells`` of final group ``sizes`` (see the module docstring)."""
-    k = np.arange(cells + 1, dtype=np.float64)
-    hist = np.bincount(np.clip(sizes.astype(np.int64), 0, cells), minlength=cells + 1).astype(np.float64)
-    kernel = np.exp(-0.5 * ((k[:, None] - k[None, :]) / sigma) ** 2)
-    smooth = kernel @ hist
-    smooth = smooth / smooth.sum() if smooth.sum() > 0 else np.full(cells + 1, 1.0 / (cells + 1))
-    out: np.ndarray = (1.0 - floor) * smooth + floor / (cells + 1)
-    return out
-
-
 def play_game(
     cfg: TrainConfig,
     evs: tuple[LearnedEvaluation, LearnedEvaluation],
@@ -159,8 +146,9 @@ def play_game(
             phi = features(state, 0)
             if phi is not None:
                 kept.append(phi)
-    if sizes is not None:
-        sizes += group_sizes(state)
+    finals = kit(cfg.game).finals
+    if sizes is not None and finals is not None:
+        sizes += finals(state)
     return float(state.returns()[0]), kept
 
 
@@ -349,8 +337,9 @@ def train(cfg: TrainConfig, report: Callable[[str], None] = print) -> Weights:
 
     Stops after ``cfg.generations`` generations in all or when this call has used ``cfg.minutes`` of
     CPU time (checked between generations)."""
-    if cfg.game not in TRAINABLE:
-        raise ValueError(f"tessera train: no learned evaluation for {cfg.game!r} (only {', '.join(TRAINABLE)})")
+    declared = kit(cfg.game)
+    if declared.training != "generations":
+        raise ValueError(f"tessera train: {cfg.game!r} is not trained by self-play generations")
     cfg.out.mkdir(parents=True, exist_ok=True)
     last = _last_generation(cfg.out)
     if last > 0 and (cfg.out / "best.json").exists():
@@ -386,8 +375,8 @@ def train(cfg: TrainConfig, report: Callable[[str], None] = print) -> Weights:
         w = fit(xa, za, best.w, cfg.l2)
         after = log_loss(w, xa, za)
         cand = Weights(cfg.game, w)
-        cells: int = getattr(load_game(cfg.spec), "cells")  # noqa: B009  (Nume's board size)
-        cand.number_prior = number_prior(np.concatenate(szs), cells)
+        if declared.prior is not None:  # the game's learned prior, fitted to its games' finals (Nume's numbers)
+            cand.number_prior = declared.prior(np.concatenate(szs), load_game(cfg.spec))
         score = gate(cfg, LearnedEvaluation(cand), LearnedEvaluation(best), rng)
         accepted = score >= 0.5
         info: dict[str, object] = {
@@ -424,90 +413,14 @@ def train(cfg: TrainConfig, report: Callable[[str], None] = print) -> Weights:
     return best
 
 
-def train_nibble(
-    out: Path,
-    positions: int = 1500,
-    stages: tuple[int, ...] = (18, 36),
-    iterations: int = 300,
-    seed: int = 0,
-    report: Callable[[str], None] = print,
-) -> Weights:
-    """Nibble's staged leaf value (:mod:`tessera.games.nibble.learned`), one stage after the other.
-
-    Stage 1: ``positions`` positions of ``stages[0]`` blocks as the search's leaves meet them, labelled
-    by the exact endgame solver; each further stage: positions of its number of blocks labelled by UCT
-    at ``iterations`` simulations whose leaves use the stages below.  Each stage is fitted on four
-    fifths of its positions and reports its squared error on the rest, next to the hand evaluation's
-    and one random game's.  ``out`` gets ``stage-N.json`` (the weights up to stage N), ``stage-N.npz``
-    (its positions), ``history.jsonl`` and ``best.json``; a stage already written is kept, so a second
-    run continues.
-    """
-    from tessera.agents.learned.training import mcts_guide, search_dataset
-    from tessera.core.kits.fitting import fit_logistic, mse
-    from tessera.games.nibble.learned import NibbleLeaf, solved_dataset
-
-    if not stages or list(stages) != sorted(set(stages)) or stages[0] < 1:
-        raise ValueError(f"train nibble: stages must be increasing numbers of blocks, not {stages!r}")
-    if positions < 5:
-        raise ValueError(f"train nibble: at least 5 positions a stage, not {positions!r}")
-    game = load_game("nibble")
-    out.mkdir(parents=True, exist_ok=True)
-    weights: Weights | None = None
-    for i, reach in enumerate(stages):
-        path = out / f"stage-{i + 1}.json"
-        if path.exists():
-            weights = load_weights("nibble", path)
-            report(f"stage {i + 1} (reach {reach}): kept from {path}")
-            continue
-        rng = random.Random(seed * 1000 + i)
-        t0 = time.process_time()
-        if weights is None:
-            x, y, info = solved_dataset(game, positions, rng, mcts_guide(50), reach)
-        else:
-            leaf = NibbleLeaf(weights.w, weights.reach or stages[0], rng.randrange(2**62), weights.stages)
-            x, y, info = search_dataset(game, positions, rng, leaf, reach, iterations)
-        n_test = max(1, len(y) // 5)
-        w = fit_logistic(x[n_test:], y[n_test:])
-        test = mse(x[:n_test], y[:n_test], w)
-        hand = float(np.mean((x[:n_test, 0] - y[:n_test]) ** 2))
-        cpu = time.process_time() - t0
-        figures = {
-            "stage": i + 1,
-            "reach": reach,
-            "labels": "exact solver" if weights is None else f"UCT at {iterations} simulations",
-            "positions": len(y),
-            "held_out_mse": round(test, 5),
-            "hand_mse": round(hand, 5),
-            "random_game_mse": round(float(info["rollout_mse"]), 5),
-            "cpu_seconds": round(cpu, 1),
-            "seed": seed,
-        }
-        if weights is None:
-            weights = Weights("nibble", w, {}, reach=reach)
-        else:
-            weights.stages.append((reach, w))
-        weights.training[f"stage {i + 1}"] = figures
-        np.savez_compressed(out / f"stage-{i + 1}.npz", x=x, y=y)
-        weights.save(path)
-        with (out / "history.jsonl").open("a", encoding="utf-8") as f:
-            f.write(json.dumps(figures) + "\n")
-        report(
-            f"stage {i + 1} (reach {reach}): {len(y)} positions, held-out squared error {test:.3f} "
-            f"(hand evaluation {hand:.3f}, one random game {info['rollout_mse']:.3f}), {cpu:.1f} s CPU"
-        )
-    assert weights is not None
-    weights.save(out / "best.json")
-    return weights
-
-
 def register(subparsers: object) -> None:
     """``tessera train GAME [--minutes M] [--games N] [--seed S] [--out DIR] …`` (a small hook in the CLI)."""
     p = subparsers.add_parser(  # type: ignore[attr-defined]
         "train",
-        help="learn an evaluation (Nume: by self-play; Nibble: from exact endgame results)",
+        help="train a learned evaluation (by self-play generations, or stage by stage from exact results)",
         description=__doc__.split("\n\n")[0],
     )
-    p.add_argument("game", help=f"game spec ({', '.join(TRAINABLE)}, e.g. 'nume' or 'nume(size=4)')")
+    p.add_argument("game", help=f"game spec ({', '.join(trainable())}; e.g. a board size in parentheses)")
     p.add_argument("--out", default=None, help="directory for checkpoints (default training/<game>)")
     p.add_argument("--minutes", type=float, default=None, help="CPU minutes of this run (default 10)")
     p.add_argument("--hours", type=float, default=None, help="CPU hours of this run (instead of --minutes)")
@@ -529,10 +442,12 @@ def register(subparsers: object) -> None:
         type=int,
         default=None,
         help="simulations per step of the self-play search (default 100; 0: one-step look-ahead among --sample); "
-        "Nibble: of the search that labels the stages above the first (default 300)",
+        "stages: of the search that labels the stages above the first (default 300)",
     )
-    p.add_argument("--positions", type=int, default=1500, help="Nibble: labelled positions a stage (default 1500)")
-    p.add_argument("--stages", default="18,36", help="Nibble: blocks left at each stage, increasing (default 18,36)")
+    p.add_argument("--positions", type=int, default=1500, help="stages: labelled positions a stage (default 1500)")
+    p.add_argument(
+        "--stages", default="18,36", help="stages: what is left (Nibble: blocks) at each stage, increasing (18,36)"
+    )
     p.add_argument("--opening", type=int, default=4, help="random steps opening each game (default 4)")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=_run)
@@ -542,14 +457,16 @@ def _run(args: object) -> int:
     a: object = args
     spec = str(a.game)  # type: ignore[attr-defined]
     game = load_game(spec).name
-    if game not in TRAINABLE:
-        print(f"tessera train: no learned evaluation for {game!r} (only {', '.join(TRAINABLE)})")
+    declared = game_class(game).learned()
+    if declared is None or declared.training is None:
+        print(f"tessera train: no learned evaluation for {game!r} (only {', '.join(trainable())})")
         return 2
     iterations = a.iterations  # type: ignore[attr-defined]
-    if game == NIBBLE:  # exact labels and stages, not self-play generations
+    if declared.training == "stages":  # exact labels and stages, not self-play generations
         try:
             stages = tuple(int(t) for t in str(a.stages).split(","))  # type: ignore[attr-defined]
-            w = train_nibble(
+            w = train_stages(
+                spec,
                 Path(a.out or f"training/{game}"),  # type: ignore[attr-defined]
                 positions=a.positions,  # type: ignore[attr-defined]
                 stages=stages,
@@ -596,20 +513,18 @@ def _run(args: object) -> int:
 
 
 __all__ = [
-    "TRAINABLE",
     "TrainConfig",
     "elo_of",
     "fit",
     "gate",
-    "group_sizes",
     "learning_curve",
     "log_loss",
     "match_score",
-    "number_prior",
     "play_game",
     "register",
     "run_games",
     "self_play",
     "train",
-    "train_nibble",
+    "train_stages",
+    "trainable",
 ]

@@ -67,7 +67,9 @@ class Game(ABC):
     description.  Its exports are optional: ``decorate(desc, out, {safePalette, t})`` (the board's extra
     drawing), ``legend(deco)``, ``palette``, ``glyph(color)``, and for the create form
     ``choices(param, value)`` (``value(name)`` reads the form; ``undefined``: the declared choices),
-    ``choiceLabel(param, choice, t)`` and ``refreshOn`` (docs/games.md)."""
+    ``choiceLabel(param, choice, t)`` and ``refreshOn``, and for the order builder of a simultaneous game
+    ``order`` = ``{head, blocked, conflict, whyNot}`` (what the rules allow between the units of one order,
+    and why not; docs/render.md, docs/games.md)."""
 
     def __init__(self, **params: Any) -> None:
         declared = {p.name: p for p in self.info.params}
@@ -205,7 +207,7 @@ class Game(ABC):
     @classmethod
     def lessons(cls) -> LessonBook | None:
         """The game's rule diagrams and lessons (``games/<game>/lessons.py``), or ``None``:
-        :mod:`tessera.learn` and the rules and lessons pages use them."""
+        :mod:`tessera.lessons` and the rules and lessons pages use them."""
         return None
 
     def puzzle_themes(self, to_move: int, line: Sequence[Move], states: Sequence[State]) -> list[str]:

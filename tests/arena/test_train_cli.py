@@ -29,7 +29,7 @@ def test_tessera_train_writes_a_generation_and_the_best_weights(
 def test_tessera_train_refuses_a_game_without_a_learned_evaluation(capsys: pytest.CaptureFixture[str]) -> None:
     """Only Nume and Nibble have features to learn from: another game is refused with the list, nothing is written."""
     assert main(["train", "ikabegama", "--out", "/nonexistent/never"]) == 2
-    assert "no learned evaluation for 'ikabegama' (only nume, nibble)" in capsys.readouterr().out
+    assert "no learned evaluation for 'ikabegama' (only nibble, nume)" in capsys.readouterr().out
 
 
 def test_tessera_train_nibble_writes_its_stages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -42,6 +42,21 @@ def test_tessera_train_nibble_writes_its_stages(tmp_path: Path, capsys: pytest.C
     assert best["game"] == "nibble" and best["reach"] == 12 and best["stages"][0]["reach"] == 24
     assert main(["train", "nibble", "--stages", "24,12", "--out", str(tmp_path / "bad")]) == 2
     assert "increasing" in capsys.readouterr().out
+
+
+def test_each_game_is_trained_the_way_its_learned_kit_declares() -> None:
+    """``tessera train`` reaches a game only through ``LearnedKit.training``: the games it trains are those
+    whose kit says how, and each trainer refuses a game its kit gives to the other one."""
+    from tessera.arena.stages import train_stages
+    from tessera.arena.train import train, trainable
+    from tessera.core.registry import game_class
+
+    ways = {name: game_class(name).learned().training for name in trainable()}  # type: ignore[union-attr]
+    assert ways == {"nibble": "stages", "nume": "generations"}
+    with pytest.raises(ValueError, match="not trained stage by stage"):
+        train_stages("nume(size=2)", Path("/nonexistent/never"))
+    with pytest.raises(ValueError, match="not trained by self-play generations"):
+        train(TrainConfig(game="nibble", spec="nibble", out=Path("/nonexistent/never")))
 
 
 def test_the_training_games_are_the_same_in_one_process_or_several() -> None:

@@ -90,10 +90,12 @@ KEY_IN_HTML = re.compile(r"""data-i18n(?:-html|-title|-placeholder|-aria-label)?
 
 
 def test_every_key_the_client_asks_for_exists_in_english() -> None:
-    """Each literal t("ns:key") in the scripts and data-i18n="ns:key" in the pages names an English key."""
+    """Each literal t("ns:key") in the scripts (the client's and the games' client modules) and
+    data-i18n="ns:key" in the pages names an English key."""
     english: dict[str, set[str]] = {ns: {_base(k) for k in _catalogue("en", ns)} for ns in _namespaces()}
     missing = []
-    sources = list((WEB / "js").glob("*.js")) + list(WEB.glob("*.html"))
+    # the games' own client modules (Game.client_module) ask for keys of the same catalogues
+    sources = list((WEB / "js").glob("*.js")) + list(WEB.glob("*.html")) + list((WEB.parent / "games").glob("*/*.js"))
     for path in sources:
         # comments show keys as examples: only code and markup count
         text = "\n".join(ln for ln in path.read_text(encoding="utf-8").splitlines() if not ln.lstrip().startswith("//"))

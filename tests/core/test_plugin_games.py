@@ -171,17 +171,17 @@ def test_the_installed_games_diagrams_and_lessons_come_from_its_folder(nim_insta
     from fastapi import FastAPI
     from fastapi.testclient import TestClient
 
-    from tessera import learn
+    from tessera import lessons
     from tessera.server.catalog import lessons as learn_routes
 
-    assert [d.id for d in learn.diagrams("nim")] == ["nim-take", "nim-last"]
-    for d in learn.diagrams("nim"):
-        assert learn.diagram_failures(d) == [], d.id
+    assert [d.id for d in lessons.diagrams("nim")] == ["nim-take", "nim-last"]
+    for d in lessons.diagrams("nim"):
+        assert lessons.diagram_failures(d) == [], d.id
     page = registry.game_class("nim").rules_page("en")
     assert page is not None and "::diagram nim-take" in page and "::diagram nim-last" in page
-    lesson = learn.lesson("nim", "nim-leave-four")
-    assert learn.judge(lesson, ["2"]).correct
-    wrong = learn.judge(lesson, ["1"])
+    lesson = lessons.lesson("nim", "nim-leave-four")
+    assert lessons.judge(lesson, ["2"]).correct
+    wrong = lessons.judge(lesson, ["1"])
     assert not wrong.correct and "Four stones must be left" in wrong.explanation
     client = TestClient(FastAPI())
     client.app.include_router(learn_routes.router)  # type: ignore[attr-defined]

@@ -1,8 +1,9 @@
 """What a game offers a learned evaluation (``Game.learned()``): its features, its value, its weights.
 
 The generic parts — the weights file and its loader, the searches that score their leaves with
-the value (:mod:`tessera.agents.learned`), training (:mod:`tessera.arena.train`) — reach a game
-only through this kit, declared beside its rules in ``games/<game>/learned.py``.  A value is linear,
+the value (:mod:`tessera.agents.learned`), training (``tessera train``, :mod:`tessera.arena.train`,
+which asks the kit how: :attr:`LearnedKit.training`) — reach a game only through this kit, declared
+beside its rules in ``games/<game>/learned.py``.  A value is linear,
 ``tanh(w · φ)`` over the game's compiled features ``φ`` (:mod:`tessera.core.kits.fitting`), the
 features antisymmetric so that the value is zero-sum without a bias.
 """
@@ -62,6 +63,22 @@ class LearnedKit:
     sample_at: Callable[..., Any] | None = None
     """``sample_at(game, rng, reach, guided, guide)``: a position as the leaves of the search meet it
     (``guide(seed)`` makes the chooser of the guided steps), or ``None`` when not the game's way of training."""
+    training: str | None = None
+    """How ``tessera train`` trains the value (:mod:`tessera.arena.train`): ``"generations"`` (self-play
+    generations of the search with the best value so far, each fit gated against it), ``"stages"`` (a
+    :attr:`leaf`'s value fitted stage by stage, the first to :attr:`exact` labels, each further one to a
+    search over the stages below), or ``None``: not trained by ``tessera train``."""
+    finals: Callable[[Any], list[int]] | None = None
+    """``finals(state)``: what a finished self-play game adds to the learned prior of :attr:`draw` (Nume:
+    the sizes of its groups), or ``None``: the game has no prior to learn."""
+    prior: Callable[[np.ndarray, Any], np.ndarray] | None = None
+    """``prior(finals, game)``: the prior fitted to the :attr:`finals` of the last generations' games
+    (int64, any length), shape ``(cells + 1,)``, float64, summing to 1; ``None`` with :attr:`finals`."""
+    exact: Callable[..., tuple[np.ndarray, np.ndarray, dict[str, Any]]] | None = None
+    """``exact(game, count, rng, guide, reach)``: ``count`` positions at ``reach`` (:attr:`sample_at`) with
+    their features ``(count, len(features))`` float64 and player 0's exact result ``(count,)`` in {-1, 0, 1}
+    (the game's solver), and figures (``rollout_mse``: one random game's squared error): the first stage of
+    ``"stages"`` training."""
 
 
 __all__ = ["Leaf", "LearnedKit", "Value"]

@@ -13,7 +13,7 @@ one order, played against the lesson's fixed order for the other side) and says 
 is right, and why not.
 
 A game declares its diagrams and lessons (``games/<game>/lessons.py``) with ``Game.lessons()``,
-a :class:`LessonBook`; :mod:`tessera.learn` finds them there.
+a :class:`LessonBook`; :mod:`tessera.lessons` finds them there.
 """
 
 from __future__ import annotations

@@ -250,6 +250,7 @@ class NelaxtamGame(Game):
     """Nelaxtam with a fixed board size, variant, troop counts and safeguard."""
 
     info = INFO
+    client_module = "client.js"  # the order builder's rules between troops (why a choice is not allowed)
 
     def _check_params(self, params: dict[str, Any]) -> dict[str, Any]:
         size = params["size"]

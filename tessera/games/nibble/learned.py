@@ -438,6 +438,8 @@ KIT = LearnedKit(
     leaf=_leaf,
     reach=REACH,
     sample_at=sample_position,
+    training="stages",
+    exact=solved_dataset,
 )
 """Nibble's learned evaluation (``NibbleGame.learned()``): UCT whose leaf plays randomly down to
 :data:`REACH` blocks, then scores with the value (no weights shipped: ``tessera train nibble`` makes them)."""

@@ -1,5 +1,6 @@
 """Nume's learned evaluation (``NumeGame.learned()``): position features (one compiled kernel over the
-game's board array), the value, and the number prior of the search's candidate steps.
+game's board array), the value, and the number prior of the search's candidate steps (``tessera train``
+fits it to the final group sizes of its self-play games: :func:`group_sizes`, :func:`number_prior`).
 
 Every feature is *antisymmetric*: seen from the other colour it changes sign, so a linear
 value ``tanh(w · φ)`` without a bias term is exactly zero-sum (``value(0) = −value(1)``).
@@ -144,6 +145,30 @@ def draw(state: Any, rng: random.Random, cumulative: list[float]) -> int:
     return (a // K) * K + 1 + k
 
 
+def group_sizes(state: Any) -> list[int]:
+    """The sizes of the groups on a Nume board (a finished self-play game's contribution to the number prior)."""
+    st: Any = state
+    a, n = st._a, state.game.cells
+    return [int(a[GSIZE * n + c]) for c in range(n) if a[c] >= 0 and a[GID * n + c] == c]
+
+
+def number_prior(sizes: np.ndarray, cells: int, sigma: float = 1.5, floor: float = 0.05) -> np.ndarray:
+    """The number prior over ``0 … cells`` (shape ``(cells + 1,)``, sums to 1): the distribution of final
+    group ``sizes`` smoothed by a Gaussian of width ``sigma``, with a ``floor`` share spread uniformly — a
+    group's price is its numbers' distance from its size, so a number worth writing is a size groups end with."""
+    k = np.arange(cells + 1, dtype=np.float64)
+    hist = np.bincount(np.clip(sizes.astype(np.int64), 0, cells), minlength=cells + 1).astype(np.float64)
+    gauss = np.exp(-0.5 * ((k[:, None] - k[None, :]) / sigma) ** 2)
+    smooth = gauss @ hist
+    smooth = smooth / smooth.sum() if smooth.sum() > 0 else np.full(cells + 1, 1.0 / (cells + 1))
+    out: np.ndarray = (1.0 - floor) * smooth + floor / (cells + 1)
+    return out
+
+
+def _prior(sizes: np.ndarray, game: Any) -> np.ndarray:
+    return number_prior(sizes, int(game.cells))
+
+
 KIT = LearnedKit(
     features=NUME_FEATURES,
     features_of=features,
@@ -153,8 +178,11 @@ KIT = LearnedKit(
     searches=("mcts",),
     sample=8,
     draw=draw,
+    training="generations",
+    finals=group_sizes,
+    prior=_prior,
 )
 """Nume's learned evaluation (``NumeGame.learned()``): UCT at level 5's settings with the value at its leaves."""
 
 
-__all__ = ["KIT", "NUME_FEATURES", "NumeValue", "draw", "features", "nume_features"]
+__all__ = ["KIT", "NUME_FEATURES", "NumeValue", "draw", "features", "group_sizes", "number_prior", "nume_features"]

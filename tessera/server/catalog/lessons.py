@@ -26,7 +26,7 @@ from fastapi import APIRouter, HTTPException, Query
 from fastapi.responses import FileResponse
 from pydantic import BaseModel, Field
 
-from tessera import learn
+from tessera import lessons
 from tessera.core.registry import game_class
 
 router = APIRouter()
@@ -44,7 +44,7 @@ class AnswerIn(BaseModel):
 
 def _game(game: str) -> str:
     try:
-        learn.diagrams(game)
+        lessons.diagrams(game)
     except ValueError as e:
         raise HTTPException(404, str(e)) from None
     return game
@@ -72,9 +72,9 @@ def rules(game: str, lang: str | None = Query(None, max_length=20)) -> dict[str,
 
 @cache
 def _diagram_json(diagram_id: str) -> dict[str, Any]:
-    d = learn.diagram(diagram_id)
-    views = learn.diagram_views(d)
-    focus = learn.diagram_focus(d, views)  # before a step's repeated board is left out
+    d = lessons.diagram(diagram_id)
+    views = lessons.diagram_views(d)
+    focus = lessons.diagram_focus(d, views)  # before a step's repeated board is left out
     for view in views:
         view.pop("setups", None)  # a diagram offers no ready-made set-ups
     steps = [{"note": "", "move": None, "view": views[0]}]
@@ -89,7 +89,7 @@ def _diagram_json(diagram_id: str) -> dict[str, Any]:
 def game_diagrams(game: str) -> dict[str, Any]:
     """Every diagram of a game's rules page, each step as a render description."""
     _game(game)
-    return {"game": game, "diagrams": [_diagram_json(d.id) for d in learn.diagrams(game)]}
+    return {"game": game, "diagrams": [_diagram_json(d.id) for d in lessons.diagrams(game)]}
 
 
 @router.get("/api/learn/diagrams/{diagram_id}")
@@ -103,16 +103,16 @@ def one_diagram(diagram_id: str) -> dict[str, Any]:
         raise HTTPException(404, str(e)) from None
 
 
-def _lesson(game: str, lesson_id: str) -> learn.Lesson:
+def _lesson(game: str, lesson_id: str) -> lessons.Lesson:
     _game(game)
     try:
-        return learn.lesson(game, lesson_id)
+        return lessons.lesson(game, lesson_id)
     except ValueError as e:
         raise HTTPException(404, str(e)) from None
 
 
-def _lesson_json(item: learn.Lesson) -> dict[str, Any]:
-    start = learn.judge(item, []).state
+def _lesson_json(item: lessons.Lesson) -> dict[str, Any]:
+    start = lessons.judge(item, []).state
     return {
         "id": item.id,
         "game": item.game,
@@ -128,7 +128,7 @@ def _lesson_json(item: learn.Lesson) -> dict[str, Any]:
 def game_lessons(game: str) -> dict[str, Any]:
     """A game's lessons, each with its starting position as the player sees it."""
     _game(game)
-    return {"game": game, "lessons": [_lesson_json(x) for x in learn.lessons(game)]}
+    return {"game": game, "lessons": [_lesson_json(x) for x in lessons.lessons(game)]}
 
 
 @router.post("/api/learn/{game}/lessons/{lesson_id}")
@@ -136,7 +136,7 @@ def answer(game: str, lesson_id: str, body: AnswerIn) -> dict[str, Any]:
     """Judge an answer (complete or not yet) to a lesson through the engine."""
     item = _lesson(game, lesson_id)
     try:
-        verdict = learn.judge(item, body.moves)
+        verdict = lessons.judge(item, body.moves)
     except ValueError as e:
         raise HTTPException(400, str(e)) from None
     return {

@@ -71,7 +71,7 @@ let catalogNames = null; // GET /api/catalog, asked once: [{name, title}]
 async function gameNames() {
   if (catalogNames === null) {
     catalogNames = api("GET", "/api/catalog")
-      .then((c) => c.games.map((g) => ({ name: g.name, title: g.title || g.name })))
+      .then((c) => c.games.map((g) => ({ name: g.name, title: g.title || g.name, players: g.players, seatsByPlayers: g.seats_by_players || {} })))
       .catch(() => []);
   }
   return catalogNames;
@@ -152,10 +152,16 @@ async function accountPage() {
     location.reload();
   });
   fillSelect($("challenge").game, await gameNames());
-  const four = document.createElement("option"); // four-player Nymbat: challenge three players at once
-  four.value = "nymbat(players=4)";
-  four.textContent = t("account:four_player_nymbat");
-  $("challenge").game.appendChild(four);
+  // a game played by more players as a variant (four-player Nymbat): challenge them all at once
+  for (const g of await gameNames()) {
+    for (const n of Object.keys(g.seatsByPlayers)) {
+      if (Number(n) === g.players) continue;
+      const more = document.createElement("option");
+      more.value = `${g.name}(players=${n})`;
+      more.textContent = t("account:game_with_players", { game: g.title, n });
+      $("challenge").game.appendChild(more);
+    }
+  }
   const wanted = new URLSearchParams(location.search).get("challenge");
   if (wanted) $("challenge").to.value = wanted;
   await showChallenges();

@@ -405,6 +405,12 @@ $("record-form").addEventListener("submit", (e) => {
   importRecord($("record-text").value);
 });
 
+// The board shown without a game, a record or a spec: the catalogue's first game.
+async function firstGame() {
+  const c = await api("GET", "/api/catalog");
+  return c.games[0].name;
+}
+
 async function start() {
   await initI18n(["game", "lobby", "params", "analysis", "engine", "exact"]);
   // the AI levels by name ("3 · club"), as in the lobby
@@ -428,7 +434,7 @@ async function start() {
       $("record-box").open = true;
       await importRecord(handed);
       if (ui.spec) return;
-      ui.spec = "nume"; // an unreadable record: its error is shown above an empty board
+      ui.spec = await firstGame(); // an unreadable record: its error is shown above an empty board
       $("title").textContent = t("analysis:title");
     } else if (gid) {
       const src = await api("GET", `/api/games/${encodeURIComponent(gid)}/analysis`);
@@ -440,7 +446,7 @@ async function start() {
       $("back").hidden = false;
       at = query.has("n") ? parseInt(query.get("n"), 10) : null;
     } else {
-      ui.spec = query.get("spec") || "nume";
+      ui.spec = query.get("spec") || (await firstGame());
       ui.seed = parseInt(query.get("seed") || "0", 10);
       $("title").textContent = t("analysis:title");
     }

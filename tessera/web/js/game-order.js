@@ -1,7 +1,8 @@
 // The game page's order builder (render description's `order`: every unit of a seat given an order
-// at once, sealed until all are in): which unit is being ordered, what the rules allow with the rest
-// of the order and why not, the board's hints, the panel's list of units and its submit button.
-import { textOf } from "./decorate.js";
+// at once, sealed until all are in): which unit is being ordered, the board's hints, the panel's list
+// of units and its submit button; what the rules allow with the rest of the order, and why not, comes
+// from the game's own client module.
+import { gameClient, textOf } from "./decorate.js";
 import { t } from "./i18n.js";
 import { submit } from "./game-play.js";
 import { button, mySeats, redraw, ui } from "./game-state.js";
@@ -21,7 +22,7 @@ export function curtain() {
     ui.revealed !== `${v.move_number}|${v.you}`);
 }
 
-// -- Nelaxtam order builder --------------------------------------------------------------
+// -- the order builder ---------------------------------------------------------------------
 export function builder() {
   const o = orderUnits();
   if (!o) return null;
@@ -35,95 +36,58 @@ export function builder() {
   return ui.order;
 }
 
+// The cell a unit's token ends on (the last cell of its choice's path), or null (a button).
 export function tokenCell(unit, token) {
   const c = unit.choices.find((ch) => ch.token === token);
   return c && c.path && c.path.length ? c.path[c.path.length - 1] : null;
-}
-
-// -- what the rules allow (so that the builder offers only legal orders and says why not) ----
-// "Two of your troops may not end on the same square"; in the invasion "at least by_sea troops
-// must land on edge squares" (the outlined ones). The server checks the order again on submit.
-export function invasion(o) {
-  return o.units.some((u) => u.choices.some((c) => /@/.test(c.token)));
-}
-
-export function bySea() {
-  const p = ui.shown && ui.shown.params;
-  return p && typeof p.by_sea === "number" ? p.by_sea : 0;
-}
-
-export function edgeCells() {
-  const me = ui.view ? ui.view.you : null;
-  return new Set((ui.shown.highlights || []).filter((h) => h.kind === "setup" && (h.owner === me || h.owner === undefined)).map((h) => h.cell));
 }
 
 export function unitName(u) {
   return u.label ? textOf(u, "label") : t("game:order.unit", { id: u.id });
 }
 
-// Where each other troop ends its turn as the order now stands: the square it moves or lands on,
-// else (holding, destroying, no order yet) the square it stands on. cell -> unit.
-export function endCells(o, b, exceptUnit) {
-  const out = new Map();
-  for (const u of o.units) {
-    if (u.id === exceptUnit) continue;
-    const tok = o.single && b.tokens[u.id] === undefined ? null : b.tokens[u.id];
-    const c = tok && /[@>]/.test(tok) ? tokenCell(u, tok) : u.cell;
-    if (c) out.set(c, u);
-  }
-  return out;
+// -- what the rules allow between the units of one order: the game's client module says it ----------
+// (its export `order` with head, blocked, conflict, whyNot, each optional; Game.client_module), so that
+// the builder offers only legal orders and says why not. Without one every choice is offered and the
+// server's refusal on submit says what is wrong.
+function rules() {
+  const c = ui.shown ? gameClient(ui.shown.game) : null;
+  return (c && c.order) || {};
 }
 
-// Why a choice of a troop is not allowed with the rest of the order, or null.
+function context() {
+  return { t, desc: ui.shown, you: ui.view ? ui.view.you : null, unitName, tokenCell };
+}
+
+// Why a choice of a unit is not allowed with the rest of the order, or null.
 export function choiceBlocked(o, b, unit, c) {
-  if (!c.path || !c.path.length || !/[@>]/.test(c.token)) return null;
-  const target = c.path[0];
-  const other = endCells(o, b, unit.id).get(target);
-  if (other) return t("game:order.why_taken", { troop: unitName(unit), other: unitName(other), cell: target });
-  if (/@/.test(c.token)) {
-    const need = bySea();
-    const edge = edgeCells();
-    if (need > 0 && !edge.has(target)) {
-      const others = o.units.filter((u) => u.id !== unit.id);
-      const onEdge = others.filter((u) => b.tokens[u.id] && edge.has(tokenCell(u, b.tokens[u.id]))).length;
-      const free = others.filter((u) => !b.tokens[u.id]).length;
-      if (need - onEdge > free) return t("game:order.why_by_sea", { count: need, cell: target });
-    }
-  }
-  return null;
+  const r = rules();
+  return r.blocked ? r.blocked(o, b.tokens, unit, c, context()) || null : null;
 }
 
-// Why clicking a square that is not a target of the troop being ordered does nothing.
+// A whole order that breaks a rule between units: why, or null.
+export function orderConflict(o, b) {
+  const r = rules();
+  return r.conflict ? r.conflict(o, b.tokens, context()) || null : null;
+}
+
+// Why clicking a cell that is not a target of the unit being ordered does nothing.
 export function whyNot(o, cur, cell) {
   if (!cur) return t("game:order.why_pick_troop");
-  const c = (ui.shown.board.cells || []).find((x) => x.id === cell);
-  const removed = c && c.title_key === "cell.removed";
-  if (removed) return t("game:order.why_removed", { cell });
-  if (invasion(o)) return t("game:order.why_not_own", { troop: unitName(cur), cell });
-  return t("game:order.why_battle", { troop: unitName(cur), cell });
+  const r = rules();
+  const why = r.whyNot ? r.whyNot(o, cur, cell, context()) : null;
+  return why || t("game:order.why_no_target", { troop: unitName(cur), cell });
+}
+
+function headText(o) {
+  const r = rules();
+  const own = r.head ? r.head(o, context()) : null;
+  return own || (o.single ? t("game:order.head_single") : t("game:order.head"));
 }
 
 export function showWhy(text) {
   ui.orderWhy = text;
   redraw();
-}
-
-// A whole order that breaks a rule between troops: why, or null.
-export function orderConflict(o, b) {
-  const seen = new Map();
-  for (const u of o.units) {
-    const tok = b.tokens[u.id];
-    const c = tok && /[@>]/.test(tok) ? tokenCell(u, tok) : u.cell;
-    if (!c) continue;
-    if (seen.has(c)) return t("game:order.why_conflict", { a: unitName(seen.get(c)), b: unitName(u), cell: c });
-    seen.set(c, u);
-  }
-  if (invasion(o) && o.units.every((u) => b.tokens[u.id])) {
-    const edge = edgeCells();
-    const onEdge = o.units.filter((u) => edge.has(tokenCell(u, b.tokens[u.id]))).length;
-    if (onEdge < bySea()) return t("game:order.why_by_sea_total", { count: bySea() });
-  }
-  return null;
 }
 
 export function chooseToken(unitId, token) {
@@ -236,7 +200,7 @@ export function renderOrderBuilder(box, o, b) {
   wrap.className = "order-builder";
   const head = document.createElement("div");
   head.className = "hint";
-  head.textContent = o.single ? t("game:order.head_single") : invasion(o) ? t("game:order.head_invasion", { n: bySea() }) : t("game:order.head");
+  head.textContent = headText(o);
   wrap.appendChild(head);
   for (const u of o.units) {
     const row = document.createElement("div");

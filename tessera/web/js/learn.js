@@ -6,7 +6,6 @@ import { nextPathCells, pickCell } from "./board-paths.js";
 import { localized, refusalText } from "./decorate.js";
 import { currentLanguage as i18nLanguage, initI18n, t as i18nT } from "./i18n.js";
 
-export const GAMES = ["nymbat", "nume", "ikabegama", "nelaxtam", "nibble"];
 const PROGRESS_KEY = "tessera.learn.progress";
 
 // -- translations -------------------------------------------------------------------------

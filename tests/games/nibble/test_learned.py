@@ -162,10 +162,10 @@ def test_staged_weights_round_trip_and_bad_stages_are_refused(tmp_path: Path) ->
 def test_tessera_train_nibble_fits_stage_by_stage_and_continues(tmp_path: Path) -> None:
     """A tiny run (two stages of 25 positions): the first stage's fit beats random weights on its own
     positions, the weights file has both stages, and a second run keeps what is written."""
-    from tessera.arena.train import train_nibble
+    from tessera.arena.stages import train_stages
 
     lines: list[str] = []
-    w = train_nibble(tmp_path, positions=25, stages=(14, 30), iterations=40, seed=2, report=lines.append)
+    w = train_stages("nibble", tmp_path, positions=25, stages=(14, 30), iterations=40, seed=2, report=lines.append)
     assert [line.split(":")[0] for line in lines] == ["stage 1 (reach 14)", "stage 2 (reach 30)"]
     assert w.reach == 14 and [r for r, _ in w.stages] == [30]
     data = np.load(tmp_path / "stage-1.npz")
@@ -173,10 +173,10 @@ def test_tessera_train_nibble_fits_stage_by_stage_and_continues(tmp_path: Path) 
     assert nb.mse(data["x"], data["y"], w.w) < nb.mse(data["x"], data["y"], rand)
     assert load_weights("nibble", tmp_path / "best.json").stages[0][0] == 30
     again: list[str] = []
-    train_nibble(tmp_path, positions=25, stages=(14, 30), seed=2, report=again.append)
+    train_stages("nibble", tmp_path, positions=25, stages=(14, 30), seed=2, report=again.append)
     assert all("kept from" in line for line in again)
     with pytest.raises(ValueError, match="increasing"):
-        train_nibble(tmp_path, stages=(30, 14))
+        train_stages("nibble", tmp_path, stages=(30, 14))
 
 
 @pytest.mark.parametrize("spec", ["nibble", "nibble(colors=13,board=hex)"])

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tessera import learn
+from tessera import lessons
 
 LANGUAGES = ("en", "ko", "es", "de", "fr")
 """English first: it is the fallback of every other catalogue."""
@@ -46,23 +46,23 @@ UI = {
 def catalogue() -> dict[str, Any]:
     """The English catalogue, nested as i18next reads it (``diagram.<id>.caption`` …)."""
     diagrams: dict[str, Any] = {}
-    lessons: dict[str, Any] = {}
-    for game in learn.games():
-        for d in learn.diagrams(game):
+    texts: dict[str, Any] = {}
+    for game in lessons.games():
+        for d in lessons.diagrams(game):
             entry: dict[str, Any] = {"title": d.title, "caption": d.caption}
             notes = {str(i): s.note for i, s in enumerate(d.steps, start=1) if s.note}
             if notes:
                 entry["steps"] = notes
             diagrams[d.id] = entry
-        for item in learn.lessons(game):
+        for item in lessons.lessons(game):
             lesson: dict[str, Any] = {"title": item.title, "task": item.task}
             lesson["hints"] = {str(i): h for i, h in enumerate(item.hints)}
             if item.goals:
                 lesson["goals"] = {str(i): g.why for i, g in enumerate(item.goals)}
             if item.explain:
                 lesson["explain"] = {str(i): text for i, (_, text) in enumerate(item.explain)}
-            lessons[item.id] = lesson
-    return {"ui": dict(sorted(UI.items())), "diagram": diagrams, "lesson": lessons}
+            texts[item.id] = lesson
+    return {"ui": dict(sorted(UI.items())), "diagram": diagrams, "lesson": texts}
 
 
 def flatten(tree: dict[str, Any], prefix: str = "") -> dict[str, str]:
@@ -77,7 +77,7 @@ def flatten(tree: dict[str, Any], prefix: str = "") -> dict[str, str]:
     return out
 
 
-if __name__ == "__main__":  # python -m tessera.learn.catalogue > tessera/web/locales/en/learn.json
+if __name__ == "__main__":  # python -m tessera.lessons.catalogue > tessera/web/locales/en/learn.json
     import json
 
     print(json.dumps(catalogue(), ensure_ascii=False, indent=1))

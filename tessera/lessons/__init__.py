@@ -13,9 +13,9 @@ Adding a picture or a lesson
        miss gets, a solution and a wrong answer) to the game's ``lessons.py``.
     2. Place a diagram on the rules page with a line ``::diagram <id>`` — in ``rules/<game>.md``
        and, at the same place, in every translation ``rules/<lang>/<game>.md``.
-    3. Rewrite the English catalogue (``python -m tessera.learn.catalogue >
+    3. Rewrite the English catalogue (``python -m tessera.lessons.catalogue >
        tessera/web/locales/en/learn.json``) and translate the new keys in the other languages'
-       ``learn.json``.  ``tests/learn`` fails until all three agree.
+       ``learn.json``.  ``tests/lessons`` fails until all three agree.
 
 >>> [d.id for d in diagrams("ikabegama")][:2]
 ['ikabegama-start', 'ikabegama-growths']

@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 import tessera
-from tessera import learn
+from tessera import lessons
 from tessera.core.kits.lessons import at, diagram_failures, diagram_states, diagram_views, failure, legal, owned
 
-ALL = [d for g in tessera.list_games() for d in learn.diagrams(g)]
+ALL = [d for g in tessera.list_games() for d in lessons.diagrams(g)]
 
 
 @pytest.mark.parametrize("diagram", ALL, ids=[d.id for d in ALL])
-def test_the_caption_of_every_diagram_holds_when_the_engine_plays_it(diagram: learn.Diagram) -> None:
+def test_the_caption_of_every_diagram_holds_when_the_engine_plays_it(diagram: lessons.Diagram) -> None:
     """Issue 26: "each checked by a test that plays the position through the engine and asserts what
     the caption says" — every check of the diagram holds at its step."""
     assert diagram.checks, "a diagram without checks asserts nothing"
@@ -20,7 +20,7 @@ def test_the_caption_of_every_diagram_holds_when_the_engine_plays_it(diagram: le
 
 
 @pytest.mark.parametrize("diagram", [d for d in ALL if d.steps], ids=[d.id for d in ALL if d.steps])
-def test_a_steppable_diagram_checks_where_its_sequence_ends(diagram: learn.Diagram) -> None:
+def test_a_steppable_diagram_checks_where_its_sequence_ends(diagram: lessons.Diagram) -> None:
     """A sequence is shown step by step; its checks reach the step the caption ends on."""
     assert max(c.step for c in diagram.checks) >= 1
     assert len(diagram_views(diagram)) == len(diagram.steps) + 1
@@ -28,7 +28,7 @@ def test_a_steppable_diagram_checks_where_its_sequence_ends(diagram: learn.Diagr
 
 def test_a_false_claim_is_reported_not_passed() -> None:
     """The checks can fail: a wrong claim about the supported removal is caught."""
-    d = learn.diagram("nymbat-support")
+    d = lessons.diagram("nymbat-support")
     state = diagram_states(d)[1]
     assert failure(state, owned(1, 1, 1)) is not None, "Blue's 4 was lost"
     assert failure(state, at(1, "g5", [1, 4])) is not None
@@ -54,8 +54,8 @@ def test_every_picture_the_designers_texts_name_is_drawn() -> None:
 def test_supported_removal_totals_eight() -> None:
     """Seed (Nymbat): "The two red 3s are supporting the red 2 for a total of 8" — Blue's 4 is lost
     attacking the 2, and keeps his piece attacking the lone 1."""
-    supported = diagram_states(learn.diagram("nymbat-support"))
-    alone = diagram_states(learn.diagram("nymbat-removal"))
+    supported = diagram_states(lessons.diagram("nymbat-support"))
+    alone = diagram_states(lessons.diagram("nymbat-removal"))
     pieces = supported[0].to_dict()["pieces"]
     assert pieces["h7"][1] + pieces["i6"][1] + pieces["i7"][1] == 8
     assert "g5" not in supported[1].to_dict()["pieces"] and "h7" not in supported[1].to_dict()["pieces"]
@@ -65,7 +65,7 @@ def test_supported_removal_totals_eight() -> None:
 def test_breakthrough_takes_one_red_2_but_not_both() -> None:
     """Seed (Nymbat): "blue can remove one other red 2 piece of his choice. He cannot remove both
     remaining red 2s because their total is 4 which is greater than 3. Blue loses both his pieces." """
-    states = diagram_states(learn.diagram("nymbat-breakthrough"))
+    states = diagram_states(lessons.diagram("nymbat-breakthrough"))
     opened = states[2]
     assert sorted(m for m in opened.legal_moves() if m.startswith("x")) == ["xh7", "xi5"]
     after_one = states[3]
@@ -75,7 +75,7 @@ def test_breakthrough_takes_one_red_2_but_not_both() -> None:
 
 def test_the_diagram_views_outline_the_moves_they_show() -> None:
     """Ikabegamá's "three growths" picture outlines exactly the engine's three growths."""
-    view = diagram_views(learn.diagram("ikabegama-growths"))[0]
+    view = diagram_views(lessons.diagram("ikabegama-growths"))[0]
     targets = sorted(h["cell"] for h in view["highlights"] if h["kind"] == "target")
     assert targets == ["-1,0", "0,1", "1,-1"]
     assert view["actions"] == [], "a diagram is a picture: nothing to click"
@@ -84,12 +84,12 @@ def test_the_diagram_views_outline_the_moves_they_show() -> None:
 def test_nelaxtams_final_count_is_22_to_30() -> None:
     """Seed (Nelaxtam, diagram 7): "X has 22 points and O has 30" — the engine counts the same
     (the text's "won by 7" is a slip: 30 - 22 = 8)."""
-    state = diagram_states(learn.diagram("nelaxtam-end"))[0]
+    state = diagram_states(lessons.diagram("nelaxtam-end"))[0]
     assert state.is_terminal() and state.scores() == [22, 30] and state.winner() == 1
 
 
 def test_unknown_diagram_and_game_are_refused_by_name() -> None:
     with pytest.raises(ValueError, match="no diagram 'nope'"):
-        learn.diagram("nope")
+        lessons.diagram("nope")
     with pytest.raises(ValueError, match="known: ikabegama"):
-        learn.diagrams("chess")
+        lessons.diagrams("chess")

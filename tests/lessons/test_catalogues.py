@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import tessera
-from tessera.learn.catalogue import LANGUAGES, UI, catalogue, flatten
+from tessera.lessons.catalogue import LANGUAGES, UI, catalogue, flatten
 
 WEB = Path(tessera.__file__).resolve().parent / "web"
 
@@ -19,7 +19,7 @@ def load(lang: str) -> dict[str, str]:
 
 
 def test_the_english_catalogue_is_the_datas_text() -> None:
-    """en/learn.json is written by ``python -m tessera.learn.catalogue``: it says what the data says."""
+    """en/learn.json is written by ``python -m tessera.lessons.catalogue``: it says what the data says."""
     assert load("en") == flatten(catalogue())
 
 

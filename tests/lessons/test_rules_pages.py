@@ -7,7 +7,7 @@ import re
 import pytest
 
 import tessera
-from tessera import learn
+from tessera import lessons
 from tessera.core.registry import game_class
 
 LANGS = ("ko", "es", "de", "fr")
@@ -28,7 +28,7 @@ def diagram_ids(text: str) -> list[str]:
 def test_every_diagram_of_a_game_is_on_its_rules_page_once(game: str) -> None:
     """Issue 26: "every rule with a diagram" — the page places each of the game's diagrams once."""
     placed = diagram_ids(page(game))
-    assert sorted(placed) == sorted(d.id for d in learn.diagrams(game))
+    assert sorted(placed) == sorted(d.id for d in lessons.diagrams(game))
 
 
 @pytest.mark.parametrize("game", tessera.list_games())

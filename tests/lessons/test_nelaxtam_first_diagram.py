@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tessera import learn
+from tessera import lessons
 from tessera.core.kits.lessons import diagram_views
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -21,7 +21,7 @@ MARK = re.compile(r"\(\s*([A-Za-z])\s*\)")
 def drawn_marks() -> set[str]:
     """The letters diagram 1 draws: piece labels and glyphs (a cell's fill is a colour, not a mark)."""
     out: set[str] = set()
-    for view in diagram_views(learn.diagram("nelaxtam-start")):
+    for view in diagram_views(lessons.diagram("nelaxtam-start")):
         for piece in view.get("pieces", []):
             for key in ("label", "glyph", "text"):
                 if isinstance(piece.get(key), str):
@@ -52,7 +52,7 @@ def test_nelaxtam_first_diagram_names_no_mark_it_does_not_draw(lang: str) -> Non
 def test_nelaxtam_first_diagram_draws_two_territory_colours_dark_and_light() -> None:
     """What the texts say instead is true: diagram 1 fills every square with one of two colours, a
     dark one (Black's) and a light one (White's), the bottom-left square a1 light."""
-    view = diagram_views(learn.diagram("nelaxtam-start"))[0]
+    view = diagram_views(lessons.diagram("nelaxtam-start"))[0]
     fills = {c["id"]: c["fill"] for c in view["board"]["cells"]}
     assert len(set(fills.values())) == 2
 
