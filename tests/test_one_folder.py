@@ -167,11 +167,6 @@ def test_the_web_client_names_no_game(path: Path) -> None:
     assert not found, f"{path.name} names a game:\n" + "\n".join(found)
 
 
-@pytest.mark.parametrize("entry", sorted(PYTHON_LEFT))
-def test_each_module_left_to_move_still_exists(entry: str) -> None:
-    assert (PACKAGE.parent / entry).is_file(), f"{entry} is gone: remove it from PYTHON_LEFT"
-
-
 @pytest.mark.parametrize("game", GAMES)
 def test_every_game_declares_its_capabilities_from_its_own_folder(game: str) -> None:
     """What a game brings is found through its object, and comes from its folder."""
