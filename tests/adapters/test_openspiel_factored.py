@@ -107,11 +107,15 @@ def test_illegal_decisions_are_refused_and_change_nothing() -> None:
 
 
 def test_the_actions_parameter_is_checked_and_single_decision_games_are_unchanged() -> None:
-    """Every game takes ``actions``; a value other than ``flat``/``factored`` is a clear error; a game
-    whose move is one decision (Nibble) keeps its actions; Nume's decisions are its cells, then its
+    """Every game takes ``actions``; a value other than ``flat``/``factored`` is a clear error, and so is
+    Nume's komi bidding with factored actions (the bids have no factoring); a game whose move is one
+    decision (Nibble) keeps its actions; Nume's decisions are its cells, then its
     numbers (``cells + 2`` of them at most)."""
     with pytest.raises(Exception, match="actions must be"):
         pyspiel.load_game("tessera_nume(size=3,actions=tree)")
+    with pytest.raises(ValueError, match="komi_bidding"):  # the bids have no factoring
+        pyspiel.load_game("tessera_nume(size=3,komi_bidding=true,actions=factored)")
+    assert pyspiel.load_game("tessera_nume(size=3,komi_bidding=true)").num_distinct_actions() > 0
     nib = pyspiel.load_game("tessera_nibble(actions=factored)")
     assert nib.num_distinct_actions() == pyspiel.load_game("tessera_nibble").num_distinct_actions()
     assert nib.moves is None
