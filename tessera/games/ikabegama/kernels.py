@@ -306,6 +306,9 @@ def moves_of(a: np.ndarray, k: np.ndarray, allowed: np.ndarray) -> np.ndarray:
         dr[j] = np.int64(round(off * inv))
         dc[j] = off - dr[j] * stride
     dcell = dr * width + dc  # the offsets in the box
+    bits_of = np.empty(18, dtype=np.int16)  # offset j's bit: the jump j + 1, or a growth (bit 0)
+    for j in range(18):
+        bits_of[j] = (1 << (j + 1)) if j < 12 else 1
     occ = np.full(height * width, -1, dtype=np.int8)
     for i in range(ntok):
         occ[(rows[i] - r0) * width + cols[i] - c0] = a[own + i]
@@ -321,6 +324,13 @@ def moves_of(a: np.ndarray, k: np.ndarray, allowed: np.ndarray) -> np.ndarray:
         # on the unbounded board every destination (at most two columns away) of a token at least three
         # columns from the window's side columns and two rows from its ends is on the board
         inside = unbounded and 3 <= tc <= stride - 4 and t >= 2 * stride + 2 and t + 2 * stride + 2 < k[K_SIZE]
+        if inside:  # no board check: marked where empty, without a branch
+            for j in range(18):
+                cell = tcell + dcell[j]
+                free = np.int16(occ[cell] == -1)
+                marks[cell] |= bits_of[j] * free
+                n += free
+            continue
         for j in range(18):
             col = tc + dc[j]
             if col < 0 or col >= stride:  # a hex of another row's id: beyond the window's side
@@ -328,8 +338,8 @@ def moves_of(a: np.ndarray, k: np.ndarray, allowed: np.ndarray) -> np.ndarray:
             cell = tcell + dcell[j]
             if occ[cell] != -1:
                 continue
-            if inside or on_board(k, allowed, t + dr[j] * stride + dc[j]):
-                marks[cell] |= np.int16(1 << (j + 1)) if j < 12 else np.int16(1)  # a growth: once
+            if on_board(k, allowed, t + dr[j] * stride + dc[j]):
+                marks[cell] |= bits_of[j]  # a growth: once
                 n += 1
     out = np.empty(n, dtype=np.int64)  # n: at least the moves (a growth may be counted more than once)
     m = 0
