@@ -329,7 +329,7 @@ def moves_of(a: np.ndarray, k: np.ndarray, allowed: np.ndarray) -> np.ndarray:
                 cell = tcell + dcell[j]
                 free = np.int16(occ[cell] == -1)
                 marks[cell] |= bits_of[j] * free
-                n += free
+                n += int(free)
             continue
         for j in range(18):
             col = tc + dc[j]
