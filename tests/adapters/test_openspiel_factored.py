@@ -122,3 +122,24 @@ def test_the_actions_parameter_is_checked_and_single_decision_games_are_unchange
     nume = pyspiel.load_game("tessera_nume(size=3,actions=factored)")
     assert nume.num_distinct_actions() == FactoredMoves(nume.adapted).width == 36 + 2
     assert nume.get_parameters()["actions"] == "factored"
+
+
+@pytest.mark.parametrize("spec", FACTORED)
+def test_openspiel_mcts_searches_through_the_intermediate_nodes(spec: str) -> None:
+    """OpenSpiel's Python ``MCTSBot`` (random rollouts) plays the factored games: each of its choices is
+    a legal decision, and a first decision is followed by the same player's second one."""
+    import numpy as np
+    from open_spiel.python.algorithms import mcts
+
+    game = pyspiel.load_game(spec)
+    rs = np.random.RandomState(0)
+    bot = mcts.MCTSBot(game, 2.0, 8, mcts.RandomRolloutEvaluator(1, rs), random_state=rs)
+    state = game.new_initial_state()
+    for _ in range(6):
+        player = state.current_player()
+        action = bot.step(state)
+        assert action in state.legal_actions()
+        state.apply_action(action)
+        if state.decided() >= 0:
+            assert state.current_player() == player
+    assert len(state.history()) == 6
