@@ -9,7 +9,9 @@ mask, inside the timed loop, and produces the observations and masks of the next
 * pgx (JAX on the CPU, ``JAX_PLATFORMS=cpu``), ``hex`` (11×11) and ``othello``: a jitted
   ``lax.scan`` of 8 steps per call of ``vmap(auto_reset(env.step, env.init))`` with the action
   drawn by ``pgx.experimental.act_randomly`` from ``state.legal_action_mask`` (the scan keeps
-  Python's dispatch out of the way; the states carry ``observation`` and the mask).
+  Python's dispatch out of the way; the states carry ``observation`` and the mask); in a worker of
+  another interpreter with ``--pgx-python PGXENV/bin/python`` (``vector_runners.py``: pgx and JAX
+  in a scratch venv, no dependency of tessera).
 * Per-step loops in Python, one game: OpenSpiel's ``hex`` 11 through pyspiel (C++), with
   ``observation_tensor()`` and ``legal_actions_mask()`` each step; tessera's PettingZoo AEC env
   (``last()`` gives the planes and the mask); and the bare State API loop
@@ -36,7 +38,6 @@ import platform
 import random
 import statistics
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,9 @@ from typing import Any
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from vector_runners import Timed, pgx_runners, tessera_vector, timed  # the runners shared with vector_targets.py
 
 GAMES = {
     "nume": "nume",
@@ -62,72 +66,12 @@ Runner = Callable[[float], float]
 
 
 def _timed(chunk: Callable[[], int], seconds: float) -> float:
-    steps = 0
-    t0 = time.process_time()
-    while True:
-        steps += chunk()
-        dt = time.process_time() - t0
-        if dt >= seconds:
-            return steps / dt
+    return timed(lambda: (chunk(),), seconds)[0]
 
 
-def tessera_vector(spec: str, batch: int) -> Runner:
-    from tessera.core.kernels import rng_state
-    from tessera.vector import make, random_legal
-
-    env = make(spec, batch=batch, seed=0)
-    state = {"batch": env.reset()}
-    rs = rng_state(1)
-    acts = np.empty(batch, np.int64)
-    reps = max(1, 256 // batch)
-
-    def chunk() -> int:
-        bt = state["batch"]
-        for _ in range(reps):
-            random_legal(bt.mask, rs, acts)
-            bt = env.step(acts)
-        state["batch"] = bt
-        return reps * batch
-
-    chunk()  # compile (numba's cache) and warm up
-    return lambda seconds: _timed(chunk, seconds)
-
-
-def pgx_env(name: str, batch: int) -> Runner:
-    import jax
-    import jax.numpy as jnp
-    import pgx
-    from pgx.experimental import act_randomly, auto_reset
-
-    env = pgx.make(name)
-    step = jax.vmap(auto_reset(env.step, env.init))
-    length = 8
-
-    def body(carry: Any, _: Any) -> tuple[Any, None]:
-        st, key = carry
-        key, k_act, k_step = jax.random.split(key, 3)
-        action = act_randomly(k_act, st.legal_action_mask)
-        st = step(st, action, jax.random.split(k_step, batch))
-        return (st, key), None
-
-    @jax.jit
-    def run(st: Any, key: Any) -> Any:
-        (st, key), _ = jax.lax.scan(body, (st, key), None, length=length)
-        return st, key
-
-    key = jax.random.PRNGKey(0)
-    st = jax.jit(jax.vmap(env.init))(jax.random.split(key, batch))
-    state = {"st": st, "key": key}
-
-    def chunk() -> int:
-        st, key = run(state["st"], state["key"])
-        jnp.asarray(st.observation).block_until_ready()
-        st.legal_action_mask.block_until_ready()
-        state["st"], state["key"] = st, key
-        return length * batch
-
-    chunk()
-    return lambda seconds: _timed(chunk, seconds)
+def _first(run: Timed) -> Runner:
+    """A shared runner's main rate (steps per CPU second)."""
+    return lambda seconds: run(seconds)[0]
 
 
 def openspiel_loop(observe: bool) -> Runner:
@@ -235,11 +179,13 @@ def build(args: argparse.Namespace) -> dict[str, Runner]:
     batches = [int(b) for b in args.batches.split(",")]
     for g in games:
         for b in batches:
-            runners[f"tessera/{g}/B={b}"] = tessera_vector(GAMES[g], b)
+            runners[f"tessera/{g}/B={b}"] = _first(tessera_vector(GAMES[g], b))
     if not args.no_pgx:
-        for name in PGX_GAMES:
-            for b in batches:
-                runners[f"pgx/{name}/B={b}"] = pgx_env(name, b)
+        pgx, _, note = pgx_runners(list(PGX_GAMES), batches, args.pgx_python)  # the worker ends with this process
+        if note:
+            print(note, file=sys.stderr)
+        for (name, b), run in pgx.items():
+            runners[f"pgx/{name}/B={b}"] = _first(run)
     if not args.no_loops:
         runners["openspiel/hex11/obs+mask loop"] = openspiel_loop(True)
         runners["openspiel/hex11/state loop"] = openspiel_loop(False)
@@ -256,6 +202,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--games", default=",".join(GAMES))
     ap.add_argument("--batches", default=",".join(str(b) for b in BATCHES))
     ap.add_argument("--no-pgx", action="store_true")
+    ap.add_argument("--pgx-python", help="an interpreter with pgx and jax (a scratch venv), run as a worker")
     ap.add_argument("--no-loops", action="store_true")
     ap.add_argument("--out", type=Path)
     ap.add_argument("--plot", type=Path, help="draw the PNG of a results file (written beside it) and stop")

@@ -13,9 +13,8 @@ API against OpenSpiel.  CPU time, one run, medians of interleaved rounds.
   ``vmap(auto_reset(step, init))`` with ``act_randomly`` on the legal mask (as ``vector_bench.py``).
   pgx and JAX are not dependencies of tessera: ``--pgx-python`` names an interpreter that has them (a
   scratch venv: ``python3 -m venv PGXENV && PGXENV/bin/pip install pgx jax``, PGXENV a directory of
-  your choice outside the repository), which runs
-  this file as a worker in the same rounds; without it pgx is imported here if it can be, else the
-  pgx figures are skipped with a message.
+  your choice outside the repository), which runs ``vector_runners.py`` as a worker in the same rounds;
+  without it pgx is imported here if it can be, else the pgx figures are skipped with a message.
 * **Per step** (one game, Python): ``s.apply_action(rng.choice(s.legal_actions()))`` game after game,
   tessera's ``State`` and OpenSpiel's ``hex`` 11, 19 and ``go`` 19×19 through pyspiel; the cost per step
   divided by the mean length of the legal-action list is the cost *per listed action*.
@@ -31,15 +30,18 @@ import os
 import platform
 import random
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from vector_runners import RemotePgx, Timed, pgx_runners, tessera_vector, timed  # the shared runners
 
 GAMES = {
     "nume": "nume",
@@ -66,86 +68,6 @@ FLAT_TARGET = {
 }
 """``uint8`` + ``flat``: the multiple of pgx hex each game must reach."""
 
-Timed = Callable[[float], list[float]]
-"""Runs for about the given CPU seconds; returns rates per CPU second (the first is the main one)."""
-
-
-def _timed(chunk: Callable[[], tuple[int, ...]], seconds: float) -> list[float]:
-    totals: list[int] = []
-    t0 = time.process_time()
-    while True:
-        got = chunk()
-        totals = [a + b for a, b in zip(totals, got, strict=True)] if totals else list(got)
-        dt = time.process_time() - t0
-        if dt >= seconds:
-            return [x / dt for x in totals]
-
-
-# -- the entries --------------------------------------------------------------------------------
-
-
-def tessera_vector(spec: str, batch: int, obs_dtype: str, actions: str) -> Timed:
-    """Decisions and moves per CPU second of ``batch`` games in one format."""
-    from tessera.core.kernels import rng_state
-    from tessera.vector import make, random_legal
-
-    env = make(spec, batch=batch, seed=0, obs_dtype=obs_dtype, actions=actions)
-    state = {"batch": env.reset()}
-    rs = rng_state(1)
-    acts = np.empty(batch, np.int64)
-    reps = max(1, 256 // batch)
-    moves = env.last_moves
-
-    def chunk() -> tuple[int, int]:
-        bt = state["batch"]
-        done = 0
-        for _ in range(reps):
-            random_legal(bt.mask, rs, acts)
-            bt = env.step(acts)
-            done += int(np.count_nonzero(moves >= 0))
-        state["batch"] = bt
-        return reps * batch, done
-
-    chunk()  # compile (numba's cache) and warm up
-    return lambda seconds: _timed(chunk, seconds)
-
-
-def pgx_env(name: str, batch: int) -> Timed:
-    import jax
-    import jax.numpy as jnp
-    import pgx
-    from pgx.experimental import act_randomly, auto_reset
-
-    env = pgx.make(name)
-    step = jax.vmap(auto_reset(env.step, env.init))
-    length = 8
-
-    def body(carry: Any, _: Any) -> tuple[Any, None]:
-        st, key = carry
-        key, k_act, k_step = jax.random.split(key, 3)
-        action = act_randomly(k_act, st.legal_action_mask)
-        st = step(st, action, jax.random.split(k_step, batch))
-        return (st, key), None
-
-    @jax.jit
-    def run(st: Any, key: Any) -> Any:
-        (st, key), _ = jax.lax.scan(body, (st, key), None, length=length)
-        return st, key
-
-    key = jax.random.PRNGKey(0)
-    st = jax.jit(jax.vmap(env.init))(jax.random.split(key, batch))
-    state = {"st": st, "key": key}
-
-    def chunk() -> tuple[int]:
-        st, key = run(state["st"], state["key"])
-        jnp.asarray(st.observation).block_until_ready()
-        st.legal_action_mask.block_until_ready()
-        state["st"], state["key"] = st, key
-        return (length * batch,)
-
-    chunk()
-    return lambda seconds: _timed(chunk, seconds)
-
 
 def per_step(load: Callable[[], Any]) -> Timed:
     """Steps per CPU second of the user's loop, and legal actions listed per CPU second."""
@@ -166,7 +88,7 @@ def per_step(load: Callable[[], Any]) -> Timed:
         return 200, listed
 
     chunk()
-    return lambda seconds: _timed(chunk, seconds)
+    return lambda seconds: timed(chunk, seconds)
 
 
 def _openspiel(name: str, params: dict[str, int]) -> Callable[[], Any]:
@@ -235,51 +157,6 @@ def profile_vector(spec: str, batch: int, actions: str, seconds: float) -> dict[
     return out
 
 
-# -- pgx in another interpreter -------------------------------------------------------------------
-
-
-def worker() -> None:
-    """Serve pgx measurements (``{"env", "batch", "seconds"}`` JSON lines) on stdin (``--pgx-worker``)."""
-    runners: dict[tuple[str, int], Timed] = {}
-    for line in sys.stdin:
-        req = json.loads(line)
-        key = (req["env"], int(req["batch"]))
-        if key not in runners:
-            runners[key] = pgx_env(*key)
-        print(json.dumps(runners[key](float(req["seconds"]))), flush=True)
-
-
-class RemotePgx:
-    """pgx measured by a worker process of another interpreter, one request at a time."""
-
-    def __init__(self, python: str) -> None:
-        self.proc = subprocess.Popen(
-            [python, os.path.abspath(__file__), "--pgx-worker"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            env=dict(os.environ, JAX_PLATFORMS="cpu"),
-        )
-
-    def runner(self, name: str, batch: int) -> Timed:
-        def run(seconds: float) -> list[float]:
-            assert self.proc.stdin is not None and self.proc.stdout is not None
-            self.proc.stdin.write(json.dumps({"env": name, "batch": batch, "seconds": seconds}) + "\n")
-            self.proc.stdin.flush()
-            line = self.proc.stdout.readline()
-            if not line:
-                raise RuntimeError(f"the pgx worker stopped (pgx {name}, B = {batch})")
-            return list(json.loads(line))
-
-        run(0.05)  # compile outside the rounds
-        return run
-
-    def close(self) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.close()
-        self.proc.wait()
-
-
 # -- the run --------------------------------------------------------------------------------------
 
 
@@ -289,21 +166,11 @@ def build(args: argparse.Namespace) -> tuple[dict[str, Timed], RemotePgx | None,
     for g in games:
         for obs, acts in FORMATS:
             entries[f"vector {g} {obs}+{acts}"] = tessera_vector(GAMES[g], args.batch, obs, acts)
-    remote = None
-    note = ""
-    if args.pgx_python:
-        remote = RemotePgx(args.pgx_python)
-        for name in PGX:
-            entries[f"pgx {name}"] = remote.runner(name, args.batch)
-    else:
-        try:
-            import pgx  # noqa: F401
-
-            for name in PGX:
-                entries[f"pgx {name}"] = pgx_env(name, args.batch)
-        except ImportError:
-            note = "pgx is not installed here and no --pgx-python was given: the pgx figures are skipped"
-            print(note, file=sys.stderr)
+    pgx, remote, note = pgx_runners(list(PGX), [args.batch], args.pgx_python)
+    for (name, _), run in pgx.items():
+        entries[f"pgx {name}"] = run
+    if note:
+        print(note, file=sys.stderr)
     try:
         import pyspiel  # noqa: F401
 
@@ -330,11 +197,7 @@ def main() -> None:
     ap.add_argument("--pgx-python", help="an interpreter with pgx and jax (a scratch venv), run as a worker")
     ap.add_argument("--json", help="write the medians and verdicts to this file")
     ap.add_argument("--profile", action="store_true", help="where a vector step goes, per game and format; stop")
-    ap.add_argument("--pgx-worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
-    if args.pgx_worker:
-        worker()
-        return
     if args.profile:
         print(f"B = {args.batch}, uint8 planes; CPU ns per game and decision, {args.seconds} s each")
         print(f"{'game':<10}{'actions':<10}{'draw':>8}{'check':>8}{'engine':>8}{'masks':>8}{'total':>8}")

@@ -420,20 +420,37 @@ class FactoredMoves:
         """A move starts (a new game, or an illegal decision ended the episode)."""
         self.phase, self.decided = 0, -1
 
+    def choices(self, legal: np.ndarray | list[int], decided: int = -1) -> np.ndarray:
+        """``int64``, sorted: the legal decisions given the legal flat actions ``legal`` and the first
+        decision ``decided`` of the move under way (−1: the next decision starts a move)."""
+        flat = np.asarray(legal, np.int64)
+        f = self.factoring
+        if f is None:
+            return np.sort(flat)
+        if decided < 0:
+            heads = np.unique(f.head[flat])
+            return heads[heads >= 0]
+        return np.sort(f.tail[flat[f.head[flat] == decided]])
+
+    def advance(self, decided: int, decision: int) -> tuple[int | None, int]:
+        """``(move, decided)`` after the (legal) ``decision``: the flat action it completes (``None``
+        after a first decision) and the first decision of the move then under way (−1 if none)."""
+        f = self.factoring
+        if f is None:
+            return decision, -1
+        if decided < 0:
+            if f.single[decision]:
+                return int(f.flat[decision, 0]), -1
+            return None, decision
+        return int(f.flat[decided, decision]), -1
+
     def mask(self, state: AdaptedState, player: int | None = None) -> np.ndarray:
         """``int8 (width,)``: 1 on the legal decisions of ``player`` (default: the one to move) now."""
         flat = state.legal_mask(player)
-        f = self.factoring
-        if f is None:
+        if self.factoring is None:
             return flat
         out = np.zeros(self.width, np.int8)
-        legal = np.flatnonzero(flat)
-        if self.phase == 0:
-            heads = f.head[legal]
-            out[heads[heads >= 0]] = 1
-        else:
-            mine = legal[f.head[legal] == self.decided]
-            out[f.tail[mine]] = 1
+        out[self.choices(np.flatnonzero(flat), self.decided)] = 1
         return out
 
     def decide(self, state: AdaptedState, decision: int) -> int | None:
@@ -443,17 +460,9 @@ class FactoredMoves:
         if not 0 <= d < self.width or not self.mask(state)[d]:
             what = "decision" if self.factoring is not None else "action"
             raise IllegalMove(f"{decision!r} is not a legal {what} now (see the action mask)")
-        f = self.factoring
-        if f is None:
-            return d
-        if self.phase == 0:
-            if f.single[d]:
-                return int(f.flat[d, 0])
-            self.phase, self.decided = 1, d
-            return None
-        a = int(f.flat[self.decided, d])
-        self.phase, self.decided = 0, -1
-        return a
+        move, self.decided = self.advance(self.decided, d)
+        self.phase = 0 if self.decided < 0 else 1
+        return move
 
 
 def random_playout(state: AdaptedState, rng: random.Random, max_steps: int | None = None) -> AdaptedState:

@@ -15,7 +15,15 @@ Each game is registered as ``tessera_<name>`` (``tessera_nume``,
   :mod:`tessera.adapters.core`;
 * ``tessera_nibble``: ``deal`` (``-1``, default: the deal is a chance node
   with ``deals`` equally likely seeds; ``K >= 0``: that deal, no chance node)
-  and ``deals`` (default 1000).
+  and ``deals`` (default 1000);
+* every game: ``actions`` — ``"flat"`` (default: an action is a move) or ``"factored"``: a move of
+  Nume or Nymbat is two decisions of the same player (Nume: the cell, then the number; Nymbat: the
+  piece or group, then the destination; :class:`~tessera.adapters.core.FactoredMoves`), made at an
+  intermediate decision node: ``current_player()`` stays the mover's, ``legal_actions()`` are the
+  decisions legal now (``num_distinct_actions`` is the decisions' count) and ``history()`` records
+  each decision.  The observation planes are the position's; the first decision of the move under
+  way is in ``state.decided()``, the observation string and the information state.  The other games
+  are unchanged (one decision a move); Nume with komi bidding has no factoring (``ValueError``).
 
 Every game is SEQUENTIAL (Nelaxtam as per-troop decisions, IMPERFECT_INFORMATION:
 pending decisions are hidden), ZERO_SUM (every game's returns sum to 0), TERMINAL rewards,
@@ -34,12 +42,15 @@ import numpy as np
 import pyspiel
 from open_spiel.python.observation import IIGObserverForPublicInfoGame
 
-from tessera.adapters.core import CHANCE, DEFAULT_DEALS, AdaptedGame, AdaptedState
-from tessera.core.game import TERMINAL
+from tessera.adapters.core import CHANCE, DEFAULT_DEALS, AdaptedGame, AdaptedState, FactoredMoves
+from tessera.core.game import TERMINAL, IllegalMove
 from tessera.core.registry import game_class, list_games, load_game
 
 PREFIX = "tessera_"
 """Prefix of the registered OpenSpiel short names."""
+
+ACTIONS = ("flat", "factored")
+"""The values of every game's ``actions`` parameter (the first is the default)."""
 
 
 def _extra(name: str) -> dict[str, Any]:
@@ -63,6 +74,7 @@ def _spec_defaults(name: str) -> dict[str, Any]:
         else:
             spec[p.name] = p.default
     spec.update(_extra(name))
+    spec["actions"] = ACTIONS[0]
     return spec
 
 
@@ -110,6 +122,7 @@ def _adapted_from_params(name: str, params: dict[str, Any]) -> AdaptedGame:
     if unknown:
         raise ValueError(f"{PREFIX}{name}: unknown parameter {unknown[0]!r}; accepted: {', '.join(spec)}")
     values = dict(spec, **params)
+    del values["actions"]
     extra = {k: values.pop(k) for k in _extra(name)}
     info = game_class(name).info
     for p in info.params:
@@ -133,14 +146,24 @@ class TesseraGame(pyspiel.Game):
         params = dict(params or {})
         self.adapted = _adapted_from_params(name, params)
         ad = self.adapted
+        actions = params.get("actions", ACTIONS[0])
+        if actions not in ACTIONS:
+            raise ValueError(f"{PREFIX}{name}: actions must be 'flat' or 'factored', not {actions!r}")
+        self.moves: FactoredMoves | None = None
+        """The decisions of a move (``actions="factored"`` in a game whose moves are factored), or ``None``."""
+        if actions == "factored":
+            moves = FactoredMoves(ad)
+            self.moves = moves if moves.factoring is not None else None
+        # at most two decisions a move
+        length = ad.max_game_length if self.moves is None else 2 * ad.max_game_length
         info = pyspiel.GameInfo(
-            num_distinct_actions=ad.num_distinct_actions,
+            num_distinct_actions=ad.num_distinct_actions if self.moves is None else self.moves.width,
             max_chance_outcomes=ad.deals if ad.chance else 0,
             num_players=ad.num_players,
             min_utility=-1.0,
             max_utility=1.0,
             utility_sum=0.0,
-            max_game_length=ad.max_game_length,
+            max_game_length=length,
         )
         super().__init__(game_type(name), info, params)
 
@@ -166,6 +189,9 @@ class TesseraState(pyspiel.State):
     def __init__(self, game: TesseraGame) -> None:
         super().__init__(game)
         self.adapted: AdaptedState = game.adapted.new_initial_state()
+        self.moves = game.moves
+        """The game's factoring of moves into decisions (``actions="factored"``), or ``None``."""
+        self._decided = -1
 
     # pyspiel copies a Python state's attributes with copy.deepcopy, which clones the
     # adapted state (AdaptedState.__deepcopy__), sharing the (immutable) game objects.
@@ -177,8 +203,13 @@ class TesseraState(pyspiel.State):
             return int(pyspiel.PlayerId.TERMINAL)
         return cp
 
+    def decided(self) -> int:
+        """The first decision of the move under way (``actions="factored"``), −1 when the next decision
+        starts a move (always in flat mode)."""
+        return self._decided
+
     def _legal_actions(self, player: int) -> list[int]:
-        return self.adapted.legal_actions(player)
+        return self.legal_actions(player)
 
     # pyspiel's bridge answers a chance node itself, with the chance outcomes for *any* player
     # argument, and then writes them into a mask of ``num_distinct_actions`` entries: with more
@@ -193,7 +224,9 @@ class TesseraState(pyspiel.State):
             player = cp
         if self.is_terminal() or int(player) != cp:
             return []
-        return self.adapted.legal_actions(cp)
+        if self.moves is None:  # (no game with a chance node has factored moves)
+            return self.adapted.legal_actions(cp)
+        return self.moves.choices(self.adapted.legal_actions(cp), self._decided).tolist()
 
     def legal_actions_mask(self, player: int | None = None) -> list[int]:  # type: ignore[override]
         """0/1 per action of ``player`` (default: the player to move): ``max_chance_outcomes``
@@ -211,10 +244,34 @@ class TesseraState(pyspiel.State):
         return self.adapted.chance_outcomes()
 
     def _apply_action(self, action: int) -> None:
-        self.adapted.apply(int(action))
+        if self.moves is None:
+            self.adapted.apply(int(action))
+            return
+        d = int(action)
+        if d not in self.legal_actions():
+            raise IllegalMove(f"{self._action_to_string(self.current_player(), d)} is not a legal decision here")
+        move, self._decided = self.moves.advance(self._decided, d)
+        if move is not None:
+            self.adapted.apply(move)
 
     def _action_to_string(self, player: int, action: int) -> str:
-        return self.adapted.action_to_string(int(action))
+        """The move string of a flat action or of the decision completing a move; a first decision is
+        named by what it chooses (``cell 5``, ``piece 40``)."""
+        if self.moves is None:
+            return self.adapted.action_to_string(int(action))
+        f = self.moves.factoring
+        assert f is not None
+        d, first = int(action), self._decided < 0
+        if not 0 <= d < f.flat.shape[0 if first else 1]:
+            return f"{f.names[0 if first else 1]} {d}"
+        move = self.moves.advance(self._decided, d)[0]
+        return f"{f.names[0]} {d}" if move is None or move < 0 else self.adapted.action_to_string(move)
+
+    def pending_string(self) -> str:
+        """The first decision of the move under way as text (``""`` at the start of a move)."""
+        if self._decided < 0 or self.moves is None or self.moves.factoring is None:
+            return ""
+        return f"{self.moves.factoring.names[0]} {self._decided} chosen"
 
     def is_terminal(self) -> bool:
         return self.adapted.is_terminal()
@@ -252,9 +309,12 @@ class TesseraObserver:
 
     def string_from(self, state: TesseraState, player: int) -> str:
         self._check(state)
+        pending = state.pending_string()
         if self.perfect_recall:
-            return state.adapted.information_state_string(player)
-        return state.adapted.observation_string(player)
+            text = state.adapted.information_state_string(player)
+            return f"{text} | {pending}" if pending else text
+        text = state.adapted.observation_string(player)
+        return f"{text}\n{pending}" if pending else text
 
 
 def _register(name: str) -> type[TesseraGame]:
@@ -299,6 +359,7 @@ def load(spec: str, **params: Any) -> pyspiel.Game:
 
 
 __all__ = [
+    "ACTIONS",
     "PREFIX",
     "REGISTERED",
     "TesseraGame",

@@ -129,6 +129,7 @@ def _warm_up(game: IkabegamaGame) -> None:
     kern.check(a, k, allowed, game.pass_action)
     kern.evaluate(a, k, LIGHT)
     kern.rollouts(a, k, allowed, 1, 0, 1)
+    kern.play(a, k, allowed, game.pass_action)  # refused (a move exists): changes nothing
     kern.apply(a, k, kern.random_step(a, k, allowed, 0))
     kern.grown(a, 8)
 
@@ -444,10 +445,11 @@ class IkabegamaState(TurnState):
         if not 0 <= action <= g.pass_action:
             super().apply_action(action)
             return
-        if kern.check(self._a, g.kconst, g.allowed_mask, action) != kern.OK:
-            raise IllegalMove(self._illegal_reason(action) or not_legal(self.action_to_string(action)))
         p = self.to_move
-        self._apply(action)
+        result = kern.play(self._a, g.kconst, g.allowed_mask, action)  # check and apply: one dispatch
+        if result <= kern.REFUSED:
+            raise IllegalMove(self._illegal_reason(action) or not_legal(self.action_to_string(action)))
+        self._applied(action, result)
         self._history.append((p, action))
 
     def random_action(self, rng: random.Random, player: int | None = None) -> Action:
@@ -504,7 +506,11 @@ class IkabegamaState(TurnState):
         )
 
     def _apply(self, action: Action) -> None:
-        result = kern.apply(self._a, self.game.kconst, action)
+        self._applied(action, kern.apply(self._a, self.game.kconst, action))
+
+    def _applied(self, action: Action, result: int) -> None:
+        """Finish a move :func:`kern.apply` has played (``result``: what it returned; it played nothing and
+        said ``FULL`` when the token list is full, so the array grows and the move is played again)."""
         if result == kern.FULL:
             self._a = kern.grown(self._a, 2 * int(self._a[kern.CAP]))
             result = kern.apply(self._a, self.game.kconst, action)

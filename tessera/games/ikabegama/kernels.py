@@ -243,67 +243,122 @@ def apply(a: np.ndarray, k: np.ndarray, action: int) -> int:
 
 @kernel
 def legal(a: np.ndarray, k: np.ndarray, allowed: np.ndarray) -> np.ndarray:
-    """The sorted growths and jumps of the player to move (empty when he must pass)."""
-    return np.sort(moves_of(a, k, allowed))
+    """The growths and jumps of the player to move in increasing order (empty when he must pass)."""
+    return moves_of(a, k, allowed)
+
+
+_BIT_OF = np.zeros(37, dtype=np.int64)
+"""``_BIT_OF[(1 << j) % 37] == j`` (``j < 36``): the position of a word's lowest set bit, without a loop."""
+for _j in range(36):
+    _BIT_OF[(1 << _j) % 37] = _j
 
 
 @kernel
 def moves_of(a: np.ndarray, k: np.ndarray, allowed: np.ndarray) -> np.ndarray:
-    """The growths and jumps of the player to move, in no particular order (:func:`legal` sorts them).
+    """The growths and jumps of the player to move, in increasing order (``int64``; empty when he must pass).
 
-    The owners are first copied to a dense map of the hexes around the tokens (their span of
-    hex ids, widened by the longest offset), so each of the 18 destinations of a token is one
-    array read instead of a hash probe; a growth found from several own tokens is marked there
-    and listed once.
+    The owners are first copied to a dense map of the tokens' bounding box (rows × columns of the
+    window, widened by two on every side: the longest offset), so each of the 18 destinations of a token
+    is one array read instead of a hash probe.  Each destination's moves are marked there as bits (0: a
+    growth, found once however many own tokens touch it; ``j``: the jump from direction ``j``); reading
+    the box row by row then lists them sorted (an action is ``dest·13 + j`` and a hex id ``row·stride +
+    column``), with no sort.  (Listing then ``np.sort`` cost ≈ 4.5 µs of a position's 8.1, docs/research.md.)
     """
     player = a[TO_MOVE]
     ntok = a[NTOK]
     own = HEADER + a[CAP]
     if ntok == 0:
         return np.empty(0, dtype=np.int64)
-    lo = np.int64(a[HEADER])
-    hi = lo
-    for i in range(1, ntok):
+    stride = np.int64(k[K_STRIDE])
+    inv = 1.0 / stride
+    # each token's row and column (a float reciprocal and a correction: an integer division by the
+    # window's stride costs tens of cycles, and there are a hundred of them a call)
+    rows = np.empty(ntok, dtype=np.int64)
+    cols = np.empty(ntok, dtype=np.int64)
+    for i in range(ntok):
         h = np.int64(a[HEADER + i])
-        if h < lo:
-            lo = h
-        elif h > hi:
-            hi = h
-    margin = np.int64(0)
+        r = np.int64(h * inv)
+        c = h - r * stride
+        if c < 0:
+            r -= 1
+            c += stride
+        elif c >= stride:
+            r += 1
+            c -= stride
+        rows[i] = r
+        cols[i] = c
+    r0, r1, c0, c1 = rows[0], rows[0], cols[0], cols[0]
+    for i in range(1, ntok):
+        r0, r1 = min(r0, rows[i]), max(r1, rows[i])
+        c0, c1 = min(c0, cols[i]), max(c1, cols[i])
+    r0 -= 2
+    c0 -= 2
+    shift = 2  # the box's width is a power of two: a cell's row and column are a shift and a mask
+    while (1 << shift) < c1 + 3 - c0:
+        shift += 1
+    width = np.int64(1) << shift
+    height = r1 + 3 - r0
+    # each offset as rows and columns: off = dr·stride + dc with |dc| ≤ 2
+    dr = np.empty(18, dtype=np.int64)
+    dc = np.empty(18, dtype=np.int64)
     for j in range(18):
         off = np.int64(k[K_RING + j] if j < 12 else k[K_NBR + j - 12])
-        if off < 0:
-            off = -off
-        if off > margin:
-            margin = off
-    base = lo - margin
-    occ = np.full(hi - lo + 2 * margin + 1, -1, dtype=np.int8)  # -1 empty, -2 empty and listed as a growth
+        dr[j] = np.int64(round(off * inv))
+        dc[j] = off - dr[j] * stride
+    dcell = dr * width + dc  # the offsets in the box
+    bits_of = np.empty(18, dtype=np.int16)  # offset j's bit: the jump j + 1, or a growth (bit 0)
+    for j in range(18):
+        bits_of[j] = (1 << (j + 1)) if j < 12 else 1
+    occ = np.full(height * width, -1, dtype=np.int8)
     for i in range(ntok):
-        occ[a[HEADER + i] - base] = a[own + i]
-    out = np.empty(ntok * 18, dtype=np.int64)
+        occ[(rows[i] - r0) * width + cols[i] - c0] = a[own + i]
+    marks = np.zeros(height * width, dtype=np.int16)  # bit j: the move dest·13 + j
     n = 0
-    stride = k[K_STRIDE]
     unbounded = not k[K_BOUNDED]
     for i in range(ntok):
         if a[own + i] != player:
             continue
         t = np.int64(a[HEADER + i])
+        tc = cols[i]
+        tcell = (rows[i] - r0) * width + tc - c0
         # on the unbounded board every destination (at most two columns away) of a token at least three
-        # columns from the window's side columns and ``margin`` ids from its ends is on the board
-        col = t % stride
-        inside = unbounded and 3 <= col <= stride - 4 and t >= margin and t + margin < k[K_SIZE]
-        for j in range(12):
-            dest = t + k[K_RING + j]
-            if occ[dest - base] < 0 and (inside or on_board(k, allowed, dest)):
-                out[n] = dest * 13 + j + 1
+        # columns from the window's side columns and two rows from its ends is on the board
+        inside = unbounded and 3 <= tc <= stride - 4 and t >= 2 * stride + 2 and t + 2 * stride + 2 < k[K_SIZE]
+        if inside:  # no board check: marked where empty, without a branch
+            for j in range(18):
+                cell = tcell + dcell[j]
+                free = np.int16(occ[cell] == -1)
+                marks[cell] |= bits_of[j] * free
+                n += int(free)
+            continue
+        for j in range(18):
+            col = tc + dc[j]
+            if col < 0 or col >= stride:  # a hex of another row's id: beyond the window's side
+                continue
+            cell = tcell + dcell[j]
+            if occ[cell] != -1:
+                continue
+            if on_board(k, allowed, t + dr[j] * stride + dc[j]):
+                marks[cell] |= bits_of[j]  # a growth: once
                 n += 1
-        for d in range(6):
-            dest = t + k[K_NBR + d]
-            if occ[dest - base] == -1 and (inside or on_board(k, allowed, dest)):
-                out[n] = dest * 13
-                n += 1
-                occ[dest - base] = -2
-    return out[:n]
+    out = np.empty(n, dtype=np.int64)  # n: at least the moves (a growth may be counted more than once)
+    m = 0
+    words = marks.view(np.int64)  # four cells a word (the width is a multiple of 4): most of the box is empty
+    mask = width - 1
+    for w in range(words.shape[0]):
+        if words[w] == 0:
+            continue
+        for cell in range(4 * w, 4 * w + 4):
+            bits = np.int64(marks[cell])
+            if bits == 0:
+                continue
+            base = ((r0 + (cell >> shift)) * stride + c0 + (cell & mask)) * 13
+            while bits:
+                low = bits & -bits
+                out[m] = base + _BIT_OF[low % 37]
+                m += 1
+                bits ^= low
+    return out[:m]
 
 
 @kernel
@@ -342,6 +397,21 @@ def check(a: np.ndarray, k: np.ndarray, allowed: np.ndarray, action: int) -> int
     if owner_at(a, dest - k[K_RING + j - 1]) != player:
         return NOT_OWN
     return OK
+
+
+REFUSED = -16
+"""What :func:`play` returns for an action :func:`check` refuses, less the refusal's code."""
+
+
+@kernel
+def play(a: np.ndarray, k: np.ndarray, allowed: np.ndarray, action: int) -> int:
+    """:func:`check`, then :func:`apply` when it is ``OK``, in one call (the per-step API's one dispatch a
+    move): ``REFUSED − code`` (nothing changed) for a refused ``action`` (in range), else what
+    :func:`apply` returns."""
+    code = check(a, k, allowed, action)
+    if code != OK:
+        return REFUSED - code
+    return apply(a, k, action)
 
 
 @kernel
@@ -476,6 +546,7 @@ __all__ = [
     "new_array",
     "on_board",
     "owner_at",
+    "play",
     "random_step",
     "rollouts",
     "settle",

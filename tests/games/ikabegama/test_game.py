@@ -312,7 +312,8 @@ def _reference_play(d: dict[str, Any], move: str) -> dict[str, Any]:
 )
 def test_every_ply_matches_a_second_reading_of_the_rules(spec: str) -> None:
     """Growth, jump, flipping, the nest wins ("a flip onto a nest counts"), pass, the both-pass count and the
-    max_plies draw, checked against a second, plain implementation of docs/rules/ikabegama.md along random games."""
+    max_plies draw, checked against a second, plain implementation of docs/rules/ikabegama.md along random games;
+    the legal actions come sorted, each once (``State.legal_actions``: "sorted", as OpenSpiel's)."""
     game = tessera.load_game(spec)
     light, dark = (0, 0), _hex(game.params["dark_nest"] or f"{game.params['distance']},0")
     side = int(game.params["board"].split(":")[1]) if game.params["board"] != "plane" else 0
@@ -341,6 +342,8 @@ def test_every_ply_matches_a_second_reading_of_the_rules(spec: str) -> None:
                 break
             legal = st.legal_moves()
             assert legal == _reference_moves(d, on_board), d
+            acts = st.legal_actions()  # the kernel lists them in increasing order, each once
+            assert acts == sorted(set(acts)) and st.legal_actions_array().tolist() == acts, d
             move = rng.choice(legal) if rng.random() < 0.5 else st.random_move(rng)
             st.play(move)
             got = st.to_dict()

@@ -7,6 +7,7 @@ of ``h8`` are ``g7 g8 h7 h9 i7 i8``; of ``g7``: ``f6 f7 g6 g8 h7 h8``; of ``h5``
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from typing import Any, TypeVar
@@ -866,7 +867,8 @@ def _canonical(d: dict[str, Any]) -> dict[str, Any]:
 def test_every_step_matches_a_second_reading_of_the_rules() -> None:
     """The whole turn — bring in, group moves at the start-of-turn speed, attacks, breakthrough removals,
     retreat and delay costs, 'lose' at reserve 0, the start-of-turn and empty-board wins, max_turns — checked
-    step by step against a second, plain implementation of docs/rules/nymbat.md on crowded random positions."""
+    step by step against a second, plain implementation of docs/rules/nymbat.md on crowded random positions;
+    the kernel lists a piece's moves with its "destinations ascending"."""
     rng = random.Random(11)
     ref = _Reference(GAME)
     cells = [GRID.label(c) for c in GRID.cells]
@@ -893,6 +895,9 @@ def test_every_step_matches_a_second_reading_of_the_rules() -> None:
                 break
             legal = st.legal_moves()
             assert legal == ref.legal(d), d
+            # the kernel's order: a piece's destinations ascending (groups and pieces in their order)
+            moves = [divmod(a, len(GRID.cells)) for a in st.legal_actions() if a < PLACE_BASE]
+            assert all(b[1] > a[1] for a, b in itertools.pairwise(moves) if a[0] == b[0]), d
             xs = [m for m in legal if m[0] == "x"]
             m = rng.choice(xs) if xs else st.random_move(rng) if rng.random() < 0.7 else rng.choice(legal)
             kinds.add("x" if m[0] == "x" else m.split()[0] if m[0] in "lpe" else "=" if "=" in m else "-")
