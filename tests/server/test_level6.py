@@ -17,7 +17,7 @@ from tessera.server.ai.levels import check_ai_level, offered_levels
 from tessera.server.http.errors import ServiceError
 from tessera.server.match.service import MatchService
 from tessera.server.seeks.pool import ai_level_for
-from tests.agents.test_level6 import write_run
+from tests.agents.sprt_runs import write_run
 
 
 @pytest.fixture
