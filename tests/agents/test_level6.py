@@ -19,6 +19,7 @@ from tessera.agents.spec import check_offered, level, make_agent
 from tessera.arena.match import play_seats
 from tests.agents.sprt_runs import AGENT, FOLDER, write_run
 
+
 def test_level6_is_offered_where_the_stored_sprt_accepted_h1(tmp_path: Path) -> None:
     """ "it is offered ... only for games whose stored SPRT result ... says it beats level 5": ten won pairs
     (LLR above 2.94) offer level 6 in Nymbat; the game's level 6 is its own agent at level 5's time."""
