@@ -13,7 +13,8 @@ A spec is a name with optional keyword options in parentheses:
                 ``limit``: at most that many iterations per turn)
 ``mcts_compiled`` UCT with the tree in arrays inside compiled code, on the game's kernel contract
                 (``c``, ``rollout_cutoff``, ``widen``, ``wide``, ``pw_k``, ``pw_alpha``, ``reuse``, ``endgame``:
-                the exact solver first, as levels 4–5; :mod:`tessera.agents.compiled_mcts`)
+                the exact solver first, as levels 4–5; ``solve=N``: the game's compiled solver at each new
+                leaf, ``N`` nodes; :mod:`tessera.agents.compiled_mcts`)
 ``learned``     level 5's UCT with an evaluation learned by self-play (``game``, ``weights``: a weights
                 file, default the package's; ``c``, ``sample``, …; Nibble: ``reach``; Nymbat: level 5's
                 alpha-beta, ``max_depth``, ``width``, ``sample``, or ``search=turns`` (``width``, ``c``,
@@ -66,6 +67,7 @@ AGENT_OPTIONS: dict[str, tuple[str, ...]] = {
         "reuse",
         "mast",
         "gibbs",
+        "solve",
         "endgame",
         "seed",
     ),
