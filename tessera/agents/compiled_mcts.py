@@ -43,8 +43,9 @@ cannot make) is searched by level 5's Python tree instead, with the same options
 says which one ran.  As in level 5 the exact endgame solvers run at the root, through
 :func:`tessera.agents.endgame.agent.with_endgame` (``mcts_compiled(endgame=true)``, and the ``level5c``
 spec).  **Solvers at the leaves** (``solve=N``, off by default): where the game's contract module
-defines a compiled ``solve(s, g, limit, out, zob, tkey, tval, tflag, tmove)`` verb (Nibble: its endgame
-solver's compiled alpha-beta, :func:`tessera.games.nibble.contract.solve`; the Nim plugin: the
+defines a compiled ``solve(s, g, limit, out, zob, tkey, tval, tflag, taux, tmove)`` verb (Nibble: its
+endgame solver's compiled alpha-beta, :func:`tessera.games.nibble.contract.solve`; Ikabegamá on a
+bounded board: its race solver's, :func:`tessera.games.ikabegama.contract.solve`; the Nim plugin: the
 heap modulo ``take + 1``), each new leaf is first given to it with a budget of ``N`` nodes; a leaf it
 decides keeps its exact return (``Tree.pv``) instead of a rollout, now and on every later visit, and
 the search's transposition table (``LEAF_TABLE_BITS``) carries its results from leaf to leaf.  A game
@@ -74,7 +75,7 @@ def tree_simulate(
     root, s0, g, rs, sims, c, cutoff, wide, pw_k, pw_alpha,
     t_n, t_w, t_mover, t_action, t_child, t_sib, t_nchild, t_nlegal, t_size,
     s, buf, mark, ret, path, mast, tau, msum, mcnt, tr_p, tr_a, wbuf,
-    t_pv, lim, zob, tkey, tval, tflag, tmove,
+    t_pv, lim, zob, tkey, tval, tflag, taux, tmove,
 ):
     """``sims`` simulations from node ``root`` (position ``s0``) on the tree arrays; returns the number
     done (fewer only when the arrays are full and ``t_size`` reached their length).  With ``lim > 0`` each
@@ -141,8 +142,9 @@ def tree_simulate(
                 t_nchild[x] = 0
                 t_nlegal[x] = -1
                 t_pv[x] = 9.0
-                if lim > 0 and current(s, g) != TERMINAL and tree_solve(s, g, lim, ret, zob, tkey, tval, tflag, tmove):
-                    t_pv[x] = ret[0]
+                if lim > 0 and current(s, g) != TERMINAL:
+                    if tree_solve(s, g, lim, ret, zob, tkey, tval, tflag, taux, tmove):
+                        t_pv[x] = ret[0]
                 t_sib[x] = t_child[node]
                 t_child[node] = x
                 t_nchild[node] = k + 1
@@ -295,17 +297,17 @@ def tree_draw(s, g, rs, buf):
 
 SOLVE_NONE = '''
 @kernel
-def tree_solve(s, g, lim, ret, zob, tkey, tval, tflag, tmove):
+def tree_solve(s, g, lim, ret, zob, tkey, tval, tflag, taux, tmove):
     """No solver in this game's contract module: never decided."""
     return 0
 '''
 
 SOLVE_OWN = '''
 @kernel
-def tree_solve(s, g, lim, ret, zob, tkey, tval, tflag, tmove):
-    """The game's own ``solve(s, g, limit, out, zob, tkey, tval, tflag, tmove)`` verb: 1 and the exact
-    returns in ``ret`` when it decides ``s`` within ``lim`` nodes, else 0."""
-    return solve(s, g, lim, ret, zob, tkey, tval, tflag, tmove)
+def tree_solve(s, g, lim, ret, zob, tkey, tval, tflag, taux, tmove):
+    """The game's own ``solve(s, g, limit, out, zob, tkey, tval, tflag, taux, tmove)`` verb: 1 and the
+    exact returns in ``ret`` when it decides ``s`` within ``lim`` nodes, else 0."""
+    return solve(s, g, lim, ret, zob, tkey, tval, tflag, taux, tmove)
 '''
 
 SOLVED_NONE = 9.0
@@ -508,7 +510,8 @@ class CompiledSearch:
         self.tkey = np.zeros(size, np.uint64)
         self.tval = np.zeros(size, np.int32)
         self.tflag = np.zeros(size, np.int8)
-        self.tmove = np.zeros(size, np.int16)
+        self.taux = np.zeros(size, np.int8)
+        self.tmove = np.zeros(size, np.int64)
         shape = (contract.num_players, max(1, contract.num_actions)) if mast else (1, 1)
         self.msum = np.zeros(shape, np.float64)
         """MAST: each player's summed returns of the simulations in which he played each action."""
@@ -555,7 +558,7 @@ class CompiledSearch:
                 t.n, t.w, t.mover, t.action, t.child, t.sib, t.nchild, t.nlegal, t.size,
                 self.s, self.buf, self.mark, self.ret, self.path,
                 float(mast), float(tau), self.msum, self.mcnt, self.tr_p, self.tr_a, self.wbuf,
-                t.pv, np.int64(self.solve), self.zob, self.tkey, self.tval, self.tflag, self.tmove,
+                t.pv, np.int64(self.solve), self.zob, self.tkey, self.tval, self.tflag, self.taux, self.tmove,
             )
         )  # fmt: skip
 

@@ -1,11 +1,13 @@
 """Solvers at the compiled tree's leaves (issue 43, ``mcts_compiled(solve=N)``): where a game's contract
 module has a compiled ``solve`` verb, a new leaf the solver decides within its budget gets the exact value.
 
-Checked on positions of known value: Nim's (the heap modulo ``take + 1``) and Nibble endgames, whose value
-the endgame solver (:class:`tessera.games.nibble.solver.NibbleSolver`, itself checked against plain minimax
-in test_endgame.py) proves."""
+Checked on positions of known value: Nim's (the heap modulo ``take + 1``), Nibble endgames, whose value the
+endgame solver (:class:`tessera.games.nibble.solver.NibbleSolver`, itself checked against plain minimax in
+test_endgame.py) proves, and Ikabegamá races the race solver proves."""
 
 from __future__ import annotations
+
+import random
 
 import numpy as np
 import pytest
@@ -20,15 +22,23 @@ from tessera.agents.compiled_mcts import (
 )
 from tessera.core.game import State
 from tessera.core.registry import load_game
+from tessera.games.ikabegama import contract as ikabegama_contract
+from tessera.games.ikabegama.solver import IkabegamaSolver
 from tessera.games.nibble import contract as nibble_contract
 from tessera.games.nibble.solver import NibbleSolver
 from tests.agents.test_compiled_mcts import _nim
 from tests.agents.test_endgame import HEX, SQUARE, endgame
 
 
-def _table(size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """An empty transposition table for the leaf solver (keys, values, bounds, moves)."""
-    return np.zeros(size, np.uint64), np.zeros(size, np.int32), np.zeros(size, np.int8), np.zeros(size, np.int16)
+def _table(size: int) -> tuple[np.ndarray, ...]:
+    """An empty transposition table for the leaf solver (keys, values, bounds, depths, moves)."""
+    return (
+        np.zeros(size, np.uint64),
+        np.zeros(size, np.int32),
+        np.zeros(size, np.int8),
+        np.zeros(size, np.int8),
+        np.zeros(size, np.int64),
+    )
 
 
 def _value_for_player0(state: State) -> float:
@@ -77,12 +87,7 @@ def test_nibble_contract_solver_agrees_with_the_endgame_solver() -> None:
             assert contract is not None
             s = contract_position(contract, st)
             assert s is not None
-            table = (
-                np.zeros(size, np.uint64),
-                np.zeros(size, np.int32),
-                np.zeros(size, np.int8),
-                np.zeros(size, np.int16),
-            )
+            table = _table(size)
             out = np.zeros(2)
             keys = nibble_contract.solver_keys(contract)
             assert nibble_contract.solve(s, contract.tables, 10**6, out, keys, *table) == 1
@@ -95,11 +100,38 @@ def test_nibble_contract_solver_agrees_with_the_endgame_solver() -> None:
     assert contract is not None
     s = contract_position(contract, opening)
     assert s is not None
-    table = (np.zeros(8, np.uint64), np.zeros(8, np.int32), np.zeros(8, np.int8), np.zeros(8, np.int16))
-    assert (
-        nibble_contract.solve(s, contract.tables, 10**6, np.zeros(2), nibble_contract.solver_keys(contract), *table)
-        == 0
-    )
+    keys = nibble_contract.solver_keys(contract)
+    assert nibble_contract.solve(s, contract.tables, 10**6, np.zeros(2), keys, *_table(8)) == 0
+
+
+def test_ikabegama_contract_solver_agrees_with_the_race_solver() -> None:
+    """Ikabegamá's compiled ``solve`` verb (its race solver's search on the contract position of a bounded
+    board) proves a forced win or loss exactly where the race solver does, with the same value, and
+    leaves undecided what that solver cannot prove within the same node budget."""
+    game = load_game("ikabegama(board=hexhex:4)")
+    decided = undecided = 0
+    for seed in range(10):
+        rng = random.Random(seed)
+        st = game.new_initial_state(seed)
+        for _ in range(rng.randrange(4, 14)):
+            if st.is_terminal():
+                break
+            st.apply_action(st.random_action(rng))
+        if st.is_terminal():
+            continue
+        contract = contract_for(st)
+        assert contract is not None
+        s = contract_position(contract, st)
+        assert s is not None
+        out = np.zeros(2)
+        got = ikabegama_contract.solve(s, contract.tables, 200_000, out, np.zeros(1, np.uint64), *_table(1 << 16))
+        sol = IkabegamaSolver().solve(st, nodes=200_000)
+        if got:
+            assert sol is not None and out[st.current_player()] == sol.value and out[1] == -out[0]
+            decided += 1
+        else:
+            undecided += 1
+    assert decided >= 5 and undecided >= 1
 
 
 def test_nibble_tree_leaves_hold_the_endgame_solvers_values() -> None:
@@ -131,7 +163,8 @@ def test_nibble_tree_leaves_hold_the_endgame_solvers_values() -> None:
 
 
 def test_a_game_without_a_leaf_solver_searches_as_without_the_option() -> None:
-    """ "where the game has a numba solver": Nume's contract has no ``solve`` verb, so ``solve=N`` changes
+    """ "where the game has a numba solver": Nume's contract has no ``solve`` verb (its solver is not a
+    compiled search on a contract position), so ``solve=N`` changes
     nothing there (same seed, same simulations: the same move and tree)."""
     game = load_game("nume(size=3)")
     state = game.new_initial_state(seed=2)

@@ -94,6 +94,7 @@ def solve(
     tkey: np.ndarray,
     tval: np.ndarray,
     tflag: np.ndarray,
+    taux: np.ndarray,
     tmove: np.ndarray,
 ) -> int:
     """The exact result of ``s`` (the theory of :mod:`tessera_nim.solver`: the player to move loses exactly

@@ -146,14 +146,16 @@ def solve(
     tkey: np.ndarray,
     tval: np.ndarray,
     tflag: np.ndarray,
+    taux: np.ndarray,
     tmove: np.ndarray,
 ) -> int:
     """The exact result of ``s`` by the endgame solver's compiled search (:func:`tessera.games.nibble.search.
     search_root`, null window: win, draw or loss) within ``limit`` nodes: 1 with each player's return in
     ``out`` (+1 the winner, −1 the loser, 0 each for a draw), 0 when not decided (more than
-    :data:`LEAF_BLOCKS` blocks, or the node limit reached).  ``zob``: :func:`solver_keys`; ``tkey`` …
-    ``tmove``: a transposition table (``uint64``, ``int32``, ``int8``, ``int16``, one length, a power of
-    two) valid for one deal.  Not one of the six verbs: the compiled search tree's leaf solver."""
+    :data:`LEAF_BLOCKS` blocks, or the node limit reached).  ``zob``: :func:`solver_keys`; ``tkey``,
+    ``tval``, ``tflag``, ``tmove``: a transposition table (``uint64``, ``int32``, ``int8``, ``int64``, one
+    length, a power of two) valid for one deal; ``taux`` (``int8``) is not used here.  Not one of the six
+    verbs: the compiled search tree's leaf solver."""
     geo = g[0]
     d = _deal_len(geo)
     k = geo.shape[0] - 1
