@@ -140,7 +140,7 @@ def test_nibble_tree_leaves_hold_the_endgame_solvers_values() -> None:
     and a position with a forced win is played so that the win stays forced."""
     decided = 0
     for seed in (101, 104):
-        st = endgame(SQUARE, seed, 16)
+        st = endgame(SQUARE, seed, nibble_contract.LEAF_BLOCKS)
         assert st is not None
         me = st.current_player()
         agent = CompiledMCTSAgent(solve=20000, seed=seed)
