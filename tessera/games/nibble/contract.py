@@ -134,9 +134,10 @@ def returns(s: np.ndarray, g: Tables, out: np.ndarray) -> None:
 
 LEAF_BLOCKS = 14
 """Blocks left on the board at or below which :func:`solve` tries the exact search.  Fewer than the levels'
-``REACH`` (20, at the root with seconds to spend): a solver node costs about a microsecond, a random rollout
-a few, so a leaf's budget of a few hundred nodes decides positions this small and wastes little on larger
-ones (at 20, searches with ``solve=300`` ran a fifth as many simulations in some positions)."""
+``REACH`` (20, at the root with seconds to spend): a solver node costs about 0.6 µs and a whole simulation
+of the tree about 25 µs, so a leaf's budget of a few hundred nodes costs several simulations; it decides
+positions this small and wastes less on larger ones (at 20, searches with ``solve=300`` ran a fifth as many
+simulations in some positions)."""
 
 
 @kernel
