@@ -182,13 +182,16 @@ def _dedent(text: str) -> str:
 # -- play ---------------------------------------------------------------------------------
 
 
-def _bot(spec: str, seconds: float) -> Callable[[State, random.Random, int], str]:
-    """A move chooser for ``spec``: ``random`` or any tessera.agents spec."""
+def _bot(spec: str, seconds: float, game: Game) -> Callable[[State, random.Random, int], str]:
+    """A move chooser for ``spec`` in ``game``: ``random`` or any tessera.agents spec (``ValueError`` for a
+    bad spec, or a strength level the game does not offer, e.g. level 6 without its SPRT)."""
     if spec == "random":
         return lambda state, rng, player: state.random_move(rng, player)
     from tessera.agents import make_agent  # optional: the agents package
+    from tessera.agents.spec import check_offered
 
     agent = make_agent(spec)
+    check_offered(agent, game.name, game.num_players)
 
     def choose(state: State, rng: random.Random, player: int) -> str:
         simultaneous = state.current_player() == SIMULTANEOUS
@@ -201,7 +204,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     game = tessera.load_game(args.game)
     state = game.new_initial_state(seed=args.seed)
     rng = random.Random(args.seed)
-    bot = _bot(args.vs, args.seconds) if args.vs else None
+    bot = _bot(args.vs, args.seconds, game) if args.vs else None
     names = game.player_names
     print(f"{game.info.title}: type a move, 'moves' to list the legal ones, 'quit' to stop.")
     while not state.is_terminal():

@@ -13,8 +13,9 @@ Agents: ``random``, ``greedy`` (one-step lookahead with the game's
 reuse; decoupled UCT at simultaneous nodes), ``mcts_compiled`` (the same UCT with the tree in arrays
 inside compiled code, on the game's kernel contract), ``smmcts``, ``alphabeta``
 (negamax, iterative deepening), ``turns`` (search over whole turns with greedy
-rollouts, for games of more than two players) and the strength levels ``level1``–``level5``
-(:func:`level`).  See docs/agents.md.
+rollouts, for games of more than two players) and the strength levels ``level1``–``level6``
+(:func:`level`; level 6 only where a stored SPRT accepted it, :mod:`tessera.agents.evidence`).  See
+docs/agents.md.
 """
 
 from tessera.agents.alphabeta import AlphaBetaAgent

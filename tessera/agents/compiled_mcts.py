@@ -40,9 +40,16 @@ drops it when this module's loop changes.
 
 A position the contract cannot hold (Nume's komi bidding, a simultaneous node, a deal the contract
 cannot make) is searched by level 5's Python tree instead, with the same options: ``stats["compiled"]``
-says which one ran.  The exact endgame solvers are not called from the compiled loop (they are Python
-objects); as in level 5 they run at the root, through :func:`tessera.agents.endgame.agent.with_endgame`
-(``mcts_compiled(endgame=true)``, and the ``level5c`` spec).
+says which one ran.  As in level 5 the exact endgame solvers run at the root, through
+:func:`tessera.agents.endgame.agent.with_endgame` (``mcts_compiled(endgame=true)``, and the ``level5c``
+spec).  **Solvers at the leaves** (``solve=N``, off by default): where the game's contract module
+defines a compiled ``solve(s, g, limit, out, zob, tkey, tval, tflag, taux, tmove)`` verb (Nibble: its
+endgame solver's compiled alpha-beta, :func:`tessera.games.nibble.contract.solve`; Ikabegamá on a
+bounded board: its race solver's, :func:`tessera.games.ikabegama.contract.solve`; the Nim plugin: the
+heap modulo ``take + 1``), each new leaf is first given to it with a budget of ``N`` nodes; a leaf it
+decides keeps its exact return (``Tree.pv``) instead of a rollout, now and on every later visit, and
+the search's transposition table (``LEAF_TABLE_BITS``) carries its results from leaf to leaf.  A game
+without the verb searches as without the option.
 """
 
 from __future__ import annotations
@@ -68,9 +75,12 @@ def tree_simulate(
     root, s0, g, rs, sims, c, cutoff, wide, pw_k, pw_alpha,
     t_n, t_w, t_mover, t_action, t_child, t_sib, t_nchild, t_nlegal, t_size,
     s, buf, mark, ret, path, mast, tau, msum, mcnt, tr_p, tr_a, wbuf,
+    t_pv, lim, zob, tkey, tval, tflag, taux, tmove,
 ):
     """``sims`` simulations from node ``root`` (position ``s0``) on the tree arrays; returns the number
-    done (fewer only when the arrays are full and ``t_size`` reached their length)."""
+    done (fewer only when the arrays are full and ``t_size`` reached their length).  With ``lim > 0`` each
+    new leaf is first given to the game's solver (``tree_solve``, ``lim`` nodes): a decided leaf keeps its
+    exact return for player 0 in ``t_pv`` (``SOLVED_NONE`` = not decided) and is never rolled out again."""
     cap = t_n.shape[0]
     for it in range(sims):
         for i in range(s0.shape[0]):
@@ -81,6 +91,8 @@ def tree_simulate(
         while True:
             cp = current(s, g)
             if cp == TERMINAL:
+                break
+            if depth > 0 and t_pv[node] < 5.0:  # a solved node: its exact value, no deeper
                 break
             k = t_nchild[node]
             expand = -1
@@ -129,6 +141,10 @@ def tree_simulate(
                 t_child[x] = -1
                 t_nchild[x] = 0
                 t_nlegal[x] = -1
+                t_pv[x] = 9.0
+                if lim > 0 and current(s, g) != TERMINAL:
+                    if tree_solve(s, g, lim, ret, zob, tkey, tval, tflag, taux, tmove):
+                        t_pv[x] = ret[0]
                 t_sib[x] = t_child[node]
                 t_child[node] = x
                 t_nchild[node] = k + 1
@@ -153,7 +169,10 @@ def tree_simulate(
             node = best
             depth += 1
             path[depth] = node
-        if mast > 0.0 or tau > 0.0:
+        if depth > 0 and t_pv[path[depth]] < 5.0:  # solved (two players, zero-sum): the exact returns
+            ret[0] = t_pv[path[depth]]
+            ret[1] = -ret[0]
+        elif mast > 0.0 or tau > 0.0:
             nr = tree_rollout_mast(s, g, rs, cutoff, buf, ret, mast, tau, msum, mcnt, tr_p, tr_a, wbuf)
             for d in range(1, depth + 1):
                 x = path[d]
@@ -276,6 +295,27 @@ def tree_draw(s, g, rs, buf):
     return random_action(s, g, rs)
 '''
 
+SOLVE_NONE = '''
+@kernel
+def tree_solve(s, g, lim, ret, zob, tkey, tval, tflag, taux, tmove):
+    """No solver in this game's contract module: never decided."""
+    return 0
+'''
+
+SOLVE_OWN = '''
+@kernel
+def tree_solve(s, g, lim, ret, zob, tkey, tval, tflag, taux, tmove):
+    """The game's own ``solve(s, g, limit, out, zob, tkey, tval, tflag, taux, tmove)`` verb: 1 and the
+    exact returns in ``ret`` when it decides ``s`` within ``lim`` nodes, else 0."""
+    return solve(s, g, lim, ret, zob, tkey, tval, tflag, taux, tmove)
+'''
+
+SOLVED_NONE = 9.0
+"""``Tree.pv`` of a node no solver decided (a decided one holds player 0's exact return, −1 … 1)."""
+
+LEAF_TABLE_BITS = 16
+"""Slots (a power of two) of the transposition table a search hands its game's leaf solver (~1 MB)."""
+
 _LOCK = threading.Lock()
 _KERNELS: dict[str, Any] = {}
 
@@ -296,6 +336,11 @@ def _stale_mark(module_file: str, stem: str, text: str) -> None:
         pass
 
 
+def has_leaf_solver(ns: dict[str, Any]) -> bool:
+    """Whether a contract module's namespace defines the leaf solver verb ``solve`` (a kernel)."""
+    return hasattr(ns.get("solve"), "py_func")
+
+
 def tree_kernel(contract: KernelContract) -> Any:
     """The compiled ``tree_simulate`` of ``contract``'s game (compiled into its contract module once)."""
     module_name = contract.init.py_func.__module__
@@ -309,8 +354,13 @@ def tree_kernel(contract: KernelContract) -> Any:
         if fn is None:
             own_draw = hasattr(ns.get("random_action"), "py_func")
             own_rollout = hasattr(ns.get("rollout"), "py_func")
+            own_solve = has_leaf_solver(ns)
             text = (
-                (DRAW_OWN if own_draw else DRAW_LEGAL) + (ROLLOUT_OWN if own_rollout else ROLLOUT_LEGAL) + MAST + SOURCE
+                (DRAW_OWN if own_draw else DRAW_LEGAL)
+                + (ROLLOUT_OWN if own_rollout else ROLLOUT_LEGAL)
+                + (SOLVE_OWN if own_solve else SOLVE_NONE)
+                + MAST
+                + SOURCE
             )
             path = ns["__file__"]
             _stale_mark(path, Path(path).stem, text)
@@ -334,7 +384,8 @@ class Tree:
     ``n`` (``int64``) visits, ``w`` (``float64``) the total return of ``mover`` (``int32``: the player
     who moved into the node, −1 at the first root), ``action`` (``int64``) the action from the parent,
     ``child``/``sib`` (``int32``) the first child and the next sibling (−1: none), ``nchild`` (``int32``),
-    ``nlegal`` (``int32``, −1 until counted), ``size`` (``int64[1]``) the rows used.
+    ``nlegal`` (``int32``, −1 until counted), ``pv`` (``float64``) player 0's exact return where the game's
+    leaf solver decided the node (:data:`SOLVED_NONE` elsewhere), ``size`` (``int64[1]``) the rows used.
     """
 
     def __init__(self, capacity: int = 1 << 14) -> None:
@@ -346,6 +397,7 @@ class Tree:
         self.sib = np.full(capacity, -1, np.int32)
         self.nchild = np.zeros(capacity, np.int32)
         self.nlegal = np.full(capacity, -1, np.int32)
+        self.pv = np.full(capacity, SOLVED_NONE, np.float64)
         self.size = np.ones(1, np.int64)
 
     @property
@@ -369,6 +421,7 @@ class Tree:
             ("sib", -1),
             ("nchild", 0),
             ("nlegal", -1),
+            ("pv", SOLVED_NONE),
         ):
             old = getattr(self, name)
             grown = np.full(new, fill, old.dtype)
@@ -445,8 +498,20 @@ class CompiledSearch:
     MAX_DEPTH = 4096
     """Nodes on one simulation's path at most (deeper, the simulation rolls out from there)."""
 
-    def __init__(self, contract: KernelContract, capacity: int = 1 << 14, mast: bool = False) -> None:
+    def __init__(self, contract: KernelContract, capacity: int = 1 << 14, mast: bool = False, solve: int = 0) -> None:
         self.contract = contract
+        module = __import__(contract.init.py_func.__module__, fromlist=["init"])
+        leaf = solve > 0 and has_leaf_solver(module.__dict__)
+        self.solve = int(solve) if leaf else 0
+        """Nodes the game's leaf solver may spend on each new leaf (0: none, or the game has no solver)."""
+        size = 1 << LEAF_TABLE_BITS if leaf else 1
+        keys = getattr(module, "solver_keys", None)
+        self.zob = keys(contract) if leaf and keys is not None else np.zeros(1, np.uint64)
+        self.tkey = np.zeros(size, np.uint64)
+        self.tval = np.zeros(size, np.int32)
+        self.tflag = np.zeros(size, np.int8)
+        self.taux = np.zeros(size, np.int8)
+        self.tmove = np.zeros(size, np.int64)
         shape = (contract.num_players, max(1, contract.num_actions)) if mast else (1, 1)
         self.msum = np.zeros(shape, np.float64)
         """MAST: each player's summed returns of the simulations in which he played each action."""
@@ -493,6 +558,7 @@ class CompiledSearch:
                 t.n, t.w, t.mover, t.action, t.child, t.sib, t.nchild, t.nlegal, t.size,
                 self.s, self.buf, self.mark, self.ret, self.path,
                 float(mast), float(tau), self.msum, self.mcnt, self.tr_p, self.tr_a, self.wbuf,
+                t.pv, np.int64(self.solve), self.zob, self.tkey, self.tval, self.tflag, self.taux, self.tmove,
             )
         )  # fmt: skip
 
@@ -513,10 +579,14 @@ class CompiledMCTSAgent(Agent):
         reuse: bool = True,
         mast: float = 0.0,
         gibbs: float = 0.0,
+        solve: int = 0,
         seed: int | None = None,
         name: str | None = None,
     ) -> None:
         super().__init__(seed)
+        if isinstance(solve, bool) or not isinstance(solve, int) or not 0 <= solve <= 10_000_000:
+            raise ValueError(f"mcts_compiled: solve must be a number of nodes from 0 (off) to 10000000, not {solve!r}")
+        self.solve = solve
         if c < 0:
             raise ValueError(f"mcts_compiled: c must be >= 0, not {c!r}")
         if isinstance(mast, bool) or not isinstance(mast, int | float) or not 0 <= mast <= 1:
@@ -602,7 +672,7 @@ class CompiledMCTSAgent(Agent):
             return out
         root = self._reused_root(state, s0) if self._search is not None else -1
         if root < 0 or self._search is None:
-            self._search = CompiledSearch(contract, mast=self.mast > 0 or self.gibbs > 0)
+            self._search = CompiledSearch(contract, mast=self.mast > 0 or self.gibbs > 0, solve=self.solve)
             self._wide = self.widen == "on" or (self.widen == "auto" and len(actions) > self.wide)
             root = 0
         search = self._search
@@ -653,6 +723,8 @@ class CompiledMCTSAgent(Agent):
             "nodes": int(tree.size[0]),
             "compiled": True,
         }
+        if search.solve:
+            self.stats["solved"] = int(np.count_nonzero(tree.pv[: int(tree.size[0])] < 5.0))
         if self.reuse:
             self._root, self._root_state = root, state.clone()
         else:

@@ -1,4 +1,4 @@
-"""Agent specs: ``make_agent("mcts(c=1.4,rollout_cutoff=20)")`` and the strength levels 1–5.
+"""Agent specs: ``make_agent("mcts(c=1.4,rollout_cutoff=20)")`` and the strength levels 1–6.
 
 A spec is a name with optional keyword options in parentheses:
 
@@ -13,14 +13,17 @@ A spec is a name with optional keyword options in parentheses:
                 ``limit``: at most that many iterations per turn)
 ``mcts_compiled`` UCT with the tree in arrays inside compiled code, on the game's kernel contract
                 (``c``, ``rollout_cutoff``, ``widen``, ``wide``, ``pw_k``, ``pw_alpha``, ``reuse``, ``endgame``:
-                the exact solver first, as levels 4–5; :mod:`tessera.agents.compiled_mcts`)
+                the exact solver first, as levels 4–5; ``solve=N``: the game's compiled solver at each new
+                leaf, ``N`` nodes; :mod:`tessera.agents.compiled_mcts`)
 ``learned``     level 5's UCT with an evaluation learned by self-play (``game``, ``weights``: a weights
                 file, default the package's; ``c``, ``sample``, …; Nibble: ``reach``; Nymbat: level 5's
                 alpha-beta, ``max_depth``, ``width``, ``sample``, or ``search=turns`` (``width``, ``c``,
                 ``limit``); ``endgame=true``:
                 the exact endgame solver first, as levels 4–5; :mod:`tessera.agents.learned`)
 ``level1``…     the web app's strength levels (``level(3)`` too), tuned per game; ``tree=compiled`` (or
-                ``level5c``): the level's UCT on the compiled tree (``mcts_compiled``)
+                ``level5c``): the level's UCT on the compiled tree (``mcts_compiled``); ``level6`` only in a
+                game whose stored SPRT accepted its level-6 agent against level 5
+                (:mod:`tessera.agents.evidence`), else ``ValueError``
 ==============  ==============================================================
 
 Every agent also takes ``seed=K`` (its own random generator); ``random``, ``greedy``,
@@ -39,6 +42,7 @@ from tessera.agents.alphabeta import AlphaBetaAgent
 from tessera.agents.army import ArmyAgent, parse_army
 from tessera.agents.base import Agent, Budget
 from tessera.agents.endgame.agent import EndgameAgent, with_endgame
+from tessera.agents.evidence import EVIDENCE_LEVEL, check_level
 from tessera.agents.mcts import MCTSAgent
 from tessera.agents.simple import GreedyAgent, RandomAgent
 from tessera.agents.sm_mcts import SMMCTSAgent
@@ -63,6 +67,7 @@ AGENT_OPTIONS: dict[str, tuple[str, ...]] = {
         "reuse",
         "mast",
         "gibbs",
+        "solve",
         "endgame",
         "seed",
     ),
@@ -157,7 +162,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
         name = "alphabeta"
     if name not in AGENT_OPTIONS:
         raise ValueError(
-            f"unknown agent {name!r} in {spec!r}; known agents: {', '.join(AGENT_OPTIONS)}, level1..level5"
+            f"unknown agent {name!r} in {spec!r}; known agents: {', '.join(AGENT_OPTIONS)}, level1..level6"
         )
     bad = sorted(set(opts) - set(AGENT_OPTIONS[name]))
     if bad:
@@ -260,8 +265,8 @@ class Level:
     """Default thinking time per move (``None``: the agent needs no budget)."""
 
 
-LEVEL_SECONDS = {1: None, 2: None, 3: 0.3, 4: 1.0, 5: 3.0}
-"""Default time per move of each level."""
+LEVEL_SECONDS = {1: None, 2: None, 3: 0.3, 4: 1.0, 5: 3.0, 6: 3.0}
+"""Default time per move of each level (level 6: level 5's time, another agent)."""
 
 ENDGAME_LEVEL = 4
 """Levels from this one up ask the exact endgame solver first where the game declares one (``Game.solver()``)."""
@@ -282,13 +287,15 @@ def _tuning(game: str | None) -> LevelTuning:
 
 
 def level(n: int, game: str | None = None, players: int = 2) -> Level:
-    """The agent spec and default seconds per move of strength level ``n`` (1–5) in ``game``.
+    """The agent spec and default seconds per move of strength level ``n`` (1–6) in ``game``.
 
     1: greedy that plays a random move half of the time; 2: greedy;
     3: the game's search agent at 0.3 s; 4: the same at 1 s; 5: the game's best
     agent at about 3 s (each game's choice: ``Game.level_tuning()``, declared beside its
-    rules).  With more than two ``players`` a game may have a ladder of its own (four-player
-    Nymbat: random, noisy greedy, greedy, then ``turns`` at 8 and 40 iterations per turn,
+    rules).  6: the game's level-6 agent (``LevelTuning.level6``) at level 5's time, only where the
+    game's stored SPRT accepted it against level 5 (:func:`tessera.agents.evidence.check_level`; else
+    ``ValueError``, as for any other ``n``).  With more than two ``players`` a game may have a ladder of
+    its own (four-player Nymbat: random, noisy greedy, greedy, then ``turns`` at 8 and 40 iterations per turn,
     with the level's time as an upper bound); else levels 3–5 there use the default search.
 
     >>> level(3, "nume")
@@ -296,9 +303,11 @@ def level(n: int, game: str | None = None, players: int = 2) -> Level:
     >>> level(5, "nymbat", players=4)
     Level(spec='turns(limit=40)', seconds=3.0)
     """
-    if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 5:
-        raise ValueError(f"strength level must be an integer from 1 to 5, not {n!r}")
+    check_level(n, game, players)
     tuning = _tuning(game)
+    if n == EVIDENCE_LEVEL:
+        assert tuning.level6 is not None  # check_level offers level 6 only where it is declared
+        return Level(tuning.level6, LEVEL_SECONDS[n])
     if players > 2 and tuning.many_players:
         spec = tuning.many_players[n]
         search = not spec.startswith(("random", "greedy"))
@@ -345,7 +354,9 @@ def compiled_spec(spec: str) -> str:
 
 
 class LevelAgent(Agent):
-    """Strength level ``n`` (1–5): the per-game agent of :func:`level` with its default time.
+    """Strength level ``n`` (1–6): the per-game agent of :func:`level` with its default time (level 6:
+    ``ValueError`` for a game that does not offer it, when the game is known: at once with ``game``,
+    else at the first position of such a game).
 
     An explicit ``seconds``/``iterations`` passed to ``choose`` overrides the
     level's default time; ``scale`` multiplies it (``level5(scale=0.1)``: the
@@ -356,11 +367,14 @@ class LevelAgent(Agent):
         self, n: int, game: str | None = None, seed: int | None = None, scale: float = 1.0, tree: str = "python"
     ) -> None:
         super().__init__(seed)
-        level(n)  # validates n
+        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= EVIDENCE_LEVEL:
+            raise ValueError(f"strength level must be an integer from 1 to {EVIDENCE_LEVEL}, not {n!r}")
         if isinstance(scale, bool) or not isinstance(scale, int | float) or not 0 < scale <= 100:
             raise ValueError(f"level: scale must be a number above 0 and at most 100, not {scale!r}")
         if tree not in ("python", "compiled"):
             raise ValueError(f"level: tree must be 'python' or 'compiled', not {tree!r}")
+        if tree == "compiled" and n == EVIDENCE_LEVEL:
+            raise ValueError("level 6 is its game's own agent (LevelTuning.level6): it has no compiled-tree form")
         self.tree = tree
         self.scale = float(scale)
         self.n = n
@@ -414,11 +428,22 @@ class LevelAgent(Agent):
             a.reset()
 
 
+def check_offered(agent: Agent, game: str, players: int = 2) -> None:
+    """Raise ``ValueError`` when ``agent`` is a strength level not offered in ``game`` with ``players``
+    seats (level 6 without its evidence, :func:`tessera.agents.evidence.check_level`); other agents pass.
+    ``tessera match`` and ``tessera play`` call it before the first game."""
+    inner = getattr(agent, "inner", None)  # an army wrapper (tessera.agents.army) holds its agent here
+    target = inner if isinstance(inner, LevelAgent) else agent
+    if isinstance(target, LevelAgent):
+        check_level(target.n, game, players)
+
+
 __all__ = [
     "AGENT_OPTIONS",
     "LEVEL_SECONDS",
     "Level",
     "LevelAgent",
+    "check_offered",
     "compiled_spec",
     "level",
     "level_key",

@@ -35,7 +35,8 @@ from tessera.arena.runner import budget_text
 from tessera.core.registry import load_game
 
 AGENTS_HELP = (
-    "Agents: random, greedy, mcts, mcts(c=1.4,rollout_cutoff=20), smmcts, alphabeta, turns, level1..level5; "
+    "Agents: random, greedy, mcts, mcts(c=1.4,rollout_cutoff=20), smmcts, alphabeta, turns, level1..level5, "
+    "level6 (only where its stored SPRT accepted it); "
     "openspiel-mcts (OpenSpiel's MCTS, needs tessera[openspiel])."
 )
 

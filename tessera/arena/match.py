@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict, Unpack
 
+from tessera.agents.spec import check_offered
 from tessera.arena.play import AgentSpec, GameResult, Task, agent_name, make
 from tessera.arena.progress import ProgressDisplay
 from tessera.arena.runner import Progress, ResultsFile, Run, check_options
@@ -299,7 +300,7 @@ def play_seats(
     if len(specs) != n:
         raise ValueError(f"{game} has {n} seats: list {n} agents, one per seat (got {len(specs)})")
     for a in specs:
-        make(a)  # fail early on a bad spec
+        check_offered(make(a), game.name, n)  # fail early on a bad spec, or a level the game does not offer
     check_options(games=games, jobs=jobs, clock=clock)
     if out is not None and any(not isinstance(a, str) for a in specs):
         raise ValueError("a match kept in a results file (out) needs agent specs, not Agent objects")

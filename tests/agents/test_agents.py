@@ -208,8 +208,8 @@ def test_agent_specs_parse_and_name_themselves() -> None:
     for bad, why in (("minimax", "unknown agent"), ("mcts(depth=3)", "no option 'depth'"), ("mcts(c)", "key=value")):
         with pytest.raises(ValueError, match=why):
             make_agent(bad)
-    with pytest.raises(ValueError, match="1 to 5"):
-        make_agent("level6")
+    with pytest.raises(ValueError, match="1 to 6"):
+        make_agent("level7")
 
 
 def test_levels_have_increasing_time() -> None:

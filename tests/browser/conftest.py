@@ -18,6 +18,9 @@ from typing import Any
 
 import pytest
 
+from tessera.agents.evidence import SPRT_DIR_ENV
+from tests.agents.sprt_runs import write_run
+
 CHROMIUM = "/usr/bin/chromium"
 CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
@@ -68,7 +71,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         "0.05",
     ]
     # the browser tests' people all sign up from 127.0.0.1: more than one address may make in a window
-    env = {**os.environ, "TESSERA_SIGNUPS_PER_ADDRESS": "200"}
+    # the stored SPRT runs it reads (tessera.agents.evidence): a fixture in which two-player Nymbat's level 6
+    # has been accepted against level 5 and no other game has one, whatever studies/sprt holds today
+    sprt = tmp_path_factory.mktemp("sprt")
+    write_run(sprt, [(1.0, 1.0)] * 10)
+    env = {**os.environ, "TESSERA_SIGNUPS_PER_ADDRESS": "200", SPRT_DIR_ENV: str(sprt)}
     proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
     base = f"http://127.0.0.1:{port}"
     DATABASES[base] = f"sqlite:///{db}"

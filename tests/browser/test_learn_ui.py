@@ -225,7 +225,7 @@ def test_each_ai_level_says_what_it_does_and_how_strong_it_measured(server: str,
         "2 · casual",
         "3 · club",
         "4 · strong",
-        "5 · strongest",
+        "5 · expert",
     ]
     page.locator("#game").select_option("nymbat")
     page.locator("#param-players").select_option("4")

@@ -84,6 +84,30 @@ def returns(s: np.ndarray, g: Tables, out: np.ndarray) -> None:
         out[1 - w] = -1.0
 
 
+@kernel
+def solve(
+    s: np.ndarray,
+    g: Tables,
+    limit: int,
+    out: np.ndarray,
+    zob: np.ndarray,
+    tkey: np.ndarray,
+    tval: np.ndarray,
+    tflag: np.ndarray,
+    taux: np.ndarray,
+    tmove: np.ndarray,
+) -> int:
+    """The exact result of ``s`` (the theory of :mod:`tessera_nim.solver`: the player to move loses exactly
+    when the heap is a multiple of ``take + 1``): always 1, each player's return in ``out``.  Not one of the
+    six verbs: the leaf solver of tessera's compiled search tree (``mcts_compiled(solve=N)``), which
+    passes a node budget and a transposition table that Nim does not need."""
+    p = I64(s[_k.TO_MOVE])
+    loses = s[_k.HEAP] % (g[0][1] + 1) == 0
+    out[p] = -1.0 if loses else 1.0
+    out[1 - p] = -out[p]
+    return 1
+
+
 define_stepper(globals())  # contract_reset, contract_step: the generic vector engine's loop on these verbs
 
 

@@ -1,8 +1,10 @@
 """A game's tuning of the strength levels (``Game.level_tuning()``): which agent its search levels use.
 
 The levels themselves (:func:`tessera.agents.spec.level`) are generic: 1 a noisy greedy, 2 greedy,
-3–5 a search agent at 0.3, 1 and 3 s.  A game whose matches chose another search than the default
-declares it here, beside its rules; the figures behind each choice are in docs/agents.md.
+3–5 a search agent at 0.3, 1 and 3 s; level 6, where a game declares one, its own agent at 3 s, offered only
+where a stored sequential test shows it beats level 5 (:mod:`tessera.agents.evidence`).  A game whose matches
+chose another search than the default declares it here, beside its rules; the figures behind each choice are
+in docs/agents.md.
 """
 
 from __future__ import annotations
@@ -26,6 +28,12 @@ class LevelTuning:
     """How strong the levels were measured to be (docs/agents.md), shown beside the level choice:
     ``vs4``, ``vs3`` (level 5's score % against levels 4 and 3), ``games`` (games a pair),
     ``vs2`` (the search of levels 3–5 against level 2, win %); empty: not measured."""
+    level6: str | None = None
+    """The agent spec of level 6 (``None``: no level 6).  It plays at level 5's time and is offered only where
+    the stored SPRT named by ``level6_sprt`` accepted it against level 5 (:mod:`tessera.agents.evidence`)."""
+    level6_sprt: str | None = None
+    """The folder of ``studies/sprt/`` whose ``results.jsonl`` is the sequential test of ``level6`` (agent A)
+    against ``level5`` (agent B); ``None``: level 6 is never offered."""
     note: str | None = None
     """The key of a sentence (web catalogue) said about the search levels 3–5 of this game, or ``None``."""
 

@@ -15,18 +15,30 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tessera.core.game import TERMINAL
-from tessera.core.kernels import kernel
+from tessera.core.kernels import I64, kernel
 from tessera.core.kits.contract import ONGOING, OVER, REFUSED, KernelContract, Tables
 from tessera.core.kits.stepper import define_stepper
 from tessera.core.kits.vector import fresh_cache
 from tessera.games.ikabegama import kernels as ik
 from tessera.games.ikabegama.observation import write_planes
+from tessera.games.ikabegama.solver import _ABORT as _S_ABORT
+from tessera.games.ikabegama.solver import _DEPTH as _S_DEPTH
+from tessera.games.ikabegama.solver import _LIMIT as _S_LIMIT
+from tessera.games.ikabegama.solver import _NODES as _S_NODES
+from tessera.games.ikabegama.solver import HORIZON as _HORIZON
+from tessera.games.ikabegama.solver import MATE as _MATE
+from tessera.games.ikabegama.solver import WIN as _WIN
+from tessera.games.ikabegama.solver import search_root
 
 if TYPE_CHECKING:
     from tessera.games.ikabegama.game import IkabegamaGame
 
 fresh_cache(
-    __file__, "tessera.games.ikabegama.kernels", "tessera.games.ikabegama.observation", "tessera.core.kits.stepper"
+    __file__,
+    "tessera.games.ikabegama.kernels",
+    "tessera.games.ikabegama.observation",
+    "tessera.games.ikabegama.solver",
+    "tessera.core.kits.stepper",
 )
 
 _TO_MOVE, _OVER, _WINNER, _DRAW = ik.TO_MOVE, ik.OVER, ik.WINNER, ik.DRAW
@@ -108,6 +120,50 @@ def returns(s: np.ndarray, g: Tables, out: np.ndarray) -> None:
     if s[_OVER] and w != _DRAW:
         out[w] = 1.0
         out[1 - w] = -1.0
+
+
+@kernel
+def solve(
+    s: np.ndarray,
+    g: Tables,
+    limit: int,
+    out: np.ndarray,
+    zob: np.ndarray,
+    tkey: np.ndarray,
+    tval: np.ndarray,
+    tflag: np.ndarray,
+    taux: np.ndarray,
+    tmove: np.ndarray,
+) -> int:
+    """A forced win or loss of the player to move in ``s`` within the race solver's horizon
+    (:func:`tessera.games.ikabegama.solver.search_root`, one depth at a time up to ``HORIZON`` plies and
+    short of the ``max_plies`` safeguard) and ``limit`` nodes in all: 1 with each player's return in
+    ``out`` (+1 the winner, −1 the loser), else 0 (not proved: never a draw).  ``tkey``, ``tval``,
+    ``tflag``, ``taux`` (the depth each entry was searched to), ``tmove``: a transposition table
+    (``uint64``, ``int32``, ``int8``, ``int8``, ``int64``, one length, a power of two); ``zob`` is not used
+    (the solver keys positions by their tokens).  Not one of the six verbs: the compiled search tree's
+    leaf solver."""
+    k = g[0]
+    if s[_OVER] or limit <= 0:
+        return 0
+    horizon = min(I64(_HORIZON), I64(k[ik.K_MAXPLY]) - I64(s[ik.PLY]) - 1)
+    ctx = np.zeros(4, np.int64)
+    spent = 0
+    for depth in range(1, horizon + 1):
+        ctx[_S_DEPTH] = depth
+        ctx[_S_LIMIT] = limit - spent
+        if ctx[_S_LIMIT] <= 0:
+            return 0
+        v = search_root(s, k, g[1], I64(-_WIN - 1), I64(_WIN + 1), tkey, tval, tflag, taux, tmove, ctx)
+        spent += min(ctx[_S_NODES], ctx[_S_LIMIT])
+        if ctx[_S_ABORT]:
+            return 0
+        if v > _MATE or v < -_MATE:
+            p = I64(s[_TO_MOVE])
+            out[p] = 1.0 if v > 0 else -1.0
+            out[1 - p] = -out[p]
+            return 1
+    return 0
 
 
 define_stepper(globals())  # contract_reset, contract_step: the generic vector engine's loop on these verbs

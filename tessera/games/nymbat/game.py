@@ -284,6 +284,11 @@ LEVELS = LevelTuning(
     # paranoid replies, a leader term): the level's time is only an upper bound on a slow machine.
     many_players={1: "random", 2: "greedy(noise=0.75)", 3: "greedy", 4: "turns(limit=8)", 5: "turns(limit=40)"},
     measured={"vs4": 67, "vs3": 75, "games": "30 / 20", "vs2": 95},
+    # Level 6 (two players): the learned value (tessera.agents.learned) in level 5's alpha-beta, at level
+    # 5's time; offered once the SPRT of studies/sprt/nymbat-learned-vs-level5 (H1 = +150 Elo, at a tenth
+    # of the time on the CPU clock) accepts H1 (tessera.agents.evidence re-reads it).
+    level6="learned(game=nymbat)",
+    level6_sprt="nymbat-learned-vs-level5",
 )
 """How Nymbat tunes the strength levels (``NymbatGame.level_tuning()``, :func:`tessera.agents.spec.level`)."""
 

@@ -23,6 +23,7 @@ from tessera.server.accounts.live import announce
 from tessera.server.accounts.rematch import SeatTokenIn
 from tessera.server.accounts.security import Refused, state_text
 from tessera.server.accounts.store import AI_LEVELS, User, ai_username, bind_seats
+from tessera.server.ai.levels import check_ai_level
 from tessera.server.bot.store import decline_reason
 from tessera.server.match.clocks import clock_from
 from tessera.server.match.service import Created, ServiceError, Within, load_checked
@@ -79,10 +80,20 @@ def _create_game(request: Request, spec: str, seat_kinds: list[dict[str, Any]], 
         raise Refused(e.status, e.detail, key=e.key, args=e.args_) from None
 
 
+def _ai_offered(level: int, g: Any) -> None:
+    """Refuse (422, keyed) a challenge to AI account ``level`` in game ``g`` when the game does not offer that
+    level (level 6 where no stored SPRT accepted it, :mod:`tessera.server.ai.levels`)."""
+    try:
+        check_ai_level(level, g.name, g.num_players, field=ai_username(level))
+    except ServiceError as e:
+        raise Refused(e.status, e.detail, key=e.key, args=e.args_) from None
+
+
 @router.post("/api/challenges", status_code=201)
 def challenge(body: ChallengeIn, request: Request) -> dict[str, Any]:
     """Challenge a player to a two-player game.  A challenge to an AI account (``ai-level1`` …
-    ``ai-level5``) is accepted at once: the answer then holds the game and the challenger's seat token."""
+    ``ai-level6``; level 6 only in a game that offers it) is accepted at once: the answer then holds the game
+    and the challenger's seat token."""
     me = A.require(request, A.CHALLENGE).user
     clock = None if body.clock is None else body.clock.settings()
     if isinstance(body.to, list):
@@ -146,6 +157,8 @@ def _challenge_many(
             invitees.append(None)
             continue
         level = next((lv for lv in AI_LEVELS if name.lower() == ai_username(lv)), None)
+        if level is not None:
+            _ai_offered(level, g)
         u = store.ai_user(level) if level is not None else store.user(name)
         if u is None:
             raise Refused(
@@ -343,6 +356,8 @@ def _challenge(
             key="refusal.challenge.list_needed",
             args={"game": str(g), "n": g.num_players},
         )
+    if level is not None:
+        _ai_offered(level, g)
     if seat is not None and seat not in (0, 1):
         raise Refused(422, "seat is 0, 1 or null (drawn when accepted)", key="refusal.challenge.seat_two")
     try:

@@ -20,8 +20,9 @@ from tessera.server.accounts.tables import (
 )
 from tessera.server.store.storage import Storage, Transaction
 
-AI_LEVELS = range(1, 6)
-"""The AI accounts: ``ai-level1`` … ``ai-level5`` (one account per level, a rating per game)."""
+AI_LEVELS = range(1, 7)
+"""The AI accounts: ``ai-level1`` … ``ai-level6`` (one account per level, a rating per game; level 6 plays
+only the games that offer it, :mod:`tessera.server.ai.levels`)."""
 
 DELETED_NAME = "Deleted player"
 """The neutral name a deleted account's seats are shown under."""
@@ -48,7 +49,7 @@ def _user(r: Any) -> User:
 
 
 def ai_username(level: int) -> str:
-    """The account of the AI at ``level`` (1 to 5)."""
+    """The account of the AI at ``level`` (1 to 6)."""
     return f"ai-level{level}"
 
 

@@ -56,7 +56,7 @@ RESERVED = frozenset(
     }
 )
 """Names nobody may take (compared in lower case); names beginning ``ai-`` or ``bot-`` are refused
-too (``ai-level1`` … ``ai-level5`` are the AI accounts)."""
+too (``ai-level1`` … ``ai-level6`` are the AI accounts)."""
 
 RESERVED_PREFIXES = ("ai-", "ai_", "bot-", "bot_", "admin", "deleted-")
 

@@ -148,7 +148,7 @@ class AccountStore(ChallengeQueries):
     def ai_user(self, level: int) -> User:
         """The AI account of ``level`` (made on first use: no password, ``is_bot``)."""
         if level not in AI_LEVELS:
-            raise Refused(422, "AI levels are 1 to 5", key="refusal.account.ai_levels")
+            raise Refused(422, "AI levels are 1 to 6", key="refusal.account.ai_levels")
         name = ai_username(level)
         u = self.user(name)
         if u is not None:

@@ -1,4 +1,4 @@
-"""The AI levels' measured ratings: what each AI account (``ai-level1`` … ``ai-level5``) starts with in
+"""The AI levels' measured ratings: what each AI account (``ai-level1`` … ``ai-level6``) starts with in
 a game's rating pool, what the seek pool offers ("about 1400") and what the lobby's form shows.
 
 Each game may keep its levels' ratings beside its rules, in ``tessera/games/<game>/levels.json``
@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from tessera.core.registry import game_class
+from tessera.server.ai.thinking import AGENTS_AVAILABLE
 
 log = logging.getLogger("tessera.server.ai.ratings")
 
@@ -92,18 +93,42 @@ def _parse(data: dict[str, Any]) -> dict[int, LevelRating]:
 
 @functools.cache
 def level_ratings(game: str) -> dict[int, LevelRating]:
-    """Each AI level's starting rating in game ``game``'s pool (``{1: LevelRating, …, 5: …}``):
-    measured where the game's ``levels.json`` says, else :data:`NOMINAL` (deviation :data:`NOMINAL_RD`).
+    """Each AI level's starting rating in game ``game``'s pool (``{1: LevelRating, …, 5: …}``, and ``6`` where
+    the game offers level 6: :func:`level6_rating`): measured where the game's ``levels.json`` says, else
+    :data:`NOMINAL` (deviation :data:`NOMINAL_RD`).
     A file that cannot be read is logged and the nominal ratings are used."""
     out = {lv: LevelRating(r, NOMINAL_RD) for lv, r in NOMINAL.items()}
     path = levels_file(game)
-    if path is None or not path.is_file():
-        return out
-    try:
-        out.update(_parse(json.loads(path.read_text(encoding="utf-8"))))
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        log.error("the AI level ratings of %s (%s) cannot be read: %s; nominal ratings used", game, path, e)
+    if path is not None and path.is_file():
+        try:
+            out.update(_parse(json.loads(path.read_text(encoding="utf-8"))))
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            log.error("the AI level ratings of %s (%s) cannot be read: %s; nominal ratings used", game, path, e)
+    six = level6_rating(game, out[5])
+    if six is None:
+        out.pop(6, None)  # a level 6 the game does not offer has no rating in its pool
+    elif 6 not in out:
+        out[6] = six
     return out
+
+
+def level6_rating(game: str, level5: LevelRating) -> LevelRating | None:
+    """Level 6's starting rating in ``game``'s pool where the game offers it (else ``None``), anchored on
+    level 5's: level 5's rating plus the Elo of the SPRT's H1 (``elo1``, the advantage the test accepted;
+    Glicko and the logistic Elo share the 400-point scale), with level 5's deviation widened to at least
+    :data:`NOMINAL_RD` (one hypothesis, not a fit).  A ``levels.json`` that measured level 6 takes
+    precedence (:func:`level_ratings`)."""
+    if not AGENTS_AVAILABLE:
+        return None
+    from tessera.agents.evidence import level6_evidence
+
+    try:
+        ev = level6_evidence(game)
+    except ValueError:
+        return None
+    if ev is None:
+        return None
+    return LevelRating(level5.rating + ev.test.elo1, max(level5.rd, NOMINAL_RD))
 
 
 def level_rating(game: str, level: int) -> LevelRating:

@@ -134,15 +134,15 @@ class Warmup:
         return seats_by_players(name)  # not warmed here (a game added later): built now
 
 
-AI_LEVELS = (1, 2, 3, 4, 5)
-
-
 def warm_ai(spec: str, seconds: float = 0.02) -> None:
     """Compile what each AI level's first move in game ``spec`` uses (its search, the endgame solver):
-    one short search per level from the initial position (``seconds`` each, CPU-light)."""
+    one short search per level the game offers from the initial position (``seconds`` each, CPU-light;
+    level 6 where its SPRT accepted it, :mod:`tessera.server.ai.levels`)."""
+    from tessera.server.ai.levels import offered_levels
     from tessera.server.ai.thinking import think_step
 
-    for lv in AI_LEVELS:
+    game = tessera.load_game(spec)
+    for lv in offered_levels(game.name, game.num_players):
         think_step(spec, 0, [], 0, lv, seconds, seconds, 1)
 
 

@@ -9,6 +9,7 @@ from fastapi import APIRouter
 
 import tessera
 from tessera.core.registry import game_class
+from tessera.server.ai import levels as ai_levels
 from tessera.server.ai import ratings as ai_ratings
 from tessera.server.ai.thinking import AGENTS_AVAILABLE
 from tessera.server.ai.warmup import Warmup
@@ -43,7 +44,9 @@ def catalog(warmup: Warmup | None = None) -> list[dict[str, Any]]:
                 "board_kind": info.board_kind,
                 "designer": info.designer,
                 "examples": list(info.examples),
-                "levels": cls.level_tuning().as_dict(),  # how the AI levels were measured (Game.level_tuning())
+                # how the AI levels were measured (Game.level_tuning()), and which are offered (level 6 where
+                # its stored SPRT accepted it: tessera.server.ai.levels)
+                "levels": ai_levels.public(name),
                 "ai_ratings": ai_ratings.public(name),  # each AI level's starting rating (tessera.server.ai.ratings)
                 # the game's own client module (Game.client_module), served from its folder
                 "client_module": f"/games/{name}/client.js" if cls.client_module_path() else None,

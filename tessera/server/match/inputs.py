@@ -119,8 +119,8 @@ def seat_plan(seat_kinds: Any) -> tuple[str, list[tuple[str, int | None, str]]]:
             )
         level = entry.get("level")
         if kind == "ai":
-            if isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= 5:
-                raise ServiceError(422, f"seats[{i}].level {short(str(level), 40)!r} is not accepted: expected 1 to 5")
+            if isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= 6:  # 6: where offered
+                raise ServiceError(422, f"seats[{i}].level {short(str(level), 40)!r} is not accepted: expected 1 to 6")
         elif level is not None:
             raise ServiceError(422, f"seats[{i}]: only an AI seat has a level")
         name = entry.get("name") or ""

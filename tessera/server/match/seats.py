@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tessera.server.ai.levels import ALL_LEVELS, check_ai_level
 from tessera.server.events import Events
 from tessera.server.http.errors import ServiceError, short
 from tessera.server.match import tables
@@ -109,8 +110,13 @@ class Seats:
             raise ServiceError(422, f"seats: {g} has {n} seats, but {len(kinds)} were given")
         if not isinstance(seat, int) or not 0 <= seat < n:
             raise ServiceError(422, f"seat {seat!r} is not accepted: expected 0 to {n - 1}")
-        if not isinstance(ai_level, int) or not 1 <= ai_level <= 5:
-            raise ServiceError(422, f"ai_level {ai_level!r} is not accepted: expected 1 to 5")
+        if mode == "ai" and seat_kinds is None:  # the level of the AI seats: one this game offers (5 or 6 on top)
+            check_ai_level(ai_level, g.name, n)
+        elif isinstance(ai_level, bool) or not isinstance(ai_level, int) or not 1 <= ai_level <= ALL_LEVELS[-1]:
+            raise ServiceError(422, f"ai_level {ai_level!r} is not accepted: expected 1 to {ALL_LEVELS[-1]}")
+        for i, (k, lv, _) in enumerate(kinds):
+            if k == "ai":
+                check_ai_level(lv, g.name, n, field=f"seats[{i}].level")
         try:
             new_clock = clock_from(clock, n)  # (initial, increment), or {"days": n} per move
         except ValueError as e:

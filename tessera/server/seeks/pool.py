@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import json
 import logging
@@ -49,6 +50,7 @@ from tessera.server.accounts.live import announce
 from tessera.server.accounts.queries import names, rating_and_deviation, ratings_of_names
 from tessera.server.accounts.security import Refused, state_text
 from tessera.server.accounts.store import AI_LEVELS, AccountStore, User, ai_username, bind_seats
+from tessera.server.ai.levels import offered_levels
 from tessera.server.ai.ratings import level_ratings
 from tessera.server.http.errors import ServiceError
 from tessera.server.match.clocks import clock_from, clock_settings
@@ -205,6 +207,15 @@ def pair_up(seeks: list[Seek], now: float, apart: set[frozenset[str]] | None = N
             taken.update((a.id, best.id))
             pairs.append((a, best))
     return pairs
+
+
+@functools.lru_cache(maxsize=256)
+def _players(spec: str) -> int:
+    """The number of seats of a seek's game spec (2 for a spec that no longer loads)."""
+    try:
+        return load_checked(spec).num_players
+    except (ValueError, ServiceError):
+        return 2
 
 
 def ai_level_for(ratings: dict[int, float], rating: float) -> int:
@@ -392,8 +403,10 @@ class SeekPool:
     def _ai_offer(self, s: Seek, now: float) -> dict[str, Any] | None:
         if s.status != STANDING or now - s.created_at < self.ai_after:
             return None
-        level = ai_level_for(self.ai_ratings(s.pool), s.rating)
-        return {"level": level, "rating": round(self.ai_ratings(s.pool)[level]), "account": ai_username(level)}
+        offered = set(offered_levels(s.pool, _players(s.spec)))  # level 6 only where the game offers it
+        ratings = {lv: r for lv, r in self.ai_ratings(s.pool).items() if lv in offered}
+        level = ai_level_for(ratings, s.rating)
+        return {"level": level, "rating": round(ratings[level]), "account": ai_username(level)}
 
     def ai_ratings(self, pool: str) -> dict[int, float]:
         """Each AI level's rating in ``pool``: its account's, once it has played rated games there,
@@ -403,7 +416,7 @@ class SeekPool:
             rows = ratings_of_names(tx, list(names), pool)
         out = {lv: r.rating for lv, r in level_ratings(pool).items()}
         for name, rating, games in rows:
-            if games > 0:
+            if games > 0 and names[name] in out:  # a level the game offers (level 6: where it exists)
                 out[names[name]] = float(rating)
         return out
 

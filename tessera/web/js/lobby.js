@@ -69,7 +69,7 @@ function showSeats() {
   const names = seatNames();
   $("seat").innerHTML = names.map((n, i) => `<option value="${i}">${escapeHtml(seatName(i, n))}</option>`).join("");
   const levels = (i) =>
-    [1, 2, 3, 4, 5]
+    offeredLevels()
       .map((l) => `<option value="ai:${l}"${i > 0 && l === 2 ? " selected" : ""}>${escapeHtml(t("lobby:seat_kind.ai", { level: levelName(l) }))}</option>`)
       .join("");
   $("seat-plan").innerHTML = names
@@ -95,6 +95,16 @@ function fourPlayers() {
   return !!(g && g.levels && g.levels.own_ladder && pl && Number(pl.value) > 2);
 }
 
+// The levels offered: 1-5, and 6 where the game's stored sequential test (SPRT) accepted its level-6
+// agent against level 5 (the catalogue's levels.offered, two players only: tessera.server.ai.levels).
+function offeredLevels() {
+  const g = current();
+  const pl = $("param-players");
+  const players = pl ? Number(pl.value) : g ? g.players : 2;
+  const offered = g && g.levels && Array.isArray(g.levels.offered) ? g.levels.offered : [1, 2, 3, 4, 5];
+  return players > 2 ? offered.filter((l) => l <= 5) : offered;
+}
+
 function levelName(l) {
   return t(`params:levels.${l}.name`);
 }
@@ -106,6 +116,21 @@ function levelAbout(l) {
     return l === 5 ? `${base} ${t("params:measured.four_players")} ${t("params:levels.top")}` : base;
   }
   const parts = [t(`params:levels.${l}.help`)];
+  const six = g && g.levels && g.levels.level6;
+  if (l === 6 && six) {
+    parts.push(
+      t("params:measured.sprt", {
+        seconds: fmtNumber(six.seconds),
+        wins: fmtNumber(six.wins),
+        draws: fmtNumber(six.draws),
+        losses: fmtNumber(six.losses),
+        games: fmtNumber(six.games),
+        elo1: fmtNumber(six.elo1),
+        llr: fmtNumber(six.llr),
+        bound: fmtNumber(six.bounds[1]),
+      }),
+    );
+  }
   const m = g && g.levels && g.levels.measured;
   const s = m && Object.keys(m).length ? m : null;
   if (s && l === 3) parts.push(t("params:measured.vs2", { pct: s.vs2 }));
@@ -121,14 +146,16 @@ function levelAbout(l) {
     }
     parts.push(`${rated}.`);
   }
-  if (l === 5) parts.push(t("params:levels.top")); // no game has a level 6 yet (docs/agents.md)
+  const top = offeredLevels().at(-1);
+  if (l === top) parts.push(t(top === 6 ? "params:levels.top6" : "params:levels.top"));
   return parts.join(" ");
 }
 
 function showLevels() {
   const sel = $("ai-level");
-  const keep = sel.value || "2";
-  sel.innerHTML = [1, 2, 3, 4, 5].map((l) => `<option value="${l}">${escapeHtml(levelName(l))}</option>`).join("");
+  const offered = offeredLevels();
+  const keep = offered.includes(parseInt(sel.value, 10)) ? sel.value : sel.value ? String(offered.at(-1)) : "2";
+  sel.innerHTML = offered.map((l) => `<option value="${l}">${escapeHtml(levelName(l))}</option>`).join("");
   sel.value = keep;
   $("level-about").textContent = levelAbout(parseInt(sel.value, 10));
 }

@@ -126,6 +126,7 @@ def test_decline_with_a_reason_and_cancel(user: User) -> None:
         ({"to": "Bob", "game": "nibble", "clock": {"initial": 0}}, 422),
         ({"to": "Bob", "game": "nibble", "extra": 1}, 422),
         ({"to": "ai-level9", "game": "nibble"}, 404),
+        ({"to": "ai-level6", "game": "nibble"}, 422),  # level 6 only where a stored SPRT offers it
     ],
 )
 def test_bad_challenges_are_refused_and_store_nothing(user: User, body: dict[str, Any], status: int) -> None:
