@@ -207,6 +207,25 @@ def describe(
     return d
 
 
+def describe_seat(viewer: int | None, actions: list[dict[str, Any]], **extra: Any) -> RenderDict:
+    """The seat's fields of a render description (:meth:`tessera.core.game.State.render_seat`):
+    ``viewer``, ``actions`` and a game's own (``extra``: its other
+    :attr:`~tessera.core.game.State.render_seat_fields`), their words keyed as :func:`describe` keys them."""
+    d: RenderDict = {"viewer": viewer, "actions": actions, **extra}
+    for part in ("highlights", "actions", "setups", "order"):
+        if d.get(part):
+            d[part] = _keyed(d[part])
+    return d
+
+
+def without_seat(desc: RenderDict, fields: Iterable[str]) -> RenderDict:
+    """``desc`` (a render description, changed in place) without the seat's ``fields``: its shared
+    part (:meth:`tessera.core.game.State.render_shared`)."""
+    for field in fields:
+        desc.pop(field, None)
+    return desc
+
+
 # -- terminal --------------------------------------------------------------------------
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import numpy as np
 
@@ -92,6 +92,39 @@ class State(ABC):
     @abstractmethod
     def render(self, player: int | None = None) -> dict[str, Any]:
         """The render description (docs/render.md) as seen by ``player`` (None: spectator)."""
+
+    render_seat_fields: ClassVar[tuple[str, ...]] = ("viewer", "actions")
+    """The top-level fields of :meth:`render` that depend on who looks (the seat); every other field
+    is the same for every viewer of a position (:meth:`render_shared`).  A game whose render shows a
+    seat something more (Nelaxtam's own order, a setup list) names those fields too."""
+
+    def render_shared(self) -> dict[str, Any]:
+        """The fields of :meth:`render` every viewer of this position sees alike (all but
+        :attr:`render_seat_fields`): a server renders them once per position and adds each
+        viewer's :meth:`render_seat`.  Drawn from this position as it is: for a game with secrets,
+        call it on the spectator's :meth:`view` (nothing hidden then reaches any seat).  The
+        result is shared by the viewers: read it, never change it in place.
+
+        This default renders the spectator's picture and drops the seat's fields; a game
+        overrides it to skip what it drops (the list of legal moves)."""
+        render = self.render(None)
+        for field in self.render_seat_fields:
+            render.pop(field, None)
+        return render
+
+    def render_seat(self, player: int | None, *, actions: bool = True) -> dict[str, Any]:
+        """The fields of :meth:`render` that depend on the seat (:attr:`render_seat_fields`) for
+        ``player`` (None: a spectator), so that ``{**s.render_shared(), **s.render_seat(p)}``
+        equals ``s.render(p)`` (the shared part from the spectator's :meth:`view` of a game with
+        secrets, the seat's from ``player``'s).  ``actions=False``: the action list is ``[]``,
+        never computed (a server's spectators, a finished game).
+
+        This default renders the whole picture; a game overrides it to build only these fields."""
+        render = self.render(player)
+        part = {field: render[field] for field in self.render_seat_fields if field in render}
+        if not actions:
+            part["actions"] = []
+        return part
 
     # -- public API --------------------------------------------------------------------
     def legal_actions(self, player: int | None = None) -> list[Action]:

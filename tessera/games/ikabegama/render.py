@@ -7,7 +7,7 @@ from typing import Any
 from tessera.core.hexplane import (
     hex_center,
 )
-from tessera.core.render import PASS_LABEL, cell_entry, describe, piece
+from tessera.core.render import PASS_LABEL, cell_entry, describe, describe_seat, piece, without_seat
 from tessera.core.texts import Text, name_text
 from tessera.games.ikabegama.game import COLORS, NAMES, IkabegamaState
 
@@ -27,7 +27,8 @@ def _view_cells(state: IkabegamaState) -> list[int]:
     return sorted(seen)
 
 
-def render(state: IkabegamaState, player: int | None = None) -> dict[str, Any]:
+def render(state: IkabegamaState, player: int | None = None, *, with_actions: bool = True) -> dict[str, Any]:
+    """The render description for ``player`` (None: a spectator); ``with_actions=False``: no action list."""
     g = state.game
     w = g.window
     cells = []
@@ -62,15 +63,7 @@ def render(state: IkabegamaState, player: int | None = None) -> dict[str, Any]:
         s = state.action_to_string(a)
         last = [] if s == "pass" else s.split(">")
         highlights += [{"cell": c, "kind": "last"} for c in last]
-    actions: list[dict[str, Any]] = []
-    cp = state.current_player()
-    if cp >= 0 and (player is None or player == cp):
-        for a in state._legal_actions():
-            s = state.action_to_string(a)
-            if s == "pass":
-                actions.append({"move": "pass", "path": [], "label": PASS_LABEL})
-            else:
-                actions.append({"move": s, "path": s.split(">")})
+    actions = _actions(state, player) if with_actions else []
     board: dict[str, Any] = {
         "kind": "hexplane" if g.allowed is None else "hex",
         "cells": cells,
@@ -91,3 +84,27 @@ def render(state: IkabegamaState, player: int | None = None) -> dict[str, Any]:
         last_move=last,
         viewer=player,
     )
+
+
+def _actions(state: IkabegamaState, player: int | None) -> list[dict[str, Any]]:
+    """The actions ``player`` (None: a spectator, who is shown the mover's) may take now."""
+    cp = state.current_player()
+    actions: list[dict[str, Any]] = []
+    if cp >= 0 and (player is None or player == cp):
+        for a in state._legal_actions():
+            s = state.action_to_string(a)
+            if s == "pass":
+                actions.append({"move": "pass", "path": [], "label": PASS_LABEL})
+            else:
+                actions.append({"move": s, "path": s.split(">")})
+    return actions
+
+
+def render_shared(state: IkabegamaState) -> dict[str, Any]:
+    """The fields every viewer sees alike (:meth:`tessera.core.game.State.render_shared`)."""
+    return without_seat(render(state, None, with_actions=False), state.render_seat_fields)
+
+
+def render_seat(state: IkabegamaState, player: int | None, *, actions: bool = True) -> dict[str, Any]:
+    """The seat's fields for ``player`` (:meth:`tessera.core.game.State.render_seat`)."""
+    return describe_seat(player, _actions(state, player) if actions else [])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tessera.core.geometry import bits
-from tessera.core.render import cell_entry, describe, piece
+from tessera.core.render import cell_entry, describe, describe_seat, piece, without_seat
 from tessera.core.texts import Text, name_text
 from tessera.games.nelaxtam.game import (
     COLORS,
@@ -60,7 +60,6 @@ def render(state: NelaxtamState, player: int | None = None) -> dict[str, Any]:
                     )
                 )
     last = [lab[c] for c in state._last_cells]
-    highlights: list[dict[str, Any]] = [{"cell": c, "kind": "last"} for c in last]
     sealed = [YES if state._pending[p] is not None else NO for p in (0, 1)]
     phase = Text(f"nelaxtam.phase_{state.phase}", state.phase)
     limit = g._params["max_idle_turns"]
@@ -92,23 +91,52 @@ def render(state: NelaxtamState, player: int | None = None) -> dict[str, Any]:
                 ],
             }
         )
-        for p in (0, 1) if player is None else (player,):
-            highlights += [{"cell": lab[c], "kind": "setup", "owner": p, "title": EDGE} for c in bits(terr[p] & g.edge)]
-    order = None
-    if player in (0, 1) and state.phase != OVER:
-        order = _order_section(state, player)
     return describe(
         state,
         board={"kind": "square", "cells": cells, "unbounded": False, "coords": "chess"},
         pieces=pieces,
         players=[{"name": NAMES[i], "color": COLORS[i]} for i in (0, 1)],
-        highlights=highlights,
+        highlights=_highlights(state, player),
         panel=panel,
         actions=[],
         last_move=last,
         viewer=player,
-        order=order,
+        order=_order(state, player),
     )
+
+
+def _highlights(state: NelaxtamState, player: int | None) -> list[dict[str, Any]]:
+    """The last turn's squares, and in the invasion the edge ``player``'s troops land on (a
+    spectator: both players' edges)."""
+    g = state.game
+    lab = g.labels
+    highlights: list[dict[str, Any]] = [{"cell": lab[c], "kind": "last"} for c in state._last_cells]
+    if state.phase == INVASION:
+        for p in (0, 1) if player is None else (player,):
+            highlights += [
+                {"cell": lab[c], "kind": "setup", "owner": p, "title": EDGE} for c in bits(state.terr[p] & g.edge)
+            ]
+    return highlights
+
+
+def _order(state: NelaxtamState, player: int | None) -> dict[str, Any] | None:
+    """``player``'s order builder (None: a spectator, or the game is over)."""
+    if player in (0, 1) and state.phase != OVER:
+        return _order_section(state, player)
+    return None
+
+
+def render_shared(state: NelaxtamState) -> dict[str, Any]:
+    """The fields every viewer sees alike (:meth:`tessera.core.game.State.render_shared`): drawn
+    from this state, so from the spectator's view when orders are sealed (no order then)."""
+    return without_seat(render(state, None), state.render_seat_fields)
+
+
+def render_seat(state: NelaxtamState, player: int | None, *, actions: bool = True) -> dict[str, Any]:
+    """The seat's fields for ``player`` (:meth:`tessera.core.game.State.render_seat`): the
+    invasion's edges and the order builder are the seat's own (never another seat's order).
+    Orders are given through the order builder, so the action list is always empty."""
+    return describe_seat(player, [], highlights=_highlights(state, player), order=_order(state, player))
 
 
 def _order_section(state: NelaxtamState, player: int) -> dict[str, Any]:

@@ -338,11 +338,26 @@ class NelaxtamState(NelaxtamOrders):
         return float(_k.evaluate(self.a, self.game.geo, player))
 
     # -- drawing (render.py) ---------------------------------------------------------
+    render_seat_fields = ("viewer", "actions", "highlights", "order")
+    """The render's fields that depend on the seat: the invasion's landing edges and the order builder."""
+
     def render(self, player: int | None = None) -> dict[str, Any]:
         """The render description for ``player`` (``None``: a spectator); never the opponent's order."""
         from tessera.games.nelaxtam.render import render
 
         return render(self, player)
+
+    def render_shared(self) -> dict[str, Any]:
+        """The render's fields every viewer sees alike (:meth:`tessera.core.game.State.render_shared`)."""
+        from tessera.games.nelaxtam.render import render_shared
+
+        return render_shared(self)
+
+    def render_seat(self, player: int | None, *, actions: bool = True) -> dict[str, Any]:
+        """The render's fields of ``player``'s seat (:meth:`tessera.core.game.State.render_seat`)."""
+        from tessera.games.nelaxtam.render import render_seat
+
+        return render_seat(self, player, actions=actions)
 
     def __str__(self) -> str:
         """A text diagram: ``x``/``o`` territory, ``.`` removed, ``X3``/``O3`` troops; rank ``size`` on top."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tessera.core.game import TERMINAL
-from tessera.core.render import END_TURN, describe, grid_cells, piece
+from tessera.core.render import END_TURN, describe, describe_seat, grid_cells, piece, without_seat
 from tessera.core.texts import Text, colour_text, name_text
 from tessera.games.nibble.constants import EMPTY_FILL, NAMES, PALETTE, PLAYER_COLORS, SYMBOLS
 from tessera.games.nibble.state import NibbleState
@@ -26,7 +26,8 @@ def _last_turn_cells(state: NibbleState) -> list[str]:
     return out[::-1]
 
 
-def render(state: NibbleState, player: int | None = None) -> dict[str, Any]:
+def render(state: NibbleState, player: int | None = None, *, with_actions: bool = True) -> dict[str, Any]:
+    """The render description for ``player`` (None: a spectator); ``with_actions=False``: no action list."""
     g = state.game
     grid = g.grid
     n = g.colors
@@ -92,14 +93,7 @@ def render(state: NibbleState, player: int | None = None) -> dict[str, Any]:
         }
     )
     cp = state.current_player()
-    actions: list[dict[str, Any]] = []
-    if cp >= 0 and (player is None or player == cp):
-        for a in state._legal_actions():
-            if a == g.end_action:
-                actions.append({"move": "end", "path": [], "label": END_TURN})
-            else:
-                lab = grid.label(g.cells[a])
-                actions.append({"move": lab, "path": [lab]})
+    actions = _actions(state, player) if with_actions else []
     status: Text | None = None
     if cp >= 0 and state.taking is not None:
         name, taking = name_text(NAMES[cp]), colour_text(PALETTE[state.taking][0])
@@ -135,3 +129,29 @@ def _move_notes(state: NibbleState) -> list[str] | None:
     g = state.game
     dealt, _ = g.deal(state.seed)  # grid cell id -> colour, as dealt
     return ["end" if a == g.end_action else PALETTE[dealt[g.cells[a]]][0] for _, a in state._history]
+
+
+def _actions(state: NibbleState, player: int | None) -> list[dict[str, Any]]:
+    """The actions ``player`` (None: a spectator, who is shown the mover's) may take now."""
+    g = state.game
+    grid = g.grid
+    cp = state.current_player()
+    actions: list[dict[str, Any]] = []
+    if cp >= 0 and (player is None or player == cp):
+        for a in state._legal_actions():
+            if a == g.end_action:
+                actions.append({"move": "end", "path": [], "label": END_TURN})
+            else:
+                lab = grid.label(g.cells[a])
+                actions.append({"move": lab, "path": [lab]})
+    return actions
+
+
+def render_shared(state: NibbleState) -> dict[str, Any]:
+    """The fields every viewer sees alike (:meth:`tessera.core.game.State.render_shared`)."""
+    return without_seat(render(state, None, with_actions=False), state.render_seat_fields)
+
+
+def render_seat(state: NibbleState, player: int | None, *, actions: bool = True) -> dict[str, Any]:
+    """The seat's fields for ``player`` (:meth:`tessera.core.game.State.render_seat`)."""
+    return describe_seat(player, _actions(state, player) if actions else [])

@@ -387,5 +387,17 @@ class NibbleState(TurnState):
 
         return render(self, player)
 
+    def render_shared(self) -> dict[str, Any]:
+        """The render's fields every viewer sees alike (:meth:`tessera.core.game.State.render_shared`)."""
+        from tessera.games.nibble.render import render_shared
+
+        return render_shared(self)
+
+    def render_seat(self, player: int | None, *, actions: bool = True) -> dict[str, Any]:
+        """The render's fields of ``player``'s seat (:meth:`tessera.core.game.State.render_seat`)."""
+        from tessera.games.nibble.render import render_seat
+
+        return render_seat(self, player, actions=actions)
+
     def __str__(self) -> str:
         return text_diagram(self.render())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tessera.core.render import describe, grid_cells
+from tessera.core.render import describe, describe_seat, grid_cells, without_seat
 from tessera.core.texts import Text, name_text
 from tessera.games.nume import kernels as kern
 from tessera.games.nume.constants import (
@@ -60,7 +60,8 @@ def _shared(g: Any) -> _Shared:
     return shared
 
 
-def render(state: NumeState, player: int | None = None) -> dict[str, Any]:
+def render(state: NumeState, player: int | None = None, *, with_actions: bool = True) -> dict[str, Any]:
+    """The render description for ``player`` (None: a spectator); ``with_actions=False``: no action list."""
     g = state.game
     shared = _shared(g)
     board = shared.board
@@ -139,6 +140,49 @@ def render(state: NumeState, player: int | None = None) -> dict[str, Any]:
         if a < g.place_actions:
             last = [g.labels[a // g.K]]
             highlights.append({"cell": last[0], "kind": "last"})
+    acts = _actions(state, player) if with_actions else []
+    names = state._player_names()
+    if state._colors is None:
+        players = [{"name": names[i], "color": NO_COLOUR[i]} for i in (0, 1)]
+    else:
+        players = [{"name": names[i], "color": COLOURS[state._colors[i]]} for i in (0, 1)]
+    status = None
+    if state._phase == BID:
+        status = Text("status.nume_bid", "Player 0 to bid the komi and its receiver")
+    elif state._phase == CHOOSE:
+        status = Text("status.nume_choose", "Player 1 to choose a colour")
+    panel: list[dict[str, Any]] = []
+    if state._komi is not None and state._komi_to is not None:
+        komi, to = _fmt_komi(state._komi), name_text(COLOUR_NAMES[state._komi_to])
+        panel.append(
+            {
+                "label": Text("panel.komi", "Komi"),
+                "values": [Text("nume.komi_to", f"{komi} to {to}", komi=komi, name=to)],
+            }
+        )
+    if state._colors is not None:
+        prices = state._prices()
+        panel.append({"label": Text("panel.prices", "Prices"), "values": [prices[c] for c in state._colors]})
+        panel.append({"label": Text("panel.groups", "Groups"), "values": [ngroups[c] for c in state._colors]})
+    panel.append({"label": Text("panel.empty_cells", "Empty cells"), "values": [state._nempty()]})
+    return describe(
+        state,
+        board=board,
+        pieces=pieces,
+        players=players,
+        highlights=highlights,
+        panel=panel,
+        actions=acts,
+        last_move=last,
+        status=status,
+        viewer=player,
+    )
+
+
+def _actions(state: NumeState, player: int | None) -> list[dict[str, Any]]:
+    """The actions ``player`` (None: a spectator, who is shown the mover's) may take now."""
+    g = state.game
+    shared = _shared(g)
     cp = state.current_player()
     actions: list[dict[str, Any]] = []
     if cp >= 0 and (player is None or player == cp):
@@ -173,39 +217,14 @@ def render(state: NumeState, player: int | None = None) -> dict[str, Any]:
                         "group": "colour",
                     }
                 )
-    names = state._player_names()
-    if state._colors is None:
-        players = [{"name": names[i], "color": NO_COLOUR[i]} for i in (0, 1)]
-    else:
-        players = [{"name": names[i], "color": COLOURS[state._colors[i]]} for i in (0, 1)]
-    status = None
-    if state._phase == BID:
-        status = Text("status.nume_bid", "Player 0 to bid the komi and its receiver")
-    elif state._phase == CHOOSE:
-        status = Text("status.nume_choose", "Player 1 to choose a colour")
-    panel: list[dict[str, Any]] = []
-    if state._komi is not None and state._komi_to is not None:
-        komi, to = _fmt_komi(state._komi), name_text(COLOUR_NAMES[state._komi_to])
-        panel.append(
-            {
-                "label": Text("panel.komi", "Komi"),
-                "values": [Text("nume.komi_to", f"{komi} to {to}", komi=komi, name=to)],
-            }
-        )
-    if state._colors is not None:
-        prices = state._prices()
-        panel.append({"label": Text("panel.prices", "Prices"), "values": [prices[c] for c in state._colors]})
-        panel.append({"label": Text("panel.groups", "Groups"), "values": [ngroups[c] for c in state._colors]})
-    panel.append({"label": Text("panel.empty_cells", "Empty cells"), "values": [state._nempty()]})
-    return describe(
-        state,
-        board=board,
-        pieces=pieces,
-        players=players,
-        highlights=highlights,
-        panel=panel,
-        actions=actions,
-        last_move=last,
-        status=status,
-        viewer=player,
-    )
+    return actions
+
+
+def render_shared(state: NumeState) -> dict[str, Any]:
+    """The fields every viewer sees alike (:meth:`tessera.core.game.State.render_shared`)."""
+    return without_seat(render(state, None, with_actions=False), state.render_seat_fields)
+
+
+def render_seat(state: NumeState, player: int | None, *, actions: bool = True) -> dict[str, Any]:
+    """The seat's fields for ``player`` (:meth:`tessera.core.game.State.render_seat`)."""
+    return describe_seat(player, _actions(state, player) if actions else [])

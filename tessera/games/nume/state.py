@@ -546,6 +546,18 @@ class NumeState(State):
 
         return render(self, player)
 
+    def render_shared(self) -> dict[str, Any]:
+        """The render's fields every viewer sees alike (:meth:`tessera.core.game.State.render_shared`)."""
+        from tessera.games.nume.render import render_shared
+
+        return render_shared(self)
+
+    def render_seat(self, player: int | None, *, actions: bool = True) -> dict[str, Any]:
+        """The render's fields of ``player``'s seat (:meth:`tessera.core.game.State.render_seat`)."""
+        from tessera.games.nume.render import render_seat
+
+        return render_seat(self, player, actions=actions)
+
     def __str__(self) -> str:
         """A text diagram: ``B5`` a Black stone numbered 5, ``W`` an unnumbered White stone, ``.`` empty."""
         width = 3 if self.game.cells < 100 else 4

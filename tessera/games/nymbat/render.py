@@ -8,7 +8,16 @@ import numpy as np
 
 from tessera.core.game import IllegalMove
 from tessera.core.geometry import bits
-from tessera.core.render import END_TURN, PASS_LABEL, PLAYER_COLORS, cell_entry, describe, piece
+from tessera.core.render import (
+    END_TURN,
+    PASS_LABEL,
+    PLAYER_COLORS,
+    cell_entry,
+    describe,
+    describe_seat,
+    piece,
+    without_seat,
+)
 from tessera.core.texts import Text, name_text
 from tessera.games.nymbat import kernels as _k
 from tessera.games.nymbat.board import (
@@ -47,7 +56,9 @@ def _mix(a: str, b: str) -> str:
 MAY_MOVE = Text("highlight.may_move", "may still move")
 
 
-def render(state: NymbatState, player: int | None = None) -> dict[str, Any]:
+def render(state: NymbatState, player: int | None = None, *, with_actions: bool = True) -> dict[str, Any]:
+    """The render description for ``player`` (None: a spectator); ``with_actions=False``: no action list
+    nor set-ups."""
     L = state.L
     names = L.names
     cells = [dict(c) for c in _board_cells(state)]
@@ -104,29 +115,7 @@ def render(state: NymbatState, player: int | None = None) -> dict[str, Any]:
             step_cells = []
         last = [c for c in step_cells if c not in last] + last
     highlights += [{"cell": c, "kind": "last"} for c in last]
-    actions: list[dict[str, Any]] = []
-    cp = state.current_player()
-    if cp >= 0 and (player is None or player == cp):
-        legal = state._legal_actions()
-        choices = list(range(1, state._allowance() + 1))
-        placed_cells: set[int] = set()
-        for a in sorted(legal):
-            s = state.action_to_string(a)
-            if a == END:
-                actions.append({"move": "end", "path": [], "label": END_TURN})
-            elif a == PASS:
-                actions.append({"move": "pass", "path": [], "label": PASS_LABEL})
-            elif a < PLACE_BASE:
-                actions.append({"move": s, "path": s.split("-")})
-            elif a < REMOVE_BASE:
-                i = (a - PLACE_BASE) // 6
-                if i not in placed_cells:
-                    placed_cells.add(i)
-                    actions.append({"template": f"{LABEL[i]}={{n}}", "path": [LABEL[i]], "choices": choices})
-            elif a < LOSE_BASE:
-                actions.append({"move": s, "path": [s[1:]]})
-            else:
-                actions.append({"move": s, "path": [s[5:]]})
+    actions = _actions(state, player) if with_actions else []
     period = state.game.delay_period
     turn_text: Text
     if state.phase == START:
@@ -170,7 +159,7 @@ def render(state: NymbatState, player: int | None = None) -> dict[str, Any]:
         last_move=last,
         viewer=player,
         hint=_hint(state),
-        setups=_setups(state) if player is None or player == state.current_player() else [],
+        setups=_setups(state) if with_actions and (player is None or player == state.current_player()) else [],
     )
 
 
@@ -340,3 +329,42 @@ def _board_cells(state: NymbatState) -> list[dict[str, Any]]:
             _BOARD_CELLS.clear()
         known = _BOARD_CELLS[id(L)] = (L, cells)
     return known[1]
+
+
+def _actions(state: NymbatState, player: int | None) -> list[dict[str, Any]]:
+    """The actions ``player`` (None: a spectator, who is shown the mover's) may take now."""
+    cp = state.current_player()
+    actions: list[dict[str, Any]] = []
+    if cp >= 0 and (player is None or player == cp):
+        legal = state._legal_actions()
+        choices = list(range(1, state._allowance() + 1))
+        placed_cells: set[int] = set()
+        for a in sorted(legal):
+            s = state.action_to_string(a)
+            if a == END:
+                actions.append({"move": "end", "path": [], "label": END_TURN})
+            elif a == PASS:
+                actions.append({"move": "pass", "path": [], "label": PASS_LABEL})
+            elif a < PLACE_BASE:
+                actions.append({"move": s, "path": s.split("-")})
+            elif a < REMOVE_BASE:
+                i = (a - PLACE_BASE) // 6
+                if i not in placed_cells:
+                    placed_cells.add(i)
+                    actions.append({"template": f"{LABEL[i]}={{n}}", "path": [LABEL[i]], "choices": choices})
+            elif a < LOSE_BASE:
+                actions.append({"move": s, "path": [s[1:]]})
+            else:
+                actions.append({"move": s, "path": [s[5:]]})
+    return actions
+
+
+def render_shared(state: NymbatState) -> dict[str, Any]:
+    """The fields every viewer sees alike (:meth:`tessera.core.game.State.render_shared`)."""
+    return without_seat(render(state, None, with_actions=False), state.render_seat_fields)
+
+
+def render_seat(state: NymbatState, player: int | None, *, actions: bool = True) -> dict[str, Any]:
+    """The seat's fields for ``player`` (:meth:`tessera.core.game.State.render_seat`)."""
+    setups = _setups(state) if player is None or player == state.current_player() else []
+    return describe_seat(player, _actions(state, player) if actions else [], setups=setups)

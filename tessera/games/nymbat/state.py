@@ -441,11 +441,26 @@ class NymbatState(TurnState):
         return float(_k.evaluate(self.s, self.game.geo, player))
 
     # -- drawing (render.py) ---------------------------------------------------------
+    render_seat_fields = ("viewer", "actions", "setups")
+    """The render's fields that depend on the seat: the actions and the first turn's set-ups are the mover's."""
+
     def render(self, player: int | None = None) -> dict[str, Any]:
         """The render description (docs/render.md) as seen by ``player`` (None: a spectator)."""
         from tessera.games.nymbat.render import render
 
         return render(self, player)
+
+    def render_shared(self) -> dict[str, Any]:
+        """The render's fields every viewer sees alike (:meth:`tessera.core.game.State.render_shared`)."""
+        from tessera.games.nymbat.render import render_shared
+
+        return render_shared(self)
+
+    def render_seat(self, player: int | None, *, actions: bool = True) -> dict[str, Any]:
+        """The render's fields of ``player``'s seat (:meth:`tessera.core.game.State.render_seat`)."""
+        from tessera.games.nymbat.render import render_seat
+
+        return render_seat(self, player, actions=actions)
 
     def __str__(self) -> str:
         return text_diagram(self.render())

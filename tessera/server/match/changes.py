@@ -42,6 +42,68 @@ def diff(old: Any, new: Any) -> list[Op]:
     return out
 
 
+RENDER = "render"
+"""The field of a view holding its render description (:func:`diff_views`)."""
+
+Shared = dict[str, tuple[Any, Any, list[Op]]]
+"""The changes of a render's fields already computed (:func:`diff_views`): by field, the old
+value, the new value and the operations (kept with them: the same objects, never their copies)."""
+
+
+def diff_views(old: Any, new: Any, shared: Shared) -> list[Op]:
+    """:func:`diff` of two views, the operations of each field of their render taken from
+    ``shared`` when that field's old and new values are the very objects a change was computed
+    for (then filled in with what is computed here).
+
+    The viewers of a game share most of their render's objects (the part every viewer sees
+    alike is rendered once per version: :meth:`tessera.server.match.views.Views.render`), so the
+    change of that part is computed once a move, not once per viewer.  The operations are those
+    :func:`diff` gives, in its order (a field's operations depend only on its two values and its
+    path, the same in every view).  The lists in ``shared`` and the result's operations are
+    shared: read them, never change them."""
+    if type(old) is not dict or type(new) is not dict:
+        return diff(old, new)
+    out: list[Op] = []
+    for k in old:
+        if k not in new:
+            out.append([[k]])
+    for k, v in new.items():
+        if k not in old:
+            out.append([[k], v])
+            continue
+        w = old[k]
+        if w is v:
+            continue
+        if k == RENDER and type(w) is dict and type(v) is dict:
+            _render(w, v, shared, out)
+        elif (type(w) is dict and type(v) is dict) or not (type(w) is type(v) and w == v):
+            _value(w, v, [k], out)
+    return out
+
+
+def _render(a: dict[str, Any], b: dict[str, Any], shared: Shared, out: list[Op]) -> None:
+    """:func:`_value` of two renders (``a`` to ``b``), field by field through ``shared``."""
+    for k in a:
+        if k not in b:
+            out.append([[RENDER, k]])
+    for k, v in b.items():
+        if k not in a:
+            out.append([[RENDER, k], v])
+            continue
+        w = a[k]
+        if w is v:
+            continue
+        kept = shared.get(k)
+        if kept is not None and kept[0] is w and kept[1] is v:
+            out.extend(kept[2])
+            continue
+        sub: list[Op] = []
+        if (type(w) is dict and type(v) is dict) or not (type(w) is type(v) and w == v):
+            _value(w, v, [RENDER, k], sub)
+        shared[k] = (w, v, sub)
+        out.extend(sub)
+
+
 def _value(a: Any, b: Any, path: list[Any], out: list[Op]) -> None:
     """Append the operations turning ``a`` into ``b`` (known to differ) at ``path``."""
     ta, tb = type(a), type(b)

@@ -88,36 +88,54 @@ def abortable(status: str, seats: int, moves: Iterable[MoveRow]) -> bool:
 # -- sealed orders (Nelaxtam's simultaneous turns) ----------------------------------------
 
 
-def render_for(state: State, seat: int | None, sealed: dict[int, str], status: str, result: Any) -> dict[str, Any]:
-    """The render description ``seat`` (None: a spectator) sees: drawn from the game's own view of the
-    position for that seat (:meth:`tessera.core.game.State.view`, which carries the sealed orders of the
-    open simultaneous turn and hides the others'), the one place a sealed order could leak from."""
-    cp = state.current_player()
-    shown = state
-    if cp == SIMULTANEOUS and sealed and len(sealed) < state.game.num_players:
-        shown = state.view(seat, sealed)
-    render = shown.render(seat)
-    if seat is None or status != "active":
-        render["actions"] = []
+def _shown(state: State, seat: int | None, sealed: dict[int, str]) -> State:
+    """The position ``seat`` (None: a spectator) may see: the game's own view of it
+    (:meth:`tessera.core.game.State.view`, which carries the sealed orders of the open simultaneous
+    turn and hides the others'), the one place a sealed order could leak from."""
+    if state.current_player() == SIMULTANEOUS and sealed and len(sealed) < state.game.num_players:
+        return state.view(seat, sealed)
+    return state
+
+
+def shared_render(state: State, sealed: dict[int, str], status: str, result: Any) -> dict[str, Any]:
+    """The fields of the render description every viewer of this position sees alike
+    (:meth:`tessera.core.game.State.render_shared`), drawn from the spectator's view (no sealed
+    order in it), with the stored result of a finished game.  Shared by the viewers: never changed."""
+    render = _shown(state, None, sealed).render_shared()
     if status != "active" and result is not None:
         render["result"] = result
         render["status"] = result["text"]
         render["status_key"], render["status_args"] = result.get("key"), result.get("args", {})
-    order = render.get("order")
-    if cp == SIMULTANEOUS:
-        if isinstance(order, dict) and seat is not None:
-            if seat in sealed or status != "active":
-                render["actions"] = []
-                order["units"] = [] if status != "active" else order.get("units", [])
-        elif isinstance(order, dict):
-            render["order"] = None
     return render
 
 
+def seat_render(state: State, seat: int | None, sealed: dict[int, str], status: str) -> dict[str, Any]:
+    """The fields of the render description that depend on ``seat`` (None: a spectator; see
+    :meth:`tessera.core.game.State.render_seat`), from ``seat``'s own view.  Spectators and the
+    viewers of a finished game get no action list (none is computed), nor does a seat whose
+    order of the open simultaneous turn is sealed (its order builder shows the sealed order)."""
+    cp = state.current_player()
+    part = _shown(state, seat, sealed).render_seat(seat, actions=seat is not None and status == "active")
+    order = part.get("order")
+    if cp == SIMULTANEOUS:
+        if isinstance(order, dict) and seat is not None:
+            if seat in sealed or status != "active":
+                part["actions"] = []
+                order["units"] = [] if status != "active" else order.get("units", [])
+        elif isinstance(order, dict):
+            part["order"] = None
+    return part
+
+
+def render_for(state: State, seat: int | None, sealed: dict[int, str], status: str, result: Any) -> dict[str, Any]:
+    """The render description ``seat`` (None: a spectator) sees: :func:`shared_render` with
+    :func:`seat_render` over it (a server keeps the shared part once per position)."""
+    return {**shared_render(state, sealed, status, result), **seat_render(state, seat, sealed, status)}
+
+
 def spectator_render(state: State) -> dict[str, Any]:
-    """A position as a spectator of the replay browser sees it: no actions, no order builder."""
-    render = state.render(None)
-    render["actions"] = []
+    """A position as a spectator of the replay browser sees it: no actions (none computed), no order builder."""
+    render = {**state.render_shared(), **state.render_seat(None, actions=False)}
     if isinstance(render.get("order"), dict):
         render["order"] = None
     return render

@@ -1,8 +1,10 @@
 """What each person sees of a game: built from the game in memory, never writing to storage.
 
 A view is filtered per seat (a Nelaxtam player's sealed order reaches only him, spectators see
-resolved turns only: :func:`tessera.server.match.knowledge.render_for`).  Render descriptions are
-kept for a few (game, version, seat): a move's answer and its pushes share one.
+resolved turns only: :func:`tessera.server.match.knowledge.render_for`).  The part of a render
+every viewer sees alike is rendered once per (game, version) and each seat's own part added to it
+(the game says which fields are the seat's: :attr:`tessera.core.game.State.render_seat_fields`);
+render descriptions are kept for a few (game, version, seat): a move's answer and its pushes share one.
 """
 
 from __future__ import annotations
@@ -18,13 +20,21 @@ from tessera.server.events import Presence
 from tessera.server.http.encoding import dumps, loads
 from tessera.server.http.errors import ServiceError
 from tessera.server.match import tables
-from tessera.server.match.changes import diff
+from tessera.server.match.changes import Op, Shared, diff_views
 from tessera.server.match.clocks import clock_public, clock_settings, flagged
-from tessera.server.match.knowledge import abortable, draws_possible, render_for, replay_moves, spectator_render
+from tessera.server.match.knowledge import (
+    abortable,
+    draws_possible,
+    replay_moves,
+    seat_render,
+    shared_render,
+    spectator_render,
+)
 from tessera.server.match.live import Games, Live, seat_of, undo_waiting
 
 RENDER_CACHE = 64
-"""How many render descriptions (game, version, seat) are kept: a move's answer and its pushes share one.
+"""How many render descriptions (game, version, seat) are kept, and as many shared parts (game,
+version): a move's answer and its pushes share one.
 Few: a render is about 540 objects the garbage collector tracks, and renders kept long enough to
 reach its oldest generation made it walk them all about once a second (pauses of 300-570 ms
 under load with 512 kept); a view asked for later is rendered again (0.15 ms)."""
@@ -41,6 +51,12 @@ view's render is the render cache's object, so they cost little more; few for th
 a seat's view of the version before a move is still there when its change is computed, after its
 new view was built (the hub builds every viewer's new view first)."""
 
+DIFFS_KEPT = 32
+"""For how many games (the last changed) the change of the render's shared part is kept
+(:meth:`Views.diff`): it serves the viewers of one move, all diffed right after it (the move's
+answer, then the pushes), so few; what it keeps (two versions' render objects a game) is walked
+by the garbage collector like :data:`RENDER_CACHE`'s renders."""
+
 ALWAYS_SENT = ("seats", "clock")
 """Fields a move's answer sets whole in its change: they also change between versions (presence,
 the clock's seconds left now), so the viewer's copy may differ from the base the change is computed on."""
@@ -53,18 +69,30 @@ class Views:
         self.games = games
         self.presence = presence
         self._renders: OrderedDict[tuple[str, int, int | None], dict[str, Any]] = OrderedDict()
+        self._shared: OrderedDict[tuple[str, int], dict[str, Any]] = OrderedDict()
         self._last: OrderedDict[tuple[str, int | None], tuple[int, bytes]] = OrderedDict()
         self._recent: OrderedDict[tuple[str, int | None, int], tuple[bytes, dict[str, Any]]] = OrderedDict()
         self._changes: OrderedDict[tuple[str, int | None], tuple[bytes, bytes, list[Any]]] = OrderedDict()
+        self._diffs: OrderedDict[str, Shared] = OrderedDict()
 
     def render(self, live: Live, seat: int | None) -> dict[str, Any]:
-        """The render description ``seat`` sees (cached for this version)."""
+        """The render description ``seat`` sees (cached for this version): the part every viewer
+        sees alike, rendered once per version (:func:`~tessera.server.match.knowledge.shared_render`),
+        with the seat's own part over it (:func:`~tessera.server.match.knowledge.seat_render`)."""
         key = (live.row.id, live.row.version, seat)
         with self.games.guard:
             cached = self._renders.get(key)
+            shared = self._shared.get(key[:2])
         if cached is not None:
             return cached
-        render = render_for(live.state, seat, live.sealed, live.row.status, live.row.result)
+        row = live.row
+        if shared is None:
+            shared = shared_render(live.state, live.sealed, row.status, row.result)
+            with self.games.guard:
+                self._shared[key[:2]] = shared
+                while len(self._shared) > RENDER_CACHE:
+                    self._shared.popitem(last=False)
+        render = {**shared, **seat_render(live.state, seat, live.sealed, row.status)}
         with self.games.guard:
             self._renders[key] = render
             while len(self._renders) > RENDER_CACHE:
@@ -168,6 +196,22 @@ class Views:
             kept = self._last.get((game_id, seat))
         return kept[1] if kept is not None and kept[0] == version else None
 
+    def diff(self, game_id: str, before: dict[str, Any], after: dict[str, Any]) -> list[Op]:
+        """The change from the view ``before`` to ``after`` (of one viewer of ``game_id``:
+        :func:`tessera.server.match.changes.diff`), the operations of the render's fields both
+        views share with another viewer's computed once for all of them
+        (:func:`~tessera.server.match.changes.diff_views`; kept for the :data:`DIFFS_KEPT` games
+        changed last)."""
+        with self.games.guard:
+            shared = self._diffs.get(game_id)
+            if shared is None:
+                shared = self._diffs[game_id] = {}
+                while len(self._diffs) > DIFFS_KEPT:
+                    self._diffs.popitem(last=False)
+            else:
+                self._diffs.move_to_end(game_id)
+        return diff_views(before, after, shared)
+
     def change(self, old: Live, new: Live, seat: int | None) -> dict[str, Any]:
         """The change from ``seat``'s view of ``old`` to its view of ``new`` (the same game):
         ``{"from": old version, "version": new version, "ops": [...]}`` (tessera.server.match.changes;
@@ -180,7 +224,7 @@ class Views:
             before = self.view(old, seat)
         after = self.view(new, seat)
         text = self.encoded(new, seat, after)
-        exact = diff(before, after)
+        exact = self.diff(old.row.id, before, after)
         if base is not None:  # the same change for this seat's sockets (their base is that JSON)
             with self.games.guard:
                 self._changes[(old.row.id, seat)] = (base, text, exact)

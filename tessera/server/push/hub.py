@@ -42,7 +42,6 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from tessera.server.events import Changed, ChatPosted, Event, Resync, Thinking
 from tessera.server.http.encoding import dumps, dumps_text, loads
 from tessera.server.http.errors import ServiceError
-from tessera.server.match.changes import diff
 from tessera.server.match.service import MatchService
 
 if TYPE_CHECKING:
@@ -359,7 +358,8 @@ class Hub:
         The views are built and JSON-encoded once per distinct token (all spectators share one
         text), not once per socket: on the event loop from the game in memory after this
         process's own change, else in one trip to the thread pool.  A change is computed once per
-        distinct token and base version; a light socket whose view did not change gets nothing.
+        distinct token and base version, the operations of the render's shared part once for all
+        of them (:meth:`~tessera.server.match.views.Views.diff`); a light socket whose view did not change gets nothing.
         """
         conns = list(self.games.get(game_id, ()))
         if not conns:
@@ -402,7 +402,10 @@ class Hub:
                         text = encode({"type": "change", "from": base[0], "version": version, "ops": ops})
                     else:
                         old = views_.decoded(game_id, conn.seat, base[0], base[1])
-                        text = change_text(base, version, new if new is not None else loads(full), old)
+                        before = old if old is not None else loads(base[1])
+                        # (the change of the render's shared part is computed once for all viewers)
+                        ops = views_.diff(game_id, before, new if new is not None else loads(full))
+                        text = encode({"type": "change", "from": base[0], "version": version, "ops": ops})
                     if len(text) >= len(full) + 24:  # (the state message's own length; a change no smaller)
                         text = states.get(conn.token) or states.setdefault(conn.token, state_text(full))
                     changes[key] = text
@@ -471,13 +474,6 @@ def spectator_account(websocket: WebSocket) -> str | None:
 def state_text(full: bytes) -> str:
     """The ``state`` message carrying the view whose JSON is ``full``."""
     return '{"type":"state","view":' + full.decode("utf-8") + "}"
-
-
-def change_text(base: tuple[int, bytes], version: int, new: dict[str, Any], old: dict[str, Any] | None = None) -> str:
-    """The ``change`` message from the view ``base`` (version, JSON; ``old``: that view as an
-    object if still kept) to the view ``new`` at ``version``."""
-    ops = diff(old if old is not None else loads(base[1]), new)
-    return encode({"type": "change", "from": base[0], "version": version, "ops": ops})
 
 
 def encode(message: dict[str, object]) -> str:
