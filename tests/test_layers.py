@@ -333,7 +333,6 @@ TABLES_LEFT = {
     "tessera.server.accounts.history": "histories and profiles join the games and seats in SQL",
     "tessera.server.accounts.stats": "the statistics page aggregates games, seats and moves in SQL",
     "tessera.server.bot.store": "the bot API's streams read games, seats and accounts in SQL",
-    "tessera.server.match.creators": "the lobby orders open games by the creator's rating in one query",
     "tessera.server.moderation.store": "reports, the chat log and the accounts joined in SQL",
     "tessera.server.notify.store": (
         "a subscription's seats capped and pruned by their games' status and age, and by its accounts' "

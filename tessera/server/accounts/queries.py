@@ -128,3 +128,11 @@ def ratings_of_names(tx: Transaction, keys: Sequence[str], pool: str) -> list[tu
         .where(u.username_key.in_(list(keys)), r.pool == pool)
     )
     return [(str(name), float(rating), int(games)) for name, rating, games in rows]
+
+
+def pool_ratings() -> sa.Select[tuple[str, str, float]]:
+    """Every stored rating as a statement of ``(user_id, pool, rating)`` rows, for another domain's query
+    to join within its own (e.g. the lobby's order by the closeness of ratings,
+    :func:`tessera.server.match.creators.open_games`); alias it once per join with ``.subquery(name)``."""
+    r = ratings_table.c
+    return sa.select(r.user_id, r.pool, r.rating)
