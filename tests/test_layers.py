@@ -331,7 +331,6 @@ DOMAIN_FREE_EXCEPTIONS = {
 
 TABLES_LEFT = {
     "tessera.server.accounts.history": "histories and profiles join the games and seats in SQL",
-    "tessera.server.accounts.stats": "the statistics page aggregates games, seats and moves in SQL",
     "tessera.server.bot.store": "the bot API's streams read games, seats and accounts in SQL",
     "tessera.server.moderation.store": "reports, the chat log and the accounts joined in SQL",
     "tessera.server.notify.store": (

@@ -136,3 +136,10 @@ def pool_ratings() -> sa.Select[tuple[str, str, float]]:
     :func:`tessera.server.match.creators.open_games`); alias it once per join with ``.subquery(name)``."""
     r = ratings_table.c
     return sa.select(r.user_id, r.pool, r.rating)
+
+
+def rated_games(pool: str) -> sa.Select[tuple[str]]:
+    """The rated games of ``pool`` (a game's name) as a statement of one column of game ids, for another
+    domain's query to read within its own (e.g. :func:`tessera.server.match.queries.finished_between_people`)."""
+    ag = account_games_table.c
+    return sa.select(ag.game_id).where(ag.rated.is_(True), ag.pool == pool)

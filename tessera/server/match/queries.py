@@ -201,3 +201,35 @@ def rename_seat(tx: Transaction, game_id: str, seat: int, name: str, now: float)
         .values(version=games_table.c.version + 1, updated_at=now)
     )
     tx.changed(game_id)
+
+
+def finished_between_people(tx: Transaction, game_ids: sa.Select[Any]) -> list[tuple[str, str, dict[str, Any] | None]]:
+    """Of ``game_ids`` (a statement of one column of game ids, e.g.
+    :func:`tessera.server.accounts.queries.rated_games`), the finished games with no AI seat, as
+    ``(game id, spec, stored result or None)`` in no particular order."""
+    s = game_ids.subquery()
+    key = next(iter(s.c))
+    g = games_table.c
+    rows = tx.conn.execute(
+        sa.select(g.id, g.spec, g.result)
+        .join(s, key == g.id)
+        .where(
+            g.status == "finished",
+            ~sa.exists().where(seats_table.c.game_id == g.id, seats_table.c.kind == "ai"),
+        )
+    )
+    return [(str(r.id), str(r.spec), json.loads(r.result) if r.result else None) for r in rows]
+
+
+def move_counts(tx: Transaction, game_ids: Sequence[str]) -> dict[str, int]:
+    """How many moves each of ``game_ids`` has stored: game id → count (games with none are absent), 500
+    games a statement."""
+    m = moves_table.c
+    ids = list(game_ids)
+    out: dict[str, int] = {}
+    for i in range(0, len(ids), 500):
+        rows = tx.conn.execute(
+            sa.select(m.game_id, sa.func.count()).where(m.game_id.in_(ids[i : i + 500])).group_by(m.game_id)
+        )
+        out.update((str(gid), int(n)) for gid, n in rows)
+    return out
