@@ -333,10 +333,6 @@ TABLES_LEFT = {
     "tessera.server.accounts.history": "histories and profiles join the games and seats in SQL",
     "tessera.server.bot.store": "the bot API's streams read games, seats and accounts in SQL",
     "tessera.server.moderation.store": "reports, the chat log and the accounts joined in SQL",
-    "tessera.server.notify.store": (
-        "a subscription's seats capped and pruned by their games' status and age, and by its accounts' "
-        "deletion, in one statement each"
-    ),
 }
 """Modules that still query another domain's tables, each with why (to become calls of that domain's
 query functions; the list only shrinks).  A ``tables`` module naming another's table for a foreign key

@@ -143,3 +143,19 @@ def rated_games(pool: str) -> sa.Select[tuple[str]]:
     domain's query to read within its own (e.g. :func:`tessera.server.match.queries.finished_between_people`)."""
     ag = account_games_table.c
     return sa.select(ag.game_id).where(ag.rated.is_(True), ag.pool == pool)
+
+
+def open_accounts(user_ids: Sequence[str] | None = None) -> sa.Select[tuple[str]]:
+    """Of ``user_ids`` (None: of every account), the accounts not deleted, as a statement of one column of
+    user ids, for another domain's query to read within its own (e.g. the push subscriptions of living
+    accounts)."""
+    u = users_table.c
+    q = sa.select(u.id).where(u.deleted_at.is_(None))
+    return q if user_ids is None else q.where(u.id.in_(list(user_ids)))
+
+
+def deleted_accounts() -> sa.Select[tuple[str]]:
+    """The deleted accounts as a statement of one column of user ids, for another domain's statement to
+    read within its own (e.g. forgetting their e-mail addresses)."""
+    u = users_table.c
+    return sa.select(u.id).where(u.deleted_at.is_not(None))

@@ -233,3 +233,30 @@ def move_counts(tx: Transaction, game_ids: Sequence[str]) -> dict[str, int]:
         )
         out.update((str(gid), int(n)) for gid, n in rows)
     return out
+
+
+def seats_oldest_first(tx: Transaction, seats: sa.Select[Any]) -> list[tuple[str, int]]:
+    """``seats`` (a statement of ``(game_id, seat)`` rows) as ``(game id, seat)``: those of finished games
+    first, then by their game's creation, oldest first (then by game id and seat); seats of no stored
+    game are left out."""
+    s = seats.subquery()
+    g = games_table.c
+    rows = tx.conn.execute(
+        sa.select(s.c.game_id, s.c.seat)
+        .join(games_table, g.id == s.c.game_id)
+        .order_by((g.status == "finished").desc(), g.created_at, s.c.game_id, s.c.seat)
+    )
+    return [(str(r.game_id), int(r.seat)) for r in rows]
+
+
+def on_or_ended_since(rows: sa.Select[Any], since: float) -> sa.Select[Any]:
+    """Of ``rows`` (a statement with a ``game_id`` column), those whose game is not finished or changed
+    after ``since`` (seconds since the epoch), as a statement of the rows' first column, for the caller's
+    query to read within its own."""
+    s = rows.subquery()
+    g = games_table.c
+    return (
+        sa.select(next(iter(s.c)))
+        .join(games_table, g.id == s.c.game_id)
+        .where(sa.or_(g.status != "finished", g.updated_at > since))
+    )
