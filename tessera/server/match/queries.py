@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 
@@ -260,3 +260,58 @@ def on_or_ended_since(rows: sa.Select[Any], since: float) -> sa.Select[Any]:
         .join(games_table, g.id == s.c.game_id)
         .where(sa.or_(g.status != "finished", g.updated_at > since))
     )
+
+
+class SeatGame(NamedTuple):
+    """A seat and the game it is in, as :func:`seat_games` reads them (times in seconds since the epoch)."""
+
+    game_id: str
+    seat: int
+    game: str
+    spec: str
+    status: str
+    result: dict[str, Any] | None
+    clock: dict[str, Any] | None
+    created_at: float
+    updated_at: float
+
+
+def seat_games(
+    tx: Transaction,
+    seats: sa.Select[Any],
+    *,
+    game: str | None = None,
+    unfinished: bool = False,
+    oldest_first: bool = False,
+    limit: int | None = None,
+) -> list[SeatGame]:
+    """The games of ``seats`` (a statement of ``(game_id, seat)`` rows, e.g. an account's seats from
+    :func:`tessera.server.accounts.queries.account_seats`), one :class:`SeatGame` per seat: only games of
+    the name ``game`` if given, only those not finished if ``unfinished``; the newest games first (the
+    oldest first if ``oldest_first``), then by game id and seat; at most ``limit`` (None: all)."""
+    s = seats.subquery()
+    g = games_table.c
+    q = sa.select(g.id, s.c.seat, g.game, g.spec, g.status, g.result, g.clock, g.created_at, g.updated_at).join(
+        s, s.c.game_id == g.id
+    )
+    if game is not None:
+        q = q.where(g.game == game)
+    if unfinished:
+        q = q.where(g.status != "finished")
+    q = q.order_by(g.created_at if oldest_first else g.created_at.desc(), g.id, s.c.seat)
+    if limit is not None:
+        q = q.limit(limit)
+    return [
+        SeatGame(
+            str(r.id),
+            int(r.seat),
+            str(r.game),
+            str(r.spec),
+            str(r.status),
+            json.loads(r.result) if r.result else None,
+            json.loads(r.clock) if r.clock else None,
+            float(r.created_at),
+            float(r.updated_at),
+        )
+        for r in tx.conn.execute(q)
+    ]
