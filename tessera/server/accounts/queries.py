@@ -7,6 +7,7 @@ decides what is read together) and answers plain values (ids, names, numbers).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -159,3 +160,71 @@ def deleted_accounts() -> sa.Select[tuple[str]]:
     read within its own (e.g. forgetting their e-mail addresses)."""
     u = users_table.c
     return sa.select(u.id).where(u.deleted_at.is_not(None))
+
+
+def name_bot_deletion(tx: Transaction, user_ids: Iterable[str]) -> dict[str, tuple[str, bool, float | None]]:
+    """The accounts ``user_ids`` as user id → (username, is_bot, deleted_at: None while the account is
+    open); ids of no account are absent."""
+    ids = sorted(set(user_ids))
+    out: dict[str, tuple[str, bool, float | None]] = {}
+    u = users_table.c
+    for i in range(0, len(ids), 500):
+        rows = tx.conn.execute(sa.select(u.id, u.username, u.is_bot, u.deleted_at).where(u.id.in_(ids[i : i + 500])))
+        for r in rows:
+            out[str(r.id)] = (str(r.username), bool(r.is_bot), r.deleted_at)
+    return out
+
+
+def open_names(tx: Transaction, user_ids: sa.Select[Any], limit: int) -> list[tuple[str, str]]:
+    """Of ``user_ids`` (a statement of one column of user ids), the accounts not deleted as ``(user id,
+    username)``, in the order of their name keys: at most ``limit``."""
+    s = user_ids.subquery()
+    u = users_table.c
+    rows = tx.conn.execute(
+        sa.select(u.id, u.username)
+        .join(s, next(iter(s.c)) == u.id)
+        .where(u.deleted_at.is_(None))
+        .order_by(u.username_key)
+        .limit(limit)
+    )
+    return [(str(r.id), str(r.username)) for r in rows]
+
+
+def names_among(tx: Transaction, user_ids: sa.Select[Any], names: Sequence[str]) -> set[str]:
+    """Of ``names`` (usernames as written), those of the accounts in ``user_ids`` (a statement of one
+    column of user ids)."""
+    s = user_ids.subquery()
+    u = users_table.c
+    rows = tx.conn.execute(sa.select(u.username).join(s, next(iter(s.c)) == u.id).where(u.username.in_(list(names))))
+    return {str(n) for (n,) in rows}
+
+
+def rating_rows(tx: Transaction, user_ids: Sequence[str], pool: str | None = None) -> list[dict[str, Any]]:
+    """The stored ratings of ``user_ids`` (only in ``pool`` if given), each as a dict of ``user_id``,
+    ``pool``, ``rating``, ``rd``, ``vol``, ``games`` and ``updated_at`` (seconds since the epoch)."""
+    r = ratings_table.c
+    q = sa.select(ratings_table).where(r.user_id.in_(list(user_ids)))
+    if pool is not None:
+        q = q.where(r.pool == pool)
+    return [dict(m) for m in tx.conn.execute(q).mappings()]
+
+
+def game_pool(tx: Transaction, game_id: str) -> tuple[bool, str] | None:
+    """Whether the game ``game_id`` is rated, and its rating pool; None: no account sat in it when it
+    began (no such row)."""
+    ag = account_games_table.c
+    r = tx.conn.execute(sa.select(ag.rated, ag.pool).where(ag.game_id == game_id)).first()
+    return None if r is None else (bool(r.rated), str(r.pool))
+
+
+def has_seats(tx: Transaction, user_id: str) -> bool:
+    """Whether the account ``user_id`` holds or held any game's seat."""
+    return tx.conn.execute(sa.select(_seat.game_id).where(_seat.user_id == user_id).limit(1)).first() is not None
+
+
+def make_bot(tx: Transaction, user_id: str) -> bool:
+    """Mark the account ``user_id`` a bot in the caller's transaction; False if it was one already (or is
+    no account)."""
+    u = users_table.c
+    done = tx.conn.execute(users_table.update().where(u.id == user_id, u.is_bot.is_(False)).values(is_bot=True))
+    return done.rowcount == 1
