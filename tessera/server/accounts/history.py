@@ -16,7 +16,7 @@ from tessera.server.accounts.model import (
     rating_public,
     seat_result,
 )
-from tessera.server.accounts.queries import account_seats, name_and_deletion, seat_holders_of
+from tessera.server.accounts.queries import account_seats, name_and_deletion, rated_among, seat_holders_of
 from tessera.server.accounts.rating import AI_ACCOUNTS, current, starting_rating
 from tessera.server.accounts.security import Refused
 from tessera.server.accounts.tables import (
@@ -183,7 +183,7 @@ class HistoryQueries(StoreBase):
             raise Refused(422, "page counts from 1", key="refusal.history.page_from_one")
         with self.storage.transaction() as tx:
             rows = seat_games(tx, account_seats(user.id), game=game)
-            rated = _rated(tx, sorted({r.game_id for r in rows}))
+            rated = rated_among(tx, sorted({r.game_id for r in rows}))
             found: list[dict[str, Any]] = []
             seen: set[str] = set()
             for r in rows:
@@ -242,13 +242,3 @@ class HistoryQueries(StoreBase):
             "counts": {"games": len(every), **counts},
             "recent": self.games(user, page=1)["games"][:10],
         }
-
-
-def _rated(tx: Transaction, game_ids: list[str]) -> set[str]:
-    """Of ``game_ids``, the rated games (500 a statement)."""
-    ag = account_games_table.c
-    out: set[str] = set()
-    for i in range(0, len(game_ids), 500):
-        rows = tx.conn.execute(sa.select(ag.game_id).where(ag.game_id.in_(game_ids[i : i + 500]), ag.rated.is_(True)))
-        out.update(str(g) for (g,) in rows)
-    return out

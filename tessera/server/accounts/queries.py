@@ -175,19 +175,20 @@ def name_bot_deletion(tx: Transaction, user_ids: Iterable[str]) -> dict[str, tup
     return out
 
 
-def open_names(tx: Transaction, user_ids: sa.Select[Any], limit: int) -> list[tuple[str, str]]:
-    """Of ``user_ids`` (a statement of one column of user ids), the accounts not deleted as ``(user id,
-    username)``, in the order of their name keys: at most ``limit``."""
+def names_in_key_order(
+    tx: Transaction, user_ids: sa.Select[Any], *, open_only: bool = False, limit: int | None = None
+) -> list[tuple[str, str]]:
+    """The accounts of ``user_ids`` (a statement of one column of user ids) as ``(user id, username)``, in
+    the order of their name keys: only those not deleted if ``open_only``; at most ``limit`` (None: all)."""
     s = user_ids.subquery()
     u = users_table.c
-    rows = tx.conn.execute(
-        sa.select(u.id, u.username)
-        .join(s, next(iter(s.c)) == u.id)
-        .where(u.deleted_at.is_(None))
-        .order_by(u.username_key)
-        .limit(limit)
-    )
-    return [(str(r.id), str(r.username)) for r in rows]
+    q = sa.select(u.id, u.username).join(s, next(iter(s.c)) == u.id)
+    if open_only:
+        q = q.where(u.deleted_at.is_(None))
+    q = q.order_by(u.username_key)
+    if limit is not None:
+        q = q.limit(limit)
+    return [(str(r.id), str(r.username)) for r in tx.conn.execute(q)]
 
 
 def names_among(tx: Transaction, user_ids: sa.Select[Any], names: Sequence[str]) -> set[str]:
@@ -228,3 +229,27 @@ def make_bot(tx: Transaction, user_id: str) -> bool:
     u = users_table.c
     done = tx.conn.execute(users_table.update().where(u.id == user_id, u.is_bot.is_(False)).values(is_bot=True))
     return done.rowcount == 1
+
+
+def rated_among(tx: Transaction, game_ids: Sequence[str]) -> set[str]:
+    """Of ``game_ids``, the rated games (500 a statement)."""
+    ag = account_games_table.c
+    ids = list(game_ids)
+    out: set[str] = set()
+    for i in range(0, len(ids), 500):
+        rows = tx.conn.execute(sa.select(ag.game_id).where(ag.game_id.in_(ids[i : i + 500]), ag.rated.is_(True)))
+        out.update(str(g) for (g,) in rows)
+    return out
+
+
+def holds_seat(tx: Transaction, game_id: str, user_id: str) -> bool:
+    """Whether the account ``user_id`` holds a seat of ``game_id``."""
+    q = sa.select(_seat.seat).where(_seat.game_id == game_id, _seat.user_id == user_id).limit(1)
+    return tx.conn.execute(q).first() is not None
+
+
+def people() -> sa.Select[tuple[str]]:
+    """The accounts that are no bot (nor an AI level's account) as a statement of one column of user ids,
+    for another domain's query to read within its own (e.g. the engine-use signals of ordinary players)."""
+    u = users_table.c
+    return sa.select(u.id).where(u.is_bot.is_(False))

@@ -21,7 +21,7 @@ from tessera.server.accounts.queries import (
     make_bot,
     name_bot_deletion,
     names_among,
-    open_names,
+    names_in_key_order,
     rating_rows,
     seat_holders_of,
 )
@@ -121,7 +121,7 @@ class BotStore:
         since = time.time() - ONLINE_SECONDS
         with self.storage.transaction() as tx:
             b = bots_table.c
-            rows = open_names(tx, sa.select(b.user_id).where(b.seen_at >= since), limit)
+            rows = names_in_key_order(tx, sa.select(b.user_id).where(b.seen_at >= since), open_only=True, limit=limit)
             ratings: dict[str, dict[str, Any]] = {}
             for r in rating_rows(tx, [uid for uid, _ in rows]):
                 ratings.setdefault(r["user_id"], {})[r["pool"]] = _rating(r)

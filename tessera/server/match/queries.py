@@ -315,3 +315,8 @@ def seat_games(
         )
         for r in tx.conn.execute(q)
     ]
+
+
+def game_exists(tx: Transaction, game_id: str) -> bool:
+    """Whether a game ``game_id`` is stored."""
+    return tx.conn.execute(sa.select(games_table.c.id).where(games_table.c.id == game_id)).first() is not None
