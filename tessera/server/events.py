@@ -9,8 +9,8 @@ only :class:`Events`, a subscriber only the events it is given.
     or by another server process on the same PostgreSQL database (announced by
     :class:`tessera.server.store.bus.ChangeListener`; the game is read again before it is shown).
     ``ai`` and ``clock`` say whether the game has AI seats and a clock, ``finished`` whether it is
-    finished (each True when not known), so that the AI worker, the clock timers and the
-    rating of ended games need not ask.
+    finished (each True when not known), and ``mode`` its mode (None when not known), so that the AI
+    worker, the clock timers, the rating of ended games and the notifier need not ask.
 ``Resync()``
     change notices may have been missed (the listener's connection was lost): every watched
     game is read again.
@@ -50,6 +50,8 @@ class Changed:
     ai: bool = True
     clock: bool = True
     finished: bool = True
+    mode: str | None = None
+    """The game's mode (``hotseat``, ``ai``, ``online``); None: not known to the publisher."""
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -419,12 +420,12 @@ def test_a_change_announced_by_another_process_wakes_the_accounts_pages_and_push
     seen: list[str] = []
     app.state.service.events.subscribe(lambda e: seen.append(e.user_id) if isinstance(e, AccountChanged) else None)
     notifier = app.state.notify.notifier
-    assert notifier.listened() == set()  # (this test's clients keep no page open)
+    assert not notifier.listening()  # (this test's clients keep no page open)
     app.state.service.events.publish(Changed(gid, local=False))
     idle(app)
     assert seen == []  # nobody here to wake
     ann_id, bob_id = app.state.accounts.user("ann").id, app.state.accounts.user("bob").id
-    notifier.listened = lambda: {ann_id}  # as if Ann's page were open here
+    notifier.listeners = [SimpleNamespace(listening=1)]  # as if Ann's page were open here
     app.state.service.events.publish(Changed(gid, local=False))
     idle(app)
     assert {ann_id, bob_id} <= set(seen)
@@ -480,10 +481,10 @@ def test_a_change_with_nothing_to_do_here_does_not_wake_the_notifiers_thread(app
 
     notifier._queue = Counted()
     try:
-        assert notifier.listened() == set()
+        assert not notifier.listening()
         app.state.service.events.publish(Changed("elsewhere", local=False))
         assert queued == []
-        notifier.listened = lambda: {"someone"}
+        notifier.listeners = [SimpleNamespace(listening=1)]
         app.state.service.events.publish(Changed("elsewhere", local=False))
         assert queued == [("game", "elsewhere", False)]
     finally:
@@ -524,3 +525,29 @@ def test_a_move_on_one_process_wakes_the_opponents_page_streaming_from_another(d
             assert next(events) == "event: challenges"  # woken: read your games again
         w = bob.post("/api/notify/waiting", json={}).json()
         assert [g["id"] for g in w["games"]] == [gid] and w["account"]
+
+
+def test_the_streams_count_the_accounts_listening_here_as_streams_open_and_close() -> None:
+    """'With no account page or stream open here, a change is not queued': the notifier reads whether one
+    is open from the accounts' live streams and the bot API's event streams, which count the accounts with
+    a stream open as streams open and close (two streams of one account count once)."""
+    import asyncio
+
+    from tessera.server.accounts.live import AccountStreams
+    from tessera.server.bot.streams import BotStreams
+
+    async def run() -> None:
+        pages, bots = AccountStreams(), BotStreams()
+        a1, a2, b = pages.open("ann"), pages.open("ann"), pages.open("bob")
+        assert pages.listening == 2
+        pages.close("ann", a1)
+        assert pages.listening == 2
+        pages.close("ann", a2)
+        pages.close("bob", b)
+        assert pages.listening == 0
+        wake = bots.open_events("botty", "key")
+        assert bots.listening == 1
+        bots.close_events("botty", "key", wake)
+        assert bots.listening == 0
+
+    asyncio.run(run())

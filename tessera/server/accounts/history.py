@@ -3,7 +3,6 @@ profile: the reading part of :class:`~tessera.server.accounts.store.AccountStore
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import sqlalchemy as sa
@@ -17,17 +16,17 @@ from tessera.server.accounts.model import (
     rating_public,
     seat_result,
 )
+from tessera.server.accounts.queries import account_seats, name_and_deletion, rated_among, seat_holders_of
 from tessera.server.accounts.rating import AI_ACCOUNTS, current, starting_rating
 from tessera.server.accounts.security import Refused
 from tessera.server.accounts.tables import (
-    SEAT_OF_ACCOUNT,
     account_games_table,
     history_table,
     ratings_table,
     seat_accounts_table,
     users_table,
 )
-from tessera.server.match.tables import games_table, seats_table
+from tessera.server.match.queries import seat_games, seat_rows
 from tessera.server.moderation.guards import engine_marked
 from tessera.server.store.storage import Transaction
 
@@ -182,49 +181,30 @@ class HistoryQueries(StoreBase):
             )
         if page is not None and (not isinstance(page, int) or page < 1 or page > 10_000):
             raise Refused(422, "page counts from 1", key="refusal.history.page_from_one")
-        q = (
-            sa.select(
-                games_table.c.id,
-                games_table.c.game,
-                games_table.c.spec,
-                games_table.c.status,
-                games_table.c.result,
-                games_table.c.created_at,
-                games_table.c.updated_at,
-                seat_accounts_table.c.seat,
-                account_games_table.c.rated,
-            )
-            .join(seat_accounts_table, seat_accounts_table.c.game_id == games_table.c.id)
-            .join(account_games_table, account_games_table.c.game_id == games_table.c.id, isouter=True)
-            .where(seat_accounts_table.c.user_id == user.id)
-            .order_by(games_table.c.created_at.desc(), games_table.c.id)
-        )
-        if game is not None:
-            q = q.where(games_table.c.game == game)
         with self.storage.transaction() as tx:
-            rows = tx.conn.execute(q).mappings().all()
+            rows = seat_games(tx, account_seats(user.id), game=game)
+            rated = rated_among(tx, sorted({r.game_id for r in rows}))
             found: list[dict[str, Any]] = []
             seen: set[str] = set()
             for r in rows:
-                if r["id"] in seen:  # two seats of one game (a hot-seat game claimed whole)
+                if r.game_id in seen:  # two seats of one game (a hot-seat game claimed whole)
                     continue
-                seen.add(r["id"])
-                res = json.loads(r["result"]) if r["result"] else None
-                outcome = "playing" if r["status"] != "finished" else seat_result(res, r["seat"])
+                seen.add(r.game_id)
+                outcome = "playing" if r.status != "finished" else seat_result(r.result, r.seat)
                 if result is not None and outcome != result:
                     continue
                 found.append(
                     {
-                        "id": r["id"],
-                        "game": r["game"],
-                        "spec": r["spec"],
-                        "seat": r["seat"],
-                        "status": r["status"],
+                        "id": r.game_id,
+                        "game": r.game,
+                        "spec": r.spec,
+                        "seat": r.seat,
+                        "status": r.status,
                         "result": outcome,
-                        "text": (res or {}).get("text"),
-                        "rated": bool(r["rated"]),
-                        "created_at": r["created_at"],
-                        "updated_at": r["updated_at"],
+                        "text": (r.result or {}).get("text"),
+                        "rated": r.game_id in rated,
+                        "created_at": r.created_at,
+                        "updated_at": r.updated_at,
                     }
                 )
             shown = found if page is None else found[(page - 1) * PAGE : page * PAGE]
@@ -234,32 +214,21 @@ class HistoryQueries(StoreBase):
 
     @staticmethod
     def _players(tx: Transaction, game_id: str) -> list[dict[str, Any]]:
-        rows = tx.conn.execute(
-            sa.select(
-                seats_table.c.seat,
-                seats_table.c.name,
-                seats_table.c.kind,
-                users_table.c.username,
-                users_table.c.deleted_at,
+        seats = seat_rows(tx, game_id)
+        holders = seat_holders_of(tx, game_id, [s.seat for s in seats])
+        accounts = name_and_deletion(tx, holders.values())
+        out = []
+        for s in seats:
+            username, deleted = accounts.get(holders.get(s.seat, ""), (None, None))
+            out.append(
+                {
+                    "seat": s.seat,
+                    "name": DELETED_NAME if deleted is not None else (username or s.name),
+                    "kind": s.kind,
+                    "username": None if deleted is not None else username,
+                }
             )
-            .join(
-                seat_accounts_table,
-                SEAT_OF_ACCOUNT,
-                isouter=True,
-            )
-            .join(users_table, users_table.c.id == seat_accounts_table.c.user_id, isouter=True)
-            .where(seats_table.c.game_id == game_id)
-            .order_by(seats_table.c.seat)
-        ).all()
-        return [
-            {
-                "seat": seat,
-                "name": DELETED_NAME if deleted is not None else (username or name),
-                "kind": kind,
-                "username": None if deleted is not None else username,
-            }
-            for seat, name, kind, username, deleted in rows
-        ]
+        return out
 
     def profile(self, user: User) -> dict[str, Any]:
         """The public profile: ratings per game, counts, joined, recent games."""

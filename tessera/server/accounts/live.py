@@ -57,6 +57,8 @@ class AccountStreams:
         self.loop: asyncio.AbstractEventLoop | None = None
         self._streams: dict[str, set[asyncio.Event]] = {}
         self._guard = threading.Lock()
+        self.listening = 0
+        """How many accounts have a stream open here (kept as streams open and close: read without a call)."""
 
     def open(self, user_id: str) -> asyncio.Event:
         """A new stream of ``user_id`` (on the event loop): set whenever it must be read again."""
@@ -64,6 +66,7 @@ class AccountStreams:
         wake = asyncio.Event()
         with self._guard:
             self._streams.setdefault(user_id, set()).add(wake)
+            self.listening = len(self._streams)
         return wake
 
     def close(self, user_id: str, wake: asyncio.Event) -> None:
@@ -73,11 +76,7 @@ class AccountStreams:
                 streams.discard(wake)
                 if not streams:
                     del self._streams[user_id]
-
-    def users(self) -> set[str]:
-        """The accounts with a stream open here."""
-        with self._guard:
-            return set(self._streams)
+                    self.listening = len(self._streams)
 
     def count(self, user_id: str) -> int:
         """How many streams of ``user_id`` are open."""

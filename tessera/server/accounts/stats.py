@@ -18,9 +18,10 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from tessera.server.accounts.queries import rated_games
 from tessera.server.accounts.store import seat_result
-from tessera.server.accounts.tables import account_games_table, history_table
-from tessera.server.match.tables import games_table, moves_table, seats_table
+from tessera.server.accounts.tables import history_table
+from tessera.server.match.queries import finished_between_people, move_counts
 from tessera.server.store.storage import Storage
 
 STUDIES = Path(__file__).resolve().parents[3] / "studies" / "balance"
@@ -76,42 +77,25 @@ def _summary(games: list[dict[str, Any]]) -> dict[str, Any]:
 def game_stats(storage: Storage, game: str) -> dict[str, Any]:
     """The figures for ``game`` (a game name): overall, ``by_variant`` (spec) and ``by_band``."""
     with storage.transaction() as tx:
-        rows = tx.conn.execute(
-            sa.select(games_table.c.id, games_table.c.spec, games_table.c.result)
-            .join(account_games_table, account_games_table.c.game_id == games_table.c.id)
-            .where(
-                account_games_table.c.rated.is_(True),
-                account_games_table.c.pool == game,
-                games_table.c.status == "finished",
-                ~sa.exists().where(seats_table.c.game_id == games_table.c.id, seats_table.c.kind == "ai"),
-            )
-        ).all()
-        ids = [r.id for r in rows]
-        moves: dict[str, int] = {}
+        rows = finished_between_people(tx, rated_games(game))
+        ids = [gid for gid, _, _ in rows]
+        moves = move_counts(tx, ids)
         before: dict[str, list[float]] = defaultdict(list)
         for chunk in (ids[i : i + 500] for i in range(0, len(ids), 500)):
-            moves.update(
-                tx.conn.execute(
-                    sa.select(moves_table.c.game_id, sa.func.count())
-                    .where(moves_table.c.game_id.in_(chunk))
-                    .group_by(moves_table.c.game_id)
-                ).all()
-            )
             for gid, r in tx.conn.execute(
                 sa.select(history_table.c.game_id, history_table.c.before).where(history_table.c.game_id.in_(chunk))
             ):
                 before[gid].append(r)
-    games = []
-    for r in rows:
-        result = json.loads(r.result) if r.result else None
-        mean = statistics.fmean(before[r.id]) if before.get(r.id) else None
+    games: list[dict[str, Any]] = []
+    for gid, spec, result in rows:
+        mean = statistics.fmean(before[gid]) if before.get(gid) else None
         band = "unrated" if mean is None else f"{int(mean // BAND * BAND)}-{int(mean // BAND * BAND + BAND - 1)}"
         games.append(
             {
-                "spec": r.spec,
+                "spec": spec,
                 "outcome": seat_result(result, 0),
                 "reason": (result or {}).get("reason"),
-                "moves": moves.get(r.id, 0),
+                "moves": moves.get(gid, 0),
                 "band": band,
             }
         )

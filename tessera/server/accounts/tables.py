@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from tessera.server.match.tables import seats_table
+import tessera.server.match.tables  # noqa: F401  (the games table its foreign keys name, in the same metadata)
 from tessera.server.store.storage import metadata
 
 users_table = sa.Table(
@@ -141,12 +141,6 @@ seat_accounts_table = sa.Table(
     sa.Column("seat", sa.Integer, primary_key=True),
     sa.Column("user_id", sa.String(32), sa.ForeignKey("users.id", ondelete="CASCADE"), nullable=False, index=True),
 )
-
-SEAT_OF_ACCOUNT = sa.and_(
-    seat_accounts_table.c.game_id == seats_table.c.game_id,
-    seat_accounts_table.c.seat == seats_table.c.seat,
-)
-"""How a game's seat (``seats``) joins the account bound to it (``seat_accounts``)."""
 
 account_games_table = sa.Table(
     "account_games",

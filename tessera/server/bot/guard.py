@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Awaitable
 
 from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -86,14 +87,20 @@ class BotGuard:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
+        """A request that cannot be a bot's making a game is handed on as it is: the app's own coroutine,
+        awaited by the middleware outside (this one stays off the stack while the request waits)."""
         if (
             scope["type"] == "http"
             and scope.get("method") == "POST"
             and PEOPLE_ONLY.match(scope.get("path", ""))
             and (_header(scope, b"authorization") is not None or _header(scope, b"cookie") is not None)
-            and await run_in_threadpool(_is_bot, scope)
         ):
+            return self._checked(scope, receive, send)
+        return self.app(scope, receive, send)
+
+    async def _checked(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if await run_in_threadpool(_is_bot, scope):
             await answer_busy(
                 send,
                 "a bot plays the games its challenges make (the bot API): it cannot create games, "
@@ -119,14 +126,17 @@ class BotLimits:
         self.buckets = RateLimits(app, rates={"bot": bot_rate_from_env() if rate is None else rate})
         self._in_flight: set[str] = set()
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
+        """A request of no bot route, or without a bearer token, is handed on as it is: the app's own
+        coroutine, awaited by the middleware outside (this one stays off the stack while the request waits)."""
         if scope["type"] != "http" or not BOT_ROUTES.match(scope.get("path", "")):
-            await self.app(scope, receive, send)
-            return
+            return self.app(scope, receive, send)
         key = token_key(scope)
         if key is None:
-            await self.app(scope, receive, send)
-            return
+            return self.app(scope, receive, send)
+        return self._limited(scope, receive, send, key)
+
+    async def _limited(self, scope: Scope, receive: Receive, send: Send, key: str) -> None:
         stream = bool(STREAMS.match(scope.get("path", "")))
         if not stream and key in self._in_flight:
             await answer_busy(

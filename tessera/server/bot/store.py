@@ -7,7 +7,6 @@ the accounts' tables are only read here, except ``users.is_bot`` which the upgra
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from typing import Any
@@ -15,17 +14,21 @@ from typing import Any
 import sqlalchemy as sa
 
 from tessera.server.accounts import glicko2
+from tessera.server.accounts.queries import (
+    account_seats,
+    game_pool,
+    has_seats,
+    make_bot,
+    name_bot_deletion,
+    names_among,
+    names_in_key_order,
+    rating_rows,
+    seat_holders_of,
+)
 from tessera.server.accounts.security import Refused
 from tessera.server.accounts.store import AccountStore, User
-from tessera.server.accounts.tables import (
-    SEAT_OF_ACCOUNT,
-    account_games_table,
-    ratings_table,
-    seat_accounts_table,
-    users_table,
-)
 from tessera.server.bot.tables import bots_table
-from tessera.server.match.tables import games_table, seats_table
+from tessera.server.match.queries import game_row, seat_games, seat_rows
 
 ONLINE_SECONDS = 20.0
 """A bot whose event stream was seen open within this many seconds is online."""
@@ -85,21 +88,11 @@ class BotStore:
             )
         now = time.time()
         with self.storage.transaction(write=True) as tx:
-            games = tx.conn.execute(
-                sa.select(sa.func.count())
-                .select_from(seat_accounts_table)
-                .where(seat_accounts_table.c.user_id == user.id)
-            ).scalar()
-            if int(games or 0):
+            if has_seats(tx, user.id):
                 raise Refused(
                     409, "only an account that has played no game can become a bot", key="refusal.bot.played_games"
                 )
-            done = tx.conn.execute(
-                users_table.update()
-                .where(users_table.c.id == user.id, users_table.c.is_bot.is_(False))
-                .values(is_bot=True)
-            )
-            if done.rowcount != 1:
+            if not make_bot(tx, user.id):
                 raise Refused(409, "this account is a bot already", key="refusal.bot.already")
             tx.conn.execute(bots_table.insert().values(user_id=user.id, upgraded_at=now, seen_at=0.0))
         return User(user.id, user.username, True, user.created_at, user.deleted_at)
@@ -127,17 +120,10 @@ class BotStore:
         their ratings."""
         since = time.time() - ONLINE_SECONDS
         with self.storage.transaction() as tx:
-            rows = tx.conn.execute(
-                sa.select(users_table.c.id, users_table.c.username)
-                .join(bots_table, bots_table.c.user_id == users_table.c.id)
-                .where(bots_table.c.seen_at >= since, users_table.c.deleted_at.is_(None))
-                .order_by(users_table.c.username_key)
-                .limit(limit)
-            ).all()
+            b = bots_table.c
+            rows = names_in_key_order(tx, sa.select(b.user_id).where(b.seen_at >= since), open_only=True, limit=limit)
             ratings: dict[str, dict[str, Any]] = {}
-            for r in tx.conn.execute(
-                sa.select(ratings_table).where(ratings_table.c.user_id.in_([uid for uid, _ in rows]))
-            ).mappings():
+            for r in rating_rows(tx, [uid for uid, _ in rows]):
                 ratings.setdefault(r["user_id"], {})[r["pool"]] = _rating(r)
         return [{"username": name, "bot": True, "ratings": ratings.get(uid, {})} for uid, name in rows]
 
@@ -145,40 +131,22 @@ class BotStore:
     def ongoing(self, user: User) -> dict[str, dict[str, Any]]:
         """The account's games that are not over, by id: ``{"id", "game", "spec", "seat", "status"}``."""
         with self.storage.transaction() as tx:
-            rows = tx.conn.execute(
-                sa.select(
-                    games_table.c.id,
-                    games_table.c.game,
-                    games_table.c.spec,
-                    games_table.c.status,
-                    seat_accounts_table.c.seat,
-                )
-                .join(seat_accounts_table, seat_accounts_table.c.game_id == games_table.c.id)
-                .where(seat_accounts_table.c.user_id == user.id, games_table.c.status != "finished")
-                .order_by(games_table.c.created_at, seat_accounts_table.c.seat)
-            ).all()
+            rows = seat_games(tx, account_seats(user.id), unfinished=True, oldest_first=True)
         out: dict[str, dict[str, Any]] = {}
-        for gid, game, spec, status, seat in rows:
-            out.setdefault(gid, {"id": gid, "game": game, "spec": spec, "seat": seat, "status": status})
+        for r in rows:
+            out.setdefault(
+                r.game_id, {"id": r.game_id, "game": r.game, "spec": r.spec, "seat": r.seat, "status": r.status}
+            )
         return out
 
     def game_summary(self, game_id: str, seat: int | None = None) -> dict[str, Any] | None:
         """A game as the event stream names it: id, game, spec, status, result, rated, clock
         settings, players, and the account's ``seat``."""
         with self.storage.transaction() as tx:
-            g = tx.conn.execute(
-                sa.select(
-                    games_table.c.id,
-                    games_table.c.game,
-                    games_table.c.spec,
-                    games_table.c.status,
-                    games_table.c.result,
-                    games_table.c.clock,
-                ).where(games_table.c.id == game_id)
-            ).first()
+            g = game_row(tx, game_id)
         if g is None:
             return None
-        clock = json.loads(g.clock) if g.clock else None
+        clock = g.clock
         players, rated = self.players(game_id)
         return {
             "id": g.id,
@@ -186,7 +154,7 @@ class BotStore:
             "spec": g.spec,
             "seat": seat,
             "status": g.status,
-            "result": json.loads(g.result) if g.result else None,
+            "result": g.result,
             "rated": rated,
             "clock": None if clock is None else {"initial": clock["initial"], "increment": clock["increment"]},
             "players": players,
@@ -196,44 +164,23 @@ class BotStore:
         """Each seat's player (``name``, ``account`` or None, ``rating`` in the game's pool or None,
         ``provisional``, ``bot``, ``ai``: an AI seat) and whether the game is rated."""
         with self.storage.transaction() as tx:
-            meta = tx.conn.execute(
-                sa.select(account_games_table.c.rated, account_games_table.c.pool).where(
-                    account_games_table.c.game_id == game_id
-                )
-            ).first()
-            rows = tx.conn.execute(
-                sa.select(
-                    seats_table.c.seat,
-                    seats_table.c.name,
-                    seats_table.c.kind,
-                    seats_table.c.level,
-                    users_table.c.id,
-                    users_table.c.username,
-                    users_table.c.is_bot,
-                    users_table.c.deleted_at,
-                )
-                .join(
-                    seat_accounts_table,
-                    SEAT_OF_ACCOUNT,
-                    isouter=True,
-                )
-                .join(users_table, users_table.c.id == seat_accounts_table.c.user_id, isouter=True)
-                .where(seats_table.c.game_id == game_id)
-                .order_by(seats_table.c.seat)
-            ).all()
-            pool = meta.pool if meta else None
+            meta = game_pool(tx, game_id)
+            seats = seat_rows(tx, game_id)
+            holders = seat_holders_of(tx, game_id, [x.seat for x in seats])
+            accounts = name_bot_deletion(tx, holders.values())
+            pool = meta[1] if meta else None
             ratings = {}
             if pool is not None:
-                ids = [r.id for r in rows if r.id is not None]
-                for m in tx.conn.execute(
-                    sa.select(ratings_table).where(ratings_table.c.user_id.in_(ids), ratings_table.c.pool == pool)
-                ).mappings():
+                for m in rating_rows(tx, sorted(set(holders.values())), pool):
                     ratings[m["user_id"]] = _rating(m)
         players = []
-        for r in rows:
-            named = r.username if r.username is not None and r.deleted_at is None else None
-            rating = ratings.get(r.id) if r.id is not None else None
-            if rating is None and r.id is not None and pool is not None:
+        for r in seats:
+            uid = holders.get(r.seat)
+            username, is_bot, deleted_at = accounts.get(uid or "", (None, False, None))
+            uid = uid if uid in accounts else None  # an account since removed: as if none held the seat
+            named = username if username is not None and deleted_at is None else None
+            rating = ratings.get(uid) if uid is not None else None
+            if rating is None and uid is not None and pool is not None:
                 rating = _rating(None)
             players.append(
                 {
@@ -242,12 +189,12 @@ class BotStore:
                     "account": named,
                     "rating": None if rating is None else rating["rating"],
                     "provisional": None if rating is None else rating["provisional"],
-                    "bot": bool(r.is_bot) and named is not None and not AI_NAME.match(named),
+                    "bot": is_bot and named is not None and not AI_NAME.match(named),
                     "ai": r.kind == "ai",
                     "level": r.level,
                 }
             )
-        return players, bool(meta.rated) if meta else False
+        return players, meta[0] if meta else False
 
     def pending_challenges(self, user: User) -> dict[str, dict[str, Any]]:
         """The account's pending challenges both ways, by id, each with its ``direction`` (``in``:
@@ -277,12 +224,7 @@ class BotStore:
         if not wanted:
             return set()
         with self.storage.transaction() as tx:
-            rows = tx.conn.execute(
-                sa.select(users_table.c.username)
-                .join(bots_table, bots_table.c.user_id == users_table.c.id)
-                .where(users_table.c.username.in_(wanted))
-            ).all()
-        return {r[0] for r in rows}
+            return names_among(tx, sa.select(bots_table.c.user_id), wanted)
 
 
 def _rating(r: Any) -> dict[str, Any]:

@@ -74,6 +74,8 @@ class BotStreams:
     def __init__(self) -> None:
         self.loop: asyncio.AbstractEventLoop | None = None
         self._by_user: dict[str, set[Wake]] = {}
+        self.listening = 0
+        """How many accounts have an event stream open here (kept as streams open and close: read without a call)."""
         self._by_game: dict[str, set[Wake]] = {}
         self._watching: dict[Wake, set[str]] = {}
         self._by_token: dict[str, Wake] = {}
@@ -91,6 +93,7 @@ class BotStreams:
             old = self._by_token.get(token_key)
             self._by_token[token_key] = wake
             self._by_user.setdefault(user_id, set()).add(wake)
+            self.listening = len(self._by_user)
         if old is not None:
             old.replaced = True
             old.event.set()
@@ -105,6 +108,7 @@ class BotStreams:
                 users.discard(wake)
                 if not users:
                     del self._by_user[user_id]
+                    self.listening = len(self._by_user)
         self.watch(wake, set())
 
     def watch(self, wake: Wake, game_ids: set[str]) -> None:
@@ -121,11 +125,6 @@ class BotStreams:
                 self._by_game.setdefault(gid, set()).add(wake)
             if game_ids:
                 self._watching[wake] = set(game_ids)
-
-    def users(self) -> set[str]:
-        """The accounts with an event stream open here."""
-        with self._guard:
-            return set(self._by_user)
 
     # -- game streams -----------------------------------------------------------------------
     def open_game(self, game_id: str, token_key: str = "") -> Wake:

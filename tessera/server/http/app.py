@@ -265,7 +265,7 @@ def create_app(
     bot_streams = BotStreams()
     events.subscribe(bot_streams.on_event)  # the bot API's streams (tessera.server.bot)
     # games waiting for you, Web Push, e-mail digests (another process's change read only for pages open here)
-    notifications = install_notify(service, lambda: account_streams.users() | bot_streams.users())
+    notifications = install_notify(service, (account_streams, bot_streams))
     hub = Hub(service, per_game=sockets_per_game, per_client=sockets_per_client)
     hub.chat = chat = Chat(service)  # the chat's pushes go out through the hub
     install_rematch(events, storage, hub)  # a rematch's offer and new seat tokens pushed per seat

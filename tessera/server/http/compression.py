@@ -23,6 +23,7 @@ offers it).  Every answer of a compressible type says ``Vary: Accept-Encoding``.
 from __future__ import annotations
 
 import zlib
+from collections.abc import Awaitable
 
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -119,10 +120,11 @@ class Compression:
             return False
         return has_secret(body)
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
+        """The app's own coroutine, with ``send`` wrapped, awaited by the caller: nothing of this middleware
+        runs after it, so its frame stays off the stack while the request waits."""
         if scope["type"] != "http":  # WebSockets, lifespan: untouched
-            await self.app(scope, receive, send)
-            return
+            return self.app(scope, receive, send)
         gzip = accepts_gzip(scope)
         start: Message | None = None
         passing = False
@@ -173,4 +175,4 @@ class Compression:
             await send(first)
             await send(message)
 
-        await self.app(scope, receive, wrapped)
+        return self.app(scope, receive, wrapped)

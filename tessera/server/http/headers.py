@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Awaitable
 from urllib.parse import parse_qsl
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -71,10 +72,11 @@ class SecurityHeaders:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
+        """The app's own coroutine, with ``send`` wrapped, awaited by the caller: this middleware has
+        nothing to do after it, so its frame stays off the stack while the request waits."""
         if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+            return self.app(scope, receive, send)
 
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -84,7 +86,7 @@ class SecurityHeaders:
                 message = {**message, "headers": headers}
             await send(message)
 
-        await self.app(scope, receive, with_headers)
+        return self.app(scope, receive, with_headers)
 
 
 TOKEN_IN_URL = (
@@ -128,10 +130,14 @@ class TokensNotInUrls:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
+        """A request with no token in its URL is handed on as it is: the app's own coroutine, awaited by
+        the caller (this middleware stays off the stack while the request waits)."""
         if scope["type"] not in ("http", "websocket") or not token_in_url(scope):
-            await self.app(scope, receive, send)
-            return
+            return self.app(scope, receive, send)
+        return self._refuse(scope, receive, send)
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             body = json.dumps(
                 {"detail": TOKEN_IN_URL, "error": TOKEN_IN_URL, "key": TOKEN_IN_URL_KEY, "args": {}}

@@ -23,7 +23,7 @@ import math
 import re
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -246,7 +246,9 @@ class RateLimits:
             self._buckets.popitem(last=False)
         return wait
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
+        """The refusal, or the app's own coroutine: either is awaited by the caller (this middleware has
+        nothing to do after it, so its frame stays off the stack while the request waits)."""
         if scope["type"] == "http":
             name = rate_bucket(scope.get("method", ""), scope.get("path", ""))
             if name is not None:
@@ -257,15 +259,14 @@ class RateLimits:
                 wait = max(self.take(name, k) for k in keys)
                 if wait > 0:
                     secs = retry_seconds(wait)
-                    await answer_busy(
+                    return answer_busy(
                         send,
                         f"too many requests of this kind ({name}): try again in {secs} s",
                         wait,
                         key="refusal.too_many_requests",
                         args={"kind": name, "seconds": secs},
                     )
-                    return
-        await self.app(scope, receive, send)
+        return self.app(scope, receive, send)
 
 
 def retry_seconds(wait: float) -> int:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 from tessera.server.accounts.glicko2 import START_RATING
-from tessera.server.accounts.tables import ratings_table
+from tessera.server.accounts.queries import pool_ratings
 from tessera.server.match.tables import game_creators_table, games_table, seats_table
 from tessera.server.store.storage import Transaction
 
@@ -73,8 +73,8 @@ def open_games(
     ]
     source = games_table.outerjoin(gc, gc.c.game_id == games_table.c.id)
     if player is not None:
-        theirs = ratings_table.alias("theirs")
-        mine = ratings_table.alias("mine")
+        theirs = pool_ratings().subquery("theirs")
+        mine = pool_ratings().subquery("mine")
         source = source.outerjoin(
             theirs, sa.and_(theirs.c.user_id == gc.c.user_id, theirs.c.pool == games_table.c.game)
         ).outerjoin(mine, sa.and_(mine.c.user_id == player, mine.c.pool == games_table.c.game))

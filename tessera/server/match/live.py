@@ -156,7 +156,7 @@ def undo_waiting(row: GameRow, moves: list[MoveRow]) -> list[int]:
 def changed_event(row: GameRow) -> Changed:
     """The event announcing this process's change of the game ``row`` (stored)."""
     return Changed(
-        row.id, True, any(s.kind == "ai" for s in row.seats), row.clock is not None, row.status == "finished"
+        row.id, True, any(s.kind == "ai" for s in row.seats), row.clock is not None, row.status == "finished", row.mode
     )
 
 

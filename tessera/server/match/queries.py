@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 
@@ -201,3 +201,122 @@ def rename_seat(tx: Transaction, game_id: str, seat: int, name: str, now: float)
         .values(version=games_table.c.version + 1, updated_at=now)
     )
     tx.changed(game_id)
+
+
+def finished_between_people(tx: Transaction, game_ids: sa.Select[Any]) -> list[tuple[str, str, dict[str, Any] | None]]:
+    """Of ``game_ids`` (a statement of one column of game ids, e.g.
+    :func:`tessera.server.accounts.queries.rated_games`), the finished games with no AI seat, as
+    ``(game id, spec, stored result or None)`` in no particular order."""
+    s = game_ids.subquery()
+    key = next(iter(s.c))
+    g = games_table.c
+    rows = tx.conn.execute(
+        sa.select(g.id, g.spec, g.result)
+        .join(s, key == g.id)
+        .where(
+            g.status == "finished",
+            ~sa.exists().where(seats_table.c.game_id == g.id, seats_table.c.kind == "ai"),
+        )
+    )
+    return [(str(r.id), str(r.spec), json.loads(r.result) if r.result else None) for r in rows]
+
+
+def move_counts(tx: Transaction, game_ids: Sequence[str]) -> dict[str, int]:
+    """How many moves each of ``game_ids`` has stored: game id → count (games with none are absent), 500
+    games a statement."""
+    m = moves_table.c
+    ids = list(game_ids)
+    out: dict[str, int] = {}
+    for i in range(0, len(ids), 500):
+        rows = tx.conn.execute(
+            sa.select(m.game_id, sa.func.count()).where(m.game_id.in_(ids[i : i + 500])).group_by(m.game_id)
+        )
+        out.update((str(gid), int(n)) for gid, n in rows)
+    return out
+
+
+def seats_oldest_first(tx: Transaction, seats: sa.Select[Any]) -> list[tuple[str, int]]:
+    """``seats`` (a statement of ``(game_id, seat)`` rows) as ``(game id, seat)``: those of finished games
+    first, then by their game's creation, oldest first (then by game id and seat); seats of no stored
+    game are left out."""
+    s = seats.subquery()
+    g = games_table.c
+    rows = tx.conn.execute(
+        sa.select(s.c.game_id, s.c.seat)
+        .join(games_table, g.id == s.c.game_id)
+        .order_by((g.status == "finished").desc(), g.created_at, s.c.game_id, s.c.seat)
+    )
+    return [(str(r.game_id), int(r.seat)) for r in rows]
+
+
+def on_or_ended_since(rows: sa.Select[Any], since: float) -> sa.Select[Any]:
+    """Of ``rows`` (a statement with a ``game_id`` column), those whose game is not finished or changed
+    after ``since`` (seconds since the epoch), as a statement of the rows' first column, for the caller's
+    query to read within its own."""
+    s = rows.subquery()
+    g = games_table.c
+    return (
+        sa.select(next(iter(s.c)))
+        .join(games_table, g.id == s.c.game_id)
+        .where(sa.or_(g.status != "finished", g.updated_at > since))
+    )
+
+
+class SeatGame(NamedTuple):
+    """A seat and the game it is in, as :func:`seat_games` reads them (times in seconds since the epoch)."""
+
+    game_id: str
+    seat: int
+    game: str
+    spec: str
+    status: str
+    result: dict[str, Any] | None
+    clock: dict[str, Any] | None
+    created_at: float
+    updated_at: float
+
+
+def seat_games(
+    tx: Transaction,
+    seats: sa.Select[Any],
+    *,
+    game: str | None = None,
+    unfinished: bool = False,
+    oldest_first: bool = False,
+    limit: int | None = None,
+) -> list[SeatGame]:
+    """The games of ``seats`` (a statement of ``(game_id, seat)`` rows, e.g. an account's seats from
+    :func:`tessera.server.accounts.queries.account_seats`), one :class:`SeatGame` per seat: only games of
+    the name ``game`` if given, only those not finished if ``unfinished``; the newest games first (the
+    oldest first if ``oldest_first``), then by game id and seat; at most ``limit`` (None: all)."""
+    s = seats.subquery()
+    g = games_table.c
+    q = sa.select(g.id, s.c.seat, g.game, g.spec, g.status, g.result, g.clock, g.created_at, g.updated_at).join(
+        s, s.c.game_id == g.id
+    )
+    if game is not None:
+        q = q.where(g.game == game)
+    if unfinished:
+        q = q.where(g.status != "finished")
+    q = q.order_by(g.created_at if oldest_first else g.created_at.desc(), g.id, s.c.seat)
+    if limit is not None:
+        q = q.limit(limit)
+    return [
+        SeatGame(
+            str(r.id),
+            int(r.seat),
+            str(r.game),
+            str(r.spec),
+            str(r.status),
+            json.loads(r.result) if r.result else None,
+            json.loads(r.clock) if r.clock else None,
+            float(r.created_at),
+            float(r.updated_at),
+        )
+        for r in tx.conn.execute(q)
+    ]
+
+
+def game_exists(tx: Transaction, game_id: str) -> bool:
+    """Whether a game ``game_id`` is stored."""
+    return tx.conn.execute(sa.select(games_table.c.id).where(games_table.c.id == game_id)).first() is not None

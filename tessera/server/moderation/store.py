@@ -17,10 +17,18 @@ from typing import Any
 import sqlalchemy as sa
 
 from tessera.server.accounts.model import User
+from tessera.server.accounts.queries import (
+    account_seats,
+    holds_seat,
+    names,
+    names_in_key_order,
+    people,
+    rated_among,
+)
 from tessera.server.accounts.security import Refused
-from tessera.server.accounts.tables import account_games_table, seat_accounts_table, users_table
-from tessera.server.chat.tables import chat_messages_table
-from tessera.server.match.tables import games_table
+from tessera.server.chat.queries import message as chat_message
+from tessera.server.chat.queries import messages_by
+from tessera.server.match.queries import game_exists, seat_games
 from tessera.server.moderation.tables import (
     blocks_table,
     engine_signals_table,
@@ -101,9 +109,7 @@ def _names(tx: Transaction, ids: set[str]) -> dict[str, str]:
     ids.discard("")
     if not ids:
         return {}
-    u = users_table
-    rows = tx.conn.execute(sa.select(u.c.id, u.c.username).where(u.c.id.in_(sorted(ids))))
-    return {str(uid): str(name) for uid, name in rows}
+    return {uid: str(name) for uid, (name, _) in names(tx, ids).items()}
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -177,15 +183,9 @@ class ModerationStore:
 
     def blocks(self, user: User) -> list[str]:
         """The names of the accounts ``user`` blocks, in alphabetical order."""
-        b, u = blocks_table, users_table
+        b = blocks_table.c
         with self.storage.transaction() as tx:
-            rows = tx.conn.execute(
-                sa.select(u.c.username)
-                .join(b, b.c.blocked_id == u.c.id)
-                .where(b.c.user_id == user.id)
-                .order_by(u.c.username_key)
-            )
-            return [r[0] for r in rows]
+            return [name for _, name in names_in_key_order(tx, sa.select(b.blocked_id).where(b.user_id == user.id))]
 
     # -- reports -----------------------------------------------------------------------------------
     def report(
@@ -224,17 +224,10 @@ class ModerationStore:
                         "a chat line is reported by its game_id and its message_id (a number)",
                         key="refusal.moderation.message_form",
                     )
-                m = chat_messages_table
-                line = (
-                    tx.conn.execute(sa.select(m).where(m.c.id == message_id, m.c.game_id == game_id)).mappings().first()
-                )
-                if line is not None and line["room"] == "player":  # private to the players: only they report it
-                    s = seat_accounts_table
-                    seated = tx.conn.execute(
-                        sa.select(s.c.seat).where(s.c.game_id == game_id, s.c.user_id == reporter.id)
-                    ).first()
-                    if seated is None:
-                        line = None
+                line = chat_message(tx, game_id, message_id)
+                private = line is not None and line["room"] == "player"  # only the players report it
+                if private and not holds_seat(tx, game_id, reporter.id):
+                    line = None
                 if line is None:
                     raise Refused(404, "there is no such chat line in this game", key="refusal.moderation.no_such_line")
                 if line["user_id"] is None:
@@ -256,15 +249,13 @@ class ModerationStore:
             else:
                 assert target is not None
                 target_id = target.id
-                if game_id is not None:
-                    found = tx.conn.execute(sa.select(games_table.c.id).where(games_table.c.id == game_id)).first()
-                    if found is None:
-                        raise Refused(
-                            404,
-                            f"there is no game {game_id[:32]!r}",
-                            key="refusal.moderation.no_such_game",
-                            args={"game": game_id[:32]},
-                        )
+                if game_id is not None and not game_exists(tx, game_id):
+                    raise Refused(
+                        404,
+                        f"there is no game {game_id[:32]!r}",
+                        key="refusal.moderation.no_such_game",
+                        args={"game": game_id[:32]},
+                    )
                 evidence = {
                     "kind": "profile",
                     "username": target.username,
@@ -320,13 +311,11 @@ class ModerationStore:
         r = reports_table
         with self.storage.transaction() as tx:
             reports = self._reports(tx, r.c.status == status)
-            rows = tx.conn.execute(
-                sa.select(users_table.c.username, sa.func.count())
-                .select_from(r.join(users_table, users_table.c.id == r.c.target_id))
-                .where(r.c.status == "open")
-                .group_by(users_table.c.username)
-            )
-            counts = {str(name): int(n) for name, n in rows}
+            opened = sa.select(r.c.target_id, sa.func.count()).where(r.c.status == "open").group_by(r.c.target_id)
+            by_target = {str(uid): int(n) for uid, n in tx.conn.execute(opened)}
+            counts: dict[str, int] = {}
+            for uid, (name, _) in names(tx, by_target).items():
+                counts[name] = counts.get(name, 0) + by_target[uid]
         for x in reports:
             x["against"] = int(counts.get(x["target"], 0))
         return reports
@@ -427,27 +416,21 @@ class ModerationStore:
     def account(self, target: User) -> dict[str, Any]:
         """An account's standing, latest games, chat lines, reports against and by it, its log and
         its engine-use signal."""
-        s, ag, gt = seat_accounts_table, account_games_table, games_table
-        m, r = chat_messages_table, reports_table
+        r = reports_table
         with self.storage.transaction() as tx:
             standing = _standing(tx, target.id)
+            seats = seat_games(tx, account_seats(target.id), limit=50)
+            rated = rated_among(tx, sorted({x.game_id for x in seats}))
             games = [
                 {
-                    "id": x["game_id"],
-                    "game": x["game"],
-                    "seat": int(x["seat"]),
-                    "status": x["status"],
-                    "rated": bool(x["rated"]) if x["rated"] is not None else False,
-                    "created_at": round(float(x["created_at"]), 3),
+                    "id": x.game_id,
+                    "game": x.game,
+                    "seat": x.seat,
+                    "status": x.status,
+                    "rated": x.game_id in rated,
+                    "created_at": round(x.created_at, 3),
                 }
-                for x in tx.conn.execute(
-                    sa.select(s.c.game_id, s.c.seat, gt.c.game, gt.c.status, gt.c.created_at, ag.c.rated)
-                    .join(gt, gt.c.id == s.c.game_id)
-                    .outerjoin(ag, ag.c.game_id == s.c.game_id)
-                    .where(s.c.user_id == target.id)
-                    .order_by(gt.c.created_at.desc())
-                    .limit(50)
-                ).mappings()
+                for x in seats
             ]
             chat = [
                 {
@@ -457,9 +440,7 @@ class ModerationStore:
                     "text": x["text"],
                     "at": round(float(x["created_at"]), 3),
                 }
-                for x in tx.conn.execute(
-                    sa.select(m).where(m.c.user_id == target.id).order_by(m.c.id.desc()).limit(100)
-                ).mappings()
+                for x in messages_by(tx, target.id, 100)
             ]
             against = self._reports(tx, r.c.target_id == target.id)
             by = self._reports(tx, r.c.reporter_id == target.id)
@@ -497,15 +478,14 @@ class ModerationStore:
     def distribution(self, exclude: str | None = None) -> dict[str, Any]:
         """The shares of ordinary players (not bots, not marked, with at least
         :data:`MIN_SIGNAL_MOVES` moves examined; ``exclude``: an account left out)."""
-        e, m, u = engine_signals_table, moderation_accounts_table, users_table
+        e, m = engine_signals_table, moderation_accounts_table
         with self.storage.transaction() as tx:
             q = (
                 sa.select(e.c.share)
-                .join(u, u.c.id == e.c.user_id)
                 .outerjoin(m, m.c.user_id == e.c.user_id)
                 .where(
                     e.c.moves >= MIN_SIGNAL_MOVES,
-                    u.c.is_bot.is_(False),
+                    e.c.user_id.in_(people()),
                     sa.or_(m.c.engine.is_(None), m.c.engine.is_(False)),
                 )
             )

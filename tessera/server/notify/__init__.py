@@ -8,12 +8,12 @@ lifespan (:meth:`Notifications.start`, :meth:`Notifications.stop`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tessera.server.match.service import MatchService
 from tessera.server.notify.mail import DigestSender, check_mail_settings
-from tessera.server.notify.notifier import Notifier
+from tessera.server.notify.notifier import Listening, Notifier
 from tessera.server.notify.push import Pusher, available
 from tessera.server.notify.routes import router
 from tessera.server.notify.store import NotifyStore
@@ -42,11 +42,11 @@ class Notifications:
         self.notifier.close()
 
 
-def install(service: MatchService, listened: Callable[[], set[str]] | None = None) -> Notifications:
-    """The notifications of ``service``, subscribed to its events (``listened``: the accounts with a
-    live page or stream open in this process, see :class:`Notifier`)."""
+def install(service: MatchService, listeners: Sequence[Listening] | None = None) -> Notifications:
+    """The notifications of ``service``, subscribed to its events (``listeners``: what has accounts'
+    live pages or streams open in this process, see :class:`Notifier`)."""
     store = NotifyStore(service.storage)
     pusher = Pusher(store) if available() else None
-    notifier = Notifier(service, store, pusher, listened)
+    notifier = Notifier(service, store, pusher, listeners)
     service.events.subscribe(notifier.on_event)
     return Notifications(store, pusher, notifier, DigestSender(service, store))

@@ -25,9 +25,9 @@ import queue
 import threading
 import time
 from collections import OrderedDict, deque
-from collections.abc import Callable
+from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from typing import Any
+from typing import Any, Protocol
 
 from tessera.server.accounts.queries import seat_holders
 from tessera.server.accounts.store import AccountStore, seat_result
@@ -62,6 +62,14 @@ CHALLENGE_FRESH = 600.0
 """A pending challenge is pushed only if made within these many seconds."""
 
 
+class Listening(Protocol):
+    """Live pages or streams of accounts open in this process (the accounts' live streams, the bot
+    API's event streams): ``listening`` counts the accounts with one open, kept as they open and close
+    (an attribute, read on every move without a call)."""
+
+    listening: int
+
+
 class Notifier:
     """Subscriber: wakes accounts' live pages and sends pushes, in a thread of its own."""
 
@@ -70,11 +78,11 @@ class Notifier:
         service: MatchService,
         store: NotifyStore,
         pusher: push.Pusher | None,
-        listened: Callable[[], set[str]] | None = None,
+        listeners: Sequence[Listening] | None = None,
     ) -> None:
         self.service = service
-        self.listened = listened
-        """The accounts with a live page or stream open in this process (None: not known, any may)."""
+        self.listeners = listeners
+        """What has accounts' live pages or streams open in this process (None: not known, any may)."""
         self.events: Events = service.events
         self.store = store
         self.pusher = pusher
@@ -97,7 +105,7 @@ class Notifier:
         is not queued: the thread is not woken for it (every move of every game on every
         process, with several processes on one database)."""
         if isinstance(event, Changed):
-            if self.listened is not None and not self.listened() and not self._may_push(event.game_id, event.local):
+            if not self.listening() and not self._may_push(event.game_id, event.local, event.mode):
                 return
             self._queue.put(("game", event.game_id, event.local))
         elif isinstance(event, AccountChanged) and event.local:
@@ -158,11 +166,7 @@ class Notifier:
         """The changed games (id → changed by this process), their bound accounts read at once."""
         if not games:
             return
-        if (
-            self.listened is not None
-            and not self.listened()
-            and not any(self._may_push(g, here) for g, here in games.items())
-        ):
+        if not self.listening() and not any(self._may_push(g, here) for g, here in games.items()):
             return  # no page here to wake and nothing to push (made elsewhere, or hot-seat): nothing to read
         try:
             bound = self._bound(list(games))
@@ -186,12 +190,19 @@ class Notifier:
         with self.service.storage.transaction() as tx:
             return seat_holders(tx, game_ids, BATCH)
 
-    def _may_push(self, game_id: str, local: bool) -> bool:
-        """Whether a change may call for a push from here (see :meth:`_game`)."""
+    def listening(self) -> bool:
+        """Whether an account may have a live page or stream open in this process (True: not known)."""
+        return self.listeners is None or any(x.listening for x in self.listeners)
+
+    def _may_push(self, game_id: str, local: bool, mode: str | None = None) -> bool:
+        """Whether a change may call for a push from here (see :meth:`_game`); ``mode``: the game's mode
+        if the change said it (else it is read from memory)."""
         if not local or self.pusher is None:
             return False
-        live = self.service.games.cached(game_id)
-        return live is None or live.row.mode != "hotseat"
+        if mode is None:
+            live = self.service.games.cached(game_id)
+            mode = None if live is None else live.row.mode
+        return mode != "hotseat"
 
     def _game(self, game_id: str, local: bool, bound: dict[int, str]) -> None:
         """The pushes a game's change calls for (``bound``: its seats' accounts)."""

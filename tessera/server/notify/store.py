@@ -17,9 +17,9 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 
-from tessera.server.accounts.tables import users_table
+from tessera.server.accounts.queries import deleted_accounts, open_accounts
 from tessera.server.http.errors import ServiceError
-from tessera.server.match.tables import games_table
+from tessera.server.match.queries import on_or_ended_since, seats_oldest_first
 from tessera.server.notify.tables import (
     email_table,
     email_tokens_table,
@@ -168,16 +168,10 @@ class NotifyStore:
     def _cap_seats(tx: Any, sid: str) -> None:
         """At most :data:`SEATS_PER_SUBSCRIPTION` seats: those of finished games go first, then the oldest games."""
         s = push_seats_table.c
-        g = games_table.c
-        rows = tx.conn.execute(
-            sa.select(s.game_id, s.seat)
-            .join(games_table, g.id == s.game_id)
-            .where(s.subscription_id == sid)
-            .order_by((g.status == "finished").desc(), g.created_at, s.game_id, s.seat)
-        ).all()
-        for r in rows[: max(0, len(rows) - SEATS_PER_SUBSCRIPTION)]:
+        rows = seats_oldest_first(tx, sa.select(s.game_id, s.seat).where(s.subscription_id == sid))
+        for game_id, seat in rows[: max(0, len(rows) - SEATS_PER_SUBSCRIPTION)]:
             tx.conn.execute(
-                push_seats_table.delete().where(s.subscription_id == sid, s.game_id == r.game_id, s.seat == r.seat)
+                push_seats_table.delete().where(s.subscription_id == sid, s.game_id == game_id, s.seat == seat)
             )
 
     def prune_guests(self, now: float | None = None) -> int:
@@ -186,12 +180,7 @@ class NotifyStore:
         now = time.time() if now is None else now
         c = subscriptions_table.c
         s = push_seats_table.c
-        g = games_table.c
-        live = (
-            sa.select(s.subscription_id)
-            .join(games_table, g.id == s.game_id)
-            .where(sa.or_(g.status != "finished", g.updated_at > now - GUEST_GRACE))
-        )
+        live = on_or_ended_since(sa.select(s.subscription_id, s.game_id), now - GUEST_GRACE)
         with self.storage.transaction(write=True) as tx:
             ids = list(
                 tx.conn.execute(
@@ -239,10 +228,7 @@ class NotifyStore:
         found: dict[str, dict[str, Any]] = {}
         with self.storage.transaction() as tx:
             if users:
-                live_users = sa.select(users_table.c.id).where(
-                    users_table.c.id.in_(users), users_table.c.deleted_at.is_(None)
-                )
-                for r in tx.conn.execute(sa.select(subscriptions_table).where(c.user_id.in_(live_users))):
+                for r in tx.conn.execute(sa.select(subscriptions_table).where(c.user_id.in_(open_accounts(users)))):
                     found[r.id] = self._public(r._mapping)
             if seat_list:
                 match = sa.or_(*(sa.and_(s.game_id == g, s.seat == n) for g, n in seat_list))
@@ -371,13 +357,11 @@ class NotifyStore:
         c = email_table.c
         with self.storage.transaction() as tx:
             rows = tx.conn.execute(
-                sa.select(email_table)
-                .join(users_table, users_table.c.id == c.user_id)
-                .where(
+                sa.select(email_table).where(
                     c.verified_at.is_not(None),
                     c.email.is_not(None),
                     c.digest_hours > 0,
-                    users_table.c.deleted_at.is_(None),
+                    c.user_id.in_(open_accounts()),
                 )
             ).all()
         return [
@@ -389,7 +373,7 @@ class NotifyStore:
     def forget_deleted(self) -> int:
         """Forget the addresses, links and push subscriptions of deleted accounts; how many accounts
         had any."""
-        gone = sa.select(users_table.c.id).where(users_table.c.deleted_at.is_not(None))
+        gone = deleted_accounts()
         subs = sa.select(subscriptions_table.c.id).where(subscriptions_table.c.user_id.in_(gone))
         with self.storage.transaction(write=True) as tx:
             tx.conn.execute(push_seats_table.delete().where(push_seats_table.c.subscription_id.in_(subs)))
