@@ -61,7 +61,7 @@ def test_http_the_ai_worker_and_the_tests_drive_one_pipeline(
         else:
             run_coroutine(svc.play_async(gid, tokens[cp], mv, n, view=False))
     assert steps == ["prepare", "commit", "prepare", "commit"]
-    assert published == [Changed(gid, True, False, False, False)] * 2
+    assert published == [Changed(gid, True, False, False, False, "hotseat")] * 2
 
 
 def test_a_driver_that_would_wait_is_refused_rather_than_left_hanging() -> None:
@@ -86,7 +86,10 @@ def test_the_service_tells_of_a_change_by_one_event_and_never_calls_back(
     svc.events.subscribe(seen.append)
     ai = svc.create("nume", {"size": 2}, mode="ai", seat=0, ai_level=1, clock=(60, 0))
     human = svc.create("nume", {"size": 2}, mode="online", seat=0)
-    assert seen == [Changed(ai.game_id, True, True, True, False), Changed(human.game_id, True, False, False, False)]
+    assert seen == [
+        Changed(ai.game_id, True, True, True, False, "ai"),
+        Changed(human.game_id, True, False, False, False, "online"),
+    ]
     seen.clear()
     with pytest.raises(Exception):  # noqa: B017 - any refusal
         svc.play(human.game_id, human.tokens[0], "not a move", 0)
