@@ -240,7 +240,16 @@ def run_sprt(
     llr = 0.0
     verdict: str | None = None
     i = 0
-    while i < len(tasks):
+    # A resumed run first reads the games its file holds, a pair (or a game) at a time: a verdict reached
+    # there ends the run before any game is played anew, rather than after the rest of a batch.
+    step = 2 if paired else 1
+    while verdict is None and i + step <= len(tasks) and all(t.key in store.done for t in tasks[i : i + step]):
+        done.extend(store.done[t.key] for t in tasks[i : i + step])
+        i += step
+        counts = pentanomial(done, _seat_a) if paired else trinomial(done, _seat_a)
+        llr = test.llr(counts, values)
+        verdict = test.verdict(counts, values)
+    while verdict is None and i < len(tasks):
         chunk = tasks[i : i + batch]
         done.extend(Run(chunk, store, jobs=jobs, ray_address=ray_address).results)
         i += len(chunk)

@@ -184,3 +184,20 @@ def test_sprt_bounds_below_zero_read_as_a_value(tmp_path: Path, capsys: pytest.C
     assert main([*argv, "--out", str(tmp_path), "--json", "--no-progress"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert (out["elo0"], out["elo1"]) == (-50, 50)
+
+
+def test_a_resumed_sprt_stops_at_the_verdict_its_file_holds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A run with a verdict in its results file plays no game anew, whatever its batch: read pair by pair,
+    the stored games end it (before, a larger ``--jobs`` played to the end of its batch of 2 × jobs first)."""
+    argv = [
+        "match", TINY, "greedy", "random", "--sprt", "0,150", "--iterations", "1", "--games", "40",
+        "--out", str(tmp_path), "--json", "--no-progress",
+    ]  # fmt: skip
+    assert main(argv) == 0
+    first = json.loads(capsys.readouterr().out)
+    lines = (tmp_path / RESULTS_FILE).read_text().splitlines()
+    assert first["verdict"] == "H1" and (len(lines) - 1) % 8 != 0  # not a whole batch of --jobs 4
+    assert main([*argv, "--jobs", "4"]) == 0
+    second = json.loads(capsys.readouterr().out)
+    assert (tmp_path / RESULTS_FILE).read_text().splitlines() == lines
+    assert second["counts"] == first["counts"] and second["verdict"] == "H1"
