@@ -27,7 +27,7 @@ from fastapi.testclient import TestClient
 
 import tessera
 from tessera.server.http.app import create_app
-from tests.server.helpers import every_seat_moves
+from tests.server.helpers import every_seat_moves, run_coroutine
 
 
 def b64url(data: bytes) -> str:
@@ -531,7 +531,6 @@ def test_the_streams_count_the_accounts_listening_here_as_streams_open_and_close
     """'With no account page or stream open here, a change is not queued': the notifier reads whether one
     is open from the accounts' live streams and the bot API's event streams, which count the accounts with
     a stream open as streams open and close (two streams of one account count once)."""
-    import asyncio
 
     from tessera.server.accounts.live import AccountStreams
     from tessera.server.bot.streams import BotStreams
@@ -550,4 +549,4 @@ def test_the_streams_count_the_accounts_listening_here_as_streams_open_and_close
         bots.close_events("botty", "key", wake)
         assert bots.listening == 0
 
-    asyncio.run(run())
+    run_coroutine(run())

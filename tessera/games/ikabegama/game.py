@@ -73,7 +73,6 @@ from tessera.core.game import (
     not_legal,
 )
 from tessera.core.hexplane import (
-    HEX_RING2,
     PlaneWindow,
     format_axial,
     hex_center,
@@ -88,6 +87,7 @@ from tessera.core.registry import register
 from tessera.core.render import PLAYER_COLORS, text_diagram
 from tessera.core.texts import Text, name_text, outcome
 from tessera.games.ikabegama import kernels as kern
+from tessera.games.ikabegama import notation
 
 if TYPE_CHECKING:
     from tessera.core.kits.contract import KernelContract
@@ -521,50 +521,10 @@ class IkabegamaState(TurnState):
 
     # -- notation ----------------------------------------------------------------------
     def action_to_string(self, action: Action) -> str:
-        g = self.game
-        if action == g.pass_action:
-            return "pass"
-        dest, k = divmod(action, 13)
-        if k == 0:
-            return g.window.label(dest)
-        return f"{g.window.label(dest - g.window.ring2_offsets[k - 1])}>{g.window.label(dest)}"
+        return notation.action_to_string(self.game, action)
 
     def string_to_action(self, move: str) -> Action:
-        g = self.game
-        text = move.strip().lower()
-        if text == "pass":
-            return g.pass_action
-        try:
-            if ">" in text:
-                src_s, _, dst_s = text.partition(">")
-                sq, sr = parse_axial(src_s)
-                dq, dr = parse_axial(dst_s)
-                delta = (dq - sq, dr - sr)
-                if delta not in HEX_RING2:
-                    far = hex_distance(sq, sr, dq, dr)
-                    raise IllegalMove(
-                        Text(
-                            "refusal.ikabegama.jump_distance",
-                            f"{text}: a jump goes to a hex at distance exactly 2, this one is at distance {far}",
-                            move=text,
-                            distance=far,
-                        )
-                    )
-                g.window.id(sq, sr)
-                return g.window.id(dq, dr) * 13 + HEX_RING2.index(delta) + 1
-            q, r = parse_axial(text)
-            return g.window.id(q, r) * 13
-        except IllegalMove:
-            raise
-        except ValueError as e:
-            raise IllegalMove(
-                Text(
-                    "refusal.ikabegama.syntax",
-                    f"{move!r} is not a move: {e}; moves are 'q,r' (growth), 'q,r>q,r' (jump) or 'pass'",
-                    move=repr(move),
-                    reason=str(e),
-                )
-            ) from None
+        return notation.string_to_action(self.game, move)
 
     # -- positions ---------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:

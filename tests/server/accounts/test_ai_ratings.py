@@ -14,6 +14,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 import tessera
+from tessera.agents.evidence import level6_evidence, offered_levels
 from tessera.server.accounts.tables import history_table, users_table
 from tessera.server.ai import ratings as ai_ratings
 from tessera.server.ai.ratings import ANCHOR, level_ratings
@@ -74,10 +75,12 @@ def test_the_lobby_and_the_seek_pool_show_the_stored_ratings(browser: Callable[.
     games = {g["name"]: g for g in b.get("/api/catalog").json()["games"]}
     for name, g in games.items():
         levels = stored(name)
-        assert {k: v["rating"] for k, v in g["ai_ratings"].items()} == {
-            k: round(v["rating"]) for k, v in levels.items()
-        }
-        assert all(v["measured"] == (levels[k]["games"] > 0) for k, v in g["ai_ratings"].items())
+        expected = {k: round(v["rating"]) for k, v in levels.items()}
+        if 6 in offered_levels(name) and "6" not in levels:  # anchored on level 5 by its SPRT's H1 Elo
+            expected["6"] = round(levels["5"]["rating"] + level6_evidence(name).test.elo1)
+        assert {k: v["rating"] for k, v in g["ai_ratings"].items()} == expected
+        assert all(v["measured"] == (k in levels and levels[k]["games"] > 0) for k, v in g["ai_ratings"].items())
+    assert "6" in games["nymbat"]["ai_ratings"]  # the committed SPRT accepted Nymbat's level 6
     offered = app.state.seeks.ai_ratings("nume")
     assert offered == {int(k): v["rating"] for k, v in stored("nume").items()}
 
