@@ -68,10 +68,17 @@ function header(me) {
 
 let catalogNames = null; // GET /api/catalog, asked once: [{name, title}]
 
+// The player counts a game may be played with, from its declared `players` parameter (four-player Nymbat);
+// read from the parameters, not from `seats_by_players`, which stays empty while the server warms the game up.
+function playerCounts(g) {
+  const p = (g.params || []).find((q) => q.name === "players");
+  return p && Array.isArray(p.choices) ? p.choices.map(Number) : [];
+}
+
 async function gameNames() {
   if (catalogNames === null) {
     catalogNames = api("GET", "/api/catalog")
-      .then((c) => c.games.map((g) => ({ name: g.name, title: g.title || g.name, players: g.players, seatsByPlayers: g.seats_by_players || {} })))
+      .then((c) => c.games.map((g) => ({ name: g.name, title: g.title || g.name, players: g.players, playerCounts: playerCounts(g) })))
       .catch(() => []);
   }
   return catalogNames;
@@ -154,8 +161,8 @@ async function accountPage() {
   fillSelect($("challenge").game, await gameNames());
   // a game played by more players as a variant (four-player Nymbat): challenge them all at once
   for (const g of await gameNames()) {
-    for (const n of Object.keys(g.seatsByPlayers)) {
-      if (Number(n) === g.players) continue;
+    for (const n of g.playerCounts) {
+      if (n === g.players) continue;
       const more = document.createElement("option");
       more.value = `${g.name}(players=${n})`;
       more.textContent = t("account:game_with_players", { game: g.title, n });
