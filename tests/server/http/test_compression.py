@@ -10,7 +10,6 @@ import asyncio
 import gzip
 import json
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -18,14 +17,7 @@ from fastapi.testclient import TestClient
 
 from tessera.server.http.app import create_app
 from tessera.server.http.compression import MINIMUM_SIZE, Compression, accepts_gzip
-
-
-def run_apart(coroutine: Any) -> None:
-    """Run ``coroutine`` to its end on a loop of its own thread: a test before this one on the same worker
-    may have left an event loop running in the main thread, where ``asyncio.run`` refuses to start."""
-    with ThreadPoolExecutor(1) as pool:
-        pool.submit(asyncio.run, coroutine).result()
-
+from tests.server.helpers import run_coroutine
 
 GZIP = {"Accept-Encoding": "gzip"}
 PLAIN = {"Accept-Encoding": "identity"}
@@ -97,7 +89,7 @@ def run_app(headers: list[tuple[bytes, bytes]], body: bytes, accept: bytes = b"g
         return {"type": "http.disconnect"}
 
     scope = {"type": "http", "method": "POST", "path": "/", "headers": [(b"accept-encoding", accept)]}
-    run_apart(Compression(app)(scope, receive, send))
+    run_coroutine(Compression(app)(scope, receive, send))
     return sent
 
 
@@ -186,7 +178,7 @@ def test_an_event_stream_is_never_held_back_or_compressed() -> None:
         return {"type": "http.disconnect"}
 
     scope = {"type": "http", "method": "GET", "path": "/", "headers": [(b"accept-encoding", b"gzip")]}
-    run_apart(Compression(app)(scope, receive, send))
+    run_coroutine(Compression(app)(scope, receive, send))
     assert [m["type"] for m in sent] == ["http.response.start"] + ["http.response.body"] * 4
     assert all(m.get("body", b"") in (chunk, b"") for m in sent[1:])
     assert b"content-encoding" not in dict(sent[0]["headers"])
@@ -210,7 +202,7 @@ def test_a_streamed_json_body_is_sent_as_it_comes() -> None:
         return {"type": "http.disconnect"}
 
     scope = {"type": "http", "method": "GET", "path": "/", "headers": [(b"accept-encoding", b"gzip")]}
-    run_apart(Compression(app)(scope, receive, send))
+    run_coroutine(Compression(app)(scope, receive, send))
     assert [m.get("body") for m in sent[1:]] == [part, part]
     assert b"content-encoding" not in dict(sent[0]["headers"])
 
