@@ -200,3 +200,32 @@ def test_a_jump_and_a_multi_block_turn_are_clicked_as_on_the_game_page(server: s
     click_cell(page, "c2")
     page.wait_for_selector(".lesson-result.right")
     assert page.errors == []
+
+
+def test_diagrams_and_lessons_draw_what_the_games_client_module_adds(
+    server: str, browser: Any, artifacts: Path
+) -> None:
+    """Issue 36: "its client module (whatever the browser needs beyond the generic render description:
+    e.g. ... Nume's group badges — loaded by the game's declaration)" and "one renderer draws every
+    board, diagrams in the rules included": the rules page's diagram "Groups, sizes and prices" shows
+    the badge of each group (size·price) as the game page does — "Black's group of 3 carries a 5: price
+    2; Black's lone 1 costs 0. White's group of 3 carries a 2 and a 4: price 1; White's lone 0 costs
+    1." — and a lesson board does too."""
+    page = open_page(browser, f"{server}/rules/nume", DESKTOP, "figure.diagram svg.board .cell")
+    fig = page.locator('figure[data-diagram="nume-groups"]')
+    fig.scroll_into_view_if_needed()
+    fig.locator("svg.board .badge").first.wait_for()
+    texts = sorted(fig.locator("svg.board .badge text").all_text_contents())
+    assert texts == sorted(["3·2", "1·0", "3·1", "1·1"]), texts
+    assert fig.locator("svg.board .links line.link").count() >= 2, "the stones of a group are linked"
+    fig.screenshot(path=str(artifacts / "learn-rules-nume-badges.png"))
+    assert page.errors == []
+    page.close()
+    page = open_page(browser, f"{server}/learn/nume", DESKTOP, "#lesson svg.board .cell")
+    board = page.locator("#lesson svg.board")
+    assert board.locator(".piece").count() >= 1, "the first Nume lesson starts with stones on the board"
+    board.locator(".badge").first.wait_for()
+    assert board.locator(".badge").count() >= 1
+    page.screenshot(path=str(artifacts / "learn-lesson-nume-badges.png"))
+    assert page.errors == []
+    page.close()

@@ -90,3 +90,17 @@ def test_viewing_the_solution_counts_as_a_loss_in_korean(server: str, browser: A
     page.wait_for_selector("#result:has-text('패배')")
     assert "(-" in page.locator("#result").text_content()
     page.wait_for_selector("#me:has-text('연속 0')")
+
+
+def test_a_puzzle_board_numbers_the_blocks_as_the_game_page_does(server: str, browser: Any) -> None:
+    """Issue 36: the game's client module is "loaded by the game's declaration" wherever its board is
+    drawn: a Nibble puzzle's blocks carry their colour's place in the table (Nibble's client module,
+    as on the game page: issue 26, "Nibble's nine colours get symbols or numbers")."""
+    p = puzzle(1)
+    page = browser.new_context(viewport={"width": 1100, "height": 800}).new_page()
+    open_puzzle(page, server, p)
+    page.wait_for_selector("svg.board .piece .piece-label")
+    pieces = page.locator("svg.board .piece").count()
+    labels = page.locator("svg.board .piece .piece-label")
+    assert pieces > 0 and labels.count() == pieces, (pieces, labels.count())
+    assert all(t.strip().isdigit() for t in labels.all_text_contents())

@@ -3,8 +3,9 @@
 import { api, escapeHtml } from "./api.js";
 import { BoardView } from "./board.js";
 import { nextPathCells, pickCell } from "./board-paths.js";
-import { localized, refusalText } from "./decorate.js";
+import { decorations, localized, refusalText, whenClientLoads } from "./decorate.js";
 import { currentLanguage as i18nLanguage, initI18n, t as i18nT } from "./i18n.js";
+import { safePalette } from "./prefs.js";
 
 const PROGRESS_KEY = "tessera.learn.progress";
 
@@ -63,7 +64,15 @@ function button(label, onclick, cls = "") {
   return b;
 }
 
-// Nibble's colour table under a diagram or lesson board: the colours in table order with the counts.
+// What the game's own client module draws over a description (group badges, colour numbers, the
+// colour-blind palette: decorate.js), as on the game page; ``redraw`` runs once the module is here.
+function drawn(desc, redraw) {
+  whenClientLoads(desc, redraw);
+  return decorations(desc, { safePalette: safePalette() });
+}
+
+// The colour table under a diagram or lesson board (the description's `table`): the colours in table
+// order with the counts.
 function tableStrip(desc) {
   if (!desc.table) return null;
   const strip = el("div", "color-table");
@@ -120,7 +129,7 @@ export class DiagramView {
     // an outlined cell under a piece (a Nibble block covers its cell) is ringed above the piece instead
     const occupied = new Set((step.view.pieces || []).map((p) => p.cell));
     const ringed = new Set((step.view.highlights || []).filter((h) => h.kind === "target" && occupied.has(h.cell)).map((h) => h.cell));
-    this.board.draw(localized(step.view), { clickable: ringed });
+    this.board.draw(localized(step.view), { clickable: ringed, ...drawn(step.view, () => this.show(this.at)) });
     if (this.d.focus && this.d.focus.length) this.board.frame(this.d.focus, 3.2);
     this.table.innerHTML = "";
     const strip = tableStrip(step.view);
@@ -291,7 +300,7 @@ class LessonView {
     } else if (!this.choice) {
       clickable = nextPathCells(this.actions(), this.sel);
     }
-    this.board.draw(localized(v), { clickable, selected, marks });
+    this.board.draw(localized(v), { clickable, selected, marks, ...drawn(v, () => this.render()) });
     this.table.innerHTML = "";
     const strip = tableStrip(v);
     if (strip) this.table.appendChild(strip);

@@ -4,7 +4,7 @@
 // judges each step; the opponent's replies come back and are shown on the board.
 import { api, ApiError, escapeHtml, whoAmI } from "./api.js";
 import { BoardView } from "./board.js";
-import { actionLabel, decorations, localized, panelRows, refusalText, textOf } from "./decorate.js";
+import { actionLabel, decorations, localized, panelRows, refusalText, textOf, whenClientLoads } from "./decorate.js";
 import { initI18n, t } from "./i18n.js";
 import { initPrefs, safePalette } from "./prefs.js";
 
@@ -158,6 +158,7 @@ function renderPrompt() {
 function render() {
   const desc = ui.render;
   if (!desc) return;
+  whenClientLoads(desc, render); // the game's own client module, if it has one, draws more once here
   const deco = decorations(desc, { safePalette: safePalette() });
   const marks = new Map();
   const selected = new Set(ui.sel);
