@@ -229,3 +229,28 @@ def test_diagrams_and_lessons_draw_what_the_games_client_module_adds(
     page.screenshot(path=str(artifacts / "learn-lesson-nume-badges.png"))
     assert page.errors == []
     page.close()
+
+
+def test_a_lessons_order_builder_keeps_the_games_order_rules(server: str, browser: Any, artifacts: Path) -> None:
+    """Issue 36: a game's order rules live in its client module (the `order` hook), and every builder of
+    orders asks it — the lessons' too. Nelaxtam's invasion: "at least by_sea troops land on the edge
+    squares" ("three of them come by sea and must stand on an edge square"): with two troops on the
+    edge and two inside, the fifth troop's inner square is refused with the reason and the order is
+    left as it was; an edge square is taken, and the order is right."""
+    page = open_page(browser, f"{server}/learn/nelaxtam#nelaxtam-land", DESKTOP, "#lesson svg.board .cell")
+    for cell in ("a9", "e1", "f6", "h8"):
+        click_cell(page, cell)
+    click_cell(page, "d6")
+    why = page.locator(".order-builder .order-why")
+    why.wait_for()
+    assert "3" in why.inner_text() and "edge" in why.inner_text(), why.inner_text()
+    assert page.locator('.order-builder .unit[data-unit="5"] .unit-token').inner_text() == "…"
+    assert page.locator(".submit-order").is_disabled()
+    page.screenshot(path=str(artifacts / "learn-lesson-nelaxtam-by-sea.png"), full_page=True)
+    click_cell(page, "i1")
+    assert page.locator('.order-builder .unit[data-unit="5"] .unit-token').inner_text() == "5@i1"
+    assert page.locator(".order-builder .order-why").count() == 0
+    page.locator(".submit-order").click()
+    page.wait_for_selector(".lesson-result.right")
+    assert page.errors == []
+    page.close()

@@ -3,7 +3,7 @@
 import { api, escapeHtml } from "./api.js";
 import { BoardView } from "./board.js";
 import { nextPathCells, pickCell } from "./board-paths.js";
-import { decorations, localized, refusalText, whenClientLoads } from "./decorate.js";
+import { decorations, gameClient, localized, refusalText, whenClientLoads } from "./decorate.js";
 import { currentLanguage as i18nLanguage, initI18n, t as i18nT } from "./i18n.js";
 import { safePalette } from "./prefs.js";
 
@@ -13,7 +13,7 @@ const PROGRESS_KEY = "tessera.learn.progress";
 // The "learn" catalogue (web/locales/<lang>/learn.json) through the client's i18n module; the
 // English text given with each key is the fallback.
 export async function initLearnI18n() {
-  await initI18n(["learn", "engine"]);
+  await initI18n(["learn", "engine", "game"]); // "game": the order texts of a game's client module
   return i18nLanguage();
 }
 
@@ -158,6 +158,7 @@ class LessonView {
     this.choice = null;
     this.order = {};
     this.current = null;
+    this.why = null;
     this.hintsShown = 0;
     this.verdict = null;
     root.innerHTML = "";
@@ -185,6 +186,7 @@ class LessonView {
     this.choice = null;
     this.order = {};
     this.current = null;
+    this.why = null;
     this.hintsShown = 0;
     this.verdict = null;
     this.view = lesson.view;
@@ -234,6 +236,7 @@ class LessonView {
 
   onOrderCell(o, cell) {
     const unit = o.units.find((u) => u.id === this.current);
+    this.why = null;
     if (unit) {
       const c = unit.choices.find((ch) => ch.path && ch.path.length && ch.path[ch.path.length - 1] === cell);
       if (c) return this.choose(o, unit, c.token);
@@ -243,7 +246,34 @@ class LessonView {
     this.render();
   }
 
+  // What the rules allow between the units of one order comes from the game's client module (its
+  // `order` hook: blocked, conflict), as in the game page's builder (game-order.js); without one every
+  // choice is offered and the server's verdict says what is wrong.
+  orderRules() {
+    const c = gameClient(this.game);
+    return (c && c.order) || {};
+  }
+
+  orderContext() {
+    const unitName = (u) => u.label || i18nT("game:order.unit", { id: u.id });
+    const tokenCell = (u, token) => {
+      const c = u.choices.find((ch) => ch.token === token);
+      return c && c.path && c.path.length ? c.path[c.path.length - 1] : null;
+    };
+    return { t: i18nT, desc: this.view, you: this.view.viewer, unitName, tokenCell };
+  }
+
+  // Why a choice of a unit is not allowed with the rest of the order, or null.
+  blocked(o, unit, token) {
+    const r = this.orderRules();
+    const c = unit.choices.find((ch) => ch.token === token);
+    return r.blocked && c ? r.blocked(o, this.order, unit, c, this.orderContext()) || null : null;
+  }
+
   choose(o, unit, token) {
+    const why = o.single ? null : this.blocked(o, unit, token);
+    this.why = why;
+    if (why) return this.render(); // the order stays as it was; the sentence says why
     if (o.single) this.order = {};
     this.order[unit.id] = token;
     const next = o.units.find((u) => !this.order[u.id]);
@@ -371,8 +401,13 @@ class LessonView {
         const list = el("div", "unit-choices");
         for (const c of u.choices) {
           if (c.path && c.path.length && u.choices.length > 9) continue; // many squares (the invasion): click them
-          const b = button(c.label || c.token, () => this.choose(o, u, c.token), c.token === chosen ? "chosen" : "");
+          const blocked = u.id === this.current && !o.single ? this.blocked(o, u, c.token) : null;
+          const b = button(c.label || c.token, () => this.choose(o, u, c.token), (c.token === chosen ? "chosen" : "") + (blocked ? " blocked" : ""));
           b.dataset.token = c.token;
+          if (blocked) {
+            b.setAttribute("aria-disabled", "true");
+            b.title = blocked;
+          }
           list.appendChild(b);
         }
         row.appendChild(list);
@@ -381,8 +416,16 @@ class LessonView {
     }
     const full = o.single ? Object.keys(this.order).length === 1 : o.units.every((u) => this.order[u.id]);
     const text = o.single ? Object.values(this.order)[0] : o.units.map((u) => this.order[u.id]).join(o.separator || " ");
+    const r = this.orderRules();
+    const conflict = !o.single && r.conflict ? r.conflict(o, this.order, this.orderContext()) : null;
+    const why = this.why || conflict;
+    if (why) {
+      const p = el("p", "order-why", why);
+      p.setAttribute("role", "status");
+      wrap.appendChild(p);
+    }
     const submit = button(t("ui.submit", "Submit the order"), () => this.play(text), "primary submit-order");
-    submit.disabled = !full;
+    submit.disabled = !full || !!conflict;
     wrap.appendChild(submit);
     box.appendChild(wrap);
   }
