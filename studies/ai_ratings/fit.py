@@ -1,4 +1,5 @@
-"""Fit each game's AI level ratings from the matches of studies/ai_ratings/run.sh and store them in
+"""Fit each game's AI level ratings from the matches of studies/ai_ratings/run.sh and the sequential
+tests of studies/sprt/levels/run.sh, and store them in
 ``tessera/games/<game>/levels.json`` (read by tessera.server.ai.ratings: the AI accounts' starting
 ratings, the seek pool's offer, the lobby's form).
 
@@ -34,9 +35,14 @@ def level_of(agent: str) -> int:
 
 
 def games_of(game: str) -> list[tuple[int, int, float]]:
-    """Every finished match game of ``game``: (level of seat 0, level of seat 1, score of seat 0)."""
+    """Every finished match game of ``game``: (level of seat 0, level of seat 1, score of seat 0), from the
+    rating matches and from the sequential tests of neighbouring levels (``studies/sprt/levels``: the
+    same agents, budgets and clock; a sequential test stops when its evidence suffices, which biases
+    a fit of its games little at these game counts, as fishtest's Elo estimates of its SPRTs)."""
     out = []
-    for results in sorted(HERE.glob(f"{game}/*/results.jsonl")) + sorted(HERE.glob(f"{game}-*/results.jsonl")):
+    files = sorted(HERE.glob(f"{game}/*/results.jsonl")) + sorted(HERE.glob(f"{game}-*/results.jsonl"))
+    files += sorted((ROOT / "studies" / "sprt" / "levels").glob(f"{game}/*/results.jsonl"))  # the level SPRTs
+    for results in files:
         for line in results.read_text().splitlines():
             try:
                 row = json.loads(line)

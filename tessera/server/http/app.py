@@ -39,7 +39,7 @@ from tessera.server.bot.guard import BotGuard, BotLimits
 from tessera.server.bot.lichess_routes import router as lichess_router
 from tessera.server.bot.routes import router as bot_router
 from tessera.server.bot.streams import BotStreams
-from tessera.server.catalog import lessons as learn_routes
+from tessera.server.catalog import lessons as lesson_routes
 from tessera.server.catalog.routes import catalog, rules_text
 from tessera.server.chat.rooms import Chat
 from tessera.server.design.routes import router as design_router
@@ -406,6 +406,6 @@ def create_app(
     app.include_router(puzzles_router)  # puzzles, their ratings and the daily puzzle (tessera.server.puzzles)
     app.include_router(moderation_router)  # reports, blocks, the moderators' page and log (tessera.server.moderation)
     app.include_router(notify_router)  # games waiting, push subscriptions, e-mail (tessera.server.notify)
-    app.include_router(learn_routes.router)  # rules in the player's language, diagrams, lessons
+    app.include_router(lesson_routes.router)  # rules in the player's language, diagrams, lessons
     app.mount("/static", StaticFiles(directory=WEB), name="static")
     return app
