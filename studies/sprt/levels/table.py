@@ -5,13 +5,15 @@ Each cell: the verdict (H1: the higher level is at least ELO1 stronger more like
 reverse; "none" when the run stopped at its cap between the bounds), the games and the higher level's
 W-D-L, the LLR, the Elo of its score (draws half) with the Wilson 95 % interval of that score turned
 into Elo (finite where every game was won, unlike the pentanomial normal interval), and the CPU time
-both agents spent thinking.  Prints Markdown::
+both agents spent thinking.  Prints Markdown, or with ``--write`` puts it in docs/agents.md between the markers
+``<!-- level-sprt:start -->`` and ``<!-- level-sprt:end -->``::
 
-    python studies/sprt/levels/table.py
+    python studies/sprt/levels/table.py [--write]
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 from pathlib import Path
@@ -23,6 +25,8 @@ from tessera.core.kits.sprt import score_to_elo
 HERE = Path(__file__).resolve().parent
 GAMES = ["ikabegama", "nelaxtam", "nibble", "nume", "nymbat"]
 PAIRS = [(2, 1), (3, 2), (4, 3), (5, 4)]
+DOC = HERE.parents[2] / "docs" / "agents.md"
+START, END = "<!-- level-sprt:start -->", "<!-- level-sprt:end -->"
 
 
 def _elo(x: float) -> str:
@@ -52,12 +56,29 @@ def cell(path: Path) -> str:
     )
 
 
-def main() -> None:
-    print("| pair | " + " | ".join(GAMES) + " |")
-    print("| --- |" + " --- |" * len(GAMES))
+def table() -> str:
+    """The Markdown table: a row per pair, a column per game."""
+    rows = ["| pair | " + " | ".join(GAMES) + " |", "| --- |" + " --- |" * len(GAMES)]
     for hi, lo in PAIRS:
         cells = [cell(HERE / g / f"level{hi}-vs-level{lo}" / "results.jsonl") for g in GAMES]
-        print(f"| {hi} vs {lo} | " + " | ".join(cells) + " |")
+        rows.append(f"| {hi} vs {lo} | " + " | ".join(cells) + " |")
+    return "\n".join(rows) + "\n"
+
+
+def write(doc: Path = DOC) -> None:
+    """Put :func:`table` in ``doc`` between the markers (``ValueError`` when they are missing)."""
+    text = doc.read_text(encoding="utf-8")
+    start, end = text.index(START) + len(START), text.index(END)
+    doc.write_text(text[:start] + "\n" + table() + text[end:], encoding="utf-8")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--write", action="store_true", help="update docs/agents.md instead of printing")
+    if ap.parse_args().write:
+        write()
+    else:
+        print(table(), end="")
 
 
 if __name__ == "__main__":
