@@ -53,7 +53,12 @@ def sprt_dir(directory: str | os.PathLike[str] | None = None) -> Path:
     env = os.environ.get(SPRT_DIR_ENV)
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[2] / "studies" / "sprt"
+    return _SOURCE_SPRT_DIR
+
+
+_SOURCE_SPRT_DIR = Path(__file__).resolve().parents[2] / "studies" / "sprt"
+"""The source tree's ``studies/sprt``, resolved once (resolving the path touches every folder of it:
+about 0.7 ms a call on this machine, twice in every catalogue request before)."""
 
 
 @dataclass(frozen=True)
