@@ -132,6 +132,25 @@ def test_the_lobby_says_it_is_preparing_while_the_catalogue_loads(
     page.context.close()
 
 
+def test_a_form_pressed_before_its_page_is_wired_does_not_reload_the_page(server: str, browser: Any) -> None:
+    """A button pressed while the page's script still loads its texts does nothing visible, not a
+    native submission (a reload with the fields in the address, which lost the click and the form);
+    the lobby's game form is not shown until its handler is attached."""
+    page = new_page(browser, {"width": 1100, "height": 800})
+    held: list[Any] = []
+    page.route("**/static/locales/**", lambda route: held.append(route))
+    with page.expect_request("**/static/locales/**"):
+        page.goto(server + "/")
+    assert page.locator("#create").is_hidden(), "the lobby's form is hidden until it is wired"
+    page.goto(server + "/tournaments")
+    page.wait_for_function("() => document.getElementById('new-tournament') !== null")
+    assert held, "the texts were held"
+    page.evaluate("document.getElementById('new-tournament').requestSubmit()")
+    page.wait_for_timeout(300)
+    assert page.url == server + "/tournaments", page.url
+    page.context.close()
+
+
 def test_without_a_status_route_the_lobby_still_says_it_loads(server: str, browser: Any) -> None:
     """ "Tolerate a 404 until that lands": an older server without /api/status still gets the
     'Loading the games…' status while the catalogue is on its way."""

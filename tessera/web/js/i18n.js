@@ -11,6 +11,16 @@
 // markup from the catalogue), data-i18n-title / data-i18n-placeholder / data-i18n-aria-label (attributes);
 // translateDom() fills them, and initI18n() does it once for the whole page.
 
+// No form of the site submits natively (each page's script sends it): until a page's script has
+// wired a form, pressing its button must not reload the page with the fields in the address.
+document.addEventListener(
+  "submit",
+  (e) => {
+    if (!e.target.hasAttribute("action") && !e.target.hasAttribute("method")) e.preventDefault();
+  },
+  true,
+);
+
 export const LANGUAGES = { en: "English", ko: "한국어", es: "Español", de: "Deutsch", fr: "Français" };
 export const FALLBACK = "en";
 const STORE_KEY = "tessera:lang";

@@ -3,7 +3,7 @@
 import { api, escapeHtml } from "./api.js";
 import { BoardView } from "./board.js";
 import { nextPathCells, pickCell } from "./board-paths.js";
-import { decorations, gameClient, localized, refusalText, whenClientLoads } from "./decorate.js";
+import { decorations, gameClient, loadGameClient, localized, refusalText, whenClientLoads } from "./decorate.js";
 import { currentLanguage as i18nLanguage, initI18n, t as i18nT } from "./i18n.js";
 import { safePalette } from "./prefs.js";
 
@@ -456,6 +456,8 @@ export async function startLearn() {
   try {
     const [data, cat] = await Promise.all([api("GET", `/api/learn/${encodeURIComponent(game)}/lessons`), api("GET", "/api/catalog")]);
     const info = (cat.games || []).find((g) => g.name === game);
+    // the game's client module before the first board, so that no redraw replaces a board being clicked
+    if (info) await loadGameClient(game, info);
     const title = info ? info.title : game;
     document.title = `${t("ui.lessons-of", "{{game}} lessons", { game: title })} — tessera`;
     $("game-title").textContent = title;

@@ -454,7 +454,7 @@ async function start() {
   });
   await initI18n(["account", "game", "learn", "lobby", "params", "seeks", "engine", "tournaments"]);
   initPrefs();
-  $("create").hidden = true;
+  // the form stays hidden (index.html) until the games are loaded and its handler is attached
   refreshLists();
   setInterval(refreshLists, 10000);
   const c = await loadCatalog();

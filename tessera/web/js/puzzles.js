@@ -4,7 +4,7 @@
 // judges each step; the opponent's replies come back and are shown on the board.
 import { api, ApiError, escapeHtml, whoAmI } from "./api.js";
 import { BoardView } from "./board.js";
-import { actionLabel, decorations, localized, panelRows, refusalText, textOf, whenClientLoads } from "./decorate.js";
+import { actionLabel, decorations, loadGameClient, localized, panelRows, refusalText, textOf, whenClientLoads } from "./decorate.js";
 import { initI18n, t } from "./i18n.js";
 import { initPrefs, safePalette } from "./prefs.js";
 
@@ -39,6 +39,8 @@ async function load(path) {
   let view;
   try {
     view = await api("GET", path);
+    // the game's client module before the first board, so that no redraw replaces a board being clicked
+    if (view.render) await loadGameClient(view.render.game);
   } catch (e) {
     showError(refusalText(e));
     return;
