@@ -109,6 +109,22 @@ export function textOf(obj, field) {
   return keyed(obj[`${field}_key`], obj[`${field}_args`], obj[field]);
 }
 
+// -- an order's units (the render description's `order`), for every order builder ----------------------
+// The cell a unit's token ends on (the last cell of its choice's path), or null (a button).
+export function tokenCell(unit, token) {
+  const c = unit.choices.find((ch) => ch.token === token);
+  return c && c.path && c.path.length ? c.path[c.path.length - 1] : null;
+}
+
+export function unitName(u) {
+  return u.label ? textOf(u, "label") : t("game:order.unit", { id: u.id });
+}
+
+// What a game's client module's `order` hook is given: {t, desc, you, unitName, tokenCell}.
+export function orderContext(desc, you) {
+  return { t, desc, you, unitName, tokenCell };
+}
+
 // The panel's rows as the player reads them: labels and values from their keys, Nymbat's "On
 // board" as pieces and points (the row's `pieces` beside its points).
 export function panelRows(desc) {

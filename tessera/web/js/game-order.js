@@ -2,7 +2,7 @@
 // at once, sealed until all are in): which unit is being ordered, the board's hints, the panel's list
 // of units and its submit button; what the rules allow with the rest of the order, and why not, comes
 // from the game's own client module.
-import { gameClient, textOf } from "./decorate.js";
+import { gameClient, orderContext, textOf, unitName } from "./decorate.js";
 import { t } from "./i18n.js";
 import { submit } from "./game-play.js";
 import { button, mySeats, redraw, ui } from "./game-state.js";
@@ -36,16 +36,6 @@ export function builder() {
   return ui.order;
 }
 
-// The cell a unit's token ends on (the last cell of its choice's path), or null (a button).
-export function tokenCell(unit, token) {
-  const c = unit.choices.find((ch) => ch.token === token);
-  return c && c.path && c.path.length ? c.path[c.path.length - 1] : null;
-}
-
-export function unitName(u) {
-  return u.label ? textOf(u, "label") : t("game:order.unit", { id: u.id });
-}
-
 // -- what the rules allow between the units of one order: the game's client module says it ----------
 // (its export `order` with head, blocked, conflict, whyNot, each optional; Game.client_module), so that
 // the builder offers only legal orders and says why not. Without one every choice is offered and the
@@ -56,7 +46,7 @@ function rules() {
 }
 
 function context() {
-  return { t, desc: ui.shown, you: ui.view ? ui.view.you : null, unitName, tokenCell };
+  return orderContext(ui.shown, ui.view ? ui.view.you : null);
 }
 
 // Why a choice of a unit is not allowed with the rest of the order, or null.

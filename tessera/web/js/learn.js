@@ -3,7 +3,7 @@
 import { api, escapeHtml } from "./api.js";
 import { BoardView } from "./board.js";
 import { nextPathCells, pickCell } from "./board-paths.js";
-import { decorations, gameClient, loadGameClient, localized, refusalText, whenClientLoads } from "./decorate.js";
+import { decorations, gameClient, loadGameClient, localized, orderContext, refusalText, whenClientLoads } from "./decorate.js";
 import { currentLanguage as i18nLanguage, initI18n, t as i18nT } from "./i18n.js";
 import { safePalette } from "./prefs.js";
 
@@ -255,12 +255,7 @@ class LessonView {
   }
 
   orderContext() {
-    const unitName = (u) => u.label || i18nT("game:order.unit", { id: u.id });
-    const tokenCell = (u, token) => {
-      const c = u.choices.find((ch) => ch.token === token);
-      return c && c.path && c.path.length ? c.path[c.path.length - 1] : null;
-    };
-    return { t: i18nT, desc: this.view, you: this.view.viewer, unitName, tokenCell };
+    return orderContext(this.view, this.view.viewer);
   }
 
   // Why a choice of a unit is not allowed with the rest of the order, or null.
