@@ -7,6 +7,9 @@ the answer, the first move of the win in the game's notation and the CPU time ar
 N plies"), never as a draw.
 
     PYTHONPATH=. python studies/balance/ikabegama-proofs/prove.py --distances 2,4,6,8,10,12 --horizon 13
+
+``--boards plane,hexhex:7,hexhex:10`` asks the same on each board (the game's ``board`` parameter);
+every row names its board.
 """
 
 from __future__ import annotations
@@ -23,22 +26,25 @@ from tessera.games.ikabegama.solver import solve
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--distances", default="2,4,6,8,10,12")
+    ap.add_argument("--boards", default="plane", help="comma-separated values of the game's board parameter")
     ap.add_argument("--horizon", type=int, default=13)
     ap.add_argument("--seconds", type=float, default=600.0)
     ap.add_argument("--out", default=str(Path(__file__).with_name("proofs.json")))
     args = ap.parse_args()
     rows = []
-    for distance in (int(x) for x in args.distances.split(",")):
-        game = tessera.load_game(f"ikabegama(distance={distance})")
+    cases = [(b, int(d)) for b in args.boards.split(",") for d in args.distances.split(",")]
+    for board, distance in cases:
+        game = tessera.load_game(f"ikabegama(distance={distance},board={board})")
         state = game.new_initial_state()
         t0 = time.process_time()
         out = solve(state, seconds=args.seconds, horizon=args.horizon)
         cpu = round(time.process_time() - t0, 2)
         if out is None:
-            row = {"distance": distance, "result": f"unknown within {args.horizon} plies", "cpu_s": cpu}
+            row = {"board": board, "distance": distance, "result": f"unknown within {args.horizon} plies", "cpu_s": cpu}
         else:
             value, move, plies = out
             row = {
+                "board": board,
                 "distance": distance,
                 "result": "first player wins" if value > 0 else "first player loses",
                 "plies": plies,
