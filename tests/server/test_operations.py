@@ -21,8 +21,9 @@ from fastapi.testclient import TestClient
 
 from tessera.server.ai.scheduler import AI, ANALYSIS, FairPool, PoolBusy
 from tessera.server.http.app import create_app
-from tessera.server.http.limits import Rate, RateLimits
-from tessera.server.http.logs import JsonFormatter, RequestLog
+from tessera.server.http.edge import Buckets, Edge
+from tessera.server.http.limits import Rate
+from tessera.server.http.logs import JsonFormatter
 
 
 def new_game(client: TestClient, **body: Any) -> dict[str, Any]:
@@ -159,7 +160,7 @@ def test_analysis_has_its_own_quota_and_a_client_may_queue_only_a_few_evaluation
 def test_a_rate_bucket_allows_its_burst_then_refuses_until_tokens_come_back() -> None:
     """'Limits everywhere … 429 + Retry-After': a bucket of RATE/BURST lets BURST requests through at
     once, then says how long to wait; the wait passes as tokens come back."""
-    limits = RateLimits(lambda *a: None, rates={"create": Rate(0.5, 3)})  # type: ignore[arg-type]
+    limits = Buckets({"create": Rate(0.5, 3)})
     now = [100.0]
     limits._clock = lambda: now[0]
     assert [limits.take("create", "a") for _ in range(3)] == [0.0, 0.0, 0.0]
@@ -177,7 +178,7 @@ def test_each_request_is_one_json_log_line_with_its_context_and_a_traceback_once
 ) -> None:
     """'structured logs (one JSON line per event: time, level, request id, route, game id, client,
     status, duration; a traceback once per distinct error with a count)'."""
-    assert any(m.cls is RequestLog for m in client.app.user_middleware)  # type: ignore[attr-defined]
+    assert any(m.cls is Edge for m in client.app.user_middleware)  # type: ignore[attr-defined]
     g = new_game(client)
     with caplog.at_level(logging.INFO, logger="tessera.server.requests"):
         r = client.get(f"/api/games/{g['id']}", headers={"x-request-id": "abc123"})

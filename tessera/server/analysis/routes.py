@@ -13,7 +13,7 @@ from tessera.server.accounts.auth import accounts
 from tessera.server.ai.scheduler import ANALYSIS, FairPool
 from tessera.server.analysis import board as analysis
 from tessera.server.http.deps import Service, created_answer
-from tessera.server.http.limits import client_address, credential
+from tessera.server.http.edge import client_address, credential
 from tessera.server.match.inputs import check_seed
 from tessera.server.match.record_routes import record_body
 

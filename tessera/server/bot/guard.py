@@ -23,7 +23,8 @@ from collections.abc import Awaitable
 from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from tessera.server.http.limits import Rate, RateLimits, answer_busy, retry_seconds
+from tessera.server.http.edge import Buckets
+from tessera.server.http.limits import Rate, answer_busy, retry_seconds
 
 BOT_RATE = Rate(8, 30)
 """The bot routes' default bucket per token (``TESSERA_RATE_BOT=RATE/BURST`` overrides it; ``0``: none)."""
@@ -123,7 +124,7 @@ class BotLimits:
 
     def __init__(self, app: ASGIApp, *, rate: Rate | None = None) -> None:
         self.app = app
-        self.buckets = RateLimits(app, rates={"bot": bot_rate_from_env() if rate is None else rate})
+        self.buckets = Buckets({"bot": bot_rate_from_env() if rate is None else rate})
         self._in_flight: set[str] = set()
 
     def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:

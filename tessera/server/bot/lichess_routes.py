@@ -29,7 +29,7 @@ from tessera.server.bot import lichess
 from tessera.server.bot import routes as bot_routes
 from tessera.server.bot.store import is_api_bot
 from tessera.server.chat.rooms import Chat
-from tessera.server.http.limits import client_address
+from tessera.server.http.edge import client_address
 
 router = APIRouter(tags=["lichess"])
 

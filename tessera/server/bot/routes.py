@@ -30,9 +30,9 @@ from tessera.server.bot.guard import token_key
 from tessera.server.bot.store import BotStore, is_api_bot
 from tessera.server.bot.streams import BotStreams, TooManyStreams
 from tessera.server.chat.rooms import Chat, chat_line
+from tessera.server.http.edge import client_address
 from tessera.server.http.encoding import FastJSONResponse
 from tessera.server.http.errors import ServiceError
-from tessera.server.http.limits import client_address
 
 router = APIRouter(tags=["bot"])
 

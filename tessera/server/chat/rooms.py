@@ -62,12 +62,11 @@ from tessera.server.accounts.security import Refused, username_key
 from tessera.server.accounts.store import DELETED_NAME, User
 from tessera.server.chat.tables import chat_messages_table, chat_mutes_table
 from tessera.server.events import ChatPosted
-from tessera.server.http.limits import Rate, RateLimits
+from tessera.server.http.edge import Buckets
+from tessera.server.http.limits import Rate
 from tessera.server.moderation.guards import blocked_at_seats, blocked_by, blockers_of, refuse_muted_chat
 
 if TYPE_CHECKING:
-    from starlette.types import Receive, Scope, Send
-
     from tessera.server.match.service import MatchService
 
 ROOMS = ("player", "spectator")
@@ -103,10 +102,6 @@ def rate_from_env() -> Rate:
     """:data:`CHAT_RATE`, or ``TESSERA_RATE_CHAT`` (``RATE/BURST``; ``0``: no limit)."""
     text = os.environ.get("TESSERA_RATE_CHAT")
     return Rate.parse(text) if text else CHAT_RATE
-
-
-async def _no_app(scope: Scope, receive: Receive, send: Send) -> None:  # the buckets only, never called
-    raise RuntimeError("the chat's rate buckets are not a middleware")
 
 
 def check_text(text: Any) -> str:
@@ -183,7 +178,7 @@ class Chat:
         self.service = service
         self.storage = service.storage
         self.events = service.events
-        self._buckets = RateLimits(_no_app, rates={"chat": rate_from_env() if rate is None else rate})
+        self._buckets = Buckets({"chat": rate_from_env() if rate is None else rate})
 
     # -- who -------------------------------------------------------------------------------------
     def speaker(self, game_id: str, token: str | None, user: User | None, address: str) -> Speaker:

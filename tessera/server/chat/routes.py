@@ -12,7 +12,7 @@ from tessera.server.accounts.auth import accounts, optional_auth
 from tessera.server.accounts.security import Refused
 from tessera.server.chat.rooms import Chat, Speaker
 from tessera.server.http.deps import SeatHeader, first_token
-from tessera.server.http.limits import client_address
+from tessera.server.http.edge import client_address
 
 router = APIRouter(tags=["chat"])
 

@@ -45,11 +45,10 @@ from tessera.server.chat.rooms import Chat
 from tessera.server.design.routes import router as design_router
 from tessera.server.design.studies import DesignStudies
 from tessera.server.events import Events, Presence
-from tessera.server.http.compression import Compression
+from tessera.server.http.edge import Edge, Limits
 from tessera.server.http.errors import ServiceError
-from tessera.server.http.headers import SecurityHeaders, TokensNotInUrls, api_docs
-from tessera.server.http.limits import BODY_READ_TIMEOUT, BodyLimits, Rate, RateLimits, rates_from_env
-from tessera.server.http.logs import RequestLog
+from tessera.server.http.headers import api_docs
+from tessera.server.http.limits import BODY_READ_TIMEOUT, Rate, rates_from_env
 from tessera.server.http.pages import WEB
 from tessera.server.http.routes import ROUTERS
 from tessera.server.http.storage_errors import STORAGE_ERRORS, storage_trouble
@@ -333,8 +332,8 @@ def create_app(
         redoc_url="/redoc" if docs else None,
         openapi_url="/openapi.json" if docs else None,
     )
-    app.add_middleware(BodyLimits, read_timeout=body_timeout)
-    app.add_middleware(RateLimits, rates=rates_from_env() if rates is None else rates)
+    # innermost: request rates (429), then body caps (413) and the body's read time (408)
+    app.add_middleware(Limits, rates=rates_from_env() if rates is None else rates, read_timeout=body_timeout)
     app.add_middleware(BotGuard)  # bots play their challenges' games only
     app.add_middleware(BotLimits)  # one request at a time per token on the bot routes
     if metrics:
@@ -349,10 +348,9 @@ def create_app(
         def metrics_page() -> Response:
             return Response(collected.render(), media_type="text/plain; version=0.0.4")
 
-    app.add_middleware(Compression)  # gzip for whole text answers without secrets (never streams or WebSockets)
-    app.add_middleware(TokensNotInUrls)  # ?token= refused before any route or limit reads the request
-    app.add_middleware(RequestLog)
-    app.add_middleware(SecurityHeaders)  # outermost: every answer has them, refusals of the limits included
+    # outermost: security headers on every answer (the limits' refusals included), the request id and
+    # log line, ?token= refused before any route or limit reads the request, gzip (http/edge.py)
+    app.add_middleware(Edge)
     app.state.service = service
     app.state.hub = hub
     app.state.chat = chat

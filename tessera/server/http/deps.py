@@ -51,7 +51,7 @@ class TokenIn(BaseModel):
 
 def first_token(*given: str | None) -> str | None:
     """The first token given (the JSON body's, then the ``X-Seat-Token`` header).  Never ``?token=``:
-    a URL is written by access logs (tessera.server.http.headers.TokensNotInUrls refuses it)."""
+    a URL is written by access logs (tessera.server.http.edge.Edge refuses it)."""
     for t in given:
         if t:
             return t

@@ -1,34 +1,20 @@
-"""Limits on what a client may send: request body size and the time to send a body.
+"""The limits' vocabulary: body caps, request rates and the JSON refusals that say them.
 
-:class:`BodyLimits` is a plain ASGI middleware in front of the whole app.  A
-request whose ``Content-Length`` is over its route's cap is answered ``413`` at
-once, before a byte of the body is read; a body sent without a length (chunked)
-is counted as it arrives and refused as soon as it passes the cap, so no
-request ever holds more than the cap in memory.  A body that stops arriving
-(shorter than its ``Content-Length``) is answered ``408`` after
-``read_timeout`` seconds instead of holding the connection forever.  Both
-answers are ``{"detail": "<the reason>"}`` and close the connection.
-
-:class:`RateLimits` counts requests per client (address, and account when a credential is sent)
-in token buckets per kind (game creation, moves, analysis, record import): over its limit a
-request is answered ``429`` with ``Retry-After`` and a JSON ``detail``.
+The middleware that applies them is :class:`tessera.server.http.edge.Limits` (with the token buckets,
+:class:`~tessera.server.http.edge.Buckets`): a body over its route's cap is answered ``413`` before it
+is read whole, a body that stops arriving ``408`` after :data:`BODY_READ_TIMEOUT` seconds, and a
+client over one of :data:`RATE_LIMITS` ``429`` with ``Retry-After``.
 """
 
 from __future__ import annotations
 
-import asyncio
-import hashlib
 import json
 import math
-import re
-import time
-from collections import OrderedDict
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 from starlette.exceptions import HTTPException
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Send
 
 MAX_BODY_BYTES = 256 * 1024
 """The largest request body on every route but record import (a move or a new game is a few hundred bytes)."""
@@ -46,93 +32,23 @@ class BodyRefused(HTTPException):
     """A body over its cap (413) or not sent in time (408); raised from ``receive`` inside a route."""
 
 
-def _kib(n: int) -> str:
+def kib(n: int) -> str:
+    """``n`` bytes as the refusals write them ("256 KiB", "2 MiB")."""
     return f"{n // (1024 * 1024)} MiB" if n % (1024 * 1024) == 0 else f"{n // 1024} KiB"
 
 
-class BodyLimits:
-    """ASGI middleware: a body cap per path (413) and a read timeout for bodies (408)."""
-
-    def __init__(
-        self,
-        app: ASGIApp,
-        *,
-        cap_for: Callable[[str], int] | None = None,
-        read_timeout: float = BODY_READ_TIMEOUT,
-    ) -> None:
-        self.app = app
-        self.cap_for = cap_for or (lambda path: MAX_RECORD_BYTES if path in RECORD_PATHS else MAX_BODY_BYTES)
-        self.read_timeout = read_timeout
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        cap = self.cap_for(scope.get("path", ""))
-        too_large = f"the request body is too large: at most {_kib(cap)} on this route"
-        for name, value in scope.get("headers", ()):
-            if name == b"content-length":
-                text = value.decode("latin-1").strip()
-                if not text.isdigit():
-                    await _answer(send, 400, "the Content-Length header is not a number")
-                    return
-                if int(text) > cap:
-                    await _answer(send, 413, too_large)
-                    return
-        received = 0
-        done = False
-        started = False
-        timeout = self.read_timeout
-
-        async def limited() -> Message:
-            nonlocal received, done
-            if done:  # the body is in: later reads only wait for a disconnect
-                return await receive()
-            try:
-                message = await asyncio.wait_for(receive(), timeout)
-            except TimeoutError:
-                raise BodyRefused(
-                    408, f"the request body did not arrive: nothing was received for {timeout:g} s"
-                ) from None
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > cap:
-                    raise BodyRefused(413, too_large)
-                done = not message.get("more_body", False)
-            else:
-                done = True
-            return message
-
-        async def tracked(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-                if isinstance(message.get("status"), int) and message["status"] in (408, 413):
-                    message = {**message, "headers": [*message.get("headers", []), (b"connection", b"close")]}
-            await send(message)
-
-        try:
-            await self.app(scope, limited, tracked)
-        except BodyRefused as e:
-            if started:
-                raise
-            await _answer(send, e.status_code, str(e.detail))
-
-
-async def _answer(send: Send, status: int, detail: str) -> None:
-    """A JSON refusal that closes the connection (the rest of the body is never read)."""
-    body = json.dumps({"detail": detail}).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"connection", b"close"),
-            ],
-        }
-    )
+async def answer_refusal(send: Send, status: int, detail: str, *, key: str | None = None, close: bool = True) -> None:
+    """A JSON refusal ``{"detail"}`` (with ``key``: ``{"detail", "error", "key", "args"}``, ``error``
+    the field lichess's clients read); ``close``: the connection is closed after it (the rest of the
+    body is never read)."""
+    out: dict[str, Any] = {"detail": detail}
+    if key is not None:
+        out.update(error=detail, key=key, args={})
+    body = json.dumps(out).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if close:
+        headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
 
@@ -169,25 +85,6 @@ RATE_LIMITS: dict[str, Rate] = {
 """The default limits per client (address, and account when the request carries a credential);
 ``TESSERA_RATE_<NAME>=RATE/BURST`` overrides one (``0``: none)."""
 
-_MOVE_PATH = re.compile(
-    r"^/api/games/[^/]+/(moves|resign|undo|undo/accept|undo/decline|draw|draw/accept|draw/decline)$"
-)
-
-
-def rate_bucket(method: str, path: str) -> str | None:
-    """Which limit a request counts against (None: not limited)."""
-    if method != "POST":
-        return None
-    if path in ("/api/games", "/api/analysis/continue"):
-        return "create"
-    if path in RECORD_PATHS:
-        return "import"
-    if path.startswith("/api/analysis/"):
-        return "analysis"
-    if _MOVE_PATH.match(path):
-        return "move"
-    return None
-
 
 def rates_from_env() -> dict[str, Rate]:
     """:data:`RATE_LIMITS` with the environment's overrides."""
@@ -199,74 +96,6 @@ def rates_from_env() -> dict[str, Rate]:
         if text:
             out[name] = Rate.parse(text)
     return out
-
-
-def client_address(scope: Scope) -> str:
-    """The client's address (behind a proxy: uvicorn's ``--forwarded-allow-ips`` sets it from the proxy's header)."""
-    client = scope.get("client")
-    return str(client[0]) if client else "unknown"
-
-
-def credential(scope: Scope) -> str | None:
-    """A digest of the request's bearer token or session cookie (its account's key), or None."""
-    for name, value in scope.get("headers", ()):
-        if name == b"authorization" or (name == b"cookie" and b"tessera_session=" in value):
-            return hashlib.sha256(value).hexdigest()[:24]
-    return None
-
-
-class RateLimits:
-    """ASGI middleware: token buckets per client and per kind of request; over the limit the request
-    is answered ``429`` with ``Retry-After`` and ``{"detail": …}`` before it is read."""
-
-    MAX_KEYS = 50_000
-    """Buckets kept (the least recently used are forgotten first)."""
-
-    def __init__(self, app: ASGIApp, *, rates: dict[str, Rate] | None = None) -> None:
-        self.app = app
-        self.rates = RATE_LIMITS if rates is None else rates
-        self._buckets: OrderedDict[tuple[str, str], tuple[float, float]] = OrderedDict()
-        self._clock = time.monotonic
-
-    def take(self, name: str, key: str) -> float:
-        """Take one token of ``key``'s bucket ``name``: 0 if allowed, else the seconds until one is free."""
-        rate = self.rates.get(name)
-        if rate is None or rate.rate <= 0:
-            return 0.0
-        now = self._clock()
-        tokens, last = self._buckets.pop((name, key), (rate.burst, now))
-        tokens = min(rate.burst, tokens + (now - last) * rate.rate)
-        wait = 0.0
-        if tokens >= 1:
-            tokens -= 1
-        else:
-            wait = (1 - tokens) / rate.rate
-        self._buckets[(name, key)] = (tokens, now)
-        while len(self._buckets) > self.MAX_KEYS:
-            self._buckets.popitem(last=False)
-        return wait
-
-    def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
-        """The refusal, or the app's own coroutine: either is awaited by the caller (this middleware has
-        nothing to do after it, so its frame stays off the stack while the request waits)."""
-        if scope["type"] == "http":
-            name = rate_bucket(scope.get("method", ""), scope.get("path", ""))
-            if name is not None:
-                keys = [client_address(scope)]
-                cred = credential(scope)
-                if cred is not None:
-                    keys.append("account:" + cred)
-                wait = max(self.take(name, k) for k in keys)
-                if wait > 0:
-                    secs = retry_seconds(wait)
-                    return answer_busy(
-                        send,
-                        f"too many requests of this kind ({name}): try again in {secs} s",
-                        wait,
-                        key="refusal.too_many_requests",
-                        args={"kind": name, "seconds": secs},
-                    )
-        return self.app(scope, receive, send)
 
 
 def retry_seconds(wait: float) -> int:

@@ -2,10 +2,10 @@
 
 :func:`configure` (``tessera serve`` calls it) sends every log record to standard error as a JSON
 object: ``time``, ``level``, ``logger``, ``message`` and, inside a request, its ``request_id``,
-``route``, ``game_id`` and ``client``.  :class:`RequestLog` (an ASGI middleware) writes one line per
-request with its ``status`` and ``duration`` (seconds), and answers with the request's id in
-``X-Request-ID``.  A traceback is written once per distinct error (its type and where it was raised);
-later occurrences are counted (``repeat``) without the traceback.
+``route``, ``game_id`` and ``client`` (:data:`CONTEXT`).  :class:`tessera.server.http.edge.Edge`
+sets that context, writes one line per request with its ``status`` and ``duration`` (seconds), and
+answers with the request's id in ``X-Request-ID``.  A traceback is written once per distinct error
+(its type and where it was raised); later occurrences are counted (``repeat``) without the traceback.
 
 No secret reaches a log line: a credential in a query string (``token=``, ``secret=``,
 ``password=``, ``session=``, ``key=``; uvicorn writes a WebSocket's whole URL) is written as
@@ -15,19 +15,13 @@ No secret reaches a log line: a credential in a query string (``token=``, ``secr
 from __future__ import annotations
 
 import contextvars
-import itertools
 import json
 import logging
 import re
-import secrets
 import sys
 import time
 import traceback
 from typing import Any
-
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
-
-from tessera.server.http.limits import client_address
 
 SECRET_PARAMS = re.compile(r"(?i)\b(token|secret|password|session|key|t)=[^&\s\"'#]+")
 """A credential passed as a query parameter (the ``t`` of an invite link included)."""
@@ -86,69 +80,4 @@ def configure(level: str = "info") -> None:
     for name in ("uvicorn", "uvicorn.error"):
         logging.getLogger(name).handlers[:] = []
         logging.getLogger(name).propagate = True
-    logging.getLogger("uvicorn.access").disabled = True  # RequestLog writes one line per request
-
-
-_PROCESS = secrets.token_hex(4)
-_COUNT = itertools.count(1)
-
-
-def request_id() -> str:
-    """A new request id (16 hex digits): this process's random prefix and a counter.  Unique without
-    a call to the system's random source per request (a system call on the event loop, where any
-    other thread waiting for the interpreter lock takes it)."""
-    return f"{_PROCESS}{next(_COUNT) & 0xFFFFFFFF:08x}"
-
-
-def _game_id(path: str) -> str | None:
-    parts = path.split("/")
-    if len(parts) >= 4 and parts[1] == "api" and parts[2] == "games" and parts[3]:
-        return parts[3]
-    if len(parts) >= 3 and parts[1] in ("g", "ws"):
-        return parts[2] or None
-    return None
-
-
-class RequestLog:
-    """ASGI middleware: a request id, the request's log context, and one log line per request."""
-
-    def __init__(self, app: ASGIApp, *, logger: str = "tessera.server.requests") -> None:
-        self.app = app
-        self.log = logging.getLogger(logger)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] not in ("http", "websocket"):
-            await self.app(scope, receive, send)
-            return
-        rid = None
-        for name, value in scope.get("headers", ()):
-            if name == b"x-request-id" and 0 < len(value) <= 64:
-                rid = value.decode("latin-1")
-        rid = rid or request_id()
-        path = scope.get("path", "")
-        ctx = {"request_id": rid, "route": path, "client": client_address(scope)}
-        gid = _game_id(path)
-        if gid:
-            ctx["game_id"] = gid
-        token = CONTEXT.set(ctx)
-        started = time.perf_counter()
-        status = 500
-
-        async def tagged(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = int(message["status"])
-                message = {**message, "headers": [*message.get("headers", []), (b"x-request-id", rid.encode())]}
-            await send(message)
-
-        try:
-            await self.app(scope, receive, tagged)
-        except Exception:
-            self.log.exception("request failed")
-            raise
-        finally:
-            if scope["type"] == "http" and self.log.isEnabledFor(logging.INFO):
-                duration = round(time.perf_counter() - started, 4)
-                extra = {"status": status, "duration": duration, "method": scope.get("method")}
-                self.log.log(logging.WARNING if status >= 500 else logging.INFO, "request", extra=extra)
-            CONTEXT.reset(token)
+    logging.getLogger("uvicorn.access").disabled = True  # the edge (http/edge.py) writes one line per request

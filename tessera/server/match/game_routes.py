@@ -8,11 +8,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, Field
 
-from tessera.server.http.compression import without_secrets
 from tessera.server.http.deps import Service, ViewerToken, created_answer
+from tessera.server.http.edge import WITHOUT_SECRETS, client_address
 from tessera.server.http.encoding import FastJSONResponse
 from tessera.server.http.errors import ServiceError
-from tessera.server.http.limits import client_address
 from tessera.server.http.storage_errors import STORAGE_ERRORS
 from tessera.server.match.inputs import seat_plan
 
@@ -167,7 +166,7 @@ def get_game(game_id: str, service: Service, token: ViewerToken, request: Reques
     since = request.app.state.worker.waiting_since(game_id)
     if since is not None:
         view = {**view, "ai_waiting": round(since, 3)}
-    without_secrets(request.scope)  # a view holds no token
+    request.scope[WITHOUT_SECRETS] = True  # a view holds no token (http/edge.py)
     return FastJSONResponse(view)
 
 

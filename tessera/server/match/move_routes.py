@@ -10,10 +10,9 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
 
-from tessera.server.http.compression import without_secrets
 from tessera.server.http.deps import SeatToken, Service, account_seat
+from tessera.server.http.edge import WITHOUT_SECRETS, client_address
 from tessera.server.http.encoding import FastJSONResponse
-from tessera.server.http.limits import client_address
 
 router = APIRouter(tags=["moves"])
 
@@ -110,7 +109,7 @@ async def post_move(request: Request) -> FastJSONResponse:
     request.app.state.worker.claim(game_id, client_address(request.scope))  # the AI's reply counts against it
     pipeline = request.app.state.service.moves
     answer = await pipeline.submit(game_id, seat, body.move, body.expected, view=body.view, change=body.change)
-    without_secrets(request.scope)  # a view, an acknowledgement or a change: no token in any
+    request.scope[WITHOUT_SECRETS] = True  # a view, an acknowledgement or a change: no token in any (http/edge.py)
     return FastJSONResponse(answer)
 
 

@@ -17,7 +17,7 @@ router = APIRouter(tags=["records"])
 
 async def record_body(request: Request) -> Any:
     """A record body: JSON (application/json) or UTF-8 text."""
-    raw = await request.body()  # BodyLimits caps it at MAX_RECORD_BYTES (413) before it is read whole
+    raw = await request.body()  # http/edge.py: Limits caps it at MAX_RECORD_BYTES (413) before it is read whole
     if "json" in request.headers.get("content-type", ""):
         try:
             return json.loads(raw or b"null")

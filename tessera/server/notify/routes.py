@@ -17,8 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from tessera.server.accounts import auth as A
+from tessera.server.http.edge import client_address
 from tessera.server.http.errors import ServiceError
-from tessera.server.http.limits import client_address
 from tessera.server.match.queries import human_seats
 from tessera.server.notify import endpoints, push
 from tessera.server.notify.mail import (

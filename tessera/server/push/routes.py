@@ -28,7 +28,7 @@ async def ws_game(websocket: WebSocket, game_id: str) -> None:
     """Live views of a game: a ``state`` message now and after every change.  A seat's holder gives
     his token as a subprotocol (:data:`SEAT_PROTOCOL`), or his account's session cookie or bearer
     token; ``?token=`` in the URL is refused (closed with code 4400 and the reason, by
-    tessera.server.http.headers.TokensNotInUrls), never read."""
+    tessera.server.http.edge.Edge), never read."""
     hub: Hub = websocket.app.state.hub
     subprotocol = SEAT_PROTOCOL if SEAT_PROTOCOL in (websocket.scope.get("subprotocols") or []) else None
     token = seat_from_protocols(websocket)

@@ -15,7 +15,7 @@ from starlette.concurrency import run_in_threadpool
 
 from tessera.server.accounts import auth as A
 from tessera.server.accounts.security import Refused
-from tessera.server.http.limits import client_address
+from tessera.server.http.edge import client_address
 from tessera.server.seeks.pool import MAX_WAIT, SeekPool, Who, guest_client
 
 router = APIRouter(tags=["seeks"])

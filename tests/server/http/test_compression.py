@@ -1,4 +1,4 @@
-"""gzip of HTTP answers (``tessera/server/http/compression.py``; docs/security.md, "Compression").
+"""gzip of HTTP answers (``tessera/server/http/edge.py``; docs/security.md, "Compression").
 
 The issue's words: "HTTP compression: gzip for JSON/HTML/JS/CSS answers above a minimum size; never
 for event streams (SSE must keep streaming) and WebSockets untouched".
@@ -16,7 +16,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from tessera.server.http.app import create_app
-from tessera.server.http.compression import MINIMUM_SIZE, Compression, accepts_gzip
+from tessera.server.http.edge import MINIMUM_SIZE, Edge, accepts_gzip
 from tests.server.helpers import run_coroutine
 
 GZIP = {"Accept-Encoding": "gzip"}
@@ -75,7 +75,7 @@ def test_a_small_answer_is_sent_plain(client: TestClient) -> None:
 
 
 def run_app(headers: list[tuple[bytes, bytes]], body: bytes, accept: bytes = b"gzip") -> list[dict[str, Any]]:
-    """The messages :class:`Compression` sends for an application answering ``body`` in one message."""
+    """The messages :class:`Edge` sends for an application answering ``body`` in one message."""
     sent: list[dict[str, Any]] = []
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
@@ -89,7 +89,7 @@ def run_app(headers: list[tuple[bytes, bytes]], body: bytes, accept: bytes = b"g
         return {"type": "http.disconnect"}
 
     scope = {"type": "http", "method": "POST", "path": "/", "headers": [(b"accept-encoding", accept)]}
-    run_coroutine(Compression(app)(scope, receive, send))
+    run_coroutine(Edge(app)(scope, receive, send))
     return sent
 
 
@@ -178,7 +178,7 @@ def test_an_event_stream_is_never_held_back_or_compressed() -> None:
         return {"type": "http.disconnect"}
 
     scope = {"type": "http", "method": "GET", "path": "/", "headers": [(b"accept-encoding", b"gzip")]}
-    run_coroutine(Compression(app)(scope, receive, send))
+    run_coroutine(Edge(app)(scope, receive, send))
     assert [m["type"] for m in sent] == ["http.response.start"] + ["http.response.body"] * 4
     assert all(m.get("body", b"") in (chunk, b"") for m in sent[1:])
     assert b"content-encoding" not in dict(sent[0]["headers"])
@@ -202,7 +202,7 @@ def test_a_streamed_json_body_is_sent_as_it_comes() -> None:
         return {"type": "http.disconnect"}
 
     scope = {"type": "http", "method": "GET", "path": "/", "headers": [(b"accept-encoding", b"gzip")]}
-    run_coroutine(Compression(app)(scope, receive, send))
+    run_coroutine(Edge(app)(scope, receive, send))
     assert [m.get("body") for m in sent[1:]] == [part, part]
     assert b"content-encoding" not in dict(sent[0]["headers"])
 
@@ -220,11 +220,11 @@ def test_a_view_and_a_move_answer_are_compressed_without_a_search_for_secrets(
 ) -> None:
     """The two answers of every move (the view, the move's answer) say they hold no secret, so their
     bodies are not searched for one; any other answer still is."""
-    from tessera.server.http import compression
+    from tessera.server.http import edge
 
     searched: list[int] = []
-    real = compression.has_secret
-    monkeypatch.setattr(compression, "has_secret", lambda body: searched.append(len(body)) or real(body))
+    real = edge.has_secret
+    monkeypatch.setattr(edge, "has_secret", lambda body: searched.append(len(body)) or real(body))
     made = client.post("/api/games", json={"game": "nibble", "seed": 5}).json()
     searched.clear()
     gid, token = made["id"], made["tokens"]["0"]
