@@ -105,6 +105,9 @@ class Views:
         cp = state.current_player()
         presence = self.presence.of(row.id)
         render = self.render(live, seat)
+        # the game's knowledge read together, right after the render that reads it too (knowledge.py)
+        draws = draws_possible(state.game) is None
+        may_abort = abortable(row.status, len(row.seats), islice(live.moves, live.n_moves))
         return {
             "id": row.id,
             "game": row.game,
@@ -137,8 +140,8 @@ class Views:
             "undo_request": row.undo_request,
             "undo_waiting": None if row.undo_request is None else undo_waiting(row, live.moves),
             "draw_offer": row.draw_offer if row.status == "active" else None,
-            "draws": draws_possible(state.game) is None,
-            "abortable": abortable(row.status, len(row.seats), islice(live.moves, live.n_moves)),
+            "draws": draws,
+            "abortable": may_abort,
             "render": render,
         }
 
