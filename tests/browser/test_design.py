@@ -84,3 +84,25 @@ def test_the_stats_page_names_budgets_scores_and_fair_values(site: str, browser:
     assert page.locator("#plot svg circle").count() == len(api["self_play"])
     page.screenshot(path=str(artifacts / "stats-nume-fair.png"), full_page=True)
     page.context.close()
+
+
+def test_the_stats_page_shows_the_verdicts_at_several_strengths(site: str, browser: Any, artifacts: Path) -> None:
+    """Issue 44: "reports the verdict per strength with its interval and whether they agree … every row
+    labelled with the agent's full spec and budget" — /stats shows the stored strength studies beside the
+    single-agent figures, so that a designer sees when a verdict is one program's only."""
+    page = browser.new_context(viewport={"width": 1100, "height": 900}).new_page()
+    page.goto(f"{site}/stats/nibble")
+    page.wait_for_selector("body[data-ready='1']")
+    api = call(page, site, "GET", "/api/stats/nibble")
+    rows = [r for study in api["strengths"] for q in study["questions"] for r in q["rows"]]
+    assert rows and page.locator("#strengths-card").is_visible()
+    assert page.locator("#strengths tr[data-variant]").count() == len(rows)
+    text = page.locator("#strengths").inner_text()
+    assert "s/move (cpu)" in text and "alphabeta" in text
+    # the 13×13 board with the table in order: decided by alpha-beta only, said as such
+    # the square board (the default) with 13 colours: board=square is left out of the variant
+    square13 = [q for s in api["strengths"] for q in s["questions"] if q["variant"].startswith("nibble(colors=13")]
+    assert any(q["agreement"] == {"code": "only_at", "agents": ["alphabeta"]} for q in square13)
+    assert page.locator("#strengths td.agreement", has_text="decided only by alphabeta").count() >= 1
+    page.screenshot(path=str(artifacts / "stats-nibble-strengths.png"), full_page=True)
+    page.context.close()

@@ -25,7 +25,7 @@ from tessera.server.accounts import rematch as seat_rematch
 from tessera.server.accounts.live import AccountStreams
 from tessera.server.accounts.rating import rate_pending
 from tessera.server.accounts.security import Refused
-from tessera.server.accounts.stats import fair_values, game_stats, self_play
+from tessera.server.accounts.stats import fair_values, game_stats, self_play, strengths
 from tessera.server.accounts.store import User
 from tessera.server.match.service import load_checked
 from tessera.server.seeks.pool import paired_since
@@ -257,13 +257,20 @@ def leaderboard(game: str, request: Request) -> dict[str, Any]:
 def stats(game: str, request: Request) -> dict[str, Any]:
     """Designers' figures from finished rated games between people: first-seat win rate (95 % Wilson
     interval), draw rate, length, aborted / time-out / resignation rates; by variant and rating band;
-    and ``self_play``: the balance lab's stored self-play figures for the same game."""
+    ``self_play``: the balance lab's stored self-play figures for the same game; ``fair_values``: the
+    fair values it fitted; ``strengths``: its questions asked at several strengths, each agent's verdict
+    and what they say together (tessera.server.accounts.stats.strengths)."""
     name = game.strip().lower()
     if name not in list_games():  # a name only: building the game would compile its kernels in the request
         raise Refused(404, f"no game {game[:40]!r}", key="refusal.game.unknown", args={"game": game[:40]})
     store = A.accounts(request)
     rate_pending(store.storage)
-    return {**game_stats(store.storage, name), "self_play": self_play(name), "fair_values": fair_values(name)}
+    return {
+        **game_stats(store.storage, name),
+        "self_play": self_play(name),
+        "fair_values": fair_values(name),
+        "strengths": strengths(name),
+    }
 
 
 @router.get("/api/games/{game_id}/accounts")

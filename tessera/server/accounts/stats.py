@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import statistics
 from collections import defaultdict
 from functools import lru_cache
@@ -153,29 +154,107 @@ def _budget(data: dict[str, Any]) -> str:
     return "default budget"
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=128)
 def _study(path: str, mtime: float) -> dict[str, Any] | None:
-    """One study's summary (cached while the file is unchanged); None if it is not a balance study."""
+    """One study's summary (cached while the file is unchanged); None if it is neither a balance study
+    (``kind: balance`` with its ``settings``) nor one asked at several strengths (``kind: robust`` with
+    its ``questions``)."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(data, dict) or data.get("kind") != "balance" or not isinstance(data.get("settings"), list):
+    if not isinstance(data, dict):
         return None
-    return data
+    if data.get("kind") == "balance" and isinstance(data.get("settings"), list):
+        return data
+    if data.get("kind") == "robust" and isinstance(data.get("questions"), list):
+        return data
+    return None
 
 
-def _studies_of(game: str, folder: Path | None) -> list[tuple[Path, dict[str, Any]]]:
-    """The stored balance studies of ``game`` (a game name): ``(summary path, summary)``, by folder name."""
+def _studies_of(game: str, folder: Path | None, kind: str = "balance") -> list[tuple[Path, dict[str, Any]]]:
+    """The stored studies of ``game`` (a game name) of one ``kind`` (``balance`` or ``robust``):
+    ``(summary path, summary)``, by folder name."""
     root = folder if folder is not None else studies_dir()
     if not root.is_dir():
         return []
     found = []
     for summary in sorted(root.glob("*/summary.json")):
         data = _study(str(summary), summary.stat().st_mtime)
-        if data is not None and str(data.get("game", "")).partition("(")[0] == game:
+        if data is not None and data.get("kind") == kind and str(data.get("game", "")).partition("(")[0] == game:
             found.append((summary, data))
     return found
+
+
+VERDICTS = {"seat 0 favoured": "favoured", "seat 0 disfavoured": "disfavoured", "not decided": "undecided"}
+"""The balance lab's verdict of one strength (tessera.arena.robust.verdict) as the page's code."""
+
+
+def _agreement(text: str) -> dict[str, Any]:
+    """What the strengths say together (tessera.arena.robust.agreement) as ``{"code", "agents"}``:
+    ``stable``, ``only_at`` (with the agents that decide), ``flips`` or ``undecided``."""
+    if text.startswith("decided only at "):
+        return {"code": "only_at", "agents": [a.strip() for a in text[len("decided only at ") :].split(",")]}
+    code = {"decided and stable": "stable", "flips with strength": "flips"}.get(text, "undecided")
+    return {"code": code, "agents": []}
+
+
+def strengths(game: str, folder: Path | None = None) -> list[dict[str, Any]]:
+    """The balance lab's questions asked at several strengths for ``game`` (a game name; the studies of
+    ``tessera balance --agents``): per study its game string, and per question (seat 0's score at one
+    setting) the variant asked about (as the server writes game strings), each agent's spec and
+    budget, games, seat 0's wins and score (a draw ½) with its 95 % Wilson interval, draws and verdict
+    (``favoured``, ``disfavoured``, ``undecided``; ``even`` with ``elo`` for a sequential test's "even
+    within ±N Elo"), then what the strengths say together (:func:`_agreement`).  Read from the stored
+    studies only."""
+    out: list[dict[str, Any]] = []
+    for summary, data in _studies_of(game, folder, kind="robust"):
+        runs = [r for r in data.get("runs") or [] if isinstance(r, dict)]
+        budgets = {str(r.get("agent")): _budget(r) for r in runs}
+        written = {  # each setting's game string as the runner wrote it (str(game): the server's form)
+            json.dumps(x.get("setting"), sort_keys=True): str(x["game"])
+            for r in runs[:1]
+            for x in r.get("settings") or []
+            if isinstance(x, dict) and "game" in x
+        }
+        questions = []
+        for q in data["questions"]:
+            try:
+                rows = []
+                for r in q["rows"]:
+                    ci = r["seat0_score_ci95"]
+                    text = str(r["verdict"])
+                    even = re.fullmatch(r"even within ±([0-9.]+) Elo", text)
+                    rows.append(
+                        {
+                            "agent": str(r["agent"]),
+                            "budget": budgets.get(str(r["agent"]), ""),
+                            "games": int(r["games"]),
+                            "wins": r.get("seat0_wins"),
+                            "score": {"rate": r["seat0_score"], "low": round(ci[0], 4), "high": round(ci[1], 4)},
+                            "draw_rate": r.get("draw_rate"),
+                            "verdict": "even" if even else VERDICTS.get(text, "undecided"),
+                            "elo": float(even.group(1)) if even else None,
+                        }
+                    )
+                setting = ",".join(f"{k}={v}" for k, v in (q.get("setting") or {}).items())
+                spec = written.get(json.dumps(q.get("setting"), sort_keys=True))
+                if spec is None:
+                    spec = str(data["game"])
+                    if setting:
+                        spec = f"{spec[:-1]},{setting})" if spec.endswith(")") else f"{spec}({setting})"
+                questions.append(
+                    {
+                        "variant": _canonical(spec),
+                        "rows": rows,
+                        "agreement": _agreement(str(q["agreement"])),
+                    }
+                )
+            except (KeyError, IndexError, TypeError, ValueError):
+                continue  # a question written by an older runner (a fair value): left out rather than shown wrong
+        if questions:
+            out.append({"study": summary.parent.name, "game": _canonical(str(data["game"])), "questions": questions})
+    return out
 
 
 def fair_values(game: str, folder: Path | None = None) -> list[dict[str, Any]]:

@@ -1,7 +1,8 @@
 // The statistics page (/stats/<game>): what designers ask of a game — from people's finished rated
 // games (GET /api/stats/<game>: the first seat's win rate with its 95 % Wilson interval, draws,
 // length, abandons and time-outs; by variant and rating band) beside the balance lab's self-play
-// figures for the same variants (the stored balance studies, in the same answer's "self_play").
+// figures for the same variants (the stored balance studies, in the same answer's "self_play"), the
+// verdicts the lab reached at several strengths ("strengths") and the fair values it fitted.
 
 import { api, ApiError, escapeHtml } from "./api.js";
 import { currentLanguage, initI18n, t } from "./i18n.js";
@@ -112,6 +113,42 @@ function fairValues(s) {
     rows.join("");
 }
 
+// The balance lab's questions asked at several strengths: per question (a variant), each program's
+// verdict on the first seat's score with its interval, then what the programs say together.
+function verdictText(r) {
+  return r.verdict === "even" ? t("stats:verdict_even", { elo: num(r.elo) }) : t(`stats:verdict_${r.verdict}`);
+}
+
+function agreementText(a) {
+  return a.code === "only_at" ? t("stats:agree_only_at", { agents: a.agents.join(", ") }) : t(`stats:agree_${a.code}`);
+}
+
+function strengthVerdicts(s) {
+  const rows = [];
+  for (const study of s.strengths || []) {
+    for (const q of study.questions) {
+      q.rows.forEach((r, i) => {
+        const lead =
+          i === 0
+            ? `<td rowspan="${q.rows.length}" title="${escapeHtml(study.study)}"><code>${escapeHtml(q.variant)}</code></td>`
+            : "";
+        const tail =
+          i === 0 ? `<td rowspan="${q.rows.length}" class="agreement" data-code="${escapeHtml(q.agreement.code)}">${escapeHtml(agreementText(q.agreement))}</td>` : "";
+        rows.push(
+          `<tr data-variant="${escapeHtml(q.variant)}">${lead}<td class="agent">${escapeHtml(r.agent)}<br><small>${escapeHtml(r.budget || "")}</small></td>` +
+            `<td class="num">${num(r.games)}</td><td class="num">${escapeHtml(firstSeat(r.score))}</td>` +
+            `<td class="verdict" data-verdict="${escapeHtml(r.verdict)}">${escapeHtml(verdictText(r))}</td>${tail}</tr>`,
+        );
+      });
+    }
+  }
+  $("strengths-card").hidden = rows.length === 0;
+  $("strengths").innerHTML =
+    `<tr><th>${escapeHtml(t("stats:variant"))}</th><th>${escapeHtml(t("stats:agent"))}</th><th>${escapeHtml(t("stats:games"))}</th>` +
+    `<th>${escapeHtml(t("stats:first_seat_score"))}</th><th>${escapeHtml(t("stats:verdict"))}</th><th>${escapeHtml(t("stats:together"))}</th></tr>` +
+    rows.join("");
+}
+
 function bands(s) {
   const entries = Object.entries(s.by_band);
   $("bands").innerHTML =
@@ -159,6 +196,7 @@ async function start() {
     document.title = `tessera — ${t("stats:title")} — ${title}`;
     people(s);
     variants(s);
+    strengthVerdicts(s);
     fairValues(s);
     bands(s);
     document.body.dataset.ready = "1";

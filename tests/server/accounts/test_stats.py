@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 from scipy.stats import binomtest
 
-from tessera.server.accounts.stats import STUDIES, self_play, wilson
+from tessera.server.accounts.stats import STUDIES, self_play, strengths, wilson
 from tessera.server.match.service import load_checked
 from tests.server.accounts.test_challenges_ratings import challenge, my_seat, play_challenge
 
@@ -138,3 +138,81 @@ def test_the_repositorys_balance_studies_are_found() -> None:
     stored = json.loads((STUDIES / got[0]["study"] / "summary.json").read_text(encoding="utf-8"))
     first = stored["settings"][0]
     assert got[0]["games"] == first["games"] and got[0]["first_seat"]["rate"] == first["seat_win_rate"][0]
+
+
+def _robust(root: Path, name: str, game: str, questions: list[dict[str, Any]]) -> None:
+    runs = [
+        {"kind": "balance", "agent": a, "seconds": 0.05, "iterations": None, "clock": "cpu"} for a in ("greedy", "mcts")
+    ]
+    folder = root / name
+    folder.mkdir()
+    summary = {"kind": "robust", "game": game, "agents": ["greedy", "mcts"], "questions": questions, "runs": runs}
+    (folder / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
+
+
+def _row(agent: str, score: float, ci: tuple[float, float], verdict: str) -> dict[str, Any]:
+    return {
+        "agent": agent,
+        "games": 40,
+        "seat0_wins": score,
+        "seat0_score": score,
+        "seat0_score_ci95": list(ci),
+        "draw_rate": 0.0,
+        "verdict": verdict,
+    }
+
+
+def test_verdicts_at_several_strengths_are_shown_with_each_agents_budget_and_what_they_say_together(
+    tmp_path: Path,
+) -> None:
+    """Issue 44: "reports the verdict per strength with its interval and whether they agree ('decided and
+    stable', 'decided only at strength X', 'not decided') … every row labelled with the agent's full spec
+    and budget" — on /stats too, so that a designer reading a weak agent's figure sees the others."""
+    _robust(
+        tmp_path,
+        "nume-4-strengths",
+        "nume(size=4)",
+        [
+            {
+                "question": "seat 0's score at komi=1.5",
+                "setting": {"komi": "1.5"},
+                "rows": [
+                    _row("greedy", 0.3, (0.18, 0.45), "seat 0 disfavoured"),
+                    _row("mcts", 0.55, (0.4, 0.69), "not decided"),
+                ],
+                "agreement": "decided only at greedy",
+            },
+            {
+                "question": "seat 0's score at komi=0.5",
+                "setting": {"komi": "0.5"},
+                "rows": [
+                    _row("greedy", 0.5, (0.35, 0.65), "even within ±100 Elo"),
+                    _row("mcts", 0.7, (0.55, 0.82), "seat 0 favoured"),
+                ],
+                "agreement": "flips with strength",
+            },
+            {"question": "fair komi", "find": {"param": "komi"}, "agreement": "stable"},  # a fair value: left out
+        ],
+    )
+    _study(tmp_path, "nume-a", "nume(size=4)", [_setting("nume(size=4,komi=0.5)", 72, 0.6, (0.48, 0.71), 0.1)])
+    got = strengths("nume", tmp_path)
+    assert [s["study"] for s in got] == ["nume-4-strengths"]  # the plain balance study is not a strengths study
+    first, second = got[0]["questions"]
+    assert first["variant"] == str(load_checked("nume(size=4,komi=1.5)"))
+    assert [(r["agent"], r["budget"], r["verdict"]) for r in first["rows"]] == [
+        ("greedy", "0.05 s/move (cpu)", "disfavoured"),
+        ("mcts", "0.05 s/move (cpu)", "undecided"),
+    ]
+    assert first["rows"][0]["score"] == {"rate": 0.3, "low": 0.18, "high": 0.45}
+    assert first["agreement"] == {"code": "only_at", "agents": ["greedy"]}
+    assert [(r["verdict"], r["elo"]) for r in second["rows"]] == [("even", 100.0), ("favoured", None)]
+    assert second["agreement"] == {"code": "flips", "agents": []}
+    assert strengths("nibble", tmp_path) == []
+
+
+def test_the_repositorys_strength_studies_reach_the_stats_page() -> None:
+    """Every game's stored strength studies are read (the 13×13 Nibble board's among them)."""
+    studies = {s["study"] for s in strengths("nibble")}
+    assert {"nibble-hex-strengths", "nibble-square-strengths", "nibble-square-13-strengths"} <= studies
+    for game in ("nume", "ikabegama", "nelaxtam", "nymbat"):
+        assert strengths(game), f"no strength study of {game}"
