@@ -174,3 +174,20 @@ def test_the_domains_tables_are_exactly_the_schema_the_migrations_create(tmp_pat
         st.dispose()
     assert {"games", "seats", "moves", "sealed_orders", "users", "chat_messages"} <= set(metadata.tables)
     assert diff == [], diff
+
+
+@pytest.mark.postgres
+def test_a_listener_stops_when_the_server_stops_without_waiting_for_its_poll(postgres_url: str) -> None:
+    """'every multi-step write survives kill -9' needs servers that stop when told: the listener of other
+    processes' changes is woken by its own notice when it is closed, rather than at the end of its wait
+    for one (made a minute here, so that a listener that is not woken is still running when ``close``
+    returns: ``close`` waits 5 s for it)."""
+    from tessera.server.events import Events
+    from tessera.server.store.bus import ChangeListener
+
+    listener = ChangeListener(postgres_url, Events())
+    listener.POLL = 60.0
+    listener.start()
+    assert listener._thread.is_alive()
+    listener.close()
+    assert not listener._thread.is_alive()
