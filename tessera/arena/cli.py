@@ -80,7 +80,7 @@ def register(subparsers: Any) -> None:
         help="round robin (or gauntlet) between agents: W/D/L with 95%% intervals and Bradley-Terry ratings",
         description=(
             "Every table of agents plays GAMES games with seats rotated (alternated in two-player games); "
-            "prints ratings with 95%% intervals and per-pair W/D/L. " + AGENTS_HELP
+            "prints ratings with 95% intervals and per-pair W/D/L. " + AGENTS_HELP
         ),
     )
     p.add_argument("game", metavar="GAME", help="game string, e.g. nume or 'nume(size=4)'")
@@ -94,7 +94,7 @@ def register(subparsers: Any) -> None:
         help="self-play balance figures per parameter setting; --find searches a fair parameter value",
         description=(
             "Self-play of one agent in every seat, for each combination of the --vary values: seat win rates "
-            "with 95%% intervals, draws, length, Ludii-style metrics and how early the result is decided."
+            "with 95% intervals, draws, length, Ludii-style metrics and how early the result is decided."
         ),
     )
     p.add_argument("game", metavar="GAME", help="game string, e.g. 'nume(size=4)'")

@@ -312,23 +312,41 @@ def _sequential(
         n = min(cap, n + batch)
 
 
+def _short_budget(seconds: float | None, iterations: int | None, clock: str) -> str:
+    """A row's budget: ``0.05 s/move cpu``, ``200 it/move`` or ``default``.
+
+    >>> _short_budget(0.05, None, "cpu"), _short_budget(None, 200, "wall"), _short_budget(None, None, "wall")
+    ('0.05 s/move cpu', '200 it/move', 'default')
+    """
+    if iterations is not None:
+        return f"{iterations} it/move"
+    if seconds is not None:
+        return f"{seconds:g} s/move" + (" cpu" if clock == "cpu" else "")
+    return "default"
+
+
 def format_robust(res: RobustResult) -> str:
     """The verdict table: one block per question, a row per agent, then the ladder."""
     r0 = res.runs[0]
     budget = budget_text(r0.seconds, r0.iterations, r0.clock)
     lines = [f"{res.game}: one question at {len(res.agents)} strengths, {budget}, seed {r0.seed}", ""]
-    w = max(8, *(len(a) for a in res.agents))
+    # every row names its agent with its budget ("mcts, 0.05 s/move cpu"; the header says it in full)
+    label = {r.agent: f"{r.agent}, {_short_budget(r.seconds, r.iterations, r.clock)}" for r in res.runs}
+    w = max(8, *(len(label.get(a, a)) for a in res.agents))
     for q in res.questions:
         lines.append(f"{q['question']}: {q['agreement']}")
         if "estimate" in q["rows"][0]:
             for row in q["rows"]:
-                lines.append(f"  {row['agent']:<{w}}  " + " / ".join(format_find(row["find"])[:1]))
+                fair = format_find(row["find"])[:-1]  # the estimate and its warnings (the brackets differ per agent)
+                lines.append(f"  {label.get(row['agent'], row['agent']):<{w}}  {fair[0]}")
+                lines.extend(f"  {'':<{w}}  {warning}" for warning in fair[1:])
         else:
             lines.append(f"  {'agent':<{w}}  {'games':>5}  {'seat 0 wins':>11}  {'seat 0 score (95% CI)':>22}  verdict")
             for row in q["rows"]:
                 lo, hi = row["seat0_score_ci95"]
+                name = label.get(row["agent"], row["agent"])
                 lines.append(
-                    f"  {row['agent']:<{w}}  {row['games']:>5}  {100 * row['seat0_wins']:>10.1f}%  "
+                    f"  {name:<{w}}  {row['games']:>5}  {100 * row['seat0_wins']:>10.1f}%  "
                     f"{100 * row['seat0_score']:>6.1f}% ({100 * lo:4.1f}–{100 * hi:5.1f}%)  {row['verdict']}"
                 )
         lines.append("")

@@ -23,7 +23,7 @@ from tessera.arena.metrics import (
     uncertainty,
 )
 from tessera.arena.play import GameResult, Task, play_task
-from tessera.arena.robust import agreement, intervals_agree, run_robust, split_agents, verdict
+from tessera.arena.robust import agreement, format_robust, intervals_agree, run_robust, split_agents, verdict
 from tessera.core.records import replay_text_record
 
 
@@ -210,3 +210,22 @@ def test_sequential_stopping_ends_a_clear_question_early_and_names_an_even_one()
     assert res.questions[0]["agreement"] == "flips with strength"
     with pytest.raises(ValueError, match="positive Elo margin"):
         run_robust("nume(size=2)", ["greedy", "random"], games=4, sprt_elo=-5)
+
+
+def test_the_printed_table_labels_every_row_with_its_budget_and_flags_a_fair_value_outside_the_tested_values(
+    tmp_path: Path,
+) -> None:
+    """'every row labelled with the agent's full spec and budget' and 'the interval flagged when it leaves the
+    tested range' — in the printed table of ``--agents`` too, not only in its JSON."""
+    res = run_robust(
+        "ikabegama(distance=3)", ["random", "greedy"], games=4, ladder_games=2, iterations=1, out=str(tmp_path / "a")
+    )
+    text = format_robust(res)
+    assert "  random, 1 it/move " in text and "  greedy, 1 it/move " in text
+    fair = run_robust(
+        "nume(size=3)", ["greedy", "random"], find=("komi", 0.0, 3.0), games=6, rounds=2, points=3, ladder_games=2,
+        seed=1, out=str(tmp_path / "b"),
+    )  # fmt: skip
+    outside = [row for row in fair.questions[0]["rows"] if row["find"].get("outside_range")]
+    assert outside, "the seeded run no longer gives an interval beyond the tested values"
+    assert format_robust(fair).count("warning: the interval reaches outside the tested values") == len(outside)
