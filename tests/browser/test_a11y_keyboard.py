@@ -236,6 +236,55 @@ def test_escape_cancels_and_the_opponents_move_is_announced(server: str, browser
     page.context.close()
 
 
+def test_the_keyboard_stays_on_its_cell_when_the_live_stream_outruns_the_acknowledgement(server: str, browser: Any) -> None:
+    """'the focus goes back to the cell the player was on' whatever order the page hears things in:
+    here the live stream brings the AI's answer (the player's move and the reply in one) before the
+    move's own acknowledgement comes back, so the board is drawn again while the keyboard is still
+    in the number question (CI once saw the focus jump to the first playable cell then).  The test
+    stands between the page and the server: it holds the acknowledgement back and keeps the move's
+    own live change from the page, which then asks the whole view again."""
+    created = api_create(server, {"game": "nume", "params": SMALL["nume"], "mode": "ai", "ai_level": 1, "seat": 0})
+    gid, token = created["id"], created["tokens"]["0"]
+    page = browser.new_context(viewport={"width": 1100, "height": 820}).new_page()
+    acks: list[tuple[Any, Any]] = []
+
+    def hold_ack(route: Any) -> None:
+        acks.append((route, route.fetch()))  # answered when the test says so
+
+    def stream(ws: Any) -> None:
+        upstream = ws.connect_to_server()
+
+        def down(message: str | bytes) -> None:
+            msg = json.loads(message)
+            if msg.get("type") == "change" and msg.get("version") == 1:
+                return  # the move alone never reaches the page live: the AI's answer does
+            ws.send(message)
+
+        upstream.on_message(down)
+
+    page.route(f"**/api/games/{gid}/moves", hold_ack)
+    page.route_web_socket(f"**/api/games/{gid}/ws*", stream)
+    page.goto(server + created["links"]["0"])
+    page.wait_for_selector("#status[data-turn=yours]")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    cell = focused(page)["cell"]
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.activeElement.id === 'number-input'")
+    page.keyboard.press("Control+A")
+    page.keyboard.type("2")
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.querySelector('#announce').textContent.includes('played')")
+    assert acks, "the move's acknowledgement was held back"
+    assert len(view_of(server, gid, token)["moves"]) == 2
+    assert focused(page)["cell"] == cell, focused(page)  # the answer came first: the keyboard is on its cell
+    route, answer = acks.pop()
+    route.fulfill(response=answer)
+    page.wait_for_timeout(300)  # the acknowledgement, older than the view shown, changes nothing
+    assert focused(page)["cell"] == cell, focused(page)
+    page.context.close()
+
+
 def test_a_puzzle_is_solved_on_the_board_with_the_arrow_keys(server: str, browser: Any, artifacts: Path) -> None:
     """Puzzles 'keyboard-playable like the board' (issue 41): from the move box, Shift+Tab to the
     board, the arrows to the step's cell, Enter; the keyboard stays on the board between steps (a

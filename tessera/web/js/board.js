@@ -97,7 +97,9 @@ export class BoardView {
     window.addEventListener("resize", () => this._applyView());
   }
 
-  // desc: render description; ui: {clickable: Set, selected: Set, marks: Map cell->text}
+  // desc: render description; ui: {clickable: Set, selected: Set, marks: Map cell->text,
+  // keep: the player's last press on the board came from the keyboard, so the cell he was on keeps
+  // the Tab stop even while the focus is in a question it asked (a move's answer may arrive then)}
   draw(desc, ui = {}) {
     this.desc = desc;
     const board = desc.board;
@@ -145,7 +147,7 @@ export class BoardView {
 
     const byCell = new Map(cells.map((c) => [c.id, c]));
     this.byCell = byCell;
-    this.focusId = this._rovingCell(cells, clickable, desc, hadFocus);
+    this.focusId = this._rovingCell(cells, clickable, desc, hadFocus || !!ui.keep);
     const names = this.fixed ? null : this._cellNames(desc, { clickable, selected, marks, hints, disabled, labels });
     // the drawing is for the eyes; a screen reader hears the cells' names (a fixed board: its label)
     const hidden = { "aria-hidden": "true" };

@@ -92,7 +92,7 @@ function renderAll() {
   }
   whenClientLoads(desc, renderAll); // the game's own client module, if it has one, draws more once here
   const deco = decorations(desc, { safePalette: safePalette() });
-  board.draw(localized(desc), { clickable, selected, marks, hints, disabled, ...deco });
+  board.draw(localized(desc), { clickable, selected, marks, hints, disabled, keep: ui.kbd, ...deco });
   renderLegend(desc, deco);
   $("title").textContent = v.title;
   const words = specWords(v.spec);

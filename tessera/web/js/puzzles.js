@@ -165,7 +165,7 @@ function render() {
   const marks = new Map();
   const selected = new Set(ui.sel);
   if (ui.hint) selected.add(ui.hint);
-  board.draw(localized(desc), { clickable: nextCells(), selected, marks, hints: new Map(), ...deco });
+  board.draw(localized(desc), { clickable: nextCells(), selected, marks, hints: new Map(), keep: ui.kbd, ...deco });
   renderPrompt();
   $("panel-table").innerHTML = panelRows(desc)
     .map((r) => `<tr><th>${escapeHtml(r.label)}</th>${r.values.map((x) => `<td>${escapeHtml(x)}</td>`).join("")}</tr>`)
