@@ -26,13 +26,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tessera.arena.metrics import PER_GAME, example_games, summarize
+from tessera.arena.metrics import PER_GAME, example_games, example_record_files, summarize
 from tessera.arena.play import GameResult, Task, make
 from tessera.arena.progress import ProgressDisplay
 from tessera.arena.runner import ResultsFile, Run, budget_text, check_options, speed
 from tessera.arena.stats import quartiles, wilson_interval
 from tessera.core.game import Game
-from tessera.core.records import play_stored, text_record
 from tessera.core.registry import load_game, parse_game_string
 
 
@@ -184,22 +183,9 @@ class SettingStats:
     def example_records(self, *, all_games: bool = False) -> list[tuple[str, str]]:
         """The example games (``all_games``: every game that kept its moves) as ``(file name, text record)``
         (docs/records.md): openable in the analysis board."""
-        game = load_game(self.game)
-        out = []
         picks = [("game", r) for r in self.results if r.moves] if all_games else example_games(self.results)
-        for kind, r in picks:
-            state = game.new_initial_state(seed=r.deal_seed)
-            stored = []
-            for m in r.moves:
-                p = state.current_player()
-                stored.append((p, m))
-                play_stored(state, p, m)
-            label = ",".join(f"{k}={v}" for k, v in self.setting.items()) or "defaults"
-            name = f"{label}-{kind}-{r.key}".replace("/", "_").replace(" ", "-").replace("=", "")
-            result = "draw" if r.winner is None else f"seat {r.winner} wins"
-            text = text_record(self.game, r.deal_seed, stored, players=r.seats, result=f"{result} ({kind})")
-            out.append((name + ".txt", text))
-        return out
+        label = ",".join(f"{k}={v}" for k, v in self.setting.items()) or "defaults"
+        return example_record_files(self.game, picks, label)
 
 
 def balance_tasks(

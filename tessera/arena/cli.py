@@ -406,9 +406,16 @@ def _write(name: str, res: Any, out: str) -> list[Path]:
 
 
 def _write_examples(res: Any, folder: Path) -> list[Path]:
-    """A balance run's example games as text records in ``folder`` (import them in the analysis board)."""
-    runs = res.runs if hasattr(res, "runs") else [res] if hasattr(res, "settings") else []
+    """A balance run's or a tournament's example games as text records in ``folder`` (import them in the
+    analysis board)."""
     written = []
+    if hasattr(res, "example_records") and not hasattr(res, "settings"):  # a tournament: each table's
+        for name, text in res.example_records():
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_text(text, encoding="utf-8")
+            written.append(folder / name)
+        return written
+    runs = res.runs if hasattr(res, "runs") else [res] if hasattr(res, "settings") else []
     for k, run in enumerate(runs):
         for s in run.settings:
             for name, text in s.example_records():

@@ -37,6 +37,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from tessera.core.game import SIMULTANEOUS, State
+from tessera.core.records import play_stored, text_record
+from tessera.core.registry import load_game
 
 CLARITY_SAMPLE = 8
 """Legal moves whose evaluation is sampled at each ply for clarity."""
@@ -211,12 +213,6 @@ class GameTrace:
 
     def summary(self, final: State, *, capped: bool) -> dict[str, Any]:
         """The per-game metrics (module docstring); ``capped`` when the arena stopped the game at its limit."""
-        draw_cause = None
-        if capped:
-            draw_cause = "safeguard"
-        elif final.is_terminal() and final.winner() is None:
-            outcome = final.outcome() or {}
-            draw_cause = "safeguard" if outcome.get("reason") == "safeguard" else "rule"
         return {
             "lead_changes": lead_changes(self.evals),
             "stability": stability(self.evals),
@@ -224,13 +220,26 @@ class GameTrace:
             "clarity": sum(self.clarity) / len(self.clarity) if self.clarity else None,
             "coverage": None if not self.cells else len(self.touched) / self.cells,
             "repetition": repetition(self.keys),
-            "draw_cause": draw_cause,
+            "draw_cause": draw_cause(final, capped=capped),
         }
 
 
-def example_games(results: Sequence[Any]) -> list[tuple[str, Any]]:
+def draw_cause(final: State, *, capped: bool) -> str | None:
+    """Why a game ended without a winner: ``"safeguard"`` (the arena's cap, ``capped``, or the game's own move
+    limit: its outcome's reason), ``"rule"`` (a draw its rules give), or ``None`` (a win, or not over)."""
+    if capped:
+        return "safeguard"
+    if final.is_terminal() and final.winner() is None:
+        outcome = final.outcome() or {}
+        return "safeguard" if outcome.get("reason") == "safeguard" else "rule"
+    return None
+
+
+def example_games(results: Sequence[Any], *, by_agent: bool = False) -> list[tuple[str, Any]]:
     """A sample of a setting's games worth opening: ``(kind, result)`` for the shortest, the longest, the first
-    stopped by a safeguard (or the arena's cap), and a typical game (length nearest the median) per outcome.
+    stopped by a safeguard (or the arena's cap), and a typical game (length nearest the median) per outcome:
+    a win of each seat, or with ``by_agent`` (a tournament's table, where the agents change seats) a win of
+    each agent ("typical win of greedy").
 
     Only games that kept their moves count; a game is listed once, under its first kind.
     """
@@ -245,17 +254,42 @@ def example_games(results: Sequence[Any]) -> list[tuple[str, Any]]:
     if capped:
         picks.append(("safeguard", capped[0]))
     done = [r for r in rs if r.error is None]
-    outcomes = sorted({r.winner for r in done}, key=lambda w: (w is None, w if w is not None else 0))
+
+    def outcome(r: Any) -> str | None:
+        w = r.winner
+        return None if w is None else r.seats[w] if by_agent else f"seat {w}"
+
+    outcomes = sorted({outcome(r) for r in done}, key=lambda w: (w is None, w or ""))
     for w in outcomes:
-        group = sorted((r for r in done if r.winner == w), key=lambda r: r.plies)
+        group = sorted((r for r in done if outcome(r) == w), key=lambda r: r.plies)
         typical = group[len(group) // 2]
-        picks.append(("typical draw" if w is None else f"typical win of seat {w}", typical))
+        picks.append(("typical draw" if w is None else f"typical win of {w}", typical))
     seen: set[str] = set()
     out = []
     for kind, r in picks:
         if r.key not in seen:
             seen.add(r.key)
             out.append((kind, r))
+    return out
+
+
+def example_record_files(game_spec: str, picks: Sequence[tuple[str, Any]], label: str) -> list[tuple[str, str]]:
+    """``picks`` (``(kind, result)``, as :func:`example_games` gives them) as ``(file name, text record)``
+    (docs/records.md), each game replayed from its deal seed and stored moves: openable in the analysis
+    board.  ``label`` (the setting, or the table of agents) begins each file name."""
+    game = load_game(game_spec)
+    out = []
+    for kind, r in picks:
+        state = game.new_initial_state(seed=r.deal_seed)
+        stored = []
+        for m in r.moves:
+            p = state.current_player()
+            stored.append((p, m))
+            play_stored(state, p, m)
+        name = f"{label}-{kind}-{r.key}".replace("/", "_").replace(" ", "-").replace("=", "")
+        result = "draw" if r.winner is None else f"seat {r.winner} wins"
+        text = text_record(game_spec, r.deal_seed, stored, players=r.seats, result=f"{result} ({kind})")
+        out.append((name + ".txt", text))
     return out
 
 
@@ -285,7 +319,9 @@ __all__ = [
     "CLARITY_SAMPLE",
     "PER_GAME",
     "GameTrace",
+    "draw_cause",
     "example_games",
+    "example_record_files",
     "histogram",
     "lead_changes",
     "leader",

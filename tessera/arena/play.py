@@ -39,7 +39,7 @@ from typing import Any
 
 from tessera.agents import Agent, LevelAgent, clock, make_agent, using_clock
 from tessera.agents.spec import level_key
-from tessera.arena.metrics import GameTrace
+from tessera.arena.metrics import GameTrace, draw_cause
 from tessera.core.game import SIMULTANEOUS, State
 from tessera.core.registry import load_game
 
@@ -147,7 +147,8 @@ class GameResult:
     moves: list[str] = field(default_factory=list)
     """The moves as ``history()`` strings (when the task asked for them)."""
     metrics: dict[str, Any] = field(default_factory=dict)
-    """The game's design metrics (``trace`` only): :mod:`tessera.arena.metrics`."""
+    """The game's design metrics (``trace`` only: :mod:`tessera.arena.metrics`); an untraced game that ended in
+    a draw keeps only ``{"draw_cause": ...}``."""
 
     @property
     def winner(self) -> int | None:
@@ -345,6 +346,10 @@ def _play_task(task: Task) -> GameResult:
     )
     if played.trace is not None and (played.error is None or played.capped):
         res.metrics = played.trace.summary(state, capped=played.capped)
+    elif played.error is None or played.capped:  # untraced: only why a draw was one (cheap), for the examples
+        cause = draw_cause(state, capped=played.capped)
+        if cause is not None:
+            res.metrics = {"draw_cause": cause}
     if task.trace and played.error is None:
         w = res.winner
         if w is not None:

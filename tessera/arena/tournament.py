@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tessera.arena.metrics import example_games, example_record_files
 from tessera.arena.play import GameResult, Task, make
 from tessera.arena.progress import ProgressDisplay
 from tessera.arena.runner import ResultsFile, Run, budget_text, check_options, speed
@@ -84,6 +85,7 @@ def schedule(
                     agent_seed=f"{seed}/{ti}/{k}",
                     group=" vs ".join(table),
                     clock=clock,
+                    moves=True,  # the examples of each table (shortest, longest, capped, typical per outcome)
                 )
             )
     return tasks
@@ -208,9 +210,28 @@ class TournamentResult:
             "forfeits": forfeits,
         }
         d.update(speed(self.results, self.played_now, self.wall_seconds))
+        d["examples"] = [
+            {"table": table, "kind": kind, "key": r.key, "plies": r.plies, "winner": r.winner, "seats": r.seats}
+            for table, picks in self.examples()
+            for kind, r in picks
+        ]
         if with_games:
             d["records"] = [r.__dict__ for r in self.results]
         return d
+
+
+    def examples(self) -> list[tuple[str, list[tuple[str, GameResult]]]]:
+        """Each table's example games, in the order the tables were played: ``(table, [(kind, result)])``
+        (:func:`tessera.arena.metrics.example_games`; only games that kept their moves)."""
+        tables: dict[str, list[GameResult]] = {}
+        for r in self.results:
+            tables.setdefault(r.group, []).append(r)
+        return [(t, picks) for t, rs in tables.items() if (picks := example_games(rs, by_agent=True))]
+
+    def example_records(self) -> list[tuple[str, str]]:
+        """Every table's example games as ``(file name, text record)`` (docs/records.md), openable in the
+        analysis board; the file names begin with the table (``greedy-vs-mcts-shortest-0_3.txt``)."""
+        return [rec for table, picks in self.examples() for rec in example_record_files(self.game, picks, table)]
 
 
 def run_tournament(

@@ -140,6 +140,33 @@ def test_example_games_are_written_as_records_that_replay(tmp_path: Path, capsys
         assert state.is_terminal()
 
 
+def test_a_tournament_keeps_example_games_of_every_table_that_replay(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """'Every study keeps the moves of a sample (shortest, longest, capped, a typical one per outcome)':
+    a tournament too, per table, a typical win named by the agent that won (the agents change seats)."""
+    assert main(["tournament", "nume(size=2)", "greedy", "random", "--games", "4", "--out", str(tmp_path), "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    files = sorted((tmp_path / "examples").glob("*.txt"))
+    assert files and all(f.name.startswith("greedy-vs-random-") for f in files)
+    assert any("shortest" in f.name for f in files) and any("typical-win-of-" in f.name for f in files)
+    assert all(str(f) in printed for f in files)  # the CLI's output names them
+    for f in files:
+        assert replay_text_record(f.read_text()).is_terminal()
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert {e["table"] for e in summary["examples"]} == {"greedy vs random"}
+
+
+def test_a_game_stopped_at_the_cap_is_an_example_even_without_the_metrics() -> None:
+    """'capped': an untraced game (a tournament's) still says why a draw was one, so the capped example is found."""
+    capped = play_task(Task("0", "nymbat(max_turns=2)", seats=("random", "random"), moves=True))
+    assert capped.winner is None and capped.metrics == {"draw_cause": "safeguard"}
+    won = play_task(Task("1", "nume(size=2)", seats=("greedy", "random"), moves=True))
+    assert won.metrics == {}
+    short, long = _result("3", [1, -1], 0, moves=["x"]), _result("2", [1, -1], 999, moves=["x"])
+    kinds = {kind: r.key for kind, r in example_games([short, won, capped, long], by_agent=True)}
+    assert kinds["safeguard"] == "0" and kinds["longest"] == "2" and kinds["shortest"] == "3"
+    assert f"typical win of {won.seats[won.winner]}" in kinds
+
+
 def test_a_fair_value_interval_beyond_the_tested_values_is_flagged() -> None:
     """An interval that reaches past the tested range is an extrapolation and says so."""
     rs = {0.0: [_result("a", [1, -1], 3)], 1.0: [_result("b", [-1, 1], 3)]}
