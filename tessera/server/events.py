@@ -113,19 +113,34 @@ Subscriber = Callable[[Event], None]
 
 
 class Events:
-    """Publish an event to every subscriber (thread-safe; a subscriber's failure is logged, not raised)."""
+    """Publish an event to every subscriber that wants it (thread-safe; a subscriber's failure is logged,
+    not raised).  A subscriber says which events it wants when it subscribes — their kinds, and values
+    their fields must have — and is called for those only: a move of a hot-seat game never calls the
+    AI worker, the rating of ended games or the account streams (one place decides who hears what,
+    as a bus with channels does)."""
 
     def __init__(self) -> None:
-        self._subscribers: list[Subscriber] = []
+        self._subscribers: list[tuple[Subscriber, tuple[type, ...], tuple[tuple[str, object], ...]]] = []
 
-    def subscribe(self, subscriber: Subscriber) -> None:
+    def subscribe(self, subscriber: Subscriber, *kinds: type, where: dict[str, object] | None = None) -> None:
         """Call ``subscriber(event)`` for every event from now on (from whatever thread publishes it:
-        a subscriber that needs its event loop hands the event over itself)."""
-        self._subscribers = [*self._subscribers, subscriber]
+        a subscriber that needs its event loop hands the event over itself) — only for events of the
+        classes ``kinds`` if any are given, and only for events whose fields have the values ``where``
+        gives (``{"local": True, "finished": True}``).  Raises ``ValueError`` for a ``where`` field that
+        none of ``kinds`` has (a filter that could never match would silence the subscriber)."""
+        conditions = tuple((where or {}).items())
+        for name, _ in conditions:
+            if not kinds or not all(name in getattr(k, "__dataclass_fields__", {}) for k in kinds):
+                raise ValueError(f"where={{{name!r}: ...}}: not a field of every event kind subscribed to {kinds}")
+        self._subscribers = [*self._subscribers, (subscriber, kinds, conditions)]
 
     def publish(self, event: Event) -> None:
-        """Tell every subscriber."""
-        for sub in self._subscribers:
+        """Tell every subscriber that wants the event."""
+        for sub, kinds, conditions in self._subscribers:
+            if kinds and not isinstance(event, kinds):
+                continue
+            if not all_hold(event, conditions):
+                continue
             try:
                 sub(event)
             except Exception:  # one subscriber's failure must not cost the others their notice
@@ -134,6 +149,14 @@ class Events:
     def changed(self, game_id: str, *, local: bool = True, ai: bool = True, clock: bool = True) -> None:
         """Publish :class:`Changed`."""
         self.publish(Changed(game_id, local, ai, clock))
+
+
+def all_hold(event: Event, conditions: tuple[tuple[str, object], ...]) -> bool:
+    """Whether each ``(field, value)`` of ``conditions`` holds for ``event`` (a plain loop: no generator per event)."""
+    for name, value in conditions:
+        if getattr(event, name) != value:
+            return False
+    return True
 
 
 class Presence:

@@ -143,7 +143,7 @@ def repair_at_start(storage: Storage) -> dict[str, int]:
 
 def install(events: Events, storage: Storage, games: Games) -> AccountStreams:
     """Subscribe the accounts' listeners (call before the hub subscribes); the live streams."""
-    events.subscribe(RateOnEnd(storage, games).on_event)
+    events.subscribe(RateOnEnd(storage, games).on_event, Changed, where={"local": True, "finished": True})
     streams = AccountStreams()
-    events.subscribe(streams.on_event)
+    events.subscribe(streams.on_event, AccountChanged, Resync)
     return streams

@@ -340,7 +340,7 @@ class RematchPush:
 
 def install(events: Any, storage: Storage, hub: Any) -> None:
     """Subscribe :class:`RematchPush` (after the hub exists)."""
-    events.subscribe(RematchPush(storage, hub).on_event)
+    events.subscribe(RematchPush(storage, hub).on_event, AccountChanged)
 
 
 # -- routes --------------------------------------------------------------------------------------

@@ -61,7 +61,7 @@ class AIWorker:
         self._turns: set[tuple[str, int]] = set()  # (game, player) whose turn is being planned or played
         self._clients: dict[str, str] = {}
         self._waiting: dict[str, float] = {}  # game -> when its AI turn was queued (wall clock)
-        service.events.subscribe(self.on_event)
+        service.events.subscribe(self.on_event, Changed, where={"local": True, "ai": True})
 
     MAX_CLIENTS = 100_000
     """Games whose client is remembered (the oldest are forgotten first: they count as their own client)."""

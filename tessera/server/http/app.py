@@ -44,7 +44,7 @@ from tessera.server.catalog.routes import catalog, rules_text
 from tessera.server.chat.rooms import Chat
 from tessera.server.design.routes import router as design_router
 from tessera.server.design.studies import DesignStudies
-from tessera.server.events import Events, Presence
+from tessera.server.events import AccountChanged, Changed, ChatPosted, Events, Presence, Resync, StreamOpened
 from tessera.server.http.edge import Edge, Limits
 from tessera.server.http.errors import ServiceError
 from tessera.server.http.headers import api_docs
@@ -262,7 +262,8 @@ def create_app(
     service = MatchService(storage, events, Presence())
     account_streams = install_accounts(events, storage, service.games)  # before the hub: ratings precede the push
     bot_streams = BotStreams()
-    events.subscribe(bot_streams.on_event)  # the bot API's streams (tessera.server.bot)
+    # the bot API's streams (tessera.server.bot)
+    events.subscribe(bot_streams.on_event, Changed, ChatPosted, AccountChanged, StreamOpened, Resync)
     # games waiting for you, Web Push, e-mail digests (another process's change read only for pages open here)
     notifications = install_notify(service, (account_streams, bot_streams))
     hub = Hub(service, per_game=sockets_per_game, per_client=sockets_per_client)
@@ -279,7 +280,7 @@ def create_app(
     tournaments.schedules = schedules_from_env()
     warmup = Warmup(first=lambda: games_in_play(storage))
 
-    events.subscribe(timers.on_event)
+    events.subscribe(timers.on_event, Changed, where={"local": True})
     listener: ChangeListener | None = None
     if storage.engine.dialect.name == "postgresql":  # other processes may share the database
         listener = ChangeListener(storage.url, events)
@@ -332,10 +333,12 @@ def create_app(
         redoc_url="/redoc" if docs else None,
         openapi_url="/openapi.json" if docs else None,
     )
-    # innermost: request rates (429), then body caps (413) and the body's read time (408)
-    app.add_middleware(Limits, rates=rates_from_env() if rates is None else rates, read_timeout=body_timeout)
+    # innermost: the bot API's two (refusals of bot tokens only), then the edge's limits: request rates
+    # (429), body caps (413) and the body's read time (408) — right inside the edge, so that a request
+    # runs the edge module's code in one stretch on its way in (docs/architecture.md, "One move")
     app.add_middleware(BotGuard)  # bots play their challenges' games only
     app.add_middleware(BotLimits)  # one request at a time per token on the bot routes
+    app.add_middleware(Limits, rates=rates_from_env() if rates is None else rates, read_timeout=body_timeout)
     if metrics:
         from fastapi.responses import Response
 

@@ -1,9 +1,9 @@
 """The server's edge: what every HTTP request and WebSocket passes through before and after its route.
 
-Two ASGI middlewares, outermost first (``http/app.py`` installs them; the metrics and the bot API's
-two middlewares sit between them)::
+Two ASGI middlewares, outermost first (``http/app.py`` installs them; the metrics, when on, sit
+between them, and the bot API's two inside)::
 
-    Edge → [Metrics] → BotLimits → BotGuard → Limits → the routes
+    Edge → [Metrics] → Limits → BotLimits → BotGuard → the routes
 
 They are one module, with one ``send`` wrapper and one ``receive`` wrapper between them, because a
 request enters each middleware's file on the way in and again for every message on the way out: as

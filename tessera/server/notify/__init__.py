@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tessera.server.events import AccountChanged, Changed
 from tessera.server.match.service import MatchService
 from tessera.server.notify.mail import DigestSender, check_mail_settings
 from tessera.server.notify.notifier import Listening, Notifier
@@ -48,5 +49,5 @@ def install(service: MatchService, listeners: Sequence[Listening] | None = None)
     store = NotifyStore(service.storage)
     pusher = Pusher(store) if available() else None
     notifier = Notifier(service, store, pusher, listeners)
-    service.events.subscribe(notifier.on_event)
+    service.events.subscribe(notifier.on_event, Changed, AccountChanged)
     return Notifications(store, pusher, notifier, DigestSender(service, store))

@@ -101,7 +101,7 @@ class Hub:
         self._presence_due: set[str] = set()
         self.chat: Chat | None = None
         """The chat (tessera.server.chat.rooms): its messages go to the sockets it names (None: no chat)."""
-        service.events.subscribe(self.on_event)
+        service.events.subscribe(self.on_event, Changed, Resync, Thinking, ChatPosted)
 
     def on_event(self, event: Event) -> None:
         """Thread-safe: a change pushes fresh views (read again first if another process made it),
