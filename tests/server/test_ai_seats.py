@@ -23,10 +23,10 @@ pytest.importorskip("fastapi", reason="the server extras are not installed: pip 
 import tessera
 from tessera.server.ai.thinking import STEP_FLOOR, multi_step, step_budget, think_step
 from tessera.server.ai.worker import AIWorker
-from tessera.server.events import Event, Thinking
+from tessera.server.events import Changed, Event, Thinking
 from tessera.server.match.service import MatchService
 from tessera.server.store.storage import Storage
-from tests.server.helpers import SMALL, create, move, wait_for
+from tests.server.helpers import SMALL, create, first_move, move, view, wait_for
 
 
 @given(total=st.floats(0.01, 30.0), steps=st.integers(1, 60))
@@ -159,3 +159,22 @@ def test_the_ai_answers_in_every_game(client: TestClient, name: str) -> None:
     else:
         v = wait_for(client, g["id"], t1, lambda v: v["to_move"] == 1 or v["status"] != "active")
         assert v["moves"] and all(m["player"] in (0, -2) for m in v["moves"])
+
+
+def test_the_ai_reply_to_a_move_counts_against_the_client_who_moved(client: TestClient) -> None:
+    """The fair AI pool charges a game's AI turns to "its creator or the player who moved": a move
+    made over HTTP claims the game for the mover's client (the edge's request context), and a
+    change made outside any request (a clock, a test calling the service) claims nothing."""
+    g = create(client, "nume", mode="ai", ai_level=1, seat=0)
+    gid, token = g["id"], g["tokens"]["0"]
+    worker = client.app.state.worker  # type: ignore[attr-defined]
+    assert worker._clients.get(gid) == "testclient"  # the creator
+    worker._clients[gid] = "someone else"
+    v = view(client, gid, token)
+    r = move(client, gid, token, first_move(v), v["move_number"])
+    assert r.status_code == 200, r.text
+    assert worker._clients.get(gid) == "testclient"  # the player who moved
+    wait_for(client, gid, token, lambda v: v["to_move"] == 0 and v["move_number"] >= 2)
+    worker._clients[gid] = "someone else"
+    worker.on_event(Changed(gid, local=True, ai=True))  # no request: nobody to charge
+    assert worker._clients.get(gid) == "someone else"

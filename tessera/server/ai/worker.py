@@ -29,6 +29,7 @@ from tessera.server.ai.scheduler import AI, FairPool, SearchTimeout
 from tessera.server.ai.thinking import LEVEL_SECONDS, think_step
 from tessera.server.events import Changed, Event, Thinking
 from tessera.server.http.errors import ServiceError
+from tessera.server.http.logs import CONTEXT
 from tessera.server.match.service import MatchService
 
 log = logging.getLogger("tessera.server.ai.thinking")
@@ -96,8 +97,11 @@ class AIWorker:
         """A change made by this process may have put an AI seat to move: look (games without an AI
         seat are skipped)."""
         if isinstance(event, Changed) and event.local and event.ai:
-            client = _ACTING_FOR.get()
-            if client is not None and event.game_id not in self._clients:
+            # the AI's reply counts against the client whose request made the change (the player who
+            # moved: the edge keeps the request's client in the log context) or created the game
+            request = CONTEXT.get()
+            client = _ACTING_FOR.get() or (request.get("client") if request else None)
+            if client is not None:
                 self.claim(event.game_id, client)
             if self._may_act(event.game_id):
                 self.schedule(event.game_id)

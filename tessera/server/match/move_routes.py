@@ -11,7 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
 
 from tessera.server.http.deps import SeatToken, Service, account_seat
-from tessera.server.http.edge import WITHOUT_SECRETS, client_address
+from tessera.server.http.edge import WITHOUT_SECRETS
 from tessera.server.http.encoding import FastJSONResponse
 
 router = APIRouter(tags=["moves"])
@@ -106,7 +106,6 @@ async def post_move(request: Request) -> FastJSONResponse:
     body = read_move(await request.body(), headers.get("content-type"))
     given = body.token or headers.get("x-seat-token")
     seat = given if given else await account_seat(request, game_id, None)
-    request.app.state.worker.claim(game_id, client_address(request.scope))  # the AI's reply counts against it
     pipeline = request.app.state.service.moves
     answer = await pipeline.submit(game_id, seat, body.move, body.expected, view=body.view, change=body.change)
     request.scope[WITHOUT_SECRETS] = True  # a view, an acknowledgement or a change: no token in any (http/edge.py)
