@@ -140,10 +140,17 @@ def test_example_games_are_written_as_records_that_replay(tmp_path: Path, capsys
         assert state.is_terminal()
 
 
-def test_a_tournament_keeps_example_games_of_every_table_that_replay(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_tournament_keeps_example_games_of_every_table_that_replay(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """'Every study keeps the moves of a sample (shortest, longest, capped, a typical one per outcome)':
     a tournament too, per table, a typical win named by the agent that won (the agents change seats)."""
-    assert main(["tournament", "nume(size=2)", "greedy", "random", "--games", "4", "--out", str(tmp_path), "--no-progress"]) == 0
+    assert (
+        main(
+            ["tournament", "nume(size=2)", "greedy", "random", "--games", "4", "--out", str(tmp_path), "--no-progress"]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     files = sorted((tmp_path / "examples").glob("*.txt"))
     assert files and all(f.name.startswith("greedy-vs-random-") for f in files)

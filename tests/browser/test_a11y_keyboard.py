@@ -236,7 +236,9 @@ def test_escape_cancels_and_the_opponents_move_is_announced(server: str, browser
     page.context.close()
 
 
-def test_the_keyboard_stays_on_its_cell_when_the_live_stream_outruns_the_acknowledgement(server: str, browser: Any) -> None:
+def test_the_keyboard_stays_on_its_cell_when_the_live_stream_outruns_the_acknowledgement(
+    server: str, browser: Any
+) -> None:
     """'the focus goes back to the cell the player was on' whatever order the page hears things in:
     here the live stream brings the AI's answer (the player's move and the reply in one) before the
     move's own acknowledgement comes back, so the board is drawn again while the keyboard is still

@@ -40,7 +40,7 @@ def test_a_filter_on_a_field_the_events_do_not_have_is_refused() -> None:
 
 
 def test_a_failing_subscriber_costs_the_others_nothing() -> None:
-    """"one subscriber's failure must not cost the others their notice"."""
+    """ "one subscriber's failure must not cost the others their notice"."""
     events = Events()
     heard: list[object] = []
 
