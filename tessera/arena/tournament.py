@@ -219,7 +219,6 @@ class TournamentResult:
             d["records"] = [r.__dict__ for r in self.results]
         return d
 
-
     def examples(self) -> list[tuple[str, list[tuple[str, GameResult]]]]:
         """Each table's example games, in the order the tables were played: ``(table, [(kind, result)])``
         (:func:`tessera.arena.metrics.example_games`; only games that kept their moves)."""
