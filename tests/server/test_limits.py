@@ -272,3 +272,45 @@ def test_spectators_coming_and_going_send_players_nothing(client: TestClient) ->
         assert client.post(f"/api/games/{gid}/moves", json={"token": t0, "move": "a1=3", "expected": 0}).is_success
         nxt = player.receive_json()
         assert nxt["type"] == "state" and nxt["view"]["move_number"] == 1  # nothing came in between
+
+
+def test_a_posted_body_is_read_whole_by_the_edge_and_given_to_the_route_again() -> None:
+    """Body limits: the body of a POST is read by the edge within its cap ("no request ever holds more
+    than the cap in memory") and kept in the scope (``BODY``); the route may read it there or from
+    ``receive`` as before, and after it ``receive`` still brings the client's disconnect."""
+    import asyncio
+
+    from tessera.server.http.edge import BODY, Limits
+
+    seen: dict[str, Any] = {}
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        seen["scope"] = scope.get(BODY)
+        seen["first"] = await receive()
+        seen["then"] = await receive()
+        await send({"type": "http.response.start", "status": 204, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    def run(chunks: list[bytes], cap: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        seen.clear()
+        incoming = [{"type": "http.request", "body": c, "more_body": i < len(chunks) - 1} for i, c in enumerate(chunks)]
+        incoming.append({"type": "http.disconnect"})
+        sent: list[dict[str, Any]] = []
+
+        async def receive() -> dict[str, Any]:
+            return incoming.pop(0)
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+
+        scope = {"type": "http", "method": "POST", "path": "/api/x", "headers": [], "client": ("1.2.3.4", 5)}
+        asyncio.run(Limits(app, rates={}, cap_for=lambda _: cap)(scope, receive, send))
+        return sent, dict(seen)
+
+    sent, got = run([b'{"move": ', b'"a1"}'], cap=100)
+    assert sent[0]["status"] == 204
+    assert got["scope"] == b'{"move": "a1"}'
+    assert got["first"] == {"type": "http.request", "body": b'{"move": "a1"}', "more_body": False}
+    assert got["then"] == {"type": "http.disconnect"}
+    sent, got = run([b"x" * 60, b"x" * 60], cap=100)  # chunked past the cap: refused, the route never runs
+    assert sent[0]["status"] == 413 and not got

@@ -68,7 +68,9 @@ six modules (``SecurityHeaders``, ``RequestLog``, ``TokensNotInUrls``, ``Compres
     arrives and refused as soon as it passes the cap, so no request ever holds more than the cap in
     memory.  A body that stops arriving (shorter than its ``Content-Length``) is answered ``408``
     after ``read_timeout`` seconds instead of holding the connection forever.  Both answers are
-    ``{"detail": "<the reason>"}`` and close the connection.
+    ``{"detail": "<the reason>"}`` and close the connection.  The body of a request that carries
+    one (POST, PUT, PATCH) is read whole here, before the route runs, and kept in the scope
+    (:data:`BODY`): the route reads it there, or from ``receive`` as it would without the edge.
 
 The vocabulary they share with other modules stays where it was: the rates and the refusals in
 ``http/limits.py``, the log format in ``http/logs.py``, the policy's text in ``http/headers.py``.
@@ -192,6 +194,13 @@ SEARCHED = frozenset({"application/json", "text/plain"})
 
 FILES = "/static/"
 """The path under which the site's files are served (never searched for secrets)."""
+
+BODY = "tessera.body"
+"""The request scope's key under which :class:`Limits` keeps the body of a request that carries one
+(:data:`BODIED`), read whole within its route's limits: ``request.scope[BODY]`` (bytes)."""
+
+BODIED = frozenset({"POST", "PUT", "PATCH"})
+"""The methods whose body :class:`Limits` reads before the route runs."""
 
 WITHOUT_SECRETS = "tessera.without_secrets"
 """The request scope's key by which a route says its answer holds no secret by construction
@@ -488,10 +497,13 @@ class Limits:
                 if int(text) > cap:
                     await answer_refusal(send, 413, _too_large(cap))
                     return
+        timeout = self.read_timeout
+        if scope.get("method") in BODIED:
+            await self._read_first(scope, receive, send, cap, timeout)
+            return
         received = 0
         done = False
         started = False
-        timeout = self.read_timeout
 
         async def limited() -> Message:
             nonlocal received, done
@@ -526,6 +538,43 @@ class Limits:
             if started:
                 raise
             await answer_refusal(send, e.status_code, str(e.detail))
+
+    async def _read_first(self, scope: Scope, receive: Receive, send: Send, cap: int, timeout: float) -> None:
+        """A request that carries a body (:data:`BODIED`): the body read whole here, within the same
+        limits, and kept in the scope (:data:`BODY`); the app gets the body again from ``receive``,
+        then the original ``receive`` (a disconnect).  A route on the hot path reads the scope's key
+        and never calls back into this module (docs/architecture.md, "One move")."""
+        chunks: list[bytes] = []
+        received = 0
+        last: Message | None = None
+        while True:
+            try:
+                message = await asyncio.wait_for(receive(), timeout)
+            except TimeoutError:
+                await answer_refusal(
+                    send, 408, f"the request body did not arrive: nothing was received for {timeout:g} s"
+                )
+                return
+            if message["type"] != "http.request":
+                last = message  # the client left before the whole body came: the app hears it
+                break
+            chunk = message.get("body", b"")
+            received += len(chunk)
+            if received > cap:
+                await answer_refusal(send, 413, _too_large(cap))
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        scope[BODY] = body
+        pending: list[Message] = [last] if last is not None else []
+        pending.append({"type": "http.request", "body": body, "more_body": last is not None})
+
+        async def replay() -> Message:
+            return pending.pop() if pending else await receive()
+
+        await self.app(scope, replay, send)
 
 
 def _too_large(cap: int) -> str:

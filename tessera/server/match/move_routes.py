@@ -11,7 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
 
 from tessera.server.http.deps import SeatToken, Service, account_seat
-from tessera.server.http.edge import WITHOUT_SECRETS
+from tessera.server.http.edge import BODY, WITHOUT_SECRETS
 from tessera.server.http.encoding import FastJSONResponse
 
 router = APIRouter(tags=["moves"])
@@ -103,7 +103,8 @@ async def post_move(request: Request) -> FastJSONResponse:
     """
     game_id: str = request.path_params["game_id"]
     headers = request.headers
-    body = read_move(await request.body(), headers.get("content-type"))
+    raw = request.scope.get(BODY)  # read by the edge within the route's limits (http/edge.py)
+    body = read_move(raw if raw is not None else await request.body(), headers.get("content-type"))
     given = body.token or headers.get("x-seat-token")
     seat = given if given else await account_seat(request, game_id, None)
     pipeline = request.app.state.service.moves

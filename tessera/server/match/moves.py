@@ -167,7 +167,7 @@ class MovePipeline:
         while True:
             if live is None:
                 live = await self._run(on_loop, self.games.reload, game_id)
-            if flagged(live.row, time.time()):
+            if live.row.clock is not None and flagged(live.row, time.time()):  # untimed: nothing to flag
                 if flag_stored:
                     raise ServiceError(409, GAME_OVER)
                 await self._run(on_loop, self.endings.flag, game_id)

@@ -103,11 +103,24 @@ class Views:
         """The whole view of ``seat`` (None: a spectator)."""
         row, state, sealed = live.row, live.state, live.sealed
         cp = state.current_player()
-        presence = self.presence.of(row.id)
         render = self.render(live, seat)
         # the game's knowledge read together, right after the render that reads it too (knowledge.py)
         draws = draws_possible(state.game) is None
         may_abort = abortable(row.status, len(row.seats), islice(live.moves, live.n_moves))
+        presence = self.presence.of(row.id)
+        seats = []  # a plain loop, as the rest of the view is built: no call on the way (docs/architecture.md)
+        for s in row.seats:
+            connected = s.kind == "ai" or (s.seat < len(presence) and presence[s.seat])
+            seats.append(
+                {
+                    "seat": s.seat,
+                    "name": s.name,
+                    "kind": s.kind,
+                    "level": s.level,
+                    "claimed": s.claimed,
+                    "connected": connected,
+                }
+            )
         return {
             "id": row.id,
             "game": row.game,
@@ -119,24 +132,14 @@ class Views:
             "status": row.status,
             "public": row.public,
             "you": seat,
-            "seats": [
-                {
-                    "seat": s.seat,
-                    "name": s.name,
-                    "kind": s.kind,
-                    "level": s.level,
-                    "claimed": s.claimed,
-                    "connected": s.kind == "ai" or (s.seat < len(presence) and presence[s.seat]),
-                }
-                for s in row.seats
-            ],
+            "seats": seats,
             "version": row.version,
             "move_number": state.move_number(),
             "to_move": cp if row.status == "active" else TERMINAL,
             "sealed": [p in sealed for p in range(len(row.seats))] if cp == SIMULTANEOUS else None,
             "moves": live.move_dicts[: live.n_moves],
             "result": row.result,
-            "clock": clock_public(row.clock, time.time()),
+            "clock": None if row.clock is None else clock_public(row.clock, time.time()),
             "undo_request": row.undo_request,
             "undo_waiting": None if row.undo_request is None else undo_waiting(row, live.moves),
             "draw_offer": row.draw_offer if row.status == "active" else None,
@@ -246,7 +249,9 @@ class Views:
         if live is None:
             return None
         seat = seat_of(live.row, token, required=False)
-        if (seat is not None and not live.row.seats[seat].claimed) or flagged(live.row, time.time()):
+        if (seat is not None and not live.row.seats[seat].claimed) or (
+            live.row.clock is not None and flagged(live.row, time.time())  # an untimed game: no flag to look for
+        ):
             return None
         return self.view(live, seat)
 
@@ -257,7 +262,9 @@ class Views:
         if live is None:
             return None
         seat = seat_of(live.row, token, required=False)
-        if (seat is not None and not live.row.seats[seat].claimed) or flagged(live.row, time.time()):
+        if (seat is not None and not live.row.seats[seat].claimed) or (
+            live.row.clock is not None and flagged(live.row, time.time())  # an untimed game: no flag to look for
+        ):
             return None
         return (live.row.version, *self.encoded_view(live, seat))
 
