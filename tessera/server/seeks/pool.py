@@ -52,7 +52,9 @@ from tessera.server.accounts.security import Refused, state_text
 from tessera.server.accounts.store import AI_LEVELS, AccountStore, User, ai_username, bind_seats
 from tessera.server.ai.levels import offered_levels
 from tessera.server.ai.ratings import level_ratings
+from tessera.server.http.edge import Buckets
 from tessera.server.http.errors import ServiceError
+from tessera.server.http.limits import Rate
 from tessera.server.match.clocks import clock_from, clock_settings
 from tessera.server.match.inputs import load_checked
 from tessera.server.match.service import Created, MatchService
@@ -93,7 +95,7 @@ MAX_WAIT = 30.0
 MAX_SEEKS_PER_CLIENT = 3
 """Standing seeks one client (an account, or a guest's address) may have at once; one per game."""
 
-SEEK_RATE = (6.0, 0.2)
+SEEK_RATE = Rate(rate=0.2, burst=6.0)
 """New seeks per client: a burst of 6, then one per 5 seconds (429 with ``Retry-After`` beyond)."""
 
 
@@ -263,26 +265,21 @@ class SeekPool:
         self._wakes: dict[str, set[asyncio.Event]] = {}
         self._guard = threading.Lock()
         self._pairing = threading.Lock()
-        self._buckets: dict[str, tuple[float, float]] = {}
+        self._buckets = Buckets({"seek": SEEK_RATE})  # the edge's token buckets, as the bot API's and the chat's
 
     # -- asking ----------------------------------------------------------------------------
-    def _rate_check(self, client: str, now: float) -> None:
-        burst, per_second = SEEK_RATE
-        with self._guard:
-            level, at = self._buckets.get(client, (burst, now))
-            level = min(burst, level + (now - at) * per_second)
-            if level < 1.0:
-                retry = math.ceil((1.0 - level) / per_second)
-                raise Refused(
-                    429,
-                    f"too many seeks: wait {retry} s before seeking again",
-                    headers={"Retry-After": str(retry)},
-                    key="refusal.seek.too_many",
-                    args={"seconds": retry},
-                )
-            self._buckets[client] = (level - 1.0, now)
-            if len(self._buckets) > 50_000:
-                self._buckets.pop(next(iter(self._buckets)))
+    def _rate_check(self, client: str) -> None:
+        with self._guard:  # the buckets are not thread-safe by themselves
+            wait = self._buckets.take("seek", client)
+        if wait > 0:
+            retry = math.ceil(wait)
+            raise Refused(
+                429,
+                f"too many seeks: wait {retry} s before seeking again",
+                headers={"Retry-After": str(retry)},
+                key="refusal.seek.too_many",
+                args={"seconds": retry},
+            )
 
     def _rating(self, user: User | None, pool: str) -> tuple[float, float]:
         if user is None:
@@ -351,7 +348,7 @@ class SeekPool:
                 key="refusal.seek.too_many_standing",
                 args={"n": MAX_SEEKS_PER_CLIENT},
             )
-        self._rate_check(who.client, now)
+        self._rate_check(who.client)
         rating, rd = self._rating(who.user, g.name)
         secret = secrets.token_urlsafe(24)
         seek_id = uuid.uuid4().hex
