@@ -41,13 +41,15 @@ echo "== mypy"
 $PY -m mypy
 echo "== pytest"
 # pytest exits 5 when it collects no test: with set -e that fails this script too.
-# Two workers (pytest-xdist): CI has 2 cores; the suite takes about half as long.
+# Two workers (pytest-xdist): CI has 2 cores; the suite takes about half as long.  --dist worksteal:
+# a worker whose queue is empty takes tests queued for the other (the suite's tests last from
+# milliseconds to 35 s), so neither should idle at the end while the other still has a queue.
 if [ $# -gt 0 ]; then
-  $PY -m pytest -q -p no:cacheprovider -n 2 "$@"
+  $PY -m pytest -q -p no:cacheprovider -n 2 --dist worksteal "$@"
   exit 0
 fi
 # --durations: the slowest tests are named in every run, so a test that grows is seen at once
-$PY -m pytest -q -p no:cacheprovider -n 2 -m "not attack" --durations=40
+$PY -m pytest -q -p no:cacheprovider -n 2 --dist worksteal -m "not attack" --durations=40
 # The attack tests time a bystander's AI replies while another client floods the server: they run
 # alone, after the rest, so that no other test shares the two cores with the measured server.
 echo "== pytest (attacks, alone)"
