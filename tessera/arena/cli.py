@@ -416,14 +416,19 @@ def _write_examples(res: Any, folder: Path) -> list[Path]:
             written.append(folder / name)
         return written
     runs = res.runs if hasattr(res, "runs") else [res] if hasattr(res, "settings") else []
-    for k, run in enumerate(runs):
+    for run in runs:
         for s in run.settings:
             for name, text in s.example_records():
                 folder.mkdir(parents=True, exist_ok=True)
-                path = folder / (f"agent{k}-{name}" if len(runs) > 1 else name)
+                path = folder / (f"{_file_word(run.agent)}-{name}" if len(runs) > 1 else name)
                 path.write_text(text, encoding="utf-8")
                 written.append(path)
     return written
+
+
+def _file_word(spec: str) -> str:
+    """An agent's spec as a file name's first word: ``level3(scale=0.1)`` → ``level3_scale0.1``."""
+    return re.sub(r"[^A-Za-z0-9.+]+", "_", spec.replace("=", "")).strip("_")
 
 
 NEGATIVE_VALUED = ("--sprt",)

@@ -228,6 +228,21 @@ def test_one_question_at_three_strengths_with_a_ladder(tmp_path: Path) -> None:
         run_robust("nume(size=2)", ["greedy", "greedy"], games=2)
 
 
+def test_the_example_games_of_each_strength_are_named_by_its_agent(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """'every row labelled with the agent's full spec': the example games of ``--agents`` too, each file
+    named by the agent that played it, and each replays."""
+    argv = ["balance", "nume(size=2)", "--agents", "random,alphabeta(max_depth=1)", "--games", "2"]
+    assert main([*argv, "--ladder-games", "2", "--iterations", "1", "--out", str(tmp_path)]) == 0
+    capsys.readouterr()
+    names = sorted(f.name for f in (tmp_path / "examples").glob("*.txt"))
+    assert any(n.startswith("random-") for n in names) and any(n.startswith("alphabeta_max_depth1-") for n in names)
+    assert all(n.startswith(("random-", "alphabeta_max_depth1-")) for n in names), names
+    for f in (tmp_path / "examples").glob("*.txt"):
+        assert replay_text_record(f.read_text()).is_terminal()
+
+
 def test_balance_command_refuses_agent_with_agents(capsys: pytest.CaptureFixture[str]) -> None:
     """--agent and --agents ask different things: together they are exit code 2 with the reason."""
     assert main(["balance", "nume(size=2)", "--agent", "greedy", "--agents", "random,greedy"]) == 2
