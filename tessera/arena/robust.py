@@ -105,12 +105,16 @@ def agreement(verdicts: Sequence[str], agents: Sequence[str]) -> str:
     'decided only at b, c'
     >>> agreement(["seat 0 disfavoured", "not decided", "seat 0 favoured"], ["a", "b", "c"])
     'flips with strength'
+    >>> agreement(["seat 0 favoured", "even within ±100 Elo"], ["a", "b"])
+    'differs with strength'
     >>> agreement(["not decided", "not decided"], ["a", "b"])
     'not decided'
     """
     decided = {v for v in verdicts if v != "not decided"}
+    if {"seat 0 favoured", "seat 0 disfavoured"} <= decided:
+        return "flips with strength"  # one strength favours the seat, another the other seat
     if len(decided) > 1:
-        return "flips with strength"
+        return "differs with strength"  # one finds a seat favoured, another the seats even within the margin
     if not decided:
         return "not decided"
     if all(v != "not decided" for v in verdicts):

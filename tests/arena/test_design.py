@@ -203,6 +203,7 @@ def test_verdicts_per_strength_and_their_agreement() -> None:
     assert agreement(["seat 0 favoured", "seat 0 favoured"], ["a", "b"]) == "decided and stable"
     assert agreement(["not decided", "seat 0 disfavoured"], ["a", "b"]) == "decided only at b"
     assert agreement(["seat 0 favoured", "seat 0 disfavoured"], ["a", "b"]) == "flips with strength"
+    assert agreement(["seat 0 disfavoured", "even within ±100 Elo"], ["a", "b"]) == "differs with strength"
     assert intervals_agree([[0, 1], [2, 3]]) == "differs with strength"
     assert split_agents("level3(scale=0.1),mcts(c=0.7,rollout_cutoff=20)") == [
         "level3(scale=0.1)",
@@ -256,7 +257,7 @@ def test_sequential_stopping_ends_a_clear_question_early_and_names_an_even_one()
     greedy, rnd = res.questions[0]["rows"]
     assert greedy["verdict"] == "seat 0 favoured" and greedy["games"] <= 30
     assert rnd["verdict"] == "even within ±100 Elo" and rnd["games"] < 200
-    assert res.questions[0]["agreement"] == "flips with strength"
+    assert res.questions[0]["agreement"] == "differs with strength"  # favoured at one strength, even at the other
     with pytest.raises(ValueError, match="positive Elo margin"):
         run_robust("nume(size=2)", ["greedy", "random"], games=4, sprt_elo=-5)
 

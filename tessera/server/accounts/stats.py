@@ -192,10 +192,12 @@ VERDICTS = {"seat 0 favoured": "favoured", "seat 0 disfavoured": "disfavoured", 
 
 def _agreement(text: str) -> dict[str, Any]:
     """What the strengths say together (tessera.arena.robust.agreement) as ``{"code", "agents"}``:
-    ``stable``, ``only_at`` (with the agents that decide), ``flips`` or ``undecided``."""
+    ``stable``, ``only_at`` (with the agents that decide), ``flips`` (opposite seats favoured),
+    ``differs`` (a seat favoured at one strength, the seats even at another) or ``undecided``."""
     if text.startswith("decided only at "):
         return {"code": "only_at", "agents": [a.strip() for a in text[len("decided only at ") :].split(",")]}
-    code = {"decided and stable": "stable", "flips with strength": "flips"}.get(text, "undecided")
+    code = {"decided and stable": "stable", "flips with strength": "flips", "differs with strength": "differs"}
+    code = code.get(text, "undecided")
     return {"code": code, "agents": []}
 
 

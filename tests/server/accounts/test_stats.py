@@ -189,7 +189,7 @@ def test_verdicts_at_several_strengths_are_shown_with_each_agents_budget_and_wha
                     _row("greedy", 0.5, (0.35, 0.65), "even within ±100 Elo"),
                     _row("mcts", 0.7, (0.55, 0.82), "seat 0 favoured"),
                 ],
-                "agreement": "flips with strength",
+                "agreement": "differs with strength",
             },
             {"question": "fair komi", "find": {"param": "komi"}, "agreement": "stable"},  # a fair value: left out
         ],
@@ -206,7 +206,7 @@ def test_verdicts_at_several_strengths_are_shown_with_each_agents_budget_and_wha
     assert first["rows"][0]["score"] == {"rate": 0.3, "low": 0.18, "high": 0.45}
     assert first["agreement"] == {"code": "only_at", "agents": ["greedy"]}
     assert [(r["verdict"], r["elo"]) for r in second["rows"]] == [("even", 100.0), ("favoured", None)]
-    assert second["agreement"] == {"code": "flips", "agents": []}
+    assert second["agreement"] == {"code": "differs", "agents": []}
     assert strengths("nibble", tmp_path) == []
 
 
