@@ -196,8 +196,8 @@ def _agreement(text: str) -> dict[str, Any]:
     ``differs`` (a seat favoured at one strength, the seats even at another) or ``undecided``."""
     if text.startswith("decided only at "):
         return {"code": "only_at", "agents": [a.strip() for a in text[len("decided only at ") :].split(",")]}
-    code = {"decided and stable": "stable", "flips with strength": "flips", "differs with strength": "differs"}
-    code = code.get(text, "undecided")
+    codes = {"decided and stable": "stable", "flips with strength": "flips", "differs with strength": "differs"}
+    code = codes.get(text, "undecided")
     return {"code": code, "agents": []}
 
 
