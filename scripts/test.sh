@@ -34,11 +34,26 @@ pip_install --require-hashes -r requirements/test.txt
 pip_install --no-deps -e .
 $PY -c "import tessera, fastapi, sqlalchemy, playwright, hypothesis"  # fail here if the install failed
 
+# The games' numba kernels and the AI levels' first moves compiled once into numba's on-disk cache
+# (about 40 s on a fresh checkout), on the second core while ruff and mypy use the first: the test
+# workers and the servers the tests start then load them (about 1.5 s) instead of each compiling
+# them in the middle of a test.
+WARM_LOG="$(mktemp)"
+$PY -m tessera.server.ai.warmup > "$WARM_LOG" 2>&1 &
+WARM_PID=$!
+
 echo "== ruff"
 $PY -m ruff check .
 $PY -m ruff format --check .
 echo "== mypy"
 $PY -m mypy
+echo "== kernels compiled"
+if wait "$WARM_PID"; then
+  tail -1 "$WARM_LOG"
+else
+  echo "the warm-up failed (the tests compile the kernels as they need them):"
+  tail -20 "$WARM_LOG"
+fi
 echo "== pytest"
 # pytest exits 5 when it collects no test: with set -e that fails this script too.
 # Two workers (pytest-xdist): CI has 2 cores; the suite takes about half as long.  --dist worksteal:
