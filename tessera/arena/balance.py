@@ -247,6 +247,10 @@ class BalanceResult:
     played_now: int = 0
     clock: str = "wall"
 
+    def example_records(self) -> list[tuple[str, str]]:
+        """Every setting's example games as ``(file name, text record)`` (:meth:`SettingStats.example_records`)."""
+        return [rec for s in self.settings for rec in s.example_records()]
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-able summary."""
         d: dict[str, Any] = {

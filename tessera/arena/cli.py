@@ -406,29 +406,14 @@ def _write(name: str, res: Any, out: str) -> list[Path]:
 
 
 def _write_examples(res: Any, folder: Path) -> list[Path]:
-    """A balance run's or a tournament's example games as text records in ``folder`` (import them in the
-    analysis board)."""
+    """A balance run's, a robust run's or a tournament's example games (its ``example_records()``) as text
+    records in ``folder`` (import them in the analysis board)."""
     written = []
-    if hasattr(res, "example_records") and not hasattr(res, "settings"):  # a tournament: each table's
-        for name, text in res.example_records():
-            folder.mkdir(parents=True, exist_ok=True)
-            (folder / name).write_text(text, encoding="utf-8")
-            written.append(folder / name)
-        return written
-    runs = res.runs if hasattr(res, "runs") else [res] if hasattr(res, "settings") else []
-    for run in runs:
-        for s in run.settings:
-            for name, text in s.example_records():
-                folder.mkdir(parents=True, exist_ok=True)
-                path = folder / (f"{_file_word(run.agent)}-{name}" if len(runs) > 1 else name)
-                path.write_text(text, encoding="utf-8")
-                written.append(path)
+    for name, text in res.example_records():
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text, encoding="utf-8")
+        written.append(folder / name)
     return written
-
-
-def _file_word(spec: str) -> str:
-    """An agent's spec as a file name's first word: ``level3(scale=0.1)`` → ``level3_scale0.1``."""
-    return re.sub(r"[^A-Za-z0-9.+]+", "_", spec.replace("=", "")).strip("_")
 
 
 NEGATIVE_VALUED = ("--sprt",)

@@ -24,6 +24,7 @@ levels 3, 4 and 5 at a tenth of their time (``level3(scale=0.1)`` …).
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -96,6 +97,11 @@ def sequential_verdict(counts: Sequence[int], delta: float, alpha: float = 0.05,
     return None
 
 
+def file_word(spec: str) -> str:
+    """An agent's spec as a file name's first word: ``level3(scale=0.1)`` → ``level3_scale0.1``."""
+    return re.sub(r"[^A-Za-z0-9.+]+", "_", spec.replace("=", "")).strip("_")
+
+
 def agreement(verdicts: Sequence[str], agents: Sequence[str]) -> str:
     """What the verdicts of several strengths say together (module docstring).
 
@@ -148,6 +154,11 @@ class RobustResult:
     ladder: TournamentResult | None = None
     questions: list[dict[str, Any]] = field(default_factory=list)
     """Per setting (or the fair value): each agent's figure and verdict, and the agreement."""
+
+    def example_records(self) -> list[tuple[str, str]]:
+        """Each agent's example games as ``(file name, text record)``, the file named by the agent that
+        played it (``level3_scale0.1-komi0.5-shortest-0_0.txt``)."""
+        return [(f"{file_word(run.agent)}-{name}", text) for run in self.runs for name, text in run.example_records()]
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able summary: the questions, each run's summary and the ladder."""

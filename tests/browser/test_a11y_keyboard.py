@@ -71,6 +71,17 @@ def view_of(base: str, gid: str, token: str) -> dict[str, Any]:
         return dict(json.loads(r.read()))
 
 
+def play_number_from_the_keyboard(page: Any, n: int) -> None:
+    """On a focused Nume cell: Enter asks the number, type ``n``, Enter plays it; wait until the AI's
+    answer is announced."""
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.activeElement.id === 'number-input'")
+    page.keyboard.press("Control+A")
+    page.keyboard.type(str(n))
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.querySelector('#announce').textContent.includes('played')")
+
+
 def back_to_board(page: Any) -> None:
     if focused(page)["cell"] is None:
         tab_until(page, "cell", shift=True)
@@ -221,12 +232,7 @@ def test_escape_cancels_and_the_opponents_move_is_announced(server: str, browser
     assert focused(page)["cell"] == cell
     assert page.locator("#announce").text_content() == "Selection cancelled."
     # a stone of 2: the cell names its owner and number; the AI's answer is announced with the status
-    page.keyboard.press("Enter")
-    page.wait_for_function("document.activeElement.id === 'number-input'")
-    page.keyboard.press("Control+A")
-    page.keyboard.type("2")
-    page.keyboard.press("Enter")
-    page.wait_for_function("document.querySelector('#announce').textContent.includes('played')")
+    play_number_from_the_keyboard(page, 2)
     reply = view_of(server, gid, token)["moves"][-1]
     said = page.locator("#announce").text_content()
     assert f"White played {reply['move']}." in said and "your turn" in said, said
@@ -271,12 +277,7 @@ def test_the_keyboard_stays_on_its_cell_when_the_live_stream_outruns_the_acknowl
     page.keyboard.press("Tab")
     page.keyboard.press("Enter")
     cell = focused(page)["cell"]
-    page.keyboard.press("Enter")
-    page.wait_for_function("document.activeElement.id === 'number-input'")
-    page.keyboard.press("Control+A")
-    page.keyboard.type("2")
-    page.keyboard.press("Enter")
-    page.wait_for_function("document.querySelector('#announce').textContent.includes('played')")
+    play_number_from_the_keyboard(page, 2)
     assert acks, "the move's acknowledgement was held back"
     assert len(view_of(server, gid, token)["moves"]) == 2
     assert focused(page)["cell"] == cell, focused(page)  # the answer came first: the keyboard is on its cell
