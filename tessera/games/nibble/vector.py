@@ -186,7 +186,8 @@ class NibbleVector(VectorGame):
             raise ValueError(f"{game}: a deal of the pool is over before the first step")
         self._fixed = -1 if adapted.deal is None else int(adapted.deal)
         self._geo = game.geo
-        self._pos, self._board = layout_tables(game, lay)
+        self._pos, board = layout_tables(game, lay)
+        self._board = board.astype(np.uint8) if self.obs_dtype == "uint8" else board  # the planes' type
         self.positions = np.zeros((self.batch, self._pool.shape[1]), np.int32)
         """Each game's position (layout of :mod:`tessera.games.nibble.kernels`)."""
         self.deal_of = np.zeros(self.batch, np.int64)
