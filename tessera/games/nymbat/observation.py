@@ -50,55 +50,54 @@ def write_planes(
     reserve = np.float64(geo[_k.N, _k.G_RESERVE])
     period = geo[_k.N, _k.G_DELAY_PERIOD]
     h = _k.H
-    for i in range(obs.shape[0]):
-        obs[i] = 0.0
+    obs[:] = 0
     for c in range(_k.N):
         owner = s[c]
         if owner >= 0:
             rel = (owner - player) % n
-            obs[(rel * 6 + s[_k.NUM + c] - 1) * hw + pos[c]] = 1.0
+            obs[(rel * 6 + s[_k.NUM + c] - 1) * hw + pos[c]] = 1
+    # A constant plane's value is converted to the planes' type once, in its first cell, and copied
+    # from there: a conversion per cell (from ``float32`` to bytes) cost more than the copies.
     base = 6 * n
     for rel in range(n):
         q = (player + rel) % n
-        r = np.float32(s[h + _k.RES + q] / reserve) * scale + half
-        d = np.float32((s[h + _k.DEL + q] % period) / np.float64(period)) * scale + half
-        f = np.float32(1.0 if s[h + _k.FIRST + q] else 0.0)
         o = (base + 3 * rel) * hw
-        for i in range(hw):
-            obs[o + i] = r
-            obs[o + hw + i] = d
-            obs[o + 2 * hw + i] = f
+        _fill(obs, o, hw, np.float32(s[h + _k.RES + q] / reserve) * scale + half)
+        _fill(obs, o + hw, hw, np.float32((s[h + _k.DEL + q] % period) / np.float64(period)) * scale + half)
+        if s[h + _k.FIRST + q]:
+            _fill(obs, o + 2 * hw, hw, np.float32(1.0))
     k = base + 3 * n
     phase = s[h + _k.PHASE]
     if phase == _k.BRING:
-        placed = np.float32(s[h + _k.PLACED] / reserve) * scale + half
-        for i in range(hw):
-            obs[k * hw + i] = 1.0
-            obs[(k + 8) * hw + i] = placed
+        _fill(obs, k * hw, hw, np.float32(1.0))
+        _fill(obs, (k + 8) * hw, hw, np.float32(s[h + _k.PLACED] / reserve) * scale + half)
     elif phase == _k.PENALTY:
-        for i in range(hw):
-            obs[(k + 2) * hw + i] = 1.0
+        _fill(obs, (k + 2) * hw, hw, np.float32(1.0))
     elif phase == _k.MOVE:
-        speed = np.float32(s[h + _k.SPEED] / 6.0) * scale + half
-        for i in range(hw):
-            obs[(k + 1) * hw + i] = 1.0
-            obs[(k + 5) * hw + i] = speed
+        _fill(obs, (k + 1) * hw, hw, np.float32(1.0))
+        _fill(obs, (k + 5) * hw, hw, np.float32(s[h + _k.SPEED] / 6.0) * scale + half)
         for c in range(_k.N):
             fl = s[_k.FLAG + c]
             if fl & _k.UNMOVED:
-                obs[(k + 3) * hw + pos[c]] = 1.0
+                obs[(k + 3) * hw + pos[c]] = 1
             if fl & _k.TRACKED:
-                obs[(k + 4) * hw + pos[c]] = 1.0
+                obs[(k + 4) * hw + pos[c]] = 1
         brk = s[h + _k.BRK_CELL]
         if brk >= 0:
-            obs[(k + 6) * hw + pos[brk]] = 1.0
-            budget = np.float32(s[h + _k.BRK_BUDGET] / 6.0) * scale + half
-            for i in range(hw):
-                obs[(k + 7) * hw + i] = budget
-    mover = np.float32(1.0 if to_move else 0.0)
+            obs[(k + 6) * hw + pos[brk]] = 1
+            _fill(obs, (k + 7) * hw, hw, np.float32(s[h + _k.BRK_BUDGET] / 6.0) * scale + half)
     for i in range(hw):
         obs[(k + 9) * hw + i] = board[i]
-        obs[(k + 10) * hw + i] = mover
+    if to_move:
+        _fill(obs, (k + 10) * hw, hw, np.float32(1.0))
+
+
+@kernel
+def _fill(obs: np.ndarray, start: int, count: int, value: np.float32) -> None:
+    """``obs[start : start + count] = value``, ``value`` converted to the planes' type once."""
+    obs[start] = value
+    v = obs[start]
+    obs[start : start + count] = v
 
 
 def layout_tables(lay: Layout) -> tuple[np.ndarray, np.ndarray]:
