@@ -158,8 +158,9 @@ def read_sprt(path: str | os.PathLike[str]) -> Evidence:
             continue
         try:
             d = json.loads(line)
-            if d.get("error"):
-                continue  # a game that failed is not a result (the arena plays it again on resuming)
+            if d.get("error") or "session" in d:
+                continue  # a game that failed is not a result (the arena plays it again on resuming); nor is
+                # a session line (which code played the games after it)
             key = int(d["key"])
             scores[key] = _score([float(x) for x in d["returns"]], key % 2, d.get("offender"))
         except (KeyError, TypeError, ValueError) as e:

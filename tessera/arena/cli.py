@@ -31,7 +31,7 @@ from typing import Any
 
 from tessera.arena.match import MatchResult, RotatedResult, SeatsResult, match_progress, play_match, play_seats
 from tessera.arena.plots import balance_plots, json_safe, robust_plots, tournament_plots, write_plots
-from tessera.arena.runner import budget_text
+from tessera.arena.runner import budget_text, read_sessions
 from tessera.core.registry import load_game
 
 AGENTS_HELP = (
@@ -391,8 +391,10 @@ def _command(name: str, args: argparse.Namespace, play: Callable[[], tuple[Any, 
 
 
 def _write(name: str, res: Any, out: str) -> list[Path]:
-    """``OUT/summary.json`` and the plots (tournaments and balance runs) beside the results file."""
+    """``OUT/summary.json`` (with ``sessions``: which code played the games, :func:`read_sessions`) and the
+    plots (tournaments and balance runs) beside the results file."""
     d = res.to_dict(with_games=False) if isinstance(res, RotatedResult) else res.to_dict()  # an SPRT: its summary
+    d["sessions"] = read_sessions(out)  # which code played the games
     path = Path(out) / "summary.json"
     path.write_text(json.dumps(json_safe(d), indent=1), encoding="utf-8")
     if name == "match":

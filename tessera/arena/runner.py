@@ -33,6 +33,8 @@ from __future__ import annotations
 
 import json
 import os
+import platform
+import subprocess
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -58,18 +60,77 @@ def check_options(*, games: object = 1, jobs: object = 1, clock: str = "wall") -
 # -- the results file ---------------------------------------------------------------------
 
 
+def provenance() -> dict[str, Any]:
+    """Which code is playing: tessera's version, the git commit of the checkout it runs from (None when it
+    is not run from one, or git is missing) and whether tracked files differ from that commit, Python's
+    and numba's versions, and when (UTC, ISO 8601).  A results file records it for every session that
+    plays games in it, so a stored study says which code played each of its games."""
+    import tessera
+
+    here = Path(tessera.__file__).resolve().parent
+    commit: str | None = None
+    changed: bool | None = None
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=10)
+        if head.returncode == 0:
+            commit = head.stdout.strip()
+            status = ["git", "status", "--porcelain", "--untracked-files=no", "--", "."]
+            diff = subprocess.run(status, cwd=here, capture_output=True, text=True, timeout=20)
+            changed = bool(diff.stdout.strip()) if diff.returncode == 0 else None
+    except (OSError, subprocess.SubprocessError):
+        pass
+    try:
+        import numba
+
+        numba_version: str | None = numba.__version__
+    except ImportError:
+        numba_version = None
+    return {
+        "tessera": getattr(tessera, "__version__", None),
+        "commit": commit,
+        "changed": changed,
+        "python": platform.python_version(),
+        "numba": numba_version,
+        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+
+
+def read_sessions(folder: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """The session lines (:func:`provenance`) of every results file in ``folder`` and its sub-folders
+    (a run over several agents keeps one per agent), each with ``file``: the results file it is in,
+    relative to ``folder``."""
+    root = Path(folder)
+    out: list[dict[str, Any]] = []
+    for path in sorted(root.rglob(RESULTS_FILE)):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if not line.startswith('{"session"'):
+                continue
+            try:
+                session = json.loads(line)["session"]
+            except (ValueError, KeyError, TypeError):
+                continue
+            if isinstance(session, dict):
+                out.append({"file": path.relative_to(root).as_posix(), **session})
+    return out
+
+
 class ResultsFile:
     """``OUT/results.jsonl``: a header line with the run's configuration, then one line per game.
 
     Opening an existing file checks that its configuration is the same as this run's
     (except the number of games, which may grow): a different command must use another
-    directory, so results of two different experiments are never mixed.
+    directory, so results of two different experiments are never mixed.  Before the first
+    game a process adds, it writes a ``{"session": …}`` line (:func:`provenance`): which code
+    played the games that follow (:attr:`sessions` lists them).
     """
 
     def __init__(self, out: str | os.PathLike[str] | None, config: dict[str, Any]) -> None:
         self.config = config
         self.path = None if out is None else Path(out) / RESULTS_FILE
         self.done: dict[str, GameResult] = {}
+        self.sessions: list[dict[str, Any]] = []
+        """The sessions that played games into the file, in order (files of older versions have none)."""
+        self._session_written = False
         if self.path is None:
             return
         if self.path.exists():
@@ -97,23 +158,36 @@ class ResultsFile:
         for line in lines[1:]:
             try:
                 d = json.loads(line)
+                if isinstance(d, dict) and isinstance(d.get("session"), dict):
+                    self.sessions.append(d["session"])
+                    continue
                 r = GameResult.from_dict(d)
-            except (ValueError, TypeError):
+            except (ValueError, TypeError, KeyError):
                 continue  # a line cut short when the run was killed: that game is played again
             self.done[r.key] = r
 
     def add(self, r: GameResult) -> None:
-        """Append one result (flushed to disk at once)."""
+        """Append one result (flushed to disk at once); before this process's first, its session line."""
         self.done[r.key] = r
         if self.path is None:
             return
+        if not self._session_written:
+            session = provenance()
+            self._append(json.dumps({"session": session}))
+            self.sessions.append(session)
+            self._session_written = True
+        self._append(r.to_json())
+
+    def _append(self, line: str) -> None:
+        """One line at the end of the file (after a line the last run may have cut short), synced."""
+        assert self.path is not None
         with self.path.open("a+b") as f:
             f.seek(0, os.SEEK_END)
             if f.tell() > 0:
                 f.seek(-1, os.SEEK_END)
                 if f.read(1) != b"\n":
                     f.write(b"\n")
-            f.write((r.to_json() + "\n").encode("utf-8"))
+            f.write((line + "\n").encode("utf-8"))
             f.flush()
             os.fsync(f.fileno())
 

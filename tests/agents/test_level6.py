@@ -3,6 +3,7 @@ level 5 (issue 43): the check re-reads a results file, here from fixture directo
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -103,3 +104,15 @@ def test_level6_spec_follows_the_evidence_directory(tmp_path: Path, monkeypatch:
         level(7, "nymbat")
     with pytest.raises(ValueError, match="no compiled-tree form"):
         make_agent("level6(tree=compiled)")
+
+
+def test_the_sessions_of_a_run_are_not_games_of_its_test(tmp_path: Path) -> None:
+    """docs/balance.md, Reproducible: a results file holds a session line (which code played) before each
+    session's games; the SPRT read from the file counts the games only."""
+    path = write_run(tmp_path, [(1.0, 1.0)] * 10)
+    plain = read_sprt(path)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    session = json.dumps({"session": {"tessera": "0.1.0", "commit": None, "changed": None, "python": "3.11.7"}})
+    path.write_text("\n".join([lines[0], session, *lines[1:8], session, *lines[8:]]) + "\n", encoding="utf-8")
+    again = read_sprt(path)
+    assert again.counts == plain.counts and again.llr == plain.llr and again.verdict == "H1"

@@ -231,12 +231,12 @@ def test_a_match_kept_in_a_results_file_continues_where_it_stopped(tmp_path: Pat
             play_match(TINY, "mcts", "greedy", games=6, iterations=10, seed=4, out=str(tmp_path))
     finally:
         runner.play_task = real  # type: ignore[assignment]
-    assert len((tmp_path / RESULTS_FILE).read_text().splitlines()) == 1 + 3
+    assert len((tmp_path / RESULTS_FILE).read_text().splitlines()) == 1 + 1 + 3  # header, session, games
     resumed = play_match(TINY, "mcts", "greedy", games=6, iterations=10, seed=4, out=str(tmp_path))
     fresh = play_match(TINY, "mcts", "greedy", games=6, iterations=10, seed=4)
     assert resumed.to_dict(with_games=False) == fresh.to_dict(with_games=False)
     assert [r.returns for r in resumed.records] == [r.returns for r in fresh.records]
-    assert len((tmp_path / RESULTS_FILE).read_text().splitlines()) == 1 + 6
+    assert len((tmp_path / RESULTS_FILE).read_text().splitlines()) == 1 + 2 + 6  # two sessions played
     with pytest.raises(ValueError, match="another run"):
         play_match(TINY, "mcts", "greedy", games=6, iterations=10, seed=5, out=str(tmp_path))
 

@@ -10,7 +10,7 @@ import pytest
 
 from tessera.arena.balance import run_balance
 from tessera.arena.play import GameResult, decided_ply
-from tessera.arena.runner import RESULTS_FILE
+from tessera.arena.runner import RESULTS_FILE, ResultsFile, provenance
 from tessera.arena.tournament import run_tournament, schedule
 from tessera.cli import main
 
@@ -22,9 +22,11 @@ def _games(d: Path) -> list[dict[str, Any]]:
     out = []
     for line in (d / RESULTS_FILE).read_text().splitlines()[1:]:
         try:
-            out.append(json.loads(line))
+            row = json.loads(line)
         except ValueError:
             continue
+        if "session" not in row:
+            out.append(row)
     return out
 
 
@@ -214,3 +216,27 @@ def test_a_tournament_takes_every_agent_kind(tmp_path: Path) -> None:
     res = run_tournament(TINY, ["greedy", "openspiel-mcts(seed=2)"], games=2, iterations=8, seed=1)
     assert [r.error for r in res.results] == [None, None]
     assert {p.a for p in res.pairs} == {"greedy", "openspiel-mcts(seed=2)"}
+
+
+def test_a_results_file_says_which_code_played_each_session(tmp_path: Path) -> None:
+    """docs/balance.md, Reproducible: "the results file records which code played its games: before the
+    first game a session adds, a line with tessera's version, the git commit and whether tracked files
+    differed from it, Python's and numba's versions"; a run continued later is a second session, a run
+    already complete adds none, and summary.json lists the sessions."""
+    args = ["tournament", TINY, "random", "greedy", "--out", str(tmp_path), "--no-progress"]
+    assert main([*args, "--games", "2"]) == 0
+    assert main([*args, "--games", "2"]) == 0  # complete: nothing played, no session
+    assert main([*args, "--games", "4"]) == 0  # continued: a second session
+    lines = [json.loads(x) for x in (tmp_path / RESULTS_FILE).read_text().splitlines()]
+    sessions = [x["session"] for x in lines if "session" in x]
+    assert len(sessions) == 2
+    assert [i for i, x in enumerate(lines) if "session" in x] == [1, 4]  # each before its session's games
+    here = provenance()
+    for s in sessions:
+        assert s["commit"] == here["commit"] and s["python"] == here["python"] and s["numba"] == here["numba"]
+        assert s["commit"] is None or (len(s["commit"]) == 40 and int(s["commit"], 16) >= 0)
+        assert s["changed"] in (True, False, None) and s["started"].endswith("Z")
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["games"] == 4 and [x["file"] for x in summary["sessions"]] == [RESULTS_FILE] * 2
+    store = ResultsFile(tmp_path, lines[0]["header"])  # the session lines read back beside the games
+    assert len(store.done) == 4 and store.sessions == sessions
