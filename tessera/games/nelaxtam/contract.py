@@ -312,7 +312,7 @@ def observe(s: np.ndarray, g: Tables, player: int, out: np.ndarray) -> None:
         if d // (t + 1) == player:
             troop = d % (t + 1) - 1
     n = np.int64(s[meta + 2 + player])
-    write_planes(s[:p0], g[0], g[2], player, troop, s[pend + player * t : pend + player * t + t], n, out)
+    write_planes(s[:p0], g[0], g[2], player, troop, s[pend + player * t : pend + player * t + t], n, out, 1.0)
 
 
 @kernel

@@ -52,50 +52,59 @@ def write_planes(
     pending: np.ndarray,
     n_pending: int,
     obs: np.ndarray,
+    frac: float,
 ) -> None:
-    """Write the planes of position ``st`` seen by ``player`` into ``obs`` (flat ``C·H·W``, ``float32``).
+    """Write the planes of position ``st`` seen by ``player`` into ``obs`` (flat ``C·H·W``).
 
-    ``pos[c]``: where square ``c`` sits in a flat plane (:func:`layout_tables`); ``troop``: the
-    troop (from 0) ``player`` is deciding for now, −1 if none; ``pending[:n_pending]``: his
-    tokens chosen so far this turn."""
+    ``obs`` is ``float32`` with ``frac = 1.0`` (the adapters' values), or ``uint8`` with ``frac = 255.0``
+    (the vector engine's ``uint8`` planes: the fractional plane as ``round(255·x)``, the same bytes as
+    :func:`tessera.core.kits.vector.pack_row` makes of the ``float32`` ones).  ``pos[c]``: where square
+    ``c`` sits in a flat plane (:func:`layout_tables`); ``troop``: the troop (from 0) ``player`` is
+    deciding for now, −1 if none; ``pending[:n_pending]``: his tokens chosen so far this turn."""
     sq = geo.shape[0] - 1
     t = geo[sq, 2]
     blk = geo[sq, 6]
     h = sq + 2 * t
     p = player
-    for i in range(obs.shape[0]):
-        obs[i] = 0.0
+    obs[:] = 0
     for c in range(sq):
         if st[c] == 0:
-            obs[2 * sq + pos[c]] = 1.0
+            obs[2 * sq + pos[c]] = 1
         elif geo[c, _k.COLOUR] == p:
-            obs[pos[c]] = 1.0
+            obs[pos[c]] = 1
         else:
-            obs[sq + pos[c]] = 1.0
+            obs[sq + pos[c]] = 1
     for i in range(t):
         mine = st[sq + p * t + i]
         if mine >= 0:
-            obs[(3 + i) * sq + pos[mine]] = 1.0
+            obs[(3 + i) * sq + pos[mine]] = 1
         theirs = st[sq + (1 - p) * t + i]
         if theirs >= 0:
-            obs[(3 + t + i) * sq + pos[theirs]] = 1.0
+            obs[(3 + t + i) * sq + pos[theirs]] = 1
     k = 3 + 2 * t
-    idle = np.float32(st[h + _k.IDLE] / np.float64(geo[sq, 4]))
-    invasion = np.float32(1.0 if st[h + _k.PHASE] == _k.INVASION else 0.0)
     for c in range(sq):
-        obs[k * sq + pos[c]] = np.float32(geo[c, _k.EDGE])
-        obs[(k + 1) * sq + c] = invasion
-        obs[(k + 2) * sq + c] = idle
+        obs[k * sq + pos[c]] = geo[c, _k.EDGE]
+    # A constant plane's value is converted to the planes' type once, in its first cell, and copied.
+    if st[h + _k.PHASE] == _k.INVASION:
+        obs[(k + 1) * sq] = 1
+        on = obs[(k + 1) * sq]
+        obs[(k + 1) * sq : (k + 2) * sq] = on
+    scale = np.float32(frac)
+    half = np.float32(0.5) if frac > 1.0 else np.float32(0.0)  # rounding to bytes
+    a0 = (k + 2) * sq
+    obs[a0] = np.float32(st[h + _k.IDLE] / np.float64(geo[sq, 4])) * scale + half
+    idle = obs[a0]
+    obs[a0 : a0 + sq] = idle
     if troop >= 0 and st[sq + p * t + troop] >= 0:
-        obs[(k + 3) * sq + pos[st[sq + p * t + troop]]] = 1.0
+        obs[(k + 3) * sq + pos[st[sq + p * t + troop]]] = 1
     for j in range(n_pending):
         a = pending[j]
         e = token_end(st, geo, np.int64(p), np.int64(a))
         if e >= 0:
-            obs[(k + 4) * sq + pos[e]] = 1.0
+            obs[(k + 4) * sq + pos[e]] = 1
         local = a % blk
         if sq < local <= 2 * sq:
-            obs[(k + 5) * sq + pos[local - 1 - sq]] = 1.0
+            obs[(k + 5) * sq + pos[local - 1 - sq]] = 1
 
 
 def layout_tables(game: NelaxtamGame, lay: Layout) -> np.ndarray:
@@ -141,7 +150,7 @@ def observation_spec(game: NelaxtamGame) -> ObservationSpec:
         out = np.empty(shape, np.float32)
         troop = -1 if unit is None else int(unit) - 1
         pending = np.array(decisions.pending, np.int64)
-        write_planes(st.a, game.geo, pos, player, troop, pending, len(pending), out.reshape(-1))
+        write_planes(st.a, game.geo, pos, player, troop, pending, len(pending), out.reshape(-1), 1.0)
         return out
 
     return ObservationSpec(planes, lay, encode, game)

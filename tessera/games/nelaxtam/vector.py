@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from tessera.core.kernels import kernel
-from tessera.core.kits.vector import VectorGame, fresh_cache, obs_row, pack_row
+from tessera.core.kits.vector import VectorGame, fresh_cache
 from tessera.games.nelaxtam import kernels as xk
 from tessera.games.nelaxtam.contract import decision_mask, start_turn
 from tessera.games.nelaxtam.observation import layout_tables, write_planes
@@ -55,16 +55,23 @@ def _write(
     n_ends: np.ndarray,
     claimed: np.ndarray,
     obs: np.ndarray,
+    packed: np.ndarray,
+    b: int,
     mask: np.ndarray,
 ) -> int:
-    """Write the planes (flat: :func:`~tessera.games.nelaxtam.observation.write_planes`) and the mask of
-    the decision to make now (:func:`~tessera.games.nelaxtam.contract.decision_mask`); return the
-    deciding player."""
+    """Write game ``b``'s planes (flat: :func:`~tessera.games.nelaxtam.observation.write_planes`) straight
+    into its ``uint8`` row (``packed`` has rows) or its ``float32`` row of ``obs``, and the mask of the
+    decision to make now (:func:`~tessera.games.nelaxtam.contract.decision_mask`); return the deciding
+    player.  (Bytes written directly, not ``float32`` packed afterwards by
+    :func:`~tessera.core.kits.vector.pack_row`: 805 → 517 ns a position, 2026-11-30.)"""
     sq = geo.shape[0] - 1
     t = geo[sq, 2]
     p = decision // (t + 1)
     troop = decision % (t + 1) - 1
-    write_planes(st, geo, pos, p, troop, pending, n_pending, obs)
+    if packed.shape[0] > 0:
+        write_planes(st, geo, pos, p, troop, pending, n_pending, packed[b], 255.0)
+    else:
+        write_planes(st, geo, pos, p, troop, pending, n_pending, obs[b], 1.0)
     decision_mask(
         st, geo, np.int64(p), np.int64(troop), pending, np.int64(n_pending), opts, counts, ends, n_ends, claimed, mask
     )
@@ -85,6 +92,8 @@ def _new_turn_and_write(
     n_ends: np.ndarray,
     claimed: np.ndarray,
     obs: np.ndarray,
+    packed: np.ndarray,
+    b: int,
     mask: np.ndarray,
 ) -> int:
     state[0] = start_turn(st, geo, queue, counts, opts)
@@ -92,8 +101,9 @@ def _new_turn_and_write(
     state[2] = 0
     state[3] = 0
     return _write(
-        st, geo, np.int64(queue[0]), pending[0], np.int64(0), pos, opts, counts, ends, n_ends, claimed, obs, mask
-    )
+        st, geo, np.int64(queue[0]), pending[0], np.int64(0), pos, opts, counts, ends, n_ends, claimed,
+        obs, packed, b, mask,
+    )  # fmt: skip
 
 
 @kernel
@@ -107,7 +117,6 @@ def _reset(
     pos: np.ndarray,
     obs: np.ndarray,
     packed: np.ndarray,
-    mult: np.ndarray,
     mask: np.ndarray,
     player: np.ndarray,
 ) -> None:
@@ -134,10 +143,11 @@ def _reset(
             ends,
             n_ends,
             claimed,
-            obs_row(obs, b),
+            obs,
+            packed,
+            np.int64(b),
             mask[b],
         )
-        pack_row(obs, packed, mult, b)
 
 
 @kernel
@@ -152,7 +162,6 @@ def _step(
     pos: np.ndarray,
     obs: np.ndarray,
     packed: np.ndarray,
-    mult: np.ndarray,
     mask: np.ndarray,
     player: np.ndarray,
     rewards: np.ndarray,
@@ -185,9 +194,8 @@ def _step(
             q = queue[state[1]] // (t + 1)
             player[b] = _write(
                 st, geo, np.int64(queue[state[1]]), pending[q], np.int64(state[2 + q]),
-                pos, opts, counts, ends, n_ends, claimed, obs_row(obs, b), mask[b],
+                pos, opts, counts, ends, n_ends, claimed, obs, packed, np.int64(b), mask[b],
             )  # fmt: skip
-            pack_row(obs, packed, mult, b)
             continue
         n0 = state[2]
         for i in range(n0):
@@ -204,9 +212,8 @@ def _step(
             for i in range(init.shape[0]):
                 st[i] = init[i]
         player[b] = _new_turn_and_write(
-            st, geo, queue, state, pending, pos, opts, counts, ends, n_ends, claimed, obs_row(obs, b), mask[b]
+            st, geo, queue, state, pending, pos, opts, counts, ends, n_ends, claimed, obs, packed, np.int64(b), mask[b]
         )
-        pack_row(obs, packed, mult, b)
 
 
 class NelaxtamVector(VectorGame):
@@ -232,11 +239,11 @@ class NelaxtamVector(VectorGame):
     def _reset_all(self) -> None:
         _reset(
             self.positions, self.queues, self.states, self.pendings, self._init, self._geo, self._pos,
-            self._obs_w, self._packed, self._mult, self._mask_rows, self._player,
+            self._obs_w, self._packed, self._mask_rows, self._player,
         )  # fmt: skip
 
     def _step(self, actions: np.ndarray) -> None:
         _step(
             self.positions, self.queues, self.states, self.pendings, actions, self._init, self._geo, self._pos,
-            self._obs_w, self._packed, self._mult, self._mask_rows, self._player, self._rewards, self._terminated,
+            self._obs_w, self._packed, self._mask_rows, self._player, self._rewards, self._terminated,
         )  # fmt: skip
