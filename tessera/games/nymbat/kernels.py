@@ -35,6 +35,12 @@ Cells are the compact indices ``0 … 168`` of the hexagon of side 8 (label orde
     allocated by each entry kernel (the kernels release the GIL, so none is shared).
 ``rs`` — a ``uint64[1]`` random state (:func:`tessera.core.kernels.rng_state`).
 
+The legal list works on bit boards made at the start of each listing (:func:`_occupancy`, one
+pass over the cells; nothing is kept in ``s``): the hexes as bits of a padded 15 × 16 grid in four
+``uint64`` words, where a hex's neighbours are the bits ±1, ±16, ±17 away (:func:`_padded`), so a
+reach (:func:`_reach_bits`) or a group grows a whole level at a time by shifts.  The other
+searches (the check, whether a step is left, the random step) keep :func:`_reach`'s queue.
+
 Entry kernels (called from Python): :func:`apply` (checked or not), :func:`apply_step`
 (the State's move: check, apply and the next legal steps in one call), :func:`check`,
 :func:`legal`, :func:`random_step`, :func:`rollouts`, :func:`evaluate`,
@@ -84,9 +90,9 @@ FAR = 14
 K_BRING, K_MOVE, K_PASS = 0, 1, 2
 """How a turn ended (:func:`_finish_turn`)."""
 
-SEEN, QUEUE, AUX, DEST, LIST, COMP = 0, N, 2 * N, 3 * N, 4 * N, 5 * N
-"""Regions of ``ws``: marks (kept zero), a flood/search queue, a group, destinations, a list, marks."""
-WS_SIZE = 6 * N
+SEEN, QUEUE, AUX, DEST, LIST = 0, N, 2 * N, 3 * N, 4 * N
+"""Regions of ``ws``: marks (kept zero), a flood/search queue, a group, destinations, a list."""
+WS_SIZE = 5 * N
 
 Q_ALLOWANCE, Q_GROUP_SPEED, Q_HAS_STEP, Q_REMOVABLE, Q_SETTLE = 0, 1, 2, 3, 4
 """What :func:`query` answers."""
@@ -705,34 +711,134 @@ for _j in range(64):
     _BIT_OF[(1 << _j) % 67] = _j
 
 
-@kernel
-def _emit_moves(
-    s: np.ndarray, geo: np.ndarray, src: int, speed: int, p: int, ws: np.ndarray, out: np.ndarray, k: int
-) -> int:
-    """Append the moves of the piece on ``src`` (destinations ascending) to ``out[k:]``; the new length.
+def _padded() -> tuple[np.ndarray, np.ndarray]:
+    """The hexes as bits of a 15 × 16 grid (four ``uint64`` words, four rows a word): row ``r``'s
+    hex ``i`` is bit ``16·r + i + max(0, r − 7)``, so the six neighbours of a bit are ±1, ±16, ±17
+    and column 15 (where a row's last hex ± 1 lands) is never a hex.  Label order is bit order.
+    Returns the bit of each cell and the cell of each bit (−1: none)."""
+    bit = np.zeros(N, np.int64)
+    cell = np.full(256, -1, np.int64)
+    c = 0
+    for r in range(15):
+        for i in range(8 + min(r, 14 - r)):
+            bit[c] = 16 * r + i + max(0, r - 7)
+            cell[bit[c]] = c
+            c += 1
+    return bit, cell
 
-    The destinations are put in order by a bit set over the hexes (three words, read lowest bit
-    first), not sorted: an insertion sort of a fast group's destinations was most of the listing."""
-    d = _reach(s, geo, src, speed, p, ws, I64(0))
-    w0 = w1 = w2 = np.uint64(0)
-    for i in range(d):
-        c = ws[DEST + i]
-        bit = np.uint64(1) << np.uint64(c & 63)
-        if c < 64:
-            w0 |= bit
-        elif c < 128:
-            w1 |= bit
-        else:
-            w2 |= bit
-    base = src * N
-    for wi in range(3):
-        bits = w0 if wi == 0 else w1 if wi == 1 else w2
+
+_BIT, _CELL = _padded()
+"""A cell's bit in the padded grid and a bit's cell (:func:`_padded`)."""
+_WORD_CELLS = np.searchsorted(_BIT, 64 * np.arange(5))
+"""The cells of word ``w`` of the padded grid are ``_WORD_CELLS[w] … _WORD_CELLS[w + 1] − 1``."""
+
+
+@kernel
+def _occupancy(s: np.ndarray, p: int, occ: np.ndarray) -> int:
+    """The board as bits of the padded grid (:func:`_padded`) for ``p``'s moves: ``occ[0:4]`` the hexes a
+    piece may pass through (empty or ``p``'s), ``occ[4:8]`` those it may end on (empty or another
+    player's: an attack).  Returns how many pieces ``p`` has.
+
+    A word at a time (its cells are consecutive), in two registers: no branch, no store per cell."""
+    pieces = 0
+    for w in range(4):
+        pas = ends = np.uint64(0)
+        for c in range(_WORD_CELLS[w], _WORD_CELLS[w + 1]):
+            o = s[OWNER + c]
+            sh = np.uint64(_BIT[c] & 63)
+            own = np.uint64(o == p)
+            pas |= (np.uint64(o < 0) | own) << sh
+            ends |= (own ^ np.uint64(1)) << sh
+            pieces += o == p
+        occ[w] = pas
+        occ[4 + w] = ends
+    return pieces
+
+
+@kernel
+def _spread(
+    f0: np.uint64, f1: np.uint64, f2: np.uint64, f3: np.uint64
+) -> tuple[np.uint64, np.uint64, np.uint64, np.uint64]:
+    """The neighbours of the hexes ``f`` (four words of the padded grid, :func:`_padded`): the bits
+    ±1, ±16 and ±17 away; some may land on column 15 or past row 14 (no hex: mask them)."""
+    s1, s16, s48, s63 = np.uint64(1), np.uint64(16), np.uint64(48), np.uint64(63)
+    a0 = f0 << s1
+    a1 = (f1 << s1) | (f0 >> s63)
+    a2 = (f2 << s1) | (f1 >> s63)
+    a3 = (f3 << s1) | (f2 >> s63)
+    c0 = (f0 >> s1) | (f1 << s63)
+    c1 = (f1 >> s1) | (f2 << s63)
+    c2 = (f2 >> s1) | (f3 << s63)
+    c3 = f3 >> s1
+    g0, g1, g2, g3 = f0 | a0, f1 | a1, f2 | a2, f3 | a3  # shifted by 16 below: +16 and +17
+    h0, h1, h2, h3 = f0 | c0, f1 | c1, f2 | c2, f3 | c3  # shifted by −16 below: −16 and −17
+    return (
+        a0 | c0 | (g0 << s16) | (h0 >> s16) | (h1 << s48),
+        a1 | c1 | (g1 << s16) | (g0 >> s48) | (h1 >> s16) | (h2 << s48),
+        a2 | c2 | (g2 << s16) | (g1 >> s48) | (h2 >> s16) | (h3 << s48),
+        a3 | c3 | (g3 << s16) | (g2 >> s48) | (h3 >> s16),
+    )
+
+
+@kernel
+def _cell_bits(c: int) -> tuple[np.uint64, np.uint64, np.uint64, np.uint64]:
+    """Cell ``c`` alone, four words of the padded grid."""
+    z = np.uint64(0)
+    b = _BIT[c]
+    bit = np.uint64(1) << np.uint64(b & 63)
+    w = b >> 6
+    return bit if w == 0 else z, bit if w == 1 else z, bit if w == 2 else z, bit if w == 3 else z
+
+
+@kernel
+def _reach_bits(src: int, speed: int, occ: np.ndarray) -> tuple[np.uint64, np.uint64, np.uint64, np.uint64]:
+    """:func:`_reach` on the bits of :func:`_occupancy`: where the piece on cell ``src`` may end, four words.
+
+    Breadth-first a level at a time, all hexes of a level at once: the neighbours of the frontier
+    not reached before are reached; those a piece may end on are destinations, those it may pass
+    through the next frontier (so an attacked piece is not passed through)."""
+    f0, f1, f2, f3 = _cell_bits(src)
+    r0, r1, r2, r3 = f0, f1, f2, f3
+    d0 = d1 = d2 = d3 = np.uint64(0)
+    for _level in range(speed):
+        n0, n1, n2, n3 = _spread(f0, f1, f2, f3)
+        n0 &= ~r0
+        n1 &= ~r1
+        n2 &= ~r2
+        n3 &= ~r3
+        r0 |= n0
+        r1 |= n1
+        r2 |= n2
+        r3 |= n3
+        d0 |= n0 & occ[4]
+        d1 |= n1 & occ[5]
+        d2 |= n2 & occ[6]
+        d3 |= n3 & occ[7]
+        f0, f1, f2, f3 = n0 & occ[0], n1 & occ[1], n2 & occ[2], n3 & occ[3]
+        if not (f0 | f1 | f2 | f3):
+            break
+    return d0, d1, d2, d3
+
+
+@kernel
+def _list_bits(x0: np.uint64, x1: np.uint64, x2: np.uint64, x3: np.uint64, base: int, out: np.ndarray, k: int) -> int:
+    """Append ``base`` + the cells of the bits ``x`` (four words of the padded grid), ascending, to
+    ``out[k:]``; the new length.  Bit order is cell order: no sort."""
+    for wi in range(4):
+        bits = x0 if wi == 0 else x1 if wi == 1 else x2 if wi == 2 else x3
         while bits:
             low = bits & (~bits + np.uint64(1))
-            out[k] = base + 64 * wi + _BIT_OF[low % np.uint64(67)]
+            out[k] = base + _CELL[64 * wi + _BIT_OF[low % np.uint64(67)]]
             k += 1
             bits ^= low
     return k
+
+
+@kernel
+def _emit_moves(src: int, speed: int, occ: np.ndarray, out: np.ndarray, k: int) -> int:
+    """Append the moves of the piece on ``src`` (destinations ascending) to ``out[k:]``; the new length."""
+    d0, d1, d2, d3 = _reach_bits(src, speed, occ)
+    return _list_bits(d0, d1, d2, d3, I64(src * N), out, k)
 
 
 @kernel
@@ -749,13 +855,11 @@ def legal(s: np.ndarray, geo: np.ndarray) -> np.ndarray:
 
 @kernel
 def _legal(s: np.ndarray, geo: np.ndarray, ws: np.ndarray) -> np.ndarray:
-    """:func:`legal` with the caller's scratch space (its marks zero; ``COMP`` is left set)."""
+    """:func:`legal` with the caller's scratch space (its marks zero)."""
     p = I64(s[H + TO_MOVE])
     phase = s[H + PHASE]
-    pieces = 0
-    for c in range(N):
-        if s[OWNER + c] == p:
-            pieces += 1
+    occ = np.empty(8, np.uint64)
+    pieces = _occupancy(s, p, occ)
     out = np.empty(6 * N + (pieces + 1) * N + 2, np.int64)
     k = 0
     if phase == PENALTY:
@@ -772,7 +876,7 @@ def _legal(s: np.ndarray, geo: np.ndarray, ws: np.ndarray) -> np.ndarray:
         speed = I64(s[H + SPEED])
         for c in range(N):
             if s[FLAG + c] & UNMOVED:
-                k = _emit_moves(s, geo, c, speed, p, ws, out, I64(k))
+                k = _emit_moves(c, speed, occ, out, I64(k))
         out[k] = END
         return out[: k + 1]
     allow = _allowance(s, geo)
@@ -790,19 +894,44 @@ def _legal(s: np.ndarray, geo: np.ndarray, ws: np.ndarray) -> np.ndarray:
             out[0] = PASS
             k = 1
         return out[:k]
-    for c in range(N):
-        if s[OWNER + c] == p and not ws[COMP + c]:
-            g = _flood(s, geo, c, p, I64(-1), ws)
-            lo = 7
-            for i in range(g):
-                m = ws[AUX + i]
-                ws[COMP + m] = 1
-                if s[NUM + m] < lo:
-                    lo = s[NUM + m]
-                ws[LIST + i] = m
-            _sort(ws, I64(LIST), I64(LIST + g))
-            for i in range(g):
-                k = _emit_moves(s, geo, I64(ws[LIST + i]), I64(lo), p, ws, out, I64(k))
+    # p's groups in the order of their lowest hex: each grown from that hex through p's pieces
+    z = np.uint64(0)
+    o0, o1, o2, o3 = occ[0] & ~occ[4], occ[1] & ~occ[5], occ[2] & ~occ[6], occ[3] & ~occ[7]
+    while o0 | o1 | o2 | o3:
+        f0 = f1 = f2 = f3 = z
+        if o0:
+            f0 = o0 & (~o0 + np.uint64(1))
+        elif o1:
+            f1 = o1 & (~o1 + np.uint64(1))
+        elif o2:
+            f2 = o2 & (~o2 + np.uint64(1))
+        else:
+            f3 = o3 & (~o3 + np.uint64(1))
+        g0, g1, g2, g3 = f0, f1, f2, f3
+        while f0 | f1 | f2 | f3:
+            n0, n1, n2, n3 = _spread(f0, f1, f2, f3)
+            f0, f1, f2, f3 = n0 & o0 & ~g0, n1 & o1 & ~g1, n2 & o2 & ~g2, n3 & o3 & ~g3
+            g0 |= f0
+            g1 |= f1
+            g2 |= f2
+            g3 |= f3
+        o0 &= ~g0
+        o1 &= ~g1
+        o2 &= ~g2
+        o3 &= ~g3
+        lo = 7
+        for wi in range(4):
+            bits = g0 if wi == 0 else g1 if wi == 1 else g2 if wi == 2 else g3
+            while bits:
+                low = bits & (~bits + np.uint64(1))
+                lo = min(lo, s[NUM + _CELL[64 * wi + _BIT_OF[low % np.uint64(67)]]])
+                bits ^= low
+        for wi in range(4):  # the group's pieces, ascending
+            bits = g0 if wi == 0 else g1 if wi == 1 else g2 if wi == 2 else g3
+            while bits:
+                low = bits & (~bits + np.uint64(1))
+                k = _emit_moves(_CELL[64 * wi + _BIT_OF[low % np.uint64(67)]], I64(lo), occ, out, I64(k))
+                bits ^= low
     out[k] = PASS
     return out[: k + 1]
 

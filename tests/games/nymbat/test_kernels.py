@@ -11,6 +11,7 @@ import pytest
 import tessera
 from tessera import IllegalMove
 from tessera.games.nymbat import END, NUM_ACTIONS, PASS, PLACE_BASE, NymbatState
+from tessera.games.nymbat import kernels as _k
 
 SMALL = ("nymbat(reserve=14,first_limit=9,max_turns=120)", "nymbat(players=4,reserve=12,first_limit=8,max_turns=160)")
 
@@ -155,3 +156,80 @@ def test_evaluate_refuses_a_seat_that_is_not_in_the_game(spec: str) -> None:
     for bad in (-1, n, 7):
         with pytest.raises(IndexError):
             st.evaluate(bad)
+
+
+def _moves_by_reading(st: NymbatState) -> list[int]:
+    """The move steps of ``st`` read off the rules with a plain breadth-first search (the test's oracle).
+
+    docs/rules/nymbat.md: "Each piece of the group may then move once, one after another, to a hex
+    at most `speed` steps away, stepping only through empty hexes or hexes holding the player's own
+    pieces (of the group or not). A piece may not stop on one of its own side's pieces and may
+    never pass through an enemy piece, but its last step may enter one: an *attack*."  The order is
+    :func:`~tessera.games.nymbat.kernels.legal`'s: groups in the order of their lowest hex, pieces
+    ascending within a group, destinations ascending.
+    """
+    s, geo, p = st.s, st.game.geo, st.to_move
+    owner = [int(x) for x in s[_k.OWNER : _k.OWNER + _k.N]]
+    nbs = [[int(x) for x in geo[c, :6] if x >= 0] for c in range(_k.N)]
+
+    def reach(src: int, speed: int) -> list[int]:
+        seen, level, ends = {src}, [src], set()
+        for _ in range(speed):
+            nxt = []
+            for c in level:
+                for nb in nbs[c]:
+                    if nb in seen:
+                        continue
+                    seen.add(nb)
+                    if owner[nb] != p:  # empty, or an enemy piece: an attack
+                        ends.add(nb)
+                    if owner[nb] < 0 or owner[nb] == p:  # passed through: empty or own
+                        nxt.append(nb)
+            level = nxt
+        return sorted(ends)
+
+    def group(c: int) -> list[int]:
+        found, todo = {c}, [c]
+        while todo:
+            for nb in nbs[todo.pop()]:
+                if nb not in found and owner[nb] == p:
+                    found.add(nb)
+                    todo.append(nb)
+        return sorted(found)
+
+    phase = int(s[_k.H + _k.PHASE])
+    movers: list[tuple[int, int]] = []  # (piece, speed) in the listing's order
+    if phase == _k.MOVE:
+        speed = int(s[_k.H + _k.SPEED])
+        movers = [(c, speed) for c in range(_k.N) if s[_k.FLAG + c] & _k.UNMOVED]
+    elif phase == _k.START and s[_k.H + _k.FIRST + p]:
+        done: set[int] = set()
+        for c in range(_k.N):
+            if owner[c] == p and c not in done:
+                g = group(c)
+                done.update(g)
+                speed = min(int(s[_k.NUM + m]) for m in g)
+                movers += [(m, speed) for m in g]
+    return [src * _k.N + dst for src, speed in movers for dst in reach(src, speed)]
+
+
+@pytest.mark.parametrize("spec", ("nymbat", "nymbat(players=4)", "nymbat(reserve=150,first_limit=80)"))
+def test_a_piece_moves_at_most_speed_steps_through_empty_or_own_hexes_and_may_end_on_an_enemy(spec: str) -> None:
+    """The moves ``legal_actions`` lists (computed a level at a time on bit boards of the hexes) are
+    exactly, and in the same order, those of a plain breadth-first reading of the rule (quoted in
+    :func:`_moves_by_reading`), on a few hundred positions of random games, in the start and the move
+    phase of a turn."""
+    game = tessera.load_game(spec)
+    rng = random.Random(11)
+    checked = moving = 0
+    while checked < 300:
+        st = game.new_initial_state()
+        while not st.is_terminal() and checked < 300:
+            assert isinstance(st, NymbatState)
+            if rng.random() < 0.3:
+                listed = [a for a in st.legal_actions() if a < PLACE_BASE]
+                assert listed == _moves_by_reading(st)
+                checked += 1
+                moving += st.phase == _k.MOVE
+            st.apply_action(st.random_action(rng))
+    assert moving > 50
