@@ -51,6 +51,7 @@ Entry kernels (called from Python): :func:`apply` (checked or not), :func:`apply
 from __future__ import annotations
 
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from tessera.core.kernels import I64, below, kernel, rand_next
 
@@ -705,12 +706,6 @@ def check(s: np.ndarray, geo: np.ndarray, a: int) -> int:
     return _check(s, geo, a, np.zeros(WS_SIZE, np.int32))
 
 
-_BIT_OF = np.zeros(67, dtype=np.int64)
-"""``_BIT_OF[(1 << j) % 67] == j`` (``j < 64``): the position of a word's lowest set bit, without a loop."""
-for _j in range(64):
-    _BIT_OF[(1 << _j) % 67] = _j
-
-
 def _padded() -> tuple[np.ndarray, np.ndarray]:
     """The hexes as bits of a 15 × 16 grid (four ``uint64`` words, four rows a word): row ``r``'s
     hex ``i`` is bit ``16·r + i + max(0, r − 7)``, so the six neighbours of a bit are ±1, ±16, ±17
@@ -827,10 +822,9 @@ def _list_bits(x0: np.uint64, x1: np.uint64, x2: np.uint64, x3: np.uint64, base:
     for wi in range(4):
         bits = x0 if wi == 0 else x1 if wi == 1 else x2 if wi == 2 else x3
         while bits:
-            low = bits & (~bits + np.uint64(1))
-            out[k] = base + _CELL[64 * wi + _BIT_OF[low % np.uint64(67)]]
+            out[k] = base + _CELL[64 * wi + trailing_zeros(bits)]
             k += 1
-            bits ^= low
+            bits &= bits - np.uint64(1)
     return k
 
 
@@ -859,7 +853,8 @@ def _legal(s: np.ndarray, geo: np.ndarray, ws: np.ndarray) -> np.ndarray:
     p = I64(s[H + TO_MOVE])
     phase = s[H + PHASE]
     occ = np.empty(8, np.uint64)
-    pieces = _occupancy(s, p, occ)
+    moves = phase == MOVE or (phase == START and s[H + FIRST + p] != 0)
+    pieces = _occupancy(s, p, occ) if moves else 0  # no moves: at most 6·N placements or N losses
     out = np.empty(6 * N + (pieces + 1) * N + 2, np.int64)
     k = 0
     if phase == PENALTY:
@@ -923,15 +918,13 @@ def _legal(s: np.ndarray, geo: np.ndarray, ws: np.ndarray) -> np.ndarray:
         for wi in range(4):
             bits = g0 if wi == 0 else g1 if wi == 1 else g2 if wi == 2 else g3
             while bits:
-                low = bits & (~bits + np.uint64(1))
-                lo = min(lo, s[NUM + _CELL[64 * wi + _BIT_OF[low % np.uint64(67)]]])
-                bits ^= low
+                lo = min(lo, s[NUM + _CELL[64 * wi + trailing_zeros(bits)]])
+                bits &= bits - np.uint64(1)
         for wi in range(4):  # the group's pieces, ascending
             bits = g0 if wi == 0 else g1 if wi == 1 else g2 if wi == 2 else g3
             while bits:
-                low = bits & (~bits + np.uint64(1))
-                k = _emit_moves(_CELL[64 * wi + _BIT_OF[low % np.uint64(67)]], I64(lo), occ, out, I64(k))
-                bits ^= low
+                k = _emit_moves(_CELL[64 * wi + trailing_zeros(bits)], I64(lo), occ, out, I64(k))
+                bits &= bits - np.uint64(1)
     out[k] = PASS
     return out[: k + 1]
 
