@@ -50,13 +50,19 @@ Entry kernels (called from Python): :func:`apply` (checked or not), :func:`apply
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
-from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.cpython.unsafe.numbers import trailing_zeros as _trailing_zeros
 
 from tessera.core.kernels import I64, below, kernel, rand_next
 
 """``np.int64``, for the values passed on to another kernel: int64, never int32 nor a literal constant, so
 every kernel compiles exactly one specialisation (numba specialises a call on ``int32`` and on each literal)."""
+
+trailing_zeros: Callable[[np.uint64], int] = _trailing_zeros  # type: ignore[assignment]
+"""The position of a word's lowest set bit (the word not 0): numba's intrinsic, one instruction, typed
+for mypy as a plain function (it is called inside kernels only)."""
 
 N = 169
 """Cells of the board."""
