@@ -155,7 +155,7 @@ def observe(s: np.ndarray, g: Tables, player: int, out: np.ndarray) -> None:
     n = nbr.shape[0]
     m = s.shape[0] - 2
     to_move = s[m + 1] == 0 and s[m] == player
-    write_planes(s, n, pos, board, player, 6 if komi[2] == player else 7, komi[3], to_move, out)
+    write_planes(s, n, pos, board, player, 6 if komi[2] == player else 7, komi[3], to_move, out, 1.0)
 
 
 @kernel

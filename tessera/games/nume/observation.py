@@ -41,40 +41,49 @@ def write_planes(
     komi: float,
     to_move: bool,
     obs: np.ndarray,
+    frac: float,
 ) -> None:
     """Write the planes of board ``a`` (``n`` cells) seen by the holder of colour ``mine`` into ``obs``.
 
-    ``obs`` is flat (``C·H·W``, ``float32``); ``pos[c]``: where cell ``c`` sits in a flat plane,
-    ``board``: 1.0 on the board's cells (both from :func:`layout_tables`); ``komi_plane``: 6 (the
-    observer receives the komi), 7 (the opponent does) or :data:`BIDDING`; ``to_move``: the
-    observer is to move."""
+    ``obs`` is flat (``C·H·W``): ``float32`` with ``frac = 1.0`` (the adapters' values), or ``uint8`` with
+    ``frac = 255.0`` (the vector engine's ``uint8`` planes: the fractional planes as ``round(255·x)``, the
+    same bytes as :func:`tessera.core.kits.vector.pack_row` makes of the ``float32`` ones); ``pos[c]``:
+    where cell ``c`` sits in a flat plane, ``board``: 1 on the board's cells, in the planes' type (both
+    from :func:`layout_tables`); ``komi_plane``: 6 (the observer receives the komi), 7 (the opponent
+    does) or :data:`BIDDING`; ``to_move``: the observer is to move."""
     hw = board.shape[0]
     cells = np.float32(n)
-    for i in range(obs.shape[0]):
-        obs[i] = 0.0
+    scale = np.float32(frac)
+    half = np.float32(0.5) if frac > 1.0 else np.float32(0.0)  # rounding to bytes
+    obs[:] = 0
     for i in range(hw):
         obs[5 * hw + i] = board[i]
     for c in range(n):
         p = pos[c]
         st = a[c]
         if st < 0:
-            obs[4 * hw + p] = 1.0
+            obs[4 * hw + p] = 1
         else:
-            obs[(0 if st == mine else 1) * hw + p] = 1.0
+            obs[(0 if st == mine else 1) * hw + p] = 1
             num = a[_k.NUM * n + c]
             if num >= 0:
-                obs[2 * hw + p] = np.float32(num / n)
-                obs[3 * hw + p] = 1.0
+                obs[2 * hw + p] = np.float32(num / n) * scale + half
+                obs[3 * hw + p] = 1
     # komi / (komi + cells): in [0, 1) for every komi (a komi may exceed the cells: up to
-    # 10,000, or any bid), increasing, and close to komi / cells for a komi small beside the board
-    value = np.float32(komi / (komi + cells)) if komi > 0 else np.float32(0.0)
-    for i in range(hw):
-        if komi_plane >= 0:
-            obs[komi_plane * hw + i] = value
-        else:
-            obs[9 * hw + i] = 1.0
-        if to_move:
-            obs[8 * hw + i] = 1.0
+    # 10,000, or any bid), increasing, and close to komi / cells for a komi small beside the board.
+    # A constant plane's value is converted to the planes' type once, in its first cell, and copied
+    # from there (a conversion per cell was most of the planes' cost in Nibble and Nymbat).
+    if komi_plane >= 0:
+        q = komi_plane * hw
+        value = np.float32(komi / (komi + cells)) if komi > 0 else np.float32(0.0)
+        obs[q] = value * scale + half
+    else:
+        q = 9 * hw
+        obs[q] = 1
+    v = obs[q]
+    obs[q : q + hw] = v
+    if to_move:
+        obs[8 * hw : 9 * hw] = 1
 
 
 def layout_tables(game: NumeGame, lay: Layout) -> tuple[np.ndarray, np.ndarray]:
@@ -113,7 +122,7 @@ def observation_spec(game: NumeGame) -> ObservationSpec:
         else:
             komi_plane, komi = BIDDING, 0.0
         out = np.empty(shape, np.float32)
-        write_planes(st._a, n, pos, board, mine, komi_plane, komi, st.current_player() == player, out.reshape(-1))
+        write_planes(st._a, n, pos, board, mine, komi_plane, komi, st.current_player() == player, out.reshape(-1), 1.0)
         return out
 
     return ObservationSpec(planes, lay, encode, game)
