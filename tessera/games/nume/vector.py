@@ -11,9 +11,12 @@ of the two players are swapped (the viewer is the other colour now) and the new 
 written — the whole planes only for a new game, in the planes' type (``uint8`` bytes directly,
 no ``float32`` row packed); ``touch`` keeps per cell whether it holds a stone and touches a stone
 of each colour, from which the status of every cell for the colour to place is read (not from its
-neighbours), and only the actions of the cells whose status changed are rewritten.  At B = 1,024
-(``benchmarks/vector_targets.py --profile``, one run, 2026-11-30) the engine's part of a flat
-game-step went 2,809 → 1,549 ns.
+neighbours), and only the actions of the cells whose status changed are rewritten.  With ``actions="factored"``
+the decisions' masks are written from the statuses (the cells, then the codes legal on the chosen
+cell) and the flat mask, which no decision reads, only when it is read (:attr:`NumeVector._mask`):
+rewriting its 92 bytes a changed cell, in rows that do not stay in cache, was most of a step.  At
+B = 1,024 (``benchmarks/vector_targets.py --profile``, one run each, 2026-11-30) the engine's part
+of a flat game-step went 2,809 → 1,549 ns, a factored decision 1,726 → 167 ns in all.
 
 **Kept beside the generic engine** (:class:`tessera.core.kits.stepper.ContractVector`, the batched loop on the
 kernel contract), because the generic one costs more than 10 % here. CPU time per game-step at B = 1,024,
@@ -48,22 +51,43 @@ _FULL = 4
 
 
 @kernel
-def _write_mask(touch: np.ndarray, col: int, k_actions: int, mask: np.ndarray, known: np.ndarray) -> None:
-    """Rewrite the actions of the cells whose status for a stone of ``col`` (read from ``touch``, the
-    same as :func:`~tessera.games.nume.kernels.status`) is not the one the mask shows (``known[c]``,
-    −1: not written yet): the colour to place alternates, but far from the stones a cell starts a
-    group for either colour and few cells change."""
+def _write_cell(c: int, st: int, k_actions: int, mask: np.ndarray) -> None:
+    """The flat mask's actions of cell ``c`` for its status ``st``."""
+    first = c * k_actions
+    mask[first] = st == nk.JOINS
+    numbered = st == nk.STARTS
+    for j in range(first + 1, first + k_actions):
+        mask[j] = numbered
+
+
+@kernel
+def _statuses(touch: np.ndarray, col: int, known: np.ndarray, flat: bool, k_actions: int, mask: np.ndarray) -> None:
+    """``known[c]``: the status of each cell for a stone of ``col`` (read from ``touch``, the same as
+    :func:`~tessera.games.nume.kernels.status`); with ``flat``, the flat mask's actions of the cells
+    whose status changed are rewritten (``known`` is then what the mask shows, −1: not written yet):
+    the colour to place alternates, but far from the stones a cell starts a group for either colour
+    and few cells change."""
     for c in range(touch.shape[0]):
         t = touch[c]
         st = nk.OCCUPIED if t & _FULL else (nk.JOINS if (t >> col) & 1 else nk.STARTS)
         if st == known[c]:
             continue
         known[c] = st
-        first = c * k_actions
-        mask[first] = st == nk.JOINS
-        numbered = st == nk.STARTS
-        for j in range(first + 1, first + k_actions):
-            mask[j] = numbered
+        if flat:
+            _write_cell(np.int64(c), np.int64(st), k_actions, mask)
+
+
+@kernel
+def _sync_flat(known: np.ndarray, written: np.ndarray, k_actions: int, mask: np.ndarray) -> None:
+    """The flat masks of factored decisions, written only when read (:attr:`NumeVector._mask`): the
+    actions of the cells whose status (``known``) is not the one the mask shows (``written``)."""
+    for b in range(known.shape[0]):
+        kn = known[b]
+        wr = written[b]
+        for c in range(kn.shape[0]):
+            if kn[c] != wr[c]:
+                wr[c] = kn[c]
+                _write_cell(np.int64(c), np.int64(kn[c]), k_actions, mask[b])
 
 
 @kernel
@@ -142,6 +166,7 @@ def _reset(
     komi_value: float,
     obs: np.ndarray,
     frac: float,
+    flat: bool,
     mask: np.ndarray,
     known: np.ndarray,
     player: np.ndarray,
@@ -152,7 +177,7 @@ def _reset(
         player[b] = 0
         known[b, :] = -1
         _new_game(boards[b], init, touch[b], n, pos, board, komi_col, komi_value, obs[b], frac)
-        _write_mask(touch[b], np.int64(0), k_actions, mask[b], known[b])
+        _statuses(touch[b], np.int64(0), known[b], flat, k_actions, mask[b])
 
 
 @kernel
@@ -172,6 +197,7 @@ def _step(
     komi_value: float,
     obs: np.ndarray,
     frac: float,
+    flat: bool,
     mask: np.ndarray,
     known: np.ndarray,
     player: np.ndarray,
@@ -179,7 +205,7 @@ def _step(
     terminated: np.ndarray,
 ) -> None:
     """One placement per game (``actions[b]``, unchecked; −1: that game does not step), the planes
-    (``obs[b]``, in place) and the flat mask of the player to move."""
+    (``obs[b]``, in place), the cell statuses for the player to move and (``flat``) his flat mask."""
     n = nbr.shape[0]
     for b in range(boards.shape[0]):
         if actions[b] < 0:  # no step for this game (the Gymnasium env's opponents' turns)
@@ -210,20 +236,27 @@ def _step(
             col = 1 - col
         colour[b] = col
         player[b] = col
-        _write_mask(touch[b], col, k_actions, mask[b], known[b])
+        _statuses(touch[b], col, known[b], flat, k_actions, mask[b])
 
 
 @kernel
-def _heads(known: np.ndarray, phase: np.ndarray, fmask: np.ndarray) -> None:
-    """The first decisions (``actions="factored"``: the cells) of the games at phase 0: a cell is offered
-    when a stone of the colour to place joins there or starts a group there (``known``)."""
+def _decision_masks(known: np.ndarray, phase: np.ndarray, decided: np.ndarray, fmask: np.ndarray) -> None:
+    """The masks of the factored decisions from the cell statuses (``known``): at phase 0 the cells where
+    a stone of the colour to place joins or starts a group, at phase 1 the codes legal on the cell
+    ``decided``: 0 where the stone joins, the numbers ``1 … K−1`` where it starts a group."""
     for b in range(known.shape[0]):
-        if phase[b] != 0:
-            continue
-        row = known[b]
         out = fmask[b]
-        for c in range(row.shape[0]):
-            out[c] = row[c] == nk.JOINS or row[c] == nk.STARTS
+        out[:] = False
+        row = known[b]
+        if phase[b] == 0:
+            for c in range(row.shape[0]):
+                out[c] = row[c] != nk.OCCUPIED
+        else:
+            st = row[decided[b]]
+            out[0] = st == nk.JOINS
+            numbered = st == nk.STARTS
+            for k in range(1, out.shape[0]):
+                out[k] = numbered
 
 
 class NumeVector(VectorGame):
@@ -234,6 +267,7 @@ class NumeVector(VectorGame):
         p = game.params
         if p["komi_bidding"]:
             raise ValueError("nume: the vector engine plays a fixed komi; komi_bidding=true is not supported")
+        self._flat_stale = False
         super().__init__(adapted, batch, seed, **formats)
         lay = adapted.obs.layout
         self._nbr = game.nbr
@@ -255,7 +289,12 @@ class NumeVector(VectorGame):
         self.colour = np.zeros(self.batch, np.int64)
         """Each game's colour to place (0 Black, 1 White)."""
         self._known = np.full((self.batch, game.cells), -1, np.int8)
-        """The status of each cell that each game's mask shows (−1: not written yet)."""
+        """The status of each cell for each game's colour to place (with ``actions="flat"`` what its flat mask
+        shows; −1: not written yet)."""
+        self._flat = self.factoring is None
+        """The engine writes the flat masks at every step (``actions="flat"``), else when read."""
+        self._written = np.full((self.batch, game.cells), -1, np.int8)
+        """With ``actions="factored"``: the status of each cell that each game's flat mask shows."""
         self._touch = np.zeros((self.batch, game.cells), np.uint8)
         """Each game's cells: bit 1 touches a Black stone, 2 a White stone, 4 holds a stone (what the
         status of a cell for either colour is read from)."""
@@ -266,22 +305,35 @@ class NumeVector(VectorGame):
 
         return factoring(self.adapted)
 
-    def _heads_written(self) -> bool:
-        return True
+    @property
+    def _mask(self) -> np.ndarray:
+        """The flat masks.  With ``actions="factored"`` the decisions' masks are written from the cell
+        statuses, and the flat masks only when read (here): no decision needs them."""
+        if self._flat_stale:
+            self._flat_stale = False
+            _sync_flat(self._known, self._written, self._k, self._mask_rows)
+        return self._flat_mask
 
-    def _write_heads(self) -> None:
-        """The cells from each game's cell statuses (``known``), not from its 8,000-action flat mask."""
-        _heads(self._known, self._phase, self._fmask_rows)
+    @_mask.setter
+    def _mask(self, value: np.ndarray) -> None:
+        self._flat_mask = value
+
+    def _refactor(self) -> None:
+        if self.factoring is not None:
+            _decision_masks(self._known, self._phase, self._decided, self._shown)
 
     def _reset_all(self) -> None:
         _reset(
             self.boards, self.colour, self._touch, self._init, self._nbr, self._k, self._pos, self._board,
-            self._komi_col, self._komi, self._rows, self._frac, self._mask_rows, self._known, self._player,
+            self._komi_col, self._komi, self._rows, self._frac, self._flat, self._mask_rows, self._known,
+            self._player,
         )  # fmt: skip
+        self._flat_stale = not self._flat
 
     def _step(self, actions: np.ndarray) -> None:
         _step(
             self.boards, self.colour, self._touch, actions, self._init, self._nbr, self._k, self._pos, self._board,
-            self._komi_b, self._komi_w, self._komi_col, self._komi, self._rows, self._frac,
+            self._komi_b, self._komi_w, self._komi_col, self._komi, self._rows, self._frac, self._flat,
             self._mask_rows, self._known, self._player, self._rewards, self._terminated,
         )  # fmt: skip
+        self._flat_stale = not self._flat
