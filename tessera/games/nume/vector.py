@@ -14,8 +14,8 @@ of each colour, from which the status of every cell for the colour to place is r
 neighbours), and only the actions of the cells whose status changed are rewritten.  With ``actions="factored"``
 the decisions' masks are written from the statuses (the cells, then the codes legal on the chosen
 cell) and the flat mask, which no decision reads, only when it is read (:attr:`NumeVector._mask`):
-rewriting its 92 bytes a changed cell was most of a step.  A changed cell's actions are filled four
-at a time (``uint32`` words).  At B = 1,024 (``benchmarks/vector_targets.py --profile``, one run each,
+rewriting its 92 bytes a changed cell was most of a step.  A changed cell's actions are filled a
+word at a time (8 bytes at size 6, 4 at size 5).  At B = 1,024 (``benchmarks/vector_targets.py --profile``, one run each,
 2026-11-30) the engine's part of a flat game-step went 2,809 → 1,028 ns, a factored decision
 1,726 → 189 ns in all.
 
@@ -51,37 +51,25 @@ _FULL = 4
 """Bit of ``touch[c]``: cell ``c`` holds a stone (bit ``1 << col``: ``c`` touches a stone of colour ``col``)."""
 
 
+_BYTES = np.uint64(0x0101010101010101)
+"""Every byte 1: a word of actions that are all legal (truncated to the width of the mask's words)."""
+
+
 @kernel
-def _write_cell(c: int, st: int, k_actions: int, mask: np.ndarray, words: np.ndarray) -> None:
-    """The flat mask's actions of cell ``c`` for its status ``st``: ``mask`` is a row of the flat masks and
-    ``words`` the same row as ``uint32``, which fill the aligned words four actions at a time (a loop
-    over the bytes took twice the time of the engine's whole step without it)."""
-    first = c * k_actions
-    end = first + k_actions
-    numbered = st == nk.STARTS
-    fill = np.uint32(0x01010101) if numbered else np.uint32(0)
-    if first & 3 == 0 and first + 4 <= end:  # little-endian: the first action is the word's low byte
-        words[first >> 2] = np.uint32(1) if st == nk.JOINS else fill & np.uint32(0x01010100)
-        lo = first + 4
-    else:
-        mask[first] = st == nk.JOINS
-        lo = first + 1
-        while lo & 3 and lo < end:
-            mask[lo] = numbered
-            lo += 1
-    hi = end & ~3
-    if hi < lo:
-        hi = lo
-    for j in range(lo >> 2, hi >> 2):
+def _write_cell(c: int, st: int, kw: int, words: np.ndarray) -> None:
+    """The flat mask's actions of cell ``c`` for its status ``st``: ``words`` is a row of the flat masks
+    viewed as words of the widest of 8, 4, 2 or 1 bytes that divides the actions of a cell (``kw`` words
+    a cell, little-endian: the cell's first action is the low byte of its first word) — a loop over the
+    bytes took twice the time of the engine's whole step without it."""
+    first = c * kw
+    fill = _BYTES if st == nk.STARTS else np.uint64(0)
+    words[first] = np.uint64(1) if st == nk.JOINS else fill - (fill & np.uint64(1))
+    for j in range(first + 1, first + kw):
         words[j] = fill
-    for j in range(hi, end):
-        mask[j] = numbered
 
 
 @kernel
-def _statuses(
-    touch: np.ndarray, col: int, known: np.ndarray, flat: bool, k_actions: int, mask: np.ndarray, words: np.ndarray
-) -> None:
+def _statuses(touch: np.ndarray, col: int, known: np.ndarray, flat: bool, kw: int, words: np.ndarray) -> None:
     """``known[c]``: the status of each cell for a stone of ``col`` (read from ``touch``, the same as
     :func:`~tessera.games.nume.kernels.status`); with ``flat``, the flat mask's actions of the cells
     whose status changed are rewritten (``known`` is then what the mask shows, −1: not written yet):
@@ -94,11 +82,11 @@ def _statuses(
             continue
         known[c] = st
         if flat:
-            _write_cell(np.int64(c), np.int64(st), k_actions, mask, words)
+            _write_cell(np.int64(c), np.int64(st), kw, words)
 
 
 @kernel
-def _sync_flat(known: np.ndarray, written: np.ndarray, k_actions: int, mask: np.ndarray, words: np.ndarray) -> None:
+def _sync_flat(known: np.ndarray, written: np.ndarray, kw: int, words: np.ndarray) -> None:
     """The flat masks of factored decisions, written only when read (:attr:`NumeVector._mask`): the
     actions of the cells whose status (``known``) is not the one the mask shows (``written``)."""
     for b in range(known.shape[0]):
@@ -107,7 +95,7 @@ def _sync_flat(known: np.ndarray, written: np.ndarray, k_actions: int, mask: np.
         for c in range(kn.shape[0]):
             if kn[c] != wr[c]:
                 wr[c] = kn[c]
-                _write_cell(np.int64(c), np.int64(kn[c]), k_actions, mask[b], words[b])
+                _write_cell(np.int64(c), np.int64(kn[c]), kw, words[b])
 
 
 @kernel
@@ -179,7 +167,6 @@ def _reset(
     touch: np.ndarray,
     init: np.ndarray,
     nbr: np.ndarray,
-    k_actions: int,
     pos: np.ndarray,
     board: np.ndarray,
     komi_col: int,
@@ -187,7 +174,7 @@ def _reset(
     obs: np.ndarray,
     frac: float,
     flat: bool,
-    mask: np.ndarray,
+    kw: int,
     words: np.ndarray,
     known: np.ndarray,
     player: np.ndarray,
@@ -198,7 +185,7 @@ def _reset(
         player[b] = 0
         known[b, :] = -1
         _new_game(boards[b], init, touch[b], n, pos, board, komi_col, komi_value, obs[b], frac)
-        _statuses(touch[b], np.int64(0), known[b], flat, k_actions, mask[b], words[b])
+        _statuses(touch[b], np.int64(0), known[b], flat, kw, words[b])
 
 
 @kernel
@@ -219,7 +206,7 @@ def _step(
     obs: np.ndarray,
     frac: float,
     flat: bool,
-    mask: np.ndarray,
+    kw: int,
     words: np.ndarray,
     known: np.ndarray,
     player: np.ndarray,
@@ -258,7 +245,7 @@ def _step(
             col = 1 - col
         colour[b] = col
         player[b] = col
-        _statuses(touch[b], col, known[b], flat, k_actions, mask[b], words[b])
+        _statuses(touch[b], col, known[b], flat, kw, words[b])
 
 
 @kernel
@@ -317,8 +304,10 @@ class NumeVector(VectorGame):
         """The engine writes the flat masks at every step (``actions="flat"``), else when read."""
         self._written = np.full((self.batch, game.cells), -1, np.int8)
         """With ``actions="factored"``: the status of each cell that each game's flat mask shows."""
-        self._words = self._mask_rows.view(np.uint32)
-        """The flat masks' rows as ``uint32`` words (the rows are whole ``uint64`` words)."""
+        width = next(w for w in (8, 4, 2, 1) if self._k % w == 0)
+        self._kw = self._k // width
+        self._words = self._mask_rows.view(f"<u{width}")
+        """The flat masks' rows as words of ``width`` bytes, ``_kw`` a cell (the rows are whole ``uint64`` words)."""
         self._touch = np.zeros((self.batch, game.cells), np.uint8)
         """Each game's cells: bit 1 touches a Black stone, 2 a White stone, 4 holds a stone (what the
         status of a cell for either colour is read from)."""
@@ -335,7 +324,7 @@ class NumeVector(VectorGame):
         statuses, and the flat masks only when read (here): no decision needs them."""
         if self._flat_stale:
             self._flat_stale = False
-            _sync_flat(self._known, self._written, self._k, self._mask_rows, self._words)
+            _sync_flat(self._known, self._written, self._kw, self._words)
         return self._flat_mask
 
     @_mask.setter
@@ -348,8 +337,8 @@ class NumeVector(VectorGame):
 
     def _reset_all(self) -> None:
         _reset(
-            self.boards, self.colour, self._touch, self._init, self._nbr, self._k, self._pos, self._board,
-            self._komi_col, self._komi, self._rows, self._frac, self._flat, self._mask_rows, self._words, self._known,
+            self.boards, self.colour, self._touch, self._init, self._nbr, self._pos, self._board,
+            self._komi_col, self._komi, self._rows, self._frac, self._flat, self._kw, self._words, self._known,
             self._player,
         )  # fmt: skip
         self._flat_stale = not self._flat
@@ -358,6 +347,6 @@ class NumeVector(VectorGame):
         _step(
             self.boards, self.colour, self._touch, actions, self._init, self._nbr, self._k, self._pos, self._board,
             self._komi_b, self._komi_w, self._komi_col, self._komi, self._rows, self._frac, self._flat,
-            self._mask_rows, self._words, self._known, self._player, self._rewards, self._terminated,
+            self._kw, self._words, self._known, self._player, self._rewards, self._terminated,
         )  # fmt: skip
         self._flat_stale = not self._flat
