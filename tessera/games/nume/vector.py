@@ -11,20 +11,22 @@ of the two players are swapped (the viewer is the other colour now) and the new 
 written — the whole planes only for a new game, in the planes' type (``uint8`` bytes directly,
 no ``float32`` row packed); ``touch`` keeps per cell whether it holds a stone and touches a stone
 of each colour, from which the status of every cell for the colour to place is read (not from its
-neighbours), and only the actions of the cells whose status changed are rewritten.  With ``actions="factored"``
-the decisions' masks are written from the statuses (the cells, then the codes legal on the chosen
-cell) and the flat mask, which no decision reads, only when it is read (:attr:`NumeVector._mask`):
-rewriting its 92 bytes a changed cell was most of a step.  A changed cell's actions are filled a
-word at a time (8 bytes at size 6, 4 at size 5).  At B = 1,024 (``benchmarks/vector_targets.py --profile``, one run each,
-2026-11-30) the engine's part of a flat game-step went 2,809 → 1,028 ns, a factored decision
-1,726 → 189 ns in all.
+neighbours), and only the actions of the cells whose status changed are rewritten, a word at a time
+(8 bytes at size 6, 4 at size 5: a loop over the bytes cost as much as the rest of the step).  With
+``actions="factored"`` the decisions' masks are written from the statuses (the cells, then the codes
+legal on the chosen cell) and the flat mask, which no decision reads, only when it is read
+(:attr:`NumeVector._mask`): rewriting a changed cell's 92 bytes was most of a step.  CPU ns per game
+and decision at B = 1,024, ``benchmarks/vector_targets.py --profile``, medians of 3 interleaved rounds
+against the engine before these changes, 2026-11-30 (a noisy machine): flat total 3,599 → 1,357
+(engine 2,977 → 788; the rest is the random draw on the mask), Nume 6 7,201 → 2,370 (engine
+5,837 → 1,173); factored total 1,991 → 164 (engine 1,824 → 114), Nume 6 3,439 → 221.
 
 **Kept beside the generic engine** (:class:`tessera.core.kits.stepper.ContractVector`, the batched loop on the
 kernel contract), because the generic one costs more than 10 % here. CPU time per game-step at B = 1,024,
-random legal actions included, medians of 3 interleaved rounds, 2026-11-29
-(``benchmarks/contract_engine.py``): Nume 4 422 ns, generic 11 458 ns (+159 %); Nume 6 6 694 → 20 902 ns (+212
-%): the generic loop clears and rewrites the whole mask (thousands of actions) where this engine rewrites only
-the cells whose status changed. ``tests/vector/test_contract_engine.py`` checks both engines play the same
+random legal actions included, medians of 3 rounds, 2026-11-30 (``benchmarks/contract_engine.py``): Nume
+1,573 ns, generic 11,093 ns (+605 %); Nume 6 2,509 → 20,710 ns (+725 %): the generic loop clears and rewrites
+the whole mask (thousands of actions) and every plane where this engine rewrites only the cells whose
+status changed and the planes a move changes. ``tests/vector/test_contract_engine.py`` checks both engines play the same
 games.
 """
 
