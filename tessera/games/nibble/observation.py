@@ -86,6 +86,75 @@ def write_planes(
         obs[a1 : a1 + hw] = theirs
 
 
+@kernel
+def update_planes(
+    s: np.ndarray,
+    deal: np.ndarray,
+    geo: np.ndarray,
+    pos: np.ndarray,
+    board: np.ndarray,
+    action: int,
+    colour: int,
+    mover: int,
+    taking_before: int,
+    obs: np.ndarray,
+    frac: float,
+) -> None:
+    """Bring planes written by :func:`write_planes` for the player to move up to date after one step, in
+    place: ``obs`` held the planes of the position before the step, seen by its player to move
+    ``mover``; ``s`` is the position after ``action`` (a block of ``colour``, or ``end``), which is not
+    over, and ``taking_before`` the colour that was being taken before it.  Afterwards ``obs`` holds
+    what :func:`write_planes` writes for ``s`` and its player to move (``tests/vector`` checks it step
+    by step).  Only what a step changes is written: the block's cell, the colour being taken, the
+    mover's count of that colour, and after a turn the two players' counts (the vector engine's
+    Nibble planes 322 → 124 ns a step at B = 1,024, 2026-11-30)."""
+    k = geo.shape[0] - 1
+    n = geo[k, 1]
+    h = k + 2 * n
+    hw = board.shape[0]
+    player = s[h + _k.TO_MOVE]
+    taking = s[h + _k.TAKING]
+    scale = np.float32(frac)
+    half = np.float32(0.5) if frac > 1.0 else np.float32(0.0)  # rounding to bytes
+    e = (3 * n + 1) * hw
+    t0 = 3 * n * hw  # the plane of the colour being taken
+    if action < k:  # the block on cell ``action`` taken
+        q = pos[action]
+        t = 0
+        while deal[t] != colour:
+            t += 1
+        obs[t * hw + q] = 0
+        obs[e + q] = 1
+        obs[t0 + q] = 0
+        if player == mover:  # the turn goes on: the mover's count of the colour changed
+            a0 = (n + t) * hw
+            obs[a0] = np.float32(s[k + mover * n + colour] / n) * scale + half
+            v = obs[a0]
+            obs[a0 : a0 + hw] = v
+    if taking != taking_before:
+        if taking_before >= 0:
+            obs[t0 : t0 + hw] = 0
+        if taking >= 0:
+            base = 4 * n + taking * n
+            for j in range(n):
+                i = deal[base + j]
+                if i < 0:
+                    break
+                if s[i] == taking:
+                    obs[t0 + pos[i]] = 1
+    if player != mover:  # a new turn: the counts seen from the other side
+        for t in range(n):
+            c = deal[t]
+            a0 = (n + t) * hw
+            a1 = (2 * n + t) * hw
+            obs[a0] = np.float32(s[k + player * n + c] / n) * scale + half
+            obs[a1] = np.float32(s[k + (1 - player) * n + c] / n) * scale + half
+            mine = obs[a0]
+            theirs = obs[a1]
+            obs[a0 : a0 + hw] = mine
+            obs[a1 : a1 + hw] = theirs
+
+
 def layout_tables(game: NibbleGame, lay: Layout) -> tuple[np.ndarray, np.ndarray]:
     """``pos`` (each kernel cell's place in a flat plane) and ``board`` (flat board mask) for :func:`write_planes`."""
     labels = [game.grid.label(c) for c in game.cells]
@@ -119,4 +188,4 @@ def observation_spec(game: NibbleGame) -> ObservationSpec:
     return ObservationSpec(planes, lay, encode, game)
 
 
-__all__ = ["layout_tables", "observation_spec", "write_planes"]
+__all__ = ["layout_tables", "observation_spec", "update_planes", "write_planes"]

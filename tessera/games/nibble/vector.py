@@ -26,7 +26,7 @@ import numpy as np
 from tessera.core.kernels import kernel, rand_below
 from tessera.core.kits.vector import VectorGame, fresh_cache
 from tessera.games.nibble import kernels as nk
-from tessera.games.nibble.observation import layout_tables, write_planes
+from tessera.games.nibble.observation import layout_tables, update_planes, write_planes
 
 fresh_cache(
     __file__, "tessera.games.nibble.kernels", "tessera.games.nibble.observation"
@@ -54,6 +54,15 @@ def _write(
     h = k + 2 * geo[k, 1]
     p = s[h + _TO_MOVE]
     write_planes(s, deal, geo, pos, board, p, obs, frac)
+    _write_mask(s, deal, geo, ws, mask)
+    return p
+
+
+@kernel
+def _write_mask(s: np.ndarray, deal: np.ndarray, geo: np.ndarray, ws: np.ndarray, mask: np.ndarray) -> None:
+    """The mask of the position's legal actions (the kernels' cached list, listed if not yet)."""
+    k = geo.shape[0] - 1
+    h = k + 2 * geo[k, 1]
     for i in range(mask.shape[0]):
         mask[i] = False
     m = s[h + _N_LEGAL]
@@ -61,7 +70,6 @@ def _write(
         m = nk._fill_legal(s, deal, geo, ws)
     for j in range(m):
         mask[s[h + _LEGAL + j]] = True
-    return p
 
 
 @kernel
@@ -156,7 +164,11 @@ def _step(
             continue
         s = positions[b]
         deal = pool_deals[0 if fixed >= 0 else deal_of[b]]
-        nk._apply(s, deal, geo, ws, actions[b])
+        a = actions[b]
+        mover = s[h + _TO_MOVE]
+        taking = s[h + _TAKING]
+        colour = s[a] if a < k else -1
+        nk._apply(s, deal, geo, ws, a)
         rewards[b, 0] = 0.0
         rewards[b, 1] = 0.0
         terminated[b] = False
@@ -168,7 +180,15 @@ def _step(
             terminated[b] = True
             _new_game(s, pool, pool_deals, fixed, rs, deal_of, np.int64(b))
             deal = pool_deals[0 if fixed >= 0 else deal_of[b]]
-        player[b] = _write_planes_and_mask(s, deal, geo, ws, pos, board, obs, packed, b, mask[b])
+            player[b] = _write_planes_and_mask(s, deal, geo, ws, pos, board, obs, packed, b, mask[b])
+            continue
+        # the game goes on: its planes (still those of the position before) brought up to date in place
+        if packed.shape[0] > 0:
+            update_planes(s, deal, geo, pos, board, a, colour, mover, taking, packed[b], 255.0)
+        else:
+            update_planes(s, deal, geo, pos, board, a, colour, mover, taking, obs[b], 1.0)
+        _write_mask(s, deal, geo, ws, mask[b])
+        player[b] = s[h + _TO_MOVE]
 
 
 class NibbleVector(VectorGame):
