@@ -20,11 +20,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from tessera.core.kernels import kernel
-from tessera.core.kits.vector import VectorGame, fresh_cache, obs_row, pack_row
+from tessera.core.kits.vector import VectorGame, fresh_cache
 from tessera.games.ikabegama import kernels as ik
-from tessera.games.ikabegama.observation import layout_tables, write_planes
+from tessera.games.ikabegama.observation import layout_tables
 
 fresh_cache(
     __file__, "tessera.games.ikabegama.kernels", "tessera.games.ikabegama.observation"
@@ -33,89 +34,195 @@ fresh_cache(
 _HEADER, _CAP, _NTOK, _PLY, _PASSES, _TO_MOVE, _OVER, _WINNER = (
     ik.HEADER, ik.CAP, ik.NTOK, ik.PLY, ik.PASSES, ik.TO_MOVE, ik.OVER, ik.WINNER,
 )  # fmt: skip
-_K_NBR, _K_RING, _K_MAXPLY, _K_NEST0, _K_SIZE = ik.K_NBR, ik.K_RING, ik.K_MAXPLY, ik.K_NEST0, ik.K_SIZE
+_K_NBR, _K_RING, _K_MAXPLY, _K_NEST0, _K_SIZE, _K_STRIDE, _K_BOUNDED = (
+    ik.K_NBR, ik.K_RING, ik.K_MAXPLY, ik.K_NEST0, ik.K_SIZE, ik.K_STRIDE, ik.K_BOUNDED,
+)  # fmt: skip
+
+
+@kernel
+def _fill(obs: np.ndarray, start: int, count: int, value: np.float32) -> None:
+    """``obs[start : start + count] = value``, ``value`` converted to the planes' type once (in the first
+    cell, read back): a conversion per cell from ``float32`` to bytes costs more than the copies."""
+    obs[start] = value
+    v = obs[start]
+    obs[start : start + count] = v
 
 
 @kernel
 def _write(
     a: np.ndarray,
-    k: np.ndarray,
-    allowed: np.ndarray,
-    from_t: np.ndarray,
-    hpos: np.ndarray,
-    board: np.ndarray,
+    g: tuple[np.ndarray, ...],
+    occ: np.ndarray,
+    x: np.ndarray,
+    empty: np.ndarray,
+    grow: np.ndarray,
     obs: np.ndarray,
     mask: np.ndarray,
+    frac: float,
+    fresh: bool,
 ) -> int:
-    """Write the planes (flat: :func:`~tessera.games.ikabegama.observation.write_planes`) and the mask
-    of one position for the player to move; return that player."""
+    """Write the planes and the mask of position ``a`` (its bit boards ``occ``) for the player to move;
+    return that player.
+
+    ``obs`` is the game's own row of the batch's planes: ``float32`` (``frac = 1``) or ``uint8`` (``frac =
+    255``: the fractional plane as ``round(255·x)``, the bytes :func:`~tessera.core.kits.vector.pack_row`
+    makes of the ``float32`` planes of :func:`~tessera.games.ikabegama.observation.write_planes`).  The row
+    keeps what the game's last write left there: the planes that never change in a batch (the board, "I am
+    to move") are written only when ``fresh`` (the batch's reset), the constant ones only when their value
+    changed, the nests' cells only where the player to move changed them.
+
+    The mask: each direction's destinations of all the mover's tokens are one shift of his bit board, the
+    empty ones one ``and`` (no probe of the position per destination).  ``x``: scratch, the mover's board
+    between ``pad`` zero words on each side, so that a shift reads no word out of range.
+    """
+    k, hpos, board, _, boardbits, act, cellobs, left, q, sh, _ = g
     p = np.int64(a[_TO_MOVE])
-    own = _HEADER + a[_CAP]
-    write_planes(a, k, hpos, board, p, True, obs)
-    for i in range(mask.shape[0]):
-        mask[i] = False
+    hw = board.shape[0]
+    nw = boardbits.shape[0]
+    pad = (x.shape[0] - nw) // 2
+    one = np.uint64(1)
+    # the planes
+    if fresh:
+        obs[:] = 0
+        for i in range(hw):
+            obs[4 * hw + i] = board[i]
+        _fill(obs, 5 * hw, hw, np.float32(1.0))
+    else:
+        obs[: 2 * hw] = 0
+    for o in range(2):
+        base = (0 if o == p else 1) * hw
+        for w in range(nw):
+            t = occ[o, w]
+            while t:
+                obs[base + cellobs[(w << 6) + trailing_zeros(t)]] = 1
+                t &= t - one
+    mine, theirs = hpos[k[_K_NEST0 + p]], hpos[k[_K_NEST0 + 1 - p]]
+    obs[2 * hw + theirs] = 0
+    obs[2 * hw + mine] = 1
+    obs[3 * hw + mine] = 0
+    obs[3 * hw + theirs] = 1
+    ply = np.float32(a[_PLY] / np.float64(k[_K_MAXPLY]))
+    if frac > 1.0:
+        ply = ply * np.float32(255.0) + np.float32(0.5)
+    _refill(obs, 6 * hw, hw, ply, fresh)
+    _refill(obs, 7 * hw, hw, np.float32(1.0 if a[_PASSES] else 0.0), fresh)
+    # the mask
+    mask[:] = False
+    for w in range(nw):
+        x[pad + w] = occ[p, w]
+        empty[w] = boardbits[w] & ~(occ[0, w] | occ[1, w])
+        grow[w] = 0
     moves = 0
-    for i in range(a[_NTOK]):
-        if a[own + i] != p:
-            continue
-        t = np.int64(a[_HEADER + i])
-        for j in range(12):
-            dest = t + k[_K_RING + j]
-            if ik.on_board(k, allowed, dest) and ik.token_at(a, dest) < 0:
-                mask[from_t[dest * 13 + j + 1]] = True
+    for j in range(18):  # the 12 jumps (move j + 1), then the 6 growths (move 0: each destination once)
+        s = sh[j]
+        r = np.uint64(63) - s
+        for w in range(nw):
+            if left[j]:
+                i = pad + w - q[j]
+                t = (x[i] << s) | ((x[i - 1] >> one) >> r)
+            else:
+                i = pad + w + q[j]
+                t = (x[i] >> s) | ((x[i + 1] << one) << r)
+            t &= empty[w]
+            if j >= 12:
+                grow[w] |= t
+                continue
+            while t:
+                mask[act[((w << 6) + trailing_zeros(t)) * 13 + j + 1]] = True
+                t &= t - one
                 moves += 1
-        for d in range(6):
-            dest = t + k[_K_NBR + d]
-            if ik.on_board(k, allowed, dest) and ik.token_at(a, dest) < 0:
-                mask[from_t[dest * 13]] = True
-                moves += 1
+    for w in range(nw):
+        t = grow[w]
+        while t:
+            mask[act[((w << 6) + trailing_zeros(t)) * 13]] = True
+            t &= t - one
+            moves += 1
     if moves == 0:
-        mask[from_t[k[_K_SIZE] * 13]] = True  # pass
+        mask[act[act.shape[0] - 1]] = True  # pass
     return p
+
+
+@kernel
+def _refill(obs: np.ndarray, start: int, count: int, value: np.float32, fresh: bool) -> None:
+    """:func:`_fill` unless the plane already holds ``value`` (in the planes' type)."""
+    old = obs[start]
+    obs[start] = value
+    if fresh or obs[start] != old:
+        _fill(obs, start, count, value)
+
+
+@kernel
+def _write_row(
+    a: np.ndarray,
+    g: tuple[np.ndarray, ...],
+    occ: np.ndarray,
+    x: np.ndarray,
+    empty: np.ndarray,
+    grow: np.ndarray,
+    obs: np.ndarray,
+    packed: np.ndarray,
+    b: int,
+    mask: np.ndarray,
+    fresh: bool,
+) -> int:
+    """:func:`_write` into game ``b``'s ``uint8`` row (``packed`` has rows) or its ``float32`` row."""
+    if packed.shape[0] > 0:
+        return _write(a, g, occ, x, empty, grow, packed[b], mask, 255.0, fresh)
+    return _write(a, g, occ, x, empty, grow, obs[b], mask, 1.0, fresh)
+
+
+@kernel
+def _scratch(g: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    nw = g[4].shape[0]
+    pad = np.int64(g[8].max()) + 1
+    return np.zeros(nw + 2 * pad, np.uint64), np.empty(nw, np.uint64), np.empty(nw, np.uint64)
+
+
+@kernel
+def _new_game(a: np.ndarray, init: np.ndarray, occ: np.ndarray, occ0: np.ndarray) -> None:
+    for i in range(init.shape[0]):
+        a[i] = init[i]
+    for o in range(2):
+        for w in range(occ0.shape[1]):
+            occ[o, w] = occ0[o, w]
 
 
 @kernel
 def _reset(
     positions: np.ndarray,
+    occ: np.ndarray,
     init: np.ndarray,
-    k: np.ndarray,
-    allowed: np.ndarray,
-    from_t: np.ndarray,
-    hpos: np.ndarray,
-    board: np.ndarray,
+    g: tuple[np.ndarray, ...],
     obs: np.ndarray,
     packed: np.ndarray,
-    mult: np.ndarray,
     mask: np.ndarray,
     player: np.ndarray,
 ) -> None:
+    x, empty, grow = _scratch(g)
     for b in range(positions.shape[0]):
-        a = positions[b]
-        for i in range(init.shape[0]):
-            a[i] = init[i]
-        player[b] = _write(a, k, allowed, from_t, hpos, board, obs_row(obs, b), mask[b])
-        pack_row(obs, packed, mult, b)
+        _new_game(positions[b], init, occ[b], g[10])
+        player[b] = _write_row(positions[b], g, occ[b], x, empty, grow, obs, packed, b, mask[b], True)
 
 
 @kernel
 def _step(
     positions: np.ndarray,
+    occ: np.ndarray,
     actions: np.ndarray,
     init: np.ndarray,
-    k: np.ndarray,
-    allowed: np.ndarray,
+    g: tuple[np.ndarray, ...],
     to_t: np.ndarray,
-    from_t: np.ndarray,
-    hpos: np.ndarray,
-    board: np.ndarray,
     obs: np.ndarray,
     packed: np.ndarray,
-    mult: np.ndarray,
     mask: np.ndarray,
     player: np.ndarray,
     rewards: np.ndarray,
     terminated: np.ndarray,
 ) -> None:
+    k, cellof = g[0], g[3]
+    size = k[_K_SIZE]
+    x, empty, grow = _scratch(g)
+    one = np.uint64(1)
     for b in range(positions.shape[0]):
         if actions[b] < 0:  # no step for this game (the Gymnasium env's opponents' turns)
             for q in range(rewards.shape[1]):
@@ -123,7 +230,26 @@ def _step(
             terminated[b] = False
             continue
         a = positions[b]
-        ik.apply(a, k, to_t[actions[b]])
+        bits = occ[b]
+        t = to_t[actions[b]]
+        ik.apply(a, k, t)
+        if t != size * 13:
+            # the bit boards follow the hexes the move may have changed: the destination, its neighbours
+            # (the flips) and a jump's origin, each read back from the position
+            dest = t // 13
+            j = t - dest * 13
+            for d in range(8 if j else 7):
+                h = dest + k[_K_NBR + d] if d < 6 else dest if d == 6 else dest - k[_K_RING + j - 1]
+                c = cellof[h]
+                if c < 0:
+                    continue
+                i = c >> 6
+                bit = one << np.uint64(c & 63)
+                o = ik.owner_at(a, h)
+                bits[0, i] &= ~bit
+                bits[1, i] &= ~bit
+                if o >= 0:
+                    bits[o, i] |= bit
         rewards[b, 0] = 0.0
         rewards[b, 1] = 0.0
         terminated[b] = False
@@ -133,10 +259,56 @@ def _step(
                 rewards[b, w] = 1.0
                 rewards[b, 1 - w] = -1.0
             terminated[b] = True
-            for i in range(init.shape[0]):
-                a[i] = init[i]
-        player[b] = _write(a, k, allowed, from_t, hpos, board, obs_row(obs, b), mask[b])
-        pack_row(obs, packed, mult, b)
+            _new_game(a, init, bits, g[10])
+        player[b] = _write_row(a, g, bits, x, empty, grow, obs, packed, b, mask[b], False)
+
+
+def _bit_tables(
+    k: np.ndarray, allowed: np.ndarray, from_t: np.ndarray, hpos: np.ndarray, init: np.ndarray
+) -> tuple[np.ndarray, ...]:
+    """The bit boards' tables for :func:`_write`.
+
+    A bit board numbers the cells of the board's bounding box row by row, ``row·(columns + 2) + column``:
+    the two spare columns after each row catch what a shift by at most two columns pushes past a row's
+    end (or before its start), so a move's offset on the board is one shift of the whole board, of
+    ``dr·(columns + 2) + dc`` bits.  Tables: each window hex's bit (``cellof``, −1 off the board), the
+    board's bits (``boardbits``), the adapter action of move ``j`` onto each bit (``act[bit·13 + j]``, then
+    ``pass``), each bit's cell in a plane (``cellobs``), the 12 jumps' and 6 growths' shifts (``left``: to
+    higher bits; ``q`` words and ``sh`` bits), and the initial position's boards (``occ0``)."""
+    assert k[_K_BOUNDED], "the vector engine plays a bounded board"
+    stride = int(k[_K_STRIDE])
+    on = np.flatnonzero(allowed)
+    rows, cols = on // stride, on % stride
+    r0, c0 = int(rows.min()), int(cols.min())
+    nr, nc = int(rows.max()) - r0 + 1, int(cols.max()) - c0 + 1
+    assert c0 >= 2 and c0 + nc + 2 <= stride  # no destination wraps around the window's sides
+    width = nc + 2
+    nw = -(-(nr * width) // 64)
+    cellof = np.full(allowed.shape[0], -1, np.int64)
+    cellof[on] = (rows - r0) * width + cols - c0
+    boardbits = np.zeros(nw, np.uint64)
+    act = np.full(nw * 64 * 13 + 1, -1, np.int64)
+    cellobs = np.full(nw * 64, -1, np.int64)
+    for h in on:
+        c = int(cellof[h])
+        boardbits[c >> 6] |= np.uint64(1) << np.uint64(c & 63)
+        act[c * 13 : c * 13 + 13] = from_t[h * 13 : h * 13 + 13]
+        cellobs[c] = hpos[h]
+    act[-1] = from_t[int(k[_K_SIZE]) * 13]
+    offs = [int(k[_K_RING + j]) for j in range(12)] + [int(k[_K_NBR + d]) for d in range(6)]
+    dr = np.array([round(o / stride) for o in offs], np.int64)
+    dc = np.array(offs, np.int64) - dr * stride
+    assert (np.abs(dc) <= 2).all()
+    bits = dr * width + dc
+    left = bits > 0
+    q = np.abs(bits) >> 6
+    sh = (np.abs(bits) & 63).astype(np.uint64)
+    occ0 = np.zeros((2, nw), np.uint64)
+    own = ik.HEADER + int(init[_CAP])
+    for i in range(int(init[_NTOK])):
+        c = int(cellof[init[ik.HEADER + i]])
+        occ0[int(init[own + i]), c >> 6] |= np.uint64(1) << np.uint64(c & 63)
+    return cellof, boardbits, act, cellobs, left, q, sh, occ0
 
 
 class IkabegamaVector(VectorGame):
@@ -156,7 +328,7 @@ class IkabegamaVector(VectorGame):
         for i, t in enumerate(adapted._to_tessera):
             if t >= 0:
                 self._from_t[t] = i
-        self._hpos, self._board = layout_tables(game, lay)
+        hpos, board = layout_tables(game, lay)
         init = ik.new_array(window.cells)
         for h, owner in ((game.nest_ids[0], 0), (game.nest_ids[1], 1)):
             ik.add_token(init, h, owner)
@@ -164,16 +336,15 @@ class IkabegamaVector(VectorGame):
         self._init = init
         self.positions = np.zeros((self.batch, init.shape[0]), np.int32)
         """Each game's state array (layout of :mod:`tessera.games.ikabegama.kernels`)."""
+        self._g = (self._k, hpos, board, *_bit_tables(self._k, self._allowed, self._from_t, hpos, init))
+        self._occ = np.zeros((self.batch, 2, self._g[4].shape[0]), np.uint64)
+        """Each game's tokens as bit boards, one per player (see :func:`_bit_tables`)."""
 
     def _reset_all(self) -> None:
-        _reset(
-            self.positions, self._init, self._k, self._allowed, self._from_t, self._hpos, self._board,
-            self._obs_w, self._packed, self._mult, self._mask_rows, self._player,
-        )  # fmt: skip
+        _reset(self.positions, self._occ, self._init, self._g, self._obs_w, self._packed, self._mask_rows, self._player)
 
     def _step(self, actions: np.ndarray) -> None:
         _step(
-            self.positions, actions, self._init, self._k, self._allowed, self._to_t, self._from_t, self._hpos,
-            self._board, self._obs_w, self._packed, self._mult, self._mask_rows, self._player, self._rewards,
-            self._terminated,
+            self.positions, self._occ, actions, self._init, self._g, self._to_t, self._obs_w, self._packed,
+            self._mask_rows, self._player, self._rewards, self._terminated,
         )  # fmt: skip
