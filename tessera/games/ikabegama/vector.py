@@ -54,8 +54,6 @@ def _write(
     g: tuple[np.ndarray, ...],
     occ: np.ndarray,
     x: np.ndarray,
-    empty: np.ndarray,
-    grow: np.ndarray,
     obs: np.ndarray,
     mask: np.ndarray,
     frac: float,
@@ -71,15 +69,14 @@ def _write(
     to move") are written only when ``fresh`` (the batch's reset), the constant ones only when their value
     changed, the nests' cells only where the player to move changed them.
 
-    The mask: each direction's destinations of all the mover's tokens are one shift of his bit board, the
-    empty ones one ``and`` (no probe of the position per destination).  ``x``: scratch, the mover's board
-    between ``pad`` zero words on each side, so that a shift reads no word out of range.
+    ``x``: scratch, the board's empty cells between ``pad`` zero words on each side, so that the runs around
+    a token read no word out of range.
     """
-    k, hpos, board, _, boardbits, act, cellobs, left, q, sh, _ = g
+    k, hpos, board, _, boardbits, act, cellobs, win, move, _, hexes = g
     p = np.int64(a[_TO_MOVE])
     hw = board.shape[0]
     nw = boardbits.shape[0]
-    pad = (x.shape[0] - nw) // 2
+    pad = (x.shape[0] - 1 - nw) // 2
     one = np.uint64(1)
     # the planes
     if fresh:
@@ -106,38 +103,36 @@ def _write(
         ply = ply * np.float32(255.0) + np.float32(0.5)
     _refill(obs, 6 * hw, hw, ply, fresh)
     _refill(obs, 7 * hw, hw, np.float32(1.0 if a[_PASSES] else 0.0), fresh)
-    # the mask
+    # the mask: each of the mover's tokens reads the empty cells of the 5 × 5 cells around it (five
+    # 5-bit runs of the board's empty cells, one a row) and marks the moves onto those of its 18 destinations
+    # (a growth's destination may be marked by several tokens: the same entry)
     mask[:] = False
     for w in range(nw):
-        x[pad + w] = occ[p, w]
-        empty[w] = boardbits[w] & ~(occ[0, w] | occ[1, w])
-        grow[w] = 0
-    moves = 0
-    for j in range(18):  # the 12 jumps (move j + 1), then the 6 growths (move 0: each destination once)
-        s = sh[j]
-        r = np.uint64(63) - s
-        for w in range(nw):
-            if left[j]:
-                i = pad + w - q[j]
-                t = (x[i] << s) | ((x[i - 1] >> one) >> r)
-            else:
-                i = pad + w + q[j]
-                t = (x[i] >> s) | ((x[i + 1] << one) << r)
-            t &= empty[w]
-            if j >= 12:
-                grow[w] |= t
-                continue
-            while t:
-                mask[act[((w << 6) + trailing_zeros(t)) * 13 + j + 1]] = True
-                t &= t - one
-                moves += 1
+        x[pad + w] = boardbits[w] & ~(occ[0, w] | occ[1, w])
+    width = win[5] - win[0]
+    start = (pad << 6) - 2 - 2 * width
+    five = np.uint64(31)
+    r63 = np.uint64(63)
+    moves = False
     for w in range(nw):
-        t = grow[w]
+        t = occ[p, w]
         while t:
-            mask[act[((w << 6) + trailing_zeros(t)) * 13]] = True
+            c = (w << 6) + trailing_zeros(t)
             t &= t - one
-            moves += 1
-    if moves == 0:
+            around = np.uint64(0)
+            for d in range(5):
+                at = start + c + d * width
+                i = at >> 6
+                s = np.uint64(at & 63)
+                run = (x[i] >> s) | ((x[i + 1] << one) << (r63 - s))
+                around |= (run & five) << np.uint64(5 * d)
+            around &= hexes[0]
+            moves |= around != 0
+            while around:
+                m = trailing_zeros(around)
+                mask[act[c + win[m]] + move[m]] = True
+                around &= around - one
+    if not moves:
         mask[act[act.shape[0] - 1]] = True  # pass
     return p
 
@@ -157,8 +152,6 @@ def _write_row(
     g: tuple[np.ndarray, ...],
     occ: np.ndarray,
     x: np.ndarray,
-    empty: np.ndarray,
-    grow: np.ndarray,
     obs: np.ndarray,
     packed: np.ndarray,
     b: int,
@@ -167,15 +160,18 @@ def _write_row(
 ) -> int:
     """:func:`_write` into game ``b``'s ``uint8`` row (``packed`` has rows) or its ``float32`` row."""
     if packed.shape[0] > 0:
-        return _write(a, g, occ, x, empty, grow, packed[b], mask, 255.0, fresh)
-    return _write(a, g, occ, x, empty, grow, obs[b], mask, 1.0, fresh)
+        return _write(a, g, occ, x, packed[b], mask, 255.0, fresh)
+    return _write(a, g, occ, x, obs[b], mask, 1.0, fresh)
 
 
 @kernel
-def _scratch(g: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _scratch(g: tuple[np.ndarray, ...]) -> np.ndarray:
+    """:func:`_write`'s ``x``: the board's words between ``pad`` zero words, ``pad`` words covering two rows
+    and two cells (``pad`` = ``(x.shape[0] − words) // 2``; one more word at the end for the last run)."""
     nw = g[4].shape[0]
-    pad = np.int64(g[8].max()) + 1
-    return np.zeros(nw + 2 * pad, np.uint64), np.empty(nw, np.uint64), np.empty(nw, np.uint64)
+    width = g[7][5] - g[7][0]
+    pad = ((2 * width + 2) >> 6) + 1
+    return np.zeros(nw + 2 * pad + 1, np.uint64)
 
 
 @kernel
@@ -198,10 +194,10 @@ def _reset(
     mask: np.ndarray,
     player: np.ndarray,
 ) -> None:
-    x, empty, grow = _scratch(g)
+    x = _scratch(g)
     for b in range(positions.shape[0]):
-        _new_game(positions[b], init, occ[b], g[10])
-        player[b] = _write_row(positions[b], g, occ[b], x, empty, grow, obs, packed, b, mask[b], True)
+        _new_game(positions[b], init, occ[b], g[9])
+        player[b] = _write_row(positions[b], g, occ[b], x, obs, packed, b, mask[b], True)
 
 
 @kernel
@@ -221,7 +217,7 @@ def _step(
 ) -> None:
     k, cellof = g[0], g[3]
     size = k[_K_SIZE]
-    x, empty, grow = _scratch(g)
+    x = _scratch(g)
     one = np.uint64(1)
     for b in range(positions.shape[0]):
         if actions[b] < 0:  # no step for this game (the Gymnasium env's opponents' turns)
@@ -259,8 +255,8 @@ def _step(
                 rewards[b, w] = 1.0
                 rewards[b, 1 - w] = -1.0
             terminated[b] = True
-            _new_game(a, init, bits, g[10])
-        player[b] = _write_row(a, g, bits, x, empty, grow, obs, packed, b, mask[b], False)
+            _new_game(a, init, bits, g[9])
+        player[b] = _write_row(a, g, bits, x, obs, packed, b, mask[b], False)
 
 
 def _bit_tables(
@@ -269,12 +265,14 @@ def _bit_tables(
     """The bit boards' tables for :func:`_write`.
 
     A bit board numbers the cells of the board's bounding box row by row, ``row·(columns + 2) + column``:
-    the two spare columns after each row catch what a shift by at most two columns pushes past a row's
-    end (or before its start), so a move's offset on the board is one shift of the whole board, of
-    ``dr·(columns + 2) + dc`` bits.  Tables: each window hex's bit (``cellof``, −1 off the board), the
-    board's bits (``boardbits``), the adapter action of move ``j`` onto each bit (``act[bit·13 + j]``, then
-    ``pass``), each bit's cell in a plane (``cellobs``), the 12 jumps' and 6 growths' shifts (``left``: to
-    higher bits; ``q`` words and ``sh`` bits), and the initial position's boards (``occ0``)."""
+    the two spare columns after each row are never on the board, so the cells two columns before or after
+    any cell of a row are off the board or of that row, and the 5 × 5 cells around a cell are five runs of
+    five bits.  Tables: each window hex's bit (``cellof``, −1 off the board), the board's bits
+    (``boardbits``), the adapter action of the growth onto each bit (``act[bit]``: move ``j`` onto it is
+    ``act[bit] + j``; then ``pass``), each bit's cell in a plane (``cellobs``), the offset in bits of each
+    of the 25 cells around a cell (``win``) and the move onto it from the cell (``move``: the jump ``1 …
+    12``, the growth ``0``, −1 for the 7 that are no destination; ``hexes``: the 18 as bits), and the
+    initial position's boards (``occ0``)."""
     assert k[_K_BOUNDED], "the vector engine plays a bounded board"
     stride = int(k[_K_STRIDE])
     on = np.flatnonzero(allowed)
@@ -287,28 +285,30 @@ def _bit_tables(
     cellof = np.full(allowed.shape[0], -1, np.int64)
     cellof[on] = (rows - r0) * width + cols - c0
     boardbits = np.zeros(nw, np.uint64)
-    act = np.full(nw * 64 * 13 + 1, -1, np.int64)
+    act = np.full(nw * 64 + 1, -1, np.int64)
     cellobs = np.full(nw * 64, -1, np.int64)
     for h in on:
         c = int(cellof[h])
         boardbits[c >> 6] |= np.uint64(1) << np.uint64(c & 63)
-        act[c * 13 : c * 13 + 13] = from_t[h * 13 : h * 13 + 13]
+        act[c] = from_t[h * 13]
+        assert (from_t[h * 13 : h * 13 + 13] == act[c] + np.arange(13)).all()
         cellobs[c] = hpos[h]
     act[-1] = from_t[int(k[_K_SIZE]) * 13]
-    offs = [int(k[_K_RING + j]) for j in range(12)] + [int(k[_K_NBR + d]) for d in range(6)]
-    dr = np.array([round(o / stride) for o in offs], np.int64)
-    dc = np.array(offs, np.int64) - dr * stride
-    assert (np.abs(dc) <= 2).all()
-    bits = dr * width + dc
-    left = bits > 0
-    q = np.abs(bits) >> 6
-    sh = (np.abs(bits) & 63).astype(np.uint64)
+    win = np.array([(m // 5 - 2) * width + m % 5 - 2 for m in range(25)], np.int64)
+    move = np.full(25, -1, np.int64)
+    for j in range(18):
+        off = int(k[_K_RING + j] if j < 12 else k[_K_NBR + j - 12])
+        dr = round(off / stride)
+        dc = off - dr * stride
+        assert abs(dr) <= 2 and abs(dc) <= 2
+        move[(dr + 2) * 5 + dc + 2] = j + 1 if j < 12 else 0
+    hexes = np.array([sum(1 << int(m) for m in np.flatnonzero(move >= 0))], np.uint64)  # the 18 of the 25
     occ0 = np.zeros((2, nw), np.uint64)
     own = ik.HEADER + int(init[_CAP])
     for i in range(int(init[_NTOK])):
         c = int(cellof[init[ik.HEADER + i]])
         occ0[int(init[own + i]), c >> 6] |= np.uint64(1) << np.uint64(c & 63)
-    return cellof, boardbits, act, cellobs, left, q, sh, occ0
+    return cellof, boardbits, act, cellobs, win, move, occ0, hexes
 
 
 class IkabegamaVector(VectorGame):
