@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from tessera.core.kernels import kernel
+from tessera.core.kernels import I64, kernel
 from tessera.core.kits.vector import VectorGame, fresh_cache
 from tessera.games.ikabegama import kernels as ik
 from tessera.games.ikabegama.observation import layout_tables
@@ -54,6 +54,8 @@ def _write(
     g: tuple[np.ndarray, ...],
     occ: np.ndarray,
     x: np.ndarray,
+    changed: np.ndarray,
+    n: int,
     obs: np.ndarray,
     mask: np.ndarray,
     frac: float,
@@ -84,15 +86,26 @@ def _write(
         for i in range(hw):
             obs[4 * hw + i] = board[i]
         _fill(obs, 5 * hw, hw, np.float32(1.0))
-    else:
+    if n < 0:  # a new game: the tokens from the bit boards
         obs[: 2 * hw] = 0
-    for o in range(2):
-        base = (0 if o == p else 1) * hw
-        for w in range(nw):
-            t = occ[o, w]
-            while t:
-                obs[base + cellobs[(w << 6) + trailing_zeros(t)]] = 1
-                t &= t - one
+        for o in range(2):
+            base = (0 if o == p else 1) * hw
+            for w in range(nw):
+                t = occ[o, w]
+                while t:
+                    obs[base + cellobs[(w << 6) + trailing_zeros(t)]] = 1
+                    t &= t - one
+    else:  # the other player's view of the last position (the two token planes swapped), then the move's cells
+        for i in range(hw):
+            v = obs[i]
+            obs[i] = obs[hw + i]
+            obs[hw + i] = v
+        for i in range(n):
+            c = changed[i]
+            w = c >> 6
+            s = np.uint64(c & 63)
+            obs[cellobs[c]] = (occ[p, w] >> s) & one
+            obs[hw + cellobs[c]] = (occ[1 - p, w] >> s) & one
     mine, theirs = hpos[k[_K_NEST0 + p]], hpos[k[_K_NEST0 + 1 - p]]
     obs[2 * hw + theirs] = 0
     obs[2 * hw + mine] = 1
@@ -152,6 +165,8 @@ def _write_row(
     g: tuple[np.ndarray, ...],
     occ: np.ndarray,
     x: np.ndarray,
+    changed: np.ndarray,
+    n: int,
     obs: np.ndarray,
     packed: np.ndarray,
     b: int,
@@ -160,8 +175,8 @@ def _write_row(
 ) -> int:
     """:func:`_write` into game ``b``'s ``uint8`` row (``packed`` has rows) or its ``float32`` row."""
     if packed.shape[0] > 0:
-        return _write(a, g, occ, x, packed[b], mask, 255.0, fresh)
-    return _write(a, g, occ, x, obs[b], mask, 1.0, fresh)
+        return _write(a, g, occ, x, changed, n, packed[b], mask, 255.0, fresh)
+    return _write(a, g, occ, x, changed, n, obs[b], mask, 1.0, fresh)
 
 
 @kernel
@@ -195,9 +210,10 @@ def _reset(
     player: np.ndarray,
 ) -> None:
     x = _scratch(g)
+    changed = np.empty(8, np.int64)
     for b in range(positions.shape[0]):
         _new_game(positions[b], init, occ[b], g[9])
-        player[b] = _write_row(positions[b], g, occ[b], x, obs, packed, b, mask[b], True)
+        player[b] = _write_row(positions[b], g, occ[b], x, changed, I64(-1), obs, packed, b, mask[b], True)
 
 
 @kernel
@@ -218,6 +234,7 @@ def _step(
     k, cellof = g[0], g[3]
     size = k[_K_SIZE]
     x = _scratch(g)
+    changed = np.empty(8, np.int64)
     one = np.uint64(1)
     for b in range(positions.shape[0]):
         if actions[b] < 0:  # no step for this game (the Gymnasium env's opponents' turns)
@@ -229,6 +246,7 @@ def _step(
         bits = occ[b]
         t = to_t[actions[b]]
         ik.apply(a, k, t)
+        n = 0
         if t != size * 13:
             # the bit boards follow the hexes the move may have changed: the destination, its neighbours
             # (the flips) and a jump's origin, each read back from the position
@@ -246,6 +264,8 @@ def _step(
                 bits[1, i] &= ~bit
                 if o >= 0:
                     bits[o, i] |= bit
+                changed[n] = c
+                n += 1
         rewards[b, 0] = 0.0
         rewards[b, 1] = 0.0
         terminated[b] = False
@@ -256,7 +276,8 @@ def _step(
                 rewards[b, 1 - w] = -1.0
             terminated[b] = True
             _new_game(a, init, bits, g[9])
-        player[b] = _write_row(a, g, bits, x, obs, packed, b, mask[b], False)
+            n = -1
+        player[b] = _write_row(a, g, bits, x, changed, n, obs, packed, b, mask[b], False)
 
 
 def _bit_tables(
