@@ -3,16 +3,25 @@
 
 Row ``b`` of ``positions`` is game ``b``'s state array (layout of
 :mod:`tessera.games.ikabegama.kernels`) with room for a token on every hex of the window, so
-a growth never finds the list full.  Adapter actions (``13·i + k`` on the ``i``-th hex of the
-window, ``13·cells`` pass) are turned into the kernels' actions through the adapters' own
-table, and the legal moves back into adapter actions for the mask.
+a growth never finds the list full; the kernels' ``apply`` plays every move.  Beside it the engine
+keeps each game's tokens as two bit boards (one per player, over the board's bounding box: see
+:func:`_bit_tables`), updated after each move from the hexes it may have changed, read back from the
+position.  Adapter actions (``13·i + k`` on the ``i``-th hex of the window, ``13·cells`` pass) are
+turned into the kernels' actions through the adapters' own table; the mask is written from the bit
+boards (each of the mover's tokens reads the 5 × 5 cells around it in five runs of bits), and the
+planes straight into the game's row of the batch (``uint8`` or ``float32``), only where they changed:
+the token planes of the last step swapped (the other player looks) and the move's cells rewritten,
+the constant planes when their value changes, the board and "I am to move" at the reset.
 
 **Kept beside the generic engine** (:class:`tessera.core.kits.stepper.ContractVector`, the batched loop on the
 kernel contract), because the generic one costs more than 10 % here. CPU time per game-step at B = 1,024,
-random legal actions included, medians of 3 interleaved rounds, 2026-11-29
-(``benchmarks/contract_engine.py``): own 1 415 ns, generic 2 784 ns (+97 %): the contract's ``legal`` sorts a
-fresh list and its ``apply`` checks, where this engine writes the mask straight from the tokens' destinations.
-``tests/vector/test_contract_engine.py`` checks both engines play the same games.
+random legal actions included, medians of 3 interleaved rounds, 2026-11-30
+(``benchmarks/contract_engine.py``, 10 steps from a reset): own 620 ns, generic 1 705 ns (+175 %): the
+contract's ``legal`` lists and sorts the moves through the position's hash table and its ``observe``
+writes every plane in ``float32``, where this engine reads the bit boards and writes what changed
+(the previous engine, which probed the hash table for each destination: 900 ns in the same run;
+``benchmarks/vector_targets.py --profile``, the engine's part of a step from mid-game positions: 2,651 →
+about 800 ns).  ``tests/vector/test_contract_engine.py`` checks both engines play the same games.
 """
 
 from __future__ import annotations
@@ -20,7 +29,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.cpython.unsafe.numbers import trailing_zeros as _trailing_zeros
 
 from tessera.core.kernels import I64, kernel
 from tessera.core.kits.vector import VectorGame, fresh_cache
@@ -37,6 +46,9 @@ _HEADER, _CAP, _NTOK, _PLY, _PASSES, _TO_MOVE, _OVER, _WINNER = (
 _K_NBR, _K_RING, _K_MAXPLY, _K_NEST0, _K_SIZE, _K_STRIDE, _K_BOUNDED = (
     ik.K_NBR, ik.K_RING, ik.K_MAXPLY, ik.K_NEST0, ik.K_SIZE, ik.K_STRIDE, ik.K_BOUNDED,
 )  # fmt: skip
+
+trailing_zeros: Any = _trailing_zeros
+"""numba's ``cttz`` (the index of a word's lowest set bit), typed for mypy."""
 
 
 @kernel
@@ -69,7 +81,9 @@ def _write(
     makes of the ``float32`` planes of :func:`~tessera.games.ikabegama.observation.write_planes`).  The row
     keeps what the game's last write left there: the planes that never change in a batch (the board, "I am
     to move") are written only when ``fresh`` (the batch's reset), the constant ones only when their value
-    changed, the nests' cells only where the player to move changed them.
+    changed, the nests' cells only where the player to move changed them; the token planes are those of
+    the game's last step swapped (the other player looks) with the cells the move changed rewritten
+    (``changed[:n]``, bits), or (``n < 0``: a new game) written whole.
 
     ``x``: scratch, the board's empty cells between ``pad`` zero words on each side, so that the runs around
     a token read no word out of range.
@@ -182,7 +196,7 @@ def _write_row(
 @kernel
 def _scratch(g: tuple[np.ndarray, ...]) -> np.ndarray:
     """:func:`_write`'s ``x``: the board's words between ``pad`` zero words, ``pad`` words covering two rows
-    and two cells (``pad`` = ``(x.shape[0] − words) // 2``; one more word at the end for the last run)."""
+    and two cells (``pad`` = ``(x.shape[0] − 1 − words) // 2``; one more word at the end for the last run)."""
     nw = g[4].shape[0]
     width = g[7][5] - g[7][0]
     pad = ((2 * width + 2) >> 6) + 1
