@@ -73,11 +73,21 @@ def write_planes(
             obs[e + q] = 0
             if c == taking:
                 obs[3 * n * hw + q] = 1
+    _count_planes(s, deal, k, n, hw, player, obs, frac)
+
+
+@kernel
+def _count_planes(
+    s: np.ndarray, deal: np.ndarray, k: int, n: int, hw: int, player: int, obs: np.ndarray, frac: float
+) -> None:
+    """The ``2n`` constant planes of the blocks each player took of each colour (table order), seen by
+    ``player``: each value converted to the planes' type once, in its plane's first cell, and copied."""
     scale = np.float32(frac)
     half = np.float32(0.5) if frac > 1.0 else np.float32(0.0)  # rounding to bytes
-    for c in range(n):
-        a0 = (n + place[c]) * hw
-        a1 = (2 * n + place[c]) * hw
+    for t in range(n):
+        c = deal[t]
+        a0 = (n + t) * hw
+        a1 = (2 * n + t) * hw
         obs[a0] = np.float32(s[k + player * n + c] / n) * scale + half
         obs[a1] = np.float32(s[k + (1 - player) * n + c] / n) * scale + half
         mine = obs[a0]
@@ -144,16 +154,7 @@ def update_planes(
                 if s[i] == taking:
                     obs[t0 + pos[i]] = 1
     if player != mover:  # a new turn: the counts seen from the other side
-        for t in range(n):
-            c = deal[t]
-            a0 = (n + t) * hw
-            a1 = (2 * n + t) * hw
-            obs[a0] = np.float32(s[k + player * n + c] / n) * scale + half
-            obs[a1] = np.float32(s[k + (1 - player) * n + c] / n) * scale + half
-            mine = obs[a0]
-            theirs = obs[a1]
-            obs[a0 : a0 + hw] = mine
-            obs[a1 : a1 + hw] = theirs
+        _count_planes(s, deal, k, n, hw, player, obs, frac)
 
 
 def layout_tables(game: NibbleGame, lay: Layout) -> tuple[np.ndarray, np.ndarray]:
