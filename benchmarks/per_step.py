@@ -11,7 +11,15 @@ from the initial state, a new game each time the last one ends; steps per CPU
 second of this process (``time.process_time``).  OpenSpiel's side is the same
 loop through its Python bindings on ``hex(board_size=11)``.
 
-A second, clone-heavy variant is a tiny flat Monte-Carlo written the way a user
+A second loop reads the legal actions as an array, for loops that can take one
+(``state.legal_actions_array()``: a read-only view, no list)::
+
+    a = s.legal_actions_array()
+    s.apply_action(int(a[rng.randrange(len(a))]))
+
+(OpenSpiel's hex has no such call: its figure there is the list loop's.)
+
+A third, clone-heavy variant is a tiny flat Monte-Carlo written the way a user
 would: at every step of a game, each legal action gets one random playout from
 ``s.clone()`` (``current_player``, ``legal_actions``, ``apply_action``,
 ``is_terminal``, ``returns``), and the best one is played.  Its figure is the
@@ -67,6 +75,24 @@ def random_steps(game: Any, seconds: float, seed: int) -> float:
             return steps / dt
 
 
+def array_steps(game: Any, seconds: float, seed: int) -> float:
+    """Steps per CPU second of the loop on ``legal_actions_array()`` (module docstring), game after game."""
+    if not hasattr(game.new_initial_state(), "legal_actions_array"):
+        return random_steps(game, seconds, seed)  # OpenSpiel: the list is all it has
+    rng = random.Random(seed)
+    steps = 0
+    start = time.process_time()
+    while True:
+        s = game.new_initial_state()
+        while not s.is_terminal():
+            a = s.legal_actions_array()
+            s.apply_action(int(a[rng.randrange(len(a))]))
+            steps += 1
+        dt = time.process_time() - start
+        if dt >= seconds:
+            return steps / dt
+
+
 def flat_mc(game: Any, seconds: float, seed: int, width: int = 8) -> tuple[float, float]:
     """A user's flat Monte-Carlo: one random playout per candidate (at most ``width``) at every step.
 
@@ -106,6 +132,8 @@ def measure(spec: str, kind: str, seconds: float, seed: int, games: dict[str, An
         random_steps(games[spec], 0.05, 0)  # compile / warm the kernels outside the timing
     if kind == "random":
         return [random_steps(games[spec], seconds, seed)]
+    if kind == "array":
+        return [array_steps(games[spec], seconds, seed)]
     return list(flat_mc(games[spec], seconds, seed))
 
 
@@ -154,8 +182,8 @@ def main() -> None:
     sides = ["after"] + (["before"] if proc else [])
     samples: dict[tuple[str, str, str], list[list[float]]] = {}
     for r in range(args.rounds):
-        for kind in ("random", "mc"):
-            secs = args.seconds if kind == "random" else mc_seconds
+        for kind in ("random", "array", "mc"):
+            secs = mc_seconds if kind == "mc" else args.seconds
             order = [(HEX, "openspiel")] + [(g, side) for g in args.games for side in sides]
             if r % 2:
                 order.reverse()
@@ -196,18 +224,24 @@ def main() -> None:
     }
     print(f"machine: {machine}; medians of {args.rounds} interleaved rounds, CPU time")
     hex_rate = med((HEX, "openspiel", "random"))
+    hex_array = med((HEX, "openspiel", "array"))
     hex_mc = med((HEX, "openspiel", "mc"))
     hex_clones = med((HEX, "openspiel", "mc"), 1)
-    print(f"{'game':<20}{'side':<10}{'steps/CPU-s':>13}{'× hex':>8}{'MC steps/s':>12}{'× hex':>8}{'clones/s':>10}")
-    row = f"{hex_rate:>13,.0f}{1.0:>8.2f}{hex_mc:>12,.0f}{1.0:>8.2f}{hex_clones:>10,.0f}"
+    print(
+        f"{'game':<20}{'side':<10}{'steps/CPU-s':>13}{'× hex':>8}{'array loop':>12}{'× hex':>8}"
+        f"{'MC steps/s':>12}{'× hex':>8}{'clones/s':>10}"
+    )
+    row = f"{hex_rate:>13,.0f}{1.0:>8.2f}{hex_array:>12,.0f}{1.0:>8.2f}{hex_mc:>12,.0f}{1.0:>8.2f}{hex_clones:>10,.0f}"
     print(f"{'hex 11 (OpenSpiel)':<20}{'C++':<10}{row}")
     for g in args.games:
         for side in sides:
             rate = med((g, side, "random"))
+            arr = med((g, side, "array"))
             mc = med((g, side, "mc"))
             clones = med((g, side, "mc"), 1)
             print(
-                f"{g:<20}{side:<10}{rate:>13,.0f}{rate / hex_rate:>8.2f}{mc:>12,.0f}{mc / hex_mc:>8.2f}{clones:>10,.0f}"
+                f"{g:<20}{side:<10}{rate:>13,.0f}{rate / hex_rate:>8.2f}{arr:>12,.0f}{arr / hex_array:>8.2f}"
+                f"{mc:>12,.0f}{mc / hex_mc:>8.2f}{clones:>10,.0f}"
             )
             result["rows"].append(
                 {
@@ -215,6 +249,8 @@ def main() -> None:
                     "side": side,
                     "steps_per_cpu_s": round(rate),
                     "ratio_to_hex": round(rate / hex_rate, 3),
+                    "array_steps_per_cpu_s": round(arr),
+                    "array_ratio_to_hex": round(arr / hex_array, 3),
                     "mc_steps_per_cpu_s": round(mc),
                     "mc_ratio_to_hex": round(mc / hex_mc, 3),
                     "mc_clones_per_cpu_s": round(clones),
@@ -222,6 +258,7 @@ def main() -> None:
             )
     result["hex"] = {
         "steps_per_cpu_s": round(hex_rate),
+        "array_steps_per_cpu_s": round(hex_array),
         "mc_steps_per_cpu_s": round(hex_mc),
         "mc_clones_per_cpu_s": round(hex_clones),
     }
