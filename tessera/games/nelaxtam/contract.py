@@ -43,15 +43,19 @@ _COLOUR, _EDGE, _MAX_OPTIONS = xk.COLOUR, xk.EDGE, xk.MAX_OPTIONS
 
 
 @kernel
-def _completable(ends: np.ndarray, n_ends: np.ndarray, first: int, last: int, claimed: np.ndarray) -> bool:
-    """Whether the troops ``first … last−1`` can each pick one of their end squares (``ends[t, :n_ends[t]]``),
-    all distinct and unclaimed (``claimed[s]``): a depth-first search, undone as it backs up."""
-    if first >= last:
+def _completable(
+    ends: np.ndarray, n_ends: np.ndarray, live: np.ndarray, nl: int, claimed: np.ndarray, choice: np.ndarray
+) -> bool:
+    """Whether the troops ``live[:nl]`` can each pick one of their end squares (``ends[t, :n_ends[t]]``),
+    all distinct and unclaimed (``claimed[s]``): a depth-first search, undone as it backs up
+    (``choice``: scratch of at least ``nl`` entries)."""
+    if nl <= 0:
         return True
-    choice = np.full(last - first, -1, np.int64)
+    for u in range(nl):
+        choice[u] = -1
     level = 0
     while level >= 0:
-        t = first + level
+        t = live[level]
         c = choice[level]
         if c >= 0:
             claimed[ends[t, c]] = 0
@@ -64,9 +68,9 @@ def _completable(ends: np.ndarray, n_ends: np.ndarray, first: int, last: int, cl
             continue
         choice[level] = c
         claimed[ends[t, c]] = 1
-        if level == last - first - 1:
+        if level == nl - 1:
             for u in range(level + 1):  # undo the marks
-                claimed[ends[first + u, choice[u]]] = 0
+                claimed[ends[live[u], choice[u]]] = 0
             return True
         level += 1
     return False
@@ -74,7 +78,9 @@ def _completable(ends: np.ndarray, n_ends: np.ndarray, first: int, last: int, cl
 
 @kernel
 def start_turn(st: np.ndarray, geo: np.ndarray, queue: np.ndarray, counts: np.ndarray, opts: np.ndarray) -> int:
-    """Fill the decision queue of a new turn; its length."""
+    """Fill the decision queue of a new turn; its length.  In a battle turn ``opts[p]``, ``counts[p]``
+    (``int64 (2, T, MAX_OPTIONS)``, ``(2, T)``) receive each player's legal tokens (the kernels' ``legal``),
+    which stay those of every decision of the turn."""
     sq = geo.shape[0] - 1
     t = geo[sq, 2]
     h = sq + 2 * t
@@ -89,18 +95,111 @@ def start_turn(st: np.ndarray, geo: np.ndarray, queue: np.ndarray, counts: np.nd
                 queue[n] = p * (t + 1) + i + 1
                 n += 1
             continue
-        xk.legal(st, geo, np.int64(p), opts, counts)
+        xk.legal(st, geo, np.int64(p), opts[p], counts[p])
         if quiet:
             for i in range(t):
-                if counts[i] > 0:
+                if counts[p, i] > 0:
                     queue[n] = p * (t + 1)
                     n += 1
                     break
         else:
             for i in range(t):
-                if counts[i] > 0:
+                if counts[p, i] > 0:
                     queue[n] = p * (t + 1) + i + 1
                     n += 1
+    return n
+
+
+@kernel
+def troop_ends(st: np.ndarray, geo: np.ndarray, p: int, opts: np.ndarray, counts: np.ndarray, ends: np.ndarray,
+               n_ends: np.ndarray) -> None:  # fmt: skip
+    """Each troop's distinct end squares in a battle turn (``ends[i, :n_ends[i]]``) from its legal tokens
+    ``opts[i, :counts[i]]``."""
+    sq = geo.shape[0] - 1
+    t = geo[sq, 2]
+    for i in range(t):
+        m = 0
+        for j in range(counts[i]):
+            e = token_end(st, geo, np.int64(p), np.int64(opts[i, j]))
+            seen = False
+            for u in range(m):
+                if ends[i, u] == e:
+                    seen = True
+            if not seen:
+                ends[i, m] = e
+                m += 1
+        n_ends[i] = m
+
+
+@kernel
+def decision_tokens(
+    st: np.ndarray,
+    geo: np.ndarray,
+    p: int,
+    troop: int,
+    pending: np.ndarray,
+    n_pending: int,
+    opts: np.ndarray,
+    counts: np.ndarray,
+    ends: np.ndarray,
+    n_ends: np.ndarray,
+    claimed: np.ndarray,
+    live: np.ndarray,
+    choice: np.ndarray,
+    out: np.ndarray,
+) -> int:
+    """The tokens ``p`` may choose for ``troop`` (−1: a whole quiet order) after his ``pending[:n_pending]``
+    this turn, into ``out`` (at least ``max(S, MAX_OPTIONS·T)`` entries); how many.  Those that leave his
+    order completable — distinct end squares (a small search over the later troops' end squares) and, in
+    the invasion, at least ``by_sea`` troops on the edge.  In a battle turn ``opts``, ``counts``: his legal
+    tokens (the kernels' ``legal``), ``ends``, ``n_ends``: their end squares (:func:`troop_ends`);
+    ``claimed``: ``uint8 (S,)``, all 0 on entry and on return; ``live``, ``choice``: scratch (``T``)."""
+    sq = geo.shape[0] - 1
+    t = geo[sq, 2]
+    blk = geo[sq, 6]
+    h = sq + 2 * t
+    phase = st[h + _PHASE]
+    edges = 0
+    for j in range(n_pending):
+        e = token_end(st, geo, np.int64(p), np.int64(pending[j]))
+        if e >= 0:
+            claimed[e] = 1
+            edges += geo[e, _EDGE]
+    n = 0
+    if phase == _INVASION:
+        need = geo[sq, 3]
+        later = t - 1 - troop
+        base = troop * blk + 1 + 2 * sq
+        for c in range(sq):
+            if geo[c, _COLOUR] == p and not claimed[c] and edges + geo[c, _EDGE] + later >= need:
+                out[n] = base + c
+                n += 1
+    elif troop < 0:  # a whole quiet order
+        for i in range(t):
+            for j in range(counts[i]):
+                out[n] = opts[i, j]
+                n += 1
+    else:
+        nl = 0  # the later troops with a token (the dead have none)
+        for i in range(troop + 1, t):
+            if counts[i] > 0:
+                live[nl] = i
+                nl += 1
+        for j in range(counts[troop]):
+            a = opts[troop, j]
+            e = token_end(st, geo, np.int64(p), np.int64(a))
+            if claimed[e]:
+                continue
+            claimed[e] = 1
+            ok = _completable(ends, n_ends, live, np.int64(nl), claimed, choice)
+            claimed[e] = 0
+            if ok:
+                out[n] = a
+                n += 1
+    for j in range(n_pending):
+        e = token_end(st, geo, np.int64(p), np.int64(pending[j]))
+        if e >= 0:
+            claimed[e] = 0
     return n
 
 
@@ -119,75 +218,23 @@ def decision_mask(
     claimed: np.ndarray,
     mask: np.ndarray,
 ) -> None:
-    """The tokens ``p`` may choose for ``troop`` (−1: a whole quiet order) after his ``pending[:n_pending]``
-    this turn, as ``mask[action]`` (``bool``, every other entry cleared): those that leave his order
-    completable — distinct end squares (a small search over the later troops' end squares) and, in
-    the invasion, at least ``by_sea`` troops on the edge.  ``opts``, ``counts``, ``ends``, ``n_ends``,
-    ``claimed``: scratch (``int64 (T, MAX_OPTIONS)``, ``int64 (T,)``, the same, ``int64 (T,)``,
-    ``uint8 (S,)``)."""
+    """:func:`decision_tokens` as ``mask[action]`` (``bool``, every other entry cleared), his legal tokens
+    listed here.  ``opts``, ``counts``, ``ends``, ``n_ends``, ``claimed``: scratch (``int64 (T,
+    MAX_OPTIONS)``, ``int64 (T,)``, the same, ``int64 (T,)``, ``uint8 (S,)`` all 0)."""
     sq = geo.shape[0] - 1
     t = geo[sq, 2]
-    blk = geo[sq, 6]
     h = sq + 2 * t
-    phase = st[h + _PHASE]
-    for c in range(sq):
-        claimed[c] = 0
-    edges = 0
-    for j in range(n_pending):
-        e = token_end(st, geo, np.int64(p), np.int64(pending[j]))
-        if e >= 0:
-            claimed[e] = 1
-            edges += geo[e, _EDGE]
     for i in range(mask.shape[0]):
         mask[i] = False
-    if phase == _INVASION:
-        need = geo[sq, 3]
-        later = t - 1 - troop
-        base = troop * blk + 1 + 2 * sq
-        for c in range(sq):
-            if geo[c, _COLOUR] == p and not claimed[c] and edges + geo[c, _EDGE] + later >= need:
-                mask[base + c] = True
-        return
-    xk.legal(st, geo, np.int64(p), opts, counts)
-    if troop < 0:  # a whole quiet order
-        for i in range(t):
-            for j in range(counts[i]):
-                mask[opts[i, j]] = True
-        return
-    for i in range(troop + 1, t):  # the later troops' end squares
-        m = 0
-        for j in range(counts[i]):
-            e = token_end(st, geo, np.int64(p), np.int64(opts[i, j]))
-            seen = False
-            for u in range(m):
-                if ends[i, u] == e:
-                    seen = True
-            if not seen:
-                ends[i, m] = e
-                m += 1
-        n_ends[i] = m
-    live = np.empty(t, np.int64)  # the later troops with a token (the dead have none)
-    nl = 0
-    for i in range(troop + 1, t):
-        if counts[i] > 0:
-            live[nl] = i
-            nl += 1
-    sub_ends = np.empty((nl, _MAX_OPTIONS), np.int64)
-    sub_n = np.empty(nl, np.int64)
-    for u in range(nl):
-        sub_n[u] = n_ends[live[u]]
-        for v in range(sub_n[u]):
-            sub_ends[u, v] = ends[live[u], v]
-    for j in range(counts[troop]):
-        a = opts[troop, j]
-        e = token_end(st, geo, np.int64(p), np.int64(a))
-        if claimed[e]:
-            continue
-        claimed[e] = 1
-        ok = _completable(sub_ends, sub_n, np.int64(0), np.int64(nl), claimed)
-        claimed[e] = 0
-        if ok:
-            mask[a] = True
+    if st[h + _PHASE] != _INVASION:
+        xk.legal(st, geo, np.int64(p), opts, counts)
+        troop_ends(st, geo, np.int64(p), opts, counts, ends, n_ends)
+    out = np.empty(sq + _MAX_OPTIONS * t, np.int64)
+    live = np.empty(t, np.int64)
+    choice = np.empty(t, np.int64)
+    n = decision_tokens(st, geo, p, troop, pending, n_pending, opts, counts, ends, n_ends, claimed, live, choice, out)
+    for j in range(n):
+        mask[out[j]] = True
 
 
 @kernel
@@ -204,8 +251,8 @@ def _offsets(s: np.ndarray, g: Tables) -> tuple[int, int, int, int]:
 def _new_turn(s: np.ndarray, g: Tables) -> None:
     geo = g[0]
     p0, t, meta, _ = _offsets(s, g)
-    opts = np.empty((t, _MAX_OPTIONS), np.int64)
-    counts = np.empty(t, np.int64)
+    opts = np.empty((2, t, _MAX_OPTIONS), np.int64)
+    counts = np.empty((2, t), np.int64)
     s[meta] = start_turn(s[:p0], geo, s[p0:meta], counts, opts)
     s[meta + 1] = 0
     s[meta + 2] = 0

@@ -107,6 +107,104 @@ def write_planes(
             obs[(k + 5) * sq + pos[local - 1 - sq]] = 1
 
 
+@kernel
+def update_planes(
+    st: np.ndarray, geo: np.ndarray, pos: np.ndarray, shown: np.ndarray, view: int, player: int, obs: np.ndarray,
+    frac: float,
+) -> None:  # fmt: skip
+    """Turn the planes but the last three (:func:`write_planes`, ``troop = −1``, no pending tokens) of
+    position ``shown`` seen by ``view`` into those of ``st`` seen by ``player``, in place: the two
+    territory planes swapped if the observer changes, then only the squares, troops and constant planes
+    that differ rewritten; ``shown`` becomes a copy of ``st``.  (The vector engine's planes between
+    decisions; ``tests/vector/test_agreement.py`` compares them with the adapters'.)"""
+    sq = geo.shape[0] - 1
+    t = geo[sq, 2]
+    h = sq + 2 * t
+    p = player
+    if view != p:
+        for i in range(sq):
+            x = obs[i]
+            obs[i] = obs[sq + i]
+            obs[sq + i] = x
+    for c in range(sq):
+        if st[c] != shown[c]:
+            q = pos[c]
+            obs[q] = 0
+            obs[sq + q] = 0
+            obs[2 * sq + q] = 0
+            if st[c] == 0:
+                obs[2 * sq + q] = 1
+            elif geo[c, _k.COLOUR] == p:
+                obs[q] = 1
+            else:
+                obs[sq + q] = 1
+            shown[c] = st[c]
+    for q in range(2):  # the troops: every old mark cleared, then the new ones set
+        for i in range(t):
+            old = shown[sq + q * t + i]
+            if old >= 0 and (view != p or old != st[sq + q * t + i]):
+                obs[(3 + i + (t if q != view else 0)) * sq + pos[old]] = 0
+    for q in range(2):
+        for i in range(t):
+            new = st[sq + q * t + i]
+            if new >= 0 and (view != p or new != shown[sq + q * t + i]):
+                obs[(3 + i + (t if q != p else 0)) * sq + pos[new]] = 1
+    for i in range(2 * t):
+        shown[sq + i] = st[sq + i]
+    k = 3 + 2 * t
+    if (st[h + _k.PHASE] == _k.INVASION) != (shown[h + _k.PHASE] == _k.INVASION):
+        obs[(k + 1) * sq] = 1 if st[h + _k.PHASE] == _k.INVASION else 0
+        on = obs[(k + 1) * sq]
+        obs[(k + 1) * sq : (k + 2) * sq] = on
+    if st[h + _k.IDLE] != shown[h + _k.IDLE]:
+        scale = np.float32(frac)
+        half = np.float32(0.5) if frac > 1.0 else np.float32(0.0)  # rounding to bytes, as write_planes
+        a0 = (k + 2) * sq
+        obs[a0] = np.float32(st[h + _k.IDLE] / np.float64(geo[sq, 4])) * scale + half
+        idle = obs[a0]
+        obs[a0 : a0 + sq] = idle
+    for i in range(4):
+        shown[h + i] = st[h + i]
+
+
+@kernel
+def write_decision(
+    st: np.ndarray,
+    geo: np.ndarray,
+    pos: np.ndarray,
+    player: int,
+    troop: int,
+    pending: np.ndarray,
+    n_pending: int,
+    obs: np.ndarray,
+    marks: np.ndarray,
+) -> int:
+    """Set the last three planes of :func:`write_planes` (all 0 before) and list the entries set in ``marks``
+    (at least ``2T + 1``); how many."""
+    sq = geo.shape[0] - 1
+    t = geo[sq, 2]
+    blk = geo[sq, 6]
+    p = player
+    k = 3 + 2 * t
+    n = 0
+    if troop >= 0 and st[sq + p * t + troop] >= 0:
+        marks[n] = (k + 3) * sq + pos[st[sq + p * t + troop]]
+        n += 1
+    for j in range(n_pending):
+        a = pending[j]
+        e = token_end(st, geo, np.int64(p), np.int64(a))
+        if e >= 0:
+            marks[n] = (k + 4) * sq + pos[e]
+            n += 1
+        local = a % blk
+        if sq < local <= 2 * sq:
+            marks[n] = (k + 5) * sq + pos[local - 1 - sq]
+            n += 1
+    for j in range(n):
+        obs[marks[j]] = 1
+    return n
+
+
 def layout_tables(game: NelaxtamGame, lay: Layout) -> np.ndarray:
     """``pos``: each square's place in a flat plane, for :func:`write_planes`."""
     return np.array([lay.index[lab][0] * lay.width + lay.index[lab][1] for lab in game.sq_label], np.int64)
@@ -156,4 +254,4 @@ def observation_spec(game: NelaxtamGame) -> ObservationSpec:
     return ObservationSpec(planes, lay, encode, game)
 
 
-__all__ = ["layout_tables", "observation_spec", "token_end", "write_planes"]
+__all__ = ["layout_tables", "observation_spec", "token_end", "update_planes", "write_decision", "write_planes"]

@@ -29,89 +29,140 @@ import numpy as np
 from tessera.core.kernels import kernel
 from tessera.core.kits.vector import VectorGame, fresh_cache
 from tessera.games.nelaxtam import kernels as xk
-from tessera.games.nelaxtam.contract import decision_mask, start_turn
-from tessera.games.nelaxtam.observation import layout_tables, write_planes
+from tessera.games.nelaxtam.contract import decision_tokens, start_turn, troop_ends
+from tessera.games.nelaxtam.observation import layout_tables, update_planes, write_decision, write_planes
 
 fresh_cache(
     __file__, "tessera.games.nelaxtam.kernels", "tessera.games.nelaxtam.observation", "tessera.games.nelaxtam.contract"
 )  # before any kernel here is loaded
 
-_PHASE, _IDLE, _WINNER = xk.PHASE, xk.IDLE, xk.WINNER
+_PHASE, _WINNER = xk.PHASE, xk.WINNER
 _INVASION, _BATTLE, _OVER = xk.INVASION, xk.BATTLE, xk.OVER
-_COLOUR, _EDGE, _MAX_OPTIONS = xk.COLOUR, xk.EDGE, xk.MAX_OPTIONS
+_MAX_OPTIONS = xk.MAX_OPTIONS
 
 
 @kernel
-def _write(
+def _show(
     st: np.ndarray,
     geo: np.ndarray,
-    decision: int,
-    pending: np.ndarray,
-    n_pending: int,
     pos: np.ndarray,
+    shown: np.ndarray,
+    state: np.ndarray,
+    d: int,
+    pending: np.ndarray,
     opts: np.ndarray,
     counts: np.ndarray,
     ends: np.ndarray,
     n_ends: np.ndarray,
+    scratch: np.ndarray,
     claimed: np.ndarray,
-    obs: np.ndarray,
-    packed: np.ndarray,
-    b: int,
+    marks: np.ndarray,
+    tokens: np.ndarray,
+    row: np.ndarray,
     mask: np.ndarray,
+    moved: bool,
+    frac: float,
 ) -> int:
-    """Write game ``b``'s planes (flat: :func:`~tessera.games.nelaxtam.observation.write_planes`) straight
-    into its ``uint8`` row (``packed`` has rows) or its ``float32`` row of ``obs``, and the mask of the
-    decision to make now (:func:`~tessera.games.nelaxtam.contract.decision_mask`); return the deciding
-    player.  (Bytes written directly, not ``float32`` packed afterwards by
-    :func:`~tessera.core.kits.vector.pack_row`: 805 → 517 ns a position, 2026-11-30.)"""
+    """Bring a game's planes (its ``row``, showing position ``shown`` to player ``state[4]``) and its
+    ``mask`` to decision ``d``, in place; return the deciding player.  The entries of the last three
+    planes set before (``marks[:state[5]]``) and the mask's (``tokens[:state[6]]``) are cleared and the
+    new ones set; the other planes change only when the observer changes or the turn was resolved
+    (``moved``; :func:`~tessera.games.nelaxtam.observation.update_planes`).  ``scratch``: ``int64 (2, T)``."""
     sq = geo.shape[0] - 1
     t = geo[sq, 2]
-    p = decision // (t + 1)
-    troop = decision % (t + 1) - 1
-    if packed.shape[0] > 0:
-        write_planes(st, geo, pos, p, troop, pending, n_pending, packed[b], 255.0)
-    else:
-        write_planes(st, geo, pos, p, troop, pending, n_pending, obs[b], 1.0)
-    decision_mask(
-        st, geo, np.int64(p), np.int64(troop), pending, np.int64(n_pending), opts, counts, ends, n_ends, claimed, mask
-    )
+    p = d // (t + 1)
+    troop = d % (t + 1) - 1
+    for j in range(state[5]):
+        row[marks[j]] = 0
+    if moved or state[4] != p:
+        update_planes(st, geo, pos, shown, np.int64(state[4]), np.int64(p), row, frac)
+        state[4] = p
+    n_pending = np.int64(state[2 + p])
+    state[5] = write_decision(st, geo, pos, np.int64(p), np.int64(troop), pending[p], n_pending, row, marks)
+    for j in range(state[6]):
+        mask[tokens[j]] = False
+    n = decision_tokens(
+        st, geo, np.int64(p), np.int64(troop), pending[p], n_pending, opts[p], counts[p], ends[p], n_ends[p],
+        claimed, scratch[0], scratch[1], tokens,
+    )  # fmt: skip
+    for j in range(n):
+        mask[tokens[j]] = True
+    state[6] = n
     return p
 
 
 @kernel
-def _new_turn_and_write(
+def _decide(
     st: np.ndarray,
     geo: np.ndarray,
-    queue: np.ndarray,
-    state: np.ndarray,
-    pending: np.ndarray,
     pos: np.ndarray,
+    shown: np.ndarray,
+    state: np.ndarray,
+    d: int,
+    pending: np.ndarray,
     opts: np.ndarray,
     counts: np.ndarray,
     ends: np.ndarray,
     n_ends: np.ndarray,
+    scratch: np.ndarray,
     claimed: np.ndarray,
+    marks: np.ndarray,
+    tokens: np.ndarray,
     obs: np.ndarray,
     packed: np.ndarray,
     b: int,
     mask: np.ndarray,
+    moved: bool,
 ) -> int:
+    """:func:`_show` on game ``b``'s ``uint8`` row (``packed`` has rows) or its ``float32`` row of ``obs``."""
+    if packed.shape[0] > 0:
+        return _show(
+            st, geo, pos, shown, state, d, pending, opts, counts, ends, n_ends, scratch, claimed, marks, tokens,
+            packed[b], mask, moved, 255.0,
+        )  # fmt: skip
+    return _show(
+        st, geo, pos, shown, state, d, pending, opts, counts, ends, n_ends, scratch, claimed, marks, tokens,
+        obs[b], mask, moved, 1.0,
+    )  # fmt: skip
+
+
+@kernel
+def _new_turn(
+    st: np.ndarray,
+    geo: np.ndarray,
+    queue: np.ndarray,
+    state: np.ndarray,
+    opts: np.ndarray,
+    counts: np.ndarray,
+    ends: np.ndarray,
+    n_ends: np.ndarray,
+) -> None:
+    """A new turn's decisions, and in a battle turn each player's legal tokens (and, but in ``quiet``,
+    their end squares), the same for every decision of the turn."""
+    sq = geo.shape[0] - 1
+    t = geo[sq, 2]
     state[0] = start_turn(st, geo, queue, counts, opts)
     state[1] = 0
     state[2] = 0
     state[3] = 0
-    return _write(
-        st, geo, np.int64(queue[0]), pending[0], np.int64(0), pos, opts, counts, ends, n_ends, claimed,
-        obs, packed, b, mask,
-    )  # fmt: skip
+    if st[sq + 2 * t + _PHASE] == _BATTLE and geo[sq, 5] == 0:
+        for p in range(2):
+            troop_ends(st, geo, np.int64(p), opts[p], counts[p], ends[p], n_ends[p])
 
 
 @kernel
 def _reset(
     positions: np.ndarray,
+    shown: np.ndarray,
     queues: np.ndarray,
     states: np.ndarray,
     pendings: np.ndarray,
+    opts: np.ndarray,
+    counts: np.ndarray,
+    ends: np.ndarray,
+    n_ends: np.ndarray,
+    marks: np.ndarray,
+    tokens: np.ndarray,
     init: np.ndarray,
     geo: np.ndarray,
     pos: np.ndarray,
@@ -122,40 +173,43 @@ def _reset(
 ) -> None:
     sq = geo.shape[0] - 1
     t = geo[sq, 2]
-    opts = np.empty((t, _MAX_OPTIONS), np.int64)
-    counts = np.empty(t, np.int64)
-    ends = np.empty((t, _MAX_OPTIONS), np.int64)
-    n_ends = np.zeros(t, np.int64)
+    scratch = np.empty((2, t), np.int64)
     claimed = np.zeros(sq, np.uint8)
     for b in range(positions.shape[0]):
         st = positions[b]
+        state = states[b]
         for i in range(init.shape[0]):
             st[i] = init[i]
-        player[b] = _new_turn_and_write(
-            st,
-            geo,
-            queues[b],
-            states[b],
-            pendings[b],
-            pos,
-            opts,
-            counts,
-            ends,
-            n_ends,
-            claimed,
-            obs,
-            packed,
-            np.int64(b),
-            mask[b],
-        )
+            shown[b, i] = init[i]
+        for i in range(mask.shape[1]):
+            mask[b, i] = False
+        if packed.shape[0] > 0:  # the whole planes, seen by Black, no decision shown
+            write_planes(st, geo, pos, np.int64(0), np.int64(-1), pendings[b, 0], np.int64(0), packed[b], 255.0)
+        else:
+            write_planes(st, geo, pos, np.int64(0), np.int64(-1), pendings[b, 0], np.int64(0), obs[b], 1.0)
+        state[4] = 0
+        state[5] = 0
+        state[6] = 0
+        _new_turn(st, geo, queues[b], state, opts[b], counts[b], ends[b], n_ends[b])
+        player[b] = _decide(
+            st, geo, pos, shown[b], state, np.int64(queues[b, 0]), pendings[b], opts[b], counts[b], ends[b],
+            n_ends[b], scratch, claimed, marks[b], tokens[b], obs, packed, np.int64(b), mask[b], False,
+        )  # fmt: skip
 
 
 @kernel
 def _step(
     positions: np.ndarray,
+    shown: np.ndarray,
     queues: np.ndarray,
     states: np.ndarray,
     pendings: np.ndarray,
+    opts: np.ndarray,
+    counts: np.ndarray,
+    ends: np.ndarray,
+    n_ends: np.ndarray,
+    marks: np.ndarray,
+    tokens: np.ndarray,
     actions: np.ndarray,
     init: np.ndarray,
     geo: np.ndarray,
@@ -170,10 +224,7 @@ def _step(
     sq = geo.shape[0] - 1
     t = geo[sq, 2]
     h = sq + 2 * t
-    opts = np.empty((t, _MAX_OPTIONS), np.int64)
-    counts = np.empty(t, np.int64)
-    ends = np.empty((t, _MAX_OPTIONS), np.int64)
-    n_ends = np.zeros(t, np.int64)
+    scratch = np.empty((2, t), np.int64)
     claimed = np.zeros(sq, np.uint8)
     acts = np.empty(2 * t, np.int64)
     for b in range(positions.shape[0]):
@@ -184,36 +235,34 @@ def _step(
             continue
         st = positions[b]
         queue = queues[b]
-        state = states[b]  # queue length, head, pending of Black, pending of White
+        state = states[b]  # queue length, head, pending of Black, of White, observer shown, marks, tokens
         pending = pendings[b]
         p = queue[state[1]] // (t + 1)
         pending[p, state[2 + p]] = actions[b]
         state[2 + p] += 1
         state[1] += 1
-        if state[1] < state[0]:
-            q = queue[state[1]] // (t + 1)
-            player[b] = _write(
-                st, geo, np.int64(queue[state[1]]), pending[q], np.int64(state[2 + q]),
-                pos, opts, counts, ends, n_ends, claimed, obs, packed, np.int64(b), mask[b],
-            )  # fmt: skip
-            continue
-        n0 = state[2]
-        for i in range(n0):
-            acts[i] = pending[0, i]
-        for i in range(state[3]):
-            acts[n0 + i] = pending[1, i]
-        xk.apply(st, geo, acts[: n0 + state[3]], np.int64(n0))
-        if st[h + _PHASE] == _OVER:
-            w = st[h + _WINNER]
-            if w >= 0:
-                rewards[b, w] = 1.0
-                rewards[b, 1 - w] = -1.0
-            terminated[b] = True
-            for i in range(init.shape[0]):
-                st[i] = init[i]
-        player[b] = _new_turn_and_write(
-            st, geo, queue, state, pending, pos, opts, counts, ends, n_ends, claimed, obs, packed, np.int64(b), mask[b]
-        )
+        moved = False
+        if state[1] >= state[0]:
+            n0 = state[2]
+            for i in range(n0):
+                acts[i] = pending[0, i]
+            for i in range(state[3]):
+                acts[n0 + i] = pending[1, i]
+            xk.apply(st, geo, acts[: n0 + state[3]], np.int64(n0))
+            if st[h + _PHASE] == _OVER:
+                w = st[h + _WINNER]
+                if w >= 0:
+                    rewards[b, w] = 1.0
+                    rewards[b, 1 - w] = -1.0
+                terminated[b] = True
+                for i in range(init.shape[0]):
+                    st[i] = init[i]
+            _new_turn(st, geo, queue, state, opts[b], counts[b], ends[b], n_ends[b])
+            moved = True
+        player[b] = _decide(
+            st, geo, pos, shown[b], state, np.int64(queue[state[1]]), pending, opts[b], counts[b], ends[b],
+            n_ends[b], scratch, claimed, marks[b], tokens[b], obs, packed, np.int64(b), mask[b], moved,
+        )  # fmt: skip
 
 
 class NelaxtamVector(VectorGame):
@@ -229,21 +278,38 @@ class NelaxtamVector(VectorGame):
         self._pos = layout_tables(game, lay)
         self.positions = np.zeros((self.batch, self._init.shape[0]), np.int32)
         """Each game's position (layout of :mod:`tessera.games.nelaxtam.kernels`)."""
-        self.queues = np.zeros((self.batch, 2 * t), np.int64)
+        sq = int(game.num_squares)
+        b = self.batch
+        self.shown = self.positions.copy()
+        """Each game's position as its planes show it (they are rewritten where the position changed)."""
+        self.queues = np.zeros((b, 2 * t), np.int64)
         """Each game's decisions this turn: ``player·(T+1) + troop + 1`` (troop −1: a whole quiet order)."""
-        self.states = np.zeros((self.batch, 4), np.int64)
-        """Per game: queue length, the decision to make now, the tokens Black and White have chosen this turn."""
-        self.pendings = np.zeros((self.batch, 2, t), np.int64)
+        self.states = np.zeros((b, 8), np.int64)
+        """Per game: queue length, the decision to make now, the tokens Black and White have chosen this turn,
+        the player the planes are seen by, how many entries of ``marks`` and of ``tokens`` are set."""
+        self.pendings = np.zeros((b, 2, t), np.int64)
         """Per game and player: the tokens chosen this turn, in troop order."""
+        self.opts = np.zeros((b, 2, t, _MAX_OPTIONS), np.int64)
+        self.counts = np.zeros((b, 2, t), np.int64)
+        """Per game and player, in a battle turn: each troop's legal tokens (``opts[b, p, i, :counts[b, p, i]]``)."""
+        self.ends = np.zeros((b, 2, t, _MAX_OPTIONS), np.int64)
+        self.n_ends = np.zeros((b, 2, t), np.int64)
+        """Per game and player, in a battle turn: each troop's distinct end squares."""
+        self.marks = np.zeros((b, 2 * t + 1), np.int64)
+        """Per game: the entries of the last three planes set for the decision shown."""
+        self.tokens = np.zeros((b, max(sq, _MAX_OPTIONS * t)), np.int64)
+        """Per game: the legal tokens of the decision shown (the mask's entries set)."""
 
     def _reset_all(self) -> None:
         _reset(
-            self.positions, self.queues, self.states, self.pendings, self._init, self._geo, self._pos,
-            self._obs_w, self._packed, self._mask_rows, self._player,
+            self.positions, self.shown, self.queues, self.states, self.pendings, self.opts, self.counts, self.ends,
+            self.n_ends, self.marks, self.tokens, self._init, self._geo, self._pos, self._obs_w, self._packed,
+            self._mask_rows, self._player,
         )  # fmt: skip
 
     def _step(self, actions: np.ndarray) -> None:
         _step(
-            self.positions, self.queues, self.states, self.pendings, actions, self._init, self._geo, self._pos,
-            self._obs_w, self._packed, self._mask_rows, self._player, self._rewards, self._terminated,
+            self.positions, self.shown, self.queues, self.states, self.pendings, self.opts, self.counts, self.ends,
+            self.n_ends, self.marks, self.tokens, actions, self._init, self._geo, self._pos, self._obs_w,
+            self._packed, self._mask_rows, self._player, self._rewards, self._terminated,
         )  # fmt: skip
