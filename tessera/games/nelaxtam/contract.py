@@ -111,16 +111,28 @@ def start_turn(st: np.ndarray, geo: np.ndarray, queue: np.ndarray, counts: np.nd
 
 
 @kernel
-def troop_ends(st: np.ndarray, geo: np.ndarray, p: int, opts: np.ndarray, counts: np.ndarray, ends: np.ndarray,
-               n_ends: np.ndarray) -> None:  # fmt: skip
-    """Each troop's distinct end squares in a battle turn (``ends[i, :n_ends[i]]``) from its legal tokens
-    ``opts[i, :counts[i]]``."""
+def troop_ends(
+    st: np.ndarray,
+    geo: np.ndarray,
+    p: int,
+    opts: np.ndarray,
+    counts: np.ndarray,
+    tend: np.ndarray,
+    ends: np.ndarray,
+    n_ends: np.ndarray,
+) -> None:
+    """In a battle turn, from each troop's legal tokens ``opts[i, :counts[i]]``: the square each ends on
+    (``tend[i, j]``) and the troop's distinct end squares (``ends[i, :n_ends[i]]``)."""
     sq = geo.shape[0] - 1
     t = geo[sq, 2]
+    blk = geo[sq, 6]
     for i in range(t):
         m = 0
+        here = st[sq + p * t + i]
         for j in range(counts[i]):
-            e = token_end(st, geo, np.int64(p), np.int64(opts[i, j]))
+            local = opts[i, j] - i * blk  # a troop's own token (as token_end, without its division)
+            e = local - 1 if 1 <= local <= sq else here
+            tend[i, j] = e
             seen = False
             for u in range(m):
                 if ends[i, u] == e:
@@ -137,23 +149,27 @@ def decision_tokens(
     geo: np.ndarray,
     p: int,
     troop: int,
-    pending: np.ndarray,
+    pend_ends: np.ndarray,
     n_pending: int,
     opts: np.ndarray,
     counts: np.ndarray,
+    tend: np.ndarray,
     ends: np.ndarray,
     n_ends: np.ndarray,
     claimed: np.ndarray,
-    live: np.ndarray,
-    choice: np.ndarray,
+    scratch: np.ndarray,
     out: np.ndarray,
 ) -> int:
-    """The tokens ``p`` may choose for ``troop`` (−1: a whole quiet order) after his ``pending[:n_pending]``
-    this turn, into ``out`` (at least ``max(S, MAX_OPTIONS·T)`` entries); how many.  Those that leave his
-    order completable — distinct end squares (a small search over the later troops' end squares) and, in
-    the invasion, at least ``by_sea`` troops on the edge.  In a battle turn ``opts``, ``counts``: his legal
-    tokens (the kernels' ``legal``), ``ends``, ``n_ends``: their end squares (:func:`troop_ends`);
-    ``claimed``: ``uint8 (S,)``, all 0 on entry and on return; ``live``, ``choice``: scratch (``T``)."""
+    """The tokens ``p`` may choose for ``troop`` (−1: a whole quiet order) after his pending tokens of this
+    turn, which end on ``pend_ends[:n_pending]`` (−1: none), into ``out`` (at least ``max(S,
+    MAX_OPTIONS·T)`` entries); how many.  Those that leave his order completable — distinct end squares
+    (a small search over the later troops' end squares) and, in the invasion, at least ``by_sea`` troops
+    on the edge.  In a battle turn ``opts``, ``counts``: his legal tokens (the kernels' ``legal``), ``tend``,
+    ``ends``, ``n_ends``: their end squares (:func:`troop_ends`); ``claimed``: ``uint8 (S,)``, all 0 on
+    entry and on return; ``scratch``: ``int64 (3, max(T, MAX_OPTIONS))``.
+
+    When every later troop can hold (its first token), on its own square, all these squares distinct and
+    none claimed, a token ending elsewhere unclaimed is completable without a search."""
     sq = geo.shape[0] - 1
     t = geo[sq, 2]
     blk = geo[sq, 6]
@@ -161,7 +177,7 @@ def decision_tokens(
     phase = st[h + _PHASE]
     edges = 0
     for j in range(n_pending):
-        e = token_end(st, geo, np.int64(p), np.int64(pending[j]))
+        e = pend_ends[j]
         if e >= 0:
             claimed[e] = 1
             edges += geo[e, _EDGE]
@@ -180,24 +196,46 @@ def decision_tokens(
                 out[n] = opts[i, j]
                 n += 1
     else:
-        nl = 0  # the later troops with a token (the dead have none)
+        live = scratch[0]  # the later troops with a token (the dead have none)
+        choice = scratch[1]
+        defer = scratch[2]
+        nl = 0
+        free = True  # every later troop holds on its own square, distinct and unclaimed
         for i in range(troop + 1, t):
             if counts[i] > 0:
                 live[nl] = i
                 nl += 1
+                e = tend[i, 0]
+                if opts[i, 0] != i * blk or claimed[e] != 0:
+                    free = False
+                else:
+                    claimed[e] = 2
+        nd = 0
         for j in range(counts[troop]):
-            a = opts[troop, j]
-            e = token_end(st, geo, np.int64(p), np.int64(a))
-            if claimed[e]:
+            e = tend[troop, j]
+            if claimed[e] == 1:
                 continue
+            if free and claimed[e] == 0:
+                out[n] = opts[troop, j]
+                n += 1
+            else:
+                defer[nd] = j
+                nd += 1
+        for u in range(nl):  # the holds' marks undone
+            e = tend[live[u], 0]
+            if claimed[e] == 2:
+                claimed[e] = 0
+        for v in range(nd):
+            j = defer[v]
+            e = tend[troop, j]
             claimed[e] = 1
             ok = _completable(ends, n_ends, live, np.int64(nl), claimed, choice)
             claimed[e] = 0
             if ok:
-                out[n] = a
+                out[n] = opts[troop, j]
                 n += 1
     for j in range(n_pending):
-        e = token_end(st, geo, np.int64(p), np.int64(pending[j]))
+        e = pend_ends[j]
         if e >= 0:
             claimed[e] = 0
     return n
@@ -218,21 +256,27 @@ def decision_mask(
     claimed: np.ndarray,
     mask: np.ndarray,
 ) -> None:
-    """:func:`decision_tokens` as ``mask[action]`` (``bool``, every other entry cleared), his legal tokens
-    listed here.  ``opts``, ``counts``, ``ends``, ``n_ends``, ``claimed``: scratch (``int64 (T,
-    MAX_OPTIONS)``, ``int64 (T,)``, the same, ``int64 (T,)``, ``uint8 (S,)`` all 0)."""
+    """:func:`decision_tokens` after ``p``'s tokens ``pending[:n_pending]`` as ``mask[action]`` (``bool``,
+    every other entry cleared), his legal tokens listed here.  ``opts``, ``counts``, ``ends``, ``n_ends``,
+    ``claimed``: scratch (``int64 (T, MAX_OPTIONS)``, ``int64 (T,)``, the same, ``int64 (T,)``, ``uint8
+    (S,)`` all 0)."""
     sq = geo.shape[0] - 1
     t = geo[sq, 2]
     h = sq + 2 * t
     for i in range(mask.shape[0]):
         mask[i] = False
+    tend = np.empty((t, _MAX_OPTIONS), np.int64)
     if st[h + _PHASE] != _INVASION:
         xk.legal(st, geo, np.int64(p), opts, counts)
-        troop_ends(st, geo, np.int64(p), opts, counts, ends, n_ends)
+        troop_ends(st, geo, np.int64(p), opts, counts, tend, ends, n_ends)
+    pend_ends = np.empty(t, np.int64)
+    for j in range(n_pending):
+        pend_ends[j] = token_end(st, geo, np.int64(p), np.int64(pending[j]))
     out = np.empty(sq + _MAX_OPTIONS * t, np.int64)
-    live = np.empty(t, np.int64)
-    choice = np.empty(t, np.int64)
-    n = decision_tokens(st, geo, p, troop, pending, n_pending, opts, counts, ends, n_ends, claimed, live, choice, out)
+    scratch = np.empty((3, max(t, _MAX_OPTIONS)), np.int64)
+    n = decision_tokens(
+        st, geo, p, troop, pend_ends, n_pending, opts, counts, tend, ends, n_ends, claimed, scratch, out
+    )  # fmt: skip
     for j in range(n):
         mask[out[j]] = True
 

@@ -175,33 +175,38 @@ def write_decision(
     player: int,
     troop: int,
     pending: np.ndarray,
+    first: int,
     n_pending: int,
     obs: np.ndarray,
     marks: np.ndarray,
+    n_marks: int,
 ) -> int:
-    """Set the last three planes of :func:`write_planes` (all 0 before) and list the entries set in ``marks``
-    (at least ``2T + 1``); how many."""
+    """Set the last three planes of :func:`write_planes` for ``troop`` and the pending tokens
+    ``pending[first:n_pending]`` (those before already set, their entries ``marks[1 : 1 + n_marks]``):
+    ``marks[0]`` becomes the entry set for the troop (−1: none), the tokens' entries are appended (2 a
+    token at most; ``marks`` has ``2T + 1``); returns how many the tokens have."""
     sq = geo.shape[0] - 1
     t = geo[sq, 2]
     blk = geo[sq, 6]
     p = player
     k = 3 + 2 * t
-    n = 0
+    marks[0] = -1
     if troop >= 0 and st[sq + p * t + troop] >= 0:
-        marks[n] = (k + 3) * sq + pos[st[sq + p * t + troop]]
-        n += 1
-    for j in range(n_pending):
+        marks[0] = (k + 3) * sq + pos[st[sq + p * t + troop]]
+        obs[marks[0]] = 1
+    n = n_marks
+    for j in range(first, n_pending):
         a = pending[j]
         e = token_end(st, geo, np.int64(p), np.int64(a))
         if e >= 0:
-            marks[n] = (k + 4) * sq + pos[e]
+            marks[1 + n] = (k + 4) * sq + pos[e]
+            obs[marks[1 + n]] = 1
             n += 1
         local = a % blk
         if sq < local <= 2 * sq:
-            marks[n] = (k + 5) * sq + pos[local - 1 - sq]
+            marks[1 + n] = (k + 5) * sq + pos[local - 1 - sq]
+            obs[marks[1 + n]] = 1
             n += 1
-    for j in range(n):
-        obs[marks[j]] = 1
     return n
 
 

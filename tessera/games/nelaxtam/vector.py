@@ -9,14 +9,27 @@ his whole order.  Row ``b`` of ``positions`` is game ``b``'s position (layout of
 (``player·(T+1) + troop + 1``, troop ``−1`` for a whole quiet order), ``head[b]`` the decision
 to make now and ``pending[b, p, :]`` the tokens ``p`` has chosen this turn.  A token is
 offered only if the order can still be completed legally: distinct end squares (a small
-search over the later troops' end squares) and, in the invasion, at least ``by_sea`` troops
-on the edge.  The last decision resolves the turn with the kernels' ``apply``.
+search over the later troops' end squares, skipped when they can all hold) and, in the
+invasion, at least ``by_sea`` troops on the edge.  The last decision resolves the turn with
+the kernels' ``apply``.
+
+The position does not change within a turn: each player's legal tokens and their end squares are
+listed once a turn (:func:`~tessera.games.nelaxtam.contract.start_turn`,
+:func:`~tessera.games.nelaxtam.contract.troop_ends`), and the planes are kept in the game's row of
+the batch (``uint8`` or ``float32``) and rewritten only where they change
+(:func:`~tessera.games.nelaxtam.observation.update_planes`): the same player's next decision moves
+the troop's mark and adds his token's, the other player's first one swaps the territory planes and
+moves the troops' marks, a resolved turn rewrites the squares that changed; the whole planes only
+at the reset.  The mask's entries set for the last decision are cleared, not the whole row.
 
 **Kept beside the generic engine** (:class:`tessera.core.kits.stepper.ContractVector`, the batched loop on the
 kernel contract), because the generic one costs more than 10 % here. CPU time per game-step at B = 1,024,
-random legal actions included, medians of 3 interleaved rounds, 2026-11-29
-(``benchmarks/contract_engine.py``): own 1 916 ns, generic 3 971 ns (+107 %): the contract's ``apply``
-computes the decision's mask again to check the token and its ``legal`` allocates its scratch on every call.
+random legal actions included, medians of 3 interleaved rounds, 2026-11-30
+(``benchmarks/contract_engine.py``, 10 steps from a reset): own 1 015 ns, generic 3 270 ns (+222 %): the
+contract's ``apply`` computes the decision's mask again to check the token, its ``legal`` lists the
+player's tokens and allocates its scratch on every call and its ``observe`` writes every plane
+(``benchmarks/vector_targets.py --profile``, ``uint8`` planes, flat actions, the engine's part of a step,
+medians of 3 interleaved runs against the engine before: 1,550 ns before, 823 after).
 ``tests/vector/test_contract_engine.py`` checks both engines play the same games.
 """
 
@@ -30,7 +43,7 @@ from tessera.core.kernels import kernel
 from tessera.core.kits.vector import VectorGame, fresh_cache
 from tessera.games.nelaxtam import kernels as xk
 from tessera.games.nelaxtam.contract import decision_tokens, start_turn, troop_ends
-from tessera.games.nelaxtam.observation import layout_tables, update_planes, write_decision, write_planes
+from tessera.games.nelaxtam.observation import layout_tables, token_end, update_planes, write_decision, write_planes
 
 fresh_cache(
     __file__, "tessera.games.nelaxtam.kernels", "tessera.games.nelaxtam.observation", "tessera.games.nelaxtam.contract"
@@ -50,8 +63,10 @@ def _show(
     state: np.ndarray,
     d: int,
     pending: np.ndarray,
+    pend_ends: np.ndarray,
     opts: np.ndarray,
     counts: np.ndarray,
+    tend: np.ndarray,
     ends: np.ndarray,
     n_ends: np.ndarray,
     scratch: np.ndarray,
@@ -64,26 +79,36 @@ def _show(
     frac: float,
 ) -> int:
     """Bring a game's planes (its ``row``, showing position ``shown`` to player ``state[4]``) and its
-    ``mask`` to decision ``d``, in place; return the deciding player.  The entries of the last three
-    planes set before (``marks[:state[5]]``) and the mask's (``tokens[:state[6]]``) are cleared and the
-    new ones set; the other planes change only when the observer changes or the turn was resolved
-    (``moved``; :func:`~tessera.games.nelaxtam.observation.update_planes`).  ``scratch``: ``int64 (2, T)``."""
+    ``mask`` to decision ``d``, in place; return the deciding player.  The same player's next decision
+    within a turn moves the troop's mark and adds his last token's; otherwise (the observer changes or
+    the turn was resolved, ``moved``) the last three planes' entries (``marks``) are cleared and the
+    other planes brought up to date (:func:`~tessera.games.nelaxtam.observation.update_planes`).  The
+    mask's entries set before (``tokens[:state[6]]``) are cleared and the new ones set."""
     sq = geo.shape[0] - 1
     t = geo[sq, 2]
     p = d // (t + 1)
     troop = d % (t + 1) - 1
-    for j in range(state[5]):
-        row[marks[j]] = 0
+    n_pending = np.int64(state[2 + p])
+    if marks[0] >= 0:
+        row[marks[0]] = 0
     if moved or state[4] != p:
+        for j in range(state[5]):
+            row[marks[1 + j]] = 0
         update_planes(st, geo, pos, shown, np.int64(state[4]), np.int64(p), row, frac)
         state[4] = p
-    n_pending = np.int64(state[2 + p])
-    state[5] = write_decision(st, geo, pos, np.int64(p), np.int64(troop), pending[p], n_pending, row, marks)
+        state[5] = write_decision(
+            st, geo, pos, np.int64(p), np.int64(troop), pending[p], np.int64(0), n_pending, row, marks, np.int64(0)
+        )  # fmt: skip
+    else:  # his token just chosen is the only new one
+        state[5] = write_decision(
+            st, geo, pos, np.int64(p), np.int64(troop), pending[p], n_pending - 1, n_pending, row, marks,
+            np.int64(state[5]),
+        )  # fmt: skip
     for j in range(state[6]):
         mask[tokens[j]] = False
     n = decision_tokens(
-        st, geo, np.int64(p), np.int64(troop), pending[p], n_pending, opts[p], counts[p], ends[p], n_ends[p],
-        claimed, scratch[0], scratch[1], tokens,
+        st, geo, np.int64(p), np.int64(troop), pend_ends[p], n_pending, opts[p], counts[p], tend[p], ends[p],
+        n_ends[p], claimed, scratch, tokens,
     )  # fmt: skip
     for j in range(n):
         mask[tokens[j]] = True
@@ -100,8 +125,10 @@ def _decide(
     state: np.ndarray,
     d: int,
     pending: np.ndarray,
+    pend_ends: np.ndarray,
     opts: np.ndarray,
     counts: np.ndarray,
+    tend: np.ndarray,
     ends: np.ndarray,
     n_ends: np.ndarray,
     scratch: np.ndarray,
@@ -117,12 +144,12 @@ def _decide(
     """:func:`_show` on game ``b``'s ``uint8`` row (``packed`` has rows) or its ``float32`` row of ``obs``."""
     if packed.shape[0] > 0:
         return _show(
-            st, geo, pos, shown, state, d, pending, opts, counts, ends, n_ends, scratch, claimed, marks, tokens,
-            packed[b], mask, moved, 255.0,
+            st, geo, pos, shown, state, d, pending, pend_ends, opts, counts, tend, ends, n_ends, scratch, claimed,
+            marks, tokens, packed[b], mask, moved, 255.0,
         )  # fmt: skip
     return _show(
-        st, geo, pos, shown, state, d, pending, opts, counts, ends, n_ends, scratch, claimed, marks, tokens,
-        obs[b], mask, moved, 1.0,
+        st, geo, pos, shown, state, d, pending, pend_ends, opts, counts, tend, ends, n_ends, scratch, claimed,
+        marks, tokens, obs[b], mask, moved, 1.0,
     )  # fmt: skip
 
 
@@ -134,6 +161,7 @@ def _new_turn(
     state: np.ndarray,
     opts: np.ndarray,
     counts: np.ndarray,
+    tend: np.ndarray,
     ends: np.ndarray,
     n_ends: np.ndarray,
 ) -> None:
@@ -147,7 +175,7 @@ def _new_turn(
     state[3] = 0
     if st[sq + 2 * t + _PHASE] == _BATTLE and geo[sq, 5] == 0:
         for p in range(2):
-            troop_ends(st, geo, np.int64(p), opts[p], counts[p], ends[p], n_ends[p])
+            troop_ends(st, geo, np.int64(p), opts[p], counts[p], tend[p], ends[p], n_ends[p])
 
 
 @kernel
@@ -157,8 +185,10 @@ def _reset(
     queues: np.ndarray,
     states: np.ndarray,
     pendings: np.ndarray,
+    pend_ends: np.ndarray,
     opts: np.ndarray,
     counts: np.ndarray,
+    tend: np.ndarray,
     ends: np.ndarray,
     n_ends: np.ndarray,
     marks: np.ndarray,
@@ -173,7 +203,7 @@ def _reset(
 ) -> None:
     sq = geo.shape[0] - 1
     t = geo[sq, 2]
-    scratch = np.empty((2, t), np.int64)
+    scratch = np.empty((3, max(t, _MAX_OPTIONS)), np.int64)
     claimed = np.zeros(sq, np.uint8)
     for b in range(positions.shape[0]):
         st = positions[b]
@@ -190,10 +220,12 @@ def _reset(
         state[4] = 0
         state[5] = 0
         state[6] = 0
-        _new_turn(st, geo, queues[b], state, opts[b], counts[b], ends[b], n_ends[b])
+        marks[b, 0] = -1
+        _new_turn(st, geo, queues[b], state, opts[b], counts[b], tend[b], ends[b], n_ends[b])
         player[b] = _decide(
-            st, geo, pos, shown[b], state, np.int64(queues[b, 0]), pendings[b], opts[b], counts[b], ends[b],
-            n_ends[b], scratch, claimed, marks[b], tokens[b], obs, packed, np.int64(b), mask[b], False,
+            st, geo, pos, shown[b], state, np.int64(queues[b, 0]), pendings[b], pend_ends[b], opts[b], counts[b],
+            tend[b], ends[b], n_ends[b], scratch, claimed, marks[b], tokens[b], obs, packed, np.int64(b), mask[b],
+            True,
         )  # fmt: skip
 
 
@@ -204,8 +236,10 @@ def _step(
     queues: np.ndarray,
     states: np.ndarray,
     pendings: np.ndarray,
+    pend_ends: np.ndarray,
     opts: np.ndarray,
     counts: np.ndarray,
+    tend: np.ndarray,
     ends: np.ndarray,
     n_ends: np.ndarray,
     marks: np.ndarray,
@@ -224,7 +258,7 @@ def _step(
     sq = geo.shape[0] - 1
     t = geo[sq, 2]
     h = sq + 2 * t
-    scratch = np.empty((2, t), np.int64)
+    scratch = np.empty((3, max(t, _MAX_OPTIONS)), np.int64)
     claimed = np.zeros(sq, np.uint8)
     acts = np.empty(2 * t, np.int64)
     for b in range(positions.shape[0]):
@@ -239,6 +273,7 @@ def _step(
         pending = pendings[b]
         p = queue[state[1]] // (t + 1)
         pending[p, state[2 + p]] = actions[b]
+        pend_ends[b, p, state[2 + p]] = token_end(st, geo, np.int64(p), np.int64(actions[b]))
         state[2 + p] += 1
         state[1] += 1
         moved = False
@@ -257,11 +292,12 @@ def _step(
                 terminated[b] = True
                 for i in range(init.shape[0]):
                     st[i] = init[i]
-            _new_turn(st, geo, queue, state, opts[b], counts[b], ends[b], n_ends[b])
+            _new_turn(st, geo, queue, state, opts[b], counts[b], tend[b], ends[b], n_ends[b])
             moved = True
         player[b] = _decide(
-            st, geo, pos, shown[b], state, np.int64(queue[state[1]]), pending, opts[b], counts[b], ends[b],
-            n_ends[b], scratch, claimed, marks[b], tokens[b], obs, packed, np.int64(b), mask[b], moved,
+            st, geo, pos, shown[b], state, np.int64(queue[state[1]]), pending, pend_ends[b], opts[b], counts[b],
+            tend[b], ends[b], n_ends[b], scratch, claimed, marks[b], tokens[b], obs, packed, np.int64(b), mask[b],
+            moved,
         )  # fmt: skip
 
 
@@ -289,27 +325,33 @@ class NelaxtamVector(VectorGame):
         the player the planes are seen by, how many entries of ``marks`` and of ``tokens`` are set."""
         self.pendings = np.zeros((b, 2, t), np.int64)
         """Per game and player: the tokens chosen this turn, in troop order."""
+        self.pend_ends = np.zeros((b, 2, t), np.int64)
+        """Per game and player: the squares his tokens of this turn end on (−1: none)."""
         self.opts = np.zeros((b, 2, t, _MAX_OPTIONS), np.int64)
         self.counts = np.zeros((b, 2, t), np.int64)
         """Per game and player, in a battle turn: each troop's legal tokens (``opts[b, p, i, :counts[b, p, i]]``)."""
+        self.tend = np.zeros((b, 2, t, _MAX_OPTIONS), np.int64)
         self.ends = np.zeros((b, 2, t, _MAX_OPTIONS), np.int64)
         self.n_ends = np.zeros((b, 2, t), np.int64)
-        """Per game and player, in a battle turn: each troop's distinct end squares."""
-        self.marks = np.zeros((b, 2 * t + 1), np.int64)
-        """Per game: the entries of the last three planes set for the decision shown."""
+        """Per game and player, in a battle turn: the square each legal token ends on, each troop's distinct
+        end squares."""
+        self.marks = np.full((b, 2 * t + 1), -1, np.int64)
+        """Per game: the entries of the last three planes set for the decision shown (the troop's, then
+        the tokens')."""
         self.tokens = np.zeros((b, max(sq, _MAX_OPTIONS * t)), np.int64)
         """Per game: the legal tokens of the decision shown (the mask's entries set)."""
 
     def _reset_all(self) -> None:
         _reset(
-            self.positions, self.shown, self.queues, self.states, self.pendings, self.opts, self.counts, self.ends,
-            self.n_ends, self.marks, self.tokens, self._init, self._geo, self._pos, self._obs_w, self._packed,
-            self._mask_rows, self._player,
+            self.positions, self.shown, self.queues, self.states, self.pendings, self.pend_ends, self.opts,
+            self.counts, self.tend, self.ends, self.n_ends, self.marks, self.tokens, self._init, self._geo,
+            self._pos, self._obs_w, self._packed, self._mask_rows, self._player,
         )  # fmt: skip
 
     def _step(self, actions: np.ndarray) -> None:
         _step(
-            self.positions, self.shown, self.queues, self.states, self.pendings, self.opts, self.counts, self.ends,
-            self.n_ends, self.marks, self.tokens, actions, self._init, self._geo, self._pos, self._obs_w,
-            self._packed, self._mask_rows, self._player, self._rewards, self._terminated,
+            self.positions, self.shown, self.queues, self.states, self.pendings, self.pend_ends, self.opts,
+            self.counts, self.tend, self.ends, self.n_ends, self.marks, self.tokens, actions, self._init,
+            self._geo, self._pos, self._obs_w, self._packed, self._mask_rows, self._player, self._rewards,
+            self._terminated,
         )  # fmt: skip
