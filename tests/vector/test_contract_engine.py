@@ -5,7 +5,7 @@ docs/engine.md: "one generic batched stepping loop that calls the game's verbs";
 own engine only where a benchmark shows the generic one costs more (the figure at the top of its
 ``vector.py``), so each such game is checked here against it: the same observations, masks,
 players, rewards and ends at every step, from the same seed and the same actions.  A game played
-by the generic engine itself (Nymbat) is checked against the adapters by ``test_agreement.py``.
+by the generic engine itself (the plugin example) is checked against the adapters by ``test_agreement.py``.
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ CASES = [
     ("ikabegama(distance=2,max_plies=40)", 16, 300),
     ("nelaxtam(size=8,variant=quiet,max_idle_turns=3)", 8, 300),
     ("nelaxtam(size=10,troops=3,by_sea=2,max_idle_turns=2)", 8, 300),
+    ("nymbat", 16, 300),
+    ("nymbat(players=4,max_turns=40)", 16, 300),
 ]
 
 NIM_SOURCE = Path(__file__).resolve().parents[2] / "examples" / "tessera-nim"

@@ -360,11 +360,11 @@ class NymbatGame(Game):
         return KIT
 
     def vector_engine(self) -> type[VectorGame]:
-        """The generic engine on Nymbat's kernel contract (:mod:`tessera.games.nymbat.contract`): within
-        5 % of the engine of its own it replaced (``benchmarks/contract_engine.py``, docs/engine.md)."""
-        from tessera.core.kits.stepper import ContractVector
+        """Nymbat's own engine (:mod:`tessera.games.nymbat.vector`: the planes written in place), kept beside
+        the generic one on the kernel contract because that costs more (the figure is in its docstring)."""
+        from tessera.games.nymbat.vector import NymbatVector
 
-        return ContractVector
+        return NymbatVector
 
     def kernel_contract(self) -> KernelContract:
         """The compiled verbs of the kernel contract (:mod:`tessera.games.nymbat.contract`)."""

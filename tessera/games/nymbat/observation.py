@@ -93,6 +93,136 @@ def write_planes(
 
 
 @kernel
+def _constants(s: np.ndarray, h: int, geo: np.ndarray, player: int, frac: float, vals: np.ndarray) -> None:
+    """The value of each constant plane of :func:`write_planes` for the position whose header starts at
+    ``s[h]`` seen by ``player``, as :func:`write_planes` computes it before converting it to the planes'
+    type (0 for a plane it leaves empty), into ``vals[plane]``; −1 for the planes that are not constant
+    (pieces, flags, the breakthrough hex, the board)."""
+    scale = np.float32(frac)
+    half = np.float32(0.5) if frac > 1.0 else np.float32(0.0)
+    zero = np.float32(0.0)
+    one = np.float32(1.0)
+    n = geo[_k.N, _k.G_PLAYERS]
+    reserve = np.float64(geo[_k.N, _k.G_RESERVE])
+    period = geo[_k.N, _k.G_DELAY_PERIOD]
+    for i in range(vals.shape[0]):
+        vals[i] = -1.0
+    base = 6 * n
+    for rel in range(n):
+        q = (player + rel) % n
+        o = base + 3 * rel
+        vals[o] = np.float32(s[h + _k.RES + q] / reserve) * scale + half
+        vals[o + 1] = np.float32((s[h + _k.DEL + q] % period) / np.float64(period)) * scale + half
+        vals[o + 2] = one if s[h + _k.FIRST + q] else zero
+    k = base + 3 * n
+    phase = s[h + _k.PHASE]
+    vals[k] = one if phase == _k.BRING else zero
+    vals[k + 1] = one if phase == _k.MOVE else zero
+    vals[k + 2] = one if phase == _k.PENALTY else zero
+    vals[k + 5] = np.float32(s[h + _k.SPEED] / 6.0) * scale + half if phase == _k.MOVE else zero
+    brk = phase == _k.MOVE and s[h + _k.BRK_CELL] >= 0
+    vals[k + 7] = np.float32(s[h + _k.BRK_BUDGET] / 6.0) * scale + half if brk else zero
+    vals[k + 8] = np.float32(s[h + _k.PLACED] / reserve) * scale + half if phase == _k.BRING else zero
+    vals[k + 10] = one if s[h + _k.OVER] == 0 and s[h + _k.TO_MOVE] == player else zero
+
+
+@kernel
+def _piece_plane(owner: int, num: int, observer: int, n: int) -> int:
+    """The plane of a piece (``owner``, ``num``) seen by ``observer`` (−1: no piece)."""
+    if owner < 0:
+        return -1
+    r = owner - observer
+    return (r + n if r < 0 else r) * 6 + num - 1
+
+
+@kernel
+def update_planes(
+    head: np.ndarray,
+    cells: np.ndarray,
+    before: np.ndarray,
+    s: np.ndarray,
+    geo: np.ndarray,
+    pos: np.ndarray,
+    obs: np.ndarray,
+    frac: float,
+    old: np.ndarray,
+    new: np.ndarray,
+    tmp: np.ndarray,
+) -> None:
+    """Bring ``obs`` (the planes of the position before a step, for its player to move) up to date for
+    position ``s`` after the step and its player to move (the game not over), in place: the planes
+    :func:`write_planes` would write whole, but only the cells and constant planes that changed written.
+
+    A step changes pieces on the cells it names only (a move's two cells, or the one cell of a piece
+    brought in, removed or lost): ``cells[0:2]`` (−1: none), whose owner, number and flags before the step
+    are ``before[0:3]`` and ``before[3:6]``; ``head`` is the header (``H`` … ``H + 31``) before the step.
+    A new observer rotates the players' piece planes (through ``tmp``, a scratch row of the planes' type).
+    Within the move phase the group's flags change on the step's cells only; entering it they are
+    written from ``s``, leaving it cleared.  ``old`` and ``new``: scratch rows of one ``float32`` per plane."""
+    hw = obs.shape[0] // old.shape[0]
+    n = geo[_k.N, _k.G_PLAYERS]
+    h = _k.H
+    was = head[_k.TO_MOVE]
+    now = s[h + _k.TO_MOVE]
+    if was != now:  # the players' piece planes, rotated: the block of seat r after ``now`` was ``d + r``'s
+        d = now - was
+        d = d + n if d < 0 else d
+        size = 6 * hw
+        for i in range(n * size):
+            tmp[i] = obs[i]
+        for r in range(n):
+            src = r + d
+            src = src - n if src >= n else src
+            for i in range(size):
+                obs[r * size + i] = tmp[src * size + i]
+    for j in range(2):
+        c = cells[j]
+        if c >= 0:
+            i0 = _piece_plane(np.int64(before[j]), np.int64(before[2 + j]), np.int64(now), np.int64(n))
+            i1 = _piece_plane(np.int64(s[c]), np.int64(s[_k.NUM + c]), np.int64(now), np.int64(n))
+            if i0 != i1:
+                if i0 >= 0:
+                    obs[i0 * hw + pos[c]] = 0
+                if i1 >= 0:
+                    obs[i1 * hw + pos[c]] = 1
+    k = 9 * n
+    m0 = head[_k.PHASE] == _k.MOVE
+    m1 = s[h + _k.PHASE] == _k.MOVE
+    if m0 and m1:  # the group's flags: changed on the step's cells only
+        for j in range(2):
+            c = cells[j]
+            if c >= 0:
+                f0 = before[4 + j]
+                f1 = s[_k.FLAG + c]
+                if (f0 ^ f1) & _k.UNMOVED:
+                    obs[(k + 3) * hw + pos[c]] = 1 if f1 & _k.UNMOVED else 0
+                if (f0 ^ f1) & _k.TRACKED:
+                    obs[(k + 4) * hw + pos[c]] = 1 if f1 & _k.TRACKED else 0
+    elif m0:  # the move phase is over: its flags planes cleared
+        _fill(obs, (k + 3) * hw, 2 * hw, np.float32(0.0))
+    elif m1:  # the group chosen: its flags written
+        for c in range(_k.N):
+            fl = s[_k.FLAG + c]
+            if fl & _k.UNMOVED:
+                obs[(k + 3) * hw + pos[c]] = 1
+            if fl & _k.TRACKED:
+                obs[(k + 4) * hw + pos[c]] = 1
+    if m0 or m1:  # the breakthrough hex
+        b0 = head[_k.BRK_CELL] if m0 else -1
+        b1 = s[h + _k.BRK_CELL] if m1 else -1
+        if b0 != b1:
+            if b0 >= 0:
+                obs[(k + 6) * hw + pos[b0]] = 0
+            if b1 >= 0:
+                obs[(k + 6) * hw + pos[b1]] = 1
+    _constants(head, np.int64(0), geo, np.int64(was), frac, old)
+    _constants(s, np.int64(h), geo, np.int64(now), frac, new)
+    for i in range(new.shape[0]):
+        if new[i] >= 0 and new[i] != old[i]:
+            _fill(obs, i * hw, hw, new[i])
+
+
+@kernel
 def _fill(obs: np.ndarray, start: int, count: int, value: np.float32) -> None:
     """``obs[start : start + count] = value``, ``value`` converted to the planes' type once."""
     obs[start] = value
@@ -146,4 +276,4 @@ def observation_spec(game: NymbatGame) -> ObservationSpec:
     return ObservationSpec(planes, lay, encode, game)
 
 
-__all__ = ["layout_tables", "observation_spec", "write_planes"]
+__all__ = ["layout_tables", "observation_spec", "update_planes", "write_planes"]
