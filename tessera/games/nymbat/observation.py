@@ -147,34 +147,21 @@ def update_planes(
     frac: float,
     old: np.ndarray,
     new: np.ndarray,
-    tmp: np.ndarray,
 ) -> None:
     """Bring ``obs`` (the planes of the position before a step, for its player to move) up to date for
-    position ``s`` after the step and its player to move (the game not over), in place: the planes
+    position ``s`` after the step (the game not over, the same player to move), in place: the planes
     :func:`write_planes` would write whole, but only the cells and constant planes that changed written.
 
     A step changes pieces on the cells it names only (a move's two cells, or the one cell of a piece
-    brought in, removed or lost): ``cells[0:2]`` (−1: none), whose owner, number and flags before the step
-    are ``before[0:3]`` and ``before[3:6]``; ``head`` is the header (``H`` … ``H + 31``) before the step.
-    A new observer rotates the players' piece planes (through ``tmp``, a scratch row of the planes' type).
+    brought in, removed or lost): ``cells[0:2]`` (−1: none), whose owners, numbers and flags before the
+    step are ``before[0:2]``, ``before[2:4]`` and ``before[4:6]``; ``head`` is the header (``H`` … ``H + 31``) before the step.
     Within the move phase the group's flags change on the step's cells only; entering it they are
     written from ``s``, leaving it cleared.  ``old`` and ``new``: scratch rows of one ``float32`` per plane."""
     hw = obs.shape[0] // old.shape[0]
     n = geo[_k.N, _k.G_PLAYERS]
     h = _k.H
     was = head[_k.TO_MOVE]
-    now = s[h + _k.TO_MOVE]
-    if was != now:  # the players' piece planes, rotated: the block of seat r after ``now`` was ``d + r``'s
-        d = now - was
-        d = d + n if d < 0 else d
-        size = 6 * hw
-        for i in range(n * size):
-            tmp[i] = obs[i]
-        for r in range(n):
-            src = r + d
-            src = src - n if src >= n else src
-            for i in range(size):
-                obs[r * size + i] = tmp[src * size + i]
+    now = s[h + _k.TO_MOVE]  # the caller writes the planes whole for a new player to move (``was != now``)
     for j in range(2):
         c = cells[j]
         if c >= 0:

@@ -4,8 +4,9 @@
 Row ``b`` of ``states`` is game ``b``'s position (the layout of :mod:`tessera.games.nymbat.kernels`,
 the contract's ``s``).  A step applies the action unchecked (the batch checked it against the mask),
 then brings the planes up to date in place (:func:`~tessera.games.nymbat.observation.update_planes`:
-the cells the step names, the players' piece planes rotated when the player to move changes, the
-group's flags, and the constant planes whose value changed; whole planes only for a new game) and
+the cells the step names, the group's flags, and the constant planes whose value changed; whole planes
+for a new game or a new player to move, where most planes change: rotating the players' piece planes
+there measured slower than writing them whole) and
 the mask from the engine's list of the entries it shows (only the entries that change are written).
 
 **Kept beside the generic engine** (:class:`tessera.core.kits.stepper.ContractVector`), because the
@@ -118,8 +119,6 @@ def _step(
     cells = np.empty(2, np.int64)
     before = np.empty(6, np.int32)
     u8 = packed.shape[0] > 0
-    tmp8 = np.empty(packed.shape[1] if u8 else 0, np.uint8)
-    tmp32 = np.empty(0 if u8 else obs.shape[1], np.float32)
     n = rewards.shape[1]
     N = yk.N
     for b in range(states.shape[0]):
@@ -160,10 +159,15 @@ def _step(
                 _new_game(s, start, geo, pos, board, packed[b], 255.0)
             else:
                 _new_game(s, start, geo, pos, board, obs[b], 1.0)
+        elif s[_H + _TO_MOVE] != head[_TO_MOVE]:  # a new observer: most planes change, written whole
+            if u8:
+                write_planes(s, geo, pos, board, np.int64(s[_H + _TO_MOVE]), True, packed[b], 255.0)
+            else:
+                write_planes(s, geo, pos, board, np.int64(s[_H + _TO_MOVE]), True, obs[b], 1.0)
         elif u8:
-            update_planes(head, cells, before, s, geo, pos, packed[b], 255.0, old, new, tmp8)
+            update_planes(head, cells, before, s, geo, pos, packed[b], 255.0, old, new)
         else:
-            update_planes(head, cells, before, s, geo, pos, obs[b], 1.0, old, new, tmp32)
+            update_planes(head, cells, before, s, geo, pos, obs[b], 1.0, old, new)
         _write_mask(s, geo, ws, marks, mask[b], words[b], remembered[b])
         player[b] = s[_H + _TO_MOVE]
 
