@@ -154,7 +154,8 @@ def update_planes(
 
     A step changes pieces on the cells it names only (a move's two cells, or the one cell of a piece
     brought in, removed or lost): ``cells[0:2]`` (−1: none), whose owners, numbers and flags before the
-    step are ``before[0:2]``, ``before[2:4]`` and ``before[4:6]``; ``head`` is the header (``H`` … ``H + 31``) before the step.
+    step are ``before[0:2]``, ``before[2:4]`` and ``before[4:6]``; ``head`` is the header (``H`` …
+    ``H + 31``) before the step.
     Within the move phase the group's flags change on the step's cells only; entering it they are
     written from ``s``, leaving it cleared.  ``old`` and ``new``: scratch rows of one ``float32`` per plane."""
     hw = obs.shape[0] // old.shape[0]
