@@ -82,15 +82,13 @@ def array_steps(game: Any, seconds: float, seed: int) -> float:
     rng = random.Random(seed)
     steps = 0
     start = time.process_time()
-    while True:
+    while (dt := time.process_time() - start) < seconds or not steps:
         s = game.new_initial_state()
         while not s.is_terminal():
             a = s.legal_actions_array()
             s.apply_action(int(a[rng.randrange(len(a))]))
             steps += 1
-        dt = time.process_time() - start
-        if dt >= seconds:
-            return steps / dt
+    return steps / dt
 
 
 def flat_mc(game: Any, seconds: float, seed: int, width: int = 8) -> tuple[float, float]:

@@ -76,12 +76,7 @@ def write_planes(
     elif phase == _k.MOVE:
         _fill(obs, (k + 1) * hw, hw, np.float32(1.0))
         _fill(obs, (k + 5) * hw, hw, np.float32(s[h + _k.SPEED] / 6.0) * scale + half)
-        for c in range(_k.N):
-            fl = s[_k.FLAG + c]
-            if fl & _k.UNMOVED:
-                obs[(k + 3) * hw + pos[c]] = 1
-            if fl & _k.TRACKED:
-                obs[(k + 4) * hw + pos[c]] = 1
+        _flag_planes(s, pos, hw, k, obs)
         brk = s[h + _k.BRK_CELL]
         if brk >= 0:
             obs[(k + 6) * hw + pos[brk]] = 1
@@ -189,12 +184,7 @@ def update_planes(
     elif m0:  # the move phase is over: its flags planes cleared
         _fill(obs, (k + 3) * hw, 2 * hw, np.float32(0.0))
     elif m1:  # the group chosen: its flags written
-        for c in range(_k.N):
-            fl = s[_k.FLAG + c]
-            if fl & _k.UNMOVED:
-                obs[(k + 3) * hw + pos[c]] = 1
-            if fl & _k.TRACKED:
-                obs[(k + 4) * hw + pos[c]] = 1
+        _flag_planes(s, pos, hw, k, obs)
     if m0 or m1:  # the breakthrough hex
         b0 = head[_k.BRK_CELL] if m0 else -1
         b1 = s[h + _k.BRK_CELL] if m1 else -1
@@ -208,6 +198,18 @@ def update_planes(
     for i in range(new.shape[0]):
         if new[i] >= 0 and new[i] != old[i]:
             _fill(obs, i * hw, hw, new[i])
+
+
+@kernel
+def _flag_planes(s: np.ndarray, pos: np.ndarray, hw: int, k: int, obs: np.ndarray) -> None:
+    """Mark the pieces not yet moved this turn and the tracked ones on their two planes (``k + 3``,
+    ``k + 4``: planes already cleared)."""
+    for c in range(_k.N):
+        fl = s[_k.FLAG + c]
+        if fl & _k.UNMOVED:
+            obs[(k + 3) * hw + pos[c]] = 1
+        if fl & _k.TRACKED:
+            obs[(k + 4) * hw + pos[c]] = 1
 
 
 @kernel
