@@ -285,7 +285,6 @@ def _random_legal_words(words: np.ndarray, rs: np.ndarray, out: np.ndarray) -> N
     if words.shape[1] >= 512:
         _draw_wide(words, rs, out)
         return
-    one = np.uint64(1)
     for b in range(words.shape[0]):
         row = words[b]
         count = np.int64(0)
@@ -294,22 +293,27 @@ def _random_legal_words(words: np.ndarray, rs: np.ndarray, out: np.ndarray) -> N
         if count == 0:
             out[b] = -1
             continue
-        r = rand_below(rs, count)
-        for i in range(row.shape[0]):
-            w = row[i]
-            c = np.int64(popcount(w))
-            if r < c:
-                for _ in range(r):
-                    w &= w - one
-                out[b] = 8 * i + (trailing_zeros(w) >> 3)
-                break
-            r -= c
+        out[b] = _rth(row, 0, rand_below(rs, count))
+
+
+@kernel
+def _rth(row: np.ndarray, start: int, r: int) -> int:
+    """The action of the ``r``-th legal action (from 0) counted from word ``start`` of a mask row."""
+    one = np.uint64(1)
+    for i in range(start, row.shape[0]):
+        w = row[i]
+        c = np.int64(popcount(w))
+        if r < c:
+            for _ in range(r):
+                w &= w - one
+            return 8 * i + (trailing_zeros(w) >> 3)
+        r -= c
+    return -1
 
 
 @kernel
 def _draw_wide(words: np.ndarray, rs: np.ndarray, out: np.ndarray) -> None:
     """:func:`_random_legal_words` of rows counted by blocks of 64 words (the same draws)."""
-    one = np.uint64(1)
     n = words.shape[1]
     full = n >> 6
     blk = np.empty(full + 1, np.int64)
@@ -336,15 +340,7 @@ def _draw_wide(words: np.ndarray, rs: np.ndarray, out: np.ndarray) -> None:
         while r >= blk[k]:
             r -= blk[k]
             k += 1
-        for i in range(k << 6, n):
-            w = row[i]
-            c = np.int64(popcount(w))
-            if r < c:
-                for _ in range(r):
-                    w &= w - one
-                out[b] = 8 * i + (trailing_zeros(w) >> 3)
-                break
-            r -= c
+        out[b] = _rth(row, k << 6, r)
 
 
 def random_legal(mask: np.ndarray, rs: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
