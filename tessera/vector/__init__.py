@@ -46,7 +46,8 @@ from __future__ import annotations
 
 from tessera.adapters.core import DEFAULT_DEALS, adapt
 from tessera.core.game import Game
-from tessera.core.kits.vector import Batch, Factoring, VectorGame, random_legal
+from tessera.core.kits.draw import random_legal
+from tessera.core.kits.vector import Batch, Factoring, VectorGame
 
 
 def make(

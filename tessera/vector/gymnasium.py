@@ -46,7 +46,8 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 from tessera.adapters.core import AdaptedState
 from tessera.core.kernels import rng_state
-from tessera.core.kits.vector import quantize, random_legal
+from tessera.core.kits.draw import random_legal
+from tessera.core.kits.vector import quantize
 from tessera.core.registry import load_game
 from tessera.vector import make
 
