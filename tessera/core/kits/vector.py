@@ -191,16 +191,17 @@ def _factor_masks(
     phase: np.ndarray,
     decided: np.ndarray,
     head: np.ndarray,
+    tail: np.ndarray,
     flat: np.ndarray,
     fwords: np.ndarray,
     fmask: np.ndarray,
     lists: np.ndarray,
     scan: bool,
 ) -> None:
-    """Each game's mask of its current decision from its flat mask: at phase 1 the tails legal after its
-    head; at phase 0 the heads of its legal actions, read from the engine's list of them where it keeps
-    one (``lists[b, 0] ≥ 0`` entries after it), else (``scan``) from the flat mask eight actions at a
-    time, else left for the engine to write (:meth:`VectorGame._write_heads`)."""
+    """Each game's mask of its current decision, from the engine's list of its legal flat actions where
+    it keeps one (``lists[b, 0] ≥ 0`` entries after it), else from its flat mask: at phase 1 the tails
+    legal after its head; at phase 0 the heads of its legal actions (from the flat mask eight actions at
+    a time if ``scan``, else left for the engine to write: :meth:`VectorGame._write_heads`)."""
     ones = np.uint64(0xFF)
     for b in range(mask.shape[0]):
         fw = fwords[b]
@@ -225,6 +226,12 @@ def _factor_masks(
                                 h = head[8 * i + j]
                                 if h >= 0:
                                     out[h] = True
+        elif lists[b, 0] >= 0:
+            d = decided[b]
+            for j in range(1, lists[b, 0] + 1):
+                a = lists[b, j]
+                if head[a] == d:
+                    out[tail[a]] = True
         else:
             heads = flat[decided[b]]
             for t in range(heads.shape[0]):
@@ -388,15 +395,17 @@ class VectorGame:
             lists = self._legal_lists()
             own = self._heads_written()
             _factor_masks(
-                self._mask_rows.view(np.uint64), self._mask, self._phase, self._decided, f.head, f.flat,
-                self._fmask_rows.view(np.uint64), self._fmask_rows, lists, not own,
+                self._mask_rows.view(np.uint64), self._mask_rows, self._phase, self._decided, f.head, f.tail,
+                f.flat, self._fmask_rows.view(np.uint64), self._fmask_rows, lists, not own,
             )  # fmt: skip
             if own:
                 self._write_heads()
 
     def _legal_lists(self) -> np.ndarray:
         """``int64 (B, 1 + L)``: per game the count of its legal flat actions (−1: not kept) and them, where
-        the engine keeps such a list (the generic engine does, for up to 512); default: none kept."""
+        the engine keeps such a list (the generic engine does, for up to 512); default: none kept.  The
+        factored masks are read from these lists, and from the flat mask rows (``_mask_rows``) of the games
+        that have none: an engine may leave a row stale while its game's list is kept."""
         if not hasattr(self, "_no_lists"):
             self._no_lists = np.full((self.batch, 1), -1, np.int64)
         return self._no_lists

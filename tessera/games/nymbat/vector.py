@@ -80,6 +80,42 @@ def _write_mask(
 
 
 @kernel
+def _keep_list(
+    s: np.ndarray, geo: np.ndarray, ws: np.ndarray, mask: np.ndarray, words: np.ndarray, remembered: np.ndarray
+) -> bool:
+    """``actions="factored"``: the position's legal steps kept in ``remembered`` only (the decisions' masks
+    are read from it), the flat mask row left as it is — unless the list is too long to keep: then the row
+    is written whole.  Returns whether the row shows the position."""
+    steps = yk._legal(s, geo, ws)
+    n = steps.shape[0]
+    if n <= remembered.shape[0] - 1:
+        remembered[0] = n
+        for j in range(n):
+            remembered[1 + j] = steps[j]
+        return False
+    for i in range(words.shape[0]):
+        words[i] = 0
+    for j in range(n):
+        mask[steps[j]] = True
+    remembered[0] = -1
+    return True
+
+
+@kernel
+def _sync_flat(mask: np.ndarray, words: np.ndarray, remembered: np.ndarray, synced: np.ndarray) -> None:
+    """The flat mask rows of factored decisions written from the kept lists, for the games whose row does
+    not show their position (``synced`` false): only when the flat masks are read."""
+    for b in range(synced.shape[0]):
+        if not synced[b]:
+            w = words[b]
+            for i in range(w.shape[0]):
+                w[i] = 0
+            for j in range(1, remembered[b, 0] + 1):
+                mask[b, remembered[b, j]] = True
+            synced[b] = True
+
+
+@kernel
 def _new_game(
     s: np.ndarray, start: np.ndarray, geo: np.ndarray, pos: np.ndarray, board: np.ndarray, obs: np.ndarray,
     frac: float,
@@ -94,6 +130,7 @@ def _new_game(
 def _reset(
     states: np.ndarray, start: np.ndarray, geo: np.ndarray, pos: np.ndarray, board: np.ndarray, obs: np.ndarray,
     packed: np.ndarray, mask: np.ndarray, words: np.ndarray, player: np.ndarray, remembered: np.ndarray,
+    synced: np.ndarray,
 ) -> None:  # fmt: skip
     ws = np.zeros(yk.WS_SIZE, np.int32)
     marks = np.zeros(yk.NUM_ACTIONS, np.uint8)
@@ -105,7 +142,10 @@ def _reset(
         else:
             _new_game(s, start, geo, pos, board, obs[b], 1.0)
         remembered[b, 0] = -1
-        _write_mask(s, geo, ws, marks, mask[b], words[b], remembered[b])
+        if synced.shape[0]:
+            synced[b] = _keep_list(s, geo, ws, mask[b], words[b], remembered[b])
+        else:
+            _write_mask(s, geo, ws, marks, mask[b], words[b], remembered[b])
         player[b] = s[_H + _TO_MOVE]
 
 
@@ -113,7 +153,7 @@ def _reset(
 def _step(
     states: np.ndarray, start: np.ndarray, geo: np.ndarray, actions: np.ndarray, pos: np.ndarray,
     board: np.ndarray, obs: np.ndarray, packed: np.ndarray, mask: np.ndarray, words: np.ndarray,
-    player: np.ndarray, rewards: np.ndarray, terminated: np.ndarray, remembered: np.ndarray,
+    player: np.ndarray, rewards: np.ndarray, terminated: np.ndarray, remembered: np.ndarray, synced: np.ndarray,
 ) -> None:  # fmt: skip
     ws = np.zeros(yk.WS_SIZE, np.int32)
     marks = np.zeros(yk.NUM_ACTIONS, np.uint8)
@@ -173,7 +213,10 @@ def _step(
             update_planes(head, cells, before, s, geo, pos, packed[b], 255.0, old, new)
         else:
             update_planes(head, cells, before, s, geo, pos, obs[b], 1.0, old, new)
-        _write_mask(s, geo, ws, marks, mask[b], words[b], remembered[b])
+        if synced.shape[0]:
+            synced[b] = _keep_list(s, geo, ws, mask[b], words[b], remembered[b])
+        else:
+            _write_mask(s, geo, ws, marks, mask[b], words[b], remembered[b])
         player[b] = s[_H + _TO_MOVE]
 
 
@@ -196,7 +239,24 @@ class NymbatVector(VectorGame):
         self._words = self._mask_rows.view(np.uint64)
         self._remembered = np.full((self.batch, REMEMBER + 1), -1, np.int64)
         """Per game: how many mask entries the last write set (−1: unknown or more than ``REMEMBER``),
-        then those entries, so the next write clears only them."""
+        then those entries, so the next write clears only them.  With ``actions="factored"``: the legal
+        steps the decisions' masks are read from."""
+        self._synced = np.ones(self.batch if self.factoring is not None else 0, np.bool_)
+        """With ``actions="factored"``: per game, whether its flat mask row shows its position (the rows are
+        written only when read, :attr:`_mask`, or when a list is too long to keep); empty with ``flat``."""
+
+    @property
+    def _mask(self) -> np.ndarray:
+        """The flat masks.  With ``actions="factored"`` no decision needs them: they are written here, when
+        read, from the kept lists."""
+        synced = getattr(self, "_synced", None)  # (None while the base class sets the engine up)
+        if synced is not None and synced.shape[0] and not synced.all():
+            _sync_flat(self._mask_rows, self._words, self._remembered, self._synced)
+        return self._flat_mask
+
+    @_mask.setter
+    def _mask(self, value: np.ndarray) -> None:
+        self._flat_mask = value
 
     def make_factoring(self) -> Any:
         from tessera.games.nymbat.contract import factoring
@@ -209,12 +269,12 @@ class NymbatVector(VectorGame):
     def _reset_all(self) -> None:
         _reset(
             self.states, self._start, self._geo, self._pos, self._board,
-            self._obs_w, self._packed, self._mask_rows, self._words, self._player, self._remembered,
+            self._obs_w, self._packed, self._mask_rows, self._words, self._player, self._remembered, self._synced,
         )  # fmt: skip
 
     def _step(self, actions: np.ndarray) -> None:
         _step(
             self.states, self._start, self._geo, actions,
             self._pos, self._board, self._obs_w, self._packed, self._mask_rows, self._words, self._player,
-            self._rewards, self._terminated, self._remembered,
+            self._rewards, self._terminated, self._remembered, self._synced,
         )  # fmt: skip
