@@ -193,6 +193,13 @@ def update_planes(
                 obs[(k + 6) * hw + pos[b0]] = 0
             if b1 >= 0:
                 obs[(k + 6) * hw + pos[b1]] = 1
+    same = True  # the header fields the constant planes are computed from (:func:`_constants`)
+    for i in (_k.TO_MOVE, _k.PHASE, _k.PLACED, _k.SPEED, _k.BRK_CELL, _k.BRK_BUDGET, _k.OVER):
+        same &= head[i] == s[h + i]
+    for i in range(_k.RES, _k.FIRST + 4):
+        same &= head[i] == s[h + i]
+    if same:
+        return
     _constants(head, np.int64(0), geo, np.int64(was), frac, old)
     _constants(s, np.int64(h), geo, np.int64(now), frac, new)
     for i in range(new.shape[0]):

@@ -237,9 +237,11 @@ class NymbatVector(VectorGame):
         self.states = np.zeros((self.batch, yk.SIZE), np.int32)
         """Each game's position (the layout of :mod:`tessera.games.nymbat.kernels`)."""
         self._words = self._mask_rows.view(np.uint64)
-        self._remembered = np.full((self.batch, REMEMBER + 1), -1, np.int64)
-        """Per game: how many mask entries the last write set (−1: unknown or more than ``REMEMBER``),
-        then those entries, so the next write clears only them.  With ``actions="factored"``: the legal
+        self._remembered = np.full((self.batch, REMEMBER + 1), -1, np.int16)  # every action < 2**15
+        assert yk.NUM_ACTIONS < 2**15
+        """Per game (``int16``, a quarter of the memory an ``int64`` list passes through at each step): how many
+        mask entries the last write set (−1: unknown or more than ``REMEMBER``), then those entries, so the
+        next write clears only them.  With ``actions="factored"``: the legal
         steps the decisions' masks are read from."""
         self._synced = np.ones(self.batch if self.factoring is not None else 0, np.bool_)
         """With ``actions="factored"``: per game, whether its flat mask row shows its position (the rows are
