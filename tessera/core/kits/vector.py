@@ -312,6 +312,9 @@ class VectorGame:
             self.num_actions = max(f.flat.shape)
             self._fmask_rows = np.zeros((b, -(-self.num_actions // 8) * 8), np.bool_)
             self._shown = self._fmask_rows[:, : self.num_actions]
+            self._split = np.stack([f.head, f.tail]).astype(np.int32)
+            """``int32 (2, A)``: the factoring's ``head`` and ``tail``, half the cache the ``int64`` tables take
+            (the factored masks look one up per legal action)."""
         else:
             self.num_actions = self.num_flat_actions
             self._shown = self._mask
@@ -395,8 +398,8 @@ class VectorGame:
             lists = self._legal_lists()
             own = self._heads_written()
             _factor_masks(
-                self._mask_rows.view(np.uint64), self._mask_rows, self._phase, self._decided, f.head, f.tail,
-                f.flat, self._fmask_rows.view(np.uint64), self._fmask_rows, lists, not own,
+                self._mask_rows.view(np.uint64), self._mask_rows, self._phase, self._decided, self._split[0],
+                self._split[1], f.flat, self._fmask_rows.view(np.uint64), self._fmask_rows, lists, not own,
             )  # fmt: skip
             if own:
                 self._write_heads()
