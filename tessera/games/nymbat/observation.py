@@ -50,11 +50,16 @@ def write_planes(
     reserve = np.float64(geo[_k.N, _k.G_RESERVE])
     period = geo[_k.N, _k.G_DELAY_PERIOD]
     h = _k.H
-    obs[:] = 0
+    # Each plane is written once: the pieces' planes and the sparse ones cleared and their cells set, the
+    # constant planes filled with their value (0 included).
+    zero = np.float32(0.0)
+    one = np.float32(1.0)
+    obs[: 6 * n * hw] = 0
     for c in range(_k.N):
         owner = s[c]
         if owner >= 0:
-            rel = (owner - player) % n
+            rel = owner - player
+            rel += n if rel < 0 else 0
             obs[(rel * 6 + s[_k.NUM + c] - 1) * hw + pos[c]] = 1
     # A constant plane's value is converted to the planes' type once, in its first cell, and copied
     # from there: a conversion per cell (from ``float32`` to bytes) cost more than the copies.
@@ -64,27 +69,25 @@ def write_planes(
         o = (base + 3 * rel) * hw
         _fill(obs, o, hw, np.float32(s[h + _k.RES + q] / reserve) * scale + half)
         _fill(obs, o + hw, hw, np.float32((s[h + _k.DEL + q] % period) / np.float64(period)) * scale + half)
-        if s[h + _k.FIRST + q]:
-            _fill(obs, o + 2 * hw, hw, np.float32(1.0))
+        _fill(obs, o + 2 * hw, hw, one if s[h + _k.FIRST + q] else zero)
     k = base + 3 * n
     phase = s[h + _k.PHASE]
-    if phase == _k.BRING:
-        _fill(obs, k * hw, hw, np.float32(1.0))
-        _fill(obs, (k + 8) * hw, hw, np.float32(s[h + _k.PLACED] / reserve) * scale + half)
-    elif phase == _k.PENALTY:
-        _fill(obs, (k + 2) * hw, hw, np.float32(1.0))
-    elif phase == _k.MOVE:
-        _fill(obs, (k + 1) * hw, hw, np.float32(1.0))
-        _fill(obs, (k + 5) * hw, hw, np.float32(s[h + _k.SPEED] / 6.0) * scale + half)
+    moving = phase == _k.MOVE
+    brk = s[h + _k.BRK_CELL] if moving else -1
+    _fill(obs, k * hw, hw, one if phase == _k.BRING else zero)
+    _fill(obs, (k + 1) * hw, hw, one if moving else zero)
+    _fill(obs, (k + 2) * hw, hw, one if phase == _k.PENALTY else zero)
+    obs[(k + 3) * hw : (k + 5) * hw] = 0
+    _fill(obs, (k + 5) * hw, hw, np.float32(s[h + _k.SPEED] / 6.0) * scale + half if moving else zero)
+    obs[(k + 6) * hw : (k + 7) * hw] = 0
+    _fill(obs, (k + 7) * hw, hw, np.float32(s[h + _k.BRK_BUDGET] / 6.0) * scale + half if brk >= 0 else zero)
+    _fill(obs, (k + 8) * hw, hw, np.float32(s[h + _k.PLACED] / reserve) * scale + half if phase == _k.BRING else zero)
+    if moving:
         _flag_planes(s, pos, hw, k, obs)
-        brk = s[h + _k.BRK_CELL]
         if brk >= 0:
             obs[(k + 6) * hw + pos[brk]] = 1
-            _fill(obs, (k + 7) * hw, hw, np.float32(s[h + _k.BRK_BUDGET] / 6.0) * scale + half)
-    for i in range(hw):
-        obs[(k + 9) * hw + i] = board[i]
-    if to_move:
-        _fill(obs, (k + 10) * hw, hw, np.float32(1.0))
+    obs[(k + 9) * hw : (k + 10) * hw] = board
+    _fill(obs, (k + 10) * hw, hw, one if to_move else zero)
 
 
 @kernel
