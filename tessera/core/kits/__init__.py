@@ -7,5 +7,7 @@ declares on its :class:`~tessera.core.game.Game` (the game's own half lives in i
   shared table bounds, keys and budget checks (``games/<game>/solver.py``, ``Game.solver()``);
 * :mod:`~tessera.core.kits.lessons` — rule diagrams and lessons as data, their checks and
   judge (``games/<game>/lessons.py``, ``Game.lessons()``);
-* :mod:`~tessera.core.kits.levels` — a game's tuning of the strength levels (``Game.level_tuning()``).
+* :mod:`~tessera.core.kits.levels` — a game's tuning of the strength levels (``Game.level_tuning()``);
+* :mod:`~tessera.core.kits.rows` — rows of batch arrays inside kernels without reference counts (the
+  vector engines' loops over their games).
 """

@@ -18,10 +18,10 @@ WATCHED: dict[str, list[Path]] = {}
 
 
 def kernel_sources(*modules: str) -> list[Path]:
-    """The source files of the dotted ``modules`` (those that exist), and always the shared kernels and
-    this module (the planes' packing)."""
+    """The source files of the dotted ``modules`` (those that exist), and always the shared kernels, the
+    vector kit (the planes' packing) and the rows without reference counts (:mod:`tessera.core.kits.rows`)."""
     paths = []
-    for name in ["tessera.core.kernels", "tessera.core.kits.vector", *modules]:
+    for name in ["tessera.core.kernels", "tessera.core.kits.vector", "tessera.core.kits.rows", *modules]:
         spec = importlib.util.find_spec(name)
         if spec is not None and spec.origin:
             paths.append(Path(spec.origin))

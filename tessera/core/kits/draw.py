@@ -18,6 +18,7 @@ from numba.extending import intrinsic
 
 from tessera.core.kernels import kernel, rand_below
 from tessera.core.kits.cache import fresh_cache
+from tessera.core.kits.rows import row as _row
 
 fresh_cache(__file__)  # before any kernel here is loaded
 
@@ -26,7 +27,7 @@ fresh_cache(__file__)  # before any kernel here is loaded
 def _random_legal_bytes(mask: np.ndarray, rs: np.ndarray, out: np.ndarray) -> None:
     """One byte per action: count each row's legal actions, draw ``r``, find the ``r``-th."""
     for b in range(mask.shape[0]):
-        row = mask[b]
+        row = _row(mask, b)
         count = np.int64(0)
         for a in range(row.shape[0]):
             count += np.int64(row[a])
@@ -71,7 +72,7 @@ def _random_legal_words(words: np.ndarray, rs: np.ndarray, out: np.ndarray) -> N
         _draw_wide(words, rs, out)
         return
     for b in range(words.shape[0]):
-        row = words[b]
+        row = _row(words, b)
         count = np.int64(0)
         for i in range(row.shape[0]):
             count += np.int64(popcount(row[i]))
@@ -103,7 +104,7 @@ def _draw_wide(words: np.ndarray, rs: np.ndarray, out: np.ndarray) -> None:
     full = n >> 6
     blk = np.empty(full + 1, np.int64)
     for b in range(words.shape[0]):
-        row = words[b]
+        row = _row(words, b)
         count = np.int64(0)
         for k in range(full):
             block = row[k << 6 : (k + 1) << 6]

@@ -19,6 +19,8 @@ import numpy as np
 from tessera.core.game import IllegalMove
 from tessera.core.kernels import kernel, rng_state
 from tessera.core.kits.cache import WATCHED, drop_stale, fresh_cache, kernel_sources
+from tessera.core.kits.rows import row as _row
+from tessera.core.kits.rows import unowned as _unowned
 
 fresh_cache(__file__)  # before any kernel here is loaded
 
@@ -203,12 +205,13 @@ def _factor_masks(
     legal after its head; at phase 0 the heads of its legal actions (from the flat mask eight actions at
     a time if ``scan``, else left for the engine to write: :meth:`VectorGame._write_heads`)."""
     ones = np.uint64(0xFF)
+    head, tail, flat = _unowned(head), _unowned(tail), _unowned(flat)
     for b in range(mask.shape[0]):
-        fw = fwords[b]
+        fw = _row(fwords, b)
         for i in range(fw.shape[0]):
             fw[i] = 0
-        out = fmask[b]
-        row = mask[b]
+        out = _row(fmask, b)
+        row = _row(mask, b)
         if phase[b] == 0:
             n = lists[b, 0]
             if n >= 0:
@@ -217,7 +220,7 @@ def _factor_masks(
                     if h >= 0:
                         out[h] = True
             elif scan:
-                w8 = words[b]
+                w8 = _row(words, b)
                 for i in range(w8.shape[0]):
                     w = w8[i]
                     if w:

@@ -44,81 +44,28 @@ players, rewards, ends hashed over 64 × 3,000 and 1,024 × 200 steps, both form
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from numba.core import cgutils, types
-from numba.extending import intrinsic
-from numba.np.arrayobj import make_array
 
 from tessera.core.kernels import kernel
+from tessera.core.kits.rows import row as _row
+from tessera.core.kits.rows import unowned as _unowned
 from tessera.core.kits.vector import VectorGame, fresh_cache
 from tessera.games.nelaxtam import kernels as xk
 from tessera.games.nelaxtam.contract import decision_tokens, start_turn, troop_ends
 from tessera.games.nelaxtam.observation import layout_tables, token_end, update_planes, write_decision, write_planes
 
 fresh_cache(
-    __file__, "tessera.games.nelaxtam.kernels", "tessera.games.nelaxtam.observation", "tessera.games.nelaxtam.contract"
+    __file__,
+    "tessera.games.nelaxtam.kernels",
+    "tessera.games.nelaxtam.observation",
+    "tessera.games.nelaxtam.contract",
 )  # before any kernel here is loaded
 
 _PHASE, _WINNER = xk.PHASE, xk.WINNER
 _INVASION, _BATTLE, _OVER = xk.INVASION, xk.BATTLE, xk.OVER
 _MAX_OPTIONS = xk.MAX_OPTIONS
-
-
-@intrinsic
-def _row_view(typingctx: Any, arr: Any, i: Any) -> Any:
-    """``arr[i]`` (a view, ``arr`` of 2 or more dimensions) without a reference count (its meminfo NULL):
-    valid while ``arr`` is."""
-    if not isinstance(arr, types.Array) or arr.ndim < 2:
-        return None
-    rty = arr.copy(ndim=arr.ndim - 1, layout="C" if arr.layout == "C" else "A")
-    sig = rty(arr, types.int64)
-
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        aty = signature.args[0]
-        ary = make_array(aty)(context, builder, args[0])
-        shapes = cgutils.unpack_tuple(builder, ary.shape)
-        strides = cgutils.unpack_tuple(builder, ary.strides)
-        zero = context.get_constant(types.intp, 0)
-        ptr = cgutils.get_item_pointer2(
-            context, builder, ary.data, shapes, strides, aty.layout, [args[1]] + [zero] * (aty.ndim - 1)
-        )
-        out = make_array(rty)(context, builder)
-        context.populate_array(
-            out,
-            data=ptr,
-            shape=cgutils.pack_array(builder, shapes[1:]),
-            strides=cgutils.pack_array(builder, strides[1:]),
-            itemsize=ary.itemsize,
-            meminfo=None,
-        )
-        return out._getvalue()
-
-    return sig, codegen
-
-
-@intrinsic
-def _unowned_view(typingctx: Any, arr: Any) -> Any:
-    """``arr`` itself without a reference count (its meminfo NULL): valid while ``arr`` is."""
-    if not isinstance(arr, types.Array):
-        return None
-    sig = arr(arr)
-
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        ary = make_array(arr)(context, builder, args[0])
-        out = make_array(arr)(context, builder)
-        context.populate_array(
-            out, data=ary.data, shape=ary.shape, strides=ary.strides, itemsize=ary.itemsize, meminfo=None
-        )
-        return out._getvalue()
-
-    return sig, codegen
-
-
-_row: Callable[[np.ndarray, int], np.ndarray] = _row_view  # typed for mypy as plain functions (called in kernels)
-_unowned: Callable[[np.ndarray], np.ndarray] = _unowned_view
 
 
 @kernel

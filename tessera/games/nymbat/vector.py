@@ -25,6 +25,8 @@ from typing import Any
 import numpy as np
 
 from tessera.core.kernels import kernel
+from tessera.core.kits.rows import row as _row
+from tessera.core.kits.rows import unowned as _unowned
 from tessera.core.kits.vector import VectorGame, fresh_cache
 from tessera.games.nymbat import kernels as yk
 from tessera.games.nymbat.observation import layout_tables, update_planes, write_planes
@@ -130,22 +132,28 @@ def _new_game(
 def _reset(
     states: np.ndarray, start: np.ndarray, geo: np.ndarray, pos: np.ndarray, board: np.ndarray, obs: np.ndarray,
     packed: np.ndarray, mask: np.ndarray, words: np.ndarray, player: np.ndarray, remembered: np.ndarray,
-    synced: np.ndarray,
+    synced: np.ndarray, ws: np.ndarray, marks: np.ndarray,
 ) -> None:  # fmt: skip
-    ws = np.zeros(yk.WS_SIZE, np.int32)
-    marks = np.zeros(yk.NUM_ACTIONS, np.uint8)
+    start, geo, pos, board, ws, marks = (
+        _unowned(start),
+        _unowned(geo),
+        _unowned(pos),
+        _unowned(board),
+        _unowned(ws),
+        _unowned(marks),
+    )
     u8 = packed.shape[0] > 0
     for b in range(states.shape[0]):
-        s = states[b]
+        s = _row(states, b)
         if u8:
-            _new_game(s, start, geo, pos, board, packed[b], 255.0)
+            _new_game(s, start, geo, pos, board, _row(packed, b), 255.0)
         else:
-            _new_game(s, start, geo, pos, board, obs[b], 1.0)
+            _new_game(s, start, geo, pos, board, _row(obs, b), 1.0)
         remembered[b, 0] = -1
         if synced.shape[0]:
-            synced[b] = _keep_list(s, geo, ws, mask[b], words[b], remembered[b])
+            synced[b] = _keep_list(s, geo, ws, _row(mask, b), _row(words, b), _row(remembered, b))
         else:
-            _write_mask(s, geo, ws, marks, mask[b], words[b], remembered[b])
+            _write_mask(s, geo, ws, marks, _row(mask, b), _row(words, b), _row(remembered, b))
         player[b] = s[_H + _TO_MOVE]
 
 
@@ -154,15 +162,18 @@ def _step(
     states: np.ndarray, start: np.ndarray, geo: np.ndarray, actions: np.ndarray, pos: np.ndarray,
     board: np.ndarray, obs: np.ndarray, packed: np.ndarray, mask: np.ndarray, words: np.ndarray,
     player: np.ndarray, rewards: np.ndarray, terminated: np.ndarray, remembered: np.ndarray, synced: np.ndarray,
+    ws: np.ndarray, marks: np.ndarray, old: np.ndarray, new: np.ndarray, head: np.ndarray, cells: np.ndarray,
+    before: np.ndarray,
 ) -> None:  # fmt: skip
-    ws = np.zeros(yk.WS_SIZE, np.int32)
-    marks = np.zeros(yk.NUM_ACTIONS, np.uint8)
-    planes = max(obs.shape[1], packed.shape[1]) // board.shape[0]
-    old = np.empty(planes, np.float32)
-    new = np.empty(planes, np.float32)
-    head = np.empty(32, np.int32)
-    cells = np.empty(2, np.int64)
-    before = np.empty(6, np.int32)
+    start, geo, pos, board, ws, marks = (
+        _unowned(start),
+        _unowned(geo),
+        _unowned(pos),
+        _unowned(board),
+        _unowned(ws),
+        _unowned(marks),
+    )
+    old, new, head, cells, before = _unowned(old), _unowned(new), _unowned(head), _unowned(cells), _unowned(before)
     u8 = packed.shape[0] > 0
     n = rewards.shape[1]
     N = yk.N
@@ -172,7 +183,7 @@ def _step(
         terminated[b] = False
         if actions[b] < 0:  # no step for this game (the Gymnasium env's opponents' turns)
             continue
-        s = states[b]
+        s = _row(states, b)
         a = actions[b]
         # what the planes need of the position before the step: its header and the cells the step names
         for i in range(32):
@@ -201,22 +212,22 @@ def _step(
                     rewards[b, q] = 1.0 if q == w else -1.0 / (n - 1)
             terminated[b] = True
             if u8:
-                _new_game(s, start, geo, pos, board, packed[b], 255.0)
+                _new_game(s, start, geo, pos, board, _row(packed, b), 255.0)
             else:
-                _new_game(s, start, geo, pos, board, obs[b], 1.0)
+                _new_game(s, start, geo, pos, board, _row(obs, b), 1.0)
         elif s[_H + _TO_MOVE] != head[_TO_MOVE]:  # a new observer: most planes change, written whole
             if u8:
-                write_planes(s, geo, pos, board, np.int64(s[_H + _TO_MOVE]), True, packed[b], 255.0)
+                write_planes(s, geo, pos, board, np.int64(s[_H + _TO_MOVE]), True, _row(packed, b), 255.0)
             else:
-                write_planes(s, geo, pos, board, np.int64(s[_H + _TO_MOVE]), True, obs[b], 1.0)
+                write_planes(s, geo, pos, board, np.int64(s[_H + _TO_MOVE]), True, _row(obs, b), 1.0)
         elif u8:
-            update_planes(head, cells, before, s, geo, pos, packed[b], 255.0, old, new)
+            update_planes(head, cells, before, s, geo, pos, _row(packed, b), 255.0, old, new)
         else:
-            update_planes(head, cells, before, s, geo, pos, obs[b], 1.0, old, new)
+            update_planes(head, cells, before, s, geo, pos, _row(obs, b), 1.0, old, new)
         if synced.shape[0]:
-            synced[b] = _keep_list(s, geo, ws, mask[b], words[b], remembered[b])
+            synced[b] = _keep_list(s, geo, ws, _row(mask, b), _row(words, b), _row(remembered, b))
         else:
-            _write_mask(s, geo, ws, marks, mask[b], words[b], remembered[b])
+            _write_mask(s, geo, ws, marks, _row(mask, b), _row(words, b), _row(remembered, b))
         player[b] = s[_H + _TO_MOVE]
 
 
@@ -247,6 +258,15 @@ class NymbatVector(VectorGame):
         """With ``actions="factored"``: per game, whether its flat mask row shows its position (the rows are
         written only when read, :attr:`_mask`, or when a list is too long to keep); empty with ``flat``."""
 
+        planes = self.observation_shape[0]
+        self._scratch = (
+            np.zeros(yk.WS_SIZE, np.int32), np.zeros(yk.NUM_ACTIONS, np.uint8), np.empty(planes, np.float32),
+            np.empty(planes, np.float32), np.empty(32, np.int32), np.empty(2, np.int64), np.empty(6, np.int32),
+        )  # fmt: skip
+        """The kernels' scratch (kept here, not allocated per call): the rules' work space and the mask's marks
+        (both zero between calls), then ``update_planes``'s rows and the step's header, cells and their
+        contents before it."""
+
     @property
     def _mask(self) -> np.ndarray:
         """The flat masks.  With ``actions="factored"`` no decision needs them: they are written here, when
@@ -272,11 +292,12 @@ class NymbatVector(VectorGame):
         _reset(
             self.states, self._start, self._geo, self._pos, self._board,
             self._obs_w, self._packed, self._mask_rows, self._words, self._player, self._remembered, self._synced,
+            *self._scratch[:2],
         )  # fmt: skip
 
     def _step(self, actions: np.ndarray) -> None:
         _step(
             self.states, self._start, self._geo, actions,
             self._pos, self._board, self._obs_w, self._packed, self._mask_rows, self._words, self._player,
-            self._rewards, self._terminated, self._remembered, self._synced,
+            self._rewards, self._terminated, self._remembered, self._synced, *self._scratch,
         )  # fmt: skip
