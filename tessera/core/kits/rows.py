@@ -1,3 +1,4 @@
+# mypy: disable-error-code="no-untyped-call, assignment"
 """Array rows and arrays inside kernels without numba's reference counts.
 
 A row of a batch array (``obs[b]``) is a view that numba counts: an atomic increment of the parent's
