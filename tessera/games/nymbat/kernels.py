@@ -53,7 +53,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+from numba.core import types
 from numba.cpython.unsafe.numbers import trailing_zeros as _trailing_zeros
+from numba.extending import intrinsic
 
 from tessera.core.kernels import I64, below, kernel, rand_next
 
@@ -63,6 +65,25 @@ every kernel compiles exactly one specialisation (numba specialises a call on ``
 trailing_zeros: Callable[[np.uint64], int] = _trailing_zeros  # type: ignore[assignment]
 """The position of a word's lowest set bit (the word not 0): numba's intrinsic, one instruction, typed
 for mypy as a plain function (it is called inside kernels only)."""
+
+
+@intrinsic
+def _frozen_intrinsic(typingctx: object, arr: types.Array) -> tuple[object, Callable[..., object]] | None:
+    if not isinstance(arr, types.Array):
+        return None
+
+    def codegen(context, builder, sig, args):  # type: ignore[no-untyped-def]
+        context.nrt.incref(builder, sig.args[0], args[0])
+        return args[0]
+
+    return arr.copy(readonly=True)(arr), codegen
+
+
+_frozen: Callable[[np.ndarray], np.ndarray] = _frozen_intrinsic  # type: ignore[assignment]
+"""The same array typed read-only (no copy): Python receives it with ``writeable`` False, as numba boxes
+a read-only array, without the cost of setting the flag from Python (the lists :func:`legal` and
+:func:`apply_step` return).  Typed for mypy as a plain function (called inside kernels only)."""
+
 
 N = 169
 """Cells of the board."""
@@ -679,31 +700,30 @@ def apply(s: np.ndarray, geo: np.ndarray, a: int, checked: bool) -> int:
 
 
 @kernel
-def apply_step(s: np.ndarray, geo: np.ndarray, a: int, legal_now: np.ndarray, known: bool) -> tuple[int, np.ndarray]:
+def apply_step(s: np.ndarray, geo: np.ndarray, a: int, legal_now: np.ndarray) -> tuple[int, np.ndarray]:
     """Check and apply step ``a``, then list the next position's legal steps, in one call.
 
-    ``legal_now`` is the :func:`legal` list of this position when ``known`` (a step found in it
-    needs no other check); any other step is decided by :func:`_check`.  Returns ``(status, legal)``: the packed
-    :func:`status` and the new position's legal steps (empty once the game is over), or
-    ``(−code, empty)`` with nothing changed when ``a`` is illegal.  The State API's one kernel call
-    per step.
+    ``legal_now`` is the :func:`legal` list of this position, or empty when not known (a position not
+    over has a legal step): a step found in it needs no other check; any other step is decided by
+    :func:`_check`.  Returns ``(status, legal)``: the packed :func:`status` and the new position's
+    legal steps, read-only (empty once the game is over), or ``(−code, empty)`` with nothing changed
+    when ``a`` is illegal.  The State API's one kernel call per step.
     """
     ws = np.zeros(WS_SIZE, np.int32)
     found = False
-    if known:
-        for i in range(legal_now.shape[0]):
-            if legal_now[i] == a:
-                found = True
-                break
+    for i in range(legal_now.shape[0]):
+        if legal_now[i] == a:
+            found = True
+            break
     if not found:
         code = _check(s, geo, a, ws)
         if code:
-            return -code, np.empty(0, np.int64)
+            return -code, _frozen(np.empty(0, np.int64))
     _apply(s, geo, a, ws)
     st = status(s)
     if s[H + OVER]:
-        return st, np.empty(0, np.int64)
-    return st, _legal(s, geo, ws)
+        return st, _frozen(np.empty(0, np.int64))
+    return st, _frozen(_legal(s, geo, ws))
 
 
 @kernel
@@ -848,9 +868,9 @@ def legal(s: np.ndarray, geo: np.ndarray) -> np.ndarray:
     Placements (hex, then number), then moves (groups in the order of their lowest hex,
     pieces ascending within a group, destinations ascending) and ``pass`` at the start
     of a turn; placements and ``end`` while bringing in; removals, moves and ``end``
-    while moving; ``lose`` steps during a penalty.
+    while moving; ``lose`` steps during a penalty.  Read-only (:func:`_frozen`).
     """
-    return _legal(s, geo, np.zeros(WS_SIZE, np.int32))
+    return _frozen(_legal(s, geo, np.zeros(WS_SIZE, np.int32)))
 
 
 @kernel

@@ -23,7 +23,9 @@ if TYPE_CHECKING:
 
 
 _NO_STEPS = np.empty(0, np.int64)
-"""The ``legal_now`` argument of :func:`_k.apply_step` when no list is known."""
+_NO_STEPS.flags.writeable = False
+"""No legal step: the ``legal_now`` argument of :func:`_k.apply_step` when no list is known, and the
+legal steps of a position over or of a player not to move."""
 
 
 class NymbatState(TurnState):
@@ -279,17 +281,13 @@ class NymbatState(TurnState):
         return _k.legal(self.s, self.game.geo).tolist()  # type: ignore[no-any-return]
 
     def legal_actions_array(self, player: int | None = None) -> np.ndarray:
-        """``State.legal_actions_array``: a read-only view of the kernel's array of legal steps (``int64``,
-        no copy)."""
+        """``State.legal_actions_array``: the kernel's read-only array of legal steps (``int64``, no copy)."""
         if type(self) is not NymbatState:  # a view with its own legal steps: the generic path
             return super().legal_actions_array(player)
         if self._over or (player is not None and player != self.to_move):
-            out = np.empty(0, np.int64)
-        else:
-            nxt = self._next
-            out = (_k.legal(self.s, self.game.geo) if nxt is None else nxt).view()
-        out.flags.writeable = False
-        return out
+            return _NO_STEPS
+        nxt = self._next  # the kernels' arrays are read-only already
+        return _k.legal(self.s, self.game.geo) if nxt is None else nxt
 
     def legal_actions(self, player: int | None = None) -> list[Action]:
         """``State.legal_actions`` in one step: the kernel's list, without the generic dispatch."""
@@ -331,9 +329,7 @@ class NymbatState(TurnState):
             raise IllegalMove(no_such_action(action, self.game.name))
         p = self.to_move
         nxt = self._next
-        status, legal = _k.apply_step(
-            self.s, self.game.geo, int(action), _NO_STEPS if nxt is None else nxt, nxt is not None
-        )
+        status, legal = _k.apply_step(self.s, self.game.geo, int(action), _NO_STEPS if nxt is None else nxt)
         if status < 0:
             raise IllegalMove(self._reason(-status, action))
         self._sync(status)
