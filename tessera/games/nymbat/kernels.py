@@ -754,25 +754,32 @@ _WORD_CELLS = np.searchsorted(_BIT, 64 * np.arange(5))
 """The cells of word ``w`` of the padded grid are ``_WORD_CELLS[w] … _WORD_CELLS[w + 1] − 1``."""
 
 
+Words = tuple[np.uint64, np.uint64, np.uint64, np.uint64, np.uint64, np.uint64, np.uint64, np.uint64]
+"""The eight words of :func:`_occupancy` as a tuple (for mypy)."""
+
+
 @kernel
 def _occupancy(s: np.ndarray, p: int, occ: np.ndarray) -> int:
     """The board as bits of the padded grid (:func:`_padded`) for ``p``'s moves: ``occ[0:4]`` the hexes a
     piece may pass through (empty or ``p``'s), ``occ[4:8]`` those it may end on (empty or another
-    player's: an attack).  Returns how many pieces ``p`` has.
+    player's: an attack), ``occ[8:12]`` the pieces of the moving group that may still move (``UNMOVED``).
+    Returns how many pieces ``p`` has.
 
     A word at a time (its cells are consecutive), in two registers: no branch, no store per cell."""
     pieces = 0
     for w in range(4):
-        pas = ends = np.uint64(0)
+        pas = ends = unmoved = np.uint64(0)
         for c in range(_WORD_CELLS[w], _WORD_CELLS[w + 1]):
             o = s[OWNER + c]
             sh = np.uint64(_BIT[c] & 63)
             own = np.uint64(o == p)
             pas |= (np.uint64(o < 0) | own) << sh
             ends |= (own ^ np.uint64(1)) << sh
+            unmoved |= np.uint64(s[FLAG + c] & UNMOVED) << sh
             pieces += o == p
         occ[w] = pas
         occ[4 + w] = ends
+        occ[8 + w] = unmoved
     return pieces
 
 
@@ -812,8 +819,9 @@ def _cell_bits(c: int) -> tuple[np.uint64, np.uint64, np.uint64, np.uint64]:
 
 
 @kernel
-def _reach_bits(src: int, speed: int, occ: np.ndarray) -> tuple[np.uint64, np.uint64, np.uint64, np.uint64]:
-    """:func:`_reach` on the bits of :func:`_occupancy`: where the piece on cell ``src`` may end, four words.
+def _reach_bits(src: int, speed: int, occ: Words) -> tuple[np.uint64, np.uint64, np.uint64, np.uint64]:
+    """:func:`_reach` on the bits of :func:`_occupancy` (``occ``, its eight words as a tuple: no array, so
+    no reference counting per call): where the piece on cell ``src`` may end, four words.
 
     Breadth-first a level at a time, all hexes of a level at once: the neighbours of the frontier
     not reached before are reached; those a piece may end on are destinations, those it may pass
@@ -842,23 +850,26 @@ def _reach_bits(src: int, speed: int, occ: np.ndarray) -> tuple[np.uint64, np.ui
 
 
 @kernel
-def _list_bits(x0: np.uint64, x1: np.uint64, x2: np.uint64, x3: np.uint64, base: int, out: np.ndarray, k: int) -> int:
-    """Append ``base`` + the cells of the bits ``x`` (four words of the padded grid), ascending, to
-    ``out[k:]``; the new length.  Bit order is cell order: no sort."""
+def _emit_moves(
+    x0: np.uint64, x1: np.uint64, x2: np.uint64, x3: np.uint64, speed: int, occ: Words, out: np.ndarray, k: int
+) -> int:
+    """Append the moves of the pieces on the bits ``x`` (four words of the padded grid) to ``out[k:]``:
+    pieces ascending, each one's destinations ascending (bit order is cell order: no sort); the new
+    length.  All the pieces in one call: ``out`` is counted a reference once, not once a piece."""
     for wi in range(4):
-        bits = x0 if wi == 0 else x1 if wi == 1 else x2 if wi == 2 else x3
-        while bits:
-            out[k] = base + _CELL[64 * wi + trailing_zeros(bits)]
-            k += 1
-            bits &= bits - np.uint64(1)
+        pieces = x0 if wi == 0 else x1 if wi == 1 else x2 if wi == 2 else x3
+        while pieces:
+            src = _CELL[64 * wi + trailing_zeros(pieces)]
+            pieces &= pieces - np.uint64(1)
+            d0, d1, d2, d3 = _reach_bits(src, speed, occ)
+            base = src * N
+            for wj in range(4):
+                bits = d0 if wj == 0 else d1 if wj == 1 else d2 if wj == 2 else d3
+                while bits:
+                    out[k] = base + _CELL[64 * wj + trailing_zeros(bits)]
+                    k += 1
+                    bits &= bits - np.uint64(1)
     return k
-
-
-@kernel
-def _emit_moves(src: int, speed: int, occ: np.ndarray, out: np.ndarray, k: int) -> int:
-    """Append the moves of the piece on ``src`` (destinations ascending) to ``out[k:]``; the new length."""
-    d0, d1, d2, d3 = _reach_bits(src, speed, occ)
-    return _list_bits(d0, d1, d2, d3, I64(src * N), out, k)
 
 
 @kernel
@@ -878,9 +889,10 @@ def _legal(s: np.ndarray, geo: np.ndarray, ws: np.ndarray) -> np.ndarray:
     """:func:`legal` with the caller's scratch space (its marks zero)."""
     p = I64(s[H + TO_MOVE])
     phase = s[H + PHASE]
-    occ = np.empty(8, np.uint64)
+    occ = np.empty(12, np.uint64)
     moves = phase == MOVE or (phase == START and s[H + FIRST + p] != 0)
     pieces = _occupancy(s, p, occ) if moves else 0  # no moves: at most 6·N placements or N losses
+    words = (occ[0], occ[1], occ[2], occ[3], occ[4], occ[5], occ[6], occ[7])
     out = np.empty(6 * N + (pieces + 1) * N + 2, np.int64)
     k = 0
     if phase == PENALTY:
@@ -895,9 +907,7 @@ def _legal(s: np.ndarray, geo: np.ndarray, ws: np.ndarray) -> np.ndarray:
             out[k] = REMOVE_BASE + ws[LIST + i]
             k += 1
         speed = I64(s[H + SPEED])
-        for c in range(N):
-            if s[FLAG + c] & UNMOVED:
-                k = _emit_moves(c, speed, occ, out, I64(k))
+        k = _emit_moves(occ[8], occ[9], occ[10], occ[11], speed, words, out, I64(k))
         out[k] = END
         return out[: k + 1]
     allow = _allowance(s, geo)
@@ -946,11 +956,7 @@ def _legal(s: np.ndarray, geo: np.ndarray, ws: np.ndarray) -> np.ndarray:
             while bits:
                 lo = min(lo, s[NUM + _CELL[64 * wi + trailing_zeros(bits)]])
                 bits &= bits - np.uint64(1)
-        for wi in range(4):  # the group's pieces, ascending
-            bits = g0 if wi == 0 else g1 if wi == 1 else g2 if wi == 2 else g3
-            while bits:
-                k = _emit_moves(_CELL[64 * wi + trailing_zeros(bits)], I64(lo), occ, out, I64(k))
-                bits &= bits - np.uint64(1)
+        k = _emit_moves(g0, g1, g2, g3, I64(lo), words, out, I64(k))  # the group's pieces, ascending
     out[k] = PASS
     return out[: k + 1]
 
