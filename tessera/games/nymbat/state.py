@@ -332,8 +332,13 @@ class NymbatState(TurnState):
         status, legal = _k.apply_step(self.s, self.game.geo, int(action), _NO_STEPS if nxt is None else nxt)
         if status < 0:
             raise IllegalMove(self._reason(-status, action))
-        self._sync(status)
-        if not self._over:
+        self.to_move = status & 3  # _sync inlined: the game was not over, so no winner yet
+        if status & 4:
+            self._over = True
+            w = (status >> 3) - 1
+            self._winner = w if w >= 0 else None
+            self._next = None
+        else:
             self._next = legal
         self._history.append((p, action))
 
