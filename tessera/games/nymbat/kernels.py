@@ -754,6 +754,24 @@ _WORD_CELLS = np.searchsorted(_BIT, 64 * np.arange(5))
 """The cells of word ``w`` of the padded grid are ``_WORD_CELLS[w] … _WORD_CELLS[w + 1] − 1``."""
 
 
+def _near() -> np.ndarray:
+    """Each cell's neighbours (the hexes ±1, ±16, ±17 bits away) and the cell itself, as four words of
+    the padded grid each: row ``c`` the neighbours, row ``N + c`` the cell."""
+    words = np.zeros((2 * N, 4), np.uint64)
+    for c in range(N):
+        b = int(_BIT[c])
+        for nb in (b - 17, b - 16, b - 1, b + 1, b + 16, b + 17):
+            if 0 <= nb < 256 and _CELL[nb] >= 0:
+                words[c, nb >> 6] |= np.uint64(1 << (nb & 63))
+        words[N + c, b >> 6] |= np.uint64(1 << (b & 63))
+    return words
+
+
+_NEAR = _near()
+"""A cell's neighbours and the cell itself in words of the padded grid (:func:`_near`): the reach's first
+level read from a table."""
+
+
 Words = tuple[np.uint64, np.uint64, np.uint64, np.uint64, np.uint64, np.uint64, np.uint64, np.uint64]
 """The eight words of :func:`_occupancy` as a tuple (for mypy)."""
 
@@ -809,16 +827,6 @@ def _spread(
 
 
 @kernel
-def _cell_bits(c: int) -> tuple[np.uint64, np.uint64, np.uint64, np.uint64]:
-    """Cell ``c`` alone, four words of the padded grid."""
-    z = np.uint64(0)
-    b = _BIT[c]
-    bit = np.uint64(1) << np.uint64(b & 63)
-    w = b >> 6
-    return bit if w == 0 else z, bit if w == 1 else z, bit if w == 2 else z, bit if w == 3 else z
-
-
-@kernel
 def _reach_bits(src: int, speed: int, occ: Words) -> tuple[np.uint64, np.uint64, np.uint64, np.uint64]:
     """:func:`_reach` on the bits of :func:`_occupancy` (``occ``, its eight words as a tuple: no array, so
     no reference counting per call): where the piece on cell ``src`` may end, four words.
@@ -826,10 +834,16 @@ def _reach_bits(src: int, speed: int, occ: Words) -> tuple[np.uint64, np.uint64,
     Breadth-first a level at a time, all hexes of a level at once: the neighbours of the frontier
     not reached before are reached; those a piece may end on are destinations, those it may pass
     through the next frontier (so an attacked piece is not passed through)."""
-    f0, f1, f2, f3 = _cell_bits(src)
-    r0, r1, r2, r3 = f0, f1, f2, f3
-    d0 = d1 = d2 = d3 = np.uint64(0)
-    for _level in range(speed):
+    if speed <= 0:
+        z = np.uint64(0)
+        return z, z, z, z
+    n0, n1, n2, n3 = _NEAR[src, 0], _NEAR[src, 1], _NEAR[src, 2], _NEAR[src, 3]  # the first level
+    r0, r1, r2, r3 = _NEAR[N + src, 0] | n0, _NEAR[N + src, 1] | n1, _NEAR[N + src, 2] | n2, _NEAR[N + src, 3] | n3
+    d0, d1, d2, d3 = n0 & occ[4], n1 & occ[5], n2 & occ[6], n3 & occ[7]
+    f0, f1, f2, f3 = n0 & occ[0], n1 & occ[1], n2 & occ[2], n3 & occ[3]
+    for _level in range(1, speed):
+        if not (f0 | f1 | f2 | f3):
+            break
         n0, n1, n2, n3 = _spread(f0, f1, f2, f3)
         n0 &= ~r0
         n1 &= ~r1
@@ -844,8 +858,6 @@ def _reach_bits(src: int, speed: int, occ: Words) -> tuple[np.uint64, np.uint64,
         d2 |= n2 & occ[6]
         d3 |= n3 & occ[7]
         f0, f1, f2, f3 = n0 & occ[0], n1 & occ[1], n2 & occ[2], n3 & occ[3]
-        if not (f0 | f1 | f2 | f3):
-            break
     return d0, d1, d2, d3
 
 
@@ -925,37 +937,43 @@ def _legal(s: np.ndarray, geo: np.ndarray, ws: np.ndarray) -> np.ndarray:
             out[0] = PASS
             k = 1
         return out[:k]
-    # p's groups in the order of their lowest hex: each grown from that hex through p's pieces
+    # p's groups in the order of their lowest hex: each grown from that hex through p's pieces, a piece
+    # at a time (its neighbours from _NEAR), its speed the lowest number met
     z = np.uint64(0)
+    one = np.uint64(1)
     o0, o1, o2, o3 = occ[0] & ~occ[4], occ[1] & ~occ[5], occ[2] & ~occ[6], occ[3] & ~occ[7]
     while o0 | o1 | o2 | o3:
-        f0 = f1 = f2 = f3 = z
+        q0 = q1 = q2 = q3 = z  # the pieces of the group not grown from yet
         if o0:
-            f0 = o0 & (~o0 + np.uint64(1))
+            q0 = o0 & (~o0 + one)
         elif o1:
-            f1 = o1 & (~o1 + np.uint64(1))
+            q1 = o1 & (~o1 + one)
         elif o2:
-            f2 = o2 & (~o2 + np.uint64(1))
+            q2 = o2 & (~o2 + one)
         else:
-            f3 = o3 & (~o3 + np.uint64(1))
-        g0, g1, g2, g3 = f0, f1, f2, f3
-        while f0 | f1 | f2 | f3:
-            n0, n1, n2, n3 = _spread(f0, f1, f2, f3)
-            f0, f1, f2, f3 = n0 & o0 & ~g0, n1 & o1 & ~g1, n2 & o2 & ~g2, n3 & o3 & ~g3
-            g0 |= f0
-            g1 |= f1
-            g2 |= f2
-            g3 |= f3
-        o0 &= ~g0
-        o1 &= ~g1
-        o2 &= ~g2
-        o3 &= ~g3
+            q3 = o3 & (~o3 + one)
+        o0, o1, o2, o3 = o0 & ~q0, o1 & ~q1, o2 & ~q2, o3 & ~q3
+        g0, g1, g2, g3 = q0, q1, q2, q3
         lo = 7
-        for wi in range(4):
-            bits = g0 if wi == 0 else g1 if wi == 1 else g2 if wi == 2 else g3
-            while bits:
-                lo = min(lo, s[NUM + _CELL[64 * wi + trailing_zeros(bits)]])
-                bits &= bits - np.uint64(1)
+        while q0 | q1 | q2 | q3:
+            if q0:
+                b = I64(trailing_zeros(q0))
+                q0 &= q0 - one
+            elif q1:
+                b = 64 + I64(trailing_zeros(q1))
+                q1 &= q1 - one
+            elif q2:
+                b = 128 + I64(trailing_zeros(q2))
+                q2 &= q2 - one
+            else:
+                b = 192 + I64(trailing_zeros(q3))
+                q3 &= q3 - one
+            c = _CELL[b]
+            lo = min(lo, s[NUM + c])
+            n0, n1, n2, n3 = _NEAR[c, 0] & o0, _NEAR[c, 1] & o1, _NEAR[c, 2] & o2, _NEAR[c, 3] & o3
+            o0, o1, o2, o3 = o0 & ~n0, o1 & ~n1, o2 & ~n2, o3 & ~n3
+            q0, q1, q2, q3 = q0 | n0, q1 | n1, q2 | n2, q3 | n3
+            g0, g1, g2, g3 = g0 | n0, g1 | n1, g2 | n2, g3 | n3
         k = _emit_moves(g0, g1, g2, g3, I64(lo), words, out, I64(k))  # the group's pieces, ascending
     out[k] = PASS
     return out[: k + 1]
