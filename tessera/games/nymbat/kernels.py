@@ -327,9 +327,18 @@ def _has_step(s: np.ndarray, geo: np.ndarray, ws: np.ndarray) -> bool:
         return True
     p = I64(s[H + TO_MOVE])
     speed = I64(s[H + SPEED])
-    for c in range(N):  # noqa: SIM110 (a plain loop compiles to the simplest code)
-        if s[FLAG + c] & UNMOVED and _reach(s, geo, c, speed, p, ws, I64(1)):
-            return True
+    if speed < 1:
+        return False
+    for c in range(N):
+        if s[FLAG + c] & UNMOVED:
+            for j in range(6):  # a neighbour empty or another player's: a step at once, no search
+                nb = geo[c, j]
+                if nb < 0:
+                    break
+                if s[OWNER + nb] != p:
+                    return True
+            if _reach(s, geo, c, speed, p, ws, I64(1)):
+                return True
     return False
 
 
@@ -908,10 +917,9 @@ def _legal(s: np.ndarray, geo: np.ndarray, ws: np.ndarray) -> np.ndarray:
     out = np.empty(6 * N + (pieces + 1) * N + 2, np.int64)
     k = 0
     if phase == PENALTY:
-        for c in range(N):
-            if s[OWNER + c] == p:
-                out[k] = LOSE_BASE + c
-                k += 1
+        for c in range(N):  # no branch: each cell written, kept if it is p's
+            out[k] = LOSE_BASE + c
+            k += s[OWNER + c] == p
         return out[:k]
     if phase == MOVE:
         r = _removable_list(s, geo, ws)
