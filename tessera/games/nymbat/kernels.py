@@ -718,7 +718,8 @@ def apply_step(s: np.ndarray, geo: np.ndarray, a: int, legal_now: np.ndarray) ->
     legal steps, read-only (empty once the game is over), or ``(−code, empty)`` with nothing changed
     when ``a`` is illegal.  The State API's one kernel call per step.
     """
-    ws = np.zeros(WS_SIZE, np.int32)
+    ws = np.empty(WS_SIZE, np.int32)  # only the marks need be zero: every other region is written first
+    ws[SEEN : SEEN + N] = 0
     found = False
     for i in range(legal_now.shape[0]):
         if legal_now[i] == a:
