@@ -327,7 +327,10 @@ def _has_step(s: np.ndarray, geo: np.ndarray, ws: np.ndarray) -> bool:
         return True
     p = I64(s[H + TO_MOVE])
     speed = I64(s[H + SPEED])
-    if speed < 1:
+    flags = 0
+    for c in range(N):  # no branch (vectorised): is any piece left to move at all?
+        flags |= s[FLAG + c]
+    if speed < 1 or not flags & UNMOVED:
         return False
     for c in range(N):
         if s[FLAG + c] & UNMOVED:
