@@ -160,7 +160,10 @@ class Hub:
         self.add(conn)  # the others get a small presence message if a seat's flag changed
         await self._send_state(conn, view["version"], dumps(view))
         if await run_in_threadpool(self.service.version, game_id) != view["version"]:
-            await self.send_view(conn)  # a change landed between the view and joining the hub
+            # a change landed between the view and joining the hub: this socket alone is brought up
+            # to date as a broadcast would (a light one gets the change, or nothing if the change's
+            # own broadcast, which may also reach it now that it joined, already brought it)
+            await self.broadcast(game_id, fresh=False, only=conn)
         try:
             while True:
                 frame = await websocket.receive()
@@ -352,8 +355,9 @@ class Hub:
         conn.base = (version, full)
         await self._send_text(conn, state_text(full))
 
-    async def broadcast(self, game_id: str, *, fresh: bool = True) -> None:
-        """Every viewer of ``game_id`` gets his own view, or its change (a light socket).
+    async def broadcast(self, game_id: str, *, fresh: bool = True, only: Connection | None = None) -> None:
+        """Every viewer of ``game_id`` gets his own view, or its change (a light socket); ``only``:
+        that connection alone (one that joined while the game changed, :meth:`serve`).
 
         The views are built and JSON-encoded once per distinct token (all spectators share one
         text), not once per socket: on the event loop from the game in memory after this
@@ -361,7 +365,7 @@ class Hub:
         distinct token and base version, the operations of the render's shared part once for all
         of them (:meth:`~tessera.server.match.views.Views.diff`); a light socket whose view did not change gets nothing.
         """
-        conns = list(self.games.get(game_id, ()))
+        conns = [only] if only is not None else list(self.games.get(game_id, ()))
         if not conns:
             return
         tokens = {conn.token for conn in conns}
