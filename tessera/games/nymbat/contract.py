@@ -44,7 +44,8 @@ def current(s: np.ndarray, g: Tables) -> int:
 
 @kernel
 def legal(s: np.ndarray, g: Tables, out: np.ndarray) -> int:
-    """Ascending: the legal steps of the player to move (moves, placements, removals, losses, end, pass)."""
+    """The legal steps of the player to move (moves, placements, removals, losses, end, pass), in the order the
+    game lists them (:func:`tessera.games.nymbat.kernels.legal`)."""
     if s[_H + _OVER]:
         return 0
     steps = yk.legal(s, g[0])
