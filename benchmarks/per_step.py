@@ -30,7 +30,9 @@ reported too.
 (e.g. a worktree of the commit before a change) in a worker process with
 ``DIR`` first on the path, in the same interleaved rounds: "before" and "after"
 in one run.  Rounds alternate the sides so load from other processes hits all
-alike; each figure is the median over the rounds.
+alike; each figure is the median over the rounds.  The results (``--json``)
+record which code each side ran (``code``: tessera's version, git commit,
+whether tracked files differ from it, Python, numba), not the checkout's path.
 """
 
 from __future__ import annotations
@@ -136,12 +138,24 @@ def measure(spec: str, kind: str, seconds: float, seed: int, games: dict[str, An
 
 
 def worker() -> None:
-    """Serve ``measure`` requests (one JSON line each) on stdin for ``--baseline``."""
+    """Serve ``measure`` requests (one JSON line each) on stdin for ``--baseline``; ``{"code": true}`` asks
+    which code the worker runs (:func:`code`)."""
     games: dict[str, Any] = {}
     for line in sys.stdin:
         req = json.loads(line)
+        if req.get("code"):
+            print(json.dumps(code()), flush=True)
+            continue
         out = measure(req["spec"], req["kind"], req["seconds"], req["seed"], games)
         print(json.dumps(out), flush=True)
+
+
+def code() -> dict[str, Any]:
+    """Which code this process measures: tessera's version, the git commit of its checkout, whether tracked
+    files differ from it, Python and numba (:func:`tessera.arena.runner.provenance`)."""
+    from tessera.arena.runner import provenance
+
+    return provenance()
 
 
 def main() -> None:
@@ -176,6 +190,12 @@ def main() -> None:
         proc.stdin.flush()
         return list(json.loads(proc.stdout.readline()))
 
+    baseline_code: dict[str, Any] | None = None
+    if proc is not None:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(json.dumps({"code": True}) + "\n")
+        proc.stdin.flush()
+        baseline_code = json.loads(proc.stdout.readline())
     games: dict[str, Any] = {}
     sides = ["after"] + (["before"] if proc else [])
     samples: dict[tuple[str, str, str], list[list[float]]] = {}
@@ -217,7 +237,7 @@ def main() -> None:
         "seconds": args.seconds,
         "mc_seconds": mc_seconds,
         "rounds": args.rounds,
-        "baseline": args.baseline,
+        "code": {"after": code(), "before": baseline_code},
         "rows": [],
     }
     print(f"machine: {machine}; medians of {args.rounds} interleaved rounds, CPU time")

@@ -8,6 +8,10 @@ the cells the step names, the group's flags, and the constant planes whose value
 for a new game or a new player to move, where most planes change: rotating the players' piece planes
 there measured slower than writing them whole) and
 the mask from the engine's list of the entries it shows (only the entries that change are written).
+With ``actions="factored"`` no decision reads the flat mask: the engine keeps the legal list only (the
+decisions' masks are read from it, :func:`tessera.core.kits.vector._factor_masks`) and writes a flat
+row when it is read (:attr:`NymbatVector._mask`).  The rows of the batch arrays are taken without
+reference counts (:mod:`tessera.core.kits.rows`) and the kernels' scratch is kept on the engine.
 
 **Kept beside the generic engine** (:class:`tessera.core.kits.stepper.ContractVector`, which played
 Nymbat until 2026-11-30), because the generic one costs more than 10 % here: the engine part of a step
