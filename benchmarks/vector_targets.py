@@ -223,6 +223,8 @@ def main() -> None:
             return None
         return statistics.median(x[i] for x in samples[name])
 
+    from tessera.arena.runner import provenance  # which code ran: version, git commit, files changed
+
     out: dict[str, Any] = {
         "date": time.strftime("%Y-%m-%d", time.gmtime()),
         "machine": f"{platform.machine()}, {os.cpu_count()} cpus, Python {platform.python_version()}",
@@ -230,6 +232,7 @@ def main() -> None:
         "rounds": args.rounds,
         "seconds": args.seconds,
         "note": note,
+        "code": provenance(),
         "vector": {},
         "pgx": {},
         "per_step": {},
