@@ -13,6 +13,15 @@ planes straight into the game's row of the batch (``uint8`` or ``float32``), onl
 the token planes of the last step swapped (the other player looks) and the move's cells rewritten,
 the constant planes when their value changes, the board and "I am to move" at the reset.
 
+**No reference counts in the loop over the games.**  Each game's rows (``positions``, the bit boards,
+the planes, the mask) are taken with :func:`~tessera.core.kits.rows.row` and the arrays the kernels pass
+down (the tables ``g``, the initial position, the scratch ``x`` and ``changed``, now kept on the engine,
+not allocated per call) with :func:`~tessera.core.kits.rows.unowned`: numba's atomic counts on every
+view and every array a called kernel receives were about a third of a step's CPU time (``perf``).
+``benchmarks/vector_targets.py --games ikabegama --profile --seconds 0.5``, ``uint8`` planes, B = 1,024,
+the engine's CPU ns per game and decision, medians of 3 runs interleaved with the previous commit,
+2026-11-30: flat 984 → 581, factored 1,014 → 559.
+
 **Kept beside the generic engine** (:class:`tessera.core.kits.stepper.ContractVector`, the batched loop on the
 kernel contract), because the generic one costs more than 10 % here. CPU time per game-step at B = 1,024,
 random legal actions included, medians of 3 interleaved rounds, 2026-11-30
@@ -33,6 +42,8 @@ import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros as _trailing_zeros
 
 from tessera.core.kernels import I64, kernel
+from tessera.core.kits.rows import row as _row
+from tessera.core.kits.rows import unowned as _unowned
 from tessera.core.kits.vector import VectorGame, fresh_cache
 from tessera.games.ikabegama import kernels as ik
 from tessera.games.ikabegama.observation import layout_tables
@@ -174,34 +185,23 @@ def _refill(obs: np.ndarray, start: int, count: int, value: np.float32, fresh: b
         _fill(obs, start, count, value)
 
 
-@kernel
-def _write_row(
-    a: np.ndarray,
-    g: tuple[np.ndarray, ...],
-    occ: np.ndarray,
-    x: np.ndarray,
-    changed: np.ndarray,
-    n: int,
-    obs: np.ndarray,
-    packed: np.ndarray,
-    b: int,
-    mask: np.ndarray,
-    fresh: bool,
-) -> int:
-    """:func:`_write` into game ``b``'s ``uint8`` row (``packed`` has rows) or its ``float32`` row."""
-    if packed.shape[0] > 0:
-        return _write(a, g, occ, x, changed, n, packed[b], mask, 255.0, fresh)
-    return _write(a, g, occ, x, changed, n, obs[b], mask, 1.0, fresh)
-
-
-@kernel
 def _scratch(g: tuple[np.ndarray, ...]) -> np.ndarray:
     """:func:`_write`'s ``x``: the board's words between ``pad`` zero words, ``pad`` words covering two rows
     and two cells (``pad`` = ``(x.shape[0] − 1 − words) // 2``; one more word at the end for the last run)."""
     nw = g[4].shape[0]
     width = g[7][5] - g[7][0]
     pad = ((2 * width + 2) >> 6) + 1
-    return np.zeros(nw + 2 * pad + 1, np.uint64)
+    return np.zeros(int(nw + 2 * pad + 1), np.uint64)
+
+
+@kernel
+def _unowned_g(g: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
+    """The tables ``g`` as views without reference counts (:func:`~tessera.core.kits.rows.unowned`): valid
+    while ``g`` is (the top-level kernel's argument)."""
+    return (
+        _unowned(g[0]), _unowned(g[1]), _unowned(g[2]), _unowned(g[3]), _unowned(g[4]), _unowned(g[5]),
+        _unowned(g[6]), _unowned(g[7]), _unowned(g[8]), _unowned(g[9]), _unowned(g[10]),
+    )  # fmt: skip
 
 
 @kernel
@@ -223,12 +223,19 @@ def _reset(
     packed: np.ndarray,
     mask: np.ndarray,
     player: np.ndarray,
+    x: np.ndarray,
+    changed: np.ndarray,
 ) -> None:
-    x = _scratch(g)
-    changed = np.empty(8, np.int64)
+    init, x, changed = _unowned(init), _unowned(x), _unowned(changed)
+    g = _unowned_g(g)
+    u8 = packed.shape[0] > 0
     for b in range(positions.shape[0]):
-        _new_game(positions[b], init, occ[b], g[9])
-        player[b] = _write_row(positions[b], g, occ[b], x, changed, I64(-1), obs, packed, b, mask[b], True)
+        a, bits = _row(positions, b), _row(occ, b)
+        _new_game(a, init, bits, g[9])
+        if u8:
+            player[b] = _write(a, g, bits, x, changed, I64(-1), _row(packed, b), _row(mask, b), 255.0, True)
+        else:
+            player[b] = _write(a, g, bits, x, changed, I64(-1), _row(obs, b), _row(mask, b), 1.0, True)
 
 
 @kernel
@@ -245,11 +252,14 @@ def _step(
     player: np.ndarray,
     rewards: np.ndarray,
     terminated: np.ndarray,
+    x: np.ndarray,
+    changed: np.ndarray,
 ) -> None:
+    init, to_t, x, changed = _unowned(init), _unowned(to_t), _unowned(x), _unowned(changed)
+    g = _unowned_g(g)
+    u8 = packed.shape[0] > 0
     k, cellof = g[0], g[3]
     size = k[_K_SIZE]
-    x = _scratch(g)
-    changed = np.empty(8, np.int64)
     one = np.uint64(1)
     for b in range(positions.shape[0]):
         if actions[b] < 0:  # no step for this game (the Gymnasium env's opponents' turns)
@@ -257,8 +267,8 @@ def _step(
                 rewards[b, q] = 0.0
             terminated[b] = False
             continue
-        a = positions[b]
-        bits = occ[b]
+        a = _row(positions, b)
+        bits = _row(occ, b)
         t = to_t[actions[b]]
         ik.apply(a, k, t)
         n = 0
@@ -292,7 +302,10 @@ def _step(
             terminated[b] = True
             _new_game(a, init, bits, g[9])
             n = -1
-        player[b] = _write_row(a, g, bits, x, changed, n, obs, packed, b, mask[b], False)
+        if u8:
+            player[b] = _write(a, g, bits, x, changed, n, _row(packed, b), _row(mask, b), 255.0, False)
+        else:
+            player[b] = _write(a, g, bits, x, changed, n, _row(obs, b), _row(mask, b), 1.0, False)
 
 
 def _bit_tables(
@@ -375,12 +388,19 @@ class IkabegamaVector(VectorGame):
         self._g = (self._k, hpos, board, *_bit_tables(self._k, self._allowed, self._from_t, hpos, init))
         self._occ = np.zeros((self.batch, 2, self._g[4].shape[0]), np.uint64)
         """Each game's tokens as bit boards, one per player (see :func:`_bit_tables`)."""
+        self._x = _scratch(self._g)
+        """:func:`_write`'s scratch ``x`` (kept here, not allocated per call; its ``pad`` words stay zero)."""
+        self._changed = np.empty(8, np.int64)
+        """The step's changed cells (scratch)."""
 
     def _reset_all(self) -> None:
-        _reset(self.positions, self._occ, self._init, self._g, self._obs_w, self._packed, self._mask_rows, self._player)
+        _reset(
+            self.positions, self._occ, self._init, self._g, self._obs_w, self._packed, self._mask_rows, self._player,
+            self._x, self._changed,
+        )  # fmt: skip
 
     def _step(self, actions: np.ndarray) -> None:
         _step(
             self.positions, self._occ, actions, self._init, self._g, self._to_t, self._obs_w, self._packed,
-            self._mask_rows, self._player, self._rewards, self._terminated,
+            self._mask_rows, self._player, self._rewards, self._terminated, self._x, self._changed,
         )  # fmt: skip
