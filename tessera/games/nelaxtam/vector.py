@@ -203,6 +203,28 @@ def _new_turn(
 
 
 @kernel
+def _tables(
+    geo: np.ndarray,
+    pos: np.ndarray,
+    obs: np.ndarray,
+    packed: np.ndarray,
+    init: np.ndarray,
+    scratch: np.ndarray,
+    claimed: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The engine's tables, planes and scratch without reference counts (the loop's calls would count each)."""
+    return (
+        _unowned(geo),
+        _unowned(pos),
+        _unowned(obs),
+        _unowned(packed),
+        _unowned(init),
+        _unowned(scratch),
+        _unowned(claimed),
+    )
+
+
+@kernel
 def _reset(
     positions: np.ndarray,
     shown: np.ndarray,
@@ -228,13 +250,7 @@ def _reset(
     work_claimed: np.ndarray,
     work_acts: np.ndarray,
 ) -> None:
-    geo = _unowned(geo)
-    pos = _unowned(pos)
-    obs = _unowned(obs)
-    packed = _unowned(packed)
-    init = _unowned(init)
-    scratch = _unowned(work_scratch)
-    claimed = _unowned(work_claimed)
+    geo, pos, obs, packed, init, scratch, claimed = _tables(geo, pos, obs, packed, init, work_scratch, work_claimed)
     for b in range(positions.shape[0]):
         st = _row(positions, b)
         state = _row(states, b)
@@ -290,13 +306,7 @@ def _step(
     sq = geo.shape[0] - 1
     t = geo[sq, 2]
     h = sq + 2 * t
-    geo = _unowned(geo)
-    pos = _unowned(pos)
-    obs = _unowned(obs)
-    packed = _unowned(packed)
-    init = _unowned(init)
-    scratch = _unowned(work_scratch)
-    claimed = _unowned(work_claimed)
+    geo, pos, obs, packed, init, scratch, claimed = _tables(geo, pos, obs, packed, init, work_scratch, work_claimed)
     acts = _unowned(work_acts)
     for b in range(positions.shape[0]):
         rewards[b, 0] = 0.0

@@ -133,19 +133,21 @@ def _new_game(
 
 
 @kernel
+def _tables(
+    start: np.ndarray, geo: np.ndarray, pos: np.ndarray, board: np.ndarray, ws: np.ndarray, marks: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The engine's tables and scratch without reference counts (:mod:`tessera.core.kits.rows`): the calls
+    of the loop over the games would count each array they pass."""
+    return _unowned(start), _unowned(geo), _unowned(pos), _unowned(board), _unowned(ws), _unowned(marks)
+
+
+@kernel
 def _reset(
     states: np.ndarray, start: np.ndarray, geo: np.ndarray, pos: np.ndarray, board: np.ndarray, obs: np.ndarray,
     packed: np.ndarray, mask: np.ndarray, words: np.ndarray, player: np.ndarray, remembered: np.ndarray,
     synced: np.ndarray, ws: np.ndarray, marks: np.ndarray,
 ) -> None:  # fmt: skip
-    start, geo, pos, board, ws, marks = (
-        _unowned(start),
-        _unowned(geo),
-        _unowned(pos),
-        _unowned(board),
-        _unowned(ws),
-        _unowned(marks),
-    )
+    start, geo, pos, board, ws, marks = _tables(start, geo, pos, board, ws, marks)
     u8 = packed.shape[0] > 0
     for b in range(states.shape[0]):
         s = _row(states, b)
@@ -169,14 +171,7 @@ def _step(
     ws: np.ndarray, marks: np.ndarray, old: np.ndarray, new: np.ndarray, head: np.ndarray, cells: np.ndarray,
     before: np.ndarray,
 ) -> None:  # fmt: skip
-    start, geo, pos, board, ws, marks = (
-        _unowned(start),
-        _unowned(geo),
-        _unowned(pos),
-        _unowned(board),
-        _unowned(ws),
-        _unowned(marks),
-    )
+    start, geo, pos, board, ws, marks = _tables(start, geo, pos, board, ws, marks)
     old, new, head, cells, before = _unowned(old), _unowned(new), _unowned(head), _unowned(cells), _unowned(before)
     u8 = packed.shape[0] > 0
     n = rewards.shape[1]
