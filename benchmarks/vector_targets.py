@@ -208,6 +208,9 @@ def main() -> None:
                 cells = "".join(f"{prof[k]:>8,.0f}" for k in ("draw", "check", "engine", "masks", "total"))
                 print(f"{g:<10}{acts:<10}{cells}")
         return
+    from tessera.arena.runner import provenance
+
+    code = provenance()  # which code runs: taken before the engines are loaded, not after the run
     entries, remote, note = build(args)
     samples: dict[str, list[list[float]]] = {k: [] for k in entries}
     names = list(entries)
@@ -223,8 +226,6 @@ def main() -> None:
             return None
         return statistics.median(x[i] for x in samples[name])
 
-    from tessera.arena.runner import provenance  # which code ran: version, git commit, files changed
-
     out: dict[str, Any] = {
         "date": time.strftime("%Y-%m-%d", time.gmtime()),
         "machine": f"{platform.machine()}, {os.cpu_count()} cpus, Python {platform.python_version()}",
@@ -232,7 +233,7 @@ def main() -> None:
         "rounds": args.rounds,
         "seconds": args.seconds,
         "note": note,
-        "code": provenance(),
+        "code": code,
         "vector": {},
         "pgx": {},
         "per_step": {},
