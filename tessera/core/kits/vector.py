@@ -303,7 +303,7 @@ class VectorGame:
         self._mask_rows = np.zeros((b, -(-self.num_flat_actions // 8) * 8), np.bool_)
         """The flat masks, each row padded with ``False`` to a whole number of 8-byte words (the kernels
         write these rows; a flat batch shows the first ``num_flat_actions`` columns)."""
-        self._mask = self._mask_rows[:, : self.num_flat_actions]
+        self._flat_mask = self._mask_rows[:, : self.num_flat_actions]
         self.factoring: Factoring | None = self.make_factoring() if actions == "factored" else None
         """How a move splits into decisions (``actions="factored"`` in a game whose moves have two; ``None``:
         every decision is a whole move, the factored mask is the flat one)."""
@@ -320,7 +320,7 @@ class VectorGame:
             (the factored masks look one up per legal action)."""
         else:
             self.num_actions = self.num_flat_actions
-            self._shown = self._mask
+            self._shown = self._flat_mask
         self._player = np.zeros(b, np.int32)
         self._rewards = np.zeros((b, self.num_players), np.float32)
         self._terminated = np.zeros(b, np.bool_)
@@ -330,6 +330,16 @@ class VectorGame:
         """``int64 (B,)``: the flat action each game played in the last call, −1 for a game that only
         took the first decision of a move (or did not step)."""
         self._started = False
+
+    @property
+    def _mask(self) -> np.ndarray:
+        """``bool (B, A)``: the flat masks, brought up to date first (:meth:`_sync_flat_mask`)."""
+        self._sync_flat_mask()
+        return self._flat_mask
+
+    def _sync_flat_mask(self) -> None:
+        """Write the flat mask rows an engine left stale (with ``actions="factored"`` an engine may write
+        them only when read: no decision needs them).  Default: they are always up to date."""
 
     def make_factoring(self) -> Factoring | None:
         """The game's two decisions per move (``None``: one decision is a move).  Subclasses override."""

@@ -320,18 +320,12 @@ class NumeVector(VectorGame):
 
         return factoring(self.adapted)
 
-    @property
-    def _mask(self) -> np.ndarray:
-        """The flat masks.  With ``actions="factored"`` the decisions' masks are written from the cell
-        statuses, and the flat masks only when read (here): no decision needs them."""
+    def _sync_flat_mask(self) -> None:
+        """With ``actions="factored"`` the decisions' masks are written from the cell statuses, and the flat
+        masks only when read (here): no decision needs them."""
         if self._flat_stale:
             self._flat_stale = False
             _sync_flat(self._known, self._written, self._kw, self._words)
-        return self._flat_mask
-
-    @_mask.setter
-    def _mask(self, value: np.ndarray) -> None:
-        self._flat_mask = value
 
     def _refactor(self) -> None:
         if self.factoring is not None:

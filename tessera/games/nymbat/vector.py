@@ -10,7 +10,7 @@ there measured slower than writing them whole) and
 the mask from the engine's list of the entries it shows (only the entries that change are written).
 With ``actions="factored"`` no decision reads the flat mask: the engine keeps the legal list only (the
 decisions' masks are read from it, :func:`tessera.core.kits.vector._factor_masks`) and writes a flat
-row when it is read (:attr:`NymbatVector._mask`).  The rows of the batch arrays are taken without
+row when it is read (:meth:`NymbatVector._sync_flat_mask`).  The rows of the batch arrays are taken without
 reference counts (:mod:`tessera.core.kits.rows`) and the kernels' scratch is kept on the engine.
 
 **Kept beside the generic engine** (:class:`tessera.core.kits.stepper.ContractVector`, which played
@@ -255,7 +255,8 @@ class NymbatVector(VectorGame):
         steps the decisions' masks are read from."""
         self._synced = np.ones(self.batch if self.factoring is not None else 0, np.bool_)
         """With ``actions="factored"``: per game, whether its flat mask row shows its position (the rows are
-        written only when read, :attr:`_mask`, or when a list is too long to keep); empty with ``flat``."""
+        written only when read, :meth:`_sync_flat_mask`, or when a list is too long to keep); empty with
+        ``flat``."""
 
         planes = self.observation_shape[0]
         self._scratch = (
@@ -266,18 +267,10 @@ class NymbatVector(VectorGame):
         (both zero between calls), then ``update_planes``'s rows and the step's header, cells and their
         contents before it."""
 
-    @property
-    def _mask(self) -> np.ndarray:
-        """The flat masks.  With ``actions="factored"`` no decision needs them: they are written here, when
-        read, from the kept lists."""
-        synced = getattr(self, "_synced", None)  # (None while the base class sets the engine up)
-        if synced is not None and synced.shape[0] and not synced.all():
+    def _sync_flat_mask(self) -> None:
+        """With ``actions="factored"`` the flat mask rows are written from the kept lists when read."""
+        if self._synced.shape[0] and not self._synced.all():
             _sync_flat(self._mask_rows, self._words, self._remembered, self._synced)
-        return self._flat_mask
-
-    @_mask.setter
-    def _mask(self, value: np.ndarray) -> None:
-        self._flat_mask = value
 
     def make_factoring(self) -> Any:
         from tessera.games.nymbat.contract import factoring
