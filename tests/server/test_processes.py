@@ -55,13 +55,24 @@ def serve(url: str, *extra: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]
             assert time.time() < deadline, "the server did not start"
             time.sleep(0.1)
         yield base, proc
+    except BaseException as e:  # the test failed: its report ends with what the server logged
+        stop(proc)
+        if proc.stderr is not None:
+            e.add_note(f"the server's log ({base}):\n{proc.stderr.read().decode(errors='replace')[-4000:]}")
+        raise
     finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGINT)
-            try:
-                proc.wait(15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        stop(proc)
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    """End a server process as Ctrl-C does (killed if it takes more than 15 s)."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def move_of(view: dict[str, Any]) -> str:

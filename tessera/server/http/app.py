@@ -12,10 +12,11 @@ orjson).  Every refusal is a 4xx with ``{"detail": "<the reason>"}``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import logging
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -25,6 +26,8 @@ from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import HTTPConnection
+from starlette.websockets import WebSocket, WebSocketState
 
 import tessera
 from tessera.server.accounts.live import install as install_accounts
@@ -118,15 +121,33 @@ async def validation_error_handler(request: Request, exc: RequestValidationError
     return JSONResponse(with_error({**body, "args": {"fields": validation_fields(errors)}}), status_code=422)
 
 
+async def answer(
+    conn: HTTPConnection, body: dict[str, Any], status: int, headers: Mapping[str, str] | None = None
+) -> JSONResponse | None:
+    """A refusal's answer: JSON (:func:`with_error`) with ``status`` and ``headers``.
+
+    On a WebSocket whose handler raised: before it was accepted, the same JSON as the handshake's
+    answer (ASGI's WebSocket denial response); once accepted, an ``{"type": "error", "detail": …}``
+    message and the close code ``4000 + status`` (as the hub closes its own refusals), then None.
+    Never a half-open socket dropped without a close frame."""
+    if isinstance(conn, WebSocket) and conn.application_state is not WebSocketState.CONNECTING:
+        with contextlib.suppress(Exception):  # the client may be gone already
+            if conn.application_state is WebSocketState.CONNECTED:
+                await conn.send_json({"type": "error", "detail": body["detail"]})
+                await conn.close(code=4000 + status)
+        return None
+    return JSONResponse(with_error(body), status_code=status, headers=headers)
+
+
 def with_error(body: dict[str, Any]) -> dict[str, Any]:
     """A refusal's JSON with ``error`` beside ``detail`` (the same reason): ``error`` is the field
     lichess's clients (berserk, lichess-bot) read, ``detail`` the one tessera's read."""
     return {**body, "error": body["detail"]}
 
 
-async def http_error_handler(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+async def http_error_handler(conn: HTTPConnection, exc: StarletteHTTPException) -> JSONResponse | None:
     """Starlette's and FastAPI's own refusals (an unknown route, a method not allowed), with ``error``."""
-    return JSONResponse(with_error({"detail": exc.detail}), status_code=exc.status_code, headers=exc.headers)
+    return await answer(conn, {"detail": exc.detail}, exc.status_code, exc.headers)
 
 
 WORKER_THREADS = 16
@@ -372,29 +393,29 @@ def create_app(
     app.add_exception_handler(StarletteHTTPException, http_error_handler)  # type: ignore[arg-type]
 
     @app.exception_handler(ServiceError)
-    async def service_error(request: Request, exc: ServiceError) -> JSONResponse:
-        return JSONResponse(with_error(exc.body()), status_code=exc.status)  # key and args where it has them
+    async def service_error(conn: HTTPConnection, exc: ServiceError) -> JSONResponse | None:
+        return await answer(conn, exc.body(), exc.status)  # key and args where it has them
 
     @app.exception_handler(Refused)
-    async def refused(request: Request, exc: Refused) -> JSONResponse:
-        return JSONResponse(with_error(exc.body()), status_code=exc.status_code, headers=exc.headers)  # key, args
+    async def refused(conn: HTTPConnection, exc: Refused) -> JSONResponse | None:
+        return await answer(conn, exc.body(), exc.status_code, exc.headers)  # key, args
 
     @app.exception_handler(PoolBusy)
-    async def pool_busy(request: Request, exc: PoolBusy) -> JSONResponse:
-        headers = {"Retry-After": str(max(1, round(exc.retry_after)))}
-        return JSONResponse(with_error({"detail": exc.detail}), status_code=429, headers=headers)
+    async def pool_busy(conn: HTTPConnection, exc: PoolBusy) -> JSONResponse | None:
+        return await answer(conn, {"detail": exc.detail}, 429, {"Retry-After": str(max(1, round(exc.retry_after)))})
 
     @app.exception_handler(SearchTimeout)
-    async def search_stopped(request: Request, exc: SearchTimeout) -> JSONResponse:
-        return JSONResponse(with_error({"detail": exc.detail}), status_code=503, headers={"Retry-After": "1"})
+    async def search_stopped(conn: HTTPConnection, exc: SearchTimeout) -> JSONResponse | None:
+        return await answer(conn, {"detail": exc.detail}, 503, {"Retry-After": "1"})
 
     for kind in STORAGE_ERRORS:
 
         @app.exception_handler(kind)
-        async def storage_error(request: Request, exc: Exception) -> JSONResponse:
+        async def storage_error(conn: HTTPConnection, exc: Exception) -> JSONResponse | None:
             detail, retry = storage_trouble(exc)
-            log.error("storage unavailable on %s %s: %s", request.method, request.url.path, detail)
-            return JSONResponse(with_error({"detail": detail}), status_code=503, headers={"Retry-After": str(retry)})
+            method = conn.scope.get("method", "WEBSOCKET")
+            log.error("storage unavailable on %s %s: %s", method, conn.url.path, detail)
+            return await answer(conn, {"detail": detail}, 503, {"Retry-After": str(retry)})
 
     for router in ROUTERS:  # the game's own routes first: the most asked (a request tries them in order)
         app.include_router(router)

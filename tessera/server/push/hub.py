@@ -42,6 +42,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from tessera.server.events import Changed, ChatPosted, Event, Resync, Thinking
 from tessera.server.http.encoding import dumps, dumps_text, loads
 from tessera.server.http.errors import ServiceError
+from tessera.server.http.storage_errors import STORAGE_ERRORS, storage_trouble
 from tessera.server.match.service import MatchService
 
 if TYPE_CHECKING:
@@ -149,6 +150,10 @@ class Hub:
                 await websocket.send_json({"type": "error", "detail": e.detail})
                 await websocket.close(code=4000 + e.status)
                 return
+            except STORAGE_ERRORS as e:  # no view to start from: the client tries again (code 4503)
+                await websocket.send_json({"type": "error", "detail": storage_trouble(e)[0]})
+                await websocket.close(code=4503)
+                return
             refused = self.admit(game_id, client, seat=view["you"], seated=True)
         if refused is not None:
             await websocket.send_json({"type": "error", "detail": refused})
@@ -159,12 +164,8 @@ class Hub:
             conn.user_id = await run_in_threadpool(spectator_account, websocket)
         self.add(conn)  # the others get a small presence message if a seat's flag changed
         await self._send_state(conn, view["version"], dumps(view))
-        if await run_in_threadpool(self.service.version, game_id) != view["version"]:
-            # a change landed between the view and joining the hub: this socket alone is brought up
-            # to date as a broadcast would (a light one gets the change, or nothing if the change's
-            # own broadcast, which may also reach it now that it joined, already brought it)
-            await self.broadcast(game_id, fresh=False, only=conn)
         try:
+            await self._catch_up(conn, view["version"])
             while True:
                 frame = await websocket.receive()
                 if frame["type"] == "websocket.disconnect":
@@ -180,6 +181,19 @@ class Hub:
             pass
         finally:
             self.remove(conn)
+
+    async def _catch_up(self, conn: Connection, version: int) -> None:
+        """If a change landed between ``conn``'s first view (at ``version``) and its joining the hub,
+        bring this socket alone up to date as a broadcast would (a light one gets the change, or
+        nothing if the change's own broadcast, which may also reach it now that it joined, already
+        brought it).  The storage failing meanwhile leaves the socket open: the change listener's
+        resync when the database is back, the game's next change or the client's ``ping`` (which
+        carries the version it holds) brings it up to date."""
+        try:
+            if await run_in_threadpool(self.service.version, conn.game_id) != version:
+                await self.broadcast(conn.game_id, fresh=False, only=conn)
+        except STORAGE_ERRORS as e:
+            log.warning("a socket of game %s joined while the storage failed: %s", conn.game_id, e)
 
     def admit(self, game_id: str, client: str, *, seat: int | None = None, seated: bool = False) -> str | None:
         """Why a new connection from ``client`` to ``game_id`` is refused (None: it is welcome).
@@ -250,7 +264,7 @@ class Hub:
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(coro)
-        task.add_done_callback(lambda t: t.exception() if not t.cancelled() else None)
+        task.add_done_callback(_log_failure)
 
     # -- views ---------------------------------------------------------------------------
     def notify(self, game_id: str, *, fresh: bool = True) -> None:
@@ -347,6 +361,9 @@ class Hub:
         except ServiceError as e:
             view = None
             await self._send(conn, {"type": "error", "detail": e.detail})
+        except STORAGE_ERRORS as e:  # the socket stays open: the client may ask again
+            view = None
+            await self._send(conn, {"type": "error", "detail": storage_trouble(e)[0]})
         if view is not None:
             await self._send_state(conn, view["version"], dumps(view))
 
@@ -441,6 +458,17 @@ class Hub:
                 await conn.ws.send_text(text)
             except Exception:  # the socket closed under us; its handler removes it
                 log.debug("send to a closed socket of game %s", conn.game_id)
+
+
+def _log_failure(task: asyncio.Task[None]) -> None:
+    """A spawned send or broadcast that failed is logged (a storage failure briefly, as a warning; the
+    resync after it, or the game's next change, sends the views again), never silently dropped."""
+    if task.cancelled() or (e := task.exception()) is None:
+        return
+    if isinstance(e, STORAGE_ERRORS):
+        log.warning("views not sent while the storage failed: %s", e)
+    else:
+        log.error("a push failed", exc_info=e)
 
 
 def client_message(frame: Any) -> dict[str, Any] | str:
