@@ -25,6 +25,7 @@ with a compiled kernel overrides it (docs/engine.md describes the convention).
 
 from __future__ import annotations
 
+import functools
 import sys
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
@@ -47,6 +48,8 @@ from tessera.core.params import GameInfo, Param, ParamRule, ParamValue
 from tessera.core.state import State, TurnState
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from tessera.core.kits.contract import KernelContract
     from tessera.core.kits.learned import LearnedKit
     from tessera.core.kits.lessons import LessonBook
@@ -162,6 +165,15 @@ class Game(ABC):
     @abstractmethod
     def max_game_length(self) -> int:
         """An upper bound on the number of moves (steps) in a game."""
+
+    @functools.cached_property
+    def action_ints(self) -> np.ndarray:
+        """The Python ints ``0 … num_distinct_actions()-1``, made once (object array, read-only): a
+        state's legal list takes its numbers from here, not from new ints
+        (:func:`tessera.core.kits.ints.action_list`)."""
+        from tessera.core.kits.ints import int_table
+
+        return int_table(self.num_distinct_actions())
 
     def observation_spec(self) -> ObservationSpec:
         """The game's observation planes for the research adapters (:mod:`tessera.core.observation`).

@@ -81,6 +81,7 @@ from tessera.core.hexplane import (
     parse_axial,
 )
 from tessera.core.kernels import warm_up
+from tessera.core.kits.ints import action_list
 from tessera.core.kits.levels import LevelTuning
 from tessera.core.observation import AxialLayout, ObservationSpec
 from tessera.core.registry import register
@@ -415,7 +416,7 @@ class IkabegamaState(TurnState):
         moves = kern.legal(self._a, g.kconst, g.allowed_mask)
         if moves.shape[0] == 0:
             return [g.pass_action]
-        return moves.tolist()  # type: ignore[no-any-return]
+        return action_list(g.action_ints, moves)
 
     def legal_actions_array(self, player: int | None = None) -> np.ndarray:
         """``State.legal_actions_array``: the kernel's sorted array of moves, read-only (``int64``; the
