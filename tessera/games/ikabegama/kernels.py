@@ -247,6 +247,9 @@ def legal(a: np.ndarray, k: np.ndarray, allowed: np.ndarray) -> np.ndarray:
     return moves_of(a, k, allowed)
 
 
+_MOVE_BITS = np.array([1 << (j + 1) for j in range(12)] + [1] * 6, dtype=np.int16)
+"""Offset ``j``'s bit in :func:`moves_of`'s marks: the jump ``j + 1`` (``j < 12``), else a growth (bit 0)."""
+
 _BIT_OF = np.zeros(37, dtype=np.int64)
 """``_BIT_OF[(1 << j) % 37] == j`` (``j < 36``): the position of a word's lowest set bit, without a loop."""
 for _j in range(36):
@@ -273,8 +276,10 @@ def moves_of(a: np.ndarray, k: np.ndarray, allowed: np.ndarray) -> np.ndarray:
     inv = 1.0 / stride
     # each token's row and column (a float reciprocal and a correction: an integer division by the
     # window's stride costs tens of cycles, and there are a hundred of them a call)
-    rows = np.empty(ntok, dtype=np.int64)
-    cols = np.empty(ntok, dtype=np.int64)
+    # one allocation for the small tables (each a call's np.empty costs about as much as a token's moves)
+    scratch = np.empty(2 * ntok + 54, dtype=np.int64)
+    rows = scratch[:ntok]
+    cols = scratch[ntok : 2 * ntok]
     for i in range(ntok):
         h = np.int64(a[HEADER + i])
         r = np.int64(h * inv)
@@ -299,16 +304,15 @@ def moves_of(a: np.ndarray, k: np.ndarray, allowed: np.ndarray) -> np.ndarray:
     width = np.int64(1) << shift
     height = r1 + 3 - r0
     # each offset as rows and columns: off = dr·stride + dc with |dc| ≤ 2
-    dr = np.empty(18, dtype=np.int64)
-    dc = np.empty(18, dtype=np.int64)
+    dr = scratch[2 * ntok : 2 * ntok + 18]
+    dc = scratch[2 * ntok + 18 : 2 * ntok + 36]
+    dcell = scratch[2 * ntok + 36 :]  # the offsets in the box
     for j in range(18):
         off = np.int64(k[K_RING + j] if j < 12 else k[K_NBR + j - 12])
         dr[j] = np.int64(round(off * inv))
         dc[j] = off - dr[j] * stride
-    dcell = dr * width + dc  # the offsets in the box
-    bits_of = np.empty(18, dtype=np.int16)  # offset j's bit: the jump j + 1, or a growth (bit 0)
-    for j in range(18):
-        bits_of[j] = (1 << (j + 1)) if j < 12 else 1
+        dcell[j] = dr[j] * width + dc[j]
+    bits_of = _MOVE_BITS
     occ = np.full(height * width, -1, dtype=np.int8)
     for i in range(ntok):
         occ[(rows[i] - r0) * width + cols[i] - c0] = a[own + i]
