@@ -9,5 +9,6 @@ declares on its :class:`~tessera.core.game.Game` (the game's own half lives in i
   judge (``games/<game>/lessons.py``, ``Game.lessons()``);
 * :mod:`~tessera.core.kits.levels` — a game's tuning of the strength levels (``Game.level_tuning()``);
 * :mod:`~tessera.core.kits.rows` — rows of batch arrays inside kernels without reference counts (the
-  vector engines' loops over their games).
+  vector engines' loops over their games);
+* :mod:`~tessera.core.kits.ints` — legal lists made of ints built once (``Game.action_ints``).
 """

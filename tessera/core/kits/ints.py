@@ -15,7 +15,6 @@ import functools
 
 import numpy as np
 
-
 SHORT = 48
 """Lists shorter than this are made by ``tolist()`` (measured: equal at 32–64 ``int64`` actions)."""
 
