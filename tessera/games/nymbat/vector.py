@@ -46,14 +46,14 @@ REMEMBER = 512
 @kernel
 def _write_mask(
     s: np.ndarray, geo: np.ndarray, ws: np.ndarray, marks: np.ndarray, mask: np.ndarray, words: np.ndarray,
-    remembered: np.ndarray,
+    remembered: np.ndarray, occ: np.ndarray, steps: np.ndarray,
 ) -> None:  # fmt: skip
     """The mask of the position's legal steps, from the list of the entries it shows (``remembered``): an
     entry in both lists is left as it is, the others cleared or set, so a row's cache lines that do not
     change are not touched.  ``marks`` (one byte per action, zero between calls) says which list an
-    action is in: 1 the new one, 2 the old one."""
-    steps = yk._legal(s, geo, ws)
-    n = steps.shape[0]
+    action is in: 1 the new one, 2 the old one.  ``occ`` and ``steps``: the listing's scratch
+    (:func:`~tessera.games.nymbat.kernels._list_steps`)."""
+    n = yk._list_steps(s, geo, ws, occ, steps, False)
     m = remembered[0]
     cap = remembered.shape[0] - 1
     if m < 0:  # unknown: clear the whole row, eight actions at a time, and set the list
@@ -87,13 +87,13 @@ def _write_mask(
 
 @kernel
 def _keep_list(
-    s: np.ndarray, geo: np.ndarray, ws: np.ndarray, mask: np.ndarray, words: np.ndarray, remembered: np.ndarray
-) -> bool:
+    s: np.ndarray, geo: np.ndarray, ws: np.ndarray, mask: np.ndarray, words: np.ndarray, remembered: np.ndarray,
+    occ: np.ndarray, steps: np.ndarray,
+) -> bool:  # fmt: skip
     """``actions="factored"``: the position's legal steps kept in ``remembered`` only (the decisions' masks
     are read from it), the flat mask row left as it is — unless the list is too long to keep: then the row
     is written whole.  Returns whether the row shows the position."""
-    steps = yk._legal(s, geo, ws)
-    n = steps.shape[0]
+    n = yk._list_steps(s, geo, ws, occ, steps, False)
     if n <= remembered.shape[0] - 1:
         remembered[0] = n
         for j in range(n):
@@ -134,20 +134,22 @@ def _new_game(
 
 @kernel
 def _tables(
-    start: np.ndarray, geo: np.ndarray, pos: np.ndarray, board: np.ndarray, ws: np.ndarray, marks: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    start: np.ndarray, geo: np.ndarray, pos: np.ndarray, board: np.ndarray, ws: np.ndarray, marks: np.ndarray,
+    occ: np.ndarray, steps: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
     """The engine's tables and scratch without reference counts (:mod:`tessera.core.kits.rows`): the calls
     of the loop over the games would count each array they pass."""
-    return _unowned(start), _unowned(geo), _unowned(pos), _unowned(board), _unowned(ws), _unowned(marks)
+    u = _unowned
+    return u(start), u(geo), u(pos), u(board), u(ws), u(marks), u(occ), u(steps)
 
 
 @kernel
 def _reset(
     states: np.ndarray, start: np.ndarray, geo: np.ndarray, pos: np.ndarray, board: np.ndarray, obs: np.ndarray,
     packed: np.ndarray, mask: np.ndarray, words: np.ndarray, player: np.ndarray, remembered: np.ndarray,
-    synced: np.ndarray, ws: np.ndarray, marks: np.ndarray,
+    synced: np.ndarray, ws: np.ndarray, marks: np.ndarray, occ: np.ndarray, steps: np.ndarray,
 ) -> None:  # fmt: skip
-    start, geo, pos, board, ws, marks = _tables(start, geo, pos, board, ws, marks)
+    start, geo, pos, board, ws, marks, occ, steps = _tables(start, geo, pos, board, ws, marks, occ, steps)
     u8 = packed.shape[0] > 0
     for b in range(states.shape[0]):
         s = _row(states, b)
@@ -157,9 +159,9 @@ def _reset(
             _new_game(s, start, geo, pos, board, _row(obs, b), 1.0)
         remembered[b, 0] = -1
         if synced.shape[0]:
-            synced[b] = _keep_list(s, geo, ws, _row(mask, b), _row(words, b), _row(remembered, b))
+            synced[b] = _keep_list(s, geo, ws, _row(mask, b), _row(words, b), _row(remembered, b), occ, steps)
         else:
-            _write_mask(s, geo, ws, marks, _row(mask, b), _row(words, b), _row(remembered, b))
+            _write_mask(s, geo, ws, marks, _row(mask, b), _row(words, b), _row(remembered, b), occ, steps)
         player[b] = s[_H + _TO_MOVE]
 
 
@@ -168,10 +170,10 @@ def _step(
     states: np.ndarray, start: np.ndarray, geo: np.ndarray, actions: np.ndarray, pos: np.ndarray,
     board: np.ndarray, obs: np.ndarray, packed: np.ndarray, mask: np.ndarray, words: np.ndarray,
     player: np.ndarray, rewards: np.ndarray, terminated: np.ndarray, remembered: np.ndarray, synced: np.ndarray,
-    ws: np.ndarray, marks: np.ndarray, old: np.ndarray, new: np.ndarray, head: np.ndarray, cells: np.ndarray,
-    before: np.ndarray,
+    ws: np.ndarray, marks: np.ndarray, occ: np.ndarray, steps: np.ndarray, old: np.ndarray, new: np.ndarray,
+    head: np.ndarray, cells: np.ndarray, before: np.ndarray,
 ) -> None:  # fmt: skip
-    start, geo, pos, board, ws, marks = _tables(start, geo, pos, board, ws, marks)
+    start, geo, pos, board, ws, marks, occ, steps = _tables(start, geo, pos, board, ws, marks, occ, steps)
     old, new, head, cells, before = _unowned(old), _unowned(new), _unowned(head), _unowned(cells), _unowned(before)
     u8 = packed.shape[0] > 0
     n = rewards.shape[1]
@@ -224,9 +226,9 @@ def _step(
         else:
             update_planes(head, cells, before, s, geo, pos, _row(obs, b), 1.0, old, new)
         if synced.shape[0]:
-            synced[b] = _keep_list(s, geo, ws, _row(mask, b), _row(words, b), _row(remembered, b))
+            synced[b] = _keep_list(s, geo, ws, _row(mask, b), _row(words, b), _row(remembered, b), occ, steps)
         else:
-            _write_mask(s, geo, ws, marks, _row(mask, b), _row(words, b), _row(remembered, b))
+            _write_mask(s, geo, ws, marks, _row(mask, b), _row(words, b), _row(remembered, b), occ, steps)
         player[b] = s[_H + _TO_MOVE]
 
 
@@ -260,12 +262,13 @@ class NymbatVector(VectorGame):
 
         planes = self.observation_shape[0]
         self._scratch = (
-            np.zeros(yk.WS_SIZE, np.int32), np.zeros(yk.NUM_ACTIONS, np.uint8), np.empty(planes, np.float32),
-            np.empty(planes, np.float32), np.empty(32, np.int32), np.empty(2, np.int64), np.empty(6, np.int32),
+            np.zeros(yk.WS_SIZE, np.int32), np.zeros(yk.NUM_ACTIONS, np.uint8), np.empty(12, np.uint64),
+            np.empty(yk.LIST_CAP, np.int64), np.empty(planes, np.float32), np.empty(planes, np.float32),
+            np.empty(32, np.int32), np.empty(2, np.int64), np.empty(6, np.int32),
         )  # fmt: skip
         """The kernels' scratch (kept here, not allocated per call): the rules' work space and the mask's marks
-        (both zero between calls), then ``update_planes``'s rows and the step's header, cells and their
-        contents before it."""
+        (both zero between calls), the listing's board bits and steps, then ``update_planes``'s rows and the
+        step's header, cells and their contents before it."""
 
     def _sync_flat_mask(self) -> None:
         """With ``actions="factored"`` the flat mask rows are written from the kept lists when read."""
@@ -284,7 +287,7 @@ class NymbatVector(VectorGame):
         _reset(
             self.states, self._start, self._geo, self._pos, self._board,
             self._obs_w, self._packed, self._mask_rows, self._words, self._player, self._remembered, self._synced,
-            *self._scratch[:2],
+            *self._scratch[:4],
         )  # fmt: skip
 
     def _step(self, actions: np.ndarray) -> None:
