@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -29,6 +28,7 @@ import pytest
 
 from tessera.server.ai.thinking import LEVEL_SECONDS
 from tests.server.pg import free_port
+from tests.server.test_processes import stop
 
 pytestmark = pytest.mark.attack
 
@@ -64,11 +64,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             time.sleep(0.2)
         yield base
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc, 20)
         log.close()
 
 

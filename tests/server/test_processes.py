@@ -64,12 +64,12 @@ def serve(url: str, *extra: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]
         stop(proc)
 
 
-def stop(proc: subprocess.Popen[bytes]) -> None:
-    """End a server process as Ctrl-C does (killed if it takes more than 15 s)."""
+def stop(proc: subprocess.Popen[bytes], timeout: float = 15) -> None:
+    """End a server process as Ctrl-C does (killed if it takes more than ``timeout`` seconds)."""
     if proc.poll() is None:
         proc.send_signal(signal.SIGINT)
         try:
-            proc.wait(15)
+            proc.wait(timeout)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()

@@ -4,7 +4,7 @@
 -5…256): a 300-action Ikabegamá list is 300 allocations, about 4.8 µs on the reference machine.
 :func:`action_list` takes the same numbers from a table of the game's action ids made once
 (``numpy`` object array, :func:`int_table`), so a list is references to existing ints: about
-1.9 µs for the same list (``docs/research.md``, "Lists of ints made once").  Below
+1.9 µs for the same list (``docs/research.md``, "Ikabegamá's list without new ints").  Below
 :data:`SHORT` actions, or from an index array narrower than ``int64`` (``take`` converts it
 first), ``tolist()`` is as cheap or cheaper: Nymbat's short ``int16`` lists stay with it.
 """
