@@ -4,6 +4,7 @@ posted with a token that may only read."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
@@ -11,6 +12,8 @@ import pytest
 import sqlalchemy as sa
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tessera.server.accounts import security, throttle
 from tessera.server.accounts.tables import users_table
@@ -229,6 +232,15 @@ def test_the_migration_fills_the_skeleton_of_existing_accounts_oldest_first(db_u
         assert login(c, "aIice1", PASSWORD) == 200
         r = c.post("/api/account/signup", json={"username": "AL1CE1", "password": PASSWORD})
         assert r.status_code == 409
+
+
+@given(st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-|", max_size=20))
+def test_the_migrations_frozen_skeleton_is_the_accounts_rule_of_today(name: str) -> None:
+    """Revision 0014 fills the skeletons with its own copy of the rule (the store imports no domain, and a
+    migration runs the rule of its day): while the rule is unchanged, the copy gives the accounts
+    domain's skeleton for every name.  A change of the rule fails here: it needs a new revision."""
+    revision = importlib.import_module("tessera.server.store.migrations.versions.0014_account_security")
+    assert revision.username_skeleton(name) == security.username_skeleton(name)
 
 
 def _token(b: TestClient, scopes: list[str]) -> str:

@@ -15,12 +15,26 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from tessera.server.accounts.security import username_skeleton
-
 revision = "0014_account_security"
 down_revision = "0013_puzzles"
 branch_labels = None
 depends_on = None
+
+# The skeleton as this revision defines it, frozen here: a migration runs the rule of its own day, not
+# whatever the accounts domain says later (a later change of the rule is a new revision that fills the
+# column again), and the store imports no domain.  tests/server/test_migrations.py checks that it is
+# still the accounts domain's ``username_skeleton`` today.
+_LETTERS = str.maketrans({"0": "o", "1": "l", "i": "l"})
+_PAIRS = (("rn", "m"), ("vv", "w"), ("cl", "d"))
+
+
+def username_skeleton(name: str) -> str:
+    """A username's look-alike skeleton (lower case, ``0``→``o``, ``1``/``i``→``l``, ``rn``→``m``,
+    ``vv``→``w``, ``cl``→``d``): ``tessera.server.accounts.security.username_skeleton`` of 2026-11-29."""
+    out = name.lower().translate(_LETTERS)
+    for pair, letter in _PAIRS:
+        out = out.replace(pair, letter)
+    return out
 
 
 def upgrade() -> None:
