@@ -59,10 +59,6 @@ EXCEPTIONS = {
         "the registry lists and loads the game modules found in the tessera.games package (by directory, "
         "then importlib by name): the one place a lower layer names a higher one, and only the package"
     ),
-    ("tessera.arena.play", "tessera.adapters.openspiel_agents"): (
-        "the openspiel-mcts agent kind, imported on demand from the research adapters; "
-        "remove this entry when the runner takes that agent kind from a registry instead"
-    ),
 }
 """Imports that go against the layers on purpose, each with its reason. An entry that no
 longer matches an import fails the test, so the list only ever shrinks to what is true."""

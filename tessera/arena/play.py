@@ -41,17 +41,26 @@ from tessera.agents import Agent, LevelAgent, clock, make_agent, using_clock
 from tessera.agents.spec import level_key
 from tessera.arena.metrics import GameTrace, draw_cause
 from tessera.core.game import SIMULTANEOUS, State
-from tessera.core.registry import load_game
+from tessera.core.registry import load_game, plugins
 
 AgentSpec = str | Agent
 """An agent spec string (``"mcts(c=0.7)"``, ``"level5"``, ``"openspiel-mcts"``) or an ``Agent`` object."""
 
 
-def make(spec: AgentSpec) -> Agent:
-    """The agent of ``spec``: :func:`tessera.agents.make_agent`, plus the agents of the research adapters.
+AGENT_ENTRY_POINTS = "tessera.agents"
+"""Entry-point group through which installed packages offer agent kinds to the arena: ``name =
+"package.module:factory [extra]"``, where ``factory(spec)`` makes the agent of a spec string whose name
+(before any ``(``) is ``name``.  tessera's own OpenSpiel MCTS (``openspiel-mcts``) comes this way, from its
+research adapters, which the arena therefore never imports."""
 
-    ``openspiel-mcts(...)`` (OpenSpiel's MCTS) is imported on demand, so the arena needs
-    OpenSpiel only when such an agent is asked for.
+
+def make(spec: AgentSpec) -> Agent:
+    """The agent of ``spec``: :func:`tessera.agents.make_agent`, or an agent kind that an installed
+    package offers in the entry-point group :data:`AGENT_ENTRY_POINTS` (e.g. ``openspiel-mcts(...)``,
+    OpenSpiel's MCTS, imported only when such an agent is asked for).
+
+    Raises ``ValueError`` for an unknown agent, a bad option, or an offered kind whose module cannot be
+    imported (naming the package's extra that brings what it needs).
 
     >>> make("greedy(noise=0.5)").name
     'greedy(noise=0.5)'
@@ -59,12 +68,21 @@ def make(spec: AgentSpec) -> Agent:
     Traceback (most recent call last):
     ValueError: unknown agent 'stockfish' in 'stockfish'; known agents: ...
     """
-    if isinstance(spec, str) and spec.strip().lower().startswith(("openspiel-", "openspiel_")):
-        try:
-            from tessera.adapters.openspiel_agents import make_openspiel_agent
-        except ImportError as e:
-            raise ValueError(f"agent {spec!r} needs OpenSpiel: pip install 'tessera[openspiel]' ({e})") from None
-        return make_openspiel_agent(spec)
+    if isinstance(spec, str):
+        name = spec.split("(", 1)[0].strip().lower()
+        offered = plugins(AGENT_ENTRY_POINTS)
+        ep = offered.get(name) or offered.get(name.replace("_", "-"))  # openspiel_mcts is openspiel-mcts
+        if ep is not None:
+            try:
+                factory = ep.load()
+            except ImportError as e:
+                dist = ep.dist.name if ep.dist is not None else ep.module.split(".")[0]
+                extra = f"[{','.join(ep.extras)}]" if ep.extras else ""
+                raise ValueError(f"agent {spec!r} needs: pip install '{dist}{extra}' ({e})") from None
+            agent = factory(spec)
+            if not isinstance(agent, Agent):
+                raise ValueError(f"agent {spec!r}: {ep.value} made {type(agent).__name__}, not an Agent")
+            return agent
     return make_agent(spec)
 
 

@@ -50,24 +50,30 @@ def _builtin_games() -> frozenset[str]:
 
 
 @functools.cache
-def plugin_games() -> dict[str, metadata.EntryPoint]:
-    """Games offered by installed packages (entry-point group ``tessera.games``), by name.
+def plugins(group: str) -> dict[str, metadata.EntryPoint]:
+    """What installed packages offer in the entry-point group ``group``, by name (in lower case; the
+    first package to declare a name keeps it).
 
-    Read once per process; :func:`refresh_plugins` reads them again (after installing a
+    Read once per process and group; :func:`refresh_plugins` reads them again (after installing a
     package at run time).
     """
     out: dict[str, metadata.EntryPoint] = {}
-    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+    for ep in metadata.entry_points(group=group):
         name = ep.name.strip().lower()
         if name and name not in out:
             out[name] = ep
     return out
 
 
+def plugin_games() -> dict[str, metadata.EntryPoint]:
+    """Games offered by installed packages (entry-point group ``tessera.games``), by name."""
+    return plugins(ENTRY_POINT_GROUP)
+
+
 def refresh_plugins() -> None:
     """Forget the entry points read so far (the next lookup scans the installed packages again)."""
     importlib.invalidate_caches()
-    plugin_games.cache_clear()
+    plugins.cache_clear()
 
 
 def list_games() -> list[str]:

@@ -80,7 +80,6 @@ def example_plugin(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPat
     def with_nim() -> dict[str, metadata.EntryPoint]:
         return {**original(), "nim": entry}
 
-    with_nim.cache_clear = original.cache_clear  # type: ignore[attr-defined]
     monkeypatch.setattr(registry, "plugin_games", with_nim)
     ad_openspiel.register_new_games()
     yield
