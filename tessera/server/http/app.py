@@ -68,13 +68,9 @@ from tessera.server.seeks.pool import SeekPool, pool_settings_from_env
 from tessera.server.seeks.routes import router as seeks_router
 from tessera.server.store.bus import ChangeListener
 from tessera.server.store.storage import Storage
-from tessera.server.tournaments.director import (
-    Director,
-    schedules_from_env,
-    stuck_seconds_from_env,
-    wave_seconds_from_env,
-)
+from tessera.server.tournaments.director import Director
 from tessera.server.tournaments.routes import router as tournaments_router
+from tessera.server.tournaments.waves import schedules_from_env, stuck_seconds_from_env, wave_seconds_from_env
 
 __all__ = ["catalog", "create_app", "rules_text", "validation_message"]
 
@@ -298,7 +294,7 @@ def create_app(
     tournaments = Director(  # arenas and Swiss events, run in waves
         service, wave_seconds=wave_seconds_from_env(), stuck_seconds=stuck_seconds_from_env()
     )
-    tournaments.schedules = schedules_from_env()
+    tournaments.waves.schedules = schedules_from_env()
     warmup = Warmup(first=lambda: games_in_play(storage))
 
     events.subscribe(timers.on_event, Changed, where={"local": True})
@@ -329,7 +325,7 @@ def create_app(
         sweep = asyncio.create_task(timers.sweep(storage))  # deadlines from storage (days-long, restarts)
         waves = asyncio.create_task(seeks.run())
         studies = asyncio.create_task(sweep_studies(design))
-        directing = asyncio.create_task(tournaments.run())
+        directing = asyncio.create_task(tournaments.waves.run())
         notifications.start()
         yield
         watch.cancel()

@@ -2,6 +2,6 @@
 
 ``tables`` (its tables), ``places`` (a finished game as places and points), ``arena`` and
 ``swiss`` (each format's pairing and scoring, plain functions), ``store`` (reading and writing the
-tables, the standings), ``director`` (the waves that start, pair, record and finish),
-``routes`` (the HTTP API and pages).
+tables, the standings), ``director`` (announcing, joining, withdrawing, berserking, the view),
+``waves`` (the waves that start, pair, record and finish), ``routes`` (the HTTP API and pages).
 """

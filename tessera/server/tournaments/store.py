@@ -1,5 +1,6 @@
 """Reading the tournaments' tables: one tournament with its standings and pairings, the lists, a
-player's results.  No writes (those are the director's, tessera.server.tournaments.director).
+player's results.  No writes (those are the director's and its waves',
+tessera.server.tournaments.director and tessera.server.tournaments.waves).
 
 The standings are computed from the stored pairings every time they are read, never stored: two
 server processes reading the same rows show the same table.

@@ -188,11 +188,11 @@ def test_a_tournament_game_whose_pairing_could_not_name_it_is_not_stored(
     tid = olga.post("/api/tournaments", json={**body, "starts_at": now}).json()["id"]
     for p in (olga, pete):
         assert p.post(f"/api/tournaments/{tid}/join").status_code == 200
-    director = app.state.tournaments
+    waves = app.state.tournaments.waves
 
     def wave(at: float) -> None:  # (on PostgreSQL another app's wave may hold the directors' lock a moment)
         deadline = time.monotonic() + 30
-        while not director.wave(at):
+        while not waves.wave(at):
             assert time.monotonic() < deadline, "no wave ran"
             time.sleep(0.05)
 

@@ -21,9 +21,10 @@ from tessera.server.bot.store import BotStore
 from tessera.server.http.app import create_app
 from tessera.server.match.service import MatchService
 from tessera.server.match.tables import games_table
-from tessera.server.tournaments import director as director_module
 from tessera.server.tournaments import store
-from tessera.server.tournaments.director import STUCK_SECONDS, Director
+from tessera.server.tournaments import waves as waves_module
+from tessera.server.tournaments.director import Director
+from tessera.server.tournaments.waves import STUCK_SECONDS, Waves
 from tests.server.helpers import every_seat_moves
 
 pytest.importorskip("caissify_pairings", reason="the server extras are not installed: pip install -e '.[server]'")
@@ -37,7 +38,7 @@ ARENA = {"kind": "arena", "game": "nume(size=3)", "clock": {"initial": 300, "inc
 def app(db_url: str) -> Iterator[FastAPI]:
     """The app, started, with its own waves out of the way (each test runs the waves itself)."""
     a = create_app(db_url, ai_mode="thread", ai_seconds=0.01, warm=False)
-    a.state.tournaments.wave_seconds = 3600.0
+    a.state.tournaments.waves.wave_seconds = 3600.0
     a.state.seeks.wave_seconds = 3600.0
     with TestClient(a):
         yield a
@@ -46,6 +47,10 @@ def app(db_url: str) -> Iterator[FastAPI]:
 def director(app: FastAPI) -> Director:
     d: Director = app.state.tournaments
     return d
+
+
+def waves(app: FastAPI) -> Waves:
+    return director(app).waves
 
 
 @pytest.fixture
@@ -107,9 +112,9 @@ def test_a_small_arena_played_by_people_and_a_bot_through_the_server(
     assert r.json()["status"] == "created"
     for b in players.values():
         assert b.post(f"/api/tournaments/{tid}/join").status_code == 200
-    d = director(app)
+    w = waves(app)
     now = time.time()
-    assert d.wave(now)
+    assert w.wave(now)
     v = look(people["ann"], tid)
     assert v["status"] == "started"
     no_one_plays_twice(v)
@@ -139,7 +144,7 @@ def test_a_small_arena_played_by_people_and_a_bot_through_the_server(
                 assert players[loser].post(f"/api/games/{gid}/resign").status_code == 200, gid
             met.append(frozenset(p["players"]))
         now += 15.0
-        d.wave(now)
+        w.wave(now)
         v = look(people["ann"], tid)
         no_one_plays_twice(v)
         after = points(v)
@@ -154,7 +159,7 @@ def test_a_small_arena_played_by_people_and_a_bot_through_the_server(
     assert sum(points(v).values()) == sum(sum(row["sheet"]) for row in v["standings"])
     assert sum(points(v).values()) >= 2.0 * len(done)
     still = [p for p in v["pairings"] if p["status"] == "playing"]
-    d.wave(now + 31 * 60)
+    w.wave(now + 31 * 60)
     v = look(people["ann"], tid)
     assert v["status"] == "finished"
     assert {p["id"] for p in v["pairings"] if p["status"] == "unfinished"} == {p["id"] for p in still}
@@ -175,19 +180,19 @@ def test_a_swiss_event_through_the_server_with_a_bye_and_a_withdrawal(
     tid = ps["ann"].post("/api/tournaments", json=body).json()["id"]
     for b in ps.values():
         assert b.post(f"/api/tournaments/{tid}/join").status_code == 200
-    d = director(app)
-    d.wave()
+    w = waves(app)
+    w.wave()
     v = look(ps["ann"], tid)
     assert v["round"] == 1
     games = [p for p in v["pairings"] if p["status"] == "playing"]
     byes = [p for p in v["pairings"] if p["status"] == "bye"]
     assert len(games) == 1 and len(byes) == 1
-    d.wave()
+    w.wave()
     assert look(ps["ann"], tid)["round"] == 1  # the round's game is still running
     loser = games[0]["players"][1]
     every_seat_moves(app, games[0]["game_id"])  # a resignation before every seat moved is an abort
     assert ps[loser].post(f"/api/games/{games[0]['game_id']}/resign").status_code == 200
-    d.wave()
+    w.wave()
     v = look(ps["ann"], tid)
     assert v["round"] == 2
     assert points(v)[byes[0]["players"][0]] == 1.0
@@ -199,7 +204,7 @@ def test_a_swiss_event_through_the_server_with_a_bye_and_a_withdrawal(
         every_seat_moves(app, p["game_id"])  # a resignation before every seat moved is an abort
         assert ps[p["players"][0]].post(f"/api/games/{p['game_id']}/resign").status_code == 200
     assert ps["cat"].post(f"/api/tournaments/{tid}/withdraw").json() == {"ok": True, "id": tid, "joined": False}
-    d.wave()
+    w.wave()
     v = look(ps["ann"], tid)
     assert v["status"] == "finished" and v["round"] == 2
     assert sum(points(v).values()) == pytest.approx(4.0)  # two games and two byes, one point each
@@ -234,7 +239,7 @@ def test_refusals_say_what_was_wrong(app: FastAPI, user: Callable[[str], TestCli
         assert ann.post("/api/tournaments", json=ARENA).status_code == 201
     r = ann.post("/api/tournaments", json=ARENA)  # five not finished: the sixth waits
     assert r.status_code == 429 and "not finished" in r.json()["detail"]
-    director(app).wave(time.time() + 3601)  # a Swiss event no one joined ends after an hour
+    waves(app).wave(time.time() + 3601)  # a Swiss event no one joined ends after an hour
     r = ann.post(f"/api/tournaments/{swiss_id}/join")
     assert r.status_code == 409 and "finished" in r.json()["detail"]
 
@@ -252,7 +257,7 @@ def test_a_berserk_win_scores_three_only_when_the_berserker_made_seven_moves(
     now = time.time()
     for k, each in enumerate((7, 1)):
         assert a.post(f"/api/tournaments/{tid}/berserk").json()["berserk"] is True
-        director(app).wave(now + 20 * k)
+        waves(app).wave(now + 20 * k)
         p = look(a, tid)["pairings"][0]
         assert p["status"] == "playing"
         seat = p["players"].index("ann")
@@ -261,7 +266,7 @@ def test_a_berserk_win_scores_three_only_when_the_berserker_made_seven_moves(
         assert clock["remaining"][seat] <= 150.0 < clock["remaining"][1 - seat]  # half of 300 s
         every_seat_moves(app, p["game_id"], each=each)  # a resignation before every seat moved is an abort
         assert b.post(f"/api/games/{p['game_id']}/resign").status_code == 200
-        director(app).wave(now + 20 * k + 1)
+        waves(app).wave(now + 20 * k + 1)
     v = look(a, tid)
     assert [p["result"]["moves"][p["players"].index("ann")] >= 7 for p in reversed(v["pairings"])] == [True, False]
     row = next(r for r in v["standings"] if r["username"] == "ann")
@@ -276,9 +281,9 @@ def test_no_new_game_starts_in_the_arenas_last_seconds(app: FastAPI, user: Calla
     for x in (a, b):
         x.post(f"/api/tournaments/{tid}/join")
     ends = look(a, tid)["ends_at"]
-    director(app).wave(ends - director_module.LAST_SECONDS + 0.5)
+    waves(app).wave(ends - waves_module.LAST_SECONDS + 0.5)
     assert look(a, tid)["pairings"] == []
-    director(app).wave(ends - director_module.LAST_SECONDS - 0.5)
+    waves(app).wave(ends - waves_module.LAST_SECONDS - 0.5)
     assert [p["status"] for p in look(a, tid)["pairings"]] == ["playing"]
 
 
@@ -292,10 +297,10 @@ def test_a_player_is_never_paired_with_one_he_blocks(app: FastAPI, user: Callabl
     for n in ("ann", "bob"):
         bs[n].post(f"/api/tournaments/{tid}/join")
     now = time.time()
-    director(app).wave(now)
+    waves(app).wave(now)
     assert look(bs["ann"], tid)["pairings"] == []  # the only two free players: one blocks the other
     bs["cat"].post(f"/api/tournaments/{tid}/join")
-    director(app).wave(now + 1)
+    waves(app).wave(now + 1)
     [p] = look(bs["ann"], tid)["pairings"]
     assert "cat" in p["players"] and set(p["players"]) != {"ann", "bob"}
     swiss_body = {"kind": "swiss", "game": "nume(size=3)", "days": 2, "rounds": 3}
@@ -303,7 +308,7 @@ def test_a_player_is_never_paired_with_one_he_blocks(app: FastAPI, user: Callabl
     for b in bs.values():
         b.post(f"/api/tournaments/{sid}/join")
     for r in range(3):
-        director(app).wave(now + 2 + r)
+        waves(app).wave(now + 2 + r)
         v = look(bs["ann"], sid)
         games = [p for p in v["pairings"] if p["round"] == r + 1]
         assert len(games) == 2 and all(set(p["players"]) != {"ann", "bob"} for p in games)
@@ -318,7 +323,7 @@ def test_the_live_stream_sends_the_tournament_and_ends_when_it_is_finished(
     a = user("ann")
     tid = a.post("/api/tournaments", json={**ARENA, "minutes": 1}).json()["id"]
     a.post(f"/api/tournaments/{tid}/join")
-    director(app).wave(time.time() + 120)
+    waves(app).wave(time.time() + 120)
     with a.stream("GET", f"/api/tournaments/{tid}/stream") as r:
         assert r.headers["content-type"].startswith("application/x-ndjson")
         lines = [json.loads(x) for x in r.iter_lines() if x.strip()]
@@ -327,11 +332,11 @@ def test_the_live_stream_sends_the_tournament_and_ends_when_it_is_finished(
 
 
 def test_a_recurring_schedule_announces_its_next_tournament_once(app: FastAPI) -> None:
-    d = director(app)
-    d.schedules = [{"name": "Hourly Nume", **ARENA, "minutes": 45, "every_minutes": 60}]
+    w = waves(app)
+    w.schedules = [{"name": "Hourly Nume", **ARENA, "minutes": 45, "every_minutes": 60}]
     now = time.time()
-    d.wave(now)
-    d.wave(now + 1)
+    w.wave(now)
+    w.wave(now + 1)
     made = app.state.storage
     listing = store.listing(made, now)["created"]
     assert [t["schedule"] for t in listing] == ["Hourly Nume"]
@@ -341,9 +346,9 @@ def test_a_recurring_schedule_announces_its_next_tournament_once(app: FastAPI) -
 def test_schedules_from_the_environment_are_checked(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TESSERA_TOURNAMENT_SCHEDULE", '[{"name": "x", "every_minutes": 0}]')
     with pytest.raises(ValueError, match="every_minutes"):
-        director_module.schedules_from_env()
+        waves_module.schedules_from_env()
     monkeypatch.setenv("TESSERA_TOURNAMENT_SCHEDULE", json.dumps([{**ARENA, "name": "h", "every_minutes": 60}]))
-    assert director_module.schedules_from_env()[0]["name"] == "h"
+    assert waves_module.schedules_from_env()[0]["name"] == "h"
 
 
 class Died(BaseException):
@@ -361,8 +366,8 @@ def test_a_process_stopped_in_the_middle_of_a_pairing_leaves_nothing_half_made(
     tid = bs["ann"].post("/api/tournaments", json=ARENA).json()["id"]
     for b in bs.values():
         b.post(f"/api/tournaments/{tid}/join")
-    d = director(app)
-    real_bind, real_announce = director_module.bind_seats, director_module.announce
+    w = waves(app)
+    real_bind, real_announce = waves_module.bind_seats, waves_module.announce
     calls = {"bind": 0}
 
     def die_binding_the_second_game(*a: Any, **k: Any) -> None:
@@ -371,24 +376,24 @@ def test_a_process_stopped_in_the_middle_of_a_pairing_leaves_nothing_half_made(
         if calls["bind"] == 2:
             raise Died
 
-    monkeypatch.setattr(director_module, "bind_seats", die_binding_the_second_game)
+    monkeypatch.setattr(waves_module, "bind_seats", die_binding_the_second_game)
     now = time.time()
     with pytest.raises(Died):
-        d.wave(now)
+        w.wave(now)
     storage = app.state.storage
     games = sa.select(sa.func.count()).select_from(games_table)
     with storage.transaction() as tx:
         assert tx.conn.execute(games).scalar_one() == 1  # the second game's transaction was rolled back whole
     v = look(bs["ann"], tid)
     assert [p["status"] for p in v["pairings"]] == ["playing"]
-    monkeypatch.setattr(director_module, "bind_seats", real_bind)
-    d._running = threading.Lock()  # the dead wave's lock died with its process
-    monkeypatch.setattr(director_module, "announce", lambda *a, **k: (_ for _ in ()).throw(Died()))
+    monkeypatch.setattr(waves_module, "bind_seats", real_bind)
+    w._running = threading.Lock()  # the dead wave's lock died with its process
+    monkeypatch.setattr(waves_module, "announce", lambda *a, **k: (_ for _ in ()).throw(Died()))
     with pytest.raises(Died):  # killed right after the second game's transaction
-        d.wave(now + 1)
-    monkeypatch.setattr(director_module, "announce", real_announce)
-    d._running = threading.Lock()
-    d.wave(now + 2)
+        w.wave(now + 1)
+    monkeypatch.setattr(waves_module, "announce", real_announce)
+    w._running = threading.Lock()
+    w.wave(now + 2)
     v = look(bs["ann"], tid)
     no_one_plays_twice(v)
     assert sorted(p["status"] for p in v["pairings"]) == ["playing", "playing"]
@@ -415,7 +420,7 @@ def test_two_processes_directing_one_database_pair_no_one_twice_and_show_one_tab
         directors = [director(app), Director(other)]
         now = time.time()
         for k in range(4):
-            threads = [threading.Thread(target=d.wave, args=(now + 15 * k,)) for d in directors]
+            threads = [threading.Thread(target=d.waves.wave, args=(now + 15 * k,)) for d in directors]
             for th in threads:
                 th.start()
             for th in threads:
@@ -426,7 +431,7 @@ def test_two_processes_directing_one_database_pair_no_one_twice_and_show_one_tab
                 if p["status"] == "playing":
                     every_seat_moves(app, p["game_id"])  # a resignation before every seat moved is an abort
                     bs[p["players"][k % 2]].post(f"/api/games/{p['game_id']}/resign")
-        directors[1].wave(now + 100)
+        directors[1].waves.wave(now + 100)
         views = [d.view(tid) for d in directors]
         assert views[0]["standings"] == views[1]["standings"]
         assert views[0]["pairings"] == views[1]["pairings"]
@@ -446,7 +451,7 @@ def test_a_four_player_arena_seats_four_accounts_at_one_table_and_scores_by_plac
     assert look(bs["ann"], tid)["seats"] == 4
     for b in bs.values():
         b.post(f"/api/tournaments/{tid}/join")
-    director(app).wave()
+    waves(app).wave()
     v = look(bs["ann"], tid)
     [p] = v["pairings"]
     assert len(p["players"]) == 4 and p["status"] == "playing"
@@ -454,7 +459,7 @@ def test_a_four_player_arena_seats_four_accounts_at_one_table_and_scores_by_plac
     assert [accounts["seats"][str(i)]["username"] for i in range(4)] == p["players"]
     for name in p["players"][:3]:  # three resign in turn: the last one standing wins
         assert bs[name].post(f"/api/games/{p['game_id']}/resign").status_code == 200
-    director(app).wave()
+    waves(app).wave()
     v = look(bs["ann"], tid)
     done = next(x for x in v["pairings"] if x["id"] == p["id"])
     assert done["status"] == "done"
@@ -475,7 +480,7 @@ def test_a_player_who_made_no_first_move_is_withdrawn_until_he_joins_again(
     tid = a.post("/api/tournaments", json=ARENA).json()["id"]
     for x in (a, b):
         x.post(f"/api/tournaments/{tid}/join")
-    director(app).wave()
+    waves(app).wave()
     [p] = look(a, tid)["pairings"]
     mover = {"ann": a, "bob": b}[p["players"][0]]
     g = mover.get(f"/api/games/{p['game_id']}").json()
@@ -487,7 +492,7 @@ def test_a_player_who_made_no_first_move_is_withdrawn_until_he_joins_again(
             .where(games_table.c.id == p["game_id"])
             .values(status="finished", result=json.dumps(result))
         )
-    director(app).wave(time.time() + 15)
+    waves(app).wave(time.time() + 15)
     v = look(a, tid)
     assert [x["status"] for x in v["pairings"]] == ["done"] and v["pairings"][0]["result"] == {"aborted": True}
     rows = {r["username"]: r for r in v["standings"]}
@@ -505,20 +510,20 @@ def test_a_swiss_round_is_stored_whole_and_a_game_a_stopped_process_did_not_make
     tid = bs["ann"].post("/api/tournaments", json=body).json()["id"]
     for b in bs.values():
         b.post(f"/api/tournaments/{tid}/join")
-    d = director(app)
-    real_create = d.service.create
-    monkeypatch.setattr(d.service, "create", lambda *a, **k: (_ for _ in ()).throw(Died()))
+    w = waves(app)
+    real_create = w.service.create
+    monkeypatch.setattr(w.service, "create", lambda *a, **k: (_ for _ in ()).throw(Died()))
     now = time.time()
     with pytest.raises(Died):
-        d.wave(now)
+        w.wave(now)
     v = look(bs["ann"], tid)
     assert v["round"] == 1
     assert sorted(p["status"] for p in v["pairings"]) == ["bye", "creating", "creating"]
-    monkeypatch.setattr(d.service, "create", real_create)
-    d._running = threading.Lock()
-    d.wave(now + 1)
+    monkeypatch.setattr(w.service, "create", real_create)
+    w._running = threading.Lock()
+    w.wave(now + 1)
     assert sorted(p["status"] for p in look(bs["ann"], tid)["pairings"]) == ["bye", "creating", "creating"]
-    d.wave(now + STUCK_SECONDS + 1)
+    w.wave(now + STUCK_SECONDS + 1)
     v = look(bs["ann"], tid)
     assert v["round"] == 1
     assert sorted(p["status"] for p in v["pairings"]) == ["bye", "playing", "playing"]
@@ -534,14 +539,14 @@ def test_a_swiss_round_advances_when_its_deadline_passes_and_running_games_count
     tid = bs["ann"].post("/api/tournaments", json=body).json()["id"]
     for b in bs.values():
         b.post(f"/api/tournaments/{tid}/join")
-    d = director(app)
+    w = waves(app)
     now = time.time()
-    d.wave(now)
+    w.wave(now)
     v = look(bs["ann"], tid)
-    assert v["round"] == 1 and v["round_ends"] == pytest.approx(now + director_module.round_seconds({"days": 1}, 2))
-    d.wave(v["round_ends"] - 1)
+    assert v["round"] == 1 and v["round_ends"] == pytest.approx(now + waves_module.round_seconds({"days": 1}, 2))
+    w.wave(v["round_ends"] - 1)
     assert look(bs["ann"], tid)["round"] == 1
-    d.wave(v["round_ends"] + 1)
+    w.wave(v["round_ends"] + 1)
     v = look(bs["ann"], tid)
     assert v["round"] == 2
     first = [p for p in v["pairings"] if p["round"] == 1]
