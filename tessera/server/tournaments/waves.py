@@ -119,7 +119,7 @@ class Waves:
         self.schedules: list[dict[str, Any]] = []
         self._running = threading.Lock()
         self.count = 0
-        """Waves run by this process (the live streams' version)."""
+        """Waves this process has run (nothing reads it but a person looking at a running process)."""
 
     @contextlib.contextmanager
     def _director(self) -> Iterator[bool]:
