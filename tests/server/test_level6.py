@@ -16,7 +16,7 @@ from tessera.server.ai import ratings as ai_ratings
 from tessera.server.ai.levels import check_ai_level, offered_levels
 from tessera.server.http.errors import ServiceError
 from tessera.server.match.service import MatchService
-from tessera.server.seeks.pool import ai_level_for
+from tessera.server.seeks.matching import ai_level_for
 from tests.agents.sprt_runs import write_run
 
 

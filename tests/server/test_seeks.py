@@ -14,18 +14,8 @@ from fastapi.testclient import TestClient
 from tessera.server.accounts.store import AccountStore
 from tessera.server.accounts.tables import ratings_table, users_table
 from tessera.server.http.app import create_app
-from tessera.server.seeks.pool import (
-    BASE_GAP,
-    GAP_PER_SECOND,
-    MAX_SEEKS_PER_CLIENT,
-    STALE_SECONDS,
-    Seek,
-    SeekPool,
-    ai_level_for,
-    allowed_gap,
-    pair_up,
-    paired_since,
-)
+from tessera.server.seeks.matching import BASE_GAP, GAP_PER_SECOND, Seek, ai_level_for, allowed_gap, pair_up
+from tessera.server.seeks.pool import MAX_SEEKS_PER_CLIENT, STALE_SECONDS, SeekPool, paired_since
 from tessera.server.seeks.tables import seeks_table
 from tests.server.helpers import view
 

@@ -1,2 +1,3 @@
-"""The seek pool ("Play now"): players ask for a game and are paired in waves by rating closeness
-(:mod:`.pool`), over the HTTP routes of :mod:`.routes`; the ``seeks`` table is in :mod:`.tables`."""
+"""The seek pool ("Play now"): players ask for a game and are paired in waves (:mod:`.pool`) by
+rating closeness (the rules: :mod:`.matching`), over the HTTP routes of :mod:`.routes`; the
+``seeks`` table is in :mod:`.tables`."""

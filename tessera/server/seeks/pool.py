@@ -8,10 +8,10 @@ seeks made on different processes pair with each other.  A wave:
 1. lets lapse the seeks whose seeker has not been heard from for :data:`STALE_SECONDS` (a
    closed tab does not get paired), and puts back any seek left ``pairing`` (by a version that
    paired in several transactions and stopped between them);
-2. pairs the open seeks of one kind (same spec, rated or not, same clock) by rating closeness
-   (:func:`pair_up`): oldest seek first, with the closest rating within the allowed gap of
-   both — :func:`allowed_gap` widens the longer a seek waits, as lichess's pool does; two
-   seeks of one client never pair;
+2. pairs the open seeks of one kind (same spec, rated or not, same clock) by rating closeness,
+   by the rules of :mod:`.matching` (:func:`~.matching.pair_up`: oldest seek first, the allowed
+   gap widening as a seek waits; never two seeks of one client, nor two accounts one of which
+   blocks the other);
 3. for each pair stores, in **one transaction**, a private game with the seats drawn at random
    and both taken (the clock starts: a player who never comes is aborted like any late first
    move), its account seats bound to their accounts (rated seeks are accounts only), and both
@@ -22,15 +22,14 @@ seeks made on different processes pair with each other.  A wave:
    :data:`POLL_SECONDS` on the others; accounts' live pages hear an ``AccountChanged``.
 
 After :data:`AI_AFTER` seconds without an opponent a seek carries an offer of the AI at about
-the seeker's rating (:func:`ai_level_for`); taking it ends the seek with a game against that
-AI level (rated against the level's account for a rated seek).
+the seeker's rating (:func:`~.matching.ai_level_for`); taking it ends the seek with a game
+against that AI level (rated against the level's account for a rated seek).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import hashlib
 import json
 import logging
@@ -55,10 +54,9 @@ from tessera.server.ai.ratings import level_ratings
 from tessera.server.http.edge import Buckets
 from tessera.server.http.errors import ServiceError
 from tessera.server.http.limits import Rate
-from tessera.server.match.clocks import clock_from, clock_settings
-from tessera.server.match.inputs import load_checked
 from tessera.server.match.service import Created, MatchService
 from tessera.server.moderation.guards import blocked_pairs
+from tessera.server.seeks.matching import Seek, ai_level_for, creation_clock, pair_up, players_of, seek_kind, seek_terms
 from tessera.server.seeks.tables import seeks_table
 from tessera.server.store.storage import Transaction
 
@@ -66,15 +64,6 @@ log = logging.getLogger("tessera.server.seeks")
 
 WAVE_SECONDS = 3.0
 """Seconds between two pairing waves (``TESSERA_SEEK_WAVE``)."""
-
-BASE_GAP = 100.0
-"""The rating gap allowed to a seek made just now."""
-
-GAP_PER_SECOND = 10.0
-"""How much the allowed gap widens per second of waiting."""
-
-MAX_GAP = 1000.0
-"""The widest gap ever allowed."""
 
 STALE_SECONDS = 60.0
 """A seek whose seeker has not been heard from (a wait, a look) for this long lapses."""
@@ -108,121 +97,14 @@ PAIRER_LOCK = 0x7E55E
 STANDING = "open"
 
 
-def allowed_gap(waited: float) -> float:
-    """The rating gap a seek accepts after waiting ``waited`` seconds (widening, as lichess's pool)."""
-    return min(MAX_GAP, BASE_GAP + GAP_PER_SECOND * max(0.0, waited))
-
-
-def clock_kind(settings: dict[str, Any]) -> str:
-    """A clock's settings as a key: ``d3`` (3 days per move) or ``300+2`` (seconds + increment)."""
-    if settings.get("kind") == "correspondence":
-        return f"d{settings['days']}"
-    return f"{settings['initial']:g}+{settings['increment']:g}"
-
-
-def creation_clock(settings: dict[str, Any]) -> dict[str, Any]:
-    """A seek's stored clock settings as a new game takes them."""
-    if settings.get("kind") == "correspondence":
-        return {"days": settings["days"]}
-    return {"initial": settings["initial"], "increment": settings["increment"]}
-
-
 def hashed(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
-
-
-@dataclass
-class Seek:
-    """One stored seek."""
-
-    id: str
-    user_id: str | None
-    client: str
-    spec: str
-    pool: str
-    rated: bool
-    clock: dict[str, Any]
-    kind: str
-    rating: float
-    rd: float
-    status: str
-    created_at: float
-    seen_at: float
-    secret_hash: str = ""
-    game_id: str | None = None
-    seat: int | None = None
-    token: str | None = None
-    username: str | None = None
 
 
 def _named(tx: Transaction, rows: Sequence[Any]) -> list[dict[str, Any]]:
     """Seek rows with their seeker's account name (``username``: None for a guest or an unknown account)."""
     who = names(tx, (r["user_id"] for r in rows if r["user_id"] is not None))
     return [{**r, "username": who[r["user_id"]][0] if r["user_id"] in who else None} for r in rows]
-
-
-def _seek(r: Any) -> Seek:
-    return Seek(
-        id=r["id"],
-        user_id=r["user_id"],
-        client=r["client"],
-        spec=r["spec"],
-        pool=r["pool"],
-        rated=bool(r["rated"]),
-        clock=json.loads(r["clock"]),
-        kind=r["kind"],
-        rating=float(r["rating"]),
-        rd=float(r["rd"]),
-        status=r["status"],
-        created_at=float(r["created_at"]),
-        seen_at=float(r["seen_at"]),
-        secret_hash=r["secret_hash"],
-        game_id=r["game_id"],
-        seat=r["seat"],
-        token=r["token"],
-        username=r.get("username"),
-    )
-
-
-def pair_up(seeks: list[Seek], now: float, apart: set[frozenset[str]] | None = None) -> list[tuple[Seek, Seek]]:
-    """Pairs among open seeks: within a kind, the oldest seek first takes the closest rating whose
-    difference both seeks' :func:`allowed_gap` accept (ties: the older); a client never meets itself,
-    nor an account one it blocks or is blocked by (``apart``: those pairs of account ids)."""
-    pairs: list[tuple[Seek, Seek]] = []
-    taken: set[str] = set()
-    ordered = sorted(seeks, key=lambda s: (s.created_at, s.id))
-    for a in ordered:
-        if a.id in taken:
-            continue
-        best: Seek | None = None
-        for b in ordered:
-            if b.id in taken or b.id == a.id or b.kind != a.kind or b.client == a.client:
-                continue
-            if apart and frozenset((a.user_id, b.user_id)) in apart:
-                continue
-            gap = abs(a.rating - b.rating)
-            if gap > min(allowed_gap(now - a.created_at), allowed_gap(now - b.created_at)):
-                continue
-            if best is None or gap < abs(a.rating - best.rating):
-                best = b
-        if best is not None:
-            taken.update((a.id, best.id))
-            pairs.append((a, best))
-    return pairs
-
-
-@functools.lru_cache(maxsize=256)
-def _players(spec: str) -> int:
-    """The number of seats of a seek's game spec (2 for a spec that no longer loads)."""
-    try:
-        return load_checked(spec).num_players
-    except (ValueError, ServiceError):
-        return 2
-
-
-def ai_level_for(ratings: dict[int, float], rating: float) -> int:
-    """The AI level whose rating (``ratings``: per level) is closest to ``rating`` (ties: the lower level)."""
-    return min(ratings, key=lambda lv: (abs(ratings[lv] - rating), lv))
 
 
 @dataclass(frozen=True)
@@ -301,31 +183,7 @@ class SeekPool:
                 "rated games need an account on both seats: sign in, or seek a casual game",
                 key="refusal.seek.rated_guest",
             )
-        try:
-            g = load_checked(game)
-        except ValueError as e:
-            raise Refused(
-                422, f"game: {str(e)[:500]}", key="refusal.seek.bad_game", args={"reason": str(e)[:500]}
-            ) from None
-        if g.num_players != 2:
-            raise Refused(
-                422,
-                f"game: the seek pool pairs two-player games; {g} has {g.num_players} players",
-                key="refusal.seek.two_players",
-                args={"game": str(g), "n": g.num_players},
-            )
-        if clock is None:
-            raise Refused(
-                422,
-                "clock: a seek needs a time control (seconds and increment, or days per move)",
-                key="refusal.seek.clock_needed",
-            )
-        try:
-            made = clock_from(clock, 2)
-        except ValueError as e:
-            raise Refused(422, str(e)) from None
-        settings = clock_settings(made)
-        assert settings is not None
+        g, settings = seek_terms(game, clock)
         spec = str(g)
         now = time.time()
         with self.storage.transaction() as tx:
@@ -352,7 +210,7 @@ class SeekPool:
         rating, rd = self._rating(who.user, g.name)
         secret = secrets.token_urlsafe(24)
         seek_id = uuid.uuid4().hex
-        kind = f"{spec}|{'rated' if rated else 'casual'}|{clock_kind(settings)}"
+        kind = seek_kind(spec, rated, settings)
         with self.storage.transaction(write=True) as tx:
             tx.conn.execute(
                 seeks_table.insert().values(
@@ -380,7 +238,7 @@ class SeekPool:
         with self.storage.transaction() as tx:
             found = tx.conn.execute(sa.select(t).where(t.c.id == seek_id)).mappings().all()
             rows = _named(tx, found)
-        return _seek(rows[0]) if rows else None
+        return Seek.from_row(rows[0]) if rows else None
 
     def _own(self, who: Who, seek_id: str, secret: str | None) -> Seek:
         """The seek if it is the asker's (its secret, or the asker's account); 404 or 403 otherwise."""
@@ -400,7 +258,7 @@ class SeekPool:
     def _ai_offer(self, s: Seek, now: float) -> dict[str, Any] | None:
         if s.status != STANDING or now - s.created_at < self.ai_after:
             return None
-        offered = set(offered_levels(s.pool, _players(s.spec)))  # level 6 only where the game offers it
+        offered = set(offered_levels(s.pool, players_of(s.spec)))  # level 6 only where the game offers it
         ratings = {lv: r for lv, r in self.ai_ratings(s.pool).items() if lv in offered}
         level = ai_level_for(ratings, s.rating)
         return {"level": level, "rating": round(ratings[level]), "account": ai_username(level)}
@@ -487,7 +345,7 @@ class SeekPool:
         now = time.time()
         return [
             {**self._public(s, now, owner=False), "mine": who is not None and s.client == who.client}
-            for s in map(_seek, rows)
+            for s in map(Seek.from_row, rows)
         ]
 
     # -- the AI instead ---------------------------------------------------------------------
@@ -579,7 +437,7 @@ class SeekPool:
                 rows = _named(tx, tx.conn.execute(sa.select(t).where(t.c.status == STANDING)).mappings().all())
                 apart = blocked_pairs(tx, [r["user_id"] for r in rows])
             made = []
-            for a, b in pair_up([_seek(r) for r in rows], now, apart):
+            for a, b in pair_up([Seek.from_row(r) for r in rows], now, apart):
                 try:
                     gid = self._make_game(a, b)
                 except Exception:  # one pair's failure must not stop the wave
