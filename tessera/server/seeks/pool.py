@@ -38,7 +38,7 @@ import secrets
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -394,31 +394,9 @@ class SeekPool:
         return self.status(who, s.id, secret, touch=False)
 
     # -- waves -------------------------------------------------------------------------------
-    @contextlib.contextmanager
-    def _pairer(self) -> Iterator[bool]:
-        """Whether this process may run a wave now: one pairer at a time (per process; on PostgreSQL
-        across processes, by a session advisory lock)."""
-        if not self._pairing.acquire(blocking=False):
-            yield False
-            return
-        try:
-            if self.storage.engine.dialect.name != "postgresql":
-                yield True
-                return
-            with self.storage.engine.connect() as conn:
-                conn = conn.execution_options(isolation_level="AUTOCOMMIT")
-                got = bool(conn.execute(sa.select(sa.func.pg_try_advisory_lock(PAIRER_LOCK))).scalar())
-                try:
-                    yield got
-                finally:
-                    if got:
-                        conn.execute(sa.select(sa.func.pg_advisory_unlock(PAIRER_LOCK)))
-        finally:
-            self._pairing.release()
-
     def wave(self, now: float | None = None) -> list[str]:
         """One pairing wave (if no other process is running one): the games made."""
-        with self._pairer() as mine:
+        with self.storage.sole(PAIRER_LOCK, self._pairing) as mine:  # one wave at a time, across processes too
             if not mine:
                 return []
             now = time.time() if now is None else now

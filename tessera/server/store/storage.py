@@ -362,6 +362,30 @@ class Storage:
         fixed = c[2]  # values written into the statement itself (e.g. ``claimed=True``)
         return c[0], tuple(params[k] if k in params else fixed[k] for k in c[1])
 
+    @contextmanager
+    def sole(self, key: int, local: threading.Lock) -> Iterator[bool]:
+        """Whether the caller may now run a job that one process at a time runs (a wave of the seek
+        pool, of the tournaments): ``local`` taken without waiting (one thread of this process), and on
+        PostgreSQL the session advisory lock ``key`` (one process of those sharing the database).
+        Yields False, holding nothing, while either is held elsewhere; both are released on leaving."""
+        if not local.acquire(blocking=False):
+            yield False
+            return
+        try:
+            if self.engine.dialect.name != "postgresql":
+                yield True
+                return
+            with self.engine.connect() as conn:
+                conn = conn.execution_options(isolation_level="AUTOCOMMIT")
+                got = bool(conn.execute(sa.select(sa.func.pg_try_advisory_lock(key))).scalar())
+                try:
+                    yield got
+                finally:
+                    if got:
+                        conn.execute(sa.select(sa.func.pg_advisory_unlock(key)))
+        finally:
+            local.release()
+
     def schema_versions(self) -> tuple[str | None, str]:
         """The database's migration revision (None: not migrated) and the newest one; raises the
         driver's error when the database does not answer."""

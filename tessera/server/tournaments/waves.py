@@ -45,7 +45,7 @@ import random
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import sqlalchemy as sa
@@ -121,30 +121,9 @@ class Waves:
         self.count = 0
         """Waves this process has run (nothing reads it but a person looking at a running process)."""
 
-    @contextlib.contextmanager
-    def _director(self) -> Iterator[bool]:
-        """Whether this process may run a wave now (on PostgreSQL across processes: an advisory lock)."""
-        if not self._running.acquire(blocking=False):
-            yield False
-            return
-        try:
-            if self.storage.engine.dialect.name != "postgresql":
-                yield True
-                return
-            with self.storage.engine.connect() as conn:
-                conn = conn.execution_options(isolation_level="AUTOCOMMIT")
-                got = bool(conn.execute(sa.select(sa.func.pg_try_advisory_lock(DIRECTOR_LOCK))).scalar())
-                try:
-                    yield got
-                finally:
-                    if got:
-                        conn.execute(sa.select(sa.func.pg_advisory_unlock(DIRECTOR_LOCK)))
-        finally:
-            self._running.release()
-
     def wave(self, now: float | None = None) -> bool:
         """One wave over every tournament not finished (if no other process is running one): whether it ran."""
-        with self._director() as mine:
+        with self.storage.sole(DIRECTOR_LOCK, self._running) as mine:  # one wave at a time, across processes too
             if not mine:
                 return False
             now = time.time() if now is None else now
