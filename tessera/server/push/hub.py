@@ -368,7 +368,11 @@ class Hub:
             await self._send_state(conn, view["version"], dumps(view))
 
     async def _send_state(self, conn: Connection, version: int, full: bytes) -> None:
-        """Send the whole view (``full``: its JSON) and keep it as the socket's base."""
+        """Send the whole view (``full``: its JSON) and keep it as the socket's base.  If a newer view
+        went out on this socket meanwhile (a push that overlapped this read), that one is sent again
+        instead: a socket never goes back a version."""
+        if conn.base is not None and conn.base[0] > version:
+            version, full = conn.base
         conn.base = (version, full)
         await self._send_text(conn, state_text(full))
 
@@ -411,6 +415,8 @@ class Hub:
                 continue
             version, full, new = item
             base = conn.base
+            if base is not None and base[0] > version:
+                continue  # a newer view went out already (pushes of one game can overlap): never go back
             if conn.light and base is not None:
                 if base[1] == full:
                     continue  # nothing new for this socket
