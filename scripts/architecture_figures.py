@@ -157,8 +157,11 @@ def walk_block() -> str:
     walk: Any = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(walk)
     trail: list[str] = []
-    seen = walk.walk(trail=trail)
-    moves = walk.entries(trail)
+    context: list[Any] = []
+    seen = walk.walk(trail=trail, context=context)
+    moves = walk.entries(trail, context)
+    kinds = moves["returns_by_kind"]
+    left = ", ".join(f"`{f}`" for f in moves["left"]) or "none"
     again = ", ".join(
         f"`{f}` {n}" for f, n in sorted(moves["entries"].items(), key=lambda kv: (-kv[1], kv[0])) if n > 1
     )
@@ -168,6 +171,9 @@ def walk_block() -> str:
             f"{moves['stays']} calls stay in the file of the call before, {moves['returns']} return to a file "
             "already left.",
             f"Files entered more than once: {again or 'none'}.",
+            f"Of the returns, {kinds['still running']} enter a file that is still running below the call, "
+            f"{kinds['another flow']} a file first entered in another flow (the push to the viewers after the "
+            f"request), and {kinds['left']} a file left earlier in the same flow ({left}).",
         ]
     )
 
