@@ -22,7 +22,7 @@ depends_on = None
 
 # The skeleton as this revision defines it, frozen here: a migration runs the rule of its own day, not
 # whatever the accounts domain says later (a later change of the rule is a new revision that fills the
-# column again), and the store imports no domain.  tests/server/test_migrations.py checks that it is
+# column again), and the store imports no domain.  tests/server/accounts/test_attacks_auth.py checks that it is
 # still the accounts domain's ``username_skeleton`` today.
 _LETTERS = str.maketrans({"0": "o", "1": "l", "i": "l"})
 _PAIRS = (("rn", "m"), ("vv", "w"), ("cl", "d"))
