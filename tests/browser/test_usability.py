@@ -136,6 +136,29 @@ def test_the_number_is_entered_with_minus_plus_and_a_slider_and_the_panel_names_
     page.close()
 
 
+def test_a_number_being_typed_survives_the_page_being_drawn_again(server: str, browser: Any) -> None:
+    """The number a player is typing is his until he places it: a drawing of the page in between (a
+    view arriving by the socket, a setting changed) keeps his digits and his focus, so Place plays
+    the number he typed and not the default."""
+    created = post(server, "/api/games", {"game": "nume", "mode": "hotseat"})
+    page = open_page(browser, server, created["links"]["0"], DESKTOP)
+    page.locator("svg.board .target-dot").first.click()
+    page.locator("#number-input").fill("7")
+    page.locator("#coords").dispatch_event("change")  # the page is drawn again while the number is typed
+    assert page.locator("#number-input").input_value() == "7"
+    page.locator("#number-input").fill("100000")
+    page.locator("#number-input").focus()
+    page.locator("#coords").dispatch_event("change")
+    assert page.locator("#number-input").input_value() == "100000"
+    page.wait_for_function("document.activeElement && document.activeElement.id === 'number-input'", timeout=5000)
+    page.locator("#number-ok").click()  # out of range: the server's refusal, not a legal default played
+    page.wait_for_function("document.getElementById('error').textContent.length > 0")
+    assert "0" in page.locator("#error").inner_text()
+    assert page.locator("#moves li").count() == 0
+    assert not page.errors, page.errors
+    page.close()
+
+
 def test_a_multi_step_turn_says_that_it_goes_on_and_offers_end_turn(server: str, browser: Any, artifacts: Path) -> None:
     """ "Multi-step turns (Nibble multi-block takes with End turn) are clear": after a step that
     leaves the turn open, the panel says the turn goes on and End turn is the main button."""

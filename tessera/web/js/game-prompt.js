@@ -10,6 +10,10 @@ import { $, actions, button, playerName, redraw, showError, ui } from "./game-st
 
 export function renderPrompt(v, desc, o, b) {
   const box = $("prompt");
+  // a number being typed outlives the drawing (a view that arrives, a setting changed): the same
+  // question keeps the player's digits, and the focus if he was typing
+  const typing = box.querySelector("#number-input");
+  const kept = typing && { template: typing.dataset.template, value: typing.value, focused: document.activeElement === typing };
   box.innerHTML = "";
   if (ui.replay !== null || v.status !== "active") return;
   if (desc.order && desc.order.submitted) {
@@ -50,6 +54,8 @@ export function renderPrompt(v, desc, o, b) {
         input.max = hi;
         input.value = Math.min(hi, Math.max(lo, 1));
         input.id = "number-input";
+        input.dataset.template = a.template;
+        if (kept && kept.template === a.template) input.value = kept.value;
         input.setAttribute("aria-label", t("game:number_range", { lo, hi }));
         // a phone: − / + and a slider, no keyboard needed; the typed value is checked by the server
         const step = (d) => () => {
@@ -92,7 +98,9 @@ export function renderPrompt(v, desc, o, b) {
         row.className = "number-entry";
         row.append(minus, input, plus, ok);
         wrap.append(lab, row, slider);
-        if (!matchMedia("(pointer: coarse)").matches) setTimeout(() => input.select(), 0);
+        if (kept && kept.template === a.template) {
+          if (kept.focused) setTimeout(() => input.focus(), 0); // once the prompt is in the page
+        } else if (!matchMedia("(pointer: coarse)").matches) setTimeout(() => input.select(), 0);
       } else if (a.choices) {
         const row = document.createElement("div");
         row.className = "choices";
