@@ -5,6 +5,7 @@
 import { applyStyles } from "./styles.js";
 import { api, ApiError, escapeHtml, saveSeats } from "./api.js";
 import { BoardView } from "./board.js";
+import { nextPathCells, pickCell } from "./board-paths.js";
 import { actionLabel, colourName, decorations, localized, panelRows, refusalText, resultText, statusText, textOf, usesPalette, whenClientLoads } from "./decorate.js";
 import { initI18n, t } from "./i18n.js";
 import { initPrefs, safePalette } from "./prefs.js";
@@ -166,13 +167,9 @@ function play(move) {
   goTo(addNode(n.id, player === SIMULTANEOUS ? SIMULTANEOUS : player, move));
 }
 
-// -- clicking on the board (the same path logic as the game page) ---------------------------
+// -- clicking on the board (board-paths.js: the click-path rules of every board page) -------------
 function actions() {
   return (node().pos && node().pos.render.actions) || [];
-}
-
-function startsWith(path, prefix) {
-  return path.length >= prefix.length && prefix.every((c, i) => path[i] === c);
 }
 
 function onCell(cell) {
@@ -182,19 +179,12 @@ function onCell(cell) {
     ui.choice = null;
     return render();
   }
-  let sel = [...ui.sel, cell];
-  let matching = acts.filter((a) => startsWith(a.path, sel));
-  if (!matching.length) {
-    sel = [cell];
-    matching = acts.filter((a) => startsWith(a.path, sel));
-  }
-  if (!matching.length) {
+  const { sel, exact, longer } = pickCell(acts, ui.sel, cell);
+  if (!sel.length) {
     ui.sel = [];
     ui.choice = null;
     return render();
   }
-  const exact = matching.filter((a) => a.path.length === sel.length);
-  const longer = matching.filter((a) => a.path.length > sel.length);
   ui.sel = sel;
   ui.choice = null;
   if (exact.length === 1 && !longer.length && exact[0].move !== undefined) return play(exact[0].move);
@@ -203,11 +193,7 @@ function onCell(cell) {
 }
 
 function nextCells() {
-  const out = new Set();
-  for (const a of actions()) {
-    if (a.path && a.path.length > ui.sel.length && startsWith(a.path, ui.sel)) out.add(a.path[ui.sel.length]);
-  }
-  return out;
+  return nextPathCells(actions(), ui.sel);
 }
 
 function button(label, onclick, cls = "") {

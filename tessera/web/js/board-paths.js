@@ -1,6 +1,7 @@
 // The click-path protocol of the render description's actions (docs/render.md): which actions a
 // selection of cells leads to, and which cells continue it. Used with the board (board.js) by the game
-// page and the lessons page; it draws nothing. `sel` is the cells clicked so far.
+// page, the lessons, the analysis board and the puzzles; it draws nothing. `sel` is the cells clicked
+// so far.
 export function pathStartsWith(path, prefix) {
   if (path.length < prefix.length) return false;
   return prefix.every((c, i) => path[i] === c);

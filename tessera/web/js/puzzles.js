@@ -4,6 +4,7 @@
 // judges each step; the opponent's replies come back and are shown on the board.
 import { api, ApiError, escapeHtml, whoAmI } from "./api.js";
 import { BoardView } from "./board.js";
+import { nextPathCells, pickCell } from "./board-paths.js";
 import { actionLabel, decorations, loadGameClient, localized, panelRows, refusalText, textOf, whenClientLoads } from "./decorate.js";
 import { initI18n, t } from "./i18n.js";
 import { initPrefs, safePalette } from "./prefs.js";
@@ -67,16 +68,8 @@ function actions() {
   return ui.over || !ui.render ? [] : ui.render.actions || [];
 }
 
-function startsWith(path, prefix) {
-  return path.length >= prefix.length && prefix.every((c, i) => path[i] === c);
-}
-
 function nextCells() {
-  const out = new Set();
-  for (const a of actions()) {
-    if (a.path && a.path.length > ui.sel.length && startsWith(a.path, ui.sel)) out.add(a.path[ui.sel.length]);
-  }
-  return out;
+  return nextPathCells(actions(), ui.sel);
 }
 
 function onCell(cell, how) {
@@ -87,19 +80,12 @@ function onCell(cell, how) {
     ui.choice = null;
     return render();
   }
-  let sel = [...ui.sel, cell];
-  let matching = acts.filter((a) => startsWith(a.path, sel));
-  if (!matching.length) {
-    sel = [cell];
-    matching = acts.filter((a) => startsWith(a.path, sel));
-  }
-  if (!matching.length) {
+  const { sel, exact, longer } = pickCell(acts, ui.sel, cell);
+  if (!sel.length) {
     ui.sel = [];
     ui.choice = null;
     return render();
   }
-  const exact = matching.filter((a) => a.path.length === sel.length);
-  const longer = matching.filter((a) => a.path.length > sel.length);
   ui.sel = sel;
   ui.choice = null;
   if (exact.length === 1 && !longer.length && exact[0].move !== undefined) return play(exact[0].move);
