@@ -19,6 +19,17 @@ from tessera.games.ikabegama.solver import IkabegamaSolver
 from tessera.games.nibble.solver import NibbleSolver
 
 
+def exact_line(page: Any, errors: list[str]) -> str:
+    """The analysis board's exact line once shown; else what the page shows instead (its evaluation,
+    its error, the script errors), so that a failure says why."""
+    try:
+        page.wait_for_selector("#exact:not([hidden])", timeout=60000)
+    except Exception:
+        shown = (page.locator("#eval").inner_text(), page.locator("#error").inner_text(), errors)
+        raise AssertionError(f"no exact line: {shown}") from None
+    return str(page.locator("#exact").inner_text())
+
+
 def test_the_analysis_board_says_forced_win_in_n_when_the_solver_proves_it(
     server: str, browser: Any, artifacts: Path
 ) -> None:
@@ -42,12 +53,7 @@ def test_the_analysis_board_says_forced_win_in_n_when_the_solver_proves_it(
     page.goto(server + "/analysis")  # the record handed over as the lobby does, read without creating a game
     page.evaluate("(text) => sessionStorage.setItem('tessera.analysis.record', text)", record)
     page.goto(server + "/analysis?record=paste")
-    try:
-        page.wait_for_selector("#exact:not([hidden])", timeout=60000)
-    except Exception:
-        shown = (page.locator("#eval").inner_text(), page.locator("#error").inner_text(), errors)
-        raise AssertionError(f"no exact line: {shown}") from None
-    text = page.locator("#exact").inner_text()
+    text = exact_line(page, errors)
     if truth.value > 0:
         want = rf"^Forced win in {truth.plies} steps? for {names[cp]} \(proved by the exact solver\) · a best step: \S+"
         bar = 100.0
@@ -106,8 +112,7 @@ def test_the_analysis_board_shows_the_proof_in_nume_and_ikabegama(
     page.goto(server + "/analysis")
     page.evaluate("(text) => sessionStorage.setItem('tessera.analysis.record', text)", record)
     page.goto(server + "/analysis?record=paste")
-    page.wait_for_selector("#exact:not([hidden])", timeout=60000)
-    text = page.locator("#exact").inner_text()
+    text = exact_line(page, errors)
     names = state.game.info.player_names
     cp = state.current_player()
     if truth.winner == cp:
