@@ -4,13 +4,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# System packages: Chromium for the browser tests, PostgreSQL for the database tests, nginx for the
-# deployment test.
+# System packages: Chromium for the browser tests (with CJK fonts), PostgreSQL for the database tests,
+# nginx for the deployment test.
 need=()
 [ -x /usr/bin/chromium ] || need+=(chromium)
 [ -x /usr/lib/postgresql/15/bin/initdb ] || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 # nginx: tests/deploy runs deploy/nginx/tessera.conf in front of the server
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
+# CJK fonts: the Korean pages' screenshots show their words, not empty boxes
+dpkg -s fonts-noto-cjk >/dev/null 2>&1 || need+=(fonts-noto-cjk)
 if [ ${#need[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   echo "== apt-get install ${need[*]}"
